@@ -1,0 +1,182 @@
+//! The syntax tree of a PTX module, as written (names unresolved, types as spelled).
+//!
+//! Every node keeps the byte span of its text so that later stages can report errors
+//! at the right place. Instructions are kept generic (opcode, modifiers, operands): what
+//! an instruction means is decided by the checker, not by the parser.
+
+use std::ops::Range;
+
+pub type Span = Range<usize>;
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Spanned<T> {
+    pub node: T,
+    pub span: Span,
+}
+
+impl<T> Spanned<T> {
+    pub fn new(node: T, span: Span) -> Self {
+        Spanned { node, span }
+    }
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct Module {
+    pub items: Vec<Item>,
+}
+
+#[derive(Debug, Clone)]
+pub enum Item {
+    Version { major: u32, minor: u32, span: Span },
+    Target { targets: Vec<Spanned<String>>, span: Span },
+    AddressSize { bits: u32, span: Span },
+    Var(VarDecl),
+    Function(Function),
+    /// Directives that carry no meaning for code generation (`.file`, `.section`, ...).
+    Ignored { span: Span },
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Linkage {
+    Visible,
+    Extern,
+    Weak,
+    Common,
+}
+
+#[derive(Debug, Clone)]
+pub struct VarDecl {
+    pub linkage: Option<Linkage>,
+    /// The state space directive (`.reg`, `.shared`, ...), as written.
+    pub space: Spanned<String>,
+    /// Other attributes: `.align N`, `.v2`/`.v4`, `.ptr`, `.const`-qualifiers of params...
+    pub align: Option<u32>,
+    pub vector: Option<u32>,
+    pub ptr_attrs: Vec<Spanned<String>>,
+    pub ty: Spanned<String>,
+    pub names: Vec<VarName>,
+    pub span: Span,
+}
+
+#[derive(Debug, Clone)]
+pub struct VarName {
+    pub name: Spanned<String>,
+    /// `%r<100>`: declares %r0 .. %r99.
+    pub range: Option<u32>,
+    /// Array dimensions; `None` for `[]` (size from the initializer or extern).
+    pub dims: Vec<Option<u64>>,
+    pub init: Option<Initializer>,
+}
+
+#[derive(Debug, Clone)]
+pub enum Initializer {
+    Expr(Spanned<Expr>),
+    List(Vec<Initializer>, Span),
+}
+
+/// A constant expression (immediates, initializers, array sizes).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Expr {
+    Int(u64, bool),
+    F32(u32),
+    F64(u64),
+    /// A symbol (variable or function name) used as an address.
+    Symbol(String),
+    Unary(UnaryOp, Box<Expr>),
+    Binary(BinaryOp, Box<Expr>, Box<Expr>),
+    /// `generic(sym)` in initializers.
+    Generic(String),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum UnaryOp {
+    Neg,
+    Not,
+    LogicalNot,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BinaryOp {
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Rem,
+    Shl,
+    Shr,
+    And,
+    Or,
+    Xor,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FunctionKind {
+    Entry,
+    Func,
+}
+
+#[derive(Debug, Clone)]
+pub struct Function {
+    pub linkage: Option<Linkage>,
+    pub kind: FunctionKind,
+    pub name: Spanned<String>,
+    pub returns: Vec<VarDecl>,
+    pub params: Vec<VarDecl>,
+    /// Performance-tuning and other function directives (`.maxntid 256, 1, 1`, `.noreturn`).
+    pub directives: Vec<FunctionDirective>,
+    pub body: Option<Vec<Statement>>,
+    pub span: Span,
+}
+
+#[derive(Debug, Clone)]
+pub struct FunctionDirective {
+    pub name: Spanned<String>,
+    pub args: Vec<u64>,
+}
+
+#[derive(Debug, Clone)]
+pub enum Statement {
+    Label(Spanned<String>),
+    Var(VarDecl),
+    Instruction(Instruction),
+    Block(Vec<Statement>, Span),
+    /// `.loc`, `.pragma`, and other directives without effect on semantics.
+    Ignored(Span),
+}
+
+#[derive(Debug, Clone)]
+pub struct Guard {
+    pub negated: bool,
+    pub pred: Spanned<String>,
+}
+
+#[derive(Debug, Clone)]
+pub struct Instruction {
+    pub guard: Option<Guard>,
+    pub opcode: Spanned<String>,
+    /// Modifiers in source order, with their leading dot: `.global`, `.v4`, `.f32`.
+    pub modifiers: Vec<Spanned<String>>,
+    pub operands: Vec<Spanned<Operand>>,
+    pub span: Span,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Operand {
+    /// A register, variable, label or function name, optionally with a component
+    /// (`%tid.x`, `%r1.x` for vector registers).
+    Name { name: String, component: Option<String> },
+    /// `!%p`: a negated predicate source.
+    Not(String),
+    /// `%p|%q`: the two destinations of setp.
+    Pair(String, String),
+    /// A constant expression.
+    Expr(Expr),
+    /// `[base + offset]`, `[imm]`.
+    Address(Box<Spanned<Operand>>, i64),
+    /// `{%r1, %r2}`.
+    Vector(Vec<Spanned<Operand>>),
+    /// `(a, b)` in calls.
+    List(Vec<Spanned<Operand>>),
+    /// `_`
+    Sink,
+}

@@ -1,0 +1,570 @@
+//! The PTX grammar (chumsky over the tokens of `lexer`).
+//!
+//! The grammar is generic at the instruction level: `[@[!]p] opcode{.modifier} operand, ...;`.
+//! Which opcodes, modifiers and operand kinds are valid together is the checker's business,
+//! so the parser accepts every instruction of every ISA version without a table.
+//! Errors recover at the next `;` (or before the closing `}`), so one run reports them all.
+
+use super::ast::*;
+use super::ast::Spanned;
+use super::lexer::{lex, Token};
+use crate::diag::Diagnostic;
+use chumsky::input::{Input as _, ValueInput};
+use chumsky::prelude::*;
+
+type Extra<'t> = extra::Err<Rich<'t, Token, SimpleSpan>>;
+
+/// Parses a whole module. Returns the tree (possibly partial) and every syntax error.
+pub fn parse(source: &str) -> (Module, Vec<Diagnostic>) {
+    let tokens: Vec<(Token, SimpleSpan)> =
+        lex(source).into_iter().map(|(t, s)| (t, SimpleSpan::from(s))).collect();
+    let mut diags = Vec::new();
+    for (t, s) in &tokens {
+        if let Token::Error(text) = t {
+            diags.push(Diagnostic::error(
+                s.into_range(),
+                format!("unexpected character `{text}`"),
+            ));
+        }
+    }
+    let eoi = SimpleSpan::from(source.len()..source.len());
+    let input = tokens.as_slice().split_token_span(eoi);
+    let (module, errors) = module_parser(source).parse(input).into_output_errors();
+    for e in errors {
+        diags.push(rich_to_diag(&e));
+    }
+    (module.unwrap_or_default(), diags)
+}
+
+fn rich_to_diag(e: &Rich<'_, Token, SimpleSpan>) -> Diagnostic {
+    let span = e.span().into_range();
+    let found = match e.found() {
+        Some(t) => format!("`{t}`"),
+        None => "end of input".to_string(),
+    };
+    let mut expected: Vec<String> = e
+        .expected()
+        .filter_map(|p| match p {
+            chumsky::error::RichPattern::Token(t) => Some(format!("`{}`", &**t)),
+            chumsky::error::RichPattern::Label(l) => Some(l.to_string()),
+            chumsky::error::RichPattern::EndOfInput => Some("end of input".into()),
+            _ => None,
+        })
+        .collect();
+    expected.sort();
+    expected.dedup();
+    let msg = match e.reason() {
+        chumsky::error::RichReason::Custom(m) => m.to_string(),
+        _ if expected.is_empty() => format!("unexpected {found}"),
+        _ => format!("unexpected {found}, expected {}", expected.join(", ")),
+    };
+    Diagnostic::error(span, msg)
+}
+
+fn sp(s: SimpleSpan) -> Span {
+    s.into_range()
+}
+
+fn ident<'t, I>() -> impl Parser<'t, I, Spanned<String>, Extra<'t>> + Clone
+where
+    I: ValueInput<'t, Token = Token, Span = SimpleSpan>,
+{
+    select! { Token::Ident(s) => s }
+        .map_with(|s, e| Spanned::new(s, sp(e.span())))
+        .labelled("identifier")
+}
+
+fn dot_any<'t, I>() -> impl Parser<'t, I, Spanned<String>, Extra<'t>> + Clone
+where
+    I: ValueInput<'t, Token = Token, Span = SimpleSpan>,
+{
+    select! { Token::Dot(s) => s }.map_with(|s, e| Spanned::new(s, sp(e.span())))
+}
+
+fn dot<'t, I>(name: &'static str) -> impl Parser<'t, I, (), Extra<'t>> + Clone
+where
+    I: ValueInput<'t, Token = Token, Span = SimpleSpan>,
+{
+    just(Token::Dot(name.to_string())).ignored().labelled(name)
+}
+
+fn int<'t, I>() -> impl Parser<'t, I, u64, Extra<'t>> + Clone
+where
+    I: ValueInput<'t, Token = Token, Span = SimpleSpan>,
+{
+    select! { Token::Int(i) => i.value }.labelled("integer")
+}
+
+fn semi<'t, I>() -> impl Parser<'t, I, (), Extra<'t>> + Clone
+where
+    I: ValueInput<'t, Token = Token, Span = SimpleSpan>,
+{
+    just(Token::Semi).ignored().labelled("`;`")
+}
+
+/// Constant expressions with C precedence.
+fn expr<'t, I>() -> impl Parser<'t, I, Expr, Extra<'t>> + Clone
+where
+    I: ValueInput<'t, Token = Token, Span = SimpleSpan>,
+{
+    recursive(|expr| {
+        let literal = select! {
+            Token::Int(i) => Expr::Int(i.value, i.unsigned),
+            Token::F32Bits(b) => Expr::F32(b),
+            Token::F64Bits(b) => Expr::F64(b),
+            Token::Float(b) => Expr::F64(b),
+        };
+        let generic = just(Token::Ident("generic".into()))
+            .ignore_then(ident().delimited_by(just(Token::LParen), just(Token::RParen)))
+            .map(|n| Expr::Generic(n.node));
+        let symbol = select! { Token::Ident(s) if !s.starts_with('%') => Expr::Symbol(s) };
+        let primary = choice((
+            literal,
+            generic,
+            symbol,
+            expr.clone().delimited_by(just(Token::LParen), just(Token::RParen)),
+        ))
+        .labelled("constant expression");
+        let unary = choice((
+            just(Token::Minus).to(UnaryOp::Neg),
+            just(Token::Tilde).to(UnaryOp::Not),
+            just(Token::Bang).to(UnaryOp::LogicalNot),
+        ))
+        .repeated()
+        .foldr(primary, |op, e| Expr::Unary(op, Box::new(e)));
+
+        fn level<'t, I, P>(
+            next: P,
+            ops: Vec<(Token, BinaryOp)>,
+        ) -> impl Parser<'t, I, Expr, Extra<'t>> + Clone
+        where
+            I: ValueInput<'t, Token = Token, Span = SimpleSpan>,
+            P: Parser<'t, I, Expr, Extra<'t>> + Clone,
+        {
+            let op = select! { t => t }.try_map(move |t: Token, span| {
+                ops.iter()
+                    .find(|(tok, _)| *tok == t)
+                    .map(|(_, op)| *op)
+                    .ok_or_else(|| Rich::custom(span, "operator"))
+            });
+            next.clone()
+                .foldl(op.then(next).repeated(), |a, (op, b)| Expr::Binary(op, Box::new(a), Box::new(b)))
+        }
+        let mul = level(
+            unary.boxed(),
+            vec![
+                (Token::Star, BinaryOp::Mul),
+                (Token::Slash, BinaryOp::Div),
+                (Token::Ident("%".into()), BinaryOp::Rem),
+            ],
+        );
+        let add = level(mul.boxed(), vec![(Token::Plus, BinaryOp::Add), (Token::Minus, BinaryOp::Sub)]);
+        let shift = level(add.boxed(), vec![(Token::Shl, BinaryOp::Shl), (Token::Shr, BinaryOp::Shr)]);
+        let and = level(shift.boxed(), vec![(Token::Amp, BinaryOp::And)]);
+        let xor = level(and.boxed(), vec![(Token::Caret, BinaryOp::Xor)]);
+        level(xor.boxed(), vec![(Token::Pipe, BinaryOp::Or)]).boxed()
+    })
+}
+
+fn operand<'t, I>() -> impl Parser<'t, I, Spanned<Operand>, Extra<'t>> + Clone
+where
+    I: ValueInput<'t, Token = Token, Span = SimpleSpan>,
+{
+    recursive(|operand| {
+        let name = ident()
+            .then(dot_any().or_not())
+            .map(|(n, c)| Operand::Name { name: n.node, component: c.map(|c| c.node[1..].to_string()) });
+        let pair = ident()
+            .then_ignore(just(Token::Pipe))
+            .then(ident())
+            .map(|(a, b)| Operand::Pair(a.node, b.node));
+        let not = just(Token::Bang).ignore_then(ident()).map(|n| Operand::Not(n.node));
+        let sink = just(Token::Underscore).to(Operand::Sink);
+        let list = |open, close| {
+            operand
+                .clone()
+                .separated_by(just(Token::Comma))
+                .allow_trailing()
+                .collect::<Vec<_>>()
+                .delimited_by(just(open), just(close))
+        };
+        // Inside brackets: `[base]`, `[base+off]`, `[base+-off]`, `[imm]`, or a list (`[tex, {x, y}]`).
+        let offset = choice((
+            just(Token::Plus).ignore_then(expr()),
+            just(Token::Minus).ignore_then(expr()).map(|e| Expr::Unary(UnaryOp::Neg, Box::new(e))),
+        ));
+        let base = choice((name.clone(), expr().map(Operand::Expr)))
+            .map_with(|o, e| Spanned::new(o, sp(e.span())));
+        let address = base
+            .then(offset.or_not())
+            .map(|(b, off)| (b, off))
+            .delimited_by(just(Token::LBracket), just(Token::RBracket))
+            .try_map(|(b, off), span| {
+                let off = match off {
+                    None => 0,
+                    Some(e) => const_eval(&e).ok_or_else(|| Rich::custom(span, "address offset must be a constant integer"))? as i64,
+                };
+                Ok(Operand::Address(Box::new(b), off))
+            });
+        let bracket_list = list(Token::LBracket, Token::RBracket).map(Operand::Vector);
+        choice((
+            sink,
+            not,
+            pair,
+            name,
+            address,
+            bracket_list,
+            list(Token::LBrace, Token::RBrace).map(Operand::Vector),
+            list(Token::LParen, Token::RParen).map(Operand::List),
+            expr().map(Operand::Expr),
+        ))
+        .map_with(|o, e| Spanned::new(o, sp(e.span())))
+        .labelled("operand")
+    })
+}
+
+/// Evaluates a constant integer expression (wrapping two's complement arithmetic).
+pub fn const_eval(e: &Expr) -> Option<u64> {
+    Some(match e {
+        Expr::Int(v, _) => *v,
+        Expr::Unary(UnaryOp::Neg, a) => const_eval(a)?.wrapping_neg(),
+        Expr::Unary(UnaryOp::Not, a) => !const_eval(a)?,
+        Expr::Unary(UnaryOp::LogicalNot, a) => (const_eval(a)? == 0) as u64,
+        Expr::Binary(op, a, b) => {
+            let (a, b) = (const_eval(a)?, const_eval(b)?);
+            match op {
+                BinaryOp::Add => a.wrapping_add(b),
+                BinaryOp::Sub => a.wrapping_sub(b),
+                BinaryOp::Mul => a.wrapping_mul(b),
+                BinaryOp::Div => a.checked_div(b)?,
+                BinaryOp::Rem => a.checked_rem(b)?,
+                BinaryOp::Shl => a.checked_shl(b as u32).unwrap_or(0),
+                BinaryOp::Shr => a.checked_shr(b as u32).unwrap_or(0),
+                BinaryOp::And => a & b,
+                BinaryOp::Or => a | b,
+                BinaryOp::Xor => a ^ b,
+            }
+        }
+        _ => return None,
+    })
+}
+
+fn instruction<'t, I>() -> impl Parser<'t, I, Instruction, Extra<'t>> + Clone
+where
+    I: ValueInput<'t, Token = Token, Span = SimpleSpan>,
+{
+    let guard = just(Token::At)
+        .ignore_then(just(Token::Bang).or_not())
+        .then(ident())
+        .map(|(neg, pred)| Guard { negated: neg.is_some(), pred });
+    guard
+        .or_not()
+        .then(ident())
+        .then(dot_any().repeated().collect::<Vec<_>>())
+        .then(operand().separated_by(just(Token::Comma)).collect::<Vec<_>>())
+        .then_ignore(semi())
+        .map_with(|(((guard, opcode), modifiers), operands), e| Instruction {
+            guard,
+            opcode,
+            modifiers,
+            operands,
+            span: sp(e.span()),
+        })
+}
+
+/// Attributes between a state space and a variable name: `.align 8`, `.v4`, `.b32`, `.ptr .global`.
+fn var_decl<'t, I>() -> impl Parser<'t, I, VarDecl, Extra<'t>> + Clone
+where
+    I: ValueInput<'t, Token = Token, Span = SimpleSpan>,
+{
+    let linkage = choice((
+        dot(".visible").to(Linkage::Visible),
+        dot(".extern").to(Linkage::Extern),
+        dot(".weak").to(Linkage::Weak),
+        dot(".common").to(Linkage::Common),
+    ));
+    let space = select! { Token::Dot(s) if is_state_space(&s) => s }
+        .map_with(|s, e| Spanned::new(s, sp(e.span())))
+        .labelled("state space");
+    let attr = dot_any().then(int().or_not());
+    let init = recursive(|init| {
+        choice((
+            init.separated_by(just(Token::Comma))
+                .collect::<Vec<_>>()
+                .delimited_by(just(Token::LBrace), just(Token::RBrace))
+                .map_with(|l, e| Initializer::List(l, sp(e.span()))),
+            expr().map_with(|x, e| Initializer::Expr(Spanned::new(x, sp(e.span())))),
+        ))
+    });
+    let dims = just(Token::LBracket)
+        .ignore_then(expr().or_not())
+        .then_ignore(just(Token::RBracket))
+        .try_map(|e, span| match e {
+            None => Ok(None),
+            Some(e) => const_eval(&e).map(Some).ok_or_else(|| Rich::custom(span, "array size must be a constant integer")),
+        })
+        .repeated()
+        .collect::<Vec<_>>();
+    let name = ident()
+        .then(int().delimited_by(just(Token::Lt), just(Token::Gt)).or_not())
+        .then(dims)
+        .then(just(Token::Eq).ignore_then(init).or_not())
+        .map(|(((name, range), dims), init)| VarName { name, range: range.map(|r| r as u32), dims, init });
+    linkage
+        .or_not()
+        .then(space)
+        .then(attr.repeated().collect::<Vec<_>>())
+        .then(name.separated_by(just(Token::Comma)).at_least(1).collect::<Vec<_>>())
+        .try_map_with(|(((linkage, space), attrs), names), e| {
+            let mut decl = VarDecl {
+                linkage,
+                space,
+                align: None,
+                vector: None,
+                ptr_attrs: vec![],
+                ty: Spanned::new(String::new(), sp(e.span())),
+                names,
+                span: sp(e.span()),
+            };
+            for (a, n) in attrs {
+                match (a.node.as_str(), n) {
+                    (".align", Some(n)) => decl.align = Some(n as u32),
+                    (".align", None) => return Err(Rich::custom(a.span.into(), "`.align` needs a byte count")),
+                    (".v2", None) => decl.vector = Some(2),
+                    (".v4", None) => decl.vector = Some(4),
+                    (".v8", None) => decl.vector = Some(8),
+                    (_, Some(_)) => return Err(Rich::custom(a.span.into(), format!("unexpected number after `{}`", a.node))),
+                    (s, None) if is_type_name(s) && decl.ty.node.is_empty() => decl.ty = a,
+                    _ => decl.ptr_attrs.push(a),
+                }
+            }
+            if decl.ty.node.is_empty() {
+                return Err(Rich::custom(e.span(), "declaration has no type"));
+            }
+            Ok(decl)
+        })
+}
+
+pub fn is_state_space(s: &str) -> bool {
+    matches!(
+        s,
+        ".reg" | ".sreg" | ".const" | ".global" | ".local" | ".param" | ".shared" | ".tex" | ".surf"
+    )
+}
+
+pub fn is_type_name(s: &str) -> bool {
+    matches!(
+        s,
+        ".pred" | ".b8" | ".b16" | ".b32" | ".b64" | ".b128" | ".u8" | ".u16" | ".u32" | ".u64"
+            | ".s8" | ".s16" | ".s32" | ".s64" | ".f16" | ".f16x2" | ".bf16" | ".bf16x2" | ".f32"
+            | ".f64" | ".e4m3" | ".e5m2" | ".e4m3x2" | ".e5m2x2" | ".tf32" | ".texref" | ".samplerref"
+            | ".surfref"
+    )
+}
+
+/// Anything between balanced braces, for directives whose content we skip (`.section`).
+fn skip_braced<'t, I>() -> impl Parser<'t, I, (), Extra<'t>> + Clone
+where
+    I: ValueInput<'t, Token = Token, Span = SimpleSpan>,
+{
+    recursive(|braced| {
+        choice((braced, none_of([Token::LBrace, Token::RBrace]).ignored()))
+            .repeated()
+            .delimited_by(just(Token::LBrace), just(Token::RBrace))
+    })
+}
+
+/// `.loc 1 2 3` and the PTX 7 form `.loc 1 2 3, function_name $L, inlined_at 1 4 5`.
+fn loc_directive<'t, I>() -> impl Parser<'t, I, (), Extra<'t>> + Clone
+where
+    I: ValueInput<'t, Token = Token, Span = SimpleSpan>,
+{
+    let extra = just(Token::Comma).ignore_then(choice((
+        just(Token::Ident("function_name".into())).ignore_then(ident()).ignored(),
+        just(Token::Ident("inlined_at".into())).ignore_then(int().repeated().at_least(1)).ignored(),
+    )));
+    dot(".loc").ignore_then(int().repeated().at_least(1)).ignore_then(extra.repeated())
+}
+
+fn statements<'t, I>() -> impl Parser<'t, I, Vec<Statement>, Extra<'t>> + Clone
+where
+    I: ValueInput<'t, Token = Token, Span = SimpleSpan>,
+{
+    recursive(|stmts| {
+        let label = ident().then_ignore(just(Token::Colon));
+        // `name: .callprototype ...;` and `name: .branchtargets ...;` (checked in #4's work).
+        let labelled_directive = ident()
+            .then_ignore(just(Token::Colon))
+            .then(choice((dot(".callprototype"), dot(".branchtargets"), dot(".calltargets"))))
+            .then(none_of([Token::Semi, Token::RBrace]).repeated())
+            .then_ignore(semi())
+            .map_with(|_, e| Statement::Ignored(sp(e.span())));
+        let pragma = dot(".pragma")
+            .ignore_then(select! { Token::Str(_) => () }.separated_by(just(Token::Comma)))
+            .then_ignore(semi())
+            .map_with(|_, e| Statement::Ignored(sp(e.span())));
+        let loc = loc_directive().map_with(|_, e| Statement::Ignored(sp(e.span())));
+        let block = stmts
+            .delimited_by(just(Token::LBrace), just(Token::RBrace))
+            .map_with(|s, e| Statement::Block(s, sp(e.span())));
+        let statement = choice((
+            labelled_directive,
+            label.map(Statement::Label),
+            var_decl().then_ignore(semi()).map(Statement::Var),
+            pragma,
+            loc,
+            block,
+            instruction().map(Statement::Instruction),
+        ))
+        .recover_with(via_parser(
+            choice((
+                semi(),
+                none_of([Token::Semi, Token::RBrace, Token::LBrace])
+                    .repeated()
+                    .at_least(1)
+                    .then(semi().or_not())
+                    .ignored(),
+            ))
+            .map_with(|_, e| Statement::Ignored(sp(e.span()))),
+        ));
+        statement.repeated().collect::<Vec<_>>()
+    })
+}
+
+fn module_parser<'t, 's: 't, I>(source: &'s str) -> impl Parser<'t, I, Module, Extra<'t>> + 's
+where
+    I: ValueInput<'t, Token = Token, Span = SimpleSpan>,
+    't: 's,
+{
+    let version = dot(".version")
+        .ignore_then(select! { Token::Float(_) => (), Token::Int(_) => () }.map_with(move |_, e| {
+            let text = &source[sp(e.span())];
+            let mut it = text.split('.');
+            let major = it.next().and_then(|s| s.parse().ok()).unwrap_or(0);
+            let minor = it.next().and_then(|s| s.parse().ok()).unwrap_or(0);
+            (major, minor)
+        }))
+        .map_with(|(major, minor), e| Item::Version { major, minor, span: sp(e.span()) });
+    let target = dot(".target")
+        .ignore_then(ident().separated_by(just(Token::Comma)).at_least(1).collect::<Vec<_>>())
+        .map_with(|targets, e| Item::Target { targets, span: sp(e.span()) });
+    let address_size = dot(".address_size")
+        .ignore_then(int())
+        .map_with(|bits, e| Item::AddressSize { bits: bits as u32, span: sp(e.span()) });
+    let file = dot(".file")
+        .ignore_then(int())
+        .ignore_then(select! { Token::Str(_) => () })
+        .ignore_then(just(Token::Comma).ignore_then(int()).repeated())
+        .map_with(|_, e| Item::Ignored { span: sp(e.span()) });
+    let section = dot(".section")
+        .ignore_then(dot_any())
+        .ignore_then(skip_braced())
+        .map_with(|_, e| Item::Ignored { span: sp(e.span()) });
+    let pragma = dot(".pragma")
+        .ignore_then(select! { Token::Str(_) => () }.separated_by(just(Token::Comma)))
+        .then_ignore(semi())
+        .map_with(|_, e| Item::Ignored { span: sp(e.span()) });
+    let alias = dot(".alias")
+        .ignore_then(ident())
+        .ignore_then(just(Token::Comma))
+        .ignore_then(ident())
+        .then_ignore(semi())
+        .map_with(|_, e| Item::Ignored { span: sp(e.span()) });
+
+    let linkage = choice((
+        dot(".visible").to(Linkage::Visible),
+        dot(".extern").to(Linkage::Extern),
+        dot(".weak").to(Linkage::Weak),
+        dot(".common").to(Linkage::Common),
+    ));
+    let kind = choice((dot(".entry").to(FunctionKind::Entry), dot(".func").to(FunctionKind::Func)));
+    let params = var_decl()
+        .separated_by(just(Token::Comma))
+        .allow_trailing()
+        .collect::<Vec<_>>()
+        .delimited_by(just(Token::LParen), just(Token::RParen));
+    let fn_directive = select! { Token::Dot(s) if matches!(s.as_str(),
+            ".maxntid" | ".reqntid" | ".minnctapersm" | ".maxnctapersm" | ".maxnreg" | ".noreturn"
+            | ".maxclusterrank" | ".reqnctapercluster" | ".explicitcluster" | ".blocksareclusters") => s }
+        .map_with(|s, e| Spanned::new(s, sp(e.span())))
+        .then(int().separated_by(just(Token::Comma)).collect::<Vec<_>>())
+        .map(|(name, args)| FunctionDirective { name, args })
+        .or(dot(".pragma")
+            .ignore_then(select! { Token::Str(_) => () }.separated_by(just(Token::Comma)))
+            .then_ignore(semi())
+            .map_with(|_, e| FunctionDirective { name: Spanned::new(".pragma".into(), sp(e.span())), args: vec![] }));
+    let body = statements()
+        .delimited_by(just(Token::LBrace), just(Token::RBrace))
+        .map(Some)
+        .or(semi().to(None));
+    let function = linkage
+        .or_not()
+        .then(kind)
+        .then(params.clone().or_not())
+        .then(ident())
+        .then(params.or_not())
+        .then(fn_directive.repeated().collect::<Vec<_>>())
+        .then(body)
+        .map_with(|((((((linkage, kind), returns), name), params), directives), body), e| {
+            Item::Function(Function {
+                linkage,
+                kind,
+                name,
+                returns: returns.unwrap_or_default(),
+                params: params.unwrap_or_default(),
+                directives,
+                body,
+                span: sp(e.span()),
+            })
+        });
+    let global = var_decl().then_ignore(semi()).map(Item::Var);
+    let item = choice((version, target, address_size, file, section, pragma, alias, function, global))
+        .recover_with(via_parser(
+            choice((
+                semi(),
+                none_of([Token::Semi, Token::LBrace, Token::RBrace]).repeated().at_least(1).then(semi()).ignored(),
+                none_of([Token::Semi, Token::LBrace, Token::RBrace]).repeated().then(skip_braced()).ignored(),
+            ))
+            .map_with(|_, e| Item::Ignored { span: sp(e.span()) }),
+        ));
+    item.repeated().collect::<Vec<_>>().map(|items| Module { items }).then_ignore(end())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_a_kernel() {
+        let src = r#"
+.version 7.0
+.target sm_80
+.address_size 64
+.visible .entry k(.param .u64 k_param_0, .param .u32 n)
+{
+  .reg .pred %p<3>;
+  .reg .b32 %r<7>;
+  .shared .align 4 .b8 sdata[1024];
+  mov.u32 %r1, %tid.x;
+  setp.lt.s32 %p1, %r1, 4;
+  @!%p1 bra $L__BB0_2;
+  ld.shared.u32 %r2, [sdata+4];
+$L__BB0_2:
+  ret;
+}
+"#;
+        let (m, d) = parse(src);
+        assert!(d.is_empty(), "{d:?}");
+        assert_eq!(m.items.len(), 4);
+        let Item::Function(f) = &m.items[3] else { panic!() };
+        assert_eq!(f.params.len(), 2);
+        assert_eq!(f.body.as_ref().unwrap().len(), 9);
+    }
+
+    #[test]
+    fn recovers_after_errors() {
+        let src = ".version 7.0\n.target sm_80\n.entry k() {\n add.s32 %r1, , ;\n mov.u32 %r1 %r2;\n ret;\n ld.u32 %r1, [%r2+];\n}\n";
+        let (_, d) = parse(src);
+        assert_eq!(d.len(), 3, "{d:?}");
+    }
+}
