@@ -7,3 +7,7 @@
 
 pub mod diag;
 pub mod front;
+pub mod check;
+pub mod ir;
+pub mod lower;
+pub mod driver;

@@ -1,1 +1,168 @@
-fn main() {}
+//! The `ptx2llvm` command line.
+
+use clap::{Parser, ValueEnum};
+use ptx2llvm::diag::{self, ErrorFormat};
+use ptx2llvm::driver::{self, CompileError, Emit, Options};
+use std::io::{IsTerminal, Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+enum EmitArg {
+    Obj,
+    Asm,
+    LlvmIr,
+    LlvmBc,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+enum ErrorFormatArg {
+    Human,
+    Short,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+enum ColorArg {
+    Auto,
+    Always,
+    Never,
+}
+
+/// Translate NVIDIA PTX into a native object file that runs on the CPU with ptxrt.
+#[derive(Parser, Debug)]
+#[command(name = "ptx2llvm", version, about, after_help = "Exit status: 0 success, 1 errors in the input, 2 usage errors.")]
+struct Cli {
+    /// Input PTX file (`-` reads standard input).
+    input: String,
+    /// Output file (`-` writes standard output). Default: <input stem>.o/.s/.ll/.bc.
+    #[arg(short = 'o', value_name = "FILE")]
+    output: Option<String>,
+    /// What to write.
+    #[arg(long, value_enum, default_value = "obj")]
+    emit: EmitArg,
+    /// Write assembly (same as --emit asm).
+    #[arg(short = 'S')]
+    asm: bool,
+    /// Target triple (default: the host), e.g. x86_64-unknown-linux-gnu, aarch64-unknown-linux-gnu.
+    #[arg(long, value_name = "TRIPLE")]
+    target: Option<String>,
+    /// Target CPU (`native` for this machine's).
+    #[arg(long, value_name = "NAME", default_value = "generic")]
+    cpu: String,
+    /// Optimization level.
+    #[arg(short = 'O', value_name = "LEVEL", default_value = "2", value_parser = clap::value_parser!(u8).range(0..=3))]
+    opt: u8,
+    /// Only check the input for errors.
+    #[arg(long = "fsyntax-only")]
+    syntax_only: bool,
+    /// How to print diagnostics.
+    #[arg(long, value_enum, default_value = "human")]
+    error_format: ErrorFormatArg,
+    /// When to color diagnostics.
+    #[arg(long, value_enum, default_value = "auto")]
+    color: ColorArg,
+}
+
+fn main() -> ExitCode {
+    // GCC-style single-dash long options.
+    let args = std::env::args_os().map(|a| if a == "-fsyntax-only" { "--fsyntax-only".into() } else { a });
+    let cli = match Cli::try_parse_from(args) {
+        Ok(c) => c,
+        Err(e) => {
+            let _ = e.print();
+            return ExitCode::from(if e.use_stderr() { 2 } else { 0 });
+        }
+    };
+    run(cli)
+}
+
+fn usage_error(msg: &str) -> ExitCode {
+    eprintln!("error: {msg}");
+    ExitCode::from(2)
+}
+
+fn run(cli: Cli) -> ExitCode {
+    let emit = if cli.asm {
+        Emit::Asm
+    } else {
+        match cli.emit {
+            EmitArg::Obj => Emit::Obj,
+            EmitArg::Asm => Emit::Asm,
+            EmitArg::LlvmIr => Emit::LlvmIr,
+            EmitArg::LlvmBc => Emit::LlvmBc,
+        }
+    };
+    let from_stdin = cli.input == "-";
+    if from_stdin && cli.output.is_none() && !cli.syntax_only {
+        return usage_error("reading from standard input (`-`) needs an output file (`-o FILE` or `-o -`)");
+    }
+    let (file_name, source) = if from_stdin {
+        let mut s = String::new();
+        if let Err(e) = std::io::stdin().read_to_string(&mut s) {
+            eprintln!("error: cannot read standard input: {e}");
+            return ExitCode::from(1);
+        }
+        ("<stdin>".to_string(), s)
+    } else {
+        match std::fs::read(&cli.input) {
+            Ok(bytes) => match String::from_utf8(bytes) {
+                Ok(s) => (cli.input.clone(), s),
+                Err(e) => {
+                    eprintln!("error: {}: the file is not UTF-8 text (byte {})", cli.input, e.utf8_error().valid_up_to());
+                    return ExitCode::from(1);
+                }
+            },
+            Err(e) => {
+                eprintln!("error: cannot read `{}`: {e}", cli.input);
+                return ExitCode::from(1);
+            }
+        }
+    };
+    let color = match cli.color {
+        ColorArg::Always => true,
+        ColorArg::Never => false,
+        ColorArg::Auto => std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none(),
+    };
+    let format = match cli.error_format {
+        ErrorFormatArg::Human => ErrorFormat::Human,
+        ErrorFormatArg::Short => ErrorFormat::Short,
+    };
+    let report = |diags: &[diag::Diagnostic]| {
+        let mut err = std::io::stderr().lock();
+        diag::render(diags, &file_name, &source, format, color, &mut err);
+    };
+    if cli.syntax_only {
+        let (_, diags) = driver::analyze(&source);
+        report(&diags);
+        return if driver::has_errors(&diags) { ExitCode::from(1) } else { ExitCode::SUCCESS };
+    }
+    let opts = Options { emit, target: cli.target.clone(), cpu: cli.cpu.clone(), opt_level: cli.opt };
+    let stem = Path::new(&cli.input).file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "out".into());
+    let bytes = match driver::compile(&source, &stem, &opts) {
+        Ok((bytes, warnings)) => {
+            report(&warnings);
+            bytes
+        }
+        Err(CompileError::Input(diags)) => {
+            report(&diags);
+            let n = diags.iter().filter(|d| d.severity == diag::Severity::Error).count();
+            eprintln!("{n} error{} generated.", if n == 1 { "" } else { "s" });
+            return ExitCode::from(1);
+        }
+        Err(CompileError::Target(msg)) => {
+            eprintln!("error: {msg}");
+            return ExitCode::from(if msg.starts_with("unknown target") || msg.starts_with("cannot create") { 2 } else { 1 });
+        }
+    };
+    let output = cli.output.clone().map(PathBuf::from).unwrap_or_else(|| PathBuf::from(format!("{stem}.{}", emit.extension())));
+    let written = if output.as_os_str() == "-" {
+        std::io::stdout().lock().write_all(&bytes).and_then(|_| std::io::stdout().flush())
+    } else {
+        std::fs::write(&output, &bytes)
+    };
+    if let Err(e) = written {
+        eprintln!("error: cannot write `{}`: {e}", output.display());
+        return ExitCode::from(1);
+    }
+    ExitCode::SUCCESS
+}

@@ -1,0 +1,333 @@
+//! Functions: signatures, scopes of names, and the control-flow graph.
+
+use super::instruction::{convert, Converted, PendingTerm};
+use super::{GlobalSymbol, ModuleChecker};
+use crate::diag::Diagnostic;
+use crate::front::ast;
+use crate::ir::{self, BlockId, ScalarType};
+use std::collections::HashMap;
+
+/// A function-scope name.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum LocalSymbol {
+    Reg(ir::RegId),
+    Var(ir::VarId),
+    Param(u32),
+    Return(u32),
+}
+
+pub(crate) fn declare(cx: &mut ModuleChecker, f: &ast::Function) -> ir::Function {
+    let params = f.params.iter().flat_map(|p| param_decls(cx, p)).collect();
+    let returns = f.returns.iter().flat_map(|p| param_decls(cx, p)).collect();
+    let mut reqntid = None;
+    let mut maxntid = None;
+    for d in &f.directives {
+        let dims = || {
+            let mut v = [1u32; 3];
+            for (i, a) in d.args.iter().take(3).enumerate() {
+                v[i] = *a as u32;
+            }
+            v
+        };
+        match d.name.node.as_str() {
+            ".reqntid" => reqntid = Some(dims()),
+            ".maxntid" => maxntid = Some(dims()),
+            _ => {}
+        }
+    }
+    if f.kind == ast::FunctionKind::Entry && !f.returns.is_empty() {
+        cx.diags.push(Diagnostic::error(f.name.span.clone(), "an `.entry` cannot return values"));
+    }
+    ir::Function {
+        name: f.name.node.clone(),
+        kind: match f.kind {
+            ast::FunctionKind::Entry => ir::FunctionKind::Entry,
+            ast::FunctionKind::Func => ir::FunctionKind::Func,
+        },
+        linkage: match f.linkage {
+            Some(ast::Linkage::Extern) => ir::Linkage::External,
+            Some(_) => ir::Linkage::Public,
+            None if f.kind == ast::FunctionKind::Entry => ir::Linkage::Public,
+            None => ir::Linkage::Internal,
+        },
+        params,
+        returns,
+        regs: vec![],
+        blocks: vec![],
+        reqntid,
+        maxntid,
+        span: f.span.clone(),
+        has_body: f.body.is_some(),
+    }
+}
+
+fn param_decls(cx: &mut ModuleChecker, p: &ast::VarDecl) -> Vec<ir::Param> {
+    let Some(ty) = ScalarType::from_name(&p.ty.node) else {
+        cx.diags.push(Diagnostic::error(p.ty.span.clone(), format!("not supported yet: parameters of type `{}`", p.ty.node)));
+        return vec![];
+    };
+    if p.space.node != ".param" && p.space.node != ".reg" {
+        cx.diags.push(Diagnostic::error(p.space.span.clone(), format!("parameters must be in `.param` or `.reg` space, not `{}`", p.space.node)));
+    }
+    p.names
+        .iter()
+        .map(|n| {
+            let count: u64 = n.dims.iter().map(|d| d.unwrap_or(0)).product();
+            let size = ty.bytes() as u64 * p.vector.unwrap_or(1) as u64 * count;
+            ir::Param {
+                name: n.name.node.clone(),
+                ty,
+                size: size as u32,
+                align: p.align.unwrap_or(ty.bytes()).max(1),
+            }
+        })
+        .collect()
+}
+
+/// Everything the instruction converter needs to resolve names in a function body.
+pub(crate) struct FnScope<'a> {
+    pub cx: &'a mut ModuleChecker,
+    pub index: usize,
+    pub regs: Vec<ir::RegDecl>,
+    scopes: Vec<HashMap<String, LocalSymbol>>,
+}
+
+impl FnScope<'_> {
+    pub fn lookup(&self, name: &str) -> Option<LocalOrGlobal> {
+        for s in self.scopes.iter().rev() {
+            if let Some(sym) = s.get(name) {
+                return Some(LocalOrGlobal::Local(*sym));
+            }
+        }
+        self.cx.globals.get(name).map(|g| LocalOrGlobal::Global(*g))
+    }
+
+    pub fn function(&self) -> &ir::Function {
+        &self.cx.out.functions[self.index]
+    }
+
+    pub fn reg_type(&self, r: ir::RegId) -> ScalarType {
+        self.regs[r.0 as usize].ty
+    }
+
+    pub fn error(&mut self, span: ast::Span, msg: impl Into<String>) {
+        self.cx.diags.push(Diagnostic::error(span, msg));
+    }
+
+    fn declare(&mut self, name: &ast::Spanned<String>, sym: LocalSymbol) {
+        let scope = self.scopes.last_mut().expect("scope stack is never empty");
+        if scope.insert(name.node.clone(), sym).is_some() {
+            let msg = format!("duplicate declaration of `{}`", name.node);
+            self.cx.diags.push(Diagnostic::error(name.span.clone(), msg));
+        }
+    }
+
+    fn declare_local(&mut self, decl: &ast::VarDecl) {
+        if decl.space.node == ".reg" {
+            let Some(ty) = ScalarType::from_name(&decl.ty.node) else {
+                self.error(decl.ty.span.clone(), format!("not supported yet: registers of type `{}`", decl.ty.node));
+                return;
+            };
+            if decl.vector.is_some() {
+                self.error(decl.span.clone(), "not supported yet: vector registers");
+                return;
+            }
+            for n in &decl.names {
+                let names: Vec<String> = match n.range {
+                    Some(count) => (0..count).map(|i| format!("{}{}", n.name.node, i)).collect(),
+                    None => vec![n.name.node.clone()],
+                };
+                for name in names {
+                    let id = ir::RegId(self.regs.len() as u32);
+                    self.regs.push(ir::RegDecl { name: name.clone(), ty });
+                    self.declare(&ast::Spanned::new(name, n.name.span.clone()), LocalSymbol::Reg(id));
+                }
+            }
+            return;
+        }
+        if decl.space.node == ".param" {
+            self.error(decl.span.clone(), "not supported yet: `.param` variables inside function bodies (calls)");
+            return;
+        }
+        let ids = self.cx.declare_vars(decl, Some(self.index));
+        for (n, id) in decl.names.iter().zip(ids) {
+            self.declare(&n.name, LocalSymbol::Var(id));
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum LocalOrGlobal {
+    Local(LocalSymbol),
+    Global(GlobalSymbol),
+}
+
+/// One element of a function body in source order, before blocks are formed.
+enum Linear {
+    Label(String, ast::Span),
+    Inst(ir::Inst),
+    Term(PendingTerm, Option<ir::PredRef>, ast::Span),
+}
+
+pub(crate) fn check_body(cx: &mut ModuleChecker, index: usize, f: &ast::Function) {
+    let mut scope = FnScope { cx, index, regs: vec![], scopes: vec![HashMap::new()] };
+    for (i, p) in scope.cx.out.functions[index].params.clone().iter().enumerate() {
+        let span = f.name.span.clone();
+        scope.declare(&ast::Spanned::new(p.name.clone(), span), LocalSymbol::Param(i as u32));
+    }
+    for (i, p) in scope.cx.out.functions[index].returns.clone().iter().enumerate() {
+        let span = f.name.span.clone();
+        scope.declare(&ast::Spanned::new(p.name.clone(), span), LocalSymbol::Return(i as u32));
+    }
+    let mut linear = vec![];
+    walk(&mut scope, f.body.as_deref().unwrap_or(&[]), &mut linear);
+    let is_entry = scope.function().kind == ir::FunctionKind::Entry;
+    let blocks = build_cfg(&mut scope, linear, is_entry);
+    let regs = std::mem::take(&mut scope.regs);
+    let func = &mut cx.out.functions[index];
+    func.regs = regs;
+    func.blocks = blocks;
+}
+
+fn walk(scope: &mut FnScope, stmts: &[ast::Statement], out: &mut Vec<Linear>) {
+    // Declarations are visible in their whole block, also before the declaring line.
+    for s in stmts {
+        if let ast::Statement::Var(d) = s {
+            scope.declare_local(d);
+        }
+    }
+    for s in stmts {
+        match s {
+            ast::Statement::Label(l) => out.push(Linear::Label(l.node.clone(), l.span.clone())),
+            ast::Statement::Var(_) | ast::Statement::Ignored(_) => {}
+            ast::Statement::Block(inner, _) => {
+                scope.scopes.push(HashMap::new());
+                walk(scope, inner, out);
+                scope.scopes.pop();
+            }
+            ast::Statement::Instruction(inst) => match convert(scope, inst) {
+                Some(Converted::Inst(i)) => out.push(Linear::Inst(i)),
+                Some(Converted::Term(t, guard)) => out.push(Linear::Term(t, guard, inst.span.clone())),
+                None => {}
+            },
+        }
+    }
+}
+
+fn build_cfg(scope: &mut FnScope, linear: Vec<Linear>, is_entry: bool) -> Vec<ir::Block> {
+    struct Partial {
+        label: Option<String>,
+        insts: Vec<ir::Inst>,
+        term: Option<(PendingTerm, Option<ir::PredRef>, ast::Span)>,
+    }
+    let new = |label| Partial { label, insts: vec![], term: None };
+    let mut blocks: Vec<Partial> = vec![new(None)];
+    let mut labels: HashMap<String, BlockId> = HashMap::new();
+    for item in linear {
+        match item {
+            Linear::Label(name, span) => {
+                let cur = blocks.last().expect("at least one block");
+                let id = if cur.insts.is_empty() && cur.term.is_none() && cur.label.is_none() {
+                    blocks.last_mut().expect("at least one block").label = Some(name.clone());
+                    blocks.len() - 1
+                } else {
+                    blocks.push(new(Some(name.clone())));
+                    blocks.len() - 1
+                };
+                if labels.insert(name.clone(), BlockId(id as u32)).is_some() {
+                    scope.error(span, format!("duplicate label `{name}`"));
+                }
+            }
+            Linear::Inst(i) => {
+                if blocks.last().expect("block").term.is_some() {
+                    blocks.push(new(None));
+                }
+                blocks.last_mut().expect("block").insts.push(i);
+            }
+            Linear::Term(t, guard, span) => {
+                if blocks.last().expect("block").term.is_some() {
+                    blocks.push(new(None));
+                }
+                blocks.last_mut().expect("block").term = Some((t, guard, span));
+            }
+        }
+    }
+    // Resolve terminators; guarded exits and barriers get a block of their own.
+    let n = blocks.len();
+    let mut out: Vec<ir::Block> = Vec::with_capacity(n);
+    let mut extra: Vec<ir::Block> = vec![];
+    let fallthrough_term = |i: usize| -> ir::Terminator {
+        if i + 1 < n {
+            ir::Terminator::Jump(BlockId(i as u32 + 1))
+        } else if is_entry {
+            ir::Terminator::Exit
+        } else {
+            ir::Terminator::Return
+        }
+    };
+    for (i, b) in blocks.into_iter().enumerate() {
+        let (term, term_span) = match b.term {
+            None => (fallthrough_term(i), 0..0),
+            Some((t, guard, span)) => {
+                let resolved = match t {
+                    PendingTerm::Branch(label, lspan) => match labels.get(&label) {
+                        Some(id) => Some(ir::Terminator::Jump(*id)),
+                        None => {
+                            scope.error(lspan, format!("undefined label `{label}`"));
+                            None
+                        }
+                    },
+                    PendingTerm::Exit => Some(ir::Terminator::Exit),
+                    PendingTerm::Return => Some(if is_entry { ir::Terminator::Exit } else { ir::Terminator::Return }),
+                    PendingTerm::Barrier(barrier) => {
+                        let next = if i + 1 < n { BlockId(i as u32 + 1) } else { BlockId(u32::MAX) };
+                        Some(ir::Terminator::Barrier { barrier, next })
+                    }
+                };
+                let resolved = resolved.unwrap_or_else(|| fallthrough_term(i));
+                let term = match guard {
+                    None => resolved,
+                    Some(cond) => {
+                        let else_ = match fallthrough_term(i) {
+                            ir::Terminator::Jump(b) => b,
+                            // Falling off the end: a shared exit block.
+                            t => {
+                                let id = BlockId((n + extra.len()) as u32);
+                                extra.push(ir::Block { label: None, insts: vec![], term: t, term_span: span.clone() });
+                                id
+                            }
+                        };
+                        let then_ = match resolved {
+                            ir::Terminator::Jump(b) => b,
+                            t => {
+                                let id = BlockId((n + extra.len()) as u32);
+                                extra.push(ir::Block { label: None, insts: vec![], term: t, term_span: span.clone() });
+                                id
+                            }
+                        };
+                        ir::Terminator::Branch { cond, then_, else_ }
+                    }
+                };
+                (term, span)
+            }
+        };
+        out.push(ir::Block { label: b.label, insts: b.insts, term, term_span });
+    }
+    out.extend(extra);
+    // A barrier at the very end continues into an exit.
+    let end = BlockId(out.len() as u32);
+    let mut needs_end = false;
+    for b in &mut out {
+        if let ir::Terminator::Barrier { next, .. } = &mut b.term {
+            if next.0 == u32::MAX {
+                *next = end;
+                needs_end = true;
+            }
+        }
+    }
+    if needs_end {
+        let term = if is_entry { ir::Terminator::Exit } else { ir::Terminator::Return };
+        out.push(ir::Block { label: None, insts: vec![], term, term_span: 0..0 });
+    }
+    out
+}

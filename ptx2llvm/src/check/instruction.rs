@@ -1,0 +1,759 @@
+//! Instruction forms: opcode + modifiers + operands → an `ir::Op` (or a terminator).
+//!
+//! Modifiers may come in any order; each handler takes the ones it understands from a
+//! `Mods` list, and whatever is left is reported as an unknown modifier.
+
+use super::function::FnScope;
+use super::operands::Width;
+use crate::front::ast::{self, Operand as A, Spanned};
+use crate::ir::{self, BoolOp, CmpOp, CvtRounding, FloatBinOp, FloatUnOp, IntBinOp, IntUnOp, MulMode, Op, Rounding, ScalarType, StateSpace};
+
+pub(crate) enum Converted {
+    Inst(ir::Inst),
+    Term(PendingTerm, Option<ir::PredRef>),
+}
+
+/// A terminator whose label is not resolved yet.
+pub(crate) enum PendingTerm {
+    Branch(String, ast::Span),
+    Exit,
+    Return,
+    Barrier(ir::Barrier),
+}
+
+/// Every opcode of the PTX ISA (1.0–9.x). Known opcodes that are not lowered yet get a
+/// "not supported yet" error rather than "unknown instruction".
+const KNOWN_OPCODES: &[&str] = &[
+    "abs", "activemask", "add", "addc", "alloca", "and", "applypriority", "atom", "bar", "barrier", "bfe", "bfi",
+    "bfind", "bmsk", "bra", "brev", "brkpt", "brx", "call", "clusterlaunchcontrol", "clz", "cnot", "copysign", "cos",
+    "cp", "createpolicy", "cvt", "cvta", "discard", "div", "dp2a", "dp4a", "elect", "ex2", "exit", "fence", "fma",
+    "fns", "getctarank", "griddepcontrol", "isspacep", "istypep", "ld", "ldmatrix", "ldu", "lg2", "lop3", "mad",
+    "mad24", "madc", "mapa", "match", "max", "mbarrier", "membar", "min", "mma", "mov", "movmatrix", "mul", "mul24",
+    "multimem", "nanosleep", "neg", "not", "or", "pmevent", "popc", "prefetch", "prefetchu", "prmt", "rcp", "red",
+    "redux", "rem", "ret", "rsqrt", "sad", "selp", "set", "setmaxnreg", "setp", "shf", "shfl", "shl", "shr", "sin",
+    "slct", "sqrt", "st", "stackrestore", "stacksave", "stmatrix", "sub", "subc", "suld", "suq", "sured", "sust",
+    "szext", "tanh", "tcgen05", "tensormap", "testp", "tex", "tld4", "trap", "txq", "vabsdiff", "vabsdiff2",
+    "vabsdiff4", "vadd", "vadd2", "vadd4", "vavrg2", "vavrg4", "vmad", "vmax", "vmax2", "vmax4", "vmin", "vmin2",
+    "vmin4", "vote", "vset", "vset2", "vset4", "vshl", "vshr", "vsub", "vsub2", "vsub4", "wgmma", "wmma", "xor",
+    "ex2", "cp.async", "red.async", "st.async", "ld.global.nc", "bar.warp", "cvt.pack", "mov.pack",
+];
+
+/// The modifiers of one instruction, consumed by its handler.
+struct Mods<'a> {
+    list: Vec<(&'a str, &'a ast::Span, bool)>,
+}
+
+impl<'a> Mods<'a> {
+    fn new(m: &'a [Spanned<String>]) -> Self {
+        Mods { list: m.iter().map(|s| (s.node.as_str(), &s.span, false)).collect() }
+    }
+
+    fn has(&mut self, name: &str) -> bool {
+        for m in &mut self.list {
+            if !m.2 && m.0 == name {
+                m.2 = true;
+                return true;
+            }
+        }
+        false
+    }
+
+    fn one_of(&mut self, names: &[&'static str]) -> Option<&'static str> {
+        for m in &mut self.list {
+            if !m.2 {
+                if let Some(n) = names.iter().find(|n| **n == m.0) {
+                    m.2 = true;
+                    return Some(n);
+                }
+            }
+        }
+        None
+    }
+
+    /// All type modifiers in order.
+    fn types(&mut self) -> Vec<ScalarType> {
+        let mut out = vec![];
+        for m in &mut self.list {
+            if !m.2 {
+                if let Some(t) = ScalarType::from_name(m.0) {
+                    m.2 = true;
+                    out.push(t);
+                }
+            }
+        }
+        out
+    }
+
+    /// Consumes modifiers that only give hints to the hardware (caching, eviction, scope).
+    fn drop_hints(&mut self) {
+        for m in &mut self.list {
+            if !m.2
+                && (matches!(m.0, ".ca" | ".cg" | ".cs" | ".lu" | ".cv" | ".wb" | ".wt" | ".nc" | ".weak" | ".relaxed" | ".acquire" | ".release" | ".cta" | ".gpu" | ".sys" | ".cluster" | ".uni" | ".level::cache_hint" | ".L2::cache_hint")
+                    || m.0.starts_with(".L1::")
+                    || m.0.starts_with(".L2::"))
+            {
+                m.2 = true;
+            }
+        }
+    }
+
+    fn finish(self, scope: &mut FnScope, opcode: &str) -> bool {
+        let mut ok = true;
+        for (name, span, used) in self.list {
+            if !used {
+                scope.error(span.clone(), format!("unknown or misplaced modifier `{name}` for `{opcode}`"));
+                ok = false;
+            }
+        }
+        ok
+    }
+}
+
+fn expect_operands(scope: &mut FnScope, inst: &ast::Instruction, counts: &[usize]) -> bool {
+    let n = inst.operands.len();
+    if counts.contains(&n) {
+        return true;
+    }
+    let want = counts.iter().map(|c| c.to_string()).collect::<Vec<_>>().join(" or ");
+    scope.error(inst.span.clone(), format!("`{}` expects {want} operands, found {n}", inst.opcode.node));
+    false
+}
+
+fn one_type(scope: &mut FnScope, mods: &mut Mods, inst: &ast::Instruction) -> Option<ScalarType> {
+    let t = mods.types();
+    if t.len() == 1 {
+        return Some(t[0]);
+    }
+    scope.error(inst.opcode.span.clone(), format!("`{}` needs exactly one type modifier, found {}", inst.opcode.node, t.len()));
+    None
+}
+
+fn rounding(mods: &mut Mods) -> Option<Rounding> {
+    mods.one_of(&[".rn", ".rz", ".rm", ".rp"]).map(|r| match r {
+        ".rn" => Rounding::NearestEven,
+        ".rz" => Rounding::TowardZero,
+        ".rm" => Rounding::Down,
+        _ => Rounding::Up,
+    })
+}
+
+fn space(mods: &mut Mods) -> StateSpace {
+    match mods.one_of(&[".global", ".shared", ".shared::cta", ".local", ".param", ".const", ".param::entry", ".param::func"]) {
+        Some(".global") => StateSpace::Global,
+        Some(".shared") | Some(".shared::cta") => StateSpace::Shared,
+        Some(".local") => StateSpace::Local,
+        Some(".param") | Some(".param::entry") | Some(".param::func") => StateSpace::Param,
+        Some(".const") => StateSpace::Const,
+        _ => StateSpace::Generic,
+    }
+}
+
+pub(crate) fn convert(scope: &mut FnScope, inst: &ast::Instruction) -> Option<Converted> {
+    let guard = match &inst.guard {
+        None => None,
+        Some(g) => {
+            let op = Spanned::new(A::Name { name: g.pred.node.clone(), component: None }, g.pred.span.clone());
+            let mut p = scope.pred(&op)?;
+            p.negated = g.negated;
+            Some(p)
+        }
+    };
+    let opcode = inst.opcode.node.as_str();
+    let mut mods = Mods::new(&inst.modifiers);
+    let ops = &inst.operands;
+    let op = match opcode {
+        "bra" => {
+            mods.has(".uni");
+            if !mods.finish(scope, opcode) || !expect_operands(scope, inst, &[1]) {
+                return None;
+            }
+            return match &ops[0].node {
+                A::Name { name, component: None } => Some(Converted::Term(PendingTerm::Branch(name.clone(), ops[0].span.clone()), guard)),
+                _ => {
+                    scope.error(ops[0].span.clone(), "expected a label");
+                    None
+                }
+            };
+        }
+        "exit" | "ret" => {
+            mods.has(".uni");
+            if !mods.finish(scope, opcode) || !expect_operands(scope, inst, &[0]) {
+                return None;
+            }
+            let t = if opcode == "exit" { PendingTerm::Exit } else { PendingTerm::Return };
+            return Some(Converted::Term(t, guard));
+        }
+        "bar" | "barrier" => return barrier(scope, inst, mods, guard),
+        "mov" => {
+            let ty = one_type(scope, &mut mods, inst)?;
+            if !mods.finish(scope, opcode) || !expect_operands(scope, inst, &[2]) {
+                return None;
+            }
+            if matches!(ops[0].node, A::Vector(_)) || matches!(ops[1].node, A::Vector(_)) {
+                scope.error(inst.span.clone(), "not supported yet: `mov` packing/unpacking of vector operands");
+                return None;
+            }
+            Op::Mov { ty, dst: scope.dst(&ops[0], ty, Width::Exact)?, src: scope.src(&ops[1], ty, Width::Exact)? }
+        }
+        "add" | "sub" | "mul" | "div" | "rem" | "and" | "or" | "xor" | "shl" | "shr" | "min" | "max" => {
+            return arith(scope, inst, mods, guard);
+        }
+        "mad" | "fma" => return mad(scope, inst, mods, guard),
+        "not" | "cnot" | "neg" | "abs" | "popc" | "clz" | "brev" | "sqrt" | "rcp" => return unary(scope, inst, mods, guard),
+        "setp" => return setp(scope, inst, mods, guard),
+        "selp" => {
+            let ty = one_type(scope, &mut mods, inst)?;
+            if !mods.finish(scope, opcode) || !expect_operands(scope, inst, &[4]) {
+                return None;
+            }
+            Op::Selp {
+                ty,
+                dst: scope.dst(&ops[0], ty, Width::Exact)?,
+                a: scope.src(&ops[1], ty, Width::Exact)?,
+                b: scope.src(&ops[2], ty, Width::Exact)?,
+                cond: scope.pred(&ops[3])?,
+            }
+        }
+        "cvt" => return cvt(scope, inst, mods, guard),
+        "cvta" => {
+            let to = mods.has(".to");
+            let sp = space(&mut mods);
+            let ty = one_type(scope, &mut mods, inst)?;
+            if !mods.finish(scope, opcode) || !expect_operands(scope, inst, &[2]) {
+                return None;
+            }
+            if sp == StateSpace::Generic {
+                scope.error(inst.opcode.span.clone(), "`cvta` needs a state space (`.global`, `.shared`, `.local`, `.const`, `.param`)");
+                return None;
+            }
+            if !matches!(ty, ScalarType::U32 | ScalarType::U64) {
+                scope.error(inst.opcode.span.clone(), "`cvta` type must be `.u32` or `.u64`");
+                return None;
+            }
+            Op::Cvta { to_generic: !to, space: sp, ty, dst: scope.dst(&ops[0], ty, Width::Exact)?, src: scope.src(&ops[1], ty, Width::Exact)? }
+        }
+        "ld" | "ldu" | "st" => return load_store(scope, inst, mods, guard),
+        _ => {
+            let msg = if KNOWN_OPCODES.contains(&opcode) {
+                format!("not supported yet: `{opcode}`")
+            } else {
+                format!("unknown instruction `{opcode}`")
+            };
+            scope.error(inst.opcode.span.clone(), msg);
+            return None;
+        }
+    };
+    Some(Converted::Inst(ir::Inst { guard, op, span: inst.span.clone() }))
+}
+
+fn done(guard: Option<ir::PredRef>, op: Op, inst: &ast::Instruction) -> Option<Converted> {
+    Some(Converted::Inst(ir::Inst { guard, op, span: inst.span.clone() }))
+}
+
+fn barrier(scope: &mut FnScope, inst: &ast::Instruction, mut mods: Mods, guard: Option<ir::PredRef>) -> Option<Converted> {
+    let opcode = inst.opcode.node.as_str();
+    let aligned = opcode == "bar" || mods.has(".aligned");
+    let kind = match mods.one_of(&[".sync", ".arrive", ".red", ".warp"]) {
+        Some(".sync") => ir::BarrierKind::Sync,
+        Some(".arrive") => ir::BarrierKind::Arrive,
+        Some(".red") => {
+            scope.error(inst.opcode.span.clone(), format!("not supported yet: `{opcode}.red`"));
+            return None;
+        }
+        Some(_) => {
+            scope.error(inst.opcode.span.clone(), "not supported yet: `bar.warp.sync`");
+            return None;
+        }
+        // `bar 0;` in old PTX is `bar.sync 0;`
+        None if opcode == "bar" => ir::BarrierKind::Sync,
+        None => {
+            scope.error(inst.opcode.span.clone(), "`barrier` needs `.sync`, `.arrive` or `.red`");
+            return None;
+        }
+    };
+    if !mods.finish(scope, opcode) || !expect_operands(scope, inst, &[1, 2]) {
+        return None;
+    }
+    let id = scope.src(&inst.operands[0], ScalarType::U32, Width::Exact)?;
+    if let ir::Operand::Imm(v) = id {
+        if v > 15 {
+            scope.error(inst.operands[0].span.clone(), format!("barrier id must be in 0..=15, not {v}"));
+            return None;
+        }
+    }
+    let count = match inst.operands.get(1) {
+        Some(c) => Some(scope.src(c, ScalarType::U32, Width::Exact)?),
+        None => None,
+    };
+    if kind == ir::BarrierKind::Arrive && count.is_none() {
+        scope.error(inst.span.clone(), "`bar.arrive` needs a thread count");
+        return None;
+    }
+    Some(Converted::Term(PendingTerm::Barrier(ir::Barrier { id, count, aligned, kind }), guard))
+}
+
+fn arith(scope: &mut FnScope, inst: &ast::Instruction, mut mods: Mods, guard: Option<ir::PredRef>) -> Option<Converted> {
+    let opcode = inst.opcode.node.as_str();
+    let ops = &inst.operands;
+    if mods.has(".cc") {
+        scope.error(inst.opcode.span.clone(), format!("not supported yet: `{opcode}.cc`"));
+        return None;
+    }
+    let mode = if opcode == "mul" { mods.one_of(&[".lo", ".hi", ".wide"]) } else { None };
+    let ty = one_type(scope, &mut mods, inst)?;
+    if ty.is_float() {
+        if !matches!(ty, ScalarType::F32 | ScalarType::F64) {
+            scope.error(inst.opcode.span.clone(), format!("not supported yet: `{opcode}{}`", ty.name()));
+            return None;
+        }
+        let op = match opcode {
+            "add" => FloatBinOp::Add,
+            "sub" => FloatBinOp::Sub,
+            "mul" => FloatBinOp::Mul,
+            "div" => FloatBinOp::Div,
+            "min" => FloatBinOp::Min,
+            "max" => FloatBinOp::Max,
+            _ => {
+                scope.error(inst.opcode.span.clone(), format!("`{opcode}` does not take a floating-point type"));
+                return None;
+            }
+        };
+        let rnd = rounding(&mut mods);
+        let approx = mods.one_of(&[".approx", ".full"]);
+        if approx.is_some() || (rnd.is_none() && op == FloatBinOp::Div && ty == ScalarType::F32) {
+            scope.error(inst.opcode.span.clone(), "not supported yet: approximate division (`div.approx`/`div.full`)");
+            return None;
+        }
+        if rnd.is_some_and(|r| r != Rounding::NearestEven) {
+            scope.error(inst.opcode.span.clone(), "not supported yet: directed rounding modes (`.rz`, `.rm`, `.rp`)");
+            return None;
+        }
+        let ftz = mods.has(".ftz");
+        let sat = mods.has(".sat");
+        if ftz || sat {
+            scope.error(inst.opcode.span.clone(), "not supported yet: `.ftz`/`.sat` on floating-point arithmetic");
+            return None;
+        }
+        if !mods.finish(scope, opcode) || !expect_operands(scope, inst, &[3]) {
+            return None;
+        }
+        let op = Op::FloatBinary {
+            op,
+            ty,
+            rnd: rnd.unwrap_or(Rounding::NearestEven),
+            ftz,
+            sat,
+            dst: scope.dst(&ops[0], ty, Width::Exact)?,
+            a: scope.src(&ops[1], ty, Width::Exact)?,
+            b: scope.src(&ops[2], ty, Width::Exact)?,
+        };
+        return done(guard, op, inst);
+    }
+    let sat = mods.has(".sat");
+    if sat && !(ty == ScalarType::S32 && matches!(opcode, "add" | "sub")) {
+        scope.error(inst.opcode.span.clone(), "`.sat` is only allowed on `add.s32`/`sub.s32`");
+        return None;
+    }
+    if sat {
+        scope.error(inst.opcode.span.clone(), format!("not supported yet: `{opcode}.sat`"));
+        return None;
+    }
+    if !mods.finish(scope, opcode) || !expect_operands(scope, inst, &[3]) {
+        return None;
+    }
+    if ty == ScalarType::Pred {
+        let op = match opcode {
+            "and" => BoolOp::And,
+            "or" => BoolOp::Or,
+            "xor" => BoolOp::Xor,
+            _ => {
+                scope.error(inst.opcode.span.clone(), format!("`{opcode}` does not take `.pred`"));
+                return None;
+            }
+        };
+        let op = Op::PredLogic { op: Some(op), dst: scope.dst(&ops[0], ty, Width::Exact)?, a: scope.pred(&ops[1])?, b: Some(scope.pred(&ops[2])?) };
+        return done(guard, op, inst);
+    }
+    let bits_only = matches!(opcode, "and" | "or" | "xor");
+    if bits_only && ty.kind() != ir::TypeKind::Bits {
+        scope.error(inst.opcode.span.clone(), format!("`{opcode}` takes `.b16`, `.b32`, `.b64` or `.pred`, not `{}`", ty.name()));
+        return None;
+    }
+    if matches!(opcode, "shl" | "shr") {
+        let dst = scope.dst(&ops[0], ty, Width::Exact)?;
+        let a = scope.src(&ops[1], ty, Width::Exact)?;
+        let b = scope.src(&ops[2], ScalarType::U32, Width::Exact)?;
+        let op = if opcode == "shl" { IntBinOp::Shl } else { IntBinOp::Shr };
+        return done(guard, Op::IntBinary { op, ty, sat, dst, a, b }, inst);
+    }
+    if ty.kind() == ir::TypeKind::Bits && !bits_only && !matches!(opcode, "add" | "sub") {
+        scope.error(inst.opcode.span.clone(), format!("`{opcode}` needs a signed or unsigned type, not `{}`", ty.name()));
+        return None;
+    }
+    if mode == Some(".wide") {
+        if ty.bits() > 32 {
+            scope.error(inst.opcode.span.clone(), "`mul.wide` takes 16- or 32-bit types");
+            return None;
+        }
+        let wide = ScalarType::int(ty.bits() * 2, ty.is_signed()).expect("16/32-bit int");
+        let op = Op::MulWide {
+            ty,
+            dst: scope.dst(&ops[0], wide, Width::Exact)?,
+            a: scope.src(&ops[1], ty, Width::Exact)?,
+            b: scope.src(&ops[2], ty, Width::Exact)?,
+        };
+        return done(guard, op, inst);
+    }
+    if opcode == "mul" && mode.is_none() {
+        scope.error(inst.opcode.span.clone(), "integer `mul` needs `.lo`, `.hi` or `.wide`");
+        return None;
+    }
+    let op = match (opcode, mode) {
+        ("add", _) => IntBinOp::Add,
+        ("sub", _) => IntBinOp::Sub,
+        ("mul", Some(".hi")) => IntBinOp::MulHi,
+        ("mul", _) => IntBinOp::MulLo,
+        ("div", _) => IntBinOp::Div,
+        ("rem", _) => IntBinOp::Rem,
+        ("and", _) => IntBinOp::And,
+        ("or", _) => IntBinOp::Or,
+        ("xor", _) => IntBinOp::Xor,
+        ("min", _) => IntBinOp::Min,
+        _ => IntBinOp::Max,
+    };
+    let op = Op::IntBinary {
+        op,
+        ty,
+        sat,
+        dst: scope.dst(&ops[0], ty, Width::Exact)?,
+        a: scope.src(&ops[1], ty, Width::Exact)?,
+        b: scope.src(&ops[2], ty, Width::Exact)?,
+    };
+    done(guard, op, inst)
+}
+
+fn mad(scope: &mut FnScope, inst: &ast::Instruction, mut mods: Mods, guard: Option<ir::PredRef>) -> Option<Converted> {
+    let opcode = inst.opcode.node.as_str();
+    let ops = &inst.operands;
+    if mods.has(".cc") {
+        scope.error(inst.opcode.span.clone(), "not supported yet: `mad.cc`");
+        return None;
+    }
+    let mode = mods.one_of(&[".lo", ".hi", ".wide"]);
+    let rnd = rounding(&mut mods);
+    let ftz = mods.has(".ftz");
+    let sat = mods.has(".sat");
+    let ty = one_type(scope, &mut mods, inst)?;
+    if !mods.finish(scope, opcode) || !expect_operands(scope, inst, &[4]) {
+        return None;
+    }
+    if ty.is_float() {
+        if !matches!(ty, ScalarType::F32 | ScalarType::F64) || ftz || sat || rnd.is_some_and(|r| r != Rounding::NearestEven) {
+            scope.error(inst.opcode.span.clone(), format!("not supported yet: this form of `{opcode}{}`", ty.name()));
+            return None;
+        }
+        let op = Op::Fma {
+            ty,
+            rnd: Rounding::NearestEven,
+            ftz,
+            sat,
+            dst: scope.dst(&ops[0], ty, Width::Exact)?,
+            a: scope.src(&ops[1], ty, Width::Exact)?,
+            b: scope.src(&ops[2], ty, Width::Exact)?,
+            c: scope.src(&ops[3], ty, Width::Exact)?,
+        };
+        return done(guard, op, inst);
+    }
+    if opcode == "fma" || ty.kind() != ir::TypeKind::Unsigned && ty.kind() != ir::TypeKind::Signed {
+        scope.error(inst.opcode.span.clone(), format!("`{opcode}` does not take `{}`", ty.name()));
+        return None;
+    }
+    if sat {
+        scope.error(inst.opcode.span.clone(), "not supported yet: `mad.hi.sat`");
+        return None;
+    }
+    let mode = match mode {
+        Some(".hi") => MulMode::Hi,
+        Some(".wide") => MulMode::Wide,
+        Some(_) => MulMode::Lo,
+        None => {
+            scope.error(inst.opcode.span.clone(), "integer `mad` needs `.lo`, `.hi` or `.wide`");
+            return None;
+        }
+    };
+    let wide_ty = if mode == MulMode::Wide {
+        match ScalarType::int(ty.bits() * 2, ty.is_signed()) {
+            Some(t) if ty.bits() <= 32 => t,
+            _ => {
+                scope.error(inst.opcode.span.clone(), "`mad.wide` takes 16- or 32-bit types");
+                return None;
+            }
+        }
+    } else {
+        ty
+    };
+    let op = Op::Mad {
+        mode,
+        ty,
+        sat,
+        dst: scope.dst(&ops[0], wide_ty, Width::Exact)?,
+        a: scope.src(&ops[1], ty, Width::Exact)?,
+        b: scope.src(&ops[2], ty, Width::Exact)?,
+        c: scope.src(&ops[3], wide_ty, Width::Exact)?,
+    };
+    done(guard, op, inst)
+}
+
+fn unary(scope: &mut FnScope, inst: &ast::Instruction, mut mods: Mods, guard: Option<ir::PredRef>) -> Option<Converted> {
+    let opcode = inst.opcode.node.as_str();
+    let ops = &inst.operands;
+    let rnd = rounding(&mut mods);
+    let approx = mods.has(".approx");
+    let ftz = mods.has(".ftz");
+    let ty = one_type(scope, &mut mods, inst)?;
+    if !mods.finish(scope, opcode) || !expect_operands(scope, inst, &[2]) {
+        return None;
+    }
+    if ty == ScalarType::Pred && opcode == "not" {
+        let op = Op::PredLogic { op: None, dst: scope.dst(&ops[0], ty, Width::Exact)?, a: scope.pred(&ops[1])?, b: None };
+        return done(guard, op, inst);
+    }
+    if ty.is_float() {
+        let op = match opcode {
+            "neg" => FloatUnOp::Neg,
+            "abs" => FloatUnOp::Abs,
+            "sqrt" => FloatUnOp::Sqrt,
+            "rcp" => FloatUnOp::Rcp,
+            _ => {
+                scope.error(inst.opcode.span.clone(), format!("`{opcode}` does not take `{}`", ty.name()));
+                return None;
+            }
+        };
+        if !matches!(ty, ScalarType::F32 | ScalarType::F64) || ftz || rnd.is_some_and(|r| r != Rounding::NearestEven) {
+            scope.error(inst.opcode.span.clone(), format!("not supported yet: this form of `{opcode}{}`", ty.name()));
+            return None;
+        }
+        if matches!(op, FloatUnOp::Sqrt | FloatUnOp::Rcp) && rnd.is_none() && !approx {
+            scope.error(inst.opcode.span.clone(), format!("`{opcode}` needs a rounding modifier or `.approx`"));
+            return None;
+        }
+        let op = Op::FloatUnary {
+            op,
+            ty,
+            rnd: rnd.unwrap_or(Rounding::NearestEven),
+            approx,
+            ftz,
+            dst: scope.dst(&ops[0], ty, Width::Exact)?,
+            a: scope.src(&ops[1], ty, Width::Exact)?,
+        };
+        return done(guard, op, inst);
+    }
+    let op = match opcode {
+        "not" => IntUnOp::Not,
+        "cnot" => IntUnOp::CNot,
+        "neg" => IntUnOp::Neg,
+        "abs" => IntUnOp::Abs,
+        "popc" => IntUnOp::Popc,
+        "clz" => IntUnOp::Clz,
+        "brev" => IntUnOp::Brev,
+        _ => {
+            scope.error(inst.opcode.span.clone(), format!("`{opcode}` does not take `{}`", ty.name()));
+            return None;
+        }
+    };
+    // popc and clz write a .u32 whatever the source width.
+    let dst_ty = if matches!(op, IntUnOp::Popc | IntUnOp::Clz) { ScalarType::U32 } else { ty };
+    let op = Op::IntUnary { op, ty, dst: scope.dst(&ops[0], dst_ty, Width::Exact)?, a: scope.src(&ops[1], ty, Width::Exact)? };
+    done(guard, op, inst)
+}
+
+fn cmp_op(name: &str) -> Option<CmpOp> {
+    Some(match name {
+        ".eq" => CmpOp::Eq,
+        ".ne" => CmpOp::Ne,
+        ".lt" => CmpOp::Lt,
+        ".le" => CmpOp::Le,
+        ".gt" => CmpOp::Gt,
+        ".ge" => CmpOp::Ge,
+        ".lo" => CmpOp::Lo,
+        ".ls" => CmpOp::Ls,
+        ".hi" => CmpOp::Hi,
+        ".hs" => CmpOp::Hs,
+        ".equ" => CmpOp::Equ,
+        ".neu" => CmpOp::Neu,
+        ".ltu" => CmpOp::Ltu,
+        ".leu" => CmpOp::Leu,
+        ".gtu" => CmpOp::Gtu,
+        ".geu" => CmpOp::Geu,
+        ".num" => CmpOp::Num,
+        ".nan" => CmpOp::Nan,
+        _ => return None,
+    })
+}
+
+fn setp(scope: &mut FnScope, inst: &ast::Instruction, mut mods: Mods, guard: Option<ir::PredRef>) -> Option<Converted> {
+    let ops = &inst.operands;
+    let cmp = mods.one_of(&[".eq", ".ne", ".lt", ".le", ".gt", ".ge", ".lo", ".ls", ".hi", ".hs", ".equ", ".neu", ".ltu", ".leu", ".gtu", ".geu", ".num", ".nan"]);
+    let Some(cmp) = cmp.and_then(cmp_op) else {
+        scope.error(inst.opcode.span.clone(), "`setp` needs a comparison operator (`.eq`, `.lt`, ...)");
+        return None;
+    };
+    let combine = mods.one_of(&[".and", ".or", ".xor"]).map(|b| match b {
+        ".and" => BoolOp::And,
+        ".or" => BoolOp::Or,
+        _ => BoolOp::Xor,
+    });
+    let ftz = mods.has(".ftz");
+    let ty = one_type(scope, &mut mods, inst)?;
+    if !mods.finish(scope, "setp") || !expect_operands(scope, inst, if combine.is_some() { &[4] } else { &[3] }) {
+        return None;
+    }
+    let unsigned_only = matches!(cmp, CmpOp::Lo | CmpOp::Ls | CmpOp::Hi | CmpOp::Hs);
+    let float_only = matches!(cmp, CmpOp::Equ | CmpOp::Neu | CmpOp::Ltu | CmpOp::Leu | CmpOp::Gtu | CmpOp::Geu | CmpOp::Num | CmpOp::Nan);
+    if (unsigned_only && ty.is_float()) || (float_only && !ty.is_float()) {
+        scope.error(inst.opcode.span.clone(), format!("comparison is not valid for `{}`", ty.name()));
+        return None;
+    }
+    if ty.is_float() && !matches!(ty, ScalarType::F32 | ScalarType::F64) {
+        scope.error(inst.opcode.span.clone(), format!("not supported yet: `setp{}`", ty.name()));
+        return None;
+    }
+    let (dst, dst_not) = match &ops[0].node {
+        A::Pair(a, b) => {
+            let pa = Spanned::new(A::Name { name: a.clone(), component: None }, ops[0].span.clone());
+            let pb = Spanned::new(A::Name { name: b.clone(), component: None }, ops[0].span.clone());
+            (scope.dst(&pa, ScalarType::Pred, Width::Exact)?, Some(scope.dst(&pb, ScalarType::Pred, Width::Exact)?))
+        }
+        _ => (scope.dst(&ops[0], ScalarType::Pred, Width::Exact)?, None),
+    };
+    let a = scope.src(&ops[1], ty, Width::Exact)?;
+    let b = scope.src(&ops[2], ty, Width::Exact)?;
+    let combine = match combine {
+        Some(op) => Some((op, scope.pred(&ops[3])?)),
+        None => None,
+    };
+    done(guard, Op::Setp { cmp, ty, ftz, dst, dst_not, a, b, combine }, inst)
+}
+
+fn cvt(scope: &mut FnScope, inst: &ast::Instruction, mut mods: Mods, guard: Option<ir::PredRef>) -> Option<Converted> {
+    let ops = &inst.operands;
+    let rnd = match mods.one_of(&[".rn", ".rz", ".rm", ".rp", ".rni", ".rzi", ".rmi", ".rpi"]) {
+        None => None,
+        Some(r) => {
+            let base = match &r[..3] {
+                ".rn" => Rounding::NearestEven,
+                ".rz" => Rounding::TowardZero,
+                ".rm" => Rounding::Down,
+                _ => Rounding::Up,
+            };
+            Some(if r.len() == 4 { CvtRounding::Integer(base) } else { CvtRounding::Float(base) })
+        }
+    };
+    let ftz = mods.has(".ftz");
+    let sat = mods.has(".sat");
+    let types = mods.types();
+    if !mods.finish(scope, "cvt") || !expect_operands(scope, inst, &[2]) {
+        return None;
+    }
+    let [dst_ty, src_ty] = types[..] else {
+        scope.error(inst.opcode.span.clone(), "`cvt` needs a destination and a source type (`cvt.f32.s32`)");
+        return None;
+    };
+    let supported = |t: ScalarType| t.is_int() && t.kind() != ir::TypeKind::Bits || matches!(t, ScalarType::F32 | ScalarType::F64);
+    if !supported(dst_ty) || !supported(src_ty) {
+        scope.error(inst.opcode.span.clone(), format!("not supported yet: `cvt{}{}`", dst_ty.name(), src_ty.name()));
+        return None;
+    }
+    if ftz || sat && (dst_ty.is_float() || src_ty.is_float()) {
+        scope.error(inst.opcode.span.clone(), "not supported yet: `.ftz`/`.sat` on floating-point `cvt`");
+        return None;
+    }
+    if sat {
+        scope.error(inst.opcode.span.clone(), "not supported yet: `cvt.sat` between integer types");
+        return None;
+    }
+    let needs_rounding = (dst_ty.is_float() && src_ty.is_int()) || (dst_ty.is_int() && src_ty.is_float()) || (dst_ty == ScalarType::F32 && src_ty == ScalarType::F64);
+    match rnd {
+        None if needs_rounding => {
+            scope.error(inst.opcode.span.clone(), format!("`cvt{}{}` needs a rounding modifier", dst_ty.name(), src_ty.name()));
+            return None;
+        }
+        Some(CvtRounding::Float(r)) | Some(CvtRounding::Integer(r)) if r != Rounding::NearestEven && !(dst_ty.is_int() && src_ty.is_float()) => {
+            scope.error(inst.opcode.span.clone(), "not supported yet: directed rounding of floating-point `cvt` results");
+            return None;
+        }
+        _ => {}
+    }
+    let op = Op::Cvt {
+        dst_ty,
+        src_ty,
+        rnd,
+        ftz,
+        sat,
+        dst: scope.dst(&ops[0], dst_ty, Width::AllowWider)?,
+        src: scope.src(&ops[1], src_ty, Width::AllowWider)?,
+    };
+    done(guard, op, inst)
+}
+
+fn load_store(scope: &mut FnScope, inst: &ast::Instruction, mut mods: Mods, guard: Option<ir::PredRef>) -> Option<Converted> {
+    let opcode = inst.opcode.node.as_str();
+    let ops = &inst.operands;
+    let sp = space(&mut mods);
+    let volatile = mods.has(".volatile");
+    let vec = match mods.one_of(&[".v2", ".v4", ".v8"]) {
+        Some(".v2") => 2,
+        Some(".v4") => 4,
+        Some(_) => 8,
+        None => 1,
+    };
+    mods.drop_hints();
+    let ty = one_type(scope, &mut mods, inst)?;
+    if !mods.finish(scope, opcode) || !expect_operands(scope, inst, &[2]) {
+        return None;
+    }
+    if ty == ScalarType::Pred {
+        scope.error(inst.opcode.span.clone(), format!("`{opcode}` cannot move predicates"));
+        return None;
+    }
+    let (addr_op, val_op) = if opcode == "st" { (&ops[0], &ops[1]) } else { (&ops[1], &ops[0]) };
+    let addr = scope.address(addr_op)?;
+    let elems: Vec<&Spanned<A>> = match &val_op.node {
+        A::Vector(v) => v.iter().collect(),
+        _ => vec![val_op],
+    };
+    if elems.len() != vec {
+        scope.error(val_op.span.clone(), format!("`{opcode}` with {} elements needs a vector of {} operands", vec, vec));
+        return None;
+    }
+    if let ir::AddressBase::Var(v) = addr.base {
+        let var_space = scope.cx.out.vars[v.0 as usize].space;
+        if sp != StateSpace::Generic && var_space != sp {
+            scope.error(addr_op.span.clone(), format!("`{}` is in `{}` space, but the instruction accesses `{}`", scope.cx.out.vars[v.0 as usize].name, var_space.name(), sp.name()));
+            return None;
+        }
+    }
+    if let ir::AddressBase::Param(_) = addr.base {
+        if sp != StateSpace::Param {
+            scope.error(addr_op.span.clone(), format!("parameters are in `.param` space, but the instruction accesses `{}`", sp.name()));
+            return None;
+        }
+    }
+    let op = if opcode == "st" {
+        let mut src = vec![];
+        for e in elems {
+            src.push(scope.src(e, ty, Width::AllowWider)?);
+        }
+        Op::Store { space: sp, ty, volatile, src, addr }
+    } else {
+        let mut dst = vec![];
+        for e in elems {
+            dst.push(match e.node {
+                A::Sink => None,
+                _ => Some(scope.dst(e, ty, Width::AllowWider)?),
+            });
+        }
+        Op::Load { space: sp, ty, volatile, dst, addr }
+    };
+    done(guard, op, inst)
+}

@@ -1,0 +1,250 @@
+//! The checker: resolves names, checks instruction forms and operand types, and builds
+//! the IR from the syntax tree. Every problem becomes a located `Diagnostic`; the
+//! checker keeps going so that one run reports all of them.
+
+mod function;
+mod instruction;
+mod operands;
+
+use crate::diag::Diagnostic;
+use crate::front::ast;
+use crate::front::parser::const_eval;
+use crate::ir::{self, ScalarType, StateSpace};
+use std::collections::HashMap;
+
+/// Module-scope names.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum GlobalSymbol {
+    Var(ir::VarId),
+    Function(usize),
+}
+
+pub fn check(module: &ast::Module) -> (ir::Module, Vec<Diagnostic>) {
+    let mut cx = ModuleChecker { out: ir::Module::default(), diags: vec![], globals: HashMap::new() };
+    cx.run(module);
+    (cx.out, cx.diags)
+}
+
+pub(crate) struct ModuleChecker {
+    pub out: ir::Module,
+    pub diags: Vec<Diagnostic>,
+    pub globals: HashMap<String, GlobalSymbol>,
+}
+
+impl ModuleChecker {
+    fn run(&mut self, module: &ast::Module) {
+        let mut saw_version = false;
+        self.out.address_size = 64;
+        for item in &module.items {
+            match item {
+                ast::Item::Version { major, minor, span } => {
+                    if saw_version {
+                        self.diags.push(Diagnostic::error(span.clone(), "duplicate `.version` directive"));
+                    }
+                    saw_version = true;
+                    self.out.version = (*major, *minor);
+                }
+                ast::Item::Target { targets, .. } => {
+                    self.out.targets = targets.iter().map(|t| t.node.clone()).collect();
+                }
+                ast::Item::AddressSize { bits, span } => {
+                    if *bits != 32 && *bits != 64 {
+                        self.diags.push(Diagnostic::error(span.clone(), format!("`.address_size` must be 32 or 64, not {bits}")));
+                    } else if *bits == 32 {
+                        self.diags.push(Diagnostic::error(span.clone(), "not supported yet: `.address_size 32` (32-bit generic addressing)"));
+                    }
+                    self.out.address_size = *bits;
+                }
+                _ => {}
+            }
+        }
+        if !saw_version {
+            if let Some(first) = module.items.first() {
+                let span = item_span(first);
+                self.diags.push(Diagnostic::error(span.start..span.start, "missing `.version` directive at the start of the module"));
+            }
+        }
+        // Declare every function first so that calls may refer forward.
+        let mut bodies = vec![];
+        for item in &module.items {
+            match item {
+                ast::Item::Var(decl) => {
+                    for v in self.declare_vars(decl, None) {
+                        let name = self.out.vars[v.0 as usize].name.clone();
+                        if self.globals.insert(name.clone(), GlobalSymbol::Var(v)).is_some() {
+                            self.diags.push(Diagnostic::error(decl.span.clone(), format!("duplicate definition of `{name}`")));
+                        }
+                    }
+                }
+                ast::Item::Function(f) => {
+                    let index = match self.globals.get(&f.name.node) {
+                        Some(GlobalSymbol::Function(i)) => {
+                            let existing = &self.out.functions[*i];
+                            if existing.has_body && f.body.is_some() {
+                                self.diags.push(Diagnostic::error(f.name.span.clone(), format!("duplicate definition of function `{}`", f.name.node)));
+                                continue;
+                            }
+                            *i
+                        }
+                        Some(GlobalSymbol::Var(_)) => {
+                            self.diags.push(Diagnostic::error(f.name.span.clone(), format!("`{}` is already declared as a variable", f.name.node)));
+                            continue;
+                        }
+                        None => {
+                            let i = self.out.functions.len();
+                            let decl = function::declare(self, f);
+                            self.out.functions.push(decl);
+                            self.globals.insert(f.name.node.clone(), GlobalSymbol::Function(i));
+                            i
+                        }
+                    };
+                    if f.body.is_some() {
+                        // A definition after a declaration: take the definition's signature.
+                        let decl = function::declare(self, f);
+                        self.out.functions[index] = decl;
+                        bodies.push((index, f));
+                    }
+                }
+                _ => {}
+            }
+        }
+        for (index, f) in bodies {
+            function::check_body(self, index, f);
+        }
+    }
+
+    /// Declares the variables of one declaration; returns their ids.
+    pub(crate) fn declare_vars(&mut self, decl: &ast::VarDecl, owner: Option<usize>) -> Vec<ir::VarId> {
+        let Some(space) = StateSpace::from_name(&decl.space.node) else {
+            self.diags.push(Diagnostic::error(decl.space.span.clone(), format!("`{}` variables cannot be declared here", decl.space.node)));
+            return vec![];
+        };
+        let elem = match ScalarType::from_name(&decl.ty.node) {
+            Some(t) => t,
+            None => {
+                self.diags.push(Diagnostic::error(decl.ty.span.clone(), format!("not supported yet: variables of type `{}`", decl.ty.node)));
+                return vec![];
+            }
+        };
+        let linkage = match decl.linkage {
+            Some(ast::Linkage::Extern) => ir::Linkage::External,
+            Some(_) => ir::Linkage::Public,
+            None => ir::Linkage::Internal,
+        };
+        let vec_len = decl.vector.unwrap_or(1) as u64;
+        let mut ids = vec![];
+        for name in &decl.names {
+            if name.range.is_some() {
+                self.diags.push(Diagnostic::error(name.name.span.clone(), "parameterized names (`name<N>`) are only allowed for registers"));
+                continue;
+            }
+            let elem_bytes = elem.bytes() as u64 * vec_len;
+            let mut count: u64 = 1;
+            let mut unsized_dim = false;
+            for d in &name.dims {
+                match d {
+                    Some(n) => count = count.saturating_mul(*n),
+                    None => unsized_dim = true,
+                }
+            }
+            let mut init_bytes = None;
+            let mut relocs = vec![];
+            if let Some(init) = &name.init {
+                let mut bytes = vec![];
+                self.flatten_init(init, elem, &mut bytes, &mut relocs);
+                if unsized_dim {
+                    count = (bytes.len() as u64) / elem_bytes.max(1);
+                    unsized_dim = false;
+                }
+                init_bytes = Some(bytes);
+            }
+            let size = if unsized_dim { 0 } else { elem_bytes * count };
+            if let Some(b) = &mut init_bytes {
+                if b.len() as u64 > size {
+                    self.diags.push(Diagnostic::error(name.name.span.clone(), format!("too many initializers for `{}`", name.name.node)));
+                }
+                b.resize(size as usize, 0);
+            }
+            if size == 0 && !(space == StateSpace::Shared && linkage == ir::Linkage::External) && linkage != ir::Linkage::External {
+                self.diags.push(Diagnostic::error(name.name.span.clone(), format!("array `{}` has no size", name.name.node)));
+            }
+            let align = decl.align.unwrap_or(elem.bytes() * vec_len as u32).max(1);
+            if !align.is_power_of_two() {
+                self.diags.push(Diagnostic::error(decl.span.clone(), format!("alignment {align} is not a power of two")));
+            }
+            let id = ir::VarId(self.out.vars.len() as u32);
+            self.out.vars.push(ir::Variable {
+                name: name.name.node.clone(),
+                space,
+                elem,
+                size,
+                align: align.max(1).next_power_of_two(),
+                init: init_bytes,
+                relocs,
+                linkage,
+                owner,
+                span: name.name.span.clone(),
+            });
+            ids.push(id);
+        }
+        ids
+    }
+
+    fn flatten_init(&mut self, init: &ast::Initializer, elem: ScalarType, out: &mut Vec<u8>, relocs: &mut Vec<(u64, ir::VarId, i64)>) {
+        match init {
+            ast::Initializer::List(items, _) => {
+                for i in items {
+                    self.flatten_init(i, elem, out, relocs);
+                }
+            }
+            ast::Initializer::Expr(e) => {
+                let bytes = elem.bytes() as usize;
+                let bits = match operands::immediate_bits(&e.node, elem) {
+                    Some(b) => b,
+                    None => {
+                        // Symbol (+ offset) initializers hold addresses.
+                        if let Some((sym, addend)) = symbol_plus_offset(&e.node) {
+                            if let Some(GlobalSymbol::Var(v)) = self.globals.get(&sym) {
+                                relocs.push((out.len() as u64, *v, addend));
+                                out.extend(std::iter::repeat_n(0, bytes));
+                                return;
+                            }
+                            self.diags.push(Diagnostic::error(e.span.clone(), format!("undefined symbol `{sym}` in initializer")));
+                        } else {
+                            self.diags.push(Diagnostic::error(e.span.clone(), "initializer is not a constant of the variable's type"));
+                        }
+                        0
+                    }
+                };
+                out.extend_from_slice(&bits.to_le_bytes()[..bytes.min(8)]);
+                if bytes > 8 {
+                    out.extend(std::iter::repeat_n(0, bytes - 8));
+                }
+            }
+        }
+    }
+}
+
+fn symbol_plus_offset(e: &ast::Expr) -> Option<(String, i64)> {
+    match e {
+        ast::Expr::Symbol(s) | ast::Expr::Generic(s) => Some((s.clone(), 0)),
+        ast::Expr::Binary(ast::BinaryOp::Add, a, b) => {
+            let (s, o) = symbol_plus_offset(a)?;
+            Some((s, o + const_eval(b)? as i64))
+        }
+        ast::Expr::Binary(ast::BinaryOp::Sub, a, b) => {
+            let (s, o) = symbol_plus_offset(a)?;
+            Some((s, o - const_eval(b)? as i64))
+        }
+        _ => None,
+    }
+}
+
+fn item_span(item: &ast::Item) -> ast::Span {
+    match item {
+        ast::Item::Version { span, .. } | ast::Item::Target { span, .. } | ast::Item::AddressSize { span, .. } => span.clone(),
+        ast::Item::Var(v) => v.span.clone(),
+        ast::Item::Function(f) => f.span.clone(),
+        ast::Item::Ignored { span } => span.clone(),
+    }
+}

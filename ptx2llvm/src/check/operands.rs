@@ -1,0 +1,331 @@
+//! Operands: names to registers/variables/special registers, immediates to bits, addresses,
+//! and the ISA's relaxed operand type-checking rules.
+
+use super::function::{FnScope, LocalOrGlobal, LocalSymbol};
+use super::GlobalSymbol;
+use crate::front::ast::{self, Expr, Operand as A, Spanned};
+use crate::front::parser::const_eval;
+use crate::ir::{self, Dim, ScalarType, SpecialReg, TypeKind};
+
+/// May a register of a wider type than the instruction type be used (ld, st, cvt)?
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Width {
+    Exact,
+    AllowWider,
+}
+
+/// The relaxed type-checking rule: may a register of type `reg` be an operand of an
+/// instruction of type `inst`?
+pub(crate) fn compatible(inst: ScalarType, reg: ScalarType, width: Width) -> bool {
+    if inst == ScalarType::Pred || reg == ScalarType::Pred {
+        return inst == reg;
+    }
+    let size_ok = match width {
+        Width::Exact => reg.bits() == inst.bits(),
+        Width::AllowWider => reg.bits() >= inst.bits(),
+    };
+    let kind_ok = match inst.kind() {
+        TypeKind::Bits => true,
+        TypeKind::Unsigned | TypeKind::Signed => matches!(reg.kind(), TypeKind::Bits | TypeKind::Unsigned | TypeKind::Signed)
+            // ld/st/cvt move bits: a float register may hold the loaded integer bits of its size.
+            || (width == Width::AllowWider && reg.bits() == inst.bits()),
+        TypeKind::Float => matches!(reg.kind(), TypeKind::Bits | TypeKind::Float)
+            || (width == Width::AllowWider && reg.bits() == inst.bits()),
+        TypeKind::Pred => false,
+    };
+    size_ok && kind_ok
+}
+
+/// Bits of a constant expression used as an operand of type `ty`.
+pub(crate) fn immediate_bits(e: &Expr, ty: ScalarType) -> Option<u64> {
+    let mask = |v: u64, bits: u32| if bits >= 64 { v } else { v & ((1u64 << bits) - 1) };
+    match ty {
+        ScalarType::F32 => Some(match e {
+            Expr::F32(b) => *b as u64,
+            Expr::F64(b) => (f64::from_bits(*b) as f32).to_bits() as u64,
+            Expr::Unary(ast::UnaryOp::Neg, inner) => immediate_bits(inner, ty)? ^ 0x8000_0000,
+            _ => (const_eval(e)? as i64 as f32).to_bits() as u64,
+        }),
+        ScalarType::F64 => Some(match e {
+            Expr::F64(b) => *b,
+            Expr::F32(b) => (f32::from_bits(*b) as f64).to_bits(),
+            Expr::Unary(ast::UnaryOp::Neg, inner) => immediate_bits(inner, ty)? ^ (1u64 << 63),
+            _ => (const_eval(e)? as i64 as f64).to_bits(),
+        }),
+        ScalarType::Pred => Some((const_eval(e)? != 0) as u64),
+        t if t.is_float() => match e {
+            // f16/bf16 immediates are written as the bits of the value (0x3C00) or as 0f literals.
+            Expr::F32(b) if t.bits() == 16 => Some(f32_to_half_bits(f32::from_bits(*b), t)),
+            _ => Some(mask(const_eval(e)?, t.bits())),
+        },
+        t => match e {
+            Expr::F32(_) | Expr::F64(_) => None,
+            _ => Some(mask(const_eval(e)?, t.bits().min(64))),
+        },
+    }
+}
+
+fn f32_to_half_bits(x: f32, ty: ScalarType) -> u64 {
+    if ty == ScalarType::BF16 {
+        let b = x.to_bits();
+        let round = ((b >> 16) & 1) + 0x7FFF;
+        return ((b.wrapping_add(round)) >> 16) as u64;
+    }
+    // IEEE binary16, round to nearest even.
+    let b = x.to_bits();
+    let sign = (b >> 16) & 0x8000;
+    let exp = ((b >> 23) & 0xFF) as i32;
+    let man = b & 0x7F_FFFF;
+    if exp == 0xFF {
+        return (sign | 0x7C00 | if man != 0 { 0x200 } else { 0 }) as u64;
+    }
+    let e = exp - 127 + 15;
+    if e >= 0x1F {
+        return (sign | 0x7C00) as u64;
+    }
+    if e <= 0 {
+        if e < -10 {
+            return sign as u64;
+        }
+        let m = man | 0x80_0000;
+        let shift = (14 - e) as u32;
+        let half = 1u32 << (shift - 1);
+        let rest = m & ((1 << shift) - 1);
+        let mut r = m >> shift;
+        if rest > half || (rest == half && r & 1 == 1) {
+            r += 1;
+        }
+        return (sign | r) as u64;
+    }
+    let rest = man & 0x1FFF;
+    let mut r = ((e as u32) << 10) | (man >> 13);
+    if rest > 0x1000 || (rest == 0x1000 && r & 1 == 1) {
+        r += 1;
+    }
+    (sign | r) as u64
+}
+
+pub(crate) fn special_register(name: &str, component: Option<&str>) -> Option<SpecialReg> {
+    let dim = || match component {
+        Some("x") => Some(Dim::X),
+        Some("y") => Some(Dim::Y),
+        Some("z") => Some(Dim::Z),
+        _ => None,
+    };
+    Some(match name {
+        "%tid" => SpecialReg::Tid(dim()?),
+        "%ntid" => SpecialReg::Ntid(dim()?),
+        "%ctaid" => SpecialReg::Ctaid(dim()?),
+        "%nctaid" => SpecialReg::Nctaid(dim()?),
+        "%laneid" => SpecialReg::LaneId,
+        "%warpid" => SpecialReg::WarpId,
+        "%nwarpid" => SpecialReg::NWarpId,
+        "%smid" => SpecialReg::SmId,
+        "%nsmid" => SpecialReg::NSmId,
+        "%gridid" => SpecialReg::GridId,
+        "%lanemask_eq" => SpecialReg::LanemaskEq,
+        "%lanemask_le" => SpecialReg::LanemaskLe,
+        "%lanemask_lt" => SpecialReg::LanemaskLt,
+        "%lanemask_ge" => SpecialReg::LanemaskGe,
+        "%lanemask_gt" => SpecialReg::LanemaskGt,
+        "%clock" => SpecialReg::Clock,
+        "%clock64" => SpecialReg::Clock64,
+        "%globaltimer" => SpecialReg::GlobalTimer,
+        "%dynamic_smem_size" => SpecialReg::DynamicSmemSize,
+        "%total_smem_size" => SpecialReg::TotalSmemSize,
+        _ => return None,
+    })
+}
+
+impl FnScope<'_> {
+    fn reg_operand(&mut self, name: &str, span: &ast::Span, ty: ScalarType, width: Width) -> Option<ir::RegId> {
+        match self.lookup(name) {
+            Some(LocalOrGlobal::Local(LocalSymbol::Reg(r))) => {
+                let rt = self.reg_type(r);
+                if !compatible(ty, rt, width) {
+                    self.error(span.clone(), format!("operand `{name}` has type `{}`, which does not match the instruction type `{}`", rt.name(), ty.name()));
+                    return None;
+                }
+                Some(r)
+            }
+            Some(_) => {
+                self.error(span.clone(), format!("`{name}` is not a register"));
+                None
+            }
+            None => {
+                self.error(span.clone(), format!("use of undeclared identifier `{name}`"));
+                None
+            }
+        }
+    }
+
+    /// A destination register.
+    pub fn dst(&mut self, op: &Spanned<A>, ty: ScalarType, width: Width) -> Option<ir::RegId> {
+        match &op.node {
+            A::Name { name, component: None } => self.reg_operand(name, &op.span, ty, width),
+            _ => {
+                self.error(op.span.clone(), "expected a destination register");
+                None
+            }
+        }
+    }
+
+    /// A source operand: register, immediate, special register, or (for `mov`) an address.
+    pub fn src(&mut self, op: &Spanned<A>, ty: ScalarType, width: Width) -> Option<ir::Operand> {
+        match &op.node {
+            A::Name { name, component } => {
+                if name.starts_with('%') {
+                    if let Some(s) = special_register(name, component.as_deref()) {
+                        if ty == ScalarType::Pred || ty.is_float() {
+                            self.error(op.span.clone(), format!("special register `{name}` cannot be used as a `{}` operand", ty.name()));
+                            return None;
+                        }
+                        return Some(ir::Operand::Special(s));
+                    }
+                }
+                if name == "WARP_SZ" {
+                    return Some(ir::Operand::Imm(32));
+                }
+                if component.is_some() {
+                    self.error(op.span.clone(), format!("`{name}` has no component `.{}`", component.as_deref().unwrap_or("")));
+                    return None;
+                }
+                match self.lookup(name) {
+                    Some(LocalOrGlobal::Local(LocalSymbol::Reg(_))) => self.reg_operand(name, &op.span, ty, width).map(ir::Operand::Reg),
+                    Some(LocalOrGlobal::Local(LocalSymbol::Var(v))) | Some(LocalOrGlobal::Global(GlobalSymbol::Var(v))) => {
+                        self.address_value(ty, &op.span).then_some(ir::Operand::VarAddr(v, 0))
+                    }
+                    Some(LocalOrGlobal::Local(LocalSymbol::Param(i))) => {
+                        self.address_value(ty, &op.span).then_some(ir::Operand::ParamAddr(i, 0))
+                    }
+                    Some(LocalOrGlobal::Local(LocalSymbol::Return(_))) => {
+                        self.error(op.span.clone(), format!("not supported yet: taking the address of return parameter `{name}`"));
+                        None
+                    }
+                    Some(LocalOrGlobal::Global(GlobalSymbol::Function(_))) => {
+                        self.error(op.span.clone(), format!("not supported yet: function address `{name}` (indirect calls)"));
+                        None
+                    }
+                    None => {
+                        self.error(op.span.clone(), format!("use of undeclared identifier `{name}`"));
+                        None
+                    }
+                }
+            }
+            A::Expr(e) => {
+                // `sym+4` as a source: an address with an offset.
+                if let Some((sym, off)) = symbol_offset(e) {
+                    let named = Spanned::new(A::Name { name: sym, component: None }, op.span.clone());
+                    return match self.src(&named, ty, width)? {
+                        ir::Operand::VarAddr(v, o) => Some(ir::Operand::VarAddr(v, o + off)),
+                        ir::Operand::ParamAddr(p, o) => Some(ir::Operand::ParamAddr(p, o + off)),
+                        _ => {
+                            self.error(op.span.clone(), "only addresses may have an offset");
+                            None
+                        }
+                    };
+                }
+                match immediate_bits(e, ty) {
+                    Some(bits) => Some(ir::Operand::Imm(bits)),
+                    None => {
+                        self.error(op.span.clone(), format!("immediate is not a valid `{}` constant", ty.name()));
+                        None
+                    }
+                }
+            }
+            _ => {
+                self.error(op.span.clone(), "expected a register or an immediate");
+                None
+            }
+        }
+    }
+
+    fn address_value(&mut self, ty: ScalarType, span: &ast::Span) -> bool {
+        if matches!(ty.bits(), 32 | 64) && ty.is_int() {
+            true
+        } else {
+            self.error(span.clone(), format!("an address needs a 32- or 64-bit integer type, not `{}`", ty.name()));
+            false
+        }
+    }
+
+    /// A predicate source, possibly negated (`!%p`).
+    pub fn pred(&mut self, op: &Spanned<A>) -> Option<ir::PredRef> {
+        let (name, negated) = match &op.node {
+            A::Name { name, component: None } => (name, false),
+            A::Not(name) => (name, true),
+            _ => {
+                self.error(op.span.clone(), "expected a predicate register");
+                return None;
+            }
+        };
+        let reg = self.reg_operand(name, &op.span, ScalarType::Pred, Width::Exact)?;
+        Some(ir::PredRef { reg, negated })
+    }
+
+    /// `[reg+off]`, `[var+off]`, `[param]`, `[imm]`.
+    pub fn address(&mut self, op: &Spanned<A>) -> Option<ir::Address> {
+        let A::Address(base, offset) = &op.node else {
+            self.error(op.span.clone(), "expected an address operand `[...]`");
+            return None;
+        };
+        let base_span = base.span.clone();
+        let base = match &base.node {
+            A::Name { name, component: None } => match self.lookup(name) {
+                Some(LocalOrGlobal::Local(LocalSymbol::Reg(r))) => {
+                    let t = self.reg_type(r);
+                    if !(t.is_int() && matches!(t.bits(), 32 | 64)) {
+                        self.error(base_span, format!("address register `{name}` must be a 32- or 64-bit integer, not `{}`", t.name()));
+                        return None;
+                    }
+                    ir::AddressBase::Reg(r)
+                }
+                Some(LocalOrGlobal::Local(LocalSymbol::Var(v))) | Some(LocalOrGlobal::Global(GlobalSymbol::Var(v))) => ir::AddressBase::Var(v),
+                Some(LocalOrGlobal::Local(LocalSymbol::Param(i))) => ir::AddressBase::Param(i),
+                Some(LocalOrGlobal::Local(LocalSymbol::Return(_))) => {
+                    self.error(base_span, "not supported yet: return parameters (`.func` calls)");
+                    return None;
+                }
+                Some(LocalOrGlobal::Global(GlobalSymbol::Function(_))) => {
+                    self.error(base_span, format!("`{name}` is a function, not an address"));
+                    return None;
+                }
+                None => {
+                    self.error(base_span, format!("use of undeclared identifier `{name}`"));
+                    return None;
+                }
+            },
+            A::Expr(e) => match const_eval(e) {
+                Some(v) => return Some(ir::Address { base: ir::AddressBase::Absolute, offset: (v as i64).wrapping_add(*offset) }),
+                None => {
+                    if let Some((sym, off)) = symbol_offset(e) {
+                        let named = Spanned::new(A::Address(Box::new(Spanned::new(A::Name { name: sym, component: None }, base_span)), offset + off), op.span.clone());
+                        return self.address(&named);
+                    }
+                    self.error(base_span, "address must be a register, a variable or a constant");
+                    return None;
+                }
+            },
+            _ => {
+                self.error(base_span, "address must be a register, a variable or a constant");
+                return None;
+            }
+        };
+        Some(ir::Address { base, offset: *offset })
+    }
+}
+
+fn symbol_offset(e: &Expr) -> Option<(String, i64)> {
+    match e {
+        Expr::Symbol(s) => Some((s.clone(), 0)),
+        Expr::Binary(ast::BinaryOp::Add, a, b) => {
+            let (s, o) = symbol_offset(a)?;
+            Some((s, o.wrapping_add(const_eval(b)? as i64)))
+        }
+        Expr::Binary(ast::BinaryOp::Sub, a, b) => {
+            let (s, o) = symbol_offset(a)?;
+            Some((s, o.wrapping_sub(const_eval(b)? as i64)))
+        }
+        _ => None,
+    }
+}

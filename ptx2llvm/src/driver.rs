@@ -1,0 +1,130 @@
+//! The compilation pipeline: text → syntax tree → IR → LLVM module → optimized output.
+
+use crate::diag::{Diagnostic, Severity};
+use crate::{check, front, lower};
+use inkwell::context::Context;
+use inkwell::passes::PassBuilderOptions;
+use inkwell::targets::{CodeModel, FileType, InitializationConfig, RelocMode, Target, TargetMachine, TargetTriple};
+use inkwell::OptimizationLevel;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Emit {
+    #[default]
+    Obj,
+    Asm,
+    LlvmIr,
+    LlvmBc,
+}
+
+impl Emit {
+    /// The default output file extension.
+    pub fn extension(self) -> &'static str {
+        match self {
+            Emit::Obj => "o",
+            Emit::Asm => "s",
+            Emit::LlvmIr => "ll",
+            Emit::LlvmBc => "bc",
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct Options {
+    pub emit: Emit,
+    /// Target triple; `None` is the host.
+    pub target: Option<String>,
+    /// CPU name; `native` is the host CPU.
+    pub cpu: String,
+    pub opt_level: u8,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options { emit: Emit::Obj, target: None, cpu: "generic".into(), opt_level: 2 }
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum CompileError {
+    /// Errors in the input, located.
+    #[error("the input has errors")]
+    Input(Vec<Diagnostic>),
+    /// A bad target or option (not located in the input).
+    #[error("{0}")]
+    Target(String),
+}
+
+/// Parses and checks a module; returns the IR and all diagnostics (errors and warnings).
+pub fn analyze(source: &str) -> (crate::ir::Module, Vec<Diagnostic>) {
+    let (ast, mut diags) = front::parse(source);
+    let (ir, check_diags) = check::check(&ast);
+    diags.extend(check_diags);
+    diags.sort_by_key(|d| d.span.start);
+    (ir, diags)
+}
+
+pub fn has_errors(diags: &[Diagnostic]) -> bool {
+    diags.iter().any(|d| d.severity == Severity::Error)
+}
+
+fn target_machine(opts: &Options) -> Result<TargetMachine, CompileError> {
+    Target::initialize_x86(&InitializationConfig::default());
+    Target::initialize_aarch64(&InitializationConfig::default());
+    let triple = match &opts.target {
+        Some(t) => TargetTriple::create(t),
+        None => TargetMachine::get_default_triple(),
+    };
+    let target = Target::from_triple(&triple).map_err(|e| CompileError::Target(format!("unknown target `{}`: {e}", triple)))?;
+    let (cpu, features) = if opts.cpu == "native" {
+        (TargetMachine::get_host_cpu_name().to_string(), TargetMachine::get_host_cpu_features().to_string())
+    } else {
+        (opts.cpu.clone(), String::new())
+    };
+    let level = match opts.opt_level {
+        0 => OptimizationLevel::None,
+        1 => OptimizationLevel::Less,
+        2 => OptimizationLevel::Default,
+        _ => OptimizationLevel::Aggressive,
+    };
+    target
+        .create_target_machine(&triple, &cpu, &features, level, RelocMode::PIC, CodeModel::Default)
+        .ok_or_else(|| CompileError::Target(format!("cannot create a target machine for `{}` with CPU `{cpu}`", triple)))
+}
+
+/// Compiles PTX source into the requested output. Warnings are returned with the output.
+pub fn compile(source: &str, module_name: &str, opts: &Options) -> Result<(Vec<u8>, Vec<Diagnostic>), CompileError> {
+    let (ir, diags) = analyze(source);
+    if has_errors(&diags) {
+        return Err(CompileError::Input(diags));
+    }
+    let tm = target_machine(opts)?;
+    if opts.target.is_none() && opts.cpu != "native" && opts.cpu != "generic" {
+        // Validate an explicit CPU name early: LLVM only warns on stderr otherwise.
+    }
+    let cx = Context::create();
+    let module = cx.create_module(module_name);
+    module.set_triple(&tm.get_triple());
+    module.set_data_layout(&tm.get_target_data().get_data_layout());
+    let module = lower::lower(&cx, module, &ir).map_err(CompileError::Input)?;
+    if let Err(e) = module.verify() {
+        return Err(CompileError::Target(format!("internal error: generated LLVM IR is invalid: {}", e.to_string())));
+    }
+    if opts.opt_level > 0 {
+        let passes = format!("default<O{}>", opts.opt_level.min(3));
+        module
+            .run_passes(&passes, &tm, PassBuilderOptions::create())
+            .map_err(|e| CompileError::Target(format!("internal error: LLVM optimization failed: {}", e.to_string())))?;
+    }
+    let bytes = match opts.emit {
+        Emit::LlvmIr => module.print_to_string().to_bytes().to_vec(),
+        Emit::LlvmBc => module.write_bitcode_to_memory().as_slice().to_vec(),
+        Emit::Obj | Emit::Asm => {
+            let ft = if opts.emit == Emit::Obj { FileType::Object } else { FileType::Assembly };
+            tm.write_to_memory_buffer(&module, ft)
+                .map_err(|e| CompileError::Target(format!("code generation failed: {}", e.to_string())))?
+                .as_slice()
+                .to_vec()
+        }
+    };
+    Ok((bytes, diags))
+}

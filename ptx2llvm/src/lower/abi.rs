@@ -1,0 +1,86 @@
+//! The runtime ABI as LLVM types, and the symbol names objects export.
+//! Mirrors `ptxrt/include/ptxrt_abi.h`; keep both in sync.
+
+use inkwell::context::Context;
+use inkwell::types::{BasicTypeEnum, StructType};
+use inkwell::AddressSpace;
+
+pub const ABI_VERSION: u32 = 1;
+
+/// Symbol of a kernel's descriptor.
+pub fn kernel_symbol(entry: &str) -> String {
+    format!("__ptxrt_kernel_{entry}")
+}
+
+/// Symbol of a kernel's block function.
+pub fn block_fn_symbol(entry: &str) -> String {
+    format!("__ptxrt_block_{entry}")
+}
+
+/// Symbol of a module-scope PTX function or variable: prefixed so that it cannot collide
+/// with the C/C++ symbols of the program.
+pub fn ptx_symbol(name: &str) -> String {
+    format!("__ptx_{name}")
+}
+
+/// Field indices of `ptxrtLaunchInfo`.
+pub mod launch {
+    pub const ARGS: u32 = 0;
+    pub const GRID: u32 = 1;
+    pub const BLOCK: u32 = 2;
+    pub const DYNAMIC_SHARED: u32 = 3;
+    pub const NUM_WORKERS: u32 = 4;
+}
+
+/// Field indices of `ptxrtBlockEnv`.
+pub mod env {
+    pub const LAUNCH: u32 = 0;
+    pub const CTAID: u32 = 1;
+    pub const WORKER_INDEX: u32 = 2;
+    pub const SHARED: u32 = 3;
+    pub const CONTEXT: u32 = 4;
+    pub const LOCAL: u32 = 5;
+    pub const ERROR_CODE: u32 = 6;
+    pub const ERROR_MESSAGE: u32 = 7;
+}
+
+/// `ptxrtErrorLaunchFailure`.
+pub const ERROR_LAUNCH_FAILURE: u64 = 719;
+
+pub struct AbiTypes<'ctx> {
+    pub dim3: StructType<'ctx>,
+    pub launch_info: StructType<'ctx>,
+    pub block_env: StructType<'ctx>,
+    pub kernel: StructType<'ctx>,
+    pub symbol: StructType<'ctx>,
+    pub module: StructType<'ctx>,
+}
+
+impl<'ctx> AbiTypes<'ctx> {
+    pub fn new(cx: &'ctx Context) -> Self {
+        let i32t = cx.i32_type();
+        let i64t = cx.i64_type();
+        let ptr = cx.ptr_type(AddressSpace::default());
+        let dim3 = cx.struct_type(&[i32t.into(), i32t.into(), i32t.into()], false);
+        let f = |v: &[BasicTypeEnum<'ctx>]| cx.struct_type(v, false);
+        let launch_info = f(&[ptr.into(), dim3.into(), dim3.into(), i32t.into(), i32t.into()]);
+        let block_env = f(&[ptr.into(), dim3.into(), i32t.into(), ptr.into(), ptr.into(), ptr.into(), i32t.into(), ptr.into()]);
+        let kernel = f(&[
+            i32t.into(), // abi_version
+            i32t.into(), // num_params
+            ptr.into(),  // name
+            ptr.into(),  // block_fn
+            ptr.into(),  // param_sizes
+            ptr.into(),  // param_aligns
+            i32t.into(), // static_shared_bytes
+            i32t.into(), // context_bytes_per_thread
+            i32t.into(), // local_bytes_per_thread
+            i32t.into(), // flags
+            dim3.into(), // reqntid
+            dim3.into(), // maxntid
+        ]);
+        let symbol = f(&[ptr.into(), ptr.into(), i64t.into()]);
+        let module = f(&[i32t.into(), i32t.into(), ptr.into(), i32t.into(), ptr.into()]);
+        AbiTypes { dim3, launch_info, block_env, kernel, symbol, module }
+    }
+}

@@ -1,0 +1,84 @@
+//! Comparisons and predicate logic (`setp`, `and/or/xor/not.pred`).
+
+use super::thread::FnCx;
+use super::R;
+use crate::ir::{BoolOp, CmpOp, Operand, PredRef, RegId, ScalarType};
+use inkwell::values::IntValue;
+use inkwell::{FloatPredicate as F, IntPredicate as I};
+
+impl<'ctx> FnCx<'ctx, '_> {
+    #[allow(clippy::too_many_arguments)]
+    pub fn setp(&self, cmp: CmpOp, ty: ScalarType, dst: RegId, dst_not: Option<RegId>, a: Operand, b: Operand, combine: Option<(BoolOp, PredRef)>) -> R<()> {
+        let t = if ty.is_float() {
+            let (x, y) = (self.read_float(a, ty)?, self.read_float(b, ty)?);
+            let p = match cmp {
+                CmpOp::Eq => F::OEQ,
+                CmpOp::Ne => F::ONE,
+                CmpOp::Lt => F::OLT,
+                CmpOp::Le => F::OLE,
+                CmpOp::Gt => F::OGT,
+                CmpOp::Ge => F::OGE,
+                CmpOp::Equ => F::UEQ,
+                CmpOp::Neu => F::UNE,
+                CmpOp::Ltu => F::ULT,
+                CmpOp::Leu => F::ULE,
+                CmpOp::Gtu => F::UGT,
+                CmpOp::Geu => F::UGE,
+                CmpOp::Num => F::ORD,
+                CmpOp::Nan => F::UNO,
+                CmpOp::Lo | CmpOp::Ls | CmpOp::Hi | CmpOp::Hs => unreachable!("rejected by the checker"),
+            };
+            self.b.build_float_compare(p, x, y, "")?
+        } else {
+            let (x, y) = (self.read(a, ty)?, self.read(b, ty)?);
+            let s = ty.is_signed();
+            let p = match cmp {
+                CmpOp::Eq => I::EQ,
+                CmpOp::Ne => I::NE,
+                CmpOp::Lt => if s { I::SLT } else { I::ULT },
+                CmpOp::Le => if s { I::SLE } else { I::ULE },
+                CmpOp::Gt => if s { I::SGT } else { I::UGT },
+                CmpOp::Ge => if s { I::SGE } else { I::UGE },
+                CmpOp::Lo => I::ULT,
+                CmpOp::Ls => I::ULE,
+                CmpOp::Hi => I::UGT,
+                CmpOp::Hs => I::UGE,
+                _ => unreachable!("rejected by the checker"),
+            };
+            self.icmp(p, x, y)?
+        };
+        let f = self.b.build_not(t, "")?;
+        let (t, f) = match combine {
+            None => (t, f),
+            Some((op, c)) => {
+                let c = self.read_pred(c)?;
+                (self.bool_op(op, t, c)?, self.bool_op(op, f, c)?)
+            }
+        };
+        self.write(dst, t, ScalarType::Pred)?;
+        if let Some(d) = dst_not {
+            self.write(d, f, ScalarType::Pred)?;
+        }
+        Ok(())
+    }
+
+    fn bool_op(&self, op: BoolOp, a: IntValue<'ctx>, b: IntValue<'ctx>) -> R<IntValue<'ctx>> {
+        Ok(match op {
+            BoolOp::And => self.b.build_and(a, b, "")?,
+            BoolOp::Or => self.b.build_or(a, b, "")?,
+            BoolOp::Xor => self.b.build_xor(a, b, "")?,
+        })
+    }
+
+    pub fn pred_logic(&self, op: Option<BoolOp>, dst: RegId, a: PredRef, b: Option<PredRef>) -> R<()> {
+        let x = self.read_pred(a)?;
+        let v = match (op, b) {
+            (Some(op), Some(b)) => {
+                let y = self.read_pred(b)?;
+                self.bool_op(op, x, y)?
+            }
+            _ => self.b.build_not(x, "")?,
+        };
+        self.write(dst, v, ScalarType::Pred)
+    }
+}

@@ -1,0 +1,391 @@
+//! Block functions: one `.entry` becomes `i32 __ptxrt_block_<name>(ptxrtBlockEnv*)`, which
+//! runs a whole thread block on the calling CPU thread, region by region (see `regions`).
+//!
+//! Each region is a loop nest over (z, y, x) thread indices with x innermost, so that
+//! LLVM can vectorize across threads. A per-thread `state` array in the context area
+//! records where each thread stopped (the barrier it reached, or exit); after a region the
+//! block checks that all live threads reached the same barrier and continues there.
+
+use super::abi;
+use super::regions::{self, Regions};
+use super::thread::{FnCx, Thread, Uniform};
+use super::{LowerError, ModuleLowerer, R};
+use crate::ir::{self, BlockId, Terminator};
+use inkwell::basic_block::BasicBlock;
+use inkwell::module::Linkage;
+use inkwell::values::{FunctionValue, IntValue, PointerValue};
+use inkwell::IntPredicate as P;
+use std::collections::HashMap;
+
+/// State value of a thread that has exited.
+const EXITED: u64 = u32::MAX as u64;
+
+pub struct LoweredKernel<'ctx> {
+    pub block_fn: FunctionValue<'ctx>,
+    pub context_bytes_per_thread: u32,
+}
+
+/// Where each saved register lives in the structure-of-arrays context area.
+struct ContextLayout {
+    /// Per register (by index): (per-thread byte offset prefix, element size).
+    slots: HashMap<ir::RegId, (u64, u32)>,
+    /// Prefix of the i32 state array, if the kernel has barriers.
+    state: Option<u64>,
+    bytes_per_thread: u64,
+}
+
+fn context_layout(f: &ir::Function, regions: &Regions) -> ContextLayout {
+    let mut items: Vec<(Option<ir::RegId>, u32)> = regions.saved.iter().map(|r| (Some(*r), f.regs[r.0 as usize].ty.bytes())).collect();
+    if regions.has_barriers() {
+        items.push((None, 4));
+    }
+    // Larger elements first keeps every array naturally aligned for any thread count.
+    items.sort_by_key(|(r, size)| (std::cmp::Reverse(*size), r.map(|r| r.0)));
+    let mut slots = HashMap::new();
+    let mut state = None;
+    let mut off = 0u64;
+    for (r, size) in items {
+        match r {
+            Some(r) => {
+                slots.insert(r, (off, size));
+            }
+            None => state = Some(off),
+        }
+        off += size as u64;
+    }
+    ContextLayout { slots, state, bytes_per_thread: off }
+}
+
+pub fn lower_entry<'ctx>(ml: &ModuleLowerer<'ctx, '_>, f: &ir::Function) -> R<LoweredKernel<'ctx>> {
+    let cx = ml.cx;
+    let regions = regions::analyze(f);
+    for b in &f.blocks {
+        if let Terminator::Barrier { barrier, .. } = &b.term {
+            if barrier.kind == ir::BarrierKind::Arrive {
+                return Err(LowerError::At(b.term_span.clone(), "not supported yet: `bar.arrive`".into()));
+            }
+            if barrier.count.is_some() {
+                return Err(LowerError::At(b.term_span.clone(), "not supported yet: barriers with a thread count".into()));
+            }
+        }
+    }
+    let layout = context_layout(f, &regions);
+    let ptr = cx.ptr_type(inkwell::AddressSpace::default());
+    let fn_ty = cx.i32_type().fn_type(&[ptr.into()], false);
+    let func = ml.module.add_function(&abi::block_fn_symbol(&f.name), fn_ty, Some(Linkage::Internal));
+    let nounwind = cx.create_enum_attribute(inkwell::attributes::Attribute::get_named_enum_kind_id("nounwind"), 0);
+    func.add_attribute(inkwell::attributes::AttributeLoc::Function, nounwind);
+    let b = cx.create_builder();
+    let entry = cx.append_basic_block(func, "entry");
+    b.position_at_end(entry);
+
+    let uni = load_uniforms(ml, &b, func, f)?;
+    let regs = f
+        .regs
+        .iter()
+        .map(|r| b.build_alloca(super::thread::int_type(cx, r.ty.bits()), &r.name))
+        .collect::<Result<Vec<_>, _>>()?;
+    let mut fc = FnCx { cx, module: &ml.module, b, ml, f, func, regs, uni, thread: None };
+    let done = fc.new_block("done");
+
+    if !regions.has_barriers() {
+        let after = done;
+        let start = emit_region_loop(&mut fc, &regions, &layout, 0, false, after, None)?;
+        fc.b.position_at_end(entry);
+        fc.b.build_unconditional_branch(start)?;
+    } else {
+        let i32t = cx.i32_type();
+        let cur = fc.b.build_alloca(i32t, "region")?;
+        let any_exited = fc.b.build_alloca(cx.bool_type(), "any_exited")?;
+        fc.b.build_store(cur, i32t.const_zero())?;
+        fc.b.build_store(any_exited, cx.bool_type().const_zero())?;
+        let dispatch = fc.new_block("dispatch");
+        let scan = fc.new_block("scan");
+        fc.b.build_unconditional_branch(dispatch)?;
+        let mut cases = vec![];
+        for k in 0..regions.starts.len() {
+            let pick = fc.new_block(&format!("region{k}"));
+            let dense = emit_region_loop(&mut fc, &regions, &layout, k, false, scan, Some(any_exited))?;
+            let checked = emit_region_loop(&mut fc, &regions, &layout, k, true, scan, Some(any_exited))?;
+            fc.b.position_at_end(pick);
+            let ae = fc.b.build_load(cx.bool_type(), any_exited, "")?.into_int_value();
+            fc.b.build_conditional_branch(ae, checked, dense)?;
+            cases.push((i32t.const_int(k as u64, false), pick));
+        }
+        fc.b.position_at_end(dispatch);
+        let c = fc.b.build_load(i32t, cur, "")?.into_int_value();
+        fc.b.build_switch(c, done, &cases)?;
+        emit_scan(&mut fc, &layout, scan, dispatch, done, cur, any_exited)?;
+    }
+    fc.b.position_at_end(done);
+    fc.b.build_return(Some(&cx.i32_type().const_zero()))?;
+    Ok(LoweredKernel { block_fn: func, context_bytes_per_thread: layout.bytes_per_thread as u32 })
+}
+
+fn load_uniforms<'ctx>(ml: &ModuleLowerer<'ctx, '_>, b: &inkwell::builder::Builder<'ctx>, func: FunctionValue<'ctx>, f: &ir::Function) -> R<Uniform<'ctx>> {
+    let cx = ml.cx;
+    let t = &ml.abi;
+    let ptr = cx.ptr_type(inkwell::AddressSpace::default());
+    let i32t = cx.i32_type();
+    let env = func.get_nth_param(0).expect("one parameter").into_pointer_value();
+    let field = |base: PointerValue<'ctx>, st: inkwell::types::StructType<'ctx>, i: u32| b.build_struct_gep(st, base, i, "");
+    let launch = b.build_load(ptr, field(env, t.block_env, abi::env::LAUNCH)?, "launch")?.into_pointer_value();
+    let dim3 = |base: PointerValue<'ctx>, st, i, name: &str| -> R<[IntValue<'ctx>; 3]> {
+        let p = field(base, st, i)?;
+        let mut out = [i32t.const_zero(); 3];
+        for (k, o) in out.iter_mut().enumerate() {
+            let q = b.build_struct_gep(t.dim3, p, k as u32, "")?;
+            *o = b.build_load(i32t, q, &format!("{name}.{}", ["x", "y", "z"][k]))?.into_int_value();
+        }
+        Ok(out)
+    };
+    let ntid = dim3(launch, t.launch_info, abi::launch::BLOCK, "ntid")?;
+    let nctaid = dim3(launch, t.launch_info, abi::launch::GRID, "nctaid")?;
+    let ctaid = dim3(env, t.block_env, abi::env::CTAID, "ctaid")?;
+    let load_ptr = |i, name| -> R<PointerValue<'ctx>> { Ok(b.build_load(ptr, field(env, t.block_env, i)?, name)?.into_pointer_value()) };
+    let shared = load_ptr(abi::env::SHARED, "shared")?;
+    let context = load_ptr(abi::env::CONTEXT, "context")?;
+    let local = load_ptr(abi::env::LOCAL, "local")?;
+    let worker_index = b.build_load(i32t, field(env, t.block_env, abi::env::WORKER_INDEX)?, "smid")?.into_int_value();
+    let num_workers = b.build_load(i32t, field(launch, t.launch_info, abi::launch::NUM_WORKERS)?, "nsmid")?.into_int_value();
+    let dynamic_shared = b.build_load(i32t, field(launch, t.launch_info, abi::launch::DYNAMIC_SHARED)?, "dynsmem")?.into_int_value();
+    let args = b.build_load(ptr, field(launch, t.launch_info, abi::launch::ARGS)?, "args")?.into_pointer_value();
+    let mut params = vec![];
+    for i in 0..f.params.len() {
+        // SAFETY (of the generated code): args has one pointer per kernel parameter.
+        let slot = unsafe { b.build_in_bounds_gep(ptr, args, &[i32t.const_int(i as u64, false)], "")? };
+        params.push(b.build_load(ptr, slot, &format!("param{i}"))?.into_pointer_value());
+    }
+    let nxy = b.build_int_mul(ntid[0], ntid[1], "")?;
+    let nthreads = b.build_int_mul(nxy, ntid[2], "nthreads")?;
+    Ok(Uniform { env, ntid, nctaid, ctaid, nthreads, shared, local, context, params, worker_index, num_workers, dynamic_shared })
+}
+
+/// Address of a thread's element in a context array whose per-thread prefix is `prefix`.
+fn context_elem<'ctx>(fc: &FnCx<'ctx, '_>, prefix: u64, size: u32, tid: IntValue<'ctx>) -> R<PointerValue<'ctx>> {
+    let i64t = fc.cx.i64_type();
+    let n = fc.b.build_int_z_extend(fc.uni.nthreads, i64t, "")?;
+    let base = fc.b.build_int_mul(n, i64t.const_int(prefix, false), "")?;
+    let t = fc.b.build_int_z_extend(tid, i64t, "")?;
+    let off = fc.b.build_int_mul(t, i64t.const_int(size as u64, false), "")?;
+    let off = fc.b.build_int_add(base, off, "")?;
+    // SAFETY (of the generated code): context holds bytes_per_thread * nthreads bytes.
+    Ok(unsafe { fc.b.build_in_bounds_gep(fc.cx.i8_type(), fc.uni.context, &[off], "")? })
+}
+
+/// Emits the thread loop nest of region `k`; returns its first block. Control continues at `after`.
+fn emit_region_loop<'ctx>(
+    fc: &mut FnCx<'ctx, '_>,
+    regions: &Regions,
+    layout: &ContextLayout,
+    k: usize,
+    checked: bool,
+    after: BasicBlock<'ctx>,
+    any_exited: Option<PointerValue<'ctx>>,
+) -> R<BasicBlock<'ctx>> {
+    let cx = fc.cx;
+    let i32t = cx.i32_type();
+    let tag = if checked { "c" } else { "d" };
+    let pre = fc.new_block(&format!("r{k}{tag}.pre"));
+    let zh = fc.new_block(&format!("r{k}{tag}.z"));
+    let yh = fc.new_block(&format!("r{k}{tag}.y"));
+    let xh = fc.new_block(&format!("r{k}{tag}.x"));
+    let xl = fc.new_block(&format!("r{k}{tag}.xnext"));
+    let yl = fc.new_block(&format!("r{k}{tag}.ynext"));
+    let zl = fc.new_block(&format!("r{k}{tag}.znext"));
+    let b = &fc.b;
+    b.position_at_end(pre);
+    b.build_unconditional_branch(zh)?;
+    b.position_at_end(zh);
+    let z = b.build_phi(i32t, "tid.z")?;
+    b.build_unconditional_branch(yh)?;
+    b.position_at_end(yh);
+    let y = b.build_phi(i32t, "tid.y")?;
+    b.build_unconditional_branch(xh)?;
+    b.position_at_end(xh);
+    let x = b.build_phi(i32t, "tid.x")?;
+    let (xv, yv, zv) = (x.as_basic_value().into_int_value(), y.as_basic_value().into_int_value(), z.as_basic_value().into_int_value());
+    let zy = b.build_int_mul(zv, fc.uni.ntid[1], "")?;
+    let zy = b.build_int_add(zy, yv, "")?;
+    let lin = b.build_int_mul(zy, fc.uni.ntid[0], "")?;
+    let lin = b.build_int_add(lin, xv, "tid")?;
+    fc.thread = Some(Thread { tid: [xv, yv, zv], linear: lin });
+
+    let body = fc.new_block(&format!("r{k}{tag}.body"));
+    if checked {
+        let sp = context_elem(fc, layout.state.expect("kernel with barriers has a state array"), 4, lin)?;
+        let s = fc.b.build_load(i32t, sp, "state")?.into_int_value();
+        let exited = fc.b.build_int_compare(P::EQ, s, i32t.const_int(EXITED, false), "")?;
+        fc.b.build_conditional_branch(exited, xl, body)?;
+    } else {
+        fc.b.build_unconditional_branch(body)?;
+    }
+    fc.b.position_at_end(body);
+    for r in regions.live_into_region(k) {
+        let (prefix, size) = layout.slots[&r];
+        let p = context_elem(fc, prefix, size, lin)?;
+        let v = fc.b.build_load(super::thread::int_type(cx, size * 8), p, "")?.into_int_value();
+        let bits = fc.f.regs[r.0 as usize].ty.bits();
+        let v = fc.resize(v, bits, false)?;
+        fc.b.build_store(fc.regs[r.0 as usize], v)?;
+    }
+    // The per-thread code of the region: every IR block reachable without crossing a barrier.
+    let mut bbs: HashMap<BlockId, BasicBlock<'ctx>> = HashMap::new();
+    let mut work = vec![regions.starts[k]];
+    let first = fc.new_block(&format!("r{k}{tag}.b{}", regions.starts[k].0));
+    bbs.insert(regions.starts[k], first);
+    fc.b.build_unconditional_branch(first)?;
+    let mut get = |fc: &FnCx<'ctx, '_>, id: BlockId, work: &mut Vec<BlockId>| -> BasicBlock<'ctx> {
+        *bbs.entry(id).or_insert_with(|| {
+            work.push(id);
+            fc.new_block(&format!("r{k}{tag}.b{}", id.0))
+        })
+    };
+    let mut done = std::collections::HashSet::new();
+    while let Some(id) = work.pop() {
+        if !done.insert(id) {
+            continue;
+        }
+        let bb = get(fc, id, &mut work);
+        fc.b.position_at_end(bb);
+        let block = &fc.f.blocks[id.0 as usize];
+        for inst in &block.insts {
+            fc.inst(inst).map_err(|e| e.at(&inst.span))?;
+        }
+        match &block.term {
+            Terminator::Jump(t) => {
+                let t = get(fc, *t, &mut work);
+                fc.b.build_unconditional_branch(t)?;
+            }
+            Terminator::Branch { cond, then_, else_ } => {
+                let c = fc.read_pred(*cond)?;
+                let (t, e) = (get(fc, *then_, &mut work), get(fc, *else_, &mut work));
+                fc.b.build_conditional_branch(c, t, e)?;
+            }
+            Terminator::Barrier { next, .. } => {
+                let j = regions.barrier_region[id.0 as usize].expect("barrier has a region");
+                for r in regions.live_in[next.0 as usize].iter() {
+                    let (prefix, size) = layout.slots[r];
+                    let p = context_elem(fc, prefix, size, lin)?;
+                    let v = fc.load_reg(*r)?;
+                    let v = fc.resize(v, size * 8, false)?;
+                    fc.b.build_store(p, v)?;
+                }
+                let sp = context_elem(fc, layout.state.expect("state"), 4, lin)?;
+                fc.b.build_store(sp, i32t.const_int(j as u64, false))?;
+                fc.b.build_unconditional_branch(xl)?;
+            }
+            Terminator::Exit | Terminator::Return => {
+                if let Some(state) = layout.state {
+                    let sp = context_elem(fc, state, 4, lin)?;
+                    fc.b.build_store(sp, i32t.const_int(EXITED, false))?;
+                }
+                if let Some(ae) = any_exited {
+                    fc.b.build_store(ae, cx.bool_type().const_all_ones())?;
+                }
+                fc.b.build_unconditional_branch(xl)?;
+            }
+        }
+    }
+    fc.thread = None;
+    // Loop latches (every dimension is at least 1, checked at launch).
+    let b = &fc.b;
+    let one = i32t.const_int(1, false);
+    b.position_at_end(xl);
+    let xn = b.build_int_add(xv, one, "")?;
+    let c = b.build_int_compare(P::ULT, xn, fc.uni.ntid[0], "")?;
+    b.build_conditional_branch(c, xh, yl)?;
+    b.position_at_end(yl);
+    let yn = b.build_int_add(yv, one, "")?;
+    let c = b.build_int_compare(P::ULT, yn, fc.uni.ntid[1], "")?;
+    b.build_conditional_branch(c, yh, zl)?;
+    b.position_at_end(zl);
+    let zn = b.build_int_add(zv, one, "")?;
+    let c = b.build_int_compare(P::ULT, zn, fc.uni.ntid[2], "")?;
+    b.build_conditional_branch(c, zh, after)?;
+    let zero = i32t.const_zero();
+    z.add_incoming(&[(&zero, pre), (&zn, zl)]);
+    y.add_incoming(&[(&zero, zh), (&yn, yl)]);
+    x.add_incoming(&[(&zero, yh), (&xn, xl)]);
+    Ok(pre)
+}
+
+/// After a region: all live threads must have reached the same barrier; continue there.
+fn emit_scan<'ctx>(
+    fc: &mut FnCx<'ctx, '_>,
+    layout: &ContextLayout,
+    scan: BasicBlock<'ctx>,
+    dispatch: BasicBlock<'ctx>,
+    done: BasicBlock<'ctx>,
+    cur: PointerValue<'ctx>,
+    any_exited: PointerValue<'ctx>,
+) -> R<()> {
+    let cx = fc.cx;
+    let i32t = cx.i32_type();
+    let state = layout.state.expect("state");
+    let head = fc.new_block("scan.loop");
+    let next = fc.new_block("scan.end");
+    let diverged = fc.new_block("scan.diverged");
+    let cont = fc.new_block("scan.cont");
+    let b = &fc.b;
+    b.position_at_end(scan);
+    b.build_unconditional_branch(head)?;
+    b.position_at_end(head);
+    let i = b.build_phi(i32t, "i")?;
+    let lo = b.build_phi(i32t, "lo")?;
+    let hi = b.build_phi(i32t, "hi")?;
+    let iv = i.as_basic_value().into_int_value();
+    let p = context_elem(fc, state, 4, iv)?;
+    let b = &fc.b;
+    let s = b.build_load(i32t, p, "")?.into_int_value();
+    let exited = b.build_int_compare(P::EQ, s, i32t.const_int(EXITED, false), "")?;
+    let lov = lo.as_basic_value().into_int_value();
+    let hiv = hi.as_basic_value().into_int_value();
+    // lo = min over live threads (EXITED is the largest value), hi = max over live threads (or 0).
+    let lt = b.build_int_compare(P::ULT, s, lov, "")?;
+    let lo2 = b.build_select(lt, s, lov, "")?.into_int_value();
+    let gt = b.build_int_compare(P::UGT, s, hiv, "")?;
+    let take = b.build_and(gt, b.build_not(exited, "")?, "")?;
+    let hi2 = b.build_select(take, s, hiv, "")?.into_int_value();
+    let i2 = b.build_int_add(iv, i32t.const_int(1, false), "")?;
+    let more = b.build_int_compare(P::ULT, i2, fc.uni.nthreads, "")?;
+    b.build_conditional_branch(more, head, next)?;
+    let init_lo = i32t.const_int(EXITED, false);
+    let zero = i32t.const_zero();
+    i.add_incoming(&[(&zero, scan), (&i2, head)]);
+    lo.add_incoming(&[(&init_lo, scan), (&lo2, head)]);
+    hi.add_incoming(&[(&zero, scan), (&hi2, head)]);
+    b.position_at_end(next);
+    let all_exited = b.build_int_compare(P::EQ, lo2, i32t.const_int(EXITED, false), "")?;
+    b.build_conditional_branch(all_exited, done, cont)?;
+    b.position_at_end(cont);
+    let same = b.build_int_compare(P::EQ, lo2, hi2, "")?;
+    let go = fc.new_block("scan.go");
+    let b = &fc.b;
+    b.build_conditional_branch(same, go, diverged)?;
+    b.position_at_end(go);
+    b.build_store(cur, lo2)?;
+    // Threads that exited stay exited: from now on every region checks the state.
+    let _ = any_exited;
+    b.build_unconditional_branch(dispatch)?;
+    b.position_at_end(diverged);
+    let msg = format!("threads of the block reached different barriers (divergent barrier) in kernel `{}`", fc.f.name);
+    fc.report_error(&msg)?;
+    Ok(())
+}
+
+impl<'ctx> FnCx<'ctx, '_> {
+    /// Stores an error code and message in the block environment and returns the code.
+    pub fn report_error(&self, message: &str) -> R<()> {
+        let t = &self.ml.abi;
+        let msg = self.b.build_global_string_ptr(message, "ptxrt.msg")?;
+        let code = self.cx.i32_type().const_int(abi::ERROR_LAUNCH_FAILURE, false);
+        let p = self.b.build_struct_gep(t.block_env, self.uni.env, abi::env::ERROR_CODE, "")?;
+        self.b.build_store(p, code)?;
+        let p = self.b.build_struct_gep(t.block_env, self.uni.env, abi::env::ERROR_MESSAGE, "")?;
+        self.b.build_store(p, msg.as_pointer_value())?;
+        self.b.build_return(Some(&code))?;
+        Ok(())
+    }
+}
+

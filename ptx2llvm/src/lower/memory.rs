@@ -1,0 +1,109 @@
+//! Loads, stores and address conversion between state-space windows and generic addresses.
+//!
+//! Generic, global, const and (kernel) param addresses are host addresses. Shared and
+//! local addresses are offsets into the block's shared window and the thread's local window.
+
+use super::thread::FnCx;
+use super::{LowerError, R};
+use crate::ir::{Address, AddressBase, Operand, RegId, ScalarType, StateSpace};
+use inkwell::values::{BasicValue, PointerValue};
+
+impl<'ctx> FnCx<'ctx, '_> {
+    /// The host pointer of an address operand in a state space.
+    pub fn address(&self, space: StateSpace, addr: Address) -> R<PointerValue<'ctx>> {
+        let i8t = self.cx.i8_type();
+        let gep = |base: PointerValue<'ctx>, off: inkwell::values::IntValue<'ctx>| -> R<PointerValue<'ctx>> {
+            // SAFETY (of the generated code): PTX addresses are in bounds of their window by contract.
+            Ok(unsafe { self.b.build_gep(i8t, base, &[off], "")? })
+        };
+        let off = self.i64(addr.offset as u64);
+        match addr.base {
+            AddressBase::Var(v) => {
+                let var = &self.ml.ir.vars[v.0 as usize];
+                match var.space {
+                    StateSpace::Shared => gep(self.uni.shared, self.i64(self.ml.layout.shared_offset(v).wrapping_add(addr.offset as u64))),
+                    StateSpace::Local => gep(self.local_base()?, self.i64(self.ml.layout.local_offset(v).wrapping_add(addr.offset as u64))),
+                    _ => {
+                        let g = self.ml.global_ptr(v).ok_or_else(|| LowerError::Unsupported(format!("access to `{}`", var.name)))?;
+                        gep(g, off)
+                    }
+                }
+            }
+            AddressBase::Param(i) => gep(self.uni.params[i as usize], off),
+            AddressBase::Reg(r) => {
+                let v = self.load_reg(r)?;
+                let v = self.resize(v, 64, false)?;
+                let v = self.b.build_int_add(v, off, "")?;
+                self.window_pointer(space, v)
+            }
+            AddressBase::Absolute => self.window_pointer(space, off),
+        }
+    }
+
+    /// A 64-bit address value of `space` as a host pointer.
+    fn window_pointer(&self, space: StateSpace, v: inkwell::values::IntValue<'ctx>) -> R<PointerValue<'ctx>> {
+        let i8t = self.cx.i8_type();
+        Ok(match space {
+            // SAFETY (of the generated code): in-window offsets by the PTX memory model.
+            StateSpace::Shared => unsafe { self.b.build_gep(i8t, self.uni.shared, &[v], "")? },
+            StateSpace::Local => unsafe { self.b.build_gep(i8t, self.local_base()?, &[v], "")? },
+            _ => self.b.build_int_to_ptr(v, self.ptr_ty(), "")?,
+        })
+    }
+
+    pub fn load(&self, space: StateSpace, ty: ScalarType, volatile: bool, dst: &[Option<RegId>], addr: Address) -> R<()> {
+        let base = self.address(space, addr)?;
+        let et = self.int_ty(ty.bits());
+        let size = ty.bytes() as u64;
+        for (i, d) in dst.iter().enumerate() {
+            let p = if i == 0 { base } else { unsafe { self.b.build_gep(self.cx.i8_type(), base, &[self.i64(size * i as u64)], "")? } };
+            let v = self.b.build_load(et, p, "")?;
+            let inst = v.as_instruction_value().expect("load is an instruction");
+            inst.set_alignment(if i == 0 { (size * dst.len() as u64) as u32 } else { size as u32 }).map_err(|e| LowerError::Internal(e.to_string()))?;
+            if volatile {
+                inst.set_volatile(true).map_err(|e| LowerError::Internal(e.to_string()))?;
+            }
+            if let Some(d) = d {
+                self.write(*d, v.into_int_value(), ty)?;
+            }
+        }
+        Ok(())
+    }
+
+    pub fn store(&self, space: StateSpace, ty: ScalarType, volatile: bool, src: &[Operand], addr: Address) -> R<()> {
+        let base = self.address(space, addr)?;
+        let size = ty.bytes() as u64;
+        for (i, s) in src.iter().enumerate() {
+            let p = if i == 0 { base } else { unsafe { self.b.build_gep(self.cx.i8_type(), base, &[self.i64(size * i as u64)], "")? } };
+            let v = self.read(*s, ty)?;
+            let st = self.b.build_store(p, v)?;
+            st.set_alignment(if i == 0 { (size * src.len() as u64) as u32 } else { size as u32 }).map_err(|e| LowerError::Internal(e.to_string()))?;
+            if volatile {
+                st.set_volatile(true).map_err(|e| LowerError::Internal(e.to_string()))?;
+            }
+        }
+        Ok(())
+    }
+
+    pub fn cvta(&self, to_generic: bool, space: StateSpace, ty: ScalarType, dst: RegId, src: Operand) -> R<()> {
+        let v = self.read(src, ty)?;
+        let v64 = self.resize(v, 64, false)?;
+        let base = match space {
+            StateSpace::Shared => Some(self.uni.shared),
+            StateSpace::Local => Some(self.local_base()?),
+            _ => None,
+        };
+        let out = match base {
+            None => v64,
+            Some(p) => {
+                let b = self.b.build_ptr_to_int(p, self.cx.i64_type(), "")?;
+                if to_generic {
+                    self.b.build_int_add(v64, b, "")?
+                } else {
+                    self.b.build_int_sub(v64, b, "")?
+                }
+            }
+        };
+        self.write(dst, self.resize(out, ty.bits(), false)?, ty)
+    }
+}

@@ -1,0 +1,202 @@
+//! Barrier regions of a kernel.
+//!
+//! A block function runs the threads of a block region by region: a region starts at the
+//! kernel's entry or right after a barrier, and each thread runs it until it reaches a
+//! barrier or exits. Registers live across a barrier are saved per thread in the context
+//! area; this module finds the regions and those registers.
+
+use crate::ir::{self, BlockId, Op, Operand, RegId, Terminator};
+use std::collections::BTreeSet;
+
+pub struct Regions {
+    /// Start block of each region: `starts[0]` is the entry, `starts[k]` (k ≥ 1) follows barrier k.
+    pub starts: Vec<BlockId>,
+    /// For each IR block ending in a barrier: the region that follows it.
+    pub barrier_region: Vec<Option<usize>>,
+    /// Registers live at the start of each block.
+    pub live_in: Vec<BTreeSet<RegId>>,
+    /// Registers saved in the context area (live into some region after a barrier), in slot order.
+    pub saved: Vec<RegId>,
+}
+
+impl Regions {
+    pub fn has_barriers(&self) -> bool {
+        self.starts.len() > 1
+    }
+
+    /// Registers to reload at the start of region `k` (none for the entry region).
+    pub fn live_into_region(&self, k: usize) -> impl Iterator<Item = RegId> + '_ {
+        let set = if k == 0 { None } else { Some(&self.live_in[self.starts[k].0 as usize]) };
+        set.into_iter().flatten().copied()
+    }
+}
+
+pub fn analyze(f: &ir::Function) -> Regions {
+    let n = f.blocks.len();
+    let mut starts = vec![BlockId(0)];
+    let mut barrier_region = vec![None; n];
+    for (i, b) in f.blocks.iter().enumerate() {
+        if let Terminator::Barrier { next, .. } = b.term {
+            barrier_region[i] = Some(starts.len());
+            starts.push(next);
+        }
+    }
+    let live_in = liveness(f);
+    let mut saved_set = BTreeSet::new();
+    for s in &starts[1..] {
+        saved_set.extend(live_in[s.0 as usize].iter().copied());
+    }
+    Regions { starts, barrier_region, live_in, saved: saved_set.into_iter().collect() }
+}
+
+/// Registers read by an operation (including values kept when a guarded write is skipped).
+pub fn uses(op: &Op, out: &mut Vec<RegId>) {
+    let mut o = |x: &Operand| {
+        if let Operand::Reg(r) = x {
+            out.push(*r)
+        }
+    };
+    match op {
+        Op::Mov { src, .. } => o(src),
+        Op::IntBinary { a, b, .. } | Op::MulWide { a, b, .. } | Op::FloatBinary { a, b, .. } => {
+            o(a);
+            o(b)
+        }
+        Op::Mad { a, b, c, .. } | Op::Fma { a, b, c, .. } => {
+            o(a);
+            o(b);
+            o(c)
+        }
+        Op::IntUnary { a, .. } | Op::FloatUnary { a, .. } => o(a),
+        Op::Setp { a, b, combine, .. } => {
+            o(a);
+            o(b);
+            if let Some((_, p)) = combine {
+                out.push(p.reg)
+            }
+        }
+        Op::Selp { a, b, cond, .. } => {
+            o(a);
+            o(b);
+            out.push(cond.reg)
+        }
+        Op::PredLogic { a, b, .. } => {
+            out.push(a.reg);
+            if let Some(b) = b {
+                out.push(b.reg)
+            }
+        }
+        Op::Cvt { src, .. } | Op::Cvta { src, .. } => o(src),
+        Op::Load { addr, .. } => {
+            if let ir::AddressBase::Reg(r) = addr.base {
+                out.push(r)
+            }
+        }
+        Op::Store { src, addr, .. } => {
+            src.iter().for_each(&mut o);
+            if let ir::AddressBase::Reg(r) = addr.base {
+                out.push(r)
+            }
+        }
+    }
+}
+
+/// Registers written by an operation.
+pub fn defs(op: &Op, out: &mut Vec<RegId>) {
+    match op {
+        Op::Mov { dst, .. }
+        | Op::IntBinary { dst, .. }
+        | Op::MulWide { dst, .. }
+        | Op::Mad { dst, .. }
+        | Op::IntUnary { dst, .. }
+        | Op::FloatBinary { dst, .. }
+        | Op::FloatUnary { dst, .. }
+        | Op::Fma { dst, .. }
+        | Op::Selp { dst, .. }
+        | Op::PredLogic { dst, .. }
+        | Op::Cvt { dst, .. }
+        | Op::Cvta { dst, .. } => out.push(*dst),
+        Op::Setp { dst, dst_not, .. } => {
+            out.push(*dst);
+            if let Some(d) = dst_not {
+                out.push(*d)
+            }
+        }
+        Op::Load { dst, .. } => out.extend(dst.iter().flatten().copied()),
+        Op::Store { .. } => {}
+    }
+}
+
+pub fn successors(t: &Terminator) -> Vec<BlockId> {
+    match t {
+        Terminator::Jump(b) => vec![*b],
+        Terminator::Branch { then_, else_, .. } => vec![*then_, *else_],
+        Terminator::Barrier { next, .. } => vec![*next],
+        Terminator::Exit | Terminator::Return => vec![],
+    }
+}
+
+fn liveness(f: &ir::Function) -> Vec<BTreeSet<RegId>> {
+    let n = f.blocks.len();
+    // Per block: registers read before any (unconditional) write, and registers written.
+    let mut gen = vec![BTreeSet::new(); n];
+    let mut kill = vec![BTreeSet::new(); n];
+    let mut buf = vec![];
+    for (i, b) in f.blocks.iter().enumerate() {
+        for inst in &b.insts {
+            buf.clear();
+            uses(&inst.op, &mut buf);
+            if let Some(g) = inst.guard {
+                buf.push(g.reg);
+            }
+            for r in &buf {
+                if !kill[i].contains(r) {
+                    gen[i].insert(*r);
+                }
+            }
+            buf.clear();
+            defs(&inst.op, &mut buf);
+            if inst.guard.is_none() {
+                kill[i].extend(buf.iter().copied());
+            }
+        }
+        let mut term_uses = vec![];
+        match &b.term {
+            Terminator::Branch { cond, .. } => term_uses.push(cond.reg),
+            Terminator::Barrier { barrier, .. } => {
+                for o in [Some(barrier.id), barrier.count].into_iter().flatten() {
+                    if let Operand::Reg(r) = o {
+                        term_uses.push(r)
+                    }
+                }
+            }
+            _ => {}
+        }
+        for r in term_uses {
+            if !kill[i].contains(&r) {
+                gen[i].insert(r);
+            }
+        }
+    }
+    let succs: Vec<Vec<BlockId>> = f.blocks.iter().map(|b| successors(&b.term)).collect();
+    let mut live_in: Vec<BTreeSet<RegId>> = gen.clone();
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for i in (0..n).rev() {
+            let mut out = BTreeSet::new();
+            for s in &succs[i] {
+                if let Some(l) = live_in.get(s.0 as usize) {
+                    out.extend(l.iter().copied());
+                }
+            }
+            let mut inn = gen[i].clone();
+            inn.extend(out.difference(&kill[i]).copied());
+            if inn != live_in[i] {
+                live_in[i] = inn;
+                changed = true;
+            }
+        }
+    }
+    live_in
+}

@@ -1,0 +1,308 @@
+//! Per-thread code: registers, operands, addresses and the dispatch of each operation to
+//! its family (`int`, `float`, `compare`, `convert`, `memory`).
+//!
+//! Every PTX register is an `alloca` of an integer type of its width (predicates: `i1`);
+//! floating-point operations bitcast. `mem2reg`/SROA turn this into SSA form.
+
+use super::{LowerError, ModuleLowerer, R};
+use crate::ir::{self, Dim, Op, Operand, RegId, ScalarType, SpecialReg, StateSpace};
+use inkwell::builder::Builder;
+use inkwell::context::Context;
+use inkwell::module::Module;
+use inkwell::types::{BasicTypeEnum, FloatType, IntType};
+use inkwell::values::{BasicValueEnum, FloatValue, FunctionValue, IntValue, PointerValue};
+use inkwell::{AddressSpace, IntPredicate};
+
+/// The LLVM integer type of a width in bits (widths come from PTX types: 1 to 128).
+pub fn int_type(cx: &Context, bits: u32) -> IntType<'_> {
+    match bits {
+        1 => cx.bool_type(),
+        8 => cx.i8_type(),
+        16 => cx.i16_type(),
+        32 => cx.i32_type(),
+        64 => cx.i64_type(),
+        128 => cx.i128_type(),
+        _ => cx.custom_width_int_type(std::num::NonZeroU32::new(bits.max(1)).expect("nonzero")).expect("valid integer width"),
+    }
+}
+
+/// Values that are the same for every thread of the block.
+#[derive(Clone)]
+pub struct Uniform<'ctx> {
+    pub env: PointerValue<'ctx>,
+    pub ntid: [IntValue<'ctx>; 3],
+    pub nctaid: [IntValue<'ctx>; 3],
+    pub ctaid: [IntValue<'ctx>; 3],
+    pub nthreads: IntValue<'ctx>,
+    pub shared: PointerValue<'ctx>,
+    pub local: PointerValue<'ctx>,
+    pub context: PointerValue<'ctx>,
+    pub params: Vec<PointerValue<'ctx>>,
+    pub worker_index: IntValue<'ctx>,
+    pub num_workers: IntValue<'ctx>,
+    pub dynamic_shared: IntValue<'ctx>,
+}
+
+/// The current thread inside a region loop.
+#[derive(Clone, Copy)]
+pub struct Thread<'ctx> {
+    pub tid: [IntValue<'ctx>; 3],
+    /// x + ntid.x * (y + ntid.y * z)
+    pub linear: IntValue<'ctx>,
+}
+
+pub struct FnCx<'ctx, 'a> {
+    pub cx: &'ctx Context,
+    pub module: &'a Module<'ctx>,
+    pub b: Builder<'ctx>,
+    pub ml: &'a ModuleLowerer<'ctx, 'a>,
+    pub f: &'a ir::Function,
+    pub func: FunctionValue<'ctx>,
+    pub regs: Vec<PointerValue<'ctx>>,
+    pub uni: Uniform<'ctx>,
+    pub thread: Option<Thread<'ctx>>,
+}
+
+impl<'ctx, 'a> FnCx<'ctx, 'a> {
+    pub fn int_ty(&self, bits: u32) -> IntType<'ctx> {
+        int_type(self.cx, bits)
+    }
+
+    pub fn i32(&self, v: u64) -> IntValue<'ctx> {
+        self.cx.i32_type().const_int(v, false)
+    }
+
+    pub fn i64(&self, v: u64) -> IntValue<'ctx> {
+        self.cx.i64_type().const_int(v, false)
+    }
+
+    pub fn ptr_ty(&self) -> inkwell::types::PointerType<'ctx> {
+        self.cx.ptr_type(AddressSpace::default())
+    }
+
+    pub fn float_ty(&self, ty: ScalarType) -> FloatType<'ctx> {
+        match ty {
+            ScalarType::F64 => self.cx.f64_type(),
+            ScalarType::F16 => self.cx.f16_type(),
+            _ => self.cx.f32_type(),
+        }
+    }
+
+    /// The storage type of a register.
+    pub fn reg_storage(&self, ty: ScalarType) -> IntType<'ctx> {
+        self.int_ty(ty.bits())
+    }
+
+    pub fn thread(&self) -> Thread<'ctx> {
+        self.thread.expect("per-thread code is emitted inside a thread loop")
+    }
+
+    pub fn new_block(&self, name: &str) -> inkwell::basic_block::BasicBlock<'ctx> {
+        self.cx.append_basic_block(self.func, name)
+    }
+
+    /// Reads a register as stored (its declared width).
+    pub fn load_reg(&self, r: RegId) -> R<IntValue<'ctx>> {
+        let ty = self.reg_storage(self.f.regs[r.0 as usize].ty);
+        Ok(self.b.build_load(ty, self.regs[r.0 as usize], "")?.into_int_value())
+    }
+
+    /// Writes a value of instruction type `ty` to a register, extending it (by the
+    /// signedness of `ty`) or truncating it to the register's width.
+    pub fn write(&self, r: RegId, v: IntValue<'ctx>, ty: ScalarType) -> R<()> {
+        let reg_ty = self.reg_storage(self.f.regs[r.0 as usize].ty);
+        let v = self.resize(v, reg_ty.get_bit_width(), ty.is_signed())?;
+        self.b.build_store(self.regs[r.0 as usize], v)?;
+        Ok(())
+    }
+
+    pub fn write_float(&self, r: RegId, v: FloatValue<'ctx>, ty: ScalarType) -> R<()> {
+        let bits = self.b.build_bit_cast(v, self.int_ty(ty.bits()), "")?.into_int_value();
+        self.write(r, bits, ty)
+    }
+
+    pub fn resize(&self, v: IntValue<'ctx>, bits: u32, signed: bool) -> R<IntValue<'ctx>> {
+        let have = v.get_type().get_bit_width();
+        let to = self.int_ty(bits);
+        Ok(if have == bits {
+            v
+        } else if have > bits {
+            self.b.build_int_truncate(v, to, "")?
+        } else if signed {
+            self.b.build_int_s_extend(v, to, "")?
+        } else {
+            self.b.build_int_z_extend(v, to, "")?
+        })
+    }
+
+    /// Reads an operand as the bits of instruction type `ty`.
+    pub fn read(&self, op: Operand, ty: ScalarType) -> R<IntValue<'ctx>> {
+        let bits = ty.bits();
+        match op {
+            Operand::Reg(r) => {
+                let v = self.load_reg(r)?;
+                let reg_ty = self.f.regs[r.0 as usize].ty;
+                self.resize(v, bits, reg_ty.is_signed())
+            }
+            Operand::Imm(v) => Ok(self.int_ty(bits).const_int(v, false)),
+            Operand::Special(s) => {
+                let v = self.special(s)?;
+                self.resize(v, bits, false)
+            }
+            Operand::VarAddr(v, off) => {
+                let a = self.var_address_value(v, off)?;
+                self.resize(a, bits, false)
+            }
+            Operand::ParamAddr(i, off) => {
+                let p = self.uni.params[i as usize];
+                let a = self.b.build_ptr_to_int(p, self.cx.i64_type(), "")?;
+                let a = self.b.build_int_add(a, self.i64(off as u64), "")?;
+                self.resize(a, bits, false)
+            }
+        }
+    }
+
+    pub fn read_float(&self, op: Operand, ty: ScalarType) -> R<FloatValue<'ctx>> {
+        let v = self.read(op, ty)?;
+        Ok(self.b.build_bit_cast(v, self.float_ty(ty), "")?.into_float_value())
+    }
+
+    pub fn read_pred(&self, p: ir::PredRef) -> R<IntValue<'ctx>> {
+        let v = self.load_reg(p.reg)?;
+        Ok(if p.negated { self.b.build_not(v, "")? } else { v })
+    }
+
+    /// The value of a variable's address in its own state space (window offset for
+    /// shared/local, host address for global/const).
+    pub fn var_address_value(&self, v: ir::VarId, off: i64) -> R<IntValue<'ctx>> {
+        let var = &self.ml.ir.vars[v.0 as usize];
+        match var.space {
+            StateSpace::Shared => Ok(self.i64(self.ml.layout.shared_offset(v).wrapping_add(off as u64))),
+            StateSpace::Local => Ok(self.i64(self.ml.layout.local_offset(v).wrapping_add(off as u64))),
+            _ => {
+                let g = self.ml.global_ptr(v).ok_or_else(|| LowerError::Unsupported(format!("address of `{}`", var.name)))?;
+                let a = self.b.build_ptr_to_int(g, self.cx.i64_type(), "")?;
+                Ok(self.b.build_int_add(a, self.i64(off as u64), "")?)
+            }
+        }
+    }
+
+    /// Base of the current thread's `.local` window.
+    pub fn local_base(&self) -> R<PointerValue<'ctx>> {
+        let t = self.thread();
+        let per = self.ml.layout.local_bytes;
+        let idx = self.b.build_int_z_extend(t.linear, self.cx.i64_type(), "")?;
+        let off = self.b.build_int_mul(idx, self.i64(per), "")?;
+        // SAFETY (of the generated code): local is sized local_bytes_per_thread * threads.
+        Ok(unsafe { self.b.build_in_bounds_gep(self.cx.i8_type(), self.uni.local, &[off], "local")? })
+    }
+
+    pub fn special(&self, s: SpecialReg) -> R<IntValue<'ctx>> {
+        let d = |d: Dim| match d {
+            Dim::X => 0,
+            Dim::Y => 1,
+            Dim::Z => 2,
+        };
+        Ok(match s {
+            SpecialReg::Tid(x) => self.thread().tid[d(x)],
+            SpecialReg::Ntid(x) => self.uni.ntid[d(x)],
+            SpecialReg::Ctaid(x) => self.uni.ctaid[d(x)],
+            SpecialReg::Nctaid(x) => self.uni.nctaid[d(x)],
+            SpecialReg::LaneId => self.b.build_and(self.thread().linear, self.i32(31), "laneid")?,
+            SpecialReg::WarpId => self.b.build_right_shift(self.thread().linear, self.i32(5), false, "warpid")?,
+            SpecialReg::NWarpId => {
+                let n = self.b.build_int_add(self.uni.nthreads, self.i32(31), "")?;
+                self.b.build_right_shift(n, self.i32(5), false, "nwarpid")?
+            }
+            SpecialReg::SmId => self.uni.worker_index,
+            SpecialReg::NSmId => self.uni.num_workers,
+            SpecialReg::GridId => self.i64(0),
+            SpecialReg::LanemaskEq | SpecialReg::LanemaskLe | SpecialReg::LanemaskLt | SpecialReg::LanemaskGe | SpecialReg::LanemaskGt => {
+                let lane = self.b.build_and(self.thread().linear, self.i32(31), "")?;
+                let eq = self.b.build_left_shift(self.i32(1), lane, "")?;
+                let lt = self.b.build_int_sub(eq, self.i32(1), "")?;
+                match s {
+                    SpecialReg::LanemaskEq => eq,
+                    SpecialReg::LanemaskLt => lt,
+                    SpecialReg::LanemaskLe => self.b.build_or(lt, eq, "")?,
+                    SpecialReg::LanemaskGe => self.b.build_not(lt, "")?,
+                    _ => {
+                        let le = self.b.build_or(lt, eq, "")?;
+                        self.b.build_not(le, "")?
+                    }
+                }
+            }
+            SpecialReg::Clock | SpecialReg::Clock64 | SpecialReg::GlobalTimer => {
+                let f = self.ml.intrinsic("llvm.readcyclecounter", &[])?;
+                self.b.build_call(f, &[], "clock")?.try_as_basic_value().basic().expect("returns i64").into_int_value()
+            }
+            SpecialReg::DynamicSmemSize => self.uni.dynamic_shared,
+            SpecialReg::TotalSmemSize => {
+                let s = self.i32(self.ml.layout.static_shared_aligned());
+                self.b.build_int_add(s, self.uni.dynamic_shared, "")?
+            }
+        })
+    }
+
+    /// Lowers one instruction, branching around it when it is guarded.
+    pub fn inst(&mut self, inst: &ir::Inst) -> R<()> {
+        let Some(guard) = inst.guard else {
+            return self.op(&inst.op);
+        };
+        let cond = self.read_pred(guard)?;
+        let then_bb = self.new_block("guarded");
+        let cont = self.new_block("cont");
+        self.b.build_conditional_branch(cond, then_bb, cont)?;
+        self.b.position_at_end(then_bb);
+        self.op(&inst.op)?;
+        self.b.build_unconditional_branch(cont)?;
+        self.b.position_at_end(cont);
+        Ok(())
+    }
+
+    fn op(&mut self, op: &Op) -> R<()> {
+        match op {
+            Op::Mov { ty, dst, src } => {
+                let v = self.read(*src, *ty)?;
+                self.write(*dst, v, *ty)
+            }
+            Op::IntBinary { op, ty, sat: _, dst, a, b } => self.int_binary(*op, *ty, *dst, *a, *b),
+            Op::MulWide { ty, dst, a, b } => self.mul_wide(*ty, *dst, *a, *b),
+            Op::Mad { mode, ty, sat: _, dst, a, b, c } => self.mad(*mode, *ty, *dst, *a, *b, *c),
+            Op::IntUnary { op, ty, dst, a } => self.int_unary(*op, *ty, *dst, *a),
+            Op::FloatBinary { op, ty, dst, a, b, .. } => self.float_binary(*op, *ty, *dst, *a, *b),
+            Op::FloatUnary { op, ty, dst, a, .. } => self.float_unary(*op, *ty, *dst, *a),
+            Op::Fma { ty, dst, a, b, c, .. } => self.fma(*ty, *dst, *a, *b, *c),
+            Op::Setp { cmp, ty, dst, dst_not, a, b, combine, .. } => self.setp(*cmp, *ty, *dst, *dst_not, *a, *b, *combine),
+            Op::Selp { ty, dst, a, b, cond } => {
+                let c = self.read_pred(*cond)?;
+                let (a, b) = (self.read(*a, *ty)?, self.read(*b, *ty)?);
+                let v = self.b.build_select(c, a, b, "")?.into_int_value();
+                self.write(*dst, v, *ty)
+            }
+            Op::PredLogic { op, dst, a, b } => self.pred_logic(*op, *dst, *a, *b),
+            Op::Cvt { dst_ty, src_ty, rnd, dst, src, .. } => self.cvt(*dst_ty, *src_ty, *rnd, *dst, *src),
+            Op::Cvta { to_generic, space, ty, dst, src } => self.cvta(*to_generic, *space, *ty, *dst, *src),
+            Op::Load { space, ty, volatile, dst, addr } => self.load(*space, *ty, *volatile, dst, *addr),
+            Op::Store { space, ty, volatile, src, addr } => self.store(*space, *ty, *volatile, src, *addr),
+        }
+    }
+
+    pub fn basic_int(&self, ty: ScalarType) -> BasicTypeEnum<'ctx> {
+        self.int_ty(ty.bits()).into()
+    }
+
+    pub fn call_intrinsic(&self, name: &str, types: &[BasicTypeEnum<'ctx>], args: &[BasicValueEnum<'ctx>]) -> R<BasicValueEnum<'ctx>> {
+        let f = self.ml.intrinsic(name, types)?;
+        let args: Vec<_> = args.iter().map(|a| (*a).into()).collect();
+        Ok(self.b.build_call(f, &args, "")?.try_as_basic_value().basic().expect("intrinsic returns a value"))
+    }
+
+    pub fn icmp(&self, p: IntPredicate, a: IntValue<'ctx>, b: IntValue<'ctx>) -> R<IntValue<'ctx>> {
+        Ok(self.b.build_int_compare(p, a, b, "")?)
+    }
+
+    pub fn select(&self, c: IntValue<'ctx>, a: IntValue<'ctx>, b: IntValue<'ctx>) -> R<IntValue<'ctx>> {
+        Ok(self.b.build_select(c, a, b, "")?.into_int_value())
+    }
+}
