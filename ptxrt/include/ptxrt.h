@@ -16,7 +16,8 @@ typedef enum {
     ptxrtErrorMemoryAllocation = 2,
     ptxrtErrorInvalidConfiguration = 9,
     ptxrtErrorNotFound = 500,
-    ptxrtErrorLaunchFailure = 719
+    ptxrtErrorLaunchFailure = 719,
+    ptxrtErrorUnknown = 999           /* an internal error of the runtime (a bug) */
 } ptxrtError_t;
 
 /* One per .entry, exported by the translated object. */
@@ -34,10 +35,14 @@ ptxrtError_t ptxrtLaunchKernel(const ptxrtKernel *kernel, ptxrtDim3 grid, ptxrtD
 ptxrtError_t ptxrtGetSymbol(const char *name, void **addr, size_t *size);
 
 /* Raises the per-block shared memory limit of a kernel (static + dynamic) above the
- * default 48 KiB, as cudaFuncSetAttribute(MaxDynamicSharedMemorySize) does. */
+ * default 48 KiB, as cudaFuncSetAttribute(MaxDynamicSharedMemorySize) does: bytes
+ * becomes the largest dynamicSharedBytes later launches of the kernel may use, and
+ * static + bytes may be at most 227 KiB (232448), else ptxrtErrorInvalidValue. */
 ptxrtError_t ptxrtFuncSetMaxDynamicSharedMemory(const ptxrtKernel *kernel, size_t bytes);
 
-/* Worker threads used by launches: one per core by default, PTXRT_NUM_THREADS overrides. */
+/* Worker threads used by launches: one per core by default, PTXRT_NUM_THREADS overrides
+ * (read once; values other than 1..1024 are ignored). ptxrtSetNumThreads accepts 1..1024
+ * and applies to later launches. The launching host thread is one of the workers. */
 ptxrtError_t ptxrtSetNumThreads(int n);
 int ptxrtGetNumThreads(void);
 
@@ -47,7 +52,8 @@ const char *ptxrtGetErrorString(ptxrtError_t error);
 ptxrtError_t ptxrtGetLastError(void);
 /* Returns the calling host thread's last error without clearing it. */
 ptxrtError_t ptxrtPeekAtLastError(void);
-/* Details of the calling host thread's last error ("" if none). */
+/* Details of the calling host thread's most recent failure ("" if none). Not cleared by
+ * ptxrtGetLastError; the string stays valid until the thread's next failing call. */
 const char *ptxrtGetLastErrorMessage(void);
 
 #ifdef __cplusplus

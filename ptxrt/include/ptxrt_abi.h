@@ -82,6 +82,10 @@ typedef struct ptxrtModule {
  * to call before any other runtime function and from several objects. */
 void __ptxrt_register_module(const ptxrtModule *module);
 
+/* Optional: an object that can be unloaded (dlclose) calls this from its destructor
+ * (llvm.global_dtors) so the runtime forgets its descriptors. */
+void __ptxrt_unregister_module(const ptxrtModule *module);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,0 +1,51 @@
+/* The CMake example's host: runs the `scale` kernel (scale.ptx, y[i] = 2 * x[i]) on the
+ * CPU through ptxrt and checks every element. */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "ptxrt.h"
+
+int main(void)
+{
+    const int n = 100000;
+    const unsigned block = 128;
+    float *x = malloc(n * sizeof *x);
+    float *y = malloc(n * sizeof *y);
+    if (x == NULL || y == NULL) {
+        fprintf(stderr, "out of memory\n");
+        return 1;
+    }
+    for (int i = 0; i < n; i++) {
+        x[i] = (float)(i % 1000) * 0.25f - 100.0f;
+        y[i] = 0.0f;
+    }
+
+    const ptxrtKernel *scale = ptxrtFindKernel("scale");
+    if (scale == NULL) {
+        fprintf(stderr, "kernel `scale` not found: %s\n", ptxrtGetLastErrorMessage());
+        return 1;
+    }
+    ptxrtDim3 grid = {(n + block - 1) / block, 1, 1};
+    ptxrtDim3 threads = {block, 1, 1};
+    int n_arg = n;
+    void *args[] = {&x, &y, &n_arg};
+    ptxrtError_t err = ptxrtLaunchKernel(scale, grid, threads, args, 0, NULL);
+    if (err != ptxrtSuccess) {
+        fprintf(stderr, "launch failed: %s: %s\n", ptxrtGetErrorName(err),
+                ptxrtGetLastErrorMessage());
+        return 1;
+    }
+
+    for (int i = 0; i < n; i++) {
+        if (y[i] != 2.0f * x[i]) {
+            printf("cmake example: FAILED at y[%d]: expected %g, got %g\n", i,
+                   (double)(2.0f * x[i]), (double)y[i]);
+            return 1;
+        }
+    }
+    printf("scaled %d elements in %u blocks of %u threads\n", n, grid.x, block);
+    printf("cmake example: OK\n");
+    free(x);
+    free(y);
+    return 0;
+}

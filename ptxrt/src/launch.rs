@@ -1,0 +1,348 @@
+//! Launch validation (CUDA's rules, so a configuration that works here works on a GPU
+//! and vice versa) and the hand-off to the pool.
+
+use std::ffi::{c_void, CStr};
+
+use crate::abi::{Dim3, Kernel, LaunchInfo, ABI_VERSION};
+use crate::error::Error;
+use crate::pool::{self, Job, Pool};
+use crate::registry;
+
+/// Largest x and y of a block.
+pub const MAX_BLOCK_XY: u32 = 1024;
+/// Largest z of a block.
+pub const MAX_BLOCK_Z: u32 = 64;
+/// Most threads in one block.
+pub const MAX_THREADS_PER_BLOCK: u64 = 1024;
+/// Largest grid x: 2^31 - 1.
+pub const MAX_GRID_X: u32 = i32::MAX as u32;
+/// Largest grid y and z.
+pub const MAX_GRID_YZ: u32 = 65535;
+/// Shared memory per block (static + dynamic) without an opt-in: CUDA's 48 KiB.
+pub const DEFAULT_SHARED_LIMIT: u64 = 48 * 1024;
+/// Shared memory per block with `ptxrtFuncSetMaxDynamicSharedMemory`: the 227 KiB
+/// opt-in maximum of sm_80/sm_90 GPUs (`sharedMemPerBlockOptin`).
+pub const MAX_SHARED_OPTIN: u64 = 227 * 1024;
+
+const fn align_up(v: u64, a: u64) -> u64 {
+    v.div_ceil(a) * a
+}
+
+/// Where dynamic shared memory starts in the window.
+pub fn static_shared_aligned(kernel: &Kernel) -> u64 {
+    align_up(u64::from(kernel.static_shared_bytes), 16)
+}
+
+/// The kernel's name for messages.
+pub(crate) fn kernel_name(kernel: &Kernel) -> String {
+    if kernel.name.is_null() {
+        return "<unnamed>".to_string();
+    }
+    // SAFETY: a non-null name in a current-ABI descriptor is a NUL-terminated constant.
+    unsafe { CStr::from_ptr(kernel.name) }
+        .to_string_lossy()
+        .into_owned()
+}
+
+/// Turns a descriptor pointer from C into a usable kernel, or says why it is not one.
+pub(crate) fn usable_kernel<'a>(kernel: *const Kernel, what: &str) -> Result<&'a Kernel, Error> {
+    // SAFETY: callers pass null or a pointer to a kernel descriptor (from
+    // ptxrtFindKernel or the object's exported `__ptxrt_kernel_*` constant). Only
+    // `abi_version`, which every version keeps first, is read before it is checked.
+    let Some(k) = (unsafe { kernel.as_ref() }) else {
+        return Err(Error::invalid_value(format!("{what}: the kernel is NULL")));
+    };
+    if k.abi_version != ABI_VERSION {
+        return Err(Error::invalid_value(format!(
+            "{what}: the kernel descriptor has ABI version {} but this ptxrt supports version \
+             {ABI_VERSION}; rebuild the object with a matching ptx2llvm",
+            k.abi_version
+        )));
+    }
+    if k.block_fn.is_none() {
+        return Err(Error::invalid_value(format!(
+            "{what}: kernel '{}' has no block function",
+            kernel_name(k)
+        )));
+    }
+    Ok(k)
+}
+
+/// Memory one block needs, worked out from the kernel and the launch.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BlockMemory {
+    pub shared_bytes: usize,
+    pub context_bytes: usize,
+    pub local_bytes: usize,
+}
+
+/// Checks grid, block and shared memory against CUDA's limits and the kernel's
+/// `.reqntid`/`.maxntid`. `max_dynamic` is the kernel's opt-in, if any.
+pub fn check_configuration(
+    kernel: &Kernel,
+    grid: Dim3,
+    block: Dim3,
+    dynamic_shared: usize,
+    max_dynamic: Option<u32>,
+) -> Result<BlockMemory, Error> {
+    // Names are only formatted on failure: a launch must not allocate.
+    let bad = |why: String| {
+        Err(Error::invalid_configuration(format!(
+            "kernel '{}': {why}",
+            kernel_name(kernel)
+        )))
+    };
+    let show = |d: Dim3| format!("({},{},{})", d.x, d.y, d.z);
+
+    if grid.x == 0 || grid.y == 0 || grid.z == 0 {
+        return bad(format!("grid {} has a zero dimension", show(grid)));
+    }
+    if block.x == 0 || block.y == 0 || block.z == 0 {
+        return bad(format!("block {} has a zero dimension", show(block)));
+    }
+    if block.x > MAX_BLOCK_XY || block.y > MAX_BLOCK_XY || block.z > MAX_BLOCK_Z {
+        return bad(format!(
+            "block {} exceeds the per-dimension limits ({MAX_BLOCK_XY},{MAX_BLOCK_XY},{MAX_BLOCK_Z})",
+            show(block)
+        ));
+    }
+    let threads = block.volume();
+    if threads > MAX_THREADS_PER_BLOCK {
+        return bad(format!(
+            "block {} has {threads} threads, more than {MAX_THREADS_PER_BLOCK}",
+            show(block)
+        ));
+    }
+    if grid.x > MAX_GRID_X || grid.y > MAX_GRID_YZ || grid.z > MAX_GRID_YZ {
+        return bad(format!(
+            "grid {} exceeds the limits ({MAX_GRID_X},{MAX_GRID_YZ},{MAX_GRID_YZ})",
+            show(grid)
+        ));
+    }
+    if !kernel.reqntid.is_zero() && block != kernel.reqntid {
+        return bad(format!(
+            "block {} differs from the kernel's .reqntid {}",
+            show(block),
+            show(kernel.reqntid)
+        ));
+    }
+    if !kernel.maxntid.is_zero() {
+        // Unused .maxntid dimensions may be given as 0 by the compiler; they count as 1.
+        let m = kernel.maxntid;
+        let limit = u64::from(m.x.max(1)) * u64::from(m.y.max(1)) * u64::from(m.z.max(1));
+        if threads > limit {
+            return bad(format!(
+                "block {} has {threads} threads, more than the kernel's .maxntid {} allows ({limit})",
+                show(block),
+                show(m)
+            ));
+        }
+    }
+
+    let static_shared = static_shared_aligned(kernel);
+    let dynamic = dynamic_shared as u64;
+    let total_shared = static_shared.saturating_add(dynamic);
+    match max_dynamic {
+        None if total_shared > DEFAULT_SHARED_LIMIT => {
+            return bad(format!(
+                "{static_shared} bytes of static and {dynamic} bytes of dynamic shared memory \
+                 exceed the default limit of {DEFAULT_SHARED_LIMIT} bytes (48 KiB) per block \
+                 (raise it with ptxrtFuncSetMaxDynamicSharedMemory)"
+            ));
+        }
+        Some(max) if dynamic > u64::from(max) => {
+            return bad(format!(
+                "{dynamic} bytes of dynamic shared memory exceed the {max} bytes set with \
+                 ptxrtFuncSetMaxDynamicSharedMemory"
+            ));
+        }
+        _ if total_shared > MAX_SHARED_OPTIN => {
+            return bad(format!(
+                "{static_shared} bytes of static and {dynamic} bytes of dynamic shared memory \
+                 exceed the maximum of {MAX_SHARED_OPTIN} bytes (227 KiB) per block"
+            ));
+        }
+        _ => {}
+    }
+
+    let per_block = |per_thread: u32| -> Result<usize, Error> {
+        usize::try_from(u64::from(per_thread) * threads).map_err(|_| {
+            Error::memory_allocation(format!(
+                "kernel '{}': per-block memory does not fit in memory",
+                kernel_name(kernel)
+            ))
+        })
+    };
+    Ok(BlockMemory {
+        // At most MAX_SHARED_OPTIN, so it fits.
+        shared_bytes: total_shared as usize,
+        context_bytes: per_block(kernel.context_bytes_per_thread)?,
+        local_bytes: per_block(kernel.local_bytes_per_thread)?,
+    })
+}
+
+/// `ptxrtFuncSetMaxDynamicSharedMemory`: CUDA's `MaxDynamicSharedMemorySize` attribute.
+/// `bytes` becomes the largest dynamic size launches of the kernel may request; together
+/// with the static size it must fit in [`MAX_SHARED_OPTIN`].
+pub fn set_max_dynamic_shared(kernel: *const Kernel, bytes: usize) -> Result<(), Error> {
+    let k = usable_kernel(kernel, "ptxrtFuncSetMaxDynamicSharedMemory")?;
+    let static_shared = static_shared_aligned(k);
+    let allowed = MAX_SHARED_OPTIN.saturating_sub(static_shared);
+    if bytes as u64 > allowed {
+        return Err(Error::invalid_value(format!(
+            "ptxrtFuncSetMaxDynamicSharedMemory: kernel '{}' has {static_shared} bytes of static \
+             shared memory, so at most {allowed} bytes of dynamic shared memory can be allowed \
+             (the per-block maximum is {MAX_SHARED_OPTIN} bytes = 227 KiB), not {bytes}",
+            kernel_name(k)
+        )));
+    }
+    // `bytes` <= MAX_SHARED_OPTIN, so it fits in u32.
+    registry::set_max_dynamic_shared(k, bytes as u32);
+    Ok(())
+}
+
+/// `ptxrtLaunchKernel`: validates, then runs the grid to completion.
+///
+/// # Safety
+/// `kernel` is null or a kernel descriptor; unless null, `args` has `num_params` entries
+/// each pointing at a value of the matching parameter's size and alignment, and everything
+/// the kernel dereferences is valid for it, as with `cuLaunchKernel`.
+pub unsafe fn launch_kernel(
+    kernel: *const Kernel,
+    grid: Dim3,
+    block: Dim3,
+    args: *mut *mut c_void,
+    dynamic_shared: usize,
+    stream: *mut c_void,
+) -> Result<(), Error> {
+    const WHAT: &str = "ptxrtLaunchKernel";
+    let k = usable_kernel(kernel, WHAT)?;
+    let name = || kernel_name(k);
+    if !stream.is_null() {
+        return Err(Error::invalid_value(format!(
+            "{WHAT}: kernel '{}': streams are not supported, pass NULL",
+            name()
+        )));
+    }
+    if k.num_params > 0 {
+        if args.is_null() {
+            return Err(Error::invalid_value(format!(
+                "{WHAT}: kernel '{}' takes {} parameter(s) but args is NULL",
+                name(),
+                k.num_params
+            )));
+        }
+        // SAFETY: per this function's contract `args` has `num_params` entries.
+        let arg_ptrs = unsafe { std::slice::from_raw_parts(args, k.num_params as usize) };
+        if let Some(i) = arg_ptrs.iter().position(|p| p.is_null()) {
+            return Err(Error::invalid_value(format!(
+                "{WHAT}: kernel '{}': args[{i}] is NULL",
+                name()
+            )));
+        }
+    }
+    if pool::in_worker() {
+        return Err(Error::invalid_value(format!(
+            "{WHAT}: kernel '{}' launched from inside a running kernel; device-side \
+             launches are not supported",
+            name()
+        )));
+    }
+    let memory = check_configuration(
+        k,
+        grid,
+        block,
+        dynamic_shared,
+        registry::max_dynamic_shared(k),
+    )?;
+    let info = LaunchInfo {
+        args,
+        grid,
+        block,
+        // Bounded by MAX_SHARED_OPTIN in `check_configuration`.
+        dynamic_shared_bytes: dynamic_shared as u32,
+        num_workers: pool::num_threads() as u32,
+    };
+    let Some(block_fn) = k.block_fn else {
+        return Err(Error::invalid_value(format!(
+            "{WHAT}: kernel '{}' has no block function",
+            name()
+        )));
+    };
+    let job = Job::new(
+        k,
+        block_fn,
+        info,
+        memory.shared_bytes,
+        memory.context_bytes,
+        memory.local_bytes,
+    );
+    Pool::global().run(&job)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ErrorCode;
+
+    fn kernel() -> Kernel {
+        unsafe extern "C" fn nop(_: *mut crate::abi::BlockEnv) -> i32 {
+            0
+        }
+        Kernel {
+            abi_version: ABI_VERSION,
+            num_params: 0,
+            name: c"k".as_ptr(),
+            block_fn: Some(nop),
+            param_sizes: std::ptr::null(),
+            param_aligns: std::ptr::null(),
+            static_shared_bytes: 100,
+            context_bytes_per_thread: 12,
+            local_bytes_per_thread: 3,
+            flags: 0,
+            reqntid: Dim3::default(),
+            maxntid: Dim3::default(),
+        }
+    }
+
+    fn code(r: Result<BlockMemory, Error>) -> Option<ErrorCode> {
+        r.err().map(|e| e.code)
+    }
+
+    #[test]
+    fn memory_sizes() {
+        let k = kernel();
+        let m = check_configuration(&k, Dim3::new(1, 1, 1), Dim3::new(8, 4, 2), 40, None).unwrap();
+        assert_eq!(
+            m,
+            BlockMemory {
+                shared_bytes: 112 + 40,
+                context_bytes: 12 * 64,
+                local_bytes: 3 * 64
+            }
+        );
+    }
+
+    #[test]
+    fn shared_limits() {
+        let k = kernel();
+        let g = Dim3::new(1, 1, 1);
+        let b = Dim3::new(32, 1, 1);
+        let ok = 48 * 1024 - 112;
+        assert!(check_configuration(&k, g, b, ok, None).is_ok());
+        assert_eq!(
+            code(check_configuration(&k, g, b, ok + 1, None)),
+            Some(ErrorCode::InvalidConfiguration)
+        );
+        assert!(check_configuration(&k, g, b, 100_000, Some(100_000)).is_ok());
+        assert_eq!(
+            code(check_configuration(&k, g, b, 100_001, Some(100_000))),
+            Some(ErrorCode::InvalidConfiguration)
+        );
+        // An opt-in below the default lowers the limit, as in CUDA.
+        assert_eq!(
+            code(check_configuration(&k, g, b, 2000, Some(1000))),
+            Some(ErrorCode::InvalidConfiguration)
+        );
+    }
+}

@@ -1,0 +1,37 @@
+//! `ptxrt`: the runtime that CUDA kernels translated by ptx2llvm link against.
+//!
+//! A translated object exports one descriptor per `.entry` ([`abi::Kernel`]) whose block
+//! function runs one whole thread block on one CPU thread, and registers its module
+//! ([`abi::Module`]) from a static constructor. This crate owns what happens around block
+//! functions:
+//!
+//! - [`registry`]: modules, kernels and `.global`/`.const` variables by PTX name;
+//! - [`launch`]: CUDA's launch-configuration rules;
+//! - [`pool`]: the worker pool (one worker per core, `PTXRT_NUM_THREADS` to override)
+//!   that takes contiguous ranges of blocks from a shared counter, with per-worker
+//!   shared/context/local buffers and a defined floating-point environment;
+//! - [`error`]: error codes and the per-host-thread last error;
+//! - [`capi`]: the `extern "C"` functions of `include/ptxrt.h` and `include/ptxrt_abi.h`.
+//!
+//! Rust programs can use the safe(r) functions re-exported here instead of the C API.
+
+pub mod abi;
+pub mod capi;
+pub mod error;
+pub mod launch;
+pub mod pool;
+pub mod registry;
+
+pub use abi::{BlockEnv, BlockFn, Dim3, Kernel, LaunchInfo, Module, SymbolInfo, ABI_VERSION};
+pub use error::{last_error, Error, ErrorCode};
+pub use launch::{launch_kernel, set_max_dynamic_shared};
+pub use pool::{num_threads, set_num_threads};
+pub use registry::{find_kernel, get_symbol};
+
+/// Registers a module from Rust (what `__ptxrt_register_module` does for C).
+///
+/// # Safety
+/// `module` must stay valid (and unchanged) for as long as it is registered.
+pub unsafe fn register_module(module: *const Module) {
+    registry::register(module);
+}

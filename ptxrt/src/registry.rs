@@ -1,0 +1,182 @@
+//! The registry of linked modules: kernels and module variables by PTX name, and the
+//! per-kernel shared-memory opt-in.
+//!
+//! Objects register themselves from static constructors, i.e. before `main` and before
+//! any other runtime call, possibly from `dlopen` on any thread. So the state is in
+//! const-initialised statics behind plain mutexes, and nothing here may panic.
+
+use std::collections::BTreeMap;
+use std::ffi::{c_void, CStr};
+use std::sync::{Mutex, MutexGuard};
+
+use crate::abi::{Kernel, Module, SymbolInfo, ABI_VERSION};
+use crate::error::Error;
+
+/// A registered module. Modules are compiler-emitted constants that live as long as the
+/// object defining them is loaded (objects unloaded with `dlclose` unregister first).
+#[derive(Clone, Copy, PartialEq, Eq)]
+struct ModuleRef(*const Module);
+
+// SAFETY: the pointee is immutable constant data (see `abi::Module`'s `Sync`), so the
+// pointer may move between threads.
+unsafe impl Send for ModuleRef {}
+
+static MODULES: Mutex<Vec<ModuleRef>> = Mutex::new(Vec::new());
+
+/// Per kernel (by descriptor address): the largest dynamic shared size allowed by
+/// `ptxrtFuncSetMaxDynamicSharedMemory`. Kernels absent here have the default limit.
+static MAX_DYNAMIC_SHARED: Mutex<BTreeMap<usize, u32>> = Mutex::new(BTreeMap::new());
+
+/// Locks ignoring poisoning: the protected data is always consistent (single pushes and
+/// inserts), and a panic elsewhere must not make the registry unusable.
+pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+/// `__ptxrt_register_module`. Null and repeated registrations are ignored. Modules of
+/// another ABI version are kept (to explain later look-up failures) but never read beyond
+/// their version field.
+pub(crate) fn register(module: *const Module) {
+    if module.is_null() {
+        return;
+    }
+    let mut modules = lock(&MODULES);
+    let entry = ModuleRef(module);
+    if !modules.contains(&entry) {
+        modules.push(entry);
+    }
+}
+
+/// `__ptxrt_unregister_module`: for objects that are unloaded again.
+pub(crate) fn unregister(module: *const Module) {
+    if module.is_null() {
+        return;
+    }
+    let removed = {
+        let mut modules = lock(&MODULES);
+        let before = modules.len();
+        modules.retain(|m| m.0 != module);
+        before != modules.len()
+    };
+    if removed {
+        let mut limits = lock(&MAX_DYNAMIC_SHARED);
+        for kernel in module_kernels(module) {
+            limits.remove(&(kernel as *const Kernel as usize));
+        }
+    }
+}
+
+/// The usable kernels of a module (empty if the module has another ABI version);
+/// descriptors with another ABI version or without a name are skipped.
+fn module_kernels(module: *const Module) -> impl Iterator<Item = &'static Kernel> {
+    // SAFETY: registered module pointers point at constant descriptors that stay valid
+    // while registered (see `ModuleRef`); the version is checked before any other field is
+    // read, and arrays are read within their declared lengths.
+    let m: &'static Module = unsafe { &*module };
+    let kernels: &'static [*const Kernel] =
+        if m.abi_version != ABI_VERSION || m.num_kernels == 0 || m.kernels.is_null() {
+            &[]
+        } else {
+            // SAFETY: see above; `kernels` holds `num_kernels` entries.
+            unsafe { std::slice::from_raw_parts(m.kernels, m.num_kernels as usize) }
+        };
+    kernels.iter().filter_map(|&k| {
+        // SAFETY: entries are null or point at constant kernel descriptors of the module.
+        let k: &'static Kernel = unsafe { k.as_ref()? };
+        (k.abi_version == ABI_VERSION && !k.name.is_null()).then_some(k)
+    })
+}
+
+/// The symbols of a module, empty for another ABI version.
+fn module_symbols(module: *const Module) -> &'static [SymbolInfo] {
+    // SAFETY: as in `module_kernels`.
+    let m: &'static Module = unsafe { &*module };
+    if m.abi_version != ABI_VERSION || m.num_symbols == 0 || m.symbols.is_null() {
+        return &[];
+    }
+    // SAFETY: `symbols` holds `num_symbols` entries of constant data.
+    unsafe { std::slice::from_raw_parts(m.symbols, m.num_symbols as usize) }
+}
+
+/// A note for "not found" messages about descriptors skipped for their ABI version, so a
+/// stale object does not look like a missing one.
+fn ignored_note(modules: &[ModuleRef]) -> String {
+    let mut ignored_modules = 0usize;
+    let mut ignored_kernels = 0usize;
+    for m in modules {
+        // SAFETY: as in `module_kernels`; only the version fields are read from
+        // descriptors of another version.
+        let module = unsafe { &*m.0 };
+        if module.abi_version != ABI_VERSION {
+            ignored_modules += 1;
+            continue;
+        }
+        if module.kernels.is_null() {
+            continue;
+        }
+        // SAFETY: `kernels` holds `num_kernels` entries.
+        let ks = unsafe { std::slice::from_raw_parts(module.kernels, module.num_kernels as usize) };
+        // SAFETY: entries are null or point at kernel descriptors.
+        ignored_kernels += ks
+            .iter()
+            .filter(|&&k| unsafe { k.as_ref() }.is_some_and(|k| k.abi_version != ABI_VERSION))
+            .count();
+    }
+    if ignored_modules == 0 && ignored_kernels == 0 {
+        return String::new();
+    }
+    format!(
+        " ({ignored_modules} module(s) and {ignored_kernels} kernel(s) were ignored because \
+         they were built for another ptxrt ABI version than {ABI_VERSION}; rebuild them with \
+         a matching ptx2llvm)"
+    )
+}
+
+/// Finds a kernel by PTX `.entry` name; the first registered module defining it wins.
+pub fn find_kernel(name: &CStr) -> Result<&'static Kernel, Error> {
+    let modules = lock(&MODULES);
+    for m in modules.iter() {
+        for k in module_kernels(m.0) {
+            // SAFETY: `module_kernels` only yields kernels with a non-null name, a
+            // NUL-terminated constant string.
+            if unsafe { CStr::from_ptr(k.name) } == name {
+                return Ok(k);
+            }
+        }
+    }
+    Err(Error::not_found(format!(
+        "no registered module defines a kernel named '{}'{}",
+        name.to_string_lossy(),
+        ignored_note(&modules)
+    )))
+}
+
+/// Finds a module-scope `.global`/`.const` variable: its address and size in bytes.
+pub fn get_symbol(name: &CStr) -> Result<(*mut c_void, u64), Error> {
+    let modules = lock(&MODULES);
+    for m in modules.iter() {
+        for s in module_symbols(m.0) {
+            // SAFETY: symbol names are null or NUL-terminated constant strings.
+            if !s.name.is_null() && unsafe { CStr::from_ptr(s.name) } == name {
+                return Ok((s.addr, s.size));
+            }
+        }
+    }
+    Err(Error::not_found(format!(
+        "no registered module defines a .global or .const variable named '{}'{}",
+        name.to_string_lossy(),
+        ignored_note(&modules)
+    )))
+}
+
+/// Remembers a kernel's dynamic shared-memory limit.
+pub(crate) fn set_max_dynamic_shared(kernel: &Kernel, bytes: u32) {
+    lock(&MAX_DYNAMIC_SHARED).insert(kernel as *const Kernel as usize, bytes);
+}
+
+/// The limit set by `set_max_dynamic_shared`, if any.
+pub(crate) fn max_dynamic_shared(kernel: &Kernel) -> Option<u32> {
+    lock(&MAX_DYNAMIC_SHARED)
+        .get(&(kernel as *const Kernel as usize))
+        .copied()
+}

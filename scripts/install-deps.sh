@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# Installs what building and testing ptx2llvm needs on Debian 12 (bookworm).
+# Idempotent: installs only what is missing. Run as root or as a user with sudo.
+#
+#   LLVM 19 (the compiler links it; FileCheck/not/llvm-readelf for the lit tests),
+#   clang-19, cmake, qemu-user and an AArch64 cross compiler (cross-target tests),
+#   and lit (from PyPI, pinned) for the lit suite.
+set -euo pipefail
+
+APT_PACKAGES=(
+    llvm-19-dev
+    libpolly-19-dev
+    libzstd-dev
+    llvm-19-tools
+    clang-19
+    cmake
+    qemu-user
+    gcc-aarch64-linux-gnu
+    libomp-19-dev
+)
+LIT_VERSION="18.1.8"
+
+log() { printf 'install-deps: %s\n' "$*"; }
+
+as_root() {
+    if [ "$(id -u)" -eq 0 ]; then
+        "$@"
+    elif command -v sudo > /dev/null 2>&1; then
+        sudo "$@"
+    else
+        log "need root (or sudo) to run: $*" >&2
+        exit 1
+    fi
+}
+
+is_installed() {
+    dpkg -s "$1" 2> /dev/null | grep -q '^Status: install ok installed'
+}
+
+# --- Debian packages --------------------------------------------------------------------
+missing=()
+for pkg in "${APT_PACKAGES[@]}"; do
+    is_installed "$pkg" || missing+=("$pkg")
+done
+if [ "${#missing[@]}" -gt 0 ]; then
+    log "installing ${missing[*]}"
+    export DEBIAN_FRONTEND=noninteractive
+    as_root apt-get update
+    as_root apt-get install -y --no-install-recommends "${missing[@]}"
+else
+    log "Debian packages present"
+fi
+
+# --- lit (PyPI) ---------------------------------------------------------------------------
+have_lit_version() {
+    [ "$(python3 -c 'import lit; print(lit.__version__)' 2> /dev/null)" = "$LIT_VERSION" ]
+}
+if have_lit_version; then
+    log "lit $LIT_VERSION present"
+else
+    if ! python3 -m pip --version > /dev/null 2>&1; then
+        log "installing python3-pip"
+        export DEBIAN_FRONTEND=noninteractive
+        as_root apt-get update
+        as_root apt-get install -y --no-install-recommends python3-pip
+    fi
+    log "installing lit==$LIT_VERSION"
+    # A system Python that is "externally managed" (PEP 668) takes it as a user package.
+    python3 -m pip install --quiet --disable-pip-version-check "lit==$LIT_VERSION" ||
+        python3 -m pip install --quiet --disable-pip-version-check --user \
+            --break-system-packages "lit==$LIT_VERSION"
+    have_lit_version || { log "lit $LIT_VERSION did not install" >&2; exit 1; }
+fi
+
+# --- Rust ---------------------------------------------------------------------------------
+if ! command -v cargo > /dev/null 2>&1 && [ ! -x "$HOME/.cargo/bin/cargo" ]; then
+    log "cargo not found: install a Rust toolchain (1.80 or newer) with rustup" >&2
+    exit 1
+fi
+log "done"

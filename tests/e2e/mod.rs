@@ -1,0 +1,109 @@
+//! Fixture kernels translated, linked with their C host program and run.
+//!
+//! Each host (tests/hosts/<name>_host.c) launches its kernels over several grid and
+//! block shapes, compares with a host reference and prints `<kernel>: N shapes OK`.
+//! Every fixture is translated at the default -O2 and at -O0, and the -O2 program also
+//! runs with 1 and 3 runtime worker threads (PTXRT_NUM_THREADS).
+
+use std::path::PathBuf;
+use std::process::Command;
+use std::time::Duration;
+
+use crate::support::{self, WorkDir};
+
+/// How long one run of a host program may take before it counts as hung.
+const RUN_LIMIT: Duration = Duration::from_secs(300);
+
+struct Fixture {
+    /// tests/kernels/<ptx>
+    ptx: &'static str,
+    /// tests/hosts/<host>
+    host: &'static str,
+    /// Lines the host prints on success.
+    ok_lines: &'static [&'static str],
+}
+
+fn run_fixture(fx: &Fixture) {
+    let work = WorkDir::new(fx.host.trim_end_matches(".c"));
+    let ptx = support::root_path("tests/kernels").join(fx.ptx);
+    let host = support::root_path("tests/hosts").join(fx.host);
+
+    // (label, ptx2llvm options, PTXRT_NUM_THREADS)
+    let configs: &[(&str, &[&str], Option<&str>)] = &[
+        ("O2", &[], None),
+        ("O2-1worker", &[], Some("1")),
+        ("O2-3workers", &[], Some("3")),
+        ("O0", &["-O0"], None),
+    ];
+
+    let mut built: Vec<(&str, PathBuf)> = Vec::new();
+    for &(label, opts, threads) in configs {
+        let opt_label = label.split('-').next().unwrap_or(label);
+        let exe = match built.iter().find(|(l, _)| *l == opt_label) {
+            Some((_, exe)) => exe.clone(),
+            None => {
+                let obj = work.join(&format!("kernel-{opt_label}.o"));
+                support::compile_ptx(&ptx, &obj, opts, work.path());
+                let exe = work.join(&format!("host-{opt_label}"));
+                support::link_host(&host, &[obj], &exe, work.path());
+                built.push((opt_label, exe.clone()));
+                exe
+            }
+        };
+
+        let mut cmd = Command::new(&exe);
+        match threads {
+            Some(n) => cmd.env("PTXRT_NUM_THREADS", n),
+            None => cmd.env_remove("PTXRT_NUM_THREADS"),
+        };
+        let out =
+            support::run_with_timeout(&mut cmd, work.path(), &format!("run-{label}"), RUN_LIMIT);
+        if !out.success() {
+            panic!(
+                "{} ({label}) failed: the kernel's results are wrong or the program crashed\n{}",
+                fx.host,
+                out.describe(&cmd)
+            );
+        }
+        for line in fx.ok_lines {
+            assert!(
+                out.stdout.lines().any(|l| l.trim() == *line),
+                "{} ({label}) exited 0 but did not print {line:?}\n{}",
+                fx.host,
+                out.describe(&cmd)
+            );
+        }
+    }
+}
+
+/// NVRTC output: c[i] = a[i] + b[i] (bit-exact), 4 shapes up to 3907 blocks.
+#[test]
+fn vecadd() {
+    run_fixture(&Fixture {
+        ptx: "vecadd.ptx",
+        host: "vecadd_host.c",
+        ok_lines: &["vecadd: 4 shapes OK"],
+    });
+}
+
+/// NVRTC output: shared-memory tree reductions with a barrier inside a loop, float
+/// (bounded error) and u32 (exact), blocks of 32, 96, 256 and 1024 threads.
+#[test]
+fn reduce() {
+    run_fixture(&Fixture {
+        ptx: "reduce.ptx",
+        host: "reduce_host.c",
+        ok_lines: &["reduce_sum: 5 shapes OK", "reduce_sum_u32: 5 shapes OK"],
+    });
+}
+
+/// PTX ISA 1.4 in the style of the old nvopencc compiler (16-bit special registers,
+/// `$` labels, `.loc`, `exit`): saxpy with a float scalar parameter.
+#[test]
+fn saxpy_nvopencc() {
+    run_fixture(&Fixture {
+        ptx: "vecadd_nvopencc.ptx",
+        host: "saxpy_nvopencc_host.c",
+        ok_lines: &["saxpy_nvopencc: 4 shapes OK"],
+    });
+}

@@ -1,0 +1,19 @@
+//! End-to-end tests of ptx2llvm + ptxrt (one test binary, `e2e`).
+//!
+//! - `e2e::*`: a fixture kernel from tests/kernels is translated by the `ptx2llvm` CLI,
+//!   linked with its C host program (tests/hosts), the C harness and libptxrt.a, and run;
+//!   the host compares the kernel's results with a reference computed on the CPU.
+//! - `lit::lit_suite`: runs the lit + FileCheck suite in lit/.
+//! - `cmake::cmake_example`: configures, builds and runs examples/cmake.
+//!
+//! The tests drive the built `ptx2llvm` binary and `libptxrt.a`. Before the first test
+//! they run `cargo build -p ptx2llvm -p ptxrt` for the test binary's own profile and
+//! target directory (so `cargo test --workspace` alone is enough); set
+//! `PTX2LLVM_BIN_DIR` to a directory that already holds both to skip that step.
+//! `PTX2LLVM_KEEP_TEMP=1` keeps the temporary build directories for inspection.
+
+mod support;
+
+mod cmake;
+mod e2e;
+mod lit;

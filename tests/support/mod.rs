@@ -1,0 +1,296 @@
+//! Locating the built tools and running the CLI, the C compiler and test programs.
+
+use std::ffi::OsStr;
+use std::fmt::Write as _;
+use std::fs::File;
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitStatus, Stdio};
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
+
+/// The built tools under test.
+pub struct Tools {
+    /// Directory holding `ptx2llvm` and `libptxrt.a` (target/<profile>/).
+    pub bin_dir: PathBuf,
+    pub ptx2llvm: PathBuf,
+    pub libptxrt: PathBuf,
+}
+
+/// The workspace root (where Cargo.toml, tests/, lit/ and examples/ are).
+pub fn workspace_root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// Path of a file under the workspace root.
+pub fn root_path(rel: &str) -> PathBuf {
+    workspace_root().join(rel)
+}
+
+/// The tools, built on first use (see tests/main.rs).
+pub fn tools() -> &'static Tools {
+    static TOOLS: OnceLock<Result<Tools, String>> = OnceLock::new();
+    match TOOLS.get_or_init(locate_tools) {
+        Ok(tools) => tools,
+        Err(msg) => panic!("{msg}"),
+    }
+}
+
+fn locate_tools() -> Result<Tools, String> {
+    let bin_dir = match std::env::var_os("PTX2LLVM_BIN_DIR") {
+        Some(dir) if !dir.is_empty() => PathBuf::from(dir),
+        _ => {
+            let bin_dir = bin_dir_of_current_exe()?;
+            cargo_build_tools(&bin_dir)?;
+            bin_dir
+        }
+    };
+    let tools = Tools {
+        ptx2llvm: bin_dir.join(format!("ptx2llvm{}", std::env::consts::EXE_SUFFIX)),
+        libptxrt: bin_dir.join("libptxrt.a"),
+        bin_dir,
+    };
+    for path in [&tools.ptx2llvm, &tools.libptxrt] {
+        if !path.is_file() {
+            return Err(format!(
+                "{} is missing.\nBuild the workspace first: `cargo test --workspace` (or \
+                 `cargo build -p ptx2llvm -p ptxrt` for the same profile); if PTX2LLVM_BIN_DIR \
+                 is set, it must name a directory holding both `ptx2llvm` and `libptxrt.a`.",
+                path.display()
+            ));
+        }
+    }
+    Ok(tools)
+}
+
+/// target/<profile>/deps/e2e-HASH -> target/<profile>/
+fn bin_dir_of_current_exe() -> Result<PathBuf, String> {
+    let exe = std::env::current_exe().map_err(|e| format!("cannot locate the test binary: {e}"))?;
+    let deps = exe.parent().ok_or("test binary has no parent directory")?;
+    let dir = if deps.file_name() == Some(OsStr::new("deps")) {
+        deps.parent().ok_or("deps directory has no parent")?
+    } else {
+        deps
+    };
+    Ok(dir.to_path_buf())
+}
+
+/// Runs `cargo build -p ptx2llvm -p ptxrt` so that `bin_dir` holds fresh tools. The test
+/// binary runs after cargo released its build lock, so this nested build does not block.
+fn cargo_build_tools(bin_dir: &Path) -> Result<(), String> {
+    let profile = bin_dir
+        .file_name()
+        .and_then(OsStr::to_str)
+        .ok_or_else(|| format!("unexpected test binary location {}", bin_dir.display()))?;
+    let mut parent = bin_dir
+        .parent()
+        .ok_or_else(|| format!("unexpected test binary location {}", bin_dir.display()))?;
+    // With `--target TRIPLE` the layout is target/<triple>/<profile>/.
+    let mut triple = None;
+    if !parent.join("CACHEDIR.TAG").exists() {
+        if let Some(grand) = parent.parent() {
+            if grand.join("CACHEDIR.TAG").exists() {
+                triple = parent
+                    .file_name()
+                    .and_then(OsStr::to_str)
+                    .map(str::to_owned);
+                parent = grand;
+            }
+        }
+    }
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let mut cmd = Command::new(&cargo);
+    cmd.current_dir(workspace_root())
+        .args(["build", "-p", "ptx2llvm", "-p", "ptxrt", "--target-dir"])
+        .arg(parent);
+    match profile {
+        "debug" => {}
+        "release" => {
+            cmd.arg("--release");
+        }
+        other => {
+            cmd.args(["--profile", other]);
+        }
+    }
+    if let Some(triple) = &triple {
+        cmd.args(["--target", triple]);
+    }
+    let out = cmd
+        .output()
+        .map_err(|e| format!("cannot run {}: {e}", Path::new(&cargo).display()))?;
+    if !out.status.success() {
+        return Err(format!(
+            "building the tools failed: {:?} exited with {}\n{}",
+            cmd,
+            out.status,
+            String::from_utf8_lossy(&out.stderr)
+        ));
+    }
+    Ok(())
+}
+
+/// A temporary directory, kept when PTX2LLVM_KEEP_TEMP is set.
+pub struct WorkDir {
+    dir: Option<tempfile::TempDir>,
+    path: PathBuf,
+}
+
+impl WorkDir {
+    pub fn new(prefix: &str) -> WorkDir {
+        let dir = tempfile::Builder::new()
+            .prefix(&format!("ptx2llvm-{prefix}-"))
+            .tempdir()
+            .expect("cannot create a temporary directory");
+        let path = dir.path().to_path_buf();
+        if std::env::var_os("PTX2LLVM_KEEP_TEMP").is_some_and(|v| !v.is_empty() && v != "0") {
+            eprintln!("keeping {}", path.display());
+            WorkDir {
+                dir: None,
+                path: dir.keep(),
+            }
+        } else {
+            WorkDir {
+                dir: Some(dir),
+                path,
+            }
+        }
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    pub fn join(&self, rel: &str) -> PathBuf {
+        self.path.join(rel)
+    }
+}
+
+impl Drop for WorkDir {
+    fn drop(&mut self) {
+        drop(self.dir.take());
+    }
+}
+
+/// What a finished (or killed) process printed.
+pub struct RunOutput {
+    pub status: Option<ExitStatus>,
+    pub stdout: String,
+    pub stderr: String,
+    pub timed_out: bool,
+}
+
+impl RunOutput {
+    pub fn success(&self) -> bool {
+        !self.timed_out && self.status.is_some_and(|s| s.success())
+    }
+
+    /// The command line, exit status and both streams, for failure messages.
+    pub fn describe(&self, cmd: &Command) -> String {
+        let mut s = String::new();
+        let _ = writeln!(s, "command: {cmd:?}");
+        if self.timed_out {
+            let _ = writeln!(s, "status: killed after the time limit");
+        } else {
+            let _ = writeln!(s, "status: {:?}", self.status);
+        }
+        let _ = writeln!(s, "--- stdout ---\n{}", self.stdout);
+        let _ = writeln!(s, "--- stderr ---\n{}", self.stderr);
+        s
+    }
+}
+
+/// Runs a command with a time limit, its output sent to files in `work` (so a hung
+/// program neither blocks on a full pipe nor hangs the test run).
+pub fn run_with_timeout(cmd: &mut Command, work: &Path, tag: &str, limit: Duration) -> RunOutput {
+    let out_path = work.join(format!("{tag}.stdout"));
+    let err_path = work.join(format!("{tag}.stderr"));
+    let out_file = File::create(&out_path).expect("cannot create stdout file");
+    let err_file = File::create(&err_path).expect("cannot create stderr file");
+    cmd.stdin(Stdio::null()).stdout(out_file).stderr(err_file);
+    let mut child = cmd
+        .spawn()
+        .unwrap_or_else(|e| panic!("cannot run {cmd:?}: {e}"));
+    let start = Instant::now();
+    let mut timed_out = false;
+    let status = loop {
+        match child.try_wait() {
+            Ok(Some(status)) => break Some(status),
+            Ok(None) if start.elapsed() > limit => {
+                timed_out = true;
+                let _ = child.kill();
+                let _ = child.wait();
+                break None;
+            }
+            Ok(None) => std::thread::sleep(Duration::from_millis(20)),
+            Err(e) => panic!("waiting for {cmd:?}: {e}"),
+        }
+    };
+    RunOutput {
+        status,
+        stdout: std::fs::read_to_string(&out_path).unwrap_or_default(),
+        stderr: std::fs::read_to_string(&err_path).unwrap_or_default(),
+        timed_out,
+    }
+}
+
+/// Runs a command to completion (limit: 10 minutes) and panics with everything it
+/// printed unless it succeeded.
+pub fn run_ok(cmd: &mut Command, work: &Path, tag: &str, what: &str) -> RunOutput {
+    let out = run_with_timeout(cmd, work, tag, Duration::from_secs(600));
+    if !out.success() {
+        panic!("{what} failed\n{}", out.describe(cmd));
+    }
+    out
+}
+
+/// Translates a .ptx file into an object with the CLI.
+pub fn compile_ptx(ptx: &Path, obj: &Path, extra_args: &[&str], work: &Path) {
+    let tools = tools();
+    let mut cmd = Command::new(&tools.ptx2llvm);
+    cmd.args(extra_args).arg(ptx).arg("-o").arg(obj);
+    let tag = obj
+        .file_stem()
+        .and_then(OsStr::to_str)
+        .unwrap_or("obj")
+        .to_owned();
+    run_ok(&mut cmd, work, &format!("ptx2llvm-{tag}"), "ptx2llvm");
+    assert!(
+        obj.is_file(),
+        "ptx2llvm succeeded but wrote no {}",
+        obj.display()
+    );
+}
+
+/// The C compiler: $CC or `cc`.
+pub fn c_compiler() -> String {
+    std::env::var("CC")
+        .ok()
+        .filter(|s| !s.trim().is_empty())
+        .unwrap_or_else(|| "cc".to_owned())
+}
+
+/// Links a C host program with kernel objects, the C harness and libptxrt.a.
+pub fn link_host(host_c: &Path, objects: &[PathBuf], exe: &Path, work: &Path) {
+    let tools = tools();
+    let mut cmd = Command::new(c_compiler());
+    cmd.args(["-std=c11", "-O2", "-g", "-Wall"])
+        .arg(format!("-I{}", env!("PTX2LLVM_HARNESS_INCLUDE")))
+        .arg(format!("-I{}", env!("PTXRT_INCLUDE")))
+        .arg(host_c)
+        .args(objects)
+        .arg(env!("PTX2LLVM_HARNESS_LIB"))
+        .arg(&tools.libptxrt)
+        .args(["-lpthread", "-ldl", "-lm"])
+        .arg("-o")
+        .arg(exe);
+    let tag = exe
+        .file_name()
+        .and_then(OsStr::to_str)
+        .unwrap_or("exe")
+        .to_owned();
+    run_ok(
+        &mut cmd,
+        work,
+        &format!("link-{tag}"),
+        "linking the host program",
+    );
+}
