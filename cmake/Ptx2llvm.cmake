@@ -167,11 +167,11 @@ function(ptx2llvm_add_library name)
     endif()
     get_filename_component(obj_dir "${obj}" DIRECTORY)
     file(MAKE_DIRECTORY "${obj_dir}")
-    # No DEPFILE: PTX has no include mechanism, so the .ptx file and the compiler are all
-    # the inputs. (Should ptx2llvm grow a -MD/--depfile option, pass it here.)
+    # The compiler writes a Make-style depfile naming every file the object was built from.
     add_custom_command(
       OUTPUT "${obj}"
-      COMMAND "${exe}" ${flags} "${abs}" -o "${obj}"
+      COMMAND "${exe}" ${flags} "${abs}" -o "${obj}" --depfile "${obj}.d"
+      DEPFILE "${obj}.d"
       DEPENDS "${abs}" "${exe}" ${build_target}
       COMMENT "ptx2llvm ${rel}"
       VERBATIM)

@@ -60,6 +60,8 @@ pub fn analyze(source: &str) -> (crate::ir::Module, Vec<Diagnostic>) {
     let (ir, check_diags) = check::check(&ast);
     diags.extend(check_diags);
     diags.sort_by_key(|d| d.span.start);
+    // One report per location: a bad character also fails the statement around it.
+    diags.dedup_by_key(|d| d.span.start);
     (ir, diags)
 }
 

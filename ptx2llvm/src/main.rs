@@ -52,6 +52,9 @@ struct Cli {
     /// Optimization level.
     #[arg(short = 'O', value_name = "LEVEL", default_value = "2", value_parser = clap::value_parser!(u8).range(0..=3))]
     opt: u8,
+    /// Also write a Make-style dependency file (`output: input`) for build systems.
+    #[arg(long, value_name = "FILE")]
+    depfile: Option<PathBuf>,
     /// Only check the input for errors.
     #[arg(long = "fsyntax-only")]
     syntax_only: bool,
@@ -163,6 +166,14 @@ fn run(cli: Cli) -> ExitCode {
     if let Err(e) = written {
         eprintln!("error: cannot write `{}`: {e}", output.display());
         return ExitCode::from(1);
+    }
+    if let Some(depfile) = &cli.depfile {
+        let escape = |s: &str| s.replace(' ', "\\ ").replace('$', "$$");
+        let rule = format!("{}: {}\n", escape(&output.to_string_lossy()), if from_stdin { String::new() } else { escape(&cli.input) });
+        if let Err(e) = std::fs::write(depfile, rule) {
+            eprintln!("error: cannot write `{}`: {e}", depfile.display());
+            return ExitCode::from(1);
+        }
     }
     ExitCode::SUCCESS
 }

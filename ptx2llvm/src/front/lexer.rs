@@ -12,7 +12,7 @@ use std::fmt;
 #[logos(skip r"/\*([^*]|\*+[^*/])*\*+/")]
 pub enum Token {
     /// A directive or modifier: `.reg`, `.u32`, `.L2::cache_hint`, `.shared::cta`.
-    #[regex(r"\.[A-Za-z_][A-Za-z0-9_$]*(::[A-Za-z0-9_]+)*", |lex| lex.slice().to_string())]
+    #[regex(r"\.[A-Za-z0-9_][A-Za-z0-9_$]*(::[A-Za-z0-9_]+)*", |lex| lex.slice().to_string())]
     Dot(String),
     /// Identifiers, registers (`%r1`, `%tid`) and labels (`$L__BB0_2`).
     #[regex(r"[A-Za-z][A-Za-z0-9_$]*|[_$%][A-Za-z0-9_$]+|%", |lex| lex.slice().to_string(), priority = 3)]
