@@ -578,7 +578,7 @@ impl Pool {
             // SAFETY: registers a handler that only performs an atomic increment, which
             // is allowed in a forked child; the function has static lifetime.
             unsafe {
-                let _ = count_fork_in_child;
+                pthread_atfork(None, None, Some(count_fork_in_child));
             }
             Pool {
                 launch: Mutex::new(LaunchSide {

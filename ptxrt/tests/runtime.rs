@@ -1156,6 +1156,7 @@ extern "C" {
     fn fork() -> i32;
     fn waitpid(pid: i32, status: *mut i32, options: i32) -> i32;
     fn _exit(code: i32) -> !;
+    fn alarm(seconds: u32) -> u32;
 }
 
 /// Run by `a_forked_child_gets_its_own_pool` in a child process; does nothing otherwise.
@@ -1167,11 +1168,16 @@ fn child_fork() {
     }
     setup();
     assert_eq!(ptxrtSetNumThreads(3), SUCCESS);
-    run_grid(d3(300, 1, 1), d3(1, 1, 1), 0); // the pool now has helper threads
-                                             // SAFETY: the child only launches (which is what is tested) and then _exits.
+    // The pool now has helper threads.
+    run_grid(d3(300, 1, 1), d3(1, 1, 1), 0);
+    // SAFETY: the child only launches (which is what is tested) and then _exits.
     let pid = unsafe { fork() };
     assert!(pid >= 0);
     if pid == 0 {
+        // A broken runtime hangs here: SIGALRM then ends the child instead of leaving it
+        // behind (holding its parents' pipes open).
+        // SAFETY: plain syscall wrapper.
+        unsafe { alarm(10) };
         let ok = std::panic::catch_unwind(|| run_grid(d3(300, 1, 1), d3(1, 1, 1), 0)).is_ok();
         // SAFETY: ends the forked child without running the parent's atexit handlers.
         unsafe { _exit(if ok { 0 } else { 1 }) };
