@@ -63,6 +63,12 @@ impl<'ctx> FnCx<'ctx, '_> {
             if volatile {
                 inst.set_volatile(true).map_err(|e| LowerError::Internal(e.to_string()))?;
             }
+            if space == StateSpace::Param && matches!(addr.base, AddressBase::Param(_)) && self.f.kind == crate::ir::FunctionKind::Entry {
+                // Kernel parameters cannot change during a launch: lets LLVM hoist their
+                // loads out of the thread loops, which keeps those loops vectorizable.
+                let kind = self.cx.get_kind_id("invariant.load");
+                inst.set_metadata(self.cx.metadata_node(&[]), kind).map_err(|e| LowerError::Internal(e.to_string()))?;
+            }
             if let Some(d) = d {
                 self.write(*d, v.into_int_value(), ty)?;
             }
