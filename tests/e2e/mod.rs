@@ -107,3 +107,15 @@ fn saxpy_nvopencc() {
         ok_lines: &["saxpy_nvopencc: 4 shapes OK"],
     });
 }
+
+/// Hand-written PTX: threads that exit before a `bar.sync` do not block it (block sizes
+/// 1024 and not multiples of 32), and a barrier that can never complete (two groups at
+/// different `bar.sync` instructions) ends the launch with an error instead of hanging.
+#[test]
+fn barrier_exit() {
+    run_fixture(&Fixture {
+        ptx: "barrier_exit.ptx",
+        host: "barrier_exit_host.c",
+        ok_lines: &["early_exit: 6 shapes OK", "diverge: launch failure reported, next launch OK"],
+    });
+}
