@@ -49,7 +49,10 @@ pub enum CompileError {
     /// Errors in the input, located.
     #[error("the input has errors")]
     Input(Vec<Diagnostic>),
-    /// A bad target or option (not located in the input).
+    /// A target triple or CPU that cannot be used: a usage error.
+    #[error("{0}")]
+    Usage(String),
+    /// A failure of code generation itself (not located in the input).
     #[error("{0}")]
     Target(String),
 }
@@ -60,8 +63,6 @@ pub fn analyze(source: &str) -> (crate::ir::Module, Vec<Diagnostic>) {
     let (ir, check_diags) = check::check(&ast);
     diags.extend(check_diags);
     diags.sort_by_key(|d| d.span.start);
-    // One report per location: a bad character also fails the statement around it.
-    diags.dedup_by_key(|d| d.span.start);
     (ir, diags)
 }
 
@@ -76,7 +77,9 @@ fn target_machine(opts: &Options) -> Result<TargetMachine, CompileError> {
         Some(t) => TargetTriple::create(t),
         None => TargetMachine::get_default_triple(),
     };
-    let target = Target::from_triple(&triple).map_err(|e| CompileError::Target(format!("unknown target `{}`: {e}", triple)))?;
+    let triple_name = triple.as_str().to_string_lossy().into_owned();
+    let target = Target::from_triple(&triple)
+        .map_err(|e| CompileError::Usage(format!("unknown target `{triple_name}`: {}", e.to_string_lossy())))?;
     let (cpu, features) = if opts.cpu == "native" {
         (TargetMachine::get_host_cpu_name().to_string(), TargetMachine::get_host_cpu_features().to_string())
     } else {
@@ -90,7 +93,7 @@ fn target_machine(opts: &Options) -> Result<TargetMachine, CompileError> {
     };
     target
         .create_target_machine(&triple, &cpu, &features, level, RelocMode::PIC, CodeModel::Default)
-        .ok_or_else(|| CompileError::Target(format!("cannot create a target machine for `{}` with CPU `{cpu}`", triple)))
+        .ok_or_else(|| CompileError::Usage(format!("cannot create a target machine for `{triple_name}` with CPU `{cpu}`")))
 }
 
 /// Compiles PTX source into the requested output. Warnings are returned with the output.
@@ -100,9 +103,6 @@ pub fn compile(source: &str, module_name: &str, opts: &Options) -> Result<(Vec<u
         return Err(CompileError::Input(diags));
     }
     let tm = target_machine(opts)?;
-    if opts.target.is_none() && opts.cpu != "native" && opts.cpu != "generic" {
-        // Validate an explicit CPU name early: LLVM only warns on stderr otherwise.
-    }
     let cx = Context::create();
     let module = cx.create_module(module_name);
     module.set_triple(&tm.get_triple());

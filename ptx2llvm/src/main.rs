@@ -152,9 +152,10 @@ fn run(cli: Cli) -> ExitCode {
             eprintln!("{n} error{} generated.", if n == 1 { "" } else { "s" });
             return ExitCode::from(1);
         }
+        Err(CompileError::Usage(msg)) => return usage_error(&msg),
         Err(CompileError::Target(msg)) => {
             eprintln!("error: {msg}");
-            return ExitCode::from(if msg.starts_with("unknown target") || msg.starts_with("cannot create") { 2 } else { 1 });
+            return ExitCode::from(1);
         }
     };
     let output = cli.output.clone().map(PathBuf::from).unwrap_or_else(|| PathBuf::from(format!("{stem}.{}", emit.extension())));

@@ -13,7 +13,10 @@ pub(crate) enum LocalSymbol {
     Reg(ir::RegId),
     Var(ir::VarId),
     Param(u32),
-    Return(u32),
+    /// A return parameter of the function (`st.param [func_retval0]`).
+    Return,
+    /// A name whose declaration was already reported as unsupported: uses stay silent.
+    Poisoned,
 }
 
 pub(crate) fn declare(cx: &mut ModuleChecker, f: &ast::Function) -> ir::Function {
@@ -147,6 +150,9 @@ impl FnScope<'_> {
         }
         if decl.space.node == ".param" {
             self.error(decl.span.clone(), "not supported yet: `.param` variables inside function bodies (calls)");
+            for n in &decl.names {
+                self.declare(&n.name, LocalSymbol::Poisoned);
+            }
             return;
         }
         let ids = self.cx.declare_vars(decl, Some(self.index));
@@ -175,9 +181,9 @@ pub(crate) fn check_body(cx: &mut ModuleChecker, index: usize, f: &ast::Function
         let span = f.name.span.clone();
         scope.declare(&ast::Spanned::new(p.name.clone(), span), LocalSymbol::Param(i as u32));
     }
-    for (i, p) in scope.cx.out.functions[index].returns.clone().iter().enumerate() {
+    for p in scope.cx.out.functions[index].returns.clone().iter() {
         let span = f.name.span.clone();
-        scope.declare(&ast::Spanned::new(p.name.clone(), span), LocalSymbol::Return(i as u32));
+        scope.declare(&ast::Spanned::new(p.name.clone(), span), LocalSymbol::Return);
     }
     let mut linear = vec![];
     walk(&mut scope, f.body.as_deref().unwrap_or(&[]), &mut linear);

@@ -35,7 +35,6 @@ const KNOWN_OPCODES: &[&str] = &[
     "szext", "tanh", "tcgen05", "tensormap", "testp", "tex", "tld4", "trap", "txq", "vabsdiff", "vabsdiff2",
     "vabsdiff4", "vadd", "vadd2", "vadd4", "vavrg2", "vavrg4", "vmad", "vmax", "vmax2", "vmax4", "vmin", "vmin2",
     "vmin4", "vote", "vset", "vset2", "vset4", "vshl", "vshr", "vsub", "vsub2", "vsub4", "wgmma", "wmma", "xor",
-    "ex2", "cp.async", "red.async", "st.async", "ld.global.nc", "bar.warp", "cvt.pack", "mov.pack",
 ];
 
 /// The modifiers of one instruction, consumed by its handler.

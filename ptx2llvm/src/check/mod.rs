@@ -165,7 +165,8 @@ impl ModuleChecker {
                 }
                 b.resize(size as usize, 0);
             }
-            if size == 0 && !(space == StateSpace::Shared && linkage == ir::Linkage::External) && linkage != ir::Linkage::External {
+            // Only `extern` arrays (dynamic shared memory, other modules' data) may be unsized.
+            if size == 0 && linkage != ir::Linkage::External {
                 self.diags.push(Diagnostic::error(name.name.span.clone(), format!("array `{}` has no size", name.name.node)));
             }
             let align = decl.align.unwrap_or(elem.bytes() * vec_len as u32).max(1);

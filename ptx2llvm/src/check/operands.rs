@@ -148,6 +148,7 @@ impl FnScope<'_> {
                 }
                 Some(r)
             }
+            Some(LocalOrGlobal::Local(LocalSymbol::Poisoned)) => None,
             Some(_) => {
                 self.error(span.clone(), format!("`{name}` is not a register"));
                 None
@@ -198,10 +199,11 @@ impl FnScope<'_> {
                     Some(LocalOrGlobal::Local(LocalSymbol::Param(i))) => {
                         self.address_value(ty, &op.span).then_some(ir::Operand::ParamAddr(i, 0))
                     }
-                    Some(LocalOrGlobal::Local(LocalSymbol::Return(_))) => {
+                    Some(LocalOrGlobal::Local(LocalSymbol::Return)) => {
                         self.error(op.span.clone(), format!("not supported yet: taking the address of return parameter `{name}`"));
                         None
                     }
+                    Some(LocalOrGlobal::Local(LocalSymbol::Poisoned)) => None,
                     Some(LocalOrGlobal::Global(GlobalSymbol::Function(_))) => {
                         self.error(op.span.clone(), format!("not supported yet: function address `{name}` (indirect calls)"));
                         None
@@ -282,10 +284,11 @@ impl FnScope<'_> {
                 }
                 Some(LocalOrGlobal::Local(LocalSymbol::Var(v))) | Some(LocalOrGlobal::Global(GlobalSymbol::Var(v))) => ir::AddressBase::Var(v),
                 Some(LocalOrGlobal::Local(LocalSymbol::Param(i))) => ir::AddressBase::Param(i),
-                Some(LocalOrGlobal::Local(LocalSymbol::Return(_))) => {
+                Some(LocalOrGlobal::Local(LocalSymbol::Return)) => {
                     self.error(base_span, "not supported yet: return parameters (`.func` calls)");
                     return None;
                 }
+                Some(LocalOrGlobal::Local(LocalSymbol::Poisoned)) => return None,
                 Some(LocalOrGlobal::Global(GlobalSymbol::Function(_))) => {
                     self.error(base_span, format!("`{name}` is a function, not an address"));
                     return None;

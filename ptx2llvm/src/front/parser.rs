@@ -31,7 +31,12 @@ pub fn parse(source: &str) -> (Module, Vec<Diagnostic>) {
     let input = tokens.as_slice().split_token_span(eoi);
     let (module, errors) = module_parser(source).parse(input).into_output_errors();
     for e in errors {
-        diags.push(rich_to_diag(&e));
+        let d = rich_to_diag(&e);
+        // A bad character is reported once, by the lexer, not again as an unexpected token.
+        let at_bad_char = diags.iter().any(|l| l.span.start == d.span.start);
+        if !at_bad_char {
+            diags.push(d);
+        }
     }
     (module.unwrap_or_default(), diags)
 }

@@ -115,7 +115,7 @@ pub fn lower_entry<'ctx>(ml: &ModuleLowerer<'ctx, '_>, f: &ir::Function) -> R<Lo
         fc.b.position_at_end(dispatch);
         let c = fc.b.build_load(i32t, cur, "")?.into_int_value();
         fc.b.build_switch(c, done, &cases)?;
-        emit_scan(&mut fc, &layout, scan, dispatch, done, cur, any_exited)?;
+        emit_scan(&mut fc, &layout, scan, dispatch, done, cur)?;
     }
     fc.b.position_at_end(done);
     fc.b.build_return(Some(&cx.i32_type().const_zero()))?;
@@ -318,7 +318,6 @@ fn emit_scan<'ctx>(
     dispatch: BasicBlock<'ctx>,
     done: BasicBlock<'ctx>,
     cur: PointerValue<'ctx>,
-    any_exited: PointerValue<'ctx>,
 ) -> R<()> {
     let cx = fc.cx;
     let i32t = cx.i32_type();
@@ -365,8 +364,6 @@ fn emit_scan<'ctx>(
     b.build_conditional_branch(same, go, diverged)?;
     b.position_at_end(go);
     b.build_store(cur, lo2)?;
-    // Threads that exited stay exited: from now on every region checks the state.
-    let _ = any_exited;
     b.build_unconditional_branch(dispatch)?;
     b.position_at_end(diverged);
     let msg = format!("threads of the block reached different barriers (divergent barrier) in kernel `{}`", fc.f.name);
