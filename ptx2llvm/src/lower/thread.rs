@@ -288,10 +288,6 @@ impl<'ctx, 'a> FnCx<'ctx, 'a> {
         }
     }
 
-    pub fn basic_int(&self, ty: ScalarType) -> BasicTypeEnum<'ctx> {
-        self.int_ty(ty.bits()).into()
-    }
-
     pub fn call_intrinsic(&self, name: &str, types: &[BasicTypeEnum<'ctx>], args: &[BasicValueEnum<'ctx>]) -> R<BasicValueEnum<'ctx>> {
         let f = self.ml.intrinsic(name, types)?;
         let args: Vec<_> = args.iter().map(|a| (*a).into()).collect();
