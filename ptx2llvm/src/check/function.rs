@@ -5,7 +5,7 @@ use super::{GlobalSymbol, ModuleChecker};
 use crate::diag::Diagnostic;
 use crate::front::ast;
 use crate::ir::{self, BlockId, ScalarType};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 /// A function-scope name.
 #[derive(Debug, Clone, Copy)]
@@ -93,6 +93,8 @@ pub(crate) struct FnScope<'a> {
     pub index: usize,
     pub regs: Vec<ir::RegDecl>,
     scopes: Vec<HashMap<String, LocalSymbol>>,
+    /// Every label of the function body (labels may be used before their definition).
+    pub labels: HashSet<String>,
 }
 
 impl FnScope<'_> {
@@ -176,7 +178,9 @@ enum Linear {
 }
 
 pub(crate) fn check_body(cx: &mut ModuleChecker, index: usize, f: &ast::Function) {
-    let mut scope = FnScope { cx, index, regs: vec![], scopes: vec![HashMap::new()] };
+    let mut labels = HashSet::new();
+    collect_labels(f.body.as_deref().unwrap_or(&[]), &mut labels);
+    let mut scope = FnScope { cx, index, regs: vec![], scopes: vec![HashMap::new()], labels };
     for (i, p) in scope.cx.out.functions[index].params.clone().iter().enumerate() {
         let span = f.name.span.clone();
         scope.declare(&ast::Spanned::new(p.name.clone(), span), LocalSymbol::Param(i as u32));
@@ -193,6 +197,18 @@ pub(crate) fn check_body(cx: &mut ModuleChecker, index: usize, f: &ast::Function
     let func = &mut cx.out.functions[index];
     func.regs = regs;
     func.blocks = blocks;
+}
+
+fn collect_labels(stmts: &[ast::Statement], out: &mut HashSet<String>) {
+    for s in stmts {
+        match s {
+            ast::Statement::Label(l) => {
+                out.insert(l.node.clone());
+            }
+            ast::Statement::Block(inner, _) => collect_labels(inner, out),
+            _ => {}
+        }
+    }
 }
 
 fn walk(scope: &mut FnScope, stmts: &[ast::Statement], out: &mut Vec<Linear>) {

@@ -38,16 +38,16 @@ const KNOWN_OPCODES: &[&str] = &[
 ];
 
 /// The modifiers of one instruction, consumed by its handler.
-struct Mods<'a> {
+pub(super) struct Mods<'a> {
     list: Vec<(&'a str, &'a ast::Span, bool)>,
 }
 
 impl<'a> Mods<'a> {
-    fn new(m: &'a [Spanned<String>]) -> Self {
+    pub(super) fn new(m: &'a [Spanned<String>]) -> Self {
         Mods { list: m.iter().map(|s| (s.node.as_str(), &s.span, false)).collect() }
     }
 
-    fn has(&mut self, name: &str) -> bool {
+    pub(super) fn has(&mut self, name: &str) -> bool {
         for m in &mut self.list {
             if !m.2 && m.0 == name {
                 m.2 = true;
@@ -57,7 +57,7 @@ impl<'a> Mods<'a> {
         false
     }
 
-    fn one_of(&mut self, names: &[&'static str]) -> Option<&'static str> {
+    pub(super) fn one_of(&mut self, names: &[&'static str]) -> Option<&'static str> {
         for m in &mut self.list {
             if !m.2 {
                 if let Some(n) = names.iter().find(|n| **n == m.0) {
@@ -70,7 +70,7 @@ impl<'a> Mods<'a> {
     }
 
     /// All type modifiers in order.
-    fn types(&mut self) -> Vec<ScalarType> {
+    pub(super) fn types(&mut self) -> Vec<ScalarType> {
         let mut out = vec![];
         for m in &mut self.list {
             if !m.2 {
@@ -84,7 +84,7 @@ impl<'a> Mods<'a> {
     }
 
     /// Consumes modifiers that only give hints to the hardware (caching, eviction, scope).
-    fn drop_hints(&mut self) {
+    pub(super) fn drop_hints(&mut self) {
         for m in &mut self.list {
             if !m.2
                 && (matches!(m.0, ".ca" | ".cg" | ".cs" | ".lu" | ".cv" | ".wb" | ".wt" | ".nc" | ".weak" | ".relaxed" | ".acquire" | ".release" | ".cta" | ".gpu" | ".sys" | ".cluster" | ".uni" | ".level::cache_hint" | ".L2::cache_hint")
@@ -96,7 +96,7 @@ impl<'a> Mods<'a> {
         }
     }
 
-    fn finish(self, scope: &mut FnScope, opcode: &str) -> bool {
+    pub(super) fn finish(self, scope: &mut FnScope, opcode: &str) -> bool {
         let mut ok = true;
         for (name, span, used) in self.list {
             if !used {
@@ -108,7 +108,7 @@ impl<'a> Mods<'a> {
     }
 }
 
-fn expect_operands(scope: &mut FnScope, inst: &ast::Instruction, counts: &[usize]) -> bool {
+pub(super) fn expect_operands(scope: &mut FnScope, inst: &ast::Instruction, counts: &[usize]) -> bool {
     let n = inst.operands.len();
     if counts.contains(&n) {
         return true;
@@ -118,7 +118,7 @@ fn expect_operands(scope: &mut FnScope, inst: &ast::Instruction, counts: &[usize
     false
 }
 
-fn one_type(scope: &mut FnScope, mods: &mut Mods, inst: &ast::Instruction) -> Option<ScalarType> {
+pub(super) fn one_type(scope: &mut FnScope, mods: &mut Mods, inst: &ast::Instruction) -> Option<ScalarType> {
     let t = mods.types();
     if t.len() == 1 {
         return Some(t[0]);
@@ -127,7 +127,7 @@ fn one_type(scope: &mut FnScope, mods: &mut Mods, inst: &ast::Instruction) -> Op
     None
 }
 
-fn rounding(mods: &mut Mods) -> Option<Rounding> {
+pub(super) fn rounding(mods: &mut Mods) -> Option<Rounding> {
     mods.one_of(&[".rn", ".rz", ".rm", ".rp"]).map(|r| match r {
         ".rn" => Rounding::NearestEven,
         ".rz" => Rounding::TowardZero,
@@ -136,7 +136,7 @@ fn rounding(mods: &mut Mods) -> Option<Rounding> {
     })
 }
 
-fn space(mods: &mut Mods) -> StateSpace {
+pub(super) fn space(mods: &mut Mods) -> StateSpace {
     match mods.one_of(&[".global", ".shared", ".shared::cta", ".local", ".param", ".const", ".param::entry", ".param::func"]) {
         Some(".global") => StateSpace::Global,
         Some(".shared") | Some(".shared::cta") => StateSpace::Shared,
@@ -189,8 +189,7 @@ pub(crate) fn convert(scope: &mut FnScope, inst: &ast::Instruction) -> Option<Co
                 return None;
             }
             if matches!(ops[0].node, A::Vector(_)) || matches!(ops[1].node, A::Vector(_)) {
-                scope.error(inst.span.clone(), "not supported yet: `mov` packing/unpacking of vector operands");
-                return None;
+                return unsupported(scope, inst, guard, "`mov` packing/unpacking of vector operands");
             }
             Op::Mov { ty, dst: scope.dst(&ops[0], ty, Width::Exact)?, src: scope.src(&ops[1], ty, Width::Exact)? }
         }
@@ -232,20 +231,26 @@ pub(crate) fn convert(scope: &mut FnScope, inst: &ast::Instruction) -> Option<Co
             Op::Cvta { to_generic: !to, space: sp, ty, dst: scope.dst(&ops[0], ty, Width::Exact)?, src: scope.src(&ops[1], ty, Width::Exact)? }
         }
         "ld" | "ldu" | "st" => return load_store(scope, inst, mods, guard),
+        _ if KNOWN_OPCODES.contains(&opcode) => return unsupported(scope, inst, guard, format!("`{opcode}`")),
         _ => {
-            let msg = if KNOWN_OPCODES.contains(&opcode) {
-                format!("not supported yet: `{opcode}`")
-            } else {
-                format!("unknown instruction `{opcode}`")
-            };
-            scope.error(inst.opcode.span.clone(), msg);
+            scope.error(inst.opcode.span.clone(), format!("unknown instruction `{opcode}`"));
             return None;
         }
     };
     Some(Converted::Inst(ir::Inst { guard, op, span: inst.span.clone() }))
 }
 
-fn done(guard: Option<ir::PredRef>, op: Op, inst: &ast::Instruction) -> Option<Converted> {
+/// A valid instruction that lowering cannot translate yet: its names are still resolved
+/// (so `-fsyntax-only` reports undeclared ones), and lowering reports `not supported yet: <what>`.
+pub(super) fn unsupported(scope: &mut FnScope, inst: &ast::Instruction, guard: Option<ir::PredRef>, what: impl Into<String>) -> Option<Converted> {
+    let mut ok = true;
+    for op in &inst.operands {
+        ok &= scope.resolve_any(op);
+    }
+    ok.then(|| Converted::Inst(ir::Inst { guard, op: Op::Unsupported { what: what.into() }, span: inst.span.clone() }))
+}
+
+pub(super) fn done(guard: Option<ir::PredRef>, op: Op, inst: &ast::Instruction) -> Option<Converted> {
     Some(Converted::Inst(ir::Inst { guard, op, span: inst.span.clone() }))
 }
 
@@ -256,12 +261,10 @@ fn barrier(scope: &mut FnScope, inst: &ast::Instruction, mut mods: Mods, guard: 
         Some(".sync") => ir::BarrierKind::Sync,
         Some(".arrive") => ir::BarrierKind::Arrive,
         Some(".red") => {
-            scope.error(inst.opcode.span.clone(), format!("not supported yet: `{opcode}.red`"));
-            return None;
+            return unsupported(scope, inst, guard, format!("`{opcode}.red`"));
         }
         Some(_) => {
-            scope.error(inst.opcode.span.clone(), "not supported yet: `bar.warp.sync`");
-            return None;
+            return unsupported(scope, inst, guard, "`bar.warp.sync`");
         }
         // `bar 0;` in old PTX is `bar.sync 0;`
         None if opcode == "bar" => ir::BarrierKind::Sync,
@@ -295,15 +298,13 @@ fn arith(scope: &mut FnScope, inst: &ast::Instruction, mut mods: Mods, guard: Op
     let opcode = inst.opcode.node.as_str();
     let ops = &inst.operands;
     if mods.has(".cc") {
-        scope.error(inst.opcode.span.clone(), format!("not supported yet: `{opcode}.cc`"));
-        return None;
+        return unsupported(scope, inst, guard, format!("`{opcode}.cc`"));
     }
     let mode = if opcode == "mul" { mods.one_of(&[".lo", ".hi", ".wide"]) } else { None };
     let ty = one_type(scope, &mut mods, inst)?;
     if ty.is_float() {
         if !matches!(ty, ScalarType::F32 | ScalarType::F64) {
-            scope.error(inst.opcode.span.clone(), format!("not supported yet: `{opcode}{}`", ty.name()));
-            return None;
+            return unsupported(scope, inst, guard, format!("`{opcode}{}`", ty.name()));
         }
         let op = match opcode {
             "add" => FloatBinOp::Add,
@@ -320,18 +321,15 @@ fn arith(scope: &mut FnScope, inst: &ast::Instruction, mut mods: Mods, guard: Op
         let rnd = rounding(&mut mods);
         let approx = mods.one_of(&[".approx", ".full"]);
         if approx.is_some() || (rnd.is_none() && op == FloatBinOp::Div && ty == ScalarType::F32) {
-            scope.error(inst.opcode.span.clone(), "not supported yet: approximate division (`div.approx`/`div.full`)");
-            return None;
+            return unsupported(scope, inst, guard, "approximate division (`div.approx`/`div.full`)");
         }
         if rnd.is_some_and(|r| r != Rounding::NearestEven) {
-            scope.error(inst.opcode.span.clone(), "not supported yet: directed rounding modes (`.rz`, `.rm`, `.rp`)");
-            return None;
+            return unsupported(scope, inst, guard, "directed rounding modes (`.rz`, `.rm`, `.rp`)");
         }
         let ftz = mods.has(".ftz");
         let sat = mods.has(".sat");
         if ftz || sat {
-            scope.error(inst.opcode.span.clone(), "not supported yet: `.ftz`/`.sat` on floating-point arithmetic");
-            return None;
+            return unsupported(scope, inst, guard, "`.ftz`/`.sat` on floating-point arithmetic");
         }
         if !mods.finish(scope, opcode) || !expect_operands(scope, inst, &[3]) {
             return None;
@@ -354,8 +352,7 @@ fn arith(scope: &mut FnScope, inst: &ast::Instruction, mut mods: Mods, guard: Op
         return None;
     }
     if sat {
-        scope.error(inst.opcode.span.clone(), format!("not supported yet: `{opcode}.sat`"));
-        return None;
+        return unsupported(scope, inst, guard, format!("`{opcode}.sat`"));
     }
     if !mods.finish(scope, opcode) || !expect_operands(scope, inst, &[3]) {
         return None;
@@ -435,8 +432,7 @@ fn mad(scope: &mut FnScope, inst: &ast::Instruction, mut mods: Mods, guard: Opti
     let opcode = inst.opcode.node.as_str();
     let ops = &inst.operands;
     if mods.has(".cc") {
-        scope.error(inst.opcode.span.clone(), "not supported yet: `mad.cc`");
-        return None;
+        return unsupported(scope, inst, guard, "`mad.cc`");
     }
     let mode = mods.one_of(&[".lo", ".hi", ".wide"]);
     let rnd = rounding(&mut mods);
@@ -448,8 +444,7 @@ fn mad(scope: &mut FnScope, inst: &ast::Instruction, mut mods: Mods, guard: Opti
     }
     if ty.is_float() {
         if !matches!(ty, ScalarType::F32 | ScalarType::F64) || ftz || sat || rnd.is_some_and(|r| r != Rounding::NearestEven) {
-            scope.error(inst.opcode.span.clone(), format!("not supported yet: this form of `{opcode}{}`", ty.name()));
-            return None;
+            return unsupported(scope, inst, guard, format!("this form of `{opcode}{}`", ty.name()));
         }
         let op = Op::Fma {
             ty,
@@ -468,8 +463,7 @@ fn mad(scope: &mut FnScope, inst: &ast::Instruction, mut mods: Mods, guard: Opti
         return None;
     }
     if sat {
-        scope.error(inst.opcode.span.clone(), "not supported yet: `mad.hi.sat`");
-        return None;
+        return unsupported(scope, inst, guard, "`mad.hi.sat`");
     }
     let mode = match mode {
         Some(".hi") => MulMode::Hi,
@@ -529,8 +523,7 @@ fn unary(scope: &mut FnScope, inst: &ast::Instruction, mut mods: Mods, guard: Op
             }
         };
         if !matches!(ty, ScalarType::F32 | ScalarType::F64) || ftz || rnd.is_some_and(|r| r != Rounding::NearestEven) {
-            scope.error(inst.opcode.span.clone(), format!("not supported yet: this form of `{opcode}{}`", ty.name()));
-            return None;
+            return unsupported(scope, inst, guard, format!("this form of `{opcode}{}`", ty.name()));
         }
         if matches!(op, FloatUnOp::Sqrt | FloatUnOp::Rcp) && rnd.is_none() && !approx {
             scope.error(inst.opcode.span.clone(), format!("`{opcode}` needs a rounding modifier or `.approx`"));
@@ -614,8 +607,7 @@ fn setp(scope: &mut FnScope, inst: &ast::Instruction, mut mods: Mods, guard: Opt
         return None;
     }
     if ty.is_float() && !matches!(ty, ScalarType::F32 | ScalarType::F64) {
-        scope.error(inst.opcode.span.clone(), format!("not supported yet: `setp{}`", ty.name()));
-        return None;
+        return unsupported(scope, inst, guard, format!("`setp{}`", ty.name()));
     }
     let (dst, dst_not) = match &ops[0].node {
         A::Pair(a, b) => {
@@ -660,16 +652,13 @@ fn cvt(scope: &mut FnScope, inst: &ast::Instruction, mut mods: Mods, guard: Opti
     };
     let supported = |t: ScalarType| t.is_int() && t.kind() != ir::TypeKind::Bits || matches!(t, ScalarType::F32 | ScalarType::F64);
     if !supported(dst_ty) || !supported(src_ty) {
-        scope.error(inst.opcode.span.clone(), format!("not supported yet: `cvt{}{}`", dst_ty.name(), src_ty.name()));
-        return None;
+        return unsupported(scope, inst, guard, format!("`cvt{}{}`", dst_ty.name(), src_ty.name()));
     }
     if ftz || sat && (dst_ty.is_float() || src_ty.is_float()) {
-        scope.error(inst.opcode.span.clone(), "not supported yet: `.ftz`/`.sat` on floating-point `cvt`");
-        return None;
+        return unsupported(scope, inst, guard, "`.ftz`/`.sat` on floating-point `cvt`");
     }
     if sat {
-        scope.error(inst.opcode.span.clone(), "not supported yet: `cvt.sat` between integer types");
-        return None;
+        return unsupported(scope, inst, guard, "`cvt.sat` between integer types");
     }
     let needs_rounding = (dst_ty.is_float() && src_ty.is_int()) || (dst_ty.is_int() && src_ty.is_float()) || (dst_ty == ScalarType::F32 && src_ty == ScalarType::F64);
     match rnd {
@@ -678,8 +667,7 @@ fn cvt(scope: &mut FnScope, inst: &ast::Instruction, mut mods: Mods, guard: Opti
             return None;
         }
         Some(CvtRounding::Float(r)) | Some(CvtRounding::Integer(r)) if r != Rounding::NearestEven && !(dst_ty.is_int() && src_ty.is_float()) => {
-            scope.error(inst.opcode.span.clone(), "not supported yet: directed rounding of floating-point `cvt` results");
-            return None;
+            return unsupported(scope, inst, guard, "directed rounding of floating-point `cvt` results");
         }
         _ => {}
     }

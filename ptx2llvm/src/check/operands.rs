@@ -242,6 +242,46 @@ impl FnScope<'_> {
         }
     }
 
+    /// Checks that every name in an operand of an instruction without a dedicated form
+    /// (one lowering does not translate yet) is declared: a register, variable, parameter,
+    /// function, label or special register.
+    pub fn resolve_any(&mut self, op: &Spanned<A>) -> bool {
+        let name_ok = |scope: &mut Self, name: &str, span: &ast::Span| -> bool {
+            if (name.starts_with('%') && special_register(name, None).is_some())
+                || special_register(name, Some("x")).is_some()
+                || name == "WARP_SZ"
+                || scope.labels.contains(name)
+                || name.starts_with("%envreg")
+                || name.starts_with("%pm")
+                || name.starts_with("%cluster")
+                || name.starts_with("%is_explicit_cluster")
+                || name.starts_with("%reserved_smem")
+                || name.starts_with("%aggr_smem")
+            {
+                return true;
+            }
+            match scope.lookup(name) {
+                Some(_) => true,
+                None => {
+                    scope.error(span.clone(), format!("use of undeclared identifier `{name}`"));
+                    false
+                }
+            }
+        };
+        match &op.node {
+            A::Name { name, .. } | A::Not(name) => name_ok(self, name, &op.span),
+            A::Pair(a, b) => name_ok(self, a, &op.span) & name_ok(self, b, &op.span),
+            A::Expr(e) => {
+                let mut syms = vec![];
+                expr_symbols(e, &mut syms);
+                syms.iter().fold(true, |ok, s| name_ok(self, s, &op.span) & ok)
+            }
+            A::Address(base, _) => self.resolve_any(base),
+            A::Vector(items) | A::List(items) => items.iter().fold(true, |ok, i| self.resolve_any(i) & ok),
+            A::Sink => true,
+        }
+    }
+
     fn address_value(&mut self, ty: ScalarType, span: &ast::Span) -> bool {
         if matches!(ty.bits(), 32 | 64) && ty.is_int() {
             true
@@ -330,5 +370,17 @@ fn symbol_offset(e: &Expr) -> Option<(String, i64)> {
             Some((s, o.wrapping_sub(const_eval(b)? as i64)))
         }
         _ => None,
+    }
+}
+
+fn expr_symbols(e: &Expr, out: &mut Vec<String>) {
+    match e {
+        Expr::Symbol(s) | Expr::Generic(s) => out.push(s.clone()),
+        Expr::Unary(_, a) => expr_symbols(a, out),
+        Expr::Binary(_, a, b) => {
+            expr_symbols(a, out);
+            expr_symbols(b, out);
+        }
+        Expr::Int(..) | Expr::F32(_) | Expr::F64(_) => {}
     }
 }

@@ -347,6 +347,9 @@ pub enum Op {
     Cvta { to_generic: bool, space: StateSpace, ty: ScalarType, dst: RegId, src: Operand },
     Load { space: StateSpace, ty: ScalarType, volatile: bool, dst: Vec<Option<RegId>>, addr: Address },
     Store { space: StateSpace, ty: ScalarType, volatile: bool, src: Vec<Operand>, addr: Address },
+    /// A valid instruction that lowering does not translate yet; lowering reports
+    /// `not supported yet: <what>` at the instruction.
+    Unsupported { what: String },
 }
 
 /// Rounding of `cvt`: IEEE rounding for float results, or rounding to an integral value (`.rni` ...).

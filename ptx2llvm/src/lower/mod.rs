@@ -126,7 +126,19 @@ impl<'ctx, 'a> ModuleLowerer<'ctx, 'a> {
 /// Lowers a checked module into `module` (whose target triple and data layout are set).
 pub fn lower<'ctx>(cx: &'ctx Context, module: Module<'ctx>, m: &ir::Module) -> Result<Module<'ctx>, Vec<Diagnostic>> {
     let mut ml = ModuleLowerer { cx, module, abi: AbiTypes::new(cx), ir: m, layout: MemoryLayout::new(m), globals: vec![] };
-    let mut diags = vec![];
+    // Every instruction lowering cannot translate yet, reported together before any work.
+    let mut diags: Vec<Diagnostic> = m
+        .functions
+        .iter()
+        .flat_map(|f| f.blocks.iter().flat_map(|b| b.insts.iter()))
+        .filter_map(|i| match &i.op {
+            ir::Op::Unsupported { what } => Some(Diagnostic::error(i.span.clone(), format!("not supported yet: {what}"))),
+            _ => None,
+        })
+        .collect();
+    if !diags.is_empty() {
+        return Err(diags);
+    }
     ml.globals = m.vars.iter().map(|v| define_global(&ml, v)).collect();
     for v in m.vars.iter().enumerate() {
         if let Err(e) = init_relocs(&ml, ir::VarId(v.0 as u32)) {

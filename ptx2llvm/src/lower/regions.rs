@@ -98,6 +98,7 @@ pub fn uses(op: &Op, out: &mut Vec<RegId>) {
                 out.push(r)
             }
         }
+        Op::Unsupported { .. } => {}
     }
 }
 
@@ -123,7 +124,7 @@ pub fn defs(op: &Op, out: &mut Vec<RegId>) {
             }
         }
         Op::Load { dst, .. } => out.extend(dst.iter().flatten().copied()),
-        Op::Store { .. } => {}
+        Op::Store { .. } | Op::Unsupported { .. } => {}
     }
 }
 

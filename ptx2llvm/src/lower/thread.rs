@@ -285,6 +285,7 @@ impl<'ctx, 'a> FnCx<'ctx, 'a> {
             Op::Cvta { to_generic, space, ty, dst, src } => self.cvta(*to_generic, *space, *ty, *dst, *src),
             Op::Load { space, ty, volatile, dst, addr } => self.load(*space, *ty, *volatile, dst, *addr),
             Op::Store { space, ty, volatile, src, addr } => self.store(*space, *ty, *volatile, src, *addr),
+            Op::Unsupported { what } => Err(LowerError::Unsupported(what.clone())),
         }
     }
 
