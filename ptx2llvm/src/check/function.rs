@@ -13,8 +13,8 @@ pub(crate) enum LocalSymbol {
     Reg(ir::RegId),
     Var(ir::VarId),
     Param(u32),
-    /// A return parameter of the function (`st.param [func_retval0]`).
-    Return,
+    /// A return parameter of the function (`st.param [func_retval0]`), by index.
+    Return(u32),
     /// A name whose declaration was already reported as unsupported: uses stay silent.
     Poisoned,
 }
@@ -93,8 +93,11 @@ pub(crate) struct FnScope<'a> {
     pub index: usize,
     pub regs: Vec<ir::RegDecl>,
     scopes: Vec<HashMap<String, LocalSymbol>>,
-    /// Every label of the function body (labels may be used before their definition).
+    /// Every label of the function body (labels may be used before their definition),
+    /// including those naming `.callprototype`/`.branchtargets`/`.calltargets` directives.
     pub labels: HashSet<String>,
+    /// `.callprototype` labels: (return parameters, parameters).
+    pub prototypes: HashMap<String, (u32, u32)>,
 }
 
 impl FnScope<'_> {
@@ -127,16 +130,38 @@ impl FnScope<'_> {
         }
     }
 
+    /// `name: .branchtargets L1, L2;` must list labels of this function; `.calltargets`
+    /// must list functions.
+    fn labelled_directive(&mut self, _label: &ast::Spanned<String>, kind: ast::DirectiveKind, names: &[ast::Spanned<String>]) {
+        for n in names {
+            let ok = match kind {
+                ast::DirectiveKind::BranchTargets => self.labels.contains(&n.node),
+                ast::DirectiveKind::CallTargets => matches!(self.lookup(&n.node), Some(LocalOrGlobal::Global(GlobalSymbol::Function(_)))),
+                ast::DirectiveKind::CallPrototype => true,
+            };
+            if !ok {
+                let what = if kind == ast::DirectiveKind::BranchTargets { "label" } else { "function" };
+                self.error(n.span.clone(), format!("`{}` is not a {what}", n.node));
+            }
+        }
+    }
+
     fn declare_local(&mut self, decl: &ast::VarDecl) {
         if decl.space.node == ".reg" {
-            let Some(ty) = ScalarType::from_name(&decl.ty.node) else {
-                self.error(decl.ty.span.clone(), format!("not supported yet: registers of type `{}`", decl.ty.node));
-                return;
+            let unsupported = match ScalarType::from_name(&decl.ty.node) {
+                None if !crate::front::parser::is_type_name(&decl.ty.node) => Some(format!("unknown type `{}`", decl.ty.node)),
+                None => Some(format!("not supported yet: registers of type `{}`", decl.ty.node)),
+                Some(_) if decl.vector.is_some() => Some("not supported yet: vector registers".to_string()),
+                Some(_) => None,
             };
-            if decl.vector.is_some() {
-                self.error(decl.span.clone(), "not supported yet: vector registers");
+            if let Some(msg) = unsupported {
+                self.error(decl.ty.span.clone(), msg);
+                for n in &decl.names {
+                    self.declare(&n.name, LocalSymbol::Poisoned);
+                }
                 return;
             }
+            let Some(ty) = ScalarType::from_name(&decl.ty.node) else { return };
             for n in &decl.names {
                 let names: Vec<String> = match n.range {
                     Some(count) => (0..count).map(|i| format!("{}{}", n.name.node, i)).collect(),
@@ -147,13 +172,6 @@ impl FnScope<'_> {
                     self.regs.push(ir::RegDecl { name: name.clone(), ty });
                     self.declare(&ast::Spanned::new(name, n.name.span.clone()), LocalSymbol::Reg(id));
                 }
-            }
-            return;
-        }
-        if decl.space.node == ".param" {
-            self.error(decl.span.clone(), "not supported yet: `.param` variables inside function bodies (calls)");
-            for n in &decl.names {
-                self.declare(&n.name, LocalSymbol::Poisoned);
             }
             return;
         }
@@ -178,16 +196,15 @@ enum Linear {
 }
 
 pub(crate) fn check_body(cx: &mut ModuleChecker, index: usize, f: &ast::Function) {
-    let mut labels = HashSet::new();
-    collect_labels(f.body.as_deref().unwrap_or(&[]), &mut labels);
-    let mut scope = FnScope { cx, index, regs: vec![], scopes: vec![HashMap::new()], labels };
+    let mut scope = FnScope { cx, index, regs: vec![], scopes: vec![HashMap::new()], labels: HashSet::new(), prototypes: HashMap::new() };
+    collect_labels(f.body.as_deref().unwrap_or(&[]), &mut scope);
     for (i, p) in scope.cx.out.functions[index].params.clone().iter().enumerate() {
         let span = f.name.span.clone();
         scope.declare(&ast::Spanned::new(p.name.clone(), span), LocalSymbol::Param(i as u32));
     }
-    for p in scope.cx.out.functions[index].returns.clone().iter() {
+    for (i, p) in scope.cx.out.functions[index].returns.clone().iter().enumerate() {
         let span = f.name.span.clone();
-        scope.declare(&ast::Spanned::new(p.name.clone(), span), LocalSymbol::Return);
+        scope.declare(&ast::Spanned::new(p.name.clone(), span), LocalSymbol::Return(i as u32));
     }
     let mut linear = vec![];
     walk(&mut scope, f.body.as_deref().unwrap_or(&[]), &mut linear);
@@ -199,13 +216,19 @@ pub(crate) fn check_body(cx: &mut ModuleChecker, index: usize, f: &ast::Function
     func.blocks = blocks;
 }
 
-fn collect_labels(stmts: &[ast::Statement], out: &mut HashSet<String>) {
+fn collect_labels(stmts: &[ast::Statement], scope: &mut FnScope) {
     for s in stmts {
         match s {
             ast::Statement::Label(l) => {
-                out.insert(l.node.clone());
+                scope.labels.insert(l.node.clone());
             }
-            ast::Statement::Block(inner, _) => collect_labels(inner, out),
+            ast::Statement::LabelledDirective { label, kind, signature, .. } => {
+                scope.labels.insert(label.node.clone());
+                if *kind == ast::DirectiveKind::CallPrototype {
+                    scope.prototypes.insert(label.node.clone(), *signature);
+                }
+            }
+            ast::Statement::Block(inner, _) => collect_labels(inner, scope),
             _ => {}
         }
     }
@@ -222,6 +245,7 @@ fn walk(scope: &mut FnScope, stmts: &[ast::Statement], out: &mut Vec<Linear>) {
         match s {
             ast::Statement::Label(l) => out.push(Linear::Label(l.node.clone(), l.span.clone())),
             ast::Statement::Var(_) | ast::Statement::Ignored(_) => {}
+            ast::Statement::LabelledDirective { label, kind, names, .. } => scope.labelled_directive(label, *kind, names),
             ast::Statement::Block(inner, _) => {
                 scope.scopes.push(HashMap::new());
                 walk(scope, inner, out);

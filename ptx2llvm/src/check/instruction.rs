@@ -231,6 +231,7 @@ pub(crate) fn convert(scope: &mut FnScope, inst: &ast::Instruction) -> Option<Co
             Op::Cvta { to_generic: !to, space: sp, ty, dst: scope.dst(&ops[0], ty, Width::Exact)?, src: scope.src(&ops[1], ty, Width::Exact)? }
         }
         "ld" | "ldu" | "st" => return load_store(scope, inst, mods, guard),
+        "call" => return super::call::call(scope, inst, mods, guard),
         _ if KNOWN_OPCODES.contains(&opcode) => return unsupported(scope, inst, guard, format!("`{opcode}`")),
         _ => {
             scope.error(inst.opcode.span.clone(), format!("unknown instruction `{opcode}`"));
@@ -628,6 +629,12 @@ fn setp(scope: &mut FnScope, inst: &ast::Instruction, mut mods: Mods, guard: Opt
 
 fn cvt(scope: &mut FnScope, inst: &ast::Instruction, mut mods: Mods, guard: Option<ir::PredRef>) -> Option<Converted> {
     let ops = &inst.operands;
+    // Narrow float formats that have no register type of their own (`.e4m3x2`, `.tf32`, ...).
+    if let Some(m) = inst.modifiers.iter().find(|m| {
+        matches!(m.node.as_str(), ".tf32" | ".e4m3x2" | ".e5m2x2" | ".e2m3x2" | ".e3m2x2" | ".e2m1x2" | ".ue8m0x2" | ".e4m3x4" | ".e5m2x4" | ".e2m1x4" | ".e2m3x4" | ".e3m2x4" | ".satfinite" | ".relu")
+    }) {
+        return unsupported(scope, inst, guard, format!("`cvt` with `{}`", m.node));
+    }
     let rnd = match mods.one_of(&[".rn", ".rz", ".rm", ".rp", ".rni", ".rzi", ".rmi", ".rpi"]) {
         None => None,
         Some(r) => {
@@ -643,7 +650,9 @@ fn cvt(scope: &mut FnScope, inst: &ast::Instruction, mut mods: Mods, guard: Opti
     let ftz = mods.has(".ftz");
     let sat = mods.has(".sat");
     let types = mods.types();
-    if !mods.finish(scope, "cvt") || !expect_operands(scope, inst, &[2]) {
+    // `cvt.rn.f16x2.f32 d, a, b` (and the other packing forms) take two sources.
+    let packing = types.first().is_some_and(|t| matches!(t, ScalarType::F16x2 | ScalarType::BF16x2));
+    if !mods.finish(scope, "cvt") || !expect_operands(scope, inst, if packing { &[3] } else { &[2] }) {
         return None;
     }
     let [dst_ty, src_ty] = types[..] else {

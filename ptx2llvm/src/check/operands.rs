@@ -199,14 +199,20 @@ impl FnScope<'_> {
                     Some(LocalOrGlobal::Local(LocalSymbol::Param(i))) => {
                         self.address_value(ty, &op.span).then_some(ir::Operand::ParamAddr(i, 0))
                     }
-                    Some(LocalOrGlobal::Local(LocalSymbol::Return)) => {
-                        self.error(op.span.clone(), format!("not supported yet: taking the address of return parameter `{name}`"));
+                    Some(LocalOrGlobal::Local(LocalSymbol::Return(_))) => {
+                        self.error(op.span.clone(), format!("the address of return parameter `{name}` cannot be taken"));
                         None
                     }
                     Some(LocalOrGlobal::Local(LocalSymbol::Poisoned)) => None,
-                    Some(LocalOrGlobal::Global(GlobalSymbol::Function(_))) => {
-                        self.error(op.span.clone(), format!("not supported yet: function address `{name}` (indirect calls)"));
-                        None
+                    Some(LocalOrGlobal::Global(GlobalSymbol::Function(f))) => {
+                        self.address_value(ty, &op.span).then_some(ir::Operand::FuncAddr(f as u32))
+                    }
+                    Some(LocalOrGlobal::Global(GlobalSymbol::Handle(h))) => {
+                        if ty.bits() != 64 || !ty.is_int() {
+                            self.error(op.span.clone(), format!("texture, sampler and surface references are `.u64` or `.b64` values, not `{}`", ty.name()));
+                            return None;
+                        }
+                        Some(ir::Operand::Handle(h))
                     }
                     None => {
                         self.error(op.span.clone(), format!("use of undeclared identifier `{name}`"));
@@ -324,8 +330,9 @@ impl FnScope<'_> {
                 }
                 Some(LocalOrGlobal::Local(LocalSymbol::Var(v))) | Some(LocalOrGlobal::Global(GlobalSymbol::Var(v))) => ir::AddressBase::Var(v),
                 Some(LocalOrGlobal::Local(LocalSymbol::Param(i))) => ir::AddressBase::Param(i),
-                Some(LocalOrGlobal::Local(LocalSymbol::Return)) => {
-                    self.error(base_span, "not supported yet: return parameters (`.func` calls)");
+                Some(LocalOrGlobal::Local(LocalSymbol::Return(i))) => ir::AddressBase::Return(i),
+                Some(LocalOrGlobal::Global(GlobalSymbol::Handle(_))) => {
+                    self.error(base_span, format!("`{name}` is a texture, sampler or surface reference, not an address"));
                     return None;
                 }
                 Some(LocalOrGlobal::Local(LocalSymbol::Poisoned)) => return None,

@@ -72,6 +72,8 @@ pub struct VarName {
 pub enum Initializer {
     Expr(Spanned<Expr>),
     List(Vec<Initializer>, Span),
+    /// `name = value` in the initializer of a `.samplerref` (`filter_mode = linear`).
+    Field(Spanned<String>, Spanned<String>, Span),
 }
 
 /// A constant expression (immediates, initializers, array sizes).
@@ -140,8 +142,19 @@ pub enum Statement {
     Var(VarDecl),
     Instruction(Instruction),
     Block(Vec<Statement>, Span),
+    /// `name: .callprototype ...;`, `name: .branchtargets L1, L2;`, `name: .calltargets f;`:
+    /// a label that names a call signature or a list of branch/call targets.
+    /// For `.callprototype`, `signature` = (number of return parameters, number of parameters).
+    LabelledDirective { label: Spanned<String>, kind: DirectiveKind, names: Vec<Spanned<String>>, signature: (u32, u32), span: Span },
     /// `.loc`, `.pragma`, and other directives without effect on semantics.
     Ignored(Span),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DirectiveKind {
+    CallPrototype,
+    BranchTargets,
+    CallTargets,
 }
 
 #[derive(Debug, Clone)]

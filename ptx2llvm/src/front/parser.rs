@@ -212,10 +212,24 @@ where
                 Ok(Operand::Address(Box::new(b), off))
             });
         let bracket_list = list(Token::LBracket, Token::RBracket).map(Operand::Vector);
+        // `sym+4`, `$stack-8`: an address constant (the symbol's address plus an offset).
+        let symbol_offset = select! { Token::Ident(s) => s }
+            .then(
+                choice((just(Token::Plus).to(BinaryOp::Add), just(Token::Minus).to(BinaryOp::Sub)))
+                    .then(expr())
+                    .repeated()
+                    .at_least(1)
+                    .collect::<Vec<_>>(),
+            )
+            .map(|(sym, rest)| {
+                let e = rest.into_iter().fold(Expr::Symbol(sym), |a, (op, b)| Expr::Binary(op, Box::new(a), Box::new(b)));
+                Operand::Expr(e)
+            });
         choice((
             sink,
             not,
             pair,
+            symbol_offset,
             name,
             address,
             bracket_list,
@@ -293,7 +307,13 @@ where
         .labelled("state space");
     let attr = dot_any().then(int().or_not());
     let init = recursive(|init| {
+        // `.samplerref s = { filter_mode = nearest, addr_mode_0 = clamp_to_edge }`
+        let field = ident()
+            .then_ignore(just(Token::Eq))
+            .then(choice((ident(), int().map_with(|v, e| Spanned::new(v.to_string(), sp(e.span()))))))
+            .map_with(|(name, value), e| Initializer::Field(name, value, sp(e.span())));
         choice((
+            field,
             init.separated_by(just(Token::Comma))
                 .collect::<Vec<_>>()
                 .delimited_by(just(Token::LBrace), just(Token::RBrace))
@@ -344,7 +364,12 @@ where
                 }
             }
             if decl.ty.node.is_empty() {
-                return Err(Rich::custom(e.span(), "declaration has no type"));
+                // A misspelled type (`.u33`): keep it so the checker reports it by name and
+                // still declares the names (no cascade of "undeclared" errors).
+                match decl.ptr_attrs.pop() {
+                    Some(a) if a.node != ".ptr" => decl.ty = a,
+                    _ => return Err(Rich::custom(e.span(), "declaration has no type")),
+                }
             }
             Ok(decl)
         })
@@ -398,20 +423,58 @@ where
     recursive(|stmts| {
         let label = ident().then_ignore(just(Token::Colon));
         // `name: .callprototype ...;` and `name: .branchtargets ...;` (checked in #4's work).
-        let labelled_directive = ident()
-            .then_ignore(just(Token::Colon))
-            .then(choice((dot(".callprototype"), dot(".branchtargets"), dot(".calltargets"))))
-            .then(none_of([Token::Semi, Token::RBrace]).repeated())
-            .then_ignore(semi())
-            .map_with(|_, e| Statement::Ignored(sp(e.span())));
         let pragma = dot(".pragma")
             .ignore_then(select! { Token::Str(_) => () }.separated_by(just(Token::Comma)))
             .then_ignore(semi())
             .map_with(|_, e| Statement::Ignored(sp(e.span())));
         let loc = loc_directive().map_with(|_, e| Statement::Ignored(sp(e.span())));
+        let prototype_label = ident().then_ignore(just(Token::Colon)).then(choice((
+            dot(".callprototype").to(DirectiveKind::CallPrototype),
+            dot(".branchtargets").to(DirectiveKind::BranchTargets),
+            dot(".calltargets").to(DirectiveKind::CallTargets),
+        )));
         let block = stmts
             .delimited_by(just(Token::LBrace), just(Token::RBrace))
             .map_with(|s, e| Statement::Block(s, sp(e.span())));
+        // `name: .callprototype ...;`, `name: .branchtargets L1, L2;`, `name: .calltargets f, g;`
+        let labelled_directive = prototype_label
+            .then(
+                none_of([Token::Semi, Token::RBrace])
+                    .map_with(|t, e| (t, sp(e.span())))
+                    .repeated()
+                    .collect::<Vec<_>>(),
+            )
+            .then_ignore(semi())
+            .map_with(|((label, kind), body), e| {
+                // `.callprototype (.param .b32 _) _ (.param .b32 _, .param .u64 _)`: count the
+                // parameter declarations before and after the `_` that stands for the name.
+                let mut signature = (0, 0);
+                let mut after_name = false;
+                let mut depth = 0u32;
+                for (t, _) in &body {
+                    match t {
+                        Token::LParen => depth += 1,
+                        Token::RParen => depth = depth.saturating_sub(1),
+                        Token::Underscore | Token::Ident(_) if depth == 0 => after_name = true,
+                        Token::Dot(d) if d == ".param" || d == ".reg" => {
+                            if after_name {
+                                signature.1 += 1
+                            } else {
+                                signature.0 += 1
+                            }
+                        }
+                        _ => {}
+                    }
+                }
+                let names = body
+                    .into_iter()
+                    .filter_map(|(t, span)| match t {
+                        Token::Ident(n) if kind != DirectiveKind::CallPrototype => Some(Spanned::new(n, span)),
+                        _ => None,
+                    })
+                    .collect();
+                Statement::LabelledDirective { label, kind, names, signature, span: sp(e.span()) }
+            });
         let statement = choice((
             labelled_directive,
             label.map(Statement::Label),
@@ -501,7 +564,9 @@ where
     let body = statements()
         .delimited_by(just(Token::LBrace), just(Token::RBrace))
         .map(Some)
-        .or(semi().to(None));
+        .or(semi().to(None))
+        // nvopencc wrote function declarations without a `;`.
+        .or(empty().to(None));
     let function = linkage
         .or_not()
         .then(kind)

@@ -31,6 +31,30 @@ pub struct Module {
     /// (hoisted here with unique names; `owner` says which function declared them).
     pub vars: Vec<Variable>,
     pub functions: Vec<Function>,
+    /// Texture, sampler and surface references (`.global .texref t;`, ISA 1.x `.tex .u32 t;`).
+    pub handles: Vec<Handle>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HandleId(pub u32);
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HandleKind {
+    Texture,
+    Sampler,
+    Surface,
+}
+
+/// An opaque module-scope reference to a texture, sampler or surface, bound by name from
+/// the host.
+#[derive(Debug, Clone)]
+pub struct Handle {
+    pub name: String,
+    pub kind: HandleKind,
+    /// Sampler properties given in the declaration (`filter_mode = linear`).
+    pub fields: Vec<(String, String)>,
+    pub linkage: Linkage,
+    pub span: Span,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -163,6 +187,10 @@ pub enum Operand {
     VarAddr(VarId, i64),
     /// The address of a function parameter (kernel parameters: their host address).
     ParamAddr(u32, i64),
+    /// The address of a function (`mov.u64 %rd, f;` for indirect calls), by index in `Module::functions`.
+    FuncAddr(u32),
+    /// A texture/sampler/surface reference used as a value.
+    Handle(HandleId),
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -220,6 +248,8 @@ pub enum AddressBase {
     Reg(RegId),
     Var(VarId),
     Param(u32),
+    /// A return parameter of the enclosing `.func` (`st.param [func_retval0], %r`).
+    Return(u32),
     /// `[imm]`: an absolute address in the state space.
     Absolute,
 }
@@ -347,9 +377,25 @@ pub enum Op {
     Cvta { to_generic: bool, space: StateSpace, ty: ScalarType, dst: RegId, src: Operand },
     Load { space: StateSpace, ty: ScalarType, volatile: bool, dst: Vec<Option<RegId>>, addr: Address },
     Store { space: StateSpace, ty: ScalarType, volatile: bool, src: Vec<Operand>, addr: Address },
+    /// `call`: a direct call of `Module::functions[callee]` or an indirect call through a
+    /// register holding a function address with the signature of a `.callprototype`.
+    /// Arguments and results are `.param` variables of the caller (or, in old PTX, registers
+    /// and immediates), in the order of the callee's parameters and return parameters.
+    /// A result written to `_` is discarded (`None`).
+    Call { callee: Callee, args: Vec<Operand>, rets: Vec<Option<Operand>>, uniform: bool },
     /// A valid instruction that lowering does not translate yet; lowering reports
     /// `not supported yet: <what>` at the instruction.
     Unsupported { what: String },
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Callee {
+    Direct(u32),
+    /// A function the module never declares, provided by the program that loads it
+    /// (OptiX's `_rt_*` device API).
+    External(String),
+    /// Through a register; the prototype's parameter and return counts are those given.
+    Indirect { target: RegId, params: u32, returns: u32 },
 }
 
 /// Rounding of `cvt`: IEEE rounding for float results, or rounding to an integral value (`.rni` ...).

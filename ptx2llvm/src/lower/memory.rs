@@ -30,6 +30,7 @@ impl<'ctx> FnCx<'ctx, '_> {
                 }
             }
             AddressBase::Param(i) => gep(self.uni.params[i as usize], off),
+            AddressBase::Return(_) => Err(LowerError::Unsupported("return parameters of `.func` functions".into())),
             AddressBase::Reg(r) => {
                 let v = self.load_reg(r)?;
                 let v = self.resize(v, 64, false)?;

@@ -98,6 +98,12 @@ pub fn uses(op: &Op, out: &mut Vec<RegId>) {
                 out.push(r)
             }
         }
+        Op::Call { callee, args, rets: _, uniform: _ } => {
+            args.iter().for_each(&mut o);
+            if let ir::Callee::Indirect { target, .. } = callee {
+                o(&Operand::Reg(*target))
+            }
+        }
         Op::Unsupported { .. } => {}
     }
 }
@@ -124,6 +130,10 @@ pub fn defs(op: &Op, out: &mut Vec<RegId>) {
             }
         }
         Op::Load { dst, .. } => out.extend(dst.iter().flatten().copied()),
+        Op::Call { rets, .. } => out.extend(rets.iter().filter_map(|r| match r {
+            Some(Operand::Reg(r)) => Some(*r),
+            _ => None,
+        })),
         Op::Store { .. } | Op::Unsupported { .. } => {}
     }
 }

@@ -159,6 +159,8 @@ impl<'ctx, 'a> FnCx<'ctx, 'a> {
                 let a = self.b.build_int_add(a, self.i64(off as u64), "")?;
                 self.resize(a, bits, false)
             }
+            Operand::FuncAddr(_) => Err(LowerError::Unsupported("function addresses (indirect calls)".into())),
+            Operand::Handle(_) => Err(LowerError::Unsupported("texture, sampler and surface references".into())),
         }
     }
 
@@ -285,6 +287,7 @@ impl<'ctx, 'a> FnCx<'ctx, 'a> {
             Op::Cvta { to_generic, space, ty, dst, src } => self.cvta(*to_generic, *space, *ty, *dst, *src),
             Op::Load { space, ty, volatile, dst, addr } => self.load(*space, *ty, *volatile, dst, *addr),
             Op::Store { space, ty, volatile, src, addr } => self.store(*space, *ty, *volatile, src, *addr),
+            Op::Call { .. } => Err(LowerError::Unsupported("`call`".into())),
             Op::Unsupported { what } => Err(LowerError::Unsupported(what.clone())),
         }
     }
