@@ -2,6 +2,9 @@
 //! the IR from the syntax tree. Every problem becomes a located `Diagnostic`; the
 //! checker keeps going so that one run reports all of them.
 
+mod call;
+mod forms;
+mod forms_table;
 mod function;
 mod instruction;
 mod operands;
@@ -17,6 +20,7 @@ use std::collections::HashMap;
 pub(crate) enum GlobalSymbol {
     Var(ir::VarId),
     Function(usize),
+    Handle(ir::HandleId),
 }
 
 pub fn check(module: &ast::Module) -> (ir::Module, Vec<Diagnostic>) {
@@ -68,6 +72,7 @@ impl ModuleChecker {
         let mut bodies = vec![];
         for item in &module.items {
             match item {
+                ast::Item::Var(decl) if handle_kind(decl).is_some() => self.declare_handles(decl),
                 ast::Item::Var(decl) => {
                     for v in self.declare_vars(decl, None) {
                         let name = self.out.vars[v.0 as usize].name.clone();
@@ -86,7 +91,7 @@ impl ModuleChecker {
                             }
                             *i
                         }
-                        Some(GlobalSymbol::Var(_)) => {
+                        Some(GlobalSymbol::Var(_) | GlobalSymbol::Handle(_)) => {
                             self.diags.push(Diagnostic::error(f.name.span.clone(), format!("`{}` is already declared as a variable", f.name.node)));
                             continue;
                         }
@@ -113,16 +118,64 @@ impl ModuleChecker {
         }
     }
 
+    /// Declares module-scope texture, sampler and surface references.
+    fn declare_handles(&mut self, decl: &ast::VarDecl) {
+        let Some(kind) = handle_kind(decl) else { return };
+        for name in &decl.names {
+            if name.range.is_some() || !name.dims.is_empty() {
+                self.diags.push(Diagnostic::error(name.name.span.clone(), format!("`{}` cannot be an array", name.name.node)));
+                continue;
+            }
+            let mut fields = vec![];
+            match &name.init {
+                None => {}
+                Some(ast::Initializer::List(items, _)) if kind == ir::HandleKind::Sampler || kind == ir::HandleKind::Texture => {
+                    for item in items {
+                        match item {
+                            ast::Initializer::Field(k, v, _) => fields.push((k.node.clone(), v.node.clone())),
+                            other => self.diags.push(Diagnostic::error(init_span(other), "expected `property = value`")),
+                        }
+                    }
+                }
+                Some(other) => self.diags.push(Diagnostic::error(init_span(other), format!("`{}` cannot be initialized this way", name.name.node))),
+            }
+            let id = ir::HandleId(self.out.handles.len() as u32);
+            self.out.handles.push(ir::Handle {
+                name: name.name.node.clone(),
+                kind,
+                fields,
+                linkage: match decl.linkage {
+                    Some(ast::Linkage::Extern) => ir::Linkage::External,
+                    Some(_) => ir::Linkage::Public,
+                    None => ir::Linkage::Internal,
+                },
+                span: name.name.span.clone(),
+            });
+            if self.globals.insert(name.name.node.clone(), GlobalSymbol::Handle(id)).is_some() {
+                self.diags.push(Diagnostic::error(name.name.span.clone(), format!("duplicate definition of `{}`", name.name.node)));
+            }
+        }
+    }
+
     /// Declares the variables of one declaration; returns their ids.
     pub(crate) fn declare_vars(&mut self, decl: &ast::VarDecl, owner: Option<usize>) -> Vec<ir::VarId> {
         let Some(space) = StateSpace::from_name(&decl.space.node) else {
             self.diags.push(Diagnostic::error(decl.space.span.clone(), format!("`{}` variables cannot be declared here", decl.space.node)));
             return vec![];
         };
+        if handle_kind(decl).is_some() {
+            self.diags.push(Diagnostic::error(decl.span.clone(), "texture, sampler and surface references must be declared at module scope"));
+            return vec![];
+        }
         let elem = match ScalarType::from_name(&decl.ty.node) {
             Some(t) => t,
             None => {
-                self.diags.push(Diagnostic::error(decl.ty.span.clone(), format!("not supported yet: variables of type `{}`", decl.ty.node)));
+                let msg = if crate::front::parser::is_type_name(&decl.ty.node) {
+                    format!("not supported yet: variables of type `{}`", decl.ty.node)
+                } else {
+                    format!("unknown type `{}`", decl.ty.node)
+                };
+                self.diags.push(Diagnostic::error(decl.ty.span.clone(), msg));
                 return vec![];
             }
         };
@@ -198,6 +251,9 @@ impl ModuleChecker {
                     self.flatten_init(i, elem, out, relocs);
                 }
             }
+            ast::Initializer::Field(k, _, span) => {
+                self.diags.push(Diagnostic::error(span.clone(), format!("`{} = ...` initializers are only allowed for `.samplerref` variables", k.node)));
+            }
             ast::Initializer::Expr(e) => {
                 let bytes = elem.bytes() as usize;
                 let bits = match operands::immediate_bits(&e.node, elem) {
@@ -231,13 +287,32 @@ fn symbol_plus_offset(e: &ast::Expr) -> Option<(String, i64)> {
         ast::Expr::Symbol(s) | ast::Expr::Generic(s) => Some((s.clone(), 0)),
         ast::Expr::Binary(ast::BinaryOp::Add, a, b) => {
             let (s, o) = symbol_plus_offset(a)?;
-            Some((s, o + const_eval(b)? as i64))
+            Some((s, o.wrapping_add(const_eval(b)? as i64)))
         }
         ast::Expr::Binary(ast::BinaryOp::Sub, a, b) => {
             let (s, o) = symbol_plus_offset(a)?;
-            Some((s, o - const_eval(b)? as i64))
+            Some((s, o.wrapping_sub(const_eval(b)? as i64)))
         }
         _ => None,
+    }
+}
+
+/// The kind of opaque reference a declaration declares, if it is one: `.texref`,
+/// `.samplerref`, `.surfref`, or a variable in the ISA 1.x `.tex` state space.
+fn handle_kind(decl: &ast::VarDecl) -> Option<ir::HandleKind> {
+    match decl.ty.node.as_str() {
+        ".texref" => Some(ir::HandleKind::Texture),
+        ".samplerref" => Some(ir::HandleKind::Sampler),
+        ".surfref" => Some(ir::HandleKind::Surface),
+        _ if decl.space.node == ".tex" => Some(ir::HandleKind::Texture),
+        _ => None,
+    }
+}
+
+fn init_span(i: &ast::Initializer) -> ast::Span {
+    match i {
+        ast::Initializer::Expr(e) => e.span.clone(),
+        ast::Initializer::List(_, s) | ast::Initializer::Field(_, _, s) => s.clone(),
     }
 }
 

@@ -1,0 +1,999 @@
+#!/usr/bin/env python3
+"""Generates ptx2llvm/src/check/forms_table.rs, the instruction-form table of the checker.
+
+Usage:
+    scripts/gen-forms.py SPEC_DIR > ptx2llvm/src/check/forms_table.rs
+
+SPEC_DIR is the Markdown text of the PTX ISA 9.2 (the directory holding
+`09-instruction-set/`). Two more texts are read when found next to it (or given with
+`--video FILE` / `--isa14 FILE`): the video-instruction chapter 9.7.18 (missing from the
+Markdown conversion) and the plain-text PTX ISA 1.4 manual, whose forms old code still uses.
+
+What is read:
+  * every `Syntax` section of chapter 9: the code blocks between a `Syntax` heading and the
+    next `Description`. Statements (`shf.l.mode.b32 d, a, b, c;`) are followed by the
+    definitions of their placeholders (`.mode = { .clamp, .wrap };`); a placeholder is looked
+    up first in the definitions right after its statement, then in later ones, then in
+    earlier ones (blocks such as `redux.sync` or `set` redefine names between statements).
+  * the `PTX ISA Notes` / `Target ISA Notes` after each syntax section: the base
+    requirement ("Introduced in PTX ISA version 3.1.", "Requires sm_32 or higher.") and,
+    where the prose names forms in backquotes ("`add.u16x2` and `add.s16x2` introduced in
+    PTX ISA version 8.0."), a requirement that applies when all of the named modifiers are
+    present.
+
+Each statement becomes one or more forms: the opcode (first word), an ordered list of slots
+(fixed text or a set of alternatives, required or optional) and an operand-count range.
+Irregular spec text is fixed in the OVERRIDES section below (each entry says why).
+
+Only the Python 3 standard library is used; the output is deterministic.
+"""
+
+import glob
+import os
+import re
+import sys
+
+# ----------------------------------------------------------------------------------------
+# OVERRIDES (hand-written). Each entry is written in the spec's own syntax notation and is
+# parsed like the spec text.
+# ----------------------------------------------------------------------------------------
+
+# Statements of the spec that are wrong or unparsable, replaced by corrected text.
+# Key: the statement as written (whitespace-normalized); value: replacement statements.
+STATEMENT_FIXES = {
+    # `.{relu}` and an undefined `.type`: the prose says `.relu` is optional and the type
+    # is one of the four half-precision types.
+    "fma.rnd.oob.{relu}.type d, a, b, c;": [
+        "fma.rnd.oob{.relu}.f16 d, a, b, c;",
+        "fma.rnd.oob{.relu}.f16x2 d, a, b, c;",
+        "fma.rnd.oob{.relu}.bf16 d, a, b, c;",
+        "fma.rnd.oob{.relu}.bf16x2 d, a, b, c;",
+    ],
+    # `{.abs.}` has a stray dot.
+    "redux.sync.op{.abs.}{.NaN}.f32 dst, src, membermask;": [
+        "redux.sync.op{.abs}{.NaN}.f32 dst, src, membermask;",
+    ],
+    # `.fp16x2` is not a type; the description and the 9.1 notes name `.f16x2`/`.bf16x2`.
+    "cvt.rn.satfinite{.relu}.f8x2type.fp16x2 d, a;": [
+        "cvt.rn.satfinite{.relu}.f8x2type.f16x2 d, a;",
+        "cvt.rn.satfinite{.relu}.f8x2type.bf16x2 d, a;",
+    ],
+    # The two generic `cvt` lines allow any rounding with any type pair; the description
+    # says which conversions need which rounding (ptxas: "Rounding modifier required",
+    # "Illegal rounding modifier"): none between integers, an integer rounding from float
+    # to integer and between equal float types, a float rounding from integer to float and
+    # for narrowing float conversions, none for widening ones.
+    "cvt{.irnd}{.ftz}{.sat}.dtype.atype d, a;": [
+        "cvt{.sat}.itype.itype d, a;",
+        "cvt.irnd{.ftz}{.sat}.itype.ftype d, a;",
+        "cvt{.irnd}{.ftz}{.sat}.f16.f16 d, a;",
+        "cvt{.irnd}{.ftz}{.sat}.f32.f32 d, a;",
+        "cvt{.irnd}{.ftz}{.sat}.f64.f64 d, a;",
+        "cvt{.irnd}{.ftz}{.sat}.bf16.bf16 d, a;",
+    ],
+    "cvt{.frnd}{.ftz}{.sat}.dtype.atype d, a;": [
+        "cvt.frnd{.ftz}{.sat}.ftype.itype d, a;",
+        "cvt.frnd{.ftz}{.sat}{.relu}.f16.f32 d, a;",
+        "cvt.frnd{.ftz}{.sat}.f16.f64 d, a;",
+        "cvt.frnd{.ftz}{.sat}{.relu}.bf16.f32 d, a;",
+        "cvt.frnd{.ftz}{.sat}.bf16.f64 d, a;",
+        "cvt.frnd{.ftz}{.sat}.f32.f64 d, a;",
+        "cvt.frnd{.ftz}{.sat}.f16.bf16 d, a;",
+        "cvt.frnd{.ftz}{.sat}.bf16.f16 d, a;",
+        "cvt{.ftz}{.sat}.f32.f16 d, a;",
+        "cvt{.ftz}{.sat}.f64.f16 d, a;",
+        "cvt{.ftz}{.sat}.f32.bf16 d, a;",
+        "cvt{.ftz}{.sat}.f64.bf16 d, a;",
+        "cvt{.ftz}{.sat}.f64.f32 d, a;",
+    ],
+}
+
+# Type classes used by the `cvt` fixes above.
+EXTRA_DEFINITIONS = {
+    ".itype": [".u8", ".u16", ".u32", ".u64", ".s8", ".s16", ".s32", ".s64"],
+    ".ftype": [".bf16", ".f16", ".f32", ".f64"],
+    # Written in some blocks without a definition (`cp.reduce.async.bulk.tensor`).
+    ".level::cache_hint": [".L2::cache_hint"],
+}
+
+# Forms that later PTX versions or targets no longer accept: statement -> (last PTX ISA
+# version, last target) for which the form is valid.
+FORM_LIMITS = {
+    # "mad{.ftz}{.sat}.f32 d, a, b, c; // .target sm_1x": a rounding is required from sm_20.
+    "mad{.ftz}{.sat}.f32 d, a, b, c;": ((99, 9), 13),
+}
+
+# Placeholder definitions that are wrong in the spec text: (statement prefix, name) -> items.
+DEFINITION_FIXES = {
+    # `.m8n84` is a typo for `.m8n8k4`.
+    ("mma.sync.aligned.shape.row.col.f64", ".shape"): [".m8n8k4", ".m16n8k4", ".m16n8k8", ".m16n8k16"],
+    # `.ctype` is defined twice in the block (for `sured.b` and for `sured.p`).
+    ("sured.b", ".ctype"): [".u32", ".u64", ".s32", ".b32", ".s64"],
+}
+
+# Instructions whose chapters are missing from the Markdown conversion of the 9.2 text
+# (miscellaneous, stack manipulation, tcgen05), and irregular forms written out by hand.
+# Each entry: (PTX ISA notes line, target notes line, syntax text).
+EXTRA_SECTIONS = [
+    # 9.7.19 Miscellaneous instructions (not in the Markdown conversion).
+    ("Introduced in PTX ISA version 1.0.", "Supported on all target architectures.", "trap;"),
+    ("Introduced in PTX ISA version 1.0.", "Supported on all target architectures.", "brkpt;"),
+    ("Introduced in PTX ISA version 1.0.", "Supported on all target architectures.",
+     "pmevent a;\npmevent.mask a;"),
+    ("Introduced in PTX ISA version 6.3.", "Requires sm_70 or higher.", "nanosleep.u32 t;"),
+    ("Introduced in PTX ISA version 8.0.", "Requires sm_90a.",
+     "setmaxnreg.action.sync.aligned.u32 imm-reg-count;\n.action = { .inc, .dec };"),
+    # 9.7.17 Stack manipulation (not in the Markdown conversion).
+    ("Introduced in PTX ISA version 7.3.", "Requires sm_52 or higher.",
+     "alloca{.local}.type ptr, size{, immAlign};\n.type = { .u32, .u64 };"),
+    ("Introduced in PTX ISA version 7.3.", "Requires sm_52 or higher.",
+     "stacksave.type d;\n.type = { .u32, .u64 };"),
+    ("Introduced in PTX ISA version 7.3.", "Requires sm_52 or higher.",
+     "stackrestore.type a;\n.type = { .u32, .u64 };"),
+    # `fence.proxy` and `membar.proxy`: `.proxykind` has multi-word items with a nested
+    # brace (`.async.shared::{cta, cluster}`) that the generic reader does not expand.
+    ("Introduced in PTX ISA version 7.5.", "Requires sm_70 or higher.",
+     "fence.proxy.proxykind;\nmembar.proxy.proxykind;\n"
+     ".proxykind = { .alias, .async, .async.global, .async.shared::cta, .async.shared::cluster };"),
+    ("Introduced in PTX ISA version 8.3.", "Requires sm_90 or higher.",
+     "fence.proxy.tensormap::generic.release.scope;\n"
+     "fence.proxy.tensormap::generic.acquire.scope [addr], size;\n"
+     ".scope = { .cta, .cluster, .gpu, .sys };"),
+    ("Introduced in PTX ISA version 8.3.", "Requires sm_90 or higher.",
+     "tensormap.cp_fenceproxy.global.shared::cta.tensormap::generic.release.scope.sync.aligned [dst], [src], size;\n"
+     ".scope = { .cta, .cluster, .gpu, .sys };"),
+    # 9.7.16 tcgen05 (only the chapter's introduction is in the Markdown conversion).
+    ("Introduced in PTX ISA version 8.6.", "Requires sm_100a.",
+     "tcgen05.alloc.cta_group.sync.aligned{.shared::cta}.b32 [dst], nCols;\n"
+     "tcgen05.dealloc.cta_group.sync.aligned.b32 taddr, nCols;\n"
+     "tcgen05.relinquish_alloc_permit.cta_group.sync.aligned;\n"
+     ".cta_group = { .cta_group::1, .cta_group::2 };"),
+    ("Introduced in PTX ISA version 8.6.", "Requires sm_100a.",
+     "tcgen05.ld.sync.aligned.shape1.num{.pack}.b32 r, [taddr];\n"
+     "tcgen05.ld.sync.aligned.shape2.num{.pack}.b32 r, [taddr], immHalfSplitoff;\n"
+     "tcgen05.st.sync.aligned.shape1.num{.unpack}.b32 [taddr], r;\n"
+     "tcgen05.st.sync.aligned.shape2.num{.unpack}.b32 [taddr], immHalfSplitoff, r;\n"
+     ".shape1 = { .16x64b, .16x128b, .16x256b, .32x32b };\n"
+     ".shape2 = { .16x32bx2 };\n"
+     ".num = { .x1, .x2, .x4, .x8, .x16, .x32, .x64, .x128 };\n"
+     ".pack = { .pack::16b };\n"
+     ".unpack = { .unpack::16b };"),
+    ("Introduced in PTX ISA version 8.6.", "Requires sm_100a.",
+     "tcgen05.wait_operation.sync.aligned;\n"
+     ".wait_operation = { .wait::ld, .wait::st };"),
+    ("Introduced in PTX ISA version 8.6.", "Requires sm_100a.",
+     "tcgen05.commit.cta_group.completion_mechanism{.shared::cluster}{.multicast}.b64 [mbar]{, ctaMask};\n"
+     ".cta_group = { .cta_group::1, .cta_group::2 };\n"
+     ".completion_mechanism = { .mbarrier::arrive::one };\n"
+     ".multicast = { .multicast::cluster };"),
+    ("Introduced in PTX ISA version 8.6.", "Requires sm_100a.",
+     "tcgen05.fence_kind;\n.fence_kind = { .fence::before_thread_sync, .fence::after_thread_sync };"),
+    ("Introduced in PTX ISA version 8.6.", "Requires sm_100a.",
+     "tcgen05.cp.cta_group.shape{.multicast}{.dst_fmt.src_fmt} [taddr], s-desc;\n"
+     ".cta_group = { .cta_group::1, .cta_group::2 };\n"
+     ".shape = { .128x256b, .4x256b, .128x128b, .64x128b, .32x128b };\n"
+     ".multicast = { .warpx2::02_13, .warpx2::01_23, .warpx4 };\n"
+     ".dst_fmt = { .b8x16 };\n"
+     ".src_fmt = { .b6x16_p32, .b4x16_p64 };"),
+    ("Introduced in PTX ISA version 8.6.", "Requires sm_100a.",
+     "tcgen05.shift.cta_group.down [taddr];\n.cta_group = { .cta_group::1, .cta_group::2 };"),
+    ("Introduced in PTX ISA version 8.6.", "Requires sm_100a.",
+     "tcgen05.mma.cta_group.kind [d-tmem], a-desc, b-desc, idesc, {disable-output-lane}, enable-input-d {, scale-input-d};\n"
+     "tcgen05.mma.cta_group.kind [d-tmem], [a-tmem], b-desc, idesc, {disable-output-lane}, enable-input-d {, scale-input-d};\n"
+     "tcgen05.mma.cta_group.kind [d-tmem], a-desc, b-desc, idesc, enable-input-d {, scale-input-d};\n"
+     "tcgen05.mma.cta_group.kind [d-tmem], [a-tmem], b-desc, idesc, enable-input-d {, scale-input-d};\n"
+     "tcgen05.mma.cta_group.kind.ashift{.collector_usage} [d-tmem], [a-tmem], b-desc, idesc, {disable-output-lane}, enable-input-d {, scale-input-d};\n"
+     "tcgen05.mma.cta_group.kind{.collector_usage} [d-tmem], a-desc, b-desc, idesc, enable-input-d {, scale-input-d};\n"
+     "tcgen05.mma.cta_group.kind{.collector_usage} [d-tmem], [a-tmem], b-desc, idesc, enable-input-d {, scale-input-d};\n"
+     "tcgen05.mma.cta_group.kind.block_scale{.scale_vectorsize}{.collector_usage} [d-tmem], a-desc, b-desc, idesc, [scale-A-tmem], [scale-B-tmem], enable-input-d;\n"
+     "tcgen05.mma.cta_group.kind.block_scale{.scale_vectorsize}{.collector_usage} [d-tmem], [a-tmem], b-desc, idesc, [scale-A-tmem], [scale-B-tmem], enable-input-d;\n"
+     "tcgen05.mma.ws.cta_group::1.kind{.collector_usage_ws} [d-tmem], a-desc, b-desc, idesc, enable-input-d {, zero-column-mask-desc};\n"
+     "tcgen05.mma.ws.cta_group::1.kind{.collector_usage_ws} [d-tmem], [a-tmem], b-desc, idesc, enable-input-d {, zero-column-mask-desc};\n"
+     "tcgen05.mma.sp.cta_group.kind [d-tmem], a-desc, b-desc, [sp-meta-tmem], idesc, {disable-output-lane}, enable-input-d {, scale-input-d};\n"
+     "tcgen05.mma.sp.cta_group.kind [d-tmem], [a-tmem], b-desc, [sp-meta-tmem], idesc, {disable-output-lane}, enable-input-d {, scale-input-d};\n"
+     "tcgen05.mma.sp.cta_group.kind{.collector_usage} [d-tmem], a-desc, b-desc, [sp-meta-tmem], idesc, enable-input-d {, scale-input-d};\n"
+     "tcgen05.mma.sp.cta_group.kind{.collector_usage} [d-tmem], [a-tmem], b-desc, [sp-meta-tmem], idesc, enable-input-d {, scale-input-d};\n"
+     "tcgen05.mma.sp.cta_group.kind.block_scale{.scale_vectorsize}{.collector_usage} [d-tmem], a-desc, b-desc, [sp-meta-tmem], idesc, [scale-A-tmem], [scale-B-tmem], enable-input-d;\n"
+     "tcgen05.mma.sp.cta_group.kind.block_scale{.scale_vectorsize}{.collector_usage} [d-tmem], [a-tmem], b-desc, [sp-meta-tmem], idesc, [scale-A-tmem], [scale-B-tmem], enable-input-d;\n"
+     "tcgen05.mma.ws.sp.cta_group::1.kind{.collector_usage_ws} [d-tmem], a-desc, b-desc, [sp-meta-tmem], idesc, enable-input-d {, zero-column-mask-desc};\n"
+     "tcgen05.mma.ws.sp.cta_group::1.kind{.collector_usage_ws} [d-tmem], [a-tmem], b-desc, [sp-meta-tmem], idesc, enable-input-d {, zero-column-mask-desc};\n"
+     ".cta_group = { .cta_group::1, .cta_group::2 };\n"
+     ".kind = { .kind::f16, .kind::tf32, .kind::f8f6f4, .kind::i8, .kind::mxf8f6f4, .kind::mxf4, .kind::mxf4nvf4 };\n"
+     ".scale_vectorsize = { .scale_vec::1X, .scale_vec::2X, .scale_vec::4X, .block16, .block32 };\n"
+     ".collector_usage = { .collector::a::fill, .collector::a::use, .collector::a::lastuse, .collector::a::discard };\n"
+     ".collector_usage_ws = { .collector::a::fill, .collector::a::use, .collector::a::lastuse, .collector::a::discard,"
+     " .collector::b0::fill, .collector::b0::use, .collector::b0::lastuse, .collector::b0::discard,"
+     " .collector::b1::fill, .collector::b1::use, .collector::b1::lastuse, .collector::b1::discard,"
+     " .collector::b2::fill, .collector::b2::use, .collector::b2::lastuse, .collector::b2::discard,"
+     " .collector::b3::fill, .collector::b3::use, .collector::b3::lastuse, .collector::b3::discard };"),
+    # Legacy forms of PTX ISA 1.0-1.3 that later versions made stricter but that old code
+    # (nvopencc output) still uses and that ptxas accepts for those versions: the
+    # transcendental and division instructions without `.approx`/rounding.
+    ("Introduced in PTX ISA version 1.0.", "Supported on all target architectures.",
+     "div.f32 d, a, b;\ndiv.f64 d, a, b;\nrcp.f32 d, a;\nrcp.f64 d, a;\n"
+     "sqrt.f32 d, a;\nsqrt.f64 d, a;\nrsqrt.f32 d, a;\nrsqrt.f64 d, a;\n"
+     "sin.f32 d, a;\ncos.f32 d, a;\nlg2.f32 d, a;\nex2.f32 d, a;\n"
+     "mad{.ftz}{.sat}.f64 d, a, b, c;",
+     ((1, 3), 999)),
+    # `bar.sync`/`bar.arrive` without `.sync` (`bar 0;` is the PTX 1.x spelling of
+    # `bar.sync 0;`) and the old mbarrier-less `vote.ballot` are in the 1.4/2.x texts.
+]
+
+# ----------------------------------------------------------------------------------------
+# Reading the notation
+# ----------------------------------------------------------------------------------------
+
+WARNINGS = []
+
+# Opcodes that the syntax blocks write without any modifier before their operands.
+BARE_OPCODES = ("exit", "trap", "brkpt", "pmevent", "call", "bra", "ret", "vop", "vop2", "vop4")
+
+
+def warn(msg):
+    WARNINGS.append(msg)
+
+
+def strip_comment(line):
+    i = line.find("//")
+    return line if i < 0 else line[:i]
+
+
+def split_top(text, sep=","):
+    """Splits at `sep` outside any bracket."""
+    out, depth, cur = [], 0, ""
+    for ch in text:
+        if ch in "{[(":
+            depth += 1
+        elif ch in "}])":
+            depth -= 1
+        if ch == sep and depth == 0:
+            out.append(cur)
+            cur = ""
+        else:
+            cur += ch
+    out.append(cur)
+    return out
+
+
+DEF_RE = re.compile(r"^\s*((?:\.?[A-Za-z_:][A-Za-z0-9_:\-]*\s*=\s*)+)(\{.*)$", re.S)
+STMT_RE = re.compile(r"^\s*(@\{?!?\}?\w+\s+)?([a-z][a-z0-9_]*)([.{][^\s;]*)?(\s.*|;.*)?$", re.S)
+
+
+def is_definition(line):
+    return bool(re.match(r"^\s*\.?[A-Za-z_:][A-Za-z0-9_:\-]*\s*=", line))
+
+
+def parse_def_items(body):
+    """`{ .a, .b{::x, ::y}, none, eq }` -> (items, has_none). Items are token sequences."""
+    body = body.strip().rstrip(";").strip()
+    if body.startswith("{"):
+        body = body[1:]
+    if body.endswith("}"):
+        body = body[:-1]
+    items, has_none = [], False
+    # video: `.hxy, where x,y are from { 0, 1, 2, 3 }`
+    m = re.match(r"\s*\.hxy\s*,\s*where x,y are from \{([^}]*)\}", body)
+    if m:
+        ds = [d.strip() for d in m.group(1).split(",")]
+        return [[".h%s%s" % (x, y)] for x in ds for y in ds], False
+    for raw in split_top(body):
+        raw = raw.strip()
+        if not raw:
+            continue
+        if raw == "none":
+            has_none = True
+            continue
+        # `.param{::entry, ::func}` -> .param, .param::entry, .param::func
+        m = re.match(r"^(\.?[\w:.]+)\{([^}]*)\}$", raw)
+        if m:
+            base = m.group(1)
+            if not base.startswith(".") and not base.startswith("::"):
+                base = "." + base
+            items.append(split_tokens(base))
+            for suf in m.group(2).split(","):
+                items.append(split_tokens(base + suf.strip()))
+            continue
+        if re.match(r"^\d+$", raw):
+            items.append([raw])
+            continue
+        if not raw.startswith(".") and not raw.startswith("::"):
+            raw = "." + raw
+        items.append(split_tokens(raw))
+    return items, has_none
+
+
+def split_tokens(text):
+    """`.async.shared::cta` -> ['.async', '.shared::cta']; `::x` stays a suffix."""
+    if text.startswith("::"):
+        return [text]
+    parts = re.findall(r"\.[A-Za-z0-9_]+(?:::[A-Za-z0-9_]+)*", text)
+    return parts
+
+
+class Block:
+    """The statements and definitions of one syntax section."""
+
+    def __init__(self):
+        self.groups = []  # list of (statements, defs dict)
+
+
+def read_block(text, heading):
+    lines = text.split("\n")
+    groups = []
+    stmts, defs = [], {}
+    cur = None  # statement being collected
+    cur_def = None  # (names, text) being collected
+    in_defs = False
+
+    def flush_def():
+        nonlocal cur_def
+        if cur_def:
+            names, body = cur_def
+            items, has_none = parse_def_items(body)
+            for n in names:
+                defs[n] = (items, has_none)
+            cur_def = None
+
+    for raw in lines:
+        line = strip_comment(raw).rstrip()
+        if not line.strip():
+            continue
+        if cur_def is not None:
+            cur_def[1] += " " + line.strip()
+            if cur_def[1].count("{") <= cur_def[1].count("}"):
+                flush_def()
+            continue
+        if is_definition(line):
+            if cur is not None:
+                stmts.append(cur)
+                cur = None
+            in_defs = True
+            m = re.match(r"^\s*((?:\.?[A-Za-z_:][A-Za-z0-9_:\-]*\s*=\s*)+)(.*)$", line)
+            names = [n.strip() for n in m.group(1).split("=") if n.strip()]
+            cur_def = [names, m.group(2).strip()]
+            if cur_def[1].count("{") <= cur_def[1].count("}") and "{" in cur_def[1]:
+                flush_def()
+            elif "{" not in cur_def[1]:
+                cur_def = None  # `.cp_qualifiers = ...` without braces: ignored
+            continue
+        s = line.strip()
+        starts_statement = bool(
+            re.match(r"^(@\{?!?\}?\w+\s+)?[a-z][a-z0-9_]*[.{;]", s)
+            or re.match(r"^(@\{?!?\}?\w+\s+)?(%s)\s" % "|".join(BARE_OPCODES), s)
+        ) and not (
+            cur is not None and not cur.rstrip().endswith(";") and re.match(r"^[a-z][\w-]*\s*[,;]", s)
+        )
+        if starts_statement:
+            if in_defs:
+                groups.append((stmts, defs))
+                stmts, defs = [], {}
+                in_defs = False
+            if cur is not None:
+                stmts.append(cur)
+            cur = s
+        elif cur is not None:
+            cur += " " + s
+        # anything else (prose inside the block) is ignored
+    flush_def()
+    if cur is not None:
+        stmts.append(cur)
+    groups.append((stmts, defs))
+    return groups
+
+
+def lookup(groups, gi, name):
+    order = list(range(gi, len(groups))) + list(range(gi - 1, -1, -1))
+    for i in order:
+        if name in groups[i][1]:
+            return groups[i][1][name]
+    return None
+
+
+class Form:
+    def __init__(self, opcode, slots, ops, src):
+        self.opcode = opcode
+        self.slots = slots  # list of (alternatives tuple, optional)
+        self.ops = ops  # (min, max)
+        self.src = src
+        self.rules = ()  # filled later: requirement rules
+
+
+def parse_head(head, resolve):
+    """Parses the modifier part (after the opcode) into a list of elements:
+    ('slot', [token-seq alternatives], optional, has_none) or ('group', [elements], optional)."""
+    elems = []
+    i = 0
+    n = len(head)
+
+    def read_name(j):
+        m = re.match(r"[A-Za-z0-9_]+(?:::[A-Za-z0-9_]+)*", head[j:])
+        return m.group(0) if m else ""
+
+    while i < n:
+        c = head[i]
+        if c == ".":
+            if i + 1 < n and head[i + 1] == "{":
+                # `.{1d,2d,3d}`: required inline alternatives
+                j = head.index("}", i)
+                alts = [["." + a.strip().lstrip(".")] for a in head[i + 2:j].split(",")]
+                elems.append(("slot", alts, False))
+                i = j + 1
+                continue
+            name = read_name(i + 1)
+            i += 1 + len(name)
+            tok = "." + name
+            # `{::cta}` or `{::dimension}` suffix alternatives
+            if i < n and head[i] == "{" and head[i + 1:i + 3] == "::":
+                j = head.index("}", i)
+                sufs = [s.strip() for s in head[i + 1:j].split(",")]
+                alts = [[tok]]
+                for s in sufs:
+                    d = resolve(s)
+                    if d is not None:
+                        alts += [[tok + it[0]] for it in d[0]]
+                    else:
+                        alts.append([tok + s])
+                i = j + 1
+                elems.append(("slot", expand_alts(alts, resolve), False))
+                continue
+            d = resolve(tok)
+            if d is not None:
+                items, has_none = d
+                elems.append(("slot", expand_alts(items, resolve), has_none))
+            else:
+                elems.append(("slot", [[tok]], False))
+        elif c == "{":
+            # find the matching brace
+            depth, j = 0, i
+            while j < n:
+                if head[j] == "{":
+                    depth += 1
+                elif head[j] == "}":
+                    depth -= 1
+                    if depth == 0:
+                        break
+                j += 1
+            inner = head[i + 1:j]
+            i = j + 1
+            if "," in inner and "{" not in inner:
+                # `{.hi,.lo}`: optional inline alternatives
+                alts = [["." + a.strip().lstrip(".")] for a in inner.split(",") if a.strip()]
+                elems.append(("slot", alts, True))
+            else:
+                sub = parse_head(inner, resolve)
+                if len(sub) == 1 and sub[0][0] == "slot":
+                    elems.append(("slot", sub[0][1], True))
+                else:
+                    elems.append(("group", sub, True))
+        else:
+            i += 1  # stray characters
+    return elems
+
+
+def expand_alts(items, resolve, seen=()):
+    """Resolves placeholders inside multi-token items (`.to_proxy::from_proxy.release.scope`)."""
+    out = []
+    for seq in items:
+        seqs = [[]]
+        for tok in seq:
+            d = resolve(tok) if len(seq) > 1 and tok not in seen else None
+            if d is not None and d[0] != [[tok]]:
+                subs = expand_alts(d[0], resolve, seen + (tok,))
+                seqs = [s + sub for s in seqs for sub in subs]
+            else:
+                seqs = [s + [tok] for s in seqs]
+        out += seqs
+    return out
+
+
+def elems_to_slot_lists(elems):
+    """Expands optional multi-token groups and multi-token alternatives into separate forms.
+    Returns a list of slot lists; a slot is (tuple of alternatives, optional)."""
+    results = [[]]
+    for e in elems:
+        if e[0] == "group":
+            inner = elems_to_slot_lists(e[1])
+            new = []
+            for r in results:
+                new.append(r)  # group absent
+                for sl in inner:
+                    new.append(r + sl)
+            results = new
+            continue
+        _, alts, optional = e[0], e[1], e[2]
+        singles = tuple(a[0] for a in alts if len(a) == 1)
+        multis = [a for a in alts if len(a) > 1]
+        new = []
+        for r in results:
+            if singles:
+                new.append(r + [(singles, optional)])
+            for m in multis:
+                new.append(r + [((t,), False) for t in m])
+            if optional and not singles:
+                new.append(r)
+        results = new
+    return results
+
+
+def count_operands(text):
+    """Operand text -> (min, max) count."""
+    text = text.strip().rstrip(";").strip()
+    if not text:
+        return (0, 0)
+    # drop operand modifiers such as `{.unified}`, `{.asel}`, `.dsel`, `{!}`, `{-}`, `[|p]`
+    text = re.sub(r"\{\s*\.[^}]*\}", "", text)
+    text = re.sub(r"\{\s*[!\-]\s*\}", "", text)
+    text = re.sub(r"\[\|\w+\]", "", text)
+    req, opt = 0, 0
+    for part in split_top(text):
+        p = part.strip()
+        if not p:
+            continue
+        # optional groups `{, x}` may follow an operand: `[a] {, e} {, f}`
+        while True:
+            m = re.search(r"\{\s*,([^{}]*)\}\s*$", p)
+            if not m:
+                break
+            opt += len([x for x in m.group(1).split(",") if x.strip()])
+            p = p[:m.start()].strip()
+        if p.startswith("{,"):
+            opt += len([x for x in p[2:].rstrip("}").split(",") if x.strip()])
+            continue
+        if p:
+            req += 1
+    return (req, req + opt)
+
+
+def split_statement(stmt):
+    stmt = stmt.strip()
+    stmt = re.sub(r"^@\{?!?\}?\w+\s+", "", stmt)
+    # head = text up to the first whitespace outside braces
+    depth, i = 0, 0
+    while i < len(stmt):
+        c = stmt[i]
+        if c == "{":
+            depth += 1
+        elif c == "}":
+            depth -= 1
+        elif (c.isspace() or c == ";") and depth == 0:
+            break
+        i += 1
+    head, rest = stmt[:i], stmt[i:]
+    m = re.match(r"^([a-z][a-z0-9_]*)(.*)$", head)
+    return m.group(1), m.group(2), rest
+
+
+NO_LIMIT = ((99, 9), 999)
+
+
+def forms_of_block(text, heading, src, default_limit=NO_LIMIT):
+    groups = read_block(text, heading)
+    forms = []
+    for gi, (stmts, _defs) in enumerate(groups):
+        for stmt in stmts:
+            norm = re.sub(r"\s+", " ", stmt.strip())
+            norm = re.sub(r"\s+;", ";", norm)
+            if norm in STATEMENT_FIXES:
+                todo = STATEMENT_FIXES[norm]
+            else:
+                todo = [stmt]
+            for st in todo:
+                if st.startswith("{") or st.startswith("@"):
+                    continue
+                opcode, head, rest = split_statement(st)
+
+                def resolve(name, gi=gi, head=head, opcode=opcode):
+                    for (prefix, dname), items in DEFINITION_FIXES.items():
+                        if dname == name and (opcode + head).startswith(prefix):
+                            return ([[x] for x in items], False)
+                    found = lookup(groups, gi, name)
+                    if found is None and name in EXTRA_DEFINITIONS:
+                        return ([[x] for x in EXTRA_DEFINITIONS[name]], False)
+                    return found
+
+                opcodes = [opcode]
+                d = resolve(opcode)  # video: `vop = { vadd, vsub, ... }`
+                if d is not None:
+                    opcodes = [it[0].lstrip(".") for it in d[0]]
+                elems = parse_head(head, resolve)
+                ops = count_operands(rest)
+                limit = FORM_LIMITS.get(re.sub(r"\s+", " ", st.strip()), default_limit)
+                for slots in elems_to_slot_lists(elems):
+                    for oc in opcodes:
+                        f = Form(oc, slots, ops, src)
+                        f.limit = limit
+                        forms.append(f)
+    # none-able slots: parse_head marks them via has_none in the third field; fix here
+    return forms
+
+
+# ----------------------------------------------------------------------------------------
+# Requirements from the notes
+# ----------------------------------------------------------------------------------------
+
+VERSION_RE = re.compile(r"PTX ISA(?: version)?s? (\d+)\.(\d+)")
+SM_RE = re.compile(r"sm_(\d+)([af]?)")
+
+
+def snippet_modifier_sets(snippet, resolve):
+    """`min{.relu}.s16x2` -> [{'.s16x2'}]; `fma.relu.{f16, f16x2}` -> two sets;
+    `div.{rz,rm,rp}.f64` -> three sets. Returns None when the snippet is not understood."""
+    s = snippet.strip()
+    if "..." in s:
+        return None
+    m = re.match(r"^([a-z][a-z0-9_]*)?(.*)$", s)
+    if not m:
+        return None
+    opcode = m.group(1)
+    rest = m.group(2)
+    if re.search(r"[^A-Za-z0-9_:.{}/, ]", rest):
+        return None
+    rest = re.sub(r"\{\.[^{}/,]*\}", "", rest)  # optional parts do not condition
+    rest = re.sub(r"\{(\.[^{}]*)\}", lambda m: ".{" + m.group(1).replace(".", "") + "}", rest)
+    alts = [set()]
+    for tok in re.findall(r"\.\{[^}]*\}|\.[A-Za-z0-9_:]+", rest):
+        if tok.startswith(".{"):
+            choices = ["." + x.strip().lstrip(".") for x in re.split(r"[,/]", tok[2:-1]) if x.strip()]
+        else:
+            d = resolve(tok)
+            if d is not None and d[0] != [[tok]]:
+                choices = [it[0] for it in d[0] if len(it) == 1]
+            else:
+                choices = [tok]
+        alts = [a | {c} for a in alts for c in choices]
+    return [(opcode, frozenset(a)) for a in alts]
+
+
+def parse_requirements(ptx_notes, target_notes, resolve):
+    """Returns (base_version, base_sm, rules) where rules are (modifier set, version, sm)."""
+    base_v, base_sm = None, None
+    rules = []
+
+    def snippets_before(sentence, keyword_pos):
+        head = sentence[:keyword_pos]
+        if re.search(r"with three input|with `\.|for `|Support for|Explicit|rounding", head):
+            # too irregular (operand counts, per-modifier lists)
+            m = re.match(r"^\s*Support for (?:the )?(?:modifier |qualifier )?((?:`[^`]+`(?:,\s*|\s+and\s+|\s+or\s+)?)+)", head)
+            if m:
+                return re.findall(r"`([^`]+)`", m.group(1))
+            return None
+        if re.match(r"^\s*(32-bit|64-bit)", head):
+            return "size:" + head.strip()[:2]
+        snips = re.findall(r"`([^`]+)`", head)
+        rest = re.sub(r"`[^`]+`", "", head)
+        if not snips or re.search(r"[A-Za-z]{3,}", re.sub(r"\b(and|are|is|were|was|the|of|on|by|qualifier|modifier|modifiers|qualifiers|instruction|instructions|support|Support|for|with|types?|shapes?|variants?|form|forms|scope|rounding|mode)\b", "", rest)):
+            return None
+        return snips
+
+    def add(sentence, version=None, sm=None):
+        nonlocal base_v, base_sm
+        kw = re.search(r"[Ii]ntroduced|[Rr]equires?|supported on|[Ss]upport requires", sentence)
+        if not kw:
+            return
+        if kw.start() == 0 or re.match(r"^\s*(This instruction|The instruction)", sentence):
+            if version and base_v is None:
+                base_v = version
+            if sm and base_sm is None:
+                base_sm = sm
+            return
+        sn = snippets_before(sentence, kw.start())
+        if sn is None:
+            return
+        if isinstance(sn, str):
+            if sn == "size:64":
+                sets = [(None, frozenset([t])) for t in (".u64", ".s64", ".b64")]
+            else:
+                if version and base_v is None:
+                    base_v = version
+                if sm and base_sm is None:
+                    base_sm = sm
+                return
+        else:
+            sets = []
+            for s in sn:
+                r = snippet_modifier_sets(s, resolve)
+                if r is None:
+                    return
+                sets += r
+        for opcode, s in sets:
+            rules.append((opcode, tuple(sorted(s)), version, sm))
+
+    for sentence in split_sentences(ptx_notes):
+        m = VERSION_RE.search(sentence)
+        if m and re.search(r"[Ii]ntroduced|added", sentence) and not re.search(r"^\s*(In|For) PTX", sentence):
+            add(sentence, version=(int(m.group(1)), int(m.group(2))))
+    for sentence in split_sentences(target_notes):
+        sms = [(int(a), b) for a, b in SM_RE.findall(sentence)]
+        if not sms:
+            continue
+        if re.search(r"\bor\b.*\.target", sentence):
+            sms = sms[:1]
+        add(sentence, sm=min(sms))
+    return base_v, base_sm, rules
+
+
+def split_sentences(text):
+    text = re.sub(r"\n-\s*", " ", text)  # bullet lists continue the sentence
+    text = text.replace("\n", " ")
+    return [s.strip() for s in re.split(r"(?<=\.)\s+(?=[A-Z`])", text) if s.strip()]
+
+
+# ----------------------------------------------------------------------------------------
+# Reading the spec files
+# ----------------------------------------------------------------------------------------
+
+def sections_of_markdown(path):
+    """Yields (heading, syntax text, ptx notes, target notes)."""
+    lines = open(path, encoding="utf-8").read().split("\n")
+    heading = ""
+    i = 0
+    out = []
+    cur = None
+    mode = None
+    while i < len(lines):
+        l = lines[i]
+        st = l.strip()
+        bare = re.sub(r"^(#+\s*|\*\*)|\*\*$", "", st).strip()
+        if st.startswith("#") and not re.match(r"^#+\s*(Syntax|Description|Semantics|Notes|PTX ISA Notes|Target ISA Notes|Examples?|Example)\s*$", st):
+            heading = st
+        if bare == "Syntax" and (st.startswith("#") or st.startswith("**") or st == "Syntax"):
+            cur = {"heading": heading, "syntax": "", "ptx": "", "target": ""}
+            out.append(cur)
+            mode = "syntax"
+            i += 1
+            in_code = False
+            while i < len(lines):
+                l2 = lines[i]
+                b2 = re.sub(r"^(#+\s*|\*\*)|\*\*$", "", l2.strip()).strip()
+                if not in_code and b2 in ("Description", "Semantics", "PTX ISA Notes"):
+                    break
+                if l2.strip().startswith("```"):
+                    in_code = not in_code
+                    cur["syntax"] += "\n\n"
+                elif in_code:
+                    cur["syntax"] += l2 + "\n"
+                i += 1
+            continue
+        if cur is not None and bare in ("PTX ISA Notes", "Target ISA Notes"):
+            key = "ptx" if bare.startswith("PTX") else "target"
+            i += 1
+            while i < len(lines):
+                l2 = lines[i].strip()
+                b2 = re.sub(r"^(#+\s*|\*\*)|\*\*$", "", l2).strip()
+                if l2.startswith("#") or b2 in ("Target ISA Notes", "Examples", "Example", "Description", "Syntax", "Notes", "Semantics") or (l2.startswith("**") and l2.endswith("**")):
+                    break
+                cur[key] += lines[i] + "\n"
+                i += 1
+            continue
+        i += 1
+    return out
+
+
+def isa14_sections(path):
+    """The `Syntax` paragraphs of the PTX ISA 1.4 text, in the spec notation."""
+    lines = open(path, encoding="latin-1").read().split("\n")
+    out = []
+    for i, l in enumerate(lines):
+        if not re.match(r"^Syntax \S", l):
+            continue
+        body = []
+        j = i
+        while j < len(lines) and not lines[j].startswith("Description"):
+            body.append(lines[j])
+            j += 1
+        text = "\n".join(body)[len("Syntax "):]
+        if text.startswith((".", "{", "@", "(predefined)", "restrictions")):
+            continue
+        # The 1.4 text writes optional parts with [ ] in the modifiers and operands.
+        conv = []
+        for line in text.split("\n"):
+            code = strip_comment(line)
+            if is_definition(code) or not re.match(r"^\s*[a-z]", code):
+                conv.append(code)
+                continue
+            m = re.match(r"^(\s*\S+)(.*)$", code)
+            headp, ops = m.group(1), m.group(2)
+            # `mul[.hi,.lo,.wide]` is one of the listed (ptxas requires one), `[.ftz]` optional
+            headp = re.sub(r"\[(\.[^\]]*,[^\]]*)\]", lambda m: ".{" + m.group(1).replace(".", "") + "}", headp)
+            headp = headp.replace("[", "{").replace("]", "}")
+            ops = re.sub(r"\[!\]", "{!}", ops)
+            ops = re.sub(r"\[\s*,([^\]]*)\]", r"{,\1}", ops)
+            conv.append(headp + ops)
+        text = "\n".join(conv)
+        if text.strip() in ("trap", "brkpt"):
+            continue
+        out.append(text)
+    return out
+
+
+def collect(spec_dir, video, isa14):
+    sections = []  # (src, heading, syntax, ptx notes, target notes)
+    files = sorted(glob.glob(os.path.join(spec_dir, "09-instruction-set", "**", "*.md"), recursive=True))
+    for f in files:
+        rel = os.path.relpath(f, spec_dir)
+        for s in sections_of_markdown(f):
+            sections.append((rel, s["heading"], s["syntax"], s["ptx"], s["target"], NO_LIMIT))
+    if video and os.path.exists(video):
+        for s in sections_of_markdown(video):
+            sections.append((os.path.basename(video), s["heading"], s["syntax"], s["ptx"], s["target"], NO_LIMIT))
+    for k, entry in enumerate(EXTRA_SECTIONS):
+        pn, tn, syn = entry[:3]
+        limit = entry[3] if len(entry) > 3 else NO_LIMIT
+        sections.append(("override", "override %d" % k, syn, pn, tn, limit))
+    old = []
+    if isa14 and os.path.exists(isa14):
+        for syn in isa14_sections(isa14):
+            old.append(("ptx-isa-1.4", "1.4", syn, "Introduced in PTX ISA version 1.0.", "Supported on all target architectures.", ((1, 4), 999)))
+    return sections + old
+
+
+def build(spec_dir, video, isa14):
+    all_forms = []
+    for src, heading, syntax, ptx_notes, target_notes, limit in collect(spec_dir, video, isa14):
+        if "{ instructionList }" in syntax or "@{!}p" in syntax:
+            continue
+        forms = forms_of_block(syntax, heading, src, limit)
+        if not forms:
+            continue
+        groups = read_block(syntax, heading)
+
+        def resolve(name):
+            return lookup(groups, 0, name)
+
+        base_v, base_sm, rules = parse_requirements(ptx_notes, target_notes, resolve)
+        if base_v is None:
+            # Only conditional version notes: the base is the lowest of them.
+            vs = [r[2] for r in rules if r[2]]
+            base_v = min(vs) if vs else (1, 0)
+        if base_sm is None:
+            base_sm = (10, "")
+        for f in forms:
+            v, sm = base_v, base_sm
+            kept = []
+            for opcode, mods, rv, rsm in rules:
+                if opcode is not None and opcode != f.opcode:
+                    continue
+                # a rule only matters when the form can hold all of its modifiers
+                if not all(any(m in alts for alts, _ in f.slots) for m in mods):
+                    continue
+                # modifiers that every instance of the form has do not condition
+                rest = tuple(m for m in mods if not any(alts == (m,) and not o for alts, o in f.slots))
+                if not rest:
+                    v = max(v, rv) if rv else v
+                    sm = max(sm, rsm) if rsm else sm
+                else:
+                    kept.append((rest, rv, rsm))
+            f.base = (v, sm)
+            f.rules = tuple(sorted(set(kept), key=str))
+            f.src = src
+        all_forms += forms
+    # Mark `none` alternatives (`.vec = { none, .v2, .v4 }`) as optional: done in parse_head
+    return all_forms
+
+
+# ----------------------------------------------------------------------------------------
+# Output
+# ----------------------------------------------------------------------------------------
+
+TYPE_RE = re.compile(r"^\.(pred|[bsuf]\d+(x\d+)?|bf16(x2)?|tf32|e\dm\d(x\d)?|ue\dm\d(x\d)?|s2f6x2|b\dx16(_p\d+)?)$")
+
+
+def is_type_slot(alts):
+    """Type slots are positional: `cvt.f32.s32` is not `cvt.s32.f32`."""
+    return all(TYPE_RE.match(a) for a in alts)
+
+
+def rust_str(s):
+    return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def emit(forms, out):
+    # Deduplicate identical forms (the 1.4 text repeats many modern ones).
+    # A form of the 1.4 text that the 9.2 text also has keeps the 9.2 requirements, except
+    # that it exists since the version the 1.4 text documents.
+    seen = {}
+    uniq = []
+    for f in forms:
+        key = (f.opcode, tuple(f.slots), f.ops)
+        if key in seen:
+            first = seen[key]
+            if f.src == "ptx-isa-1.4" and first.src != "ptx-isa-1.4":
+                first.base = (min(first.base[0], f.base[0]), first.base[1])
+            continue
+        seen[key] = f
+        uniq.append(f)
+    by_op = {}
+    for f in uniq:
+        by_op.setdefault(f.opcode, []).append(f)
+    alt_sets = {}
+    slot_lists = {}
+    rule_lists = {}
+
+    def alt_id(alts):
+        if alts not in alt_sets:
+            alt_sets[alts] = len(alt_sets)
+        return alt_sets[alts]
+
+    def slots_id(slots):
+        key = tuple((alt_id(a), o) for a, o in slots)
+        if key not in slot_lists:
+            slot_lists[key] = len(slot_lists)
+        return slot_lists[key]
+
+    def rules_id(rules):
+        key = tuple((tuple(m), v, s) for m, v, s in rules)
+        if key not in rule_lists:
+            rule_lists[key] = len(rule_lists)
+        return rule_lists[key]
+
+    body = []
+    total = 0
+    for op in sorted(by_op):
+        fl = by_op[op]
+        rows = []
+        for f in fl:
+            if len(f.slots) > 64:
+                raise SystemExit("form with more than 64 slots: " + f.opcode)
+            sid = slots_id(f.slots)
+            rid = rules_id(f.rules)
+            (v, (sm, suffix)) = f.base
+            (lv, lsm) = f.limit
+            rows.append("        Form { slots: SLOTS_%d, operands: (%d, %d), version: (%d, %d), sm: %d, rules: RULES_%d, until: ((%d, %d), %d) },"
+                        % (sid, f.ops[0], min(f.ops[1], 255), v[0], v[1], sm, rid, lv[0], lv[1], lsm))
+            total += 1
+        body.append("    OpcodeForms {\n        opcode: %s,\n        forms: &[\n%s\n        ],\n    }," % (rust_str(op), "\n".join("    " + r for r in rows)))
+
+    w = out.write
+    w("// @generated by scripts/gen-forms.py from the PTX ISA 9.2 text (chapter 9 `Syntax` blocks and\n")
+    w("// `PTX ISA Notes`/`Target ISA Notes`), the video chapter 9.7.18, the PTX ISA 1.4 text and the\n")
+    w("// script's hand-written overrides. Do not edit; rerun the script.\n")
+    w("//\n// %d opcodes, %d forms, %d alternative sets, %d slot lists.\n\n" % (len(by_op), total, len(alt_sets), len(slot_lists)))
+    w("use super::forms::{Form, OpcodeForms, Rule, Slot};\n\n")
+    for alts, i in sorted(alt_sets.items(), key=lambda x: x[1]):
+        w("const A%d: &[&str] = &[%s];\n" % (i, ", ".join(rust_str(a) for a in alts)))
+    w("\n")
+    alts_by_id = {i: alts for alts, i in alt_sets.items()}
+    for key, i in sorted(slot_lists.items(), key=lambda x: x[1]):
+        w("const SLOTS_%d: &[Slot] = &[%s];\n" % (i, ", ".join(
+            "Slot { alts: A%d, optional: %s, typed: %s }" % (a, "true" if o else "false", "true" if is_type_slot(alts_by_id[a]) else "false")
+            for a, o in key)))
+    w("\n")
+    for key, i in sorted(rule_lists.items(), key=lambda x: x[1]):
+        items = []
+        for mods, v, s in key:
+            items.append("Rule { mods: &[%s], version: (%d, %d), sm: %d }" % (
+                ", ".join(rust_str(m) for m in mods), v[0] if v else 1, v[1] if v else 0, s[0] if s else 0))
+        w("const RULES_%d: &[Rule] = &[%s];\n" % (i, ", ".join(items)))
+    w("\n/// Every opcode with its forms, sorted by opcode (binary search).\n")
+    w("pub(super) static OPCODES: &[OpcodeForms] = &[\n%s\n];\n" % "\n".join(body))
+    return len(by_op), total
+
+
+def main(argv):
+    args = list(argv[1:])
+    video = isa14 = None
+    if "--video" in args:
+        i = args.index("--video")
+        video = args[i + 1]
+        del args[i:i + 2]
+    if "--isa14" in args:
+        i = args.index("--isa14")
+        isa14 = args[i + 1]
+        del args[i:i + 2]
+    if len(args) != 1:
+        sys.stderr.write(__doc__)
+        return 2
+    spec_dir = args[0]
+    parent = os.path.dirname(os.path.abspath(spec_dir))
+    video = video or os.path.join(parent, "9.7.18-video-instructions.md")
+    isa14 = isa14 or os.path.join(parent, "ptx-isa-1.4.txt")
+    forms = build(spec_dir, video, isa14)
+    n_ops, n_forms = emit(forms, sys.stdout)
+    sys.stderr.write("gen-forms: %d opcodes, %d forms\n" % (n_ops, n_forms))
+    for w in WARNINGS:
+        sys.stderr.write("warning: " + w + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
