@@ -5,6 +5,8 @@
 //!   the host compares the kernel's results with a reference computed on the CPU.
 //! - `lit::lit_suite`: runs the lit + FileCheck suite in lit/.
 //! - `cmake::cmake_example`: configures, builds and runs examples/cmake.
+//! - `corpus::*`: every file of the real-world PTX corpus (`PTX2LLVM_CORPUS`, default
+//!   ../shared/corpus) passes `-fsyntax-only`.
 //!
 //! The tests drive the built `ptx2llvm` binary and `libptxrt.a`. Before the first test
 //! they run `cargo build -p ptx2llvm -p ptxrt` for the test binary's own profile and
@@ -15,5 +17,6 @@
 mod support;
 
 mod cmake;
+mod corpus;
 mod e2e;
 mod lit;

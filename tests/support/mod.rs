@@ -294,3 +294,27 @@ pub fn link_host(host_c: &Path, objects: &[PathBuf], exe: &Path, work: &Path) {
         "linking the host program",
     );
 }
+
+/// The real-world PTX corpus: `PTX2LLVM_CORPUS`, else `../shared/corpus` beside the
+/// workspace. Panics with a clear message when it is missing or empty, so a test that
+/// needs it cannot pass vacuously.
+pub fn corpus_files() -> Vec<PathBuf> {
+    let dir = match std::env::var_os("PTX2LLVM_CORPUS") {
+        Some(d) if !d.is_empty() => PathBuf::from(d),
+        _ => workspace_root().join("../shared/corpus"),
+    };
+    let entries = std::fs::read_dir(&dir).unwrap_or_else(|e| {
+        panic!(
+            "the PTX corpus is missing: cannot read {}: {e}\nSet PTX2LLVM_CORPUS to the directory \
+             holding the corpus .ptx files.",
+            dir.display()
+        )
+    });
+    let mut files: Vec<PathBuf> = entries
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "ptx"))
+        .collect();
+    files.sort();
+    assert!(!files.is_empty(), "the PTX corpus directory {} holds no .ptx files", dir.display());
+    files
+}
