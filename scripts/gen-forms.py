@@ -88,6 +88,12 @@ STATEMENT_FIXES = {
     ],
 }
 
+# Notes whose form names are written ambiguously: (text as written, text meant).
+NOTE_FIXES = [
+    # `{.oob}` here names the modifier the requirement is about, not an optional part.
+    ("`fma{.oob}.{f16, f16x2, bf16, bf16x2}` requires", "`fma.oob` requires"),
+]
+
 # Type classes used by the `cvt` fixes above.
 EXTRA_DEFINITIONS = {
     ".itype": [".u8", ".u16", ".u32", ".u64", ".s8", ".s16", ".s32", ".s64"],
@@ -215,22 +221,14 @@ EXTRA_SECTIONS = [
      "sin.f32 d, a;\ncos.f32 d, a;\nlg2.f32 d, a;\nex2.f32 d, a;\n"
      "mad{.ftz}{.sat}.f64 d, a, b, c;",
      ((1, 3), 999)),
-    # `bar.sync`/`bar.arrive` without `.sync` (`bar 0;` is the PTX 1.x spelling of
-    # `bar.sync 0;`) and the old mbarrier-less `vote.ballot` are in the 1.4/2.x texts.
 ]
 
 # ----------------------------------------------------------------------------------------
 # Reading the notation
 # ----------------------------------------------------------------------------------------
 
-WARNINGS = []
-
 # Opcodes that the syntax blocks write without any modifier before their operands.
 BARE_OPCODES = ("exit", "trap", "brkpt", "pmevent", "call", "bra", "ret", "vop", "vop2", "vop4")
-
-
-def warn(msg):
-    WARNINGS.append(msg)
 
 
 def strip_comment(line):
@@ -310,14 +308,9 @@ def split_tokens(text):
     return parts
 
 
-class Block:
-    """The statements and definitions of one syntax section."""
-
-    def __init__(self):
-        self.groups = []  # list of (statements, defs dict)
-
-
 def read_block(text, heading):
+    """Splits a syntax section into groups of (statements, definitions); `.vec = { none,
+    .v2, .v4 }` makes the placeholder optional."""
     lines = text.split("\n")
     groups = []
     stmts, defs = [], {}
@@ -603,7 +596,6 @@ def forms_of_block(text, heading, src, default_limit=NO_LIMIT):
                         f = Form(oc, slots, ops, src)
                         f.limit = limit
                         forms.append(f)
-    # none-able slots: parse_head marks them via has_none in the third field; fix here
     return forms
 
 
@@ -648,6 +640,9 @@ def parse_requirements(ptx_notes, target_notes, resolve):
     """Returns (base_version, base_sm, rules) where rules are (modifier set, version, sm)."""
     base_v, base_sm = None, None
     rules = []
+    for wrong, meant in NOTE_FIXES:
+        ptx_notes = ptx_notes.replace(wrong, meant)
+        target_notes = target_notes.replace(wrong, meant)
 
     def snippets_before(sentence, keyword_pos):
         head = sentence[:keyword_pos]
@@ -802,6 +797,11 @@ def isa14_sections(path):
         text = "\n".join(conv)
         if text.strip() in ("trap", "brkpt"):
             continue
+        # `cvt[.rnd][.ftz][.sat].dtype.atype`: the 1.4 text's description (and its list of
+        # changes in 1.1) requires the rounding wherever it is legal, which the 9.2 forms
+        # express; the bracketed syntax line would accept `cvt.f32.f64`.
+        if text.lstrip().startswith("cvt"):
+            continue
         out.append(text)
     return out
 
@@ -867,7 +867,6 @@ def build(spec_dir, video, isa14):
             f.rules = tuple(sorted(set(kept), key=str))
             f.src = src
         all_forms += forms
-    # Mark `none` alternatives (`.vec = { none, .v2, .v4 }`) as optional: done in parse_head
     return all_forms
 
 
@@ -891,14 +890,18 @@ def emit(forms, out):
     # Deduplicate identical forms (the 1.4 text repeats many modern ones).
     # A form of the 1.4 text that the 9.2 text also has keeps the 9.2 requirements, except
     # that it exists since the version the 1.4 text documents.
+    # Statements that differ only in their operands (`call`, `mov`) become one form that
+    # takes the union of their operand counts.
     seen = {}
     uniq = []
     for f in forms:
-        key = (f.opcode, tuple(f.slots), f.ops)
+        key = (f.opcode, tuple(f.slots))
         if key in seen:
             first = seen[key]
             if f.src == "ptx-isa-1.4" and first.src != "ptx-isa-1.4":
                 first.base = (min(first.base[0], f.base[0]), first.base[1])
+            elif f.src == first.src:
+                first.ops = (min(first.ops[0], f.ops[0]), max(first.ops[1], f.ops[1]))
             continue
         seen[key] = f
         uniq.append(f)
@@ -990,8 +993,6 @@ def main(argv):
     forms = build(spec_dir, video, isa14)
     n_ops, n_forms = emit(forms, sys.stdout)
     sys.stderr.write("gen-forms: %d opcodes, %d forms\n" % (n_ops, n_forms))
-    for w in WARNINGS:
-        sys.stderr.write("warning: " + w + "\n")
     return 0
 
 

@@ -7,6 +7,8 @@
 //! - `cmake::cmake_example`: configures, builds and runs examples/cmake.
 //! - `corpus::*`: every file of the real-world PTX corpus (`PTX2LLVM_CORPUS`, default
 //!   ../shared/corpus) passes `-fsyntax-only`.
+//! - `robustness::*`: truncated and randomly mutated corpus files never make the front
+//!   end panic or take more than 10 s (the library, in-process).
 //!
 //! The tests drive the built `ptx2llvm` binary and `libptxrt.a`. Before the first test
 //! they run `cargo build -p ptx2llvm -p ptxrt` for the test binary's own profile and
@@ -17,6 +19,8 @@
 mod support;
 
 mod cmake;
+mod conformance;
 mod corpus;
 mod e2e;
 mod lit;
+mod robustness;

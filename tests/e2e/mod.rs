@@ -119,3 +119,22 @@ fn barrier_exit() {
         ok_lines: &["early_exit: 6 shapes OK", "diverge: launch failure reported, next launch OK"],
     });
 }
+
+/// NVRTC output (and inline-PTX `red`): global atomics from many blocks on several cores
+/// (histogram, min/max/and/or/xor/inc/dec/add on s32/u32/u64/f32/f64, the flush of
+/// subnormals by `atom.add.f32` on global memory, a spin lock from `atom.cas`/`atom.exch`
+/// and `membar.gl`), and shared-memory atomics inside a block.
+#[test]
+fn atomics() {
+    run_fixture(&Fixture {
+        ptx: "atomics.ptx",
+        host: "atomics_host.c",
+        ok_lines: &[
+            "histogram: 4 shapes OK",
+            "mixed: 4 shapes OK",
+            "locked_sum: 3 shapes OK",
+            "shared_cas: 4 shapes OK",
+            "reductions: 3 shapes OK",
+        ],
+    });
+}

@@ -143,15 +143,18 @@ fn assign(slots: &[Slot], modifiers: &[&str]) -> bool {
     if modifiers.len() > slots.len() || slots.iter().filter(|s| !s.optional).count() > modifiers.len() {
         return false;
     }
-    let need = slots.iter().enumerate().filter(|(_, s)| !s.optional).fold(0u64, |m, (i, _)| m | 1 << i);
-    place(slots, modifiers, 0, 0, None).is_some_and(|used| used & need == need)
+    place(slots, modifiers, 0, 0, None, required_slots(slots)).is_some()
+}
+
+fn required_slots(slots: &[Slot]) -> u64 {
+    slots.iter().enumerate().filter(|(_, s)| !s.optional).fold(0u64, |m, (i, _)| m | 1 << i)
 }
 
 /// Depth-first placement of `modifiers[i..]`; `used` are the filled slots, `last_type` the
-/// slot of the last placed type modifier. Returns the filled slots of a complete placement.
-fn place(slots: &[Slot], modifiers: &[&str], i: usize, used: u64, last_type: Option<usize>) -> Option<u64> {
+/// slot of the last placed type modifier, `need` the slots that must end up filled.
+/// Returns the filled slots of a complete placement.
+fn place(slots: &[Slot], modifiers: &[&str], i: usize, used: u64, last_type: Option<usize>, need: u64) -> Option<u64> {
     let Some(m) = modifiers.get(i) else {
-        let need = slots.iter().enumerate().filter(|(_, s)| !s.optional).fold(0u64, |acc, (k, _)| acc | 1 << k);
         return (used & need == need).then_some(used);
     };
     for (k, slot) in slots.iter().enumerate() {
@@ -162,7 +165,7 @@ fn place(slots: &[Slot], modifiers: &[&str], i: usize, used: u64, last_type: Opt
             continue;
         }
         let last = if slot.typed { Some(k) } else { last_type };
-        if let Some(done) = place(slots, modifiers, i + 1, used | 1 << k, last) {
+        if let Some(done) = place(slots, modifiers, i + 1, used | 1 << k, last, need) {
             return Some(done);
         }
     }
@@ -177,23 +180,21 @@ fn diagnose(opcode: &str, forms: &[Form], modifiers: &[&str]) -> FormError {
     if let Some(index) = (1..modifiers.len()).find(|&i| modifiers[..i].contains(&modifiers[i])) {
         return FormError::DuplicateModifier { index };
     }
-    // The nearest form: the fewest modifiers it cannot hold, then the fewest required
-    // slots left empty.
-    let mut best: Option<(usize, usize, &Form, Vec<bool>)> = None;
+    // The nearest form: the fewest modifiers it cannot hold, then whether it can hold
+    // them together (distinct slots, types in order), then the fewest required slots
+    // left empty.
+    let mut best: Option<((usize, bool, usize), &Form, Vec<bool>)> = None;
     for form in forms {
         let fits: Vec<bool> = modifiers.iter().map(|m| form.slots.iter().any(|s| s.alts.contains(m))).collect();
         let misfits = fits.iter().filter(|f| !**f).count();
         let held: Vec<&str> = modifiers.iter().zip(&fits).filter(|(_, f)| **f).map(|(m, _)| *m).collect();
-        let missing = missing_slots(form, &held).len();
-        let better = match &best {
-            None => true,
-            Some((bm, bs, _, _)) => (misfits, missing) < (*bm, *bs),
-        };
-        if better {
-            best = Some((misfits, missing, form, fits));
+        let clash = held.len() > form.slots.len() || place(form.slots, &held, 0, 0, None, 0).is_none();
+        let score = (misfits, clash, missing_slots(form, &held).len());
+        if best.as_ref().is_none_or(|(b, _, _)| score < *b) {
+            best = Some((score, form, fits));
         }
     }
-    let Some((misfits, _, form, fits)) = best else {
+    let Some(((misfits, clash, _), form, fits)) = best else {
         return FormError::BadCombination { hint: format!("invalid modifiers for `{opcode}`") };
     };
     let written = format!("{opcode}{}", modifiers.concat());
@@ -201,14 +202,22 @@ fn diagnose(opcode: &str, forms: &[Form], modifiers: &[&str]) -> FormError {
         let odd: Vec<String> = modifiers.iter().zip(&fits).filter(|(_, f)| !**f).map(|(m, _)| format!("`{m}`")).collect();
         return FormError::BadCombination { hint: format!("{} cannot be used in `{written}`", join_or(&odd, "and")) };
     }
-    let missing = missing_slots(form, modifiers);
+    let missing = if clash { vec![] } else { missing_slots(form, modifiers) };
     if let Some(slot) = missing.first() {
         let alts: Vec<String> = slot.alts.iter().map(|a| format!("`{a}`")).collect();
         let what = if alts.len() == 1 { alts[0].clone() } else { format!("one of {}", join_or(&alts, "or")) };
         return FormError::MissingModifier { hint: format!("`{written}` needs {what}") };
     }
-    if form.slots.iter().any(|s| s.typed) {
-        return FormError::BadCombination { hint: format!("the types of `{written}` are not a valid combination or are out of order") };
+    // Name the first modifier that cannot join the ones before it, and one it competes with.
+    if let Some(i) = (1..modifiers.len()).find(|&i| place(form.slots, &modifiers[..=i], 0, 0, None, 0).is_none()) {
+        let m = modifiers[i];
+        let rival = modifiers[..i].iter().find(|r| form.slots.iter().any(|s| s.alts.contains(&m) && s.alts.contains(r)));
+        return FormError::BadCombination {
+            hint: match rival {
+                Some(r) => format!("`{m}` cannot be combined with `{r}` in `{written}`"),
+                None => format!("`{m}` is out of place in `{written}`"),
+            },
+        };
     }
     FormError::BadCombination { hint: format!("`{written}` is not a valid combination of modifiers") }
 }
@@ -431,18 +440,32 @@ mod tests {
         }
         // ptxas: "Rounding modifier required for instruction 'cvt'"
         assert!(matches!(err("cvt.f32.f64"), FormError::MissingModifier { .. }));
+        assert!(matches!(err("cvt.rn.f32.f16"), FormError::BadCombination { .. }));
         assert!(matches!(err("cvt.s32.f32"), FormError::MissingModifier { .. }));
         // ptxas: "Illegal rounding modifier for instruction 'cvt'"
         assert!(matches!(err("cvt.rn.s32.f32"), FormError::BadCombination { .. }));
         assert!(matches!(err("cvt.rzi.u32.u16"), FormError::BadCombination { .. }));
         // ptxas: "Illegal modifier '.aligned' for instruction 'bar'"
-        assert!(matches!(err("bar.sync.aligned"), FormError::BadCombination { .. }));
+        assert_eq!(err("bar.sync.aligned"), FormError::UnknownModifier { index: 1 });
         // `.sat` is only for `.s32` in integer add; `.wide` only for integer mul
         assert!(matches!(err("add.sat.u64"), FormError::BadCombination { .. }));
         assert!(matches!(err("mul.wide.f32"), FormError::BadCombination { .. }));
-        // two state spaces, two vector widths
-        assert!(err("ld.global.shared.u32") != FormError::UnknownOpcode);
-        assert!(err("st.v2.v4.f32") != FormError::UnknownOpcode);
+        // ptxas: "Unexpected number of state spaces", "Multiple vector modifiers specified"
+        assert!(matches!(err("ld.global.shared.u32"), FormError::BadCombination { .. }));
+        assert!(matches!(err("st.v2.v4.f32"), FormError::BadCombination { .. }));
+        // ptxas: "Unexpected instruction types specified for 'mov'/'setp'/'fma'"
+        assert_eq!(err("mov.u32.u32"), FormError::DuplicateModifier { index: 1 });
+        assert!(matches!(err("setp.lt.f32.s32"), FormError::BadCombination { .. }));
+        assert!(matches!(err("fma.rn.relu.f32"), FormError::BadCombination { .. }));
+        // ptxas: "Illegal rounding modifier for instruction 'add'", "Unknown modifier '.wide'"
+        assert!(matches!(err("add.rn.s32"), FormError::BadCombination { .. }));
+        assert!(matches!(err("mul.lo.wide.s32"), FormError::BadCombination { .. }));
+        // ...while qualifiers may come in any order
+        for line in ["cvt.f32.s32.rn", "ld.u32.global", "atom.global.add.u32.relaxed.gpu", "setp.lt.f32.ftz", "add.f32.rn"] {
+            ok(line);
+        }
+        // ptxas: "Arguments mismatch for instruction 'mov'" (the caller compares the count)
+        assert!(!ok("mov.f32").operands.contains(&3));
         // no type
         assert!(matches!(err("add"), FormError::MissingModifier { .. }));
         // rcp needs `.approx` or a rounding from PTX 1.4 on

@@ -2,7 +2,7 @@
 // `PTX ISA Notes`/`Target ISA Notes`), the video chapter 9.7.18, the PTX ISA 1.4 text and the
 // script's hand-written overrides. Do not edit; rerun the script.
 //
-// 135 opcodes, 665 forms, 383 alternative sets, 502 slot lists.
+// 135 opcodes, 648 forms, 381 alternative sets, 501 slot lists.
 
 use super::forms::{Form, OpcodeForms, Rule, Slot};
 
@@ -140,255 +140,253 @@ const A130: &[&str] = &[".s2f6x2"];
 const A131: &[&str] = &[".pack"];
 const A132: &[&str] = &[".u16", ".s16"];
 const A133: &[&str] = &[".u2", ".s2", ".u4", ".s4", ".u8", ".s8"];
-const A134: &[&str] = &[".rnd"];
-const A135: &[&str] = &[".u8", ".u16", ".u32", ".u64", ".s8", ".s16", ".s32", ".s64", ".f16", ".f32", ".f64"];
-const A136: &[&str] = &[".const", ".global", ".local", ".shared", ".shared::cta", ".shared::cluster", ".param", ".param::entry"];
-const A137: &[&str] = &[".to"];
-const A138: &[&str] = &[".full"];
-const A139: &[&str] = &[".lo", ".hi"];
-const A140: &[&str] = &[".f16", ".f16x2"];
-const A141: &[&str] = &[".bf16", ".bf16x2"];
-const A142: &[&str] = &[".sc", ".acq_rel", ".acquire", ".release"];
-const A143: &[&str] = &[".sync_restrict::shared::cluster"];
-const A144: &[&str] = &[".release"];
-const A145: &[&str] = &[".sync_restrict::shared::cta"];
-const A146: &[&str] = &[".mbarrier_init"];
-const A147: &[&str] = &[".proxy"];
-const A148: &[&str] = &[".alias", ".async"];
-const A149: &[&str] = &[".shared"];
-const A150: &[&str] = &[".tensormap::generic"];
-const A151: &[&str] = &[".async::generic"];
-const A152: &[&str] = &[".oob"];
-const A153: &[&str] = &[".launch_dependents", ".wait"];
-const A154: &[&str] = &[".texref", ".samplerref", ".surfref"];
-const A155: &[&str] = &[".weak"];
-const A156: &[&str] = &[".const", ".global", ".local", ".param", ".param::entry", ".param::func", ".shared", ".shared::cta", ".shared::cluster"];
-const A157: &[&str] = &[".ca", ".cg", ".cs", ".lu", ".cv"];
-const A158: &[&str] = &[".b8", ".b16", ".b32", ".b64", ".b128", ".u8", ".u16", ".u32", ".u64", ".s8", ".s16", ".s32", ".s64", ".f32", ".f64"];
-const A159: &[&str] = &[".L1::evict_normal", ".L1::evict_unchanged", ".L1::evict_first", ".L1::evict_last", ".L1::no_allocate"];
-const A160: &[&str] = &[".L2::evict_normal", ".L2::evict_first", ".L2::evict_last"];
-const A161: &[&str] = &[".volatile"];
-const A162: &[&str] = &[".relaxed"];
-const A163: &[&str] = &[".mmio"];
-const A164: &[&str] = &[".sys"];
-const A165: &[&str] = &[".ca", ".cg", ".cs"];
-const A166: &[&str] = &[".nc"];
-const A167: &[&str] = &[".const", ".global", ".local", ".param", ".shared"];
-const A168: &[&str] = &[".b8", ".b16", ".b32", ".b64", ".u8", ".u16", ".u32", ".u64", ".s8", ".s16", ".s32", ".s64", ".f32", ".f64"];
-const A169: &[&str] = &[".m8n8", ".m16n16"];
-const A170: &[&str] = &[".x1", ".x2", ".x4"];
-const A171: &[&str] = &[".trans"];
-const A172: &[&str] = &[".b16", ".b8"];
-const A173: &[&str] = &[".m8n16"];
-const A174: &[&str] = &[".b8x16"];
-const A175: &[&str] = &[".b6x16_p32", ".b4x16_p64"];
-const A176: &[&str] = &[".m16n16"];
-const A177: &[&str] = &[".or", ".and"];
-const A178: &[&str] = &[".hi", ".lo", ".wide"];
-const A179: &[&str] = &[".hi"];
-const A180: &[&str] = &[".hi", ".lo"];
-const A181: &[&str] = &[".any"];
-const A182: &[&str] = &[".all"];
-const A183: &[&str] = &[".u16", ".u32", ".u64", ".u16x2", ".u8x4", ".s16", ".s64"];
-const A184: &[&str] = &[".s16x2", ".s32", ".s8x4"];
-const A185: &[&str] = &[".NaN"];
-const A186: &[&str] = &[".xorsign"];
-const A187: &[&str] = &[".abs"];
-const A188: &[&str] = &[".init"];
-const A189: &[&str] = &[".inval"];
-const A190: &[&str] = &[".expect_tx"];
-const A191: &[&str] = &[".shared", ".shared::cta", ".shared::cluster"];
-const A192: &[&str] = &[".cta", ".cluster"];
-const A193: &[&str] = &[".complete_tx"];
-const A194: &[&str] = &[".noComplete"];
-const A195: &[&str] = &[".arrive_drop"];
-const A196: &[&str] = &[".test_wait"];
-const A197: &[&str] = &[".acquire", ".relaxed"];
-const A198: &[&str] = &[".parity"];
-const A199: &[&str] = &[".try_wait"];
-const A200: &[&str] = &[".pending_count"];
-const A201: &[&str] = &[".cta", ".gl", ".sys"];
-const A202: &[&str] = &[".gl", ".cta"];
-const A203: &[&str] = &[".sp", ".sp::ordered_metadata"];
-const A204: &[&str] = &[".m16n8k16"];
-const A205: &[&str] = &[".row"];
-const A206: &[&str] = &[".col"];
-const A207: &[&str] = &[".f16", ".f32"];
-const A208: &[&str] = &[".m16n8k32"];
-const A209: &[&str] = &[".m16n8k8"];
-const A210: &[&str] = &[".m16n8k64"];
-const A211: &[&str] = &[".e4m3", ".e5m2"];
-const A212: &[&str] = &[".sp::ordered_metadata"];
-const A213: &[&str] = &[".kind::f8f6f4"];
-const A214: &[&str] = &[".e4m3", ".e5m2", ".e3m2", ".e2m3", ".e2m1"];
-const A215: &[&str] = &[".m16n8k128"];
-const A216: &[&str] = &[".kind::mxf4"];
-const A217: &[&str] = &[".block_scale"];
-const A218: &[&str] = &[".scale_vec::2X"];
-const A219: &[&str] = &[".e2m1"];
-const A220: &[&str] = &[".ue8m0"];
-const A221: &[&str] = &[".kind::mxf4nvf4"];
-const A222: &[&str] = &[".scale_vec::2X", ".scale_vec::4X"];
-const A223: &[&str] = &[".ue8m0", ".ue4m3"];
-const A224: &[&str] = &[".kind::mxf8f6f4"];
-const A225: &[&str] = &[".scale_vec::1X"];
-const A226: &[&str] = &[".m16n8k32", ".m16n8k64"];
-const A227: &[&str] = &[".u8", ".s8"];
-const A228: &[&str] = &[".m16n8k64", ".m16n8k128"];
-const A229: &[&str] = &[".u4", ".s4"];
-const A230: &[&str] = &[".m8n8k4"];
-const A231: &[&str] = &[".row", ".col"];
-const A232: &[&str] = &[".m16n8k4"];
-const A233: &[&str] = &[".bf16", ".tf32"];
-const A234: &[&str] = &[".m16n8k16", ".m16n8k32"];
-const A235: &[&str] = &[".m8n8k4", ".m16n8k4", ".m16n8k8", ".m16n8k16"];
-const A236: &[&str] = &[".m8n8k16", ".m16n8k16", ".m16n8k32"];
-const A237: &[&str] = &[".m8n8k32", ".m16n8k32", ".m16n8k64"];
-const A238: &[&str] = &[".m8n8k128", ".m16n8k128", ".m16n8k256"];
-const A239: &[&str] = &[".b1"];
-const A240: &[&str] = &[".xor", ".and"];
-const A241: &[&str] = &[".pred", ".b16", ".b32", ".b64", ".u16", ".u32", ".u64", ".s16", ".s32", ".s64", ".f32", ".f64"];
-const A242: &[&str] = &[".u64"];
-const A243: &[&str] = &[".b16", ".b32", ".b64", ".b128"];
-const A244: &[&str] = &[".m8n8"];
-const A245: &[&str] = &[".ld_reduce"];
-const A246: &[&str] = &[".relaxed", ".acquire"];
-const A247: &[&str] = &[".min", ".max", ".add", ".and", ".or", ".xor"];
-const A248: &[&str] = &[".b32", ".b64", ".u32", ".u64", ".s32", ".s64"];
-const A249: &[&str] = &[".st"];
-const A250: &[&str] = &[".relaxed", ".release"];
-const A251: &[&str] = &[".min", ".max", ".add"];
-const A252: &[&str] = &[".acc::f32", ".acc::f16"];
-const A253: &[&str] = &[".f16", ".f16x2", ".bf16", ".bf16x2", ".f32", ".f64", ".e5m2", ".e5m2x2", ".e5m2x4", ".e4m3", ".e4m3x2", ".e4m3x4"];
-const A254: &[&str] = &[".f16", ".f16x2", ".bf16", ".bf16x2", ".f32", ".f64"];
-const A255: &[&str] = &[".cp"];
-const A256: &[&str] = &[".s8x4", ".s16", ".s32", ".s64"];
-const A257: &[&str] = &[".mask"];
-const A258: &[&str] = &[".global", ".local"];
-const A259: &[&str] = &[".L1", ".L2"];
-const A260: &[&str] = &[".L2::evict_last", ".L2::evict_normal"];
-const A261: &[&str] = &[".const", ".param"];
-const A262: &[&str] = &[".tensormap"];
-const A263: &[&str] = &[".L1"];
-const A264: &[&str] = &[".f4e", ".b4e", ".rc8", ".ecl", ".ecr", ".rc16"];
-const A265: &[&str] = &[".inc", ".dec"];
-const A266: &[&str] = &[".min", ".max"];
-const A267: &[&str] = &[".and", ".or", ".xor"];
-const A268: &[&str] = &[".u32", ".s32", ".u64"];
-const A269: &[&str] = &[".gpu", ".cluster"];
-const A270: &[&str] = &[".b16", ".b32", ".b64", ".u16", ".u32", ".u64", ".s16", ".s32", ".s64", ".f32", ".f64"];
-const A271: &[&str] = &[".eq", ".ne", ".lt", ".le", ".gt", ".ge", ".lo", ".ls", ".hi", ".hs", ".equ", ".neu", ".ltu", ".leu", ".gtu", ".geu", ".num", ".nan"];
-const A272: &[&str] = &[".u32", ".s32", ".f32"];
-const A273: &[&str] = &[".eq", ".ne", ".lt", ".le", ".gt", ".ge", ".equ", ".neu", ".ltu", ".leu", ".gtu", ".geu", ".num", ".nan"];
-const A274: &[&str] = &[".b16", ".b32", ".b64", ".u16", ".u32", ".u64", ".s16", ".s32", ".s64", ".f16", ".f32", ".f64"];
-const A275: &[&str] = &[".u16", ".s16", ".u32", ".s32"];
-const A276: &[&str] = &[".f16x2", ".u32", ".s32"];
-const A277: &[&str] = &[".bf16x2", ".u32", ".s32"];
-const A278: &[&str] = &[".CmpOp"];
-const A279: &[&str] = &[".BoolOp"];
-const A280: &[&str] = &[".l"];
-const A281: &[&str] = &[".r"];
-const A282: &[&str] = &[".up", ".down", ".bfly", ".idx"];
-const A283: &[&str] = &[".b16", ".b32", ".b64", ".u16", ".u32", ".u64", ".s16", ".s32", ".s64"];
-const A284: &[&str] = &[".global", ".local", ".param", ".param::func", ".shared", ".shared::cta", ".shared::cluster"];
-const A285: &[&str] = &[".wb", ".cg", ".cs", ".wt"];
-const A286: &[&str] = &[".b32", ".b64", ".b128", ".u32", ".u64", ".s32", ".s64", ".f32", ".f64"];
-const A287: &[&str] = &[".gpu", ".sys"];
-const A288: &[&str] = &[".global", ".local", ".shared"];
-const A289: &[&str] = &[".m8n8", ".m16n8"];
-const A290: &[&str] = &[".u16", ".u32", ".u64", ".s16", ".s64"];
-const A291: &[&str] = &[".s32", ".u8x4", ".s8x4"];
-const A292: &[&str] = &[".b"];
-const A293: &[&str] = &[".1d", ".2d", ".3d", ".a1d", ".a2d"];
-const A294: &[&str] = &[".ca", ".cg", ".cs", ".cv"];
-const A295: &[&str] = &[".b8", ".b16", ".b32", ".b64"];
-const A296: &[&str] = &[".trap", ".clamp", ".zero"];
-const A297: &[&str] = &[".width", ".height", ".depth", ".channel_data_type", ".channel_order", ".array_size", ".memory_layout"];
-const A298: &[&str] = &[".add", ".min", ".max", ".and", ".or"];
-const A299: &[&str] = &[".1d", ".2d", ".3d"];
-const A300: &[&str] = &[".u32", ".u64", ".s32", ".b32", ".s64"];
-const A301: &[&str] = &[".p"];
-const A302: &[&str] = &[".a1d", ".a2d"];
-const A303: &[&str] = &[".f16", ".f16x2", ".bf16", ".bf16x2"];
-const A304: &[&str] = &[".alloc"];
-const A305: &[&str] = &[".dealloc"];
-const A306: &[&str] = &[".relinquish_alloc_permit"];
-const A307: &[&str] = &[".ld"];
-const A308: &[&str] = &[".16x64b", ".16x128b", ".16x256b", ".32x32b"];
-const A309: &[&str] = &[".x1", ".x2", ".x4", ".x8", ".x16", ".x32", ".x64", ".x128"];
-const A310: &[&str] = &[".pack::16b"];
-const A311: &[&str] = &[".16x32bx2"];
-const A312: &[&str] = &[".unpack::16b"];
-const A313: &[&str] = &[".wait::ld", ".wait::st"];
-const A314: &[&str] = &[".commit"];
-const A315: &[&str] = &[".mbarrier::arrive::one"];
-const A316: &[&str] = &[".fence::before_thread_sync", ".fence::after_thread_sync"];
-const A317: &[&str] = &[".128x256b", ".4x256b", ".128x128b", ".64x128b", ".32x128b"];
-const A318: &[&str] = &[".warpx2::02_13", ".warpx2::01_23", ".warpx4"];
-const A319: &[&str] = &[".shift"];
-const A320: &[&str] = &[".down"];
-const A321: &[&str] = &[".mma"];
-const A322: &[&str] = &[".kind::f16", ".kind::tf32", ".kind::f8f6f4", ".kind::i8", ".kind::mxf8f6f4", ".kind::mxf4", ".kind::mxf4nvf4"];
-const A323: &[&str] = &[".ashift"];
-const A324: &[&str] = &[".collector::a::fill", ".collector::a::use", ".collector::a::lastuse", ".collector::a::discard"];
-const A325: &[&str] = &[".scale_vec::1X", ".scale_vec::2X", ".scale_vec::4X", ".block16", ".block32"];
-const A326: &[&str] = &[".ws"];
-const A327: &[&str] = &[".cta_group::1"];
-const A328: &[&str] = &[".collector::a::fill", ".collector::a::use", ".collector::a::lastuse", ".collector::a::discard", ".collector::b0::fill", ".collector::b0::use", ".collector::b0::lastuse", ".collector::b0::discard", ".collector::b1::fill", ".collector::b1::use", ".collector::b1::lastuse", ".collector::b1::discard", ".collector::b2::fill", ".collector::b2::use", ".collector::b2::lastuse", ".collector::b2::discard", ".collector::b3::fill", ".collector::b3::use", ".collector::b3::lastuse", ".collector::b3::discard"];
-const A329: &[&str] = &[".sp"];
-const A330: &[&str] = &[".replace"];
-const A331: &[&str] = &[".tile"];
-const A332: &[&str] = &[".global_address", ".rank"];
-const A333: &[&str] = &[".global", ".shared::cta"];
-const A334: &[&str] = &[".b1024"];
-const A335: &[&str] = &[".box_dim", ".global_dim", ".global_stride", ".element_stride"];
-const A336: &[&str] = &[".elemtype", ".interleave_layout", ".swizzle_mode", ".swizzle_atomicity", ".fill_mode"];
-const A337: &[&str] = &[".cp_fenceproxy"];
-const A338: &[&str] = &[".gpu"];
-const A339: &[&str] = &[".finite", ".infinite", ".number", ".notanumber", ".normal", ".subnormal"];
-const A340: &[&str] = &[".1d", ".2d", ".3d", ".a1d", ".a2d", ".cube", ".acube", ".2dms", ".a2dms"];
-const A341: &[&str] = &[".u32", ".s32", ".f16", ".f32"];
-const A342: &[&str] = &[".s32", ".f32"];
-const A343: &[&str] = &[".v2"];
-const A344: &[&str] = &[".base"];
-const A345: &[&str] = &[".level"];
-const A346: &[&str] = &[".grad"];
-const A347: &[&str] = &[".r", ".g", ".b", ".a"];
-const A348: &[&str] = &[".2d"];
-const A349: &[&str] = &[".2d", ".a2d", ".cube", ".acube"];
-const A350: &[&str] = &[".width", ".height", ".depth", ".channel_data_type", ".channel_order", ".normalized_coords", ".array_size", ".num_mipmap_levels", ".num_samples"];
-const A351: &[&str] = &[".width", ".height", ".depth"];
-const A352: &[&str] = &[".force_unnormalized_coords", ".filter_mode", ".addr_mode_0", ".addr_mode_1", ".addr_mode_2"];
-const A353: &[&str] = &[".shr7", ".shr15"];
-const A354: &[&str] = &[".po"];
-const A355: &[&str] = &[".all", ".any", ".uni"];
-const A356: &[&str] = &[".ballot"];
-const A357: &[&str] = &[".eq", ".ne", ".lt", ".le", ".gt", ".ge"];
-const A358: &[&str] = &[".fence"];
-const A359: &[&str] = &[".mma_async"];
-const A360: &[&str] = &[".m64n8k32", ".m64n16k32", ".m64n24k32", ".m64n32k32", ".m64n40k32", ".m64n48k32", ".m64n56k32", ".m64n64k32", ".m64n72k32", ".m64n80k32", ".m64n88k32", ".m64n96k32", ".m64n104k32", ".m64n112k32", ".m64n120k32", ".m64n128k32", ".m64n136k32", ".m64n144k32", ".m64n152k32", ".m64n160k32", ".m64n168k32", ".m64n176k32", ".m64n184k32", ".m64n192k32", ".m64n200k32", ".m64n208k32", ".m64n216k32", ".m64n224k32", ".m64n232k32", ".m64n240k32", ".m64n248k32", ".m64n256k32"];
-const A361: &[&str] = &[".m64n8k16", ".m64n16k16", ".m64n24k16", ".m64n32k16", ".m64n40k16", ".m64n48k16", ".m64n56k16", ".m64n64k16", ".m64n72k16", ".m64n80k16", ".m64n88k16", ".m64n96k16", ".m64n104k16", ".m64n112k16", ".m64n120k16", ".m64n128k16", ".m64n136k16", ".m64n144k16", ".m64n152k16", ".m64n160k16", ".m64n168k16", ".m64n176k16", ".m64n184k16", ".m64n192k16", ".m64n200k16", ".m64n208k16", ".m64n216k16", ".m64n224k16", ".m64n232k16", ".m64n240k16", ".m64n248k16", ".m64n256k16"];
-const A362: &[&str] = &[".m64n8k64", ".m64n16k64", ".m64n24k64", ".m64n32k64", ".m64n40k64", ".m64n48k64", ".m64n56k64", ".m64n64k64", ".m64n72k64", ".m64n80k64", ".m64n88k64", ".m64n96k64", ".m64n104k64", ".m64n112k64", ".m64n120k64", ".m64n128k64", ".m64n136k64", ".m64n144k64", ".m64n152k64", ".m64n160k64", ".m64n168k64", ".m64n176k64", ".m64n184k64", ".m64n192k64", ".m64n200k64", ".m64n208k64", ".m64n216k64", ".m64n224k64", ".m64n232k64", ".m64n240k64", ".m64n248k64", ".m64n256k64"];
-const A363: &[&str] = &[".m64n8k64", ".m64n16k64", ".m64n24k64", ".m64n32k64", ".m64n48k64", ".m64n64k64", ".m64n80k64", ".m64n96k64", ".m64n112k64", ".m64n128k64", ".m64n144k64", ".m64n160k64", ".m64n176k64", ".m64n192k64", ".m64n208k64", ".m64n224k64", ".m64n240k64", ".m64n256k64"];
-const A364: &[&str] = &[".s8", ".u8"];
-const A365: &[&str] = &[".m64n8k8", ".m64n16k8", ".m64n24k8", ".m64n32k8", ".m64n40k8", ".m64n48k8", ".m64n56k8", ".m64n64k8", ".m64n72k8", ".m64n80k8", ".m64n88k8", ".m64n96k8", ".m64n104k8", ".m64n112k8", ".m64n120k8", ".m64n128k8", ".m64n136k8", ".m64n144k8", ".m64n152k8", ".m64n160k8", ".m64n168k8", ".m64n176k8", ".m64n184k8", ".m64n192k8", ".m64n200k8", ".m64n208k8", ".m64n216k8", ".m64n224k8", ".m64n232k8", ".m64n240k8", ".m64n248k8", ".m64n256k8"];
-const A366: &[&str] = &[".m64n8k32", ".m64n16k32", ".m64n24k32", ".m64n32k32", ".m64n48k32", ".m64n64k32", ".m64n80k32", ".m64n96k32", ".m64n112k32", ".m64n128k32", ".m64n144k32", ".m64n160k32", ".m64n176k32", ".m64n192k32", ".m64n208k32", ".m64n224k32"];
-const A367: &[&str] = &[".m64n8k256", ".m64n16k256", ".m64n24k256", ".m64n32k256", ".m64n48k256", ".m64n64k256", ".m64n80k256", ".m64n96k256", ".m64n112k256", ".m64n128k256", ".m64n144k256", ".m64n160k256", ".m64n176k256", ".m64n192k256", ".m64n208k256", ".m64n224k256", ".m64n240k256", ".m64n256k256"];
-const A368: &[&str] = &[".and"];
-const A369: &[&str] = &[".load"];
-const A370: &[&str] = &[".a"];
-const A371: &[&str] = &[".m16n16k16", ".m8n32k16", ".m32n8k16"];
-const A372: &[&str] = &[".global", ".shared", ".shared::cta"];
-const A373: &[&str] = &[".f16", ".s8", ".u8"];
-const A374: &[&str] = &[".c"];
-const A375: &[&str] = &[".f16", ".f32", ".s32"];
-const A376: &[&str] = &[".m16n16k8"];
-const A377: &[&str] = &[".m8n8k32"];
-const A378: &[&str] = &[".s4", ".u4"];
-const A379: &[&str] = &[".m8n8k128"];
-const A380: &[&str] = &[".store"];
-const A381: &[&str] = &[".d"];
-const A382: &[&str] = &[".m8n8k32", ".m8n8k128"];
+const A134: &[&str] = &[".const", ".global", ".local", ".shared", ".shared::cta", ".shared::cluster", ".param", ".param::entry"];
+const A135: &[&str] = &[".to"];
+const A136: &[&str] = &[".full"];
+const A137: &[&str] = &[".lo", ".hi"];
+const A138: &[&str] = &[".f16", ".f16x2"];
+const A139: &[&str] = &[".bf16", ".bf16x2"];
+const A140: &[&str] = &[".sc", ".acq_rel", ".acquire", ".release"];
+const A141: &[&str] = &[".sync_restrict::shared::cluster"];
+const A142: &[&str] = &[".release"];
+const A143: &[&str] = &[".sync_restrict::shared::cta"];
+const A144: &[&str] = &[".mbarrier_init"];
+const A145: &[&str] = &[".proxy"];
+const A146: &[&str] = &[".alias", ".async"];
+const A147: &[&str] = &[".shared"];
+const A148: &[&str] = &[".tensormap::generic"];
+const A149: &[&str] = &[".async::generic"];
+const A150: &[&str] = &[".oob"];
+const A151: &[&str] = &[".launch_dependents", ".wait"];
+const A152: &[&str] = &[".texref", ".samplerref", ".surfref"];
+const A153: &[&str] = &[".weak"];
+const A154: &[&str] = &[".const", ".global", ".local", ".param", ".param::entry", ".param::func", ".shared", ".shared::cta", ".shared::cluster"];
+const A155: &[&str] = &[".ca", ".cg", ".cs", ".lu", ".cv"];
+const A156: &[&str] = &[".b8", ".b16", ".b32", ".b64", ".b128", ".u8", ".u16", ".u32", ".u64", ".s8", ".s16", ".s32", ".s64", ".f32", ".f64"];
+const A157: &[&str] = &[".L1::evict_normal", ".L1::evict_unchanged", ".L1::evict_first", ".L1::evict_last", ".L1::no_allocate"];
+const A158: &[&str] = &[".L2::evict_normal", ".L2::evict_first", ".L2::evict_last"];
+const A159: &[&str] = &[".volatile"];
+const A160: &[&str] = &[".relaxed"];
+const A161: &[&str] = &[".mmio"];
+const A162: &[&str] = &[".sys"];
+const A163: &[&str] = &[".ca", ".cg", ".cs"];
+const A164: &[&str] = &[".nc"];
+const A165: &[&str] = &[".const", ".global", ".local", ".param", ".shared"];
+const A166: &[&str] = &[".b8", ".b16", ".b32", ".b64", ".u8", ".u16", ".u32", ".u64", ".s8", ".s16", ".s32", ".s64", ".f32", ".f64"];
+const A167: &[&str] = &[".m8n8", ".m16n16"];
+const A168: &[&str] = &[".x1", ".x2", ".x4"];
+const A169: &[&str] = &[".trans"];
+const A170: &[&str] = &[".b16", ".b8"];
+const A171: &[&str] = &[".m8n16"];
+const A172: &[&str] = &[".b8x16"];
+const A173: &[&str] = &[".b6x16_p32", ".b4x16_p64"];
+const A174: &[&str] = &[".m16n16"];
+const A175: &[&str] = &[".or", ".and"];
+const A176: &[&str] = &[".hi", ".lo", ".wide"];
+const A177: &[&str] = &[".hi"];
+const A178: &[&str] = &[".hi", ".lo"];
+const A179: &[&str] = &[".any"];
+const A180: &[&str] = &[".all"];
+const A181: &[&str] = &[".u16", ".u32", ".u64", ".u16x2", ".u8x4", ".s16", ".s64"];
+const A182: &[&str] = &[".s16x2", ".s32", ".s8x4"];
+const A183: &[&str] = &[".NaN"];
+const A184: &[&str] = &[".xorsign"];
+const A185: &[&str] = &[".abs"];
+const A186: &[&str] = &[".init"];
+const A187: &[&str] = &[".inval"];
+const A188: &[&str] = &[".expect_tx"];
+const A189: &[&str] = &[".shared", ".shared::cta", ".shared::cluster"];
+const A190: &[&str] = &[".cta", ".cluster"];
+const A191: &[&str] = &[".complete_tx"];
+const A192: &[&str] = &[".noComplete"];
+const A193: &[&str] = &[".arrive_drop"];
+const A194: &[&str] = &[".test_wait"];
+const A195: &[&str] = &[".acquire", ".relaxed"];
+const A196: &[&str] = &[".parity"];
+const A197: &[&str] = &[".try_wait"];
+const A198: &[&str] = &[".pending_count"];
+const A199: &[&str] = &[".cta", ".gl", ".sys"];
+const A200: &[&str] = &[".gl", ".cta"];
+const A201: &[&str] = &[".sp", ".sp::ordered_metadata"];
+const A202: &[&str] = &[".m16n8k16"];
+const A203: &[&str] = &[".row"];
+const A204: &[&str] = &[".col"];
+const A205: &[&str] = &[".f16", ".f32"];
+const A206: &[&str] = &[".m16n8k32"];
+const A207: &[&str] = &[".m16n8k8"];
+const A208: &[&str] = &[".m16n8k64"];
+const A209: &[&str] = &[".e4m3", ".e5m2"];
+const A210: &[&str] = &[".sp::ordered_metadata"];
+const A211: &[&str] = &[".kind::f8f6f4"];
+const A212: &[&str] = &[".e4m3", ".e5m2", ".e3m2", ".e2m3", ".e2m1"];
+const A213: &[&str] = &[".m16n8k128"];
+const A214: &[&str] = &[".kind::mxf4"];
+const A215: &[&str] = &[".block_scale"];
+const A216: &[&str] = &[".scale_vec::2X"];
+const A217: &[&str] = &[".e2m1"];
+const A218: &[&str] = &[".ue8m0"];
+const A219: &[&str] = &[".kind::mxf4nvf4"];
+const A220: &[&str] = &[".scale_vec::2X", ".scale_vec::4X"];
+const A221: &[&str] = &[".ue8m0", ".ue4m3"];
+const A222: &[&str] = &[".kind::mxf8f6f4"];
+const A223: &[&str] = &[".scale_vec::1X"];
+const A224: &[&str] = &[".m16n8k32", ".m16n8k64"];
+const A225: &[&str] = &[".u8", ".s8"];
+const A226: &[&str] = &[".m16n8k64", ".m16n8k128"];
+const A227: &[&str] = &[".u4", ".s4"];
+const A228: &[&str] = &[".m8n8k4"];
+const A229: &[&str] = &[".row", ".col"];
+const A230: &[&str] = &[".m16n8k4"];
+const A231: &[&str] = &[".bf16", ".tf32"];
+const A232: &[&str] = &[".m16n8k16", ".m16n8k32"];
+const A233: &[&str] = &[".m8n8k4", ".m16n8k4", ".m16n8k8", ".m16n8k16"];
+const A234: &[&str] = &[".m8n8k16", ".m16n8k16", ".m16n8k32"];
+const A235: &[&str] = &[".m8n8k32", ".m16n8k32", ".m16n8k64"];
+const A236: &[&str] = &[".m8n8k128", ".m16n8k128", ".m16n8k256"];
+const A237: &[&str] = &[".b1"];
+const A238: &[&str] = &[".xor", ".and"];
+const A239: &[&str] = &[".pred", ".b16", ".b32", ".b64", ".u16", ".u32", ".u64", ".s16", ".s32", ".s64", ".f32", ".f64"];
+const A240: &[&str] = &[".u64"];
+const A241: &[&str] = &[".b16", ".b32", ".b64", ".b128"];
+const A242: &[&str] = &[".m8n8"];
+const A243: &[&str] = &[".ld_reduce"];
+const A244: &[&str] = &[".relaxed", ".acquire"];
+const A245: &[&str] = &[".min", ".max", ".add", ".and", ".or", ".xor"];
+const A246: &[&str] = &[".b32", ".b64", ".u32", ".u64", ".s32", ".s64"];
+const A247: &[&str] = &[".st"];
+const A248: &[&str] = &[".relaxed", ".release"];
+const A249: &[&str] = &[".min", ".max", ".add"];
+const A250: &[&str] = &[".acc::f32", ".acc::f16"];
+const A251: &[&str] = &[".f16", ".f16x2", ".bf16", ".bf16x2", ".f32", ".f64", ".e5m2", ".e5m2x2", ".e5m2x4", ".e4m3", ".e4m3x2", ".e4m3x4"];
+const A252: &[&str] = &[".f16", ".f16x2", ".bf16", ".bf16x2", ".f32", ".f64"];
+const A253: &[&str] = &[".cp"];
+const A254: &[&str] = &[".s8x4", ".s16", ".s32", ".s64"];
+const A255: &[&str] = &[".mask"];
+const A256: &[&str] = &[".global", ".local"];
+const A257: &[&str] = &[".L1", ".L2"];
+const A258: &[&str] = &[".L2::evict_last", ".L2::evict_normal"];
+const A259: &[&str] = &[".const", ".param"];
+const A260: &[&str] = &[".tensormap"];
+const A261: &[&str] = &[".L1"];
+const A262: &[&str] = &[".f4e", ".b4e", ".rc8", ".ecl", ".ecr", ".rc16"];
+const A263: &[&str] = &[".inc", ".dec"];
+const A264: &[&str] = &[".min", ".max"];
+const A265: &[&str] = &[".and", ".or", ".xor"];
+const A266: &[&str] = &[".u32", ".s32", ".u64"];
+const A267: &[&str] = &[".gpu", ".cluster"];
+const A268: &[&str] = &[".b16", ".b32", ".b64", ".u16", ".u32", ".u64", ".s16", ".s32", ".s64", ".f32", ".f64"];
+const A269: &[&str] = &[".eq", ".ne", ".lt", ".le", ".gt", ".ge", ".lo", ".ls", ".hi", ".hs", ".equ", ".neu", ".ltu", ".leu", ".gtu", ".geu", ".num", ".nan"];
+const A270: &[&str] = &[".u32", ".s32", ".f32"];
+const A271: &[&str] = &[".eq", ".ne", ".lt", ".le", ".gt", ".ge", ".equ", ".neu", ".ltu", ".leu", ".gtu", ".geu", ".num", ".nan"];
+const A272: &[&str] = &[".b16", ".b32", ".b64", ".u16", ".u32", ".u64", ".s16", ".s32", ".s64", ".f16", ".f32", ".f64"];
+const A273: &[&str] = &[".u16", ".s16", ".u32", ".s32"];
+const A274: &[&str] = &[".f16x2", ".u32", ".s32"];
+const A275: &[&str] = &[".bf16x2", ".u32", ".s32"];
+const A276: &[&str] = &[".CmpOp"];
+const A277: &[&str] = &[".BoolOp"];
+const A278: &[&str] = &[".l"];
+const A279: &[&str] = &[".r"];
+const A280: &[&str] = &[".up", ".down", ".bfly", ".idx"];
+const A281: &[&str] = &[".b16", ".b32", ".b64", ".u16", ".u32", ".u64", ".s16", ".s32", ".s64"];
+const A282: &[&str] = &[".global", ".local", ".param", ".param::func", ".shared", ".shared::cta", ".shared::cluster"];
+const A283: &[&str] = &[".wb", ".cg", ".cs", ".wt"];
+const A284: &[&str] = &[".b32", ".b64", ".b128", ".u32", ".u64", ".s32", ".s64", ".f32", ".f64"];
+const A285: &[&str] = &[".gpu", ".sys"];
+const A286: &[&str] = &[".global", ".local", ".shared"];
+const A287: &[&str] = &[".m8n8", ".m16n8"];
+const A288: &[&str] = &[".u16", ".u32", ".u64", ".s16", ".s64"];
+const A289: &[&str] = &[".s32", ".u8x4", ".s8x4"];
+const A290: &[&str] = &[".b"];
+const A291: &[&str] = &[".1d", ".2d", ".3d", ".a1d", ".a2d"];
+const A292: &[&str] = &[".ca", ".cg", ".cs", ".cv"];
+const A293: &[&str] = &[".b8", ".b16", ".b32", ".b64"];
+const A294: &[&str] = &[".trap", ".clamp", ".zero"];
+const A295: &[&str] = &[".width", ".height", ".depth", ".channel_data_type", ".channel_order", ".array_size", ".memory_layout"];
+const A296: &[&str] = &[".add", ".min", ".max", ".and", ".or"];
+const A297: &[&str] = &[".1d", ".2d", ".3d"];
+const A298: &[&str] = &[".u32", ".u64", ".s32", ".b32", ".s64"];
+const A299: &[&str] = &[".p"];
+const A300: &[&str] = &[".a1d", ".a2d"];
+const A301: &[&str] = &[".f16", ".f16x2", ".bf16", ".bf16x2"];
+const A302: &[&str] = &[".alloc"];
+const A303: &[&str] = &[".dealloc"];
+const A304: &[&str] = &[".relinquish_alloc_permit"];
+const A305: &[&str] = &[".ld"];
+const A306: &[&str] = &[".16x64b", ".16x128b", ".16x256b", ".32x32b"];
+const A307: &[&str] = &[".x1", ".x2", ".x4", ".x8", ".x16", ".x32", ".x64", ".x128"];
+const A308: &[&str] = &[".pack::16b"];
+const A309: &[&str] = &[".16x32bx2"];
+const A310: &[&str] = &[".unpack::16b"];
+const A311: &[&str] = &[".wait::ld", ".wait::st"];
+const A312: &[&str] = &[".commit"];
+const A313: &[&str] = &[".mbarrier::arrive::one"];
+const A314: &[&str] = &[".fence::before_thread_sync", ".fence::after_thread_sync"];
+const A315: &[&str] = &[".128x256b", ".4x256b", ".128x128b", ".64x128b", ".32x128b"];
+const A316: &[&str] = &[".warpx2::02_13", ".warpx2::01_23", ".warpx4"];
+const A317: &[&str] = &[".shift"];
+const A318: &[&str] = &[".down"];
+const A319: &[&str] = &[".mma"];
+const A320: &[&str] = &[".kind::f16", ".kind::tf32", ".kind::f8f6f4", ".kind::i8", ".kind::mxf8f6f4", ".kind::mxf4", ".kind::mxf4nvf4"];
+const A321: &[&str] = &[".ashift"];
+const A322: &[&str] = &[".collector::a::fill", ".collector::a::use", ".collector::a::lastuse", ".collector::a::discard"];
+const A323: &[&str] = &[".scale_vec::1X", ".scale_vec::2X", ".scale_vec::4X", ".block16", ".block32"];
+const A324: &[&str] = &[".ws"];
+const A325: &[&str] = &[".cta_group::1"];
+const A326: &[&str] = &[".collector::a::fill", ".collector::a::use", ".collector::a::lastuse", ".collector::a::discard", ".collector::b0::fill", ".collector::b0::use", ".collector::b0::lastuse", ".collector::b0::discard", ".collector::b1::fill", ".collector::b1::use", ".collector::b1::lastuse", ".collector::b1::discard", ".collector::b2::fill", ".collector::b2::use", ".collector::b2::lastuse", ".collector::b2::discard", ".collector::b3::fill", ".collector::b3::use", ".collector::b3::lastuse", ".collector::b3::discard"];
+const A327: &[&str] = &[".sp"];
+const A328: &[&str] = &[".replace"];
+const A329: &[&str] = &[".tile"];
+const A330: &[&str] = &[".global_address", ".rank"];
+const A331: &[&str] = &[".global", ".shared::cta"];
+const A332: &[&str] = &[".b1024"];
+const A333: &[&str] = &[".box_dim", ".global_dim", ".global_stride", ".element_stride"];
+const A334: &[&str] = &[".elemtype", ".interleave_layout", ".swizzle_mode", ".swizzle_atomicity", ".fill_mode"];
+const A335: &[&str] = &[".cp_fenceproxy"];
+const A336: &[&str] = &[".gpu"];
+const A337: &[&str] = &[".finite", ".infinite", ".number", ".notanumber", ".normal", ".subnormal"];
+const A338: &[&str] = &[".1d", ".2d", ".3d", ".a1d", ".a2d", ".cube", ".acube", ".2dms", ".a2dms"];
+const A339: &[&str] = &[".u32", ".s32", ".f16", ".f32"];
+const A340: &[&str] = &[".s32", ".f32"];
+const A341: &[&str] = &[".v2"];
+const A342: &[&str] = &[".base"];
+const A343: &[&str] = &[".level"];
+const A344: &[&str] = &[".grad"];
+const A345: &[&str] = &[".r", ".g", ".b", ".a"];
+const A346: &[&str] = &[".2d"];
+const A347: &[&str] = &[".2d", ".a2d", ".cube", ".acube"];
+const A348: &[&str] = &[".width", ".height", ".depth", ".channel_data_type", ".channel_order", ".normalized_coords", ".array_size", ".num_mipmap_levels", ".num_samples"];
+const A349: &[&str] = &[".width", ".height", ".depth"];
+const A350: &[&str] = &[".force_unnormalized_coords", ".filter_mode", ".addr_mode_0", ".addr_mode_1", ".addr_mode_2"];
+const A351: &[&str] = &[".shr7", ".shr15"];
+const A352: &[&str] = &[".po"];
+const A353: &[&str] = &[".all", ".any", ".uni"];
+const A354: &[&str] = &[".ballot"];
+const A355: &[&str] = &[".eq", ".ne", ".lt", ".le", ".gt", ".ge"];
+const A356: &[&str] = &[".fence"];
+const A357: &[&str] = &[".mma_async"];
+const A358: &[&str] = &[".m64n8k32", ".m64n16k32", ".m64n24k32", ".m64n32k32", ".m64n40k32", ".m64n48k32", ".m64n56k32", ".m64n64k32", ".m64n72k32", ".m64n80k32", ".m64n88k32", ".m64n96k32", ".m64n104k32", ".m64n112k32", ".m64n120k32", ".m64n128k32", ".m64n136k32", ".m64n144k32", ".m64n152k32", ".m64n160k32", ".m64n168k32", ".m64n176k32", ".m64n184k32", ".m64n192k32", ".m64n200k32", ".m64n208k32", ".m64n216k32", ".m64n224k32", ".m64n232k32", ".m64n240k32", ".m64n248k32", ".m64n256k32"];
+const A359: &[&str] = &[".m64n8k16", ".m64n16k16", ".m64n24k16", ".m64n32k16", ".m64n40k16", ".m64n48k16", ".m64n56k16", ".m64n64k16", ".m64n72k16", ".m64n80k16", ".m64n88k16", ".m64n96k16", ".m64n104k16", ".m64n112k16", ".m64n120k16", ".m64n128k16", ".m64n136k16", ".m64n144k16", ".m64n152k16", ".m64n160k16", ".m64n168k16", ".m64n176k16", ".m64n184k16", ".m64n192k16", ".m64n200k16", ".m64n208k16", ".m64n216k16", ".m64n224k16", ".m64n232k16", ".m64n240k16", ".m64n248k16", ".m64n256k16"];
+const A360: &[&str] = &[".m64n8k64", ".m64n16k64", ".m64n24k64", ".m64n32k64", ".m64n40k64", ".m64n48k64", ".m64n56k64", ".m64n64k64", ".m64n72k64", ".m64n80k64", ".m64n88k64", ".m64n96k64", ".m64n104k64", ".m64n112k64", ".m64n120k64", ".m64n128k64", ".m64n136k64", ".m64n144k64", ".m64n152k64", ".m64n160k64", ".m64n168k64", ".m64n176k64", ".m64n184k64", ".m64n192k64", ".m64n200k64", ".m64n208k64", ".m64n216k64", ".m64n224k64", ".m64n232k64", ".m64n240k64", ".m64n248k64", ".m64n256k64"];
+const A361: &[&str] = &[".m64n8k64", ".m64n16k64", ".m64n24k64", ".m64n32k64", ".m64n48k64", ".m64n64k64", ".m64n80k64", ".m64n96k64", ".m64n112k64", ".m64n128k64", ".m64n144k64", ".m64n160k64", ".m64n176k64", ".m64n192k64", ".m64n208k64", ".m64n224k64", ".m64n240k64", ".m64n256k64"];
+const A362: &[&str] = &[".s8", ".u8"];
+const A363: &[&str] = &[".m64n8k8", ".m64n16k8", ".m64n24k8", ".m64n32k8", ".m64n40k8", ".m64n48k8", ".m64n56k8", ".m64n64k8", ".m64n72k8", ".m64n80k8", ".m64n88k8", ".m64n96k8", ".m64n104k8", ".m64n112k8", ".m64n120k8", ".m64n128k8", ".m64n136k8", ".m64n144k8", ".m64n152k8", ".m64n160k8", ".m64n168k8", ".m64n176k8", ".m64n184k8", ".m64n192k8", ".m64n200k8", ".m64n208k8", ".m64n216k8", ".m64n224k8", ".m64n232k8", ".m64n240k8", ".m64n248k8", ".m64n256k8"];
+const A364: &[&str] = &[".m64n8k32", ".m64n16k32", ".m64n24k32", ".m64n32k32", ".m64n48k32", ".m64n64k32", ".m64n80k32", ".m64n96k32", ".m64n112k32", ".m64n128k32", ".m64n144k32", ".m64n160k32", ".m64n176k32", ".m64n192k32", ".m64n208k32", ".m64n224k32"];
+const A365: &[&str] = &[".m64n8k256", ".m64n16k256", ".m64n24k256", ".m64n32k256", ".m64n48k256", ".m64n64k256", ".m64n80k256", ".m64n96k256", ".m64n112k256", ".m64n128k256", ".m64n144k256", ".m64n160k256", ".m64n176k256", ".m64n192k256", ".m64n208k256", ".m64n224k256", ".m64n240k256", ".m64n256k256"];
+const A366: &[&str] = &[".and"];
+const A367: &[&str] = &[".load"];
+const A368: &[&str] = &[".a"];
+const A369: &[&str] = &[".m16n16k16", ".m8n32k16", ".m32n8k16"];
+const A370: &[&str] = &[".global", ".shared", ".shared::cta"];
+const A371: &[&str] = &[".f16", ".s8", ".u8"];
+const A372: &[&str] = &[".c"];
+const A373: &[&str] = &[".f16", ".f32", ".s32"];
+const A374: &[&str] = &[".m16n16k8"];
+const A375: &[&str] = &[".m8n8k32"];
+const A376: &[&str] = &[".s4", ".u4"];
+const A377: &[&str] = &[".m8n8k128"];
+const A378: &[&str] = &[".store"];
+const A379: &[&str] = &[".d"];
+const A380: &[&str] = &[".m8n8k32", ".m8n8k128"];
 
 const SLOTS_0: &[Slot] = &[Slot { alts: A0, optional: false, typed: true }];
 const SLOTS_1: &[Slot] = &[Slot { alts: A1, optional: true, typed: false }, Slot { alts: A2, optional: false, typed: true }];
@@ -532,366 +530,365 @@ const SLOTS_138: &[Slot] = &[Slot { alts: A16, optional: false, typed: false }, 
 const SLOTS_139: &[Slot] = &[Slot { alts: A16, optional: false, typed: false }, Slot { alts: A117, optional: true, typed: false }, Slot { alts: A115, optional: true, typed: false }, Slot { alts: A122, optional: true, typed: false }, Slot { alts: A7, optional: false, typed: true }, Slot { alts: A130, optional: false, typed: true }];
 const SLOTS_140: &[Slot] = &[Slot { alts: A131, optional: false, typed: false }, Slot { alts: A10, optional: false, typed: false }, Slot { alts: A132, optional: false, typed: true }, Slot { alts: A19, optional: false, typed: true }];
 const SLOTS_141: &[Slot] = &[Slot { alts: A131, optional: false, typed: false }, Slot { alts: A10, optional: false, typed: false }, Slot { alts: A133, optional: false, typed: true }, Slot { alts: A19, optional: false, typed: true }, Slot { alts: A8, optional: false, typed: true }];
-const SLOTS_142: &[Slot] = &[Slot { alts: A134, optional: true, typed: false }, Slot { alts: A1, optional: true, typed: false }, Slot { alts: A10, optional: true, typed: false }, Slot { alts: A135, optional: false, typed: true }, Slot { alts: A135, optional: false, typed: true }];
-const SLOTS_143: &[Slot] = &[Slot { alts: A136, optional: false, typed: false }, Slot { alts: A22, optional: false, typed: true }];
-const SLOTS_144: &[Slot] = &[Slot { alts: A137, optional: false, typed: false }, Slot { alts: A136, optional: false, typed: false }, Slot { alts: A22, optional: false, typed: true }];
-const SLOTS_145: &[Slot] = &[Slot { alts: A24, optional: true, typed: false }, Slot { alts: A95, optional: false, typed: false }];
-const SLOTS_146: &[Slot] = &[Slot { alts: A138, optional: false, typed: false }, Slot { alts: A1, optional: true, typed: false }, Slot { alts: A2, optional: false, typed: true }];
-const SLOTS_147: &[Slot] = &[Slot { alts: A14, optional: false, typed: false }, Slot { alts: A1, optional: true, typed: false }, Slot { alts: A2, optional: false, typed: true }];
-const SLOTS_148: &[Slot] = &[Slot { alts: A14, optional: false, typed: false }, Slot { alts: A3, optional: false, typed: true }];
-const SLOTS_149: &[Slot] = &[Slot { alts: A16, optional: false, typed: false }, Slot { alts: A3, optional: false, typed: true }];
-const SLOTS_150: &[Slot] = &[Slot { alts: A139, optional: false, typed: false }, Slot { alts: A20, optional: false, typed: true }, Slot { alts: A20, optional: false, typed: true }];
-const SLOTS_151: &[Slot] = &[Slot { alts: A20, optional: false, typed: true }, Slot { alts: A20, optional: false, typed: true }];
-const SLOTS_152: &[Slot] = &[Slot { alts: A76, optional: false, typed: false }, Slot { alts: A140, optional: false, typed: true }];
-const SLOTS_153: &[Slot] = &[Slot { alts: A76, optional: false, typed: false }, Slot { alts: A1, optional: false, typed: false }, Slot { alts: A141, optional: false, typed: true }];
-const SLOTS_154: &[Slot] = &[Slot { alts: A142, optional: true, typed: false }, Slot { alts: A27, optional: false, typed: false }];
-const SLOTS_155: &[Slot] = &[Slot { alts: A57, optional: false, typed: false }, Slot { alts: A143, optional: false, typed: false }, Slot { alts: A54, optional: false, typed: false }];
-const SLOTS_156: &[Slot] = &[Slot { alts: A144, optional: false, typed: false }, Slot { alts: A145, optional: false, typed: false }, Slot { alts: A54, optional: false, typed: false }];
-const SLOTS_157: &[Slot] = &[Slot { alts: A146, optional: false, typed: false }, Slot { alts: A144, optional: false, typed: false }, Slot { alts: A54, optional: false, typed: false }];
-const SLOTS_158: &[Slot] = &[Slot { alts: A147, optional: false, typed: false }, Slot { alts: A148, optional: false, typed: false }];
-const SLOTS_159: &[Slot] = &[Slot { alts: A147, optional: false, typed: false }, Slot { alts: A65, optional: false, typed: false }, Slot { alts: A24, optional: false, typed: false }];
-const SLOTS_160: &[Slot] = &[Slot { alts: A147, optional: false, typed: false }, Slot { alts: A65, optional: false, typed: false }, Slot { alts: A149, optional: false, typed: false }];
-const SLOTS_161: &[Slot] = &[Slot { alts: A147, optional: false, typed: false }, Slot { alts: A65, optional: false, typed: false }, Slot { alts: A66, optional: false, typed: false }];
-const SLOTS_162: &[Slot] = &[Slot { alts: A147, optional: false, typed: false }, Slot { alts: A65, optional: false, typed: false }, Slot { alts: A86, optional: false, typed: false }];
-const SLOTS_163: &[Slot] = &[Slot { alts: A147, optional: false, typed: false }, Slot { alts: A150, optional: false, typed: false }, Slot { alts: A144, optional: false, typed: false }, Slot { alts: A27, optional: false, typed: false }];
-const SLOTS_164: &[Slot] = &[Slot { alts: A147, optional: false, typed: false }, Slot { alts: A150, optional: false, typed: false }, Slot { alts: A57, optional: false, typed: false }, Slot { alts: A27, optional: false, typed: false }];
-const SLOTS_165: &[Slot] = &[Slot { alts: A147, optional: false, typed: false }, Slot { alts: A151, optional: false, typed: false }, Slot { alts: A57, optional: false, typed: false }, Slot { alts: A143, optional: false, typed: false }, Slot { alts: A54, optional: false, typed: false }];
-const SLOTS_166: &[Slot] = &[Slot { alts: A147, optional: false, typed: false }, Slot { alts: A151, optional: false, typed: false }, Slot { alts: A144, optional: false, typed: false }, Slot { alts: A145, optional: false, typed: false }, Slot { alts: A54, optional: false, typed: false }];
-const SLOTS_167: &[Slot] = &[Slot { alts: A14, optional: false, typed: false }, Slot { alts: A1, optional: true, typed: false }, Slot { alts: A10, optional: true, typed: false }, Slot { alts: A2, optional: false, typed: true }];
-const SLOTS_168: &[Slot] = &[Slot { alts: A14, optional: false, typed: false }, Slot { alts: A1, optional: true, typed: false }, Slot { alts: A15, optional: false, typed: true }];
-const SLOTS_169: &[Slot] = &[Slot { alts: A16, optional: false, typed: false }, Slot { alts: A1, optional: true, typed: false }, Slot { alts: A10, optional: true, typed: false }, Slot { alts: A4, optional: false, typed: true }];
-const SLOTS_170: &[Slot] = &[Slot { alts: A16, optional: false, typed: false }, Slot { alts: A1, optional: true, typed: false }, Slot { alts: A10, optional: true, typed: false }, Slot { alts: A5, optional: false, typed: true }];
-const SLOTS_171: &[Slot] = &[Slot { alts: A16, optional: false, typed: false }, Slot { alts: A1, optional: true, typed: false }, Slot { alts: A115, optional: false, typed: false }, Slot { alts: A4, optional: false, typed: true }];
-const SLOTS_172: &[Slot] = &[Slot { alts: A16, optional: false, typed: false }, Slot { alts: A1, optional: true, typed: false }, Slot { alts: A115, optional: false, typed: false }, Slot { alts: A5, optional: false, typed: true }];
-const SLOTS_173: &[Slot] = &[Slot { alts: A16, optional: false, typed: false }, Slot { alts: A115, optional: true, typed: false }, Slot { alts: A6, optional: false, typed: true }];
-const SLOTS_174: &[Slot] = &[Slot { alts: A16, optional: false, typed: false }, Slot { alts: A115, optional: true, typed: false }, Slot { alts: A7, optional: false, typed: true }];
-const SLOTS_175: &[Slot] = &[Slot { alts: A16, optional: false, typed: false }, Slot { alts: A152, optional: false, typed: false }, Slot { alts: A115, optional: true, typed: false }, Slot { alts: A4, optional: false, typed: true }];
-const SLOTS_176: &[Slot] = &[Slot { alts: A16, optional: false, typed: false }, Slot { alts: A152, optional: false, typed: false }, Slot { alts: A115, optional: true, typed: false }, Slot { alts: A5, optional: false, typed: true }];
-const SLOTS_177: &[Slot] = &[Slot { alts: A16, optional: false, typed: false }, Slot { alts: A152, optional: false, typed: false }, Slot { alts: A115, optional: true, typed: false }, Slot { alts: A6, optional: false, typed: true }];
-const SLOTS_178: &[Slot] = &[Slot { alts: A16, optional: false, typed: false }, Slot { alts: A152, optional: false, typed: false }, Slot { alts: A115, optional: true, typed: false }, Slot { alts: A7, optional: false, typed: true }];
-const SLOTS_179: &[Slot] = &[Slot { alts: A14, optional: false, typed: false }, Slot { alts: A10, optional: true, typed: false }, Slot { alts: A2, optional: false, typed: true }, Slot { alts: A17, optional: false, typed: true }];
-const SLOTS_180: &[Slot] = &[Slot { alts: A86, optional: true, typed: false }, Slot { alts: A22, optional: false, typed: true }];
-const SLOTS_181: &[Slot] = &[Slot { alts: A86, optional: false, typed: false }, Slot { alts: A22, optional: false, typed: true }];
-const SLOTS_182: &[Slot] = &[Slot { alts: A22, optional: false, typed: true }];
-const SLOTS_183: &[Slot] = &[Slot { alts: A153, optional: false, typed: false }];
-const SLOTS_184: &[Slot] = &[Slot { alts: A136, optional: false, typed: false }];
-const SLOTS_185: &[Slot] = &[Slot { alts: A154, optional: false, typed: false }];
-const SLOTS_186: &[Slot] = &[Slot { alts: A155, optional: true, typed: false }, Slot { alts: A156, optional: true, typed: false }, Slot { alts: A157, optional: true, typed: false }, Slot { alts: A30, optional: true, typed: false }, Slot { alts: A79, optional: true, typed: false }, Slot { alts: A40, optional: true, typed: false }, Slot { alts: A158, optional: false, typed: true }];
-const SLOTS_187: &[Slot] = &[Slot { alts: A155, optional: true, typed: false }, Slot { alts: A156, optional: true, typed: false }, Slot { alts: A159, optional: true, typed: false }, Slot { alts: A160, optional: true, typed: false }, Slot { alts: A30, optional: true, typed: false }, Slot { alts: A79, optional: true, typed: false }, Slot { alts: A40, optional: true, typed: false }, Slot { alts: A158, optional: false, typed: true }];
-const SLOTS_188: &[Slot] = &[Slot { alts: A161, optional: false, typed: false }, Slot { alts: A156, optional: true, typed: false }, Slot { alts: A79, optional: true, typed: false }, Slot { alts: A40, optional: true, typed: false }, Slot { alts: A158, optional: false, typed: true }];
-const SLOTS_189: &[Slot] = &[Slot { alts: A162, optional: false, typed: false }, Slot { alts: A27, optional: false, typed: false }, Slot { alts: A156, optional: true, typed: false }, Slot { alts: A159, optional: true, typed: false }, Slot { alts: A160, optional: true, typed: false }, Slot { alts: A30, optional: true, typed: false }, Slot { alts: A79, optional: true, typed: false }, Slot { alts: A40, optional: true, typed: false }, Slot { alts: A158, optional: false, typed: true }];
-const SLOTS_190: &[Slot] = &[Slot { alts: A57, optional: false, typed: false }, Slot { alts: A27, optional: false, typed: false }, Slot { alts: A156, optional: true, typed: false }, Slot { alts: A159, optional: true, typed: false }, Slot { alts: A160, optional: true, typed: false }, Slot { alts: A30, optional: true, typed: false }, Slot { alts: A79, optional: true, typed: false }, Slot { alts: A40, optional: true, typed: false }, Slot { alts: A158, optional: false, typed: true }];
-const SLOTS_191: &[Slot] = &[Slot { alts: A163, optional: false, typed: false }, Slot { alts: A162, optional: false, typed: false }, Slot { alts: A164, optional: false, typed: false }, Slot { alts: A24, optional: true, typed: false }, Slot { alts: A158, optional: false, typed: true }];
-const SLOTS_192: &[Slot] = &[Slot { alts: A24, optional: false, typed: false }, Slot { alts: A165, optional: true, typed: false }, Slot { alts: A166, optional: false, typed: false }, Slot { alts: A30, optional: true, typed: false }, Slot { alts: A79, optional: true, typed: false }, Slot { alts: A158, optional: false, typed: true }];
-const SLOTS_193: &[Slot] = &[Slot { alts: A24, optional: false, typed: false }, Slot { alts: A165, optional: true, typed: false }, Slot { alts: A166, optional: false, typed: false }, Slot { alts: A30, optional: true, typed: false }, Slot { alts: A79, optional: true, typed: false }, Slot { alts: A40, optional: false, typed: false }, Slot { alts: A158, optional: false, typed: true }];
-const SLOTS_194: &[Slot] = &[Slot { alts: A24, optional: false, typed: false }, Slot { alts: A166, optional: false, typed: false }, Slot { alts: A159, optional: true, typed: false }, Slot { alts: A160, optional: true, typed: false }, Slot { alts: A30, optional: true, typed: false }, Slot { alts: A79, optional: true, typed: false }, Slot { alts: A158, optional: false, typed: true }];
-const SLOTS_195: &[Slot] = &[Slot { alts: A24, optional: false, typed: false }, Slot { alts: A166, optional: false, typed: false }, Slot { alts: A159, optional: true, typed: false }, Slot { alts: A160, optional: true, typed: false }, Slot { alts: A30, optional: true, typed: false }, Slot { alts: A79, optional: true, typed: false }, Slot { alts: A40, optional: false, typed: false }, Slot { alts: A158, optional: false, typed: true }];
-const SLOTS_196: &[Slot] = &[Slot { alts: A167, optional: false, typed: false }, Slot { alts: A168, optional: false, typed: true }];
-const SLOTS_197: &[Slot] = &[Slot { alts: A167, optional: false, typed: false }, Slot { alts: A38, optional: false, typed: false }, Slot { alts: A168, optional: false, typed: true }];
-const SLOTS_198: &[Slot] = &[Slot { alts: A161, optional: false, typed: false }, Slot { alts: A167, optional: false, typed: false }, Slot { alts: A168, optional: false, typed: true }];
-const SLOTS_199: &[Slot] = &[Slot { alts: A161, optional: false, typed: false }, Slot { alts: A167, optional: false, typed: false }, Slot { alts: A38, optional: false, typed: false }, Slot { alts: A168, optional: false, typed: true }];
-const SLOTS_200: &[Slot] = &[Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A169, optional: false, typed: false }, Slot { alts: A170, optional: false, typed: false }, Slot { alts: A171, optional: true, typed: false }, Slot { alts: A78, optional: true, typed: false }, Slot { alts: A172, optional: false, typed: true }];
-const SLOTS_201: &[Slot] = &[Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A173, optional: false, typed: false }, Slot { alts: A170, optional: false, typed: false }, Slot { alts: A78, optional: true, typed: false }, Slot { alts: A174, optional: false, typed: true }, Slot { alts: A175, optional: false, typed: true }];
-const SLOTS_202: &[Slot] = &[Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A176, optional: false, typed: false }, Slot { alts: A170, optional: false, typed: false }, Slot { alts: A171, optional: false, typed: false }, Slot { alts: A78, optional: true, typed: false }, Slot { alts: A174, optional: false, typed: true }, Slot { alts: A175, optional: false, typed: true }];
-const SLOTS_203: &[Slot] = &[Slot { alts: A24, optional: true, typed: false }, Slot { alts: A158, optional: false, typed: true }];
-const SLOTS_204: &[Slot] = &[Slot { alts: A24, optional: true, typed: false }, Slot { alts: A38, optional: false, typed: false }, Slot { alts: A158, optional: false, typed: true }];
-const SLOTS_205: &[Slot] = &[Slot { alts: A177, optional: false, typed: false }, Slot { alts: A8, optional: false, typed: true }];
-const SLOTS_206: &[Slot] = &[Slot { alts: A178, optional: false, typed: false }, Slot { alts: A18, optional: false, typed: true }];
-const SLOTS_207: &[Slot] = &[Slot { alts: A179, optional: false, typed: false }, Slot { alts: A10, optional: false, typed: false }, Slot { alts: A19, optional: false, typed: true }];
-const SLOTS_208: &[Slot] = &[Slot { alts: A180, optional: true, typed: false }, Slot { alts: A12, optional: false, typed: false }, Slot { alts: A13, optional: false, typed: true }];
-const SLOTS_209: &[Slot] = &[Slot { alts: A1, optional: true, typed: false }, Slot { alts: A10, optional: true, typed: false }, Slot { alts: A2, optional: false, typed: true }];
-const SLOTS_210: &[Slot] = &[Slot { alts: A1, optional: true, typed: false }, Slot { alts: A10, optional: true, typed: false }, Slot { alts: A3, optional: false, typed: true }];
-const SLOTS_211: &[Slot] = &[Slot { alts: A180, optional: false, typed: false }, Slot { alts: A20, optional: false, typed: true }];
-const SLOTS_212: &[Slot] = &[Slot { alts: A180, optional: true, typed: false }, Slot { alts: A12, optional: true, typed: false }, Slot { alts: A13, optional: false, typed: true }];
-const SLOTS_213: &[Slot] = &[Slot { alts: A181, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A59, optional: false, typed: true }];
-const SLOTS_214: &[Slot] = &[Slot { alts: A182, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A59, optional: false, typed: true }];
-const SLOTS_215: &[Slot] = &[Slot { alts: A183, optional: false, typed: true }];
-const SLOTS_216: &[Slot] = &[Slot { alts: A115, optional: true, typed: false }, Slot { alts: A184, optional: false, typed: true }];
-const SLOTS_217: &[Slot] = &[Slot { alts: A1, optional: true, typed: false }, Slot { alts: A185, optional: true, typed: false }, Slot { alts: A2, optional: false, typed: true }];
-const SLOTS_218: &[Slot] = &[Slot { alts: A1, optional: true, typed: false }, Slot { alts: A185, optional: true, typed: false }, Slot { alts: A186, optional: false, typed: false }, Slot { alts: A187, optional: false, typed: false }, Slot { alts: A2, optional: false, typed: true }];
-const SLOTS_219: &[Slot] = &[Slot { alts: A1, optional: true, typed: false }, Slot { alts: A185, optional: true, typed: false }, Slot { alts: A187, optional: true, typed: false }, Slot { alts: A2, optional: false, typed: true }];
-const SLOTS_220: &[Slot] = &[Slot { alts: A1, optional: true, typed: false }, Slot { alts: A185, optional: true, typed: false }, Slot { alts: A4, optional: false, typed: true }];
-const SLOTS_221: &[Slot] = &[Slot { alts: A1, optional: true, typed: false }, Slot { alts: A185, optional: true, typed: false }, Slot { alts: A186, optional: false, typed: false }, Slot { alts: A187, optional: false, typed: false }, Slot { alts: A4, optional: false, typed: true }];
-const SLOTS_222: &[Slot] = &[Slot { alts: A1, optional: true, typed: false }, Slot { alts: A185, optional: true, typed: false }, Slot { alts: A5, optional: false, typed: true }];
-const SLOTS_223: &[Slot] = &[Slot { alts: A1, optional: true, typed: false }, Slot { alts: A185, optional: true, typed: false }, Slot { alts: A186, optional: false, typed: false }, Slot { alts: A187, optional: false, typed: false }, Slot { alts: A5, optional: false, typed: true }];
-const SLOTS_224: &[Slot] = &[Slot { alts: A185, optional: true, typed: false }, Slot { alts: A6, optional: false, typed: true }];
-const SLOTS_225: &[Slot] = &[Slot { alts: A185, optional: true, typed: false }, Slot { alts: A186, optional: false, typed: false }, Slot { alts: A187, optional: false, typed: false }, Slot { alts: A6, optional: false, typed: true }];
-const SLOTS_226: &[Slot] = &[Slot { alts: A185, optional: true, typed: false }, Slot { alts: A7, optional: false, typed: true }];
-const SLOTS_227: &[Slot] = &[Slot { alts: A185, optional: true, typed: false }, Slot { alts: A186, optional: false, typed: false }, Slot { alts: A187, optional: false, typed: false }, Slot { alts: A7, optional: false, typed: true }];
-const SLOTS_228: &[Slot] = &[Slot { alts: A188, optional: false, typed: false }, Slot { alts: A78, optional: true, typed: false }, Slot { alts: A106, optional: false, typed: true }];
-const SLOTS_229: &[Slot] = &[Slot { alts: A189, optional: false, typed: false }, Slot { alts: A78, optional: true, typed: false }, Slot { alts: A106, optional: false, typed: true }];
-const SLOTS_230: &[Slot] = &[Slot { alts: A190, optional: false, typed: false }, Slot { alts: A191, optional: true, typed: false }, Slot { alts: A106, optional: false, typed: true }];
-const SLOTS_231: &[Slot] = &[Slot { alts: A190, optional: false, typed: false }, Slot { alts: A162, optional: false, typed: false }, Slot { alts: A192, optional: false, typed: false }, Slot { alts: A191, optional: true, typed: false }, Slot { alts: A106, optional: false, typed: true }];
-const SLOTS_232: &[Slot] = &[Slot { alts: A193, optional: false, typed: false }, Slot { alts: A191, optional: true, typed: false }, Slot { alts: A106, optional: false, typed: true }];
-const SLOTS_233: &[Slot] = &[Slot { alts: A193, optional: false, typed: false }, Slot { alts: A162, optional: false, typed: false }, Slot { alts: A192, optional: false, typed: false }, Slot { alts: A191, optional: true, typed: false }, Slot { alts: A106, optional: false, typed: true }];
-const SLOTS_234: &[Slot] = &[Slot { alts: A46, optional: false, typed: false }, Slot { alts: A78, optional: true, typed: false }, Slot { alts: A106, optional: false, typed: true }];
-const SLOTS_235: &[Slot] = &[Slot { alts: A46, optional: false, typed: false }, Slot { alts: A55, optional: false, typed: false }, Slot { alts: A192, optional: false, typed: false }, Slot { alts: A78, optional: true, typed: false }, Slot { alts: A106, optional: false, typed: true }];
-const SLOTS_236: &[Slot] = &[Slot { alts: A46, optional: false, typed: false }, Slot { alts: A86, optional: true, typed: false }, Slot { alts: A106, optional: false, typed: true }];
-const SLOTS_237: &[Slot] = &[Slot { alts: A46, optional: false, typed: false }, Slot { alts: A55, optional: false, typed: false }, Slot { alts: A192, optional: false, typed: false }, Slot { alts: A86, optional: true, typed: false }, Slot { alts: A106, optional: false, typed: true }];
-const SLOTS_238: &[Slot] = &[Slot { alts: A46, optional: false, typed: false }, Slot { alts: A190, optional: false, typed: false }, Slot { alts: A78, optional: true, typed: false }, Slot { alts: A106, optional: false, typed: true }];
-const SLOTS_239: &[Slot] = &[Slot { alts: A46, optional: false, typed: false }, Slot { alts: A190, optional: false, typed: false }, Slot { alts: A55, optional: false, typed: false }, Slot { alts: A192, optional: false, typed: false }, Slot { alts: A78, optional: true, typed: false }, Slot { alts: A106, optional: false, typed: true }];
-const SLOTS_240: &[Slot] = &[Slot { alts: A46, optional: false, typed: false }, Slot { alts: A190, optional: false, typed: false }, Slot { alts: A86, optional: true, typed: false }, Slot { alts: A106, optional: false, typed: true }];
-const SLOTS_241: &[Slot] = &[Slot { alts: A46, optional: false, typed: false }, Slot { alts: A190, optional: false, typed: false }, Slot { alts: A55, optional: false, typed: false }, Slot { alts: A192, optional: false, typed: false }, Slot { alts: A86, optional: true, typed: false }, Slot { alts: A106, optional: false, typed: true }];
-const SLOTS_242: &[Slot] = &[Slot { alts: A46, optional: false, typed: false }, Slot { alts: A194, optional: false, typed: false }, Slot { alts: A78, optional: true, typed: false }, Slot { alts: A106, optional: false, typed: true }];
-const SLOTS_243: &[Slot] = &[Slot { alts: A46, optional: false, typed: false }, Slot { alts: A194, optional: false, typed: false }, Slot { alts: A144, optional: false, typed: false }, Slot { alts: A44, optional: false, typed: false }, Slot { alts: A78, optional: true, typed: false }, Slot { alts: A106, optional: false, typed: true }];
-const SLOTS_244: &[Slot] = &[Slot { alts: A195, optional: false, typed: false }, Slot { alts: A78, optional: true, typed: false }, Slot { alts: A106, optional: false, typed: true }];
-const SLOTS_245: &[Slot] = &[Slot { alts: A195, optional: false, typed: false }, Slot { alts: A55, optional: false, typed: false }, Slot { alts: A192, optional: false, typed: false }, Slot { alts: A78, optional: true, typed: false }, Slot { alts: A106, optional: false, typed: true }];
-const SLOTS_246: &[Slot] = &[Slot { alts: A195, optional: false, typed: false }, Slot { alts: A86, optional: true, typed: false }, Slot { alts: A106, optional: false, typed: true }];
-const SLOTS_247: &[Slot] = &[Slot { alts: A195, optional: false, typed: false }, Slot { alts: A55, optional: false, typed: false }, Slot { alts: A192, optional: false, typed: false }, Slot { alts: A86, optional: true, typed: false }, Slot { alts: A106, optional: false, typed: true }];
-const SLOTS_248: &[Slot] = &[Slot { alts: A195, optional: false, typed: false }, Slot { alts: A190, optional: false, typed: false }, Slot { alts: A78, optional: true, typed: false }, Slot { alts: A106, optional: false, typed: true }];
-const SLOTS_249: &[Slot] = &[Slot { alts: A195, optional: false, typed: false }, Slot { alts: A190, optional: false, typed: false }, Slot { alts: A55, optional: false, typed: false }, Slot { alts: A192, optional: false, typed: false }, Slot { alts: A78, optional: true, typed: false }, Slot { alts: A106, optional: false, typed: true }];
-const SLOTS_250: &[Slot] = &[Slot { alts: A195, optional: false, typed: false }, Slot { alts: A190, optional: false, typed: false }, Slot { alts: A86, optional: true, typed: false }, Slot { alts: A106, optional: false, typed: true }];
-const SLOTS_251: &[Slot] = &[Slot { alts: A195, optional: false, typed: false }, Slot { alts: A190, optional: false, typed: false }, Slot { alts: A55, optional: false, typed: false }, Slot { alts: A192, optional: false, typed: false }, Slot { alts: A86, optional: true, typed: false }, Slot { alts: A106, optional: false, typed: true }];
-const SLOTS_252: &[Slot] = &[Slot { alts: A195, optional: false, typed: false }, Slot { alts: A194, optional: false, typed: false }, Slot { alts: A78, optional: true, typed: false }, Slot { alts: A106, optional: false, typed: true }];
-const SLOTS_253: &[Slot] = &[Slot { alts: A195, optional: false, typed: false }, Slot { alts: A194, optional: false, typed: false }, Slot { alts: A144, optional: false, typed: false }, Slot { alts: A44, optional: false, typed: false }, Slot { alts: A78, optional: true, typed: false }, Slot { alts: A106, optional: false, typed: true }];
-const SLOTS_254: &[Slot] = &[Slot { alts: A196, optional: false, typed: false }, Slot { alts: A78, optional: true, typed: false }, Slot { alts: A106, optional: false, typed: true }];
-const SLOTS_255: &[Slot] = &[Slot { alts: A196, optional: false, typed: false }, Slot { alts: A197, optional: false, typed: false }, Slot { alts: A192, optional: false, typed: false }, Slot { alts: A78, optional: true, typed: false }, Slot { alts: A106, optional: false, typed: true }];
-const SLOTS_256: &[Slot] = &[Slot { alts: A196, optional: false, typed: false }, Slot { alts: A198, optional: false, typed: false }, Slot { alts: A78, optional: true, typed: false }, Slot { alts: A106, optional: false, typed: true }];
-const SLOTS_257: &[Slot] = &[Slot { alts: A196, optional: false, typed: false }, Slot { alts: A198, optional: false, typed: false }, Slot { alts: A197, optional: false, typed: false }, Slot { alts: A192, optional: false, typed: false }, Slot { alts: A78, optional: true, typed: false }, Slot { alts: A106, optional: false, typed: true }];
-const SLOTS_258: &[Slot] = &[Slot { alts: A199, optional: false, typed: false }, Slot { alts: A78, optional: true, typed: false }, Slot { alts: A106, optional: false, typed: true }];
-const SLOTS_259: &[Slot] = &[Slot { alts: A199, optional: false, typed: false }, Slot { alts: A197, optional: false, typed: false }, Slot { alts: A192, optional: false, typed: false }, Slot { alts: A78, optional: true, typed: false }, Slot { alts: A106, optional: false, typed: true }];
-const SLOTS_260: &[Slot] = &[Slot { alts: A199, optional: false, typed: false }, Slot { alts: A198, optional: false, typed: false }, Slot { alts: A78, optional: true, typed: false }, Slot { alts: A106, optional: false, typed: true }];
-const SLOTS_261: &[Slot] = &[Slot { alts: A199, optional: false, typed: false }, Slot { alts: A198, optional: false, typed: false }, Slot { alts: A197, optional: false, typed: false }, Slot { alts: A192, optional: false, typed: false }, Slot { alts: A78, optional: true, typed: false }, Slot { alts: A106, optional: false, typed: true }];
-const SLOTS_262: &[Slot] = &[Slot { alts: A200, optional: false, typed: false }, Slot { alts: A106, optional: false, typed: true }];
-const SLOTS_263: &[Slot] = &[Slot { alts: A201, optional: false, typed: false }];
-const SLOTS_264: &[Slot] = &[Slot { alts: A202, optional: false, typed: false }];
-const SLOTS_265: &[Slot] = &[Slot { alts: A203, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A204, optional: false, typed: false }, Slot { alts: A205, optional: false, typed: false }, Slot { alts: A206, optional: false, typed: false }, Slot { alts: A207, optional: false, typed: true }, Slot { alts: A4, optional: false, typed: true }, Slot { alts: A4, optional: false, typed: true }, Slot { alts: A207, optional: false, typed: true }];
-const SLOTS_266: &[Slot] = &[Slot { alts: A203, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A208, optional: false, typed: false }, Slot { alts: A205, optional: false, typed: false }, Slot { alts: A206, optional: false, typed: false }, Slot { alts: A207, optional: false, typed: true }, Slot { alts: A4, optional: false, typed: true }, Slot { alts: A4, optional: false, typed: true }, Slot { alts: A207, optional: false, typed: true }];
-const SLOTS_267: &[Slot] = &[Slot { alts: A203, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A204, optional: false, typed: false }, Slot { alts: A205, optional: false, typed: false }, Slot { alts: A206, optional: false, typed: false }, Slot { alts: A2, optional: false, typed: true }, Slot { alts: A6, optional: false, typed: true }, Slot { alts: A6, optional: false, typed: true }, Slot { alts: A2, optional: false, typed: true }];
-const SLOTS_268: &[Slot] = &[Slot { alts: A203, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A208, optional: false, typed: false }, Slot { alts: A205, optional: false, typed: false }, Slot { alts: A206, optional: false, typed: false }, Slot { alts: A2, optional: false, typed: true }, Slot { alts: A6, optional: false, typed: true }, Slot { alts: A6, optional: false, typed: true }, Slot { alts: A2, optional: false, typed: true }];
-const SLOTS_269: &[Slot] = &[Slot { alts: A203, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A209, optional: false, typed: false }, Slot { alts: A205, optional: false, typed: false }, Slot { alts: A206, optional: false, typed: false }, Slot { alts: A2, optional: false, typed: true }, Slot { alts: A120, optional: false, typed: true }, Slot { alts: A120, optional: false, typed: true }, Slot { alts: A2, optional: false, typed: true }];
-const SLOTS_270: &[Slot] = &[Slot { alts: A203, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A204, optional: false, typed: false }, Slot { alts: A205, optional: false, typed: false }, Slot { alts: A206, optional: false, typed: false }, Slot { alts: A2, optional: false, typed: true }, Slot { alts: A120, optional: false, typed: true }, Slot { alts: A120, optional: false, typed: true }, Slot { alts: A2, optional: false, typed: true }];
-const SLOTS_271: &[Slot] = &[Slot { alts: A203, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A210, optional: false, typed: false }, Slot { alts: A205, optional: false, typed: false }, Slot { alts: A206, optional: false, typed: false }, Slot { alts: A2, optional: false, typed: true }, Slot { alts: A211, optional: false, typed: true }, Slot { alts: A211, optional: false, typed: true }, Slot { alts: A2, optional: false, typed: true }];
-const SLOTS_272: &[Slot] = &[Slot { alts: A212, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A210, optional: false, typed: false }, Slot { alts: A205, optional: false, typed: false }, Slot { alts: A206, optional: false, typed: false }, Slot { alts: A213, optional: false, typed: false }, Slot { alts: A207, optional: false, typed: true }, Slot { alts: A214, optional: false, typed: true }, Slot { alts: A214, optional: false, typed: true }, Slot { alts: A207, optional: false, typed: true }];
-const SLOTS_273: &[Slot] = &[Slot { alts: A212, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A215, optional: false, typed: false }, Slot { alts: A205, optional: false, typed: false }, Slot { alts: A206, optional: false, typed: false }, Slot { alts: A216, optional: false, typed: false }, Slot { alts: A217, optional: false, typed: false }, Slot { alts: A218, optional: true, typed: false }, Slot { alts: A2, optional: false, typed: true }, Slot { alts: A219, optional: false, typed: true }, Slot { alts: A219, optional: false, typed: true }, Slot { alts: A2, optional: false, typed: true }, Slot { alts: A220, optional: false, typed: true }];
-const SLOTS_274: &[Slot] = &[Slot { alts: A212, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A215, optional: false, typed: false }, Slot { alts: A205, optional: false, typed: false }, Slot { alts: A206, optional: false, typed: false }, Slot { alts: A221, optional: false, typed: false }, Slot { alts: A217, optional: false, typed: false }, Slot { alts: A222, optional: false, typed: false }, Slot { alts: A2, optional: false, typed: true }, Slot { alts: A219, optional: false, typed: true }, Slot { alts: A219, optional: false, typed: true }, Slot { alts: A2, optional: false, typed: true }, Slot { alts: A223, optional: false, typed: true }];
-const SLOTS_275: &[Slot] = &[Slot { alts: A212, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A210, optional: false, typed: false }, Slot { alts: A205, optional: false, typed: false }, Slot { alts: A206, optional: false, typed: false }, Slot { alts: A224, optional: false, typed: false }, Slot { alts: A217, optional: false, typed: false }, Slot { alts: A225, optional: true, typed: false }, Slot { alts: A2, optional: false, typed: true }, Slot { alts: A214, optional: false, typed: true }, Slot { alts: A214, optional: false, typed: true }, Slot { alts: A2, optional: false, typed: true }, Slot { alts: A220, optional: false, typed: true }];
-const SLOTS_276: &[Slot] = &[Slot { alts: A203, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A226, optional: false, typed: false }, Slot { alts: A205, optional: false, typed: false }, Slot { alts: A206, optional: false, typed: false }, Slot { alts: A117, optional: true, typed: false }, Slot { alts: A19, optional: false, typed: true }, Slot { alts: A227, optional: false, typed: true }, Slot { alts: A227, optional: false, typed: true }, Slot { alts: A19, optional: false, typed: true }];
-const SLOTS_277: &[Slot] = &[Slot { alts: A203, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A228, optional: false, typed: false }, Slot { alts: A205, optional: false, typed: false }, Slot { alts: A206, optional: false, typed: false }, Slot { alts: A117, optional: true, typed: false }, Slot { alts: A19, optional: false, typed: true }, Slot { alts: A229, optional: false, typed: true }, Slot { alts: A229, optional: false, typed: true }, Slot { alts: A19, optional: false, typed: true }];
-const SLOTS_278: &[Slot] = &[Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A230, optional: false, typed: false }, Slot { alts: A231, optional: false, typed: false }, Slot { alts: A231, optional: false, typed: false }, Slot { alts: A207, optional: false, typed: true }, Slot { alts: A4, optional: false, typed: true }, Slot { alts: A4, optional: false, typed: true }, Slot { alts: A207, optional: false, typed: true }];
-const SLOTS_279: &[Slot] = &[Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A209, optional: false, typed: false }, Slot { alts: A205, optional: false, typed: false }, Slot { alts: A206, optional: false, typed: false }, Slot { alts: A207, optional: false, typed: true }, Slot { alts: A4, optional: false, typed: true }, Slot { alts: A4, optional: false, typed: true }, Slot { alts: A207, optional: false, typed: true }];
-const SLOTS_280: &[Slot] = &[Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A204, optional: false, typed: false }, Slot { alts: A205, optional: false, typed: false }, Slot { alts: A206, optional: false, typed: false }, Slot { alts: A207, optional: false, typed: true }, Slot { alts: A4, optional: false, typed: true }, Slot { alts: A4, optional: false, typed: true }, Slot { alts: A207, optional: false, typed: true }];
-const SLOTS_281: &[Slot] = &[Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A232, optional: false, typed: false }, Slot { alts: A205, optional: false, typed: false }, Slot { alts: A206, optional: false, typed: false }, Slot { alts: A2, optional: false, typed: true }, Slot { alts: A120, optional: false, typed: true }, Slot { alts: A120, optional: false, typed: true }, Slot { alts: A2, optional: false, typed: true }];
-const SLOTS_282: &[Slot] = &[Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A209, optional: false, typed: false }, Slot { alts: A205, optional: false, typed: false }, Slot { alts: A206, optional: false, typed: false }, Slot { alts: A2, optional: false, typed: true }, Slot { alts: A233, optional: false, typed: true }, Slot { alts: A233, optional: false, typed: true }, Slot { alts: A2, optional: false, typed: true }];
-const SLOTS_283: &[Slot] = &[Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A204, optional: false, typed: false }, Slot { alts: A205, optional: false, typed: false }, Slot { alts: A206, optional: false, typed: false }, Slot { alts: A2, optional: false, typed: true }, Slot { alts: A6, optional: false, typed: true }, Slot { alts: A6, optional: false, typed: true }, Slot { alts: A2, optional: false, typed: true }];
-const SLOTS_284: &[Slot] = &[Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A234, optional: false, typed: false }, Slot { alts: A205, optional: false, typed: false }, Slot { alts: A206, optional: false, typed: false }, Slot { alts: A207, optional: false, typed: true }, Slot { alts: A211, optional: false, typed: true }, Slot { alts: A211, optional: false, typed: true }, Slot { alts: A207, optional: false, typed: true }];
-const SLOTS_285: &[Slot] = &[Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A208, optional: false, typed: false }, Slot { alts: A205, optional: false, typed: false }, Slot { alts: A206, optional: false, typed: false }, Slot { alts: A213, optional: false, typed: false }, Slot { alts: A207, optional: false, typed: true }, Slot { alts: A214, optional: false, typed: true }, Slot { alts: A214, optional: false, typed: true }, Slot { alts: A207, optional: false, typed: true }];
-const SLOTS_286: &[Slot] = &[Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A210, optional: false, typed: false }, Slot { alts: A205, optional: false, typed: false }, Slot { alts: A206, optional: false, typed: false }, Slot { alts: A216, optional: false, typed: false }, Slot { alts: A217, optional: false, typed: false }, Slot { alts: A218, optional: true, typed: false }, Slot { alts: A2, optional: false, typed: true }, Slot { alts: A219, optional: false, typed: true }, Slot { alts: A219, optional: false, typed: true }, Slot { alts: A2, optional: false, typed: true }, Slot { alts: A220, optional: false, typed: true }];
-const SLOTS_287: &[Slot] = &[Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A210, optional: false, typed: false }, Slot { alts: A205, optional: false, typed: false }, Slot { alts: A206, optional: false, typed: false }, Slot { alts: A221, optional: false, typed: false }, Slot { alts: A217, optional: false, typed: false }, Slot { alts: A222, optional: false, typed: false }, Slot { alts: A2, optional: false, typed: true }, Slot { alts: A219, optional: false, typed: true }, Slot { alts: A219, optional: false, typed: true }, Slot { alts: A2, optional: false, typed: true }, Slot { alts: A223, optional: false, typed: true }];
-const SLOTS_288: &[Slot] = &[Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A208, optional: false, typed: false }, Slot { alts: A205, optional: false, typed: false }, Slot { alts: A206, optional: false, typed: false }, Slot { alts: A224, optional: false, typed: false }, Slot { alts: A217, optional: false, typed: false }, Slot { alts: A225, optional: true, typed: false }, Slot { alts: A2, optional: false, typed: true }, Slot { alts: A214, optional: false, typed: true }, Slot { alts: A214, optional: false, typed: true }, Slot { alts: A2, optional: false, typed: true }, Slot { alts: A220, optional: false, typed: true }];
-const SLOTS_289: &[Slot] = &[Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A235, optional: false, typed: false }, Slot { alts: A205, optional: false, typed: false }, Slot { alts: A206, optional: false, typed: false }, Slot { alts: A3, optional: false, typed: true }, Slot { alts: A3, optional: false, typed: true }, Slot { alts: A3, optional: false, typed: true }, Slot { alts: A3, optional: false, typed: true }];
-const SLOTS_290: &[Slot] = &[Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A236, optional: false, typed: false }, Slot { alts: A205, optional: false, typed: false }, Slot { alts: A206, optional: false, typed: false }, Slot { alts: A117, optional: true, typed: false }, Slot { alts: A19, optional: false, typed: true }, Slot { alts: A227, optional: false, typed: true }, Slot { alts: A227, optional: false, typed: true }, Slot { alts: A19, optional: false, typed: true }];
-const SLOTS_291: &[Slot] = &[Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A237, optional: false, typed: false }, Slot { alts: A205, optional: false, typed: false }, Slot { alts: A206, optional: false, typed: false }, Slot { alts: A117, optional: true, typed: false }, Slot { alts: A19, optional: false, typed: true }, Slot { alts: A229, optional: false, typed: true }, Slot { alts: A229, optional: false, typed: true }, Slot { alts: A19, optional: false, typed: true }];
-const SLOTS_292: &[Slot] = &[Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A238, optional: false, typed: false }, Slot { alts: A205, optional: false, typed: false }, Slot { alts: A206, optional: false, typed: false }, Slot { alts: A19, optional: false, typed: true }, Slot { alts: A239, optional: false, typed: true }, Slot { alts: A239, optional: false, typed: true }, Slot { alts: A19, optional: false, typed: true }, Slot { alts: A240, optional: false, typed: false }, Slot { alts: A48, optional: false, typed: false }];
-const SLOTS_293: &[Slot] = &[Slot { alts: A241, optional: false, typed: true }];
-const SLOTS_294: &[Slot] = &[Slot { alts: A49, optional: false, typed: true }];
-const SLOTS_295: &[Slot] = &[Slot { alts: A242, optional: false, typed: true }];
-const SLOTS_296: &[Slot] = &[Slot { alts: A243, optional: false, typed: true }];
-const SLOTS_297: &[Slot] = &[Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A244, optional: false, typed: false }, Slot { alts: A171, optional: false, typed: false }, Slot { alts: A33, optional: false, typed: true }];
-const SLOTS_298: &[Slot] = &[Slot { alts: A245, optional: false, typed: false }, Slot { alts: A246, optional: true, typed: false }, Slot { alts: A27, optional: true, typed: false }, Slot { alts: A24, optional: true, typed: false }, Slot { alts: A247, optional: false, typed: false }, Slot { alts: A248, optional: false, typed: true }];
-const SLOTS_299: &[Slot] = &[Slot { alts: A245, optional: false, typed: false }, Slot { alts: A155, optional: false, typed: false }, Slot { alts: A24, optional: true, typed: false }, Slot { alts: A247, optional: false, typed: false }, Slot { alts: A248, optional: false, typed: true }];
-const SLOTS_300: &[Slot] = &[Slot { alts: A249, optional: false, typed: false }, Slot { alts: A250, optional: true, typed: false }, Slot { alts: A27, optional: true, typed: false }, Slot { alts: A24, optional: true, typed: false }, Slot { alts: A248, optional: false, typed: true }];
-const SLOTS_301: &[Slot] = &[Slot { alts: A249, optional: false, typed: false }, Slot { alts: A155, optional: false, typed: false }, Slot { alts: A24, optional: true, typed: false }, Slot { alts: A248, optional: false, typed: true }];
-const SLOTS_302: &[Slot] = &[Slot { alts: A47, optional: false, typed: false }, Slot { alts: A250, optional: true, typed: false }, Slot { alts: A27, optional: true, typed: false }, Slot { alts: A24, optional: true, typed: false }, Slot { alts: A247, optional: false, typed: false }, Slot { alts: A248, optional: false, typed: true }];
-const SLOTS_303: &[Slot] = &[Slot { alts: A245, optional: false, typed: false }, Slot { alts: A246, optional: true, typed: false }, Slot { alts: A27, optional: true, typed: false }, Slot { alts: A24, optional: true, typed: false }, Slot { alts: A251, optional: false, typed: false }, Slot { alts: A252, optional: true, typed: false }, Slot { alts: A40, optional: true, typed: false }, Slot { alts: A253, optional: false, typed: true }];
-const SLOTS_304: &[Slot] = &[Slot { alts: A245, optional: false, typed: false }, Slot { alts: A155, optional: false, typed: false }, Slot { alts: A24, optional: true, typed: false }, Slot { alts: A251, optional: false, typed: false }, Slot { alts: A252, optional: true, typed: false }, Slot { alts: A40, optional: true, typed: false }, Slot { alts: A253, optional: false, typed: true }];
-const SLOTS_305: &[Slot] = &[Slot { alts: A249, optional: false, typed: false }, Slot { alts: A250, optional: true, typed: false }, Slot { alts: A27, optional: true, typed: false }, Slot { alts: A24, optional: true, typed: false }, Slot { alts: A40, optional: true, typed: false }, Slot { alts: A253, optional: false, typed: true }];
-const SLOTS_306: &[Slot] = &[Slot { alts: A249, optional: false, typed: false }, Slot { alts: A155, optional: false, typed: false }, Slot { alts: A24, optional: true, typed: false }, Slot { alts: A40, optional: true, typed: false }, Slot { alts: A253, optional: false, typed: true }];
-const SLOTS_307: &[Slot] = &[Slot { alts: A47, optional: false, typed: false }, Slot { alts: A250, optional: true, typed: false }, Slot { alts: A27, optional: true, typed: false }, Slot { alts: A24, optional: true, typed: false }, Slot { alts: A36, optional: false, typed: false }, Slot { alts: A40, optional: true, typed: false }, Slot { alts: A254, optional: false, typed: true }];
-const SLOTS_308: &[Slot] = &[Slot { alts: A255, optional: false, typed: false }, Slot { alts: A65, optional: false, typed: false }, Slot { alts: A84, optional: false, typed: false }, Slot { alts: A24, optional: false, typed: false }, Slot { alts: A66, optional: false, typed: false }, Slot { alts: A88, optional: false, typed: false }, Slot { alts: A89, optional: true, typed: false }];
-const SLOTS_309: &[Slot] = &[Slot { alts: A255, optional: false, typed: false }, Slot { alts: A90, optional: false, typed: false }, Slot { alts: A65, optional: false, typed: false }, Slot { alts: A84, optional: false, typed: false }, Slot { alts: A24, optional: false, typed: false }, Slot { alts: A66, optional: false, typed: false }, Slot { alts: A88, optional: false, typed: false }, Slot { alts: A91, optional: false, typed: false }, Slot { alts: A93, optional: false, typed: true }];
-const SLOTS_310: &[Slot] = &[Slot { alts: A255, optional: false, typed: false }, Slot { alts: A90, optional: false, typed: false }, Slot { alts: A65, optional: false, typed: false }, Slot { alts: A84, optional: false, typed: false }, Slot { alts: A24, optional: false, typed: false }, Slot { alts: A66, optional: false, typed: false }, Slot { alts: A88, optional: false, typed: false }, Slot { alts: A36, optional: false, typed: false }, Slot { alts: A37, optional: false, typed: false }, Slot { alts: A17, optional: false, typed: true }];
-const SLOTS_311: &[Slot] = &[Slot { alts: A256, optional: false, typed: true }];
-const SLOTS_312: &[Slot] = &[Slot { alts: A257, optional: false, typed: false }];
-const SLOTS_313: &[Slot] = &[Slot { alts: A258, optional: true, typed: false }, Slot { alts: A259, optional: false, typed: false }];
-const SLOTS_314: &[Slot] = &[Slot { alts: A24, optional: false, typed: false }, Slot { alts: A260, optional: false, typed: false }];
-const SLOTS_315: &[Slot] = &[Slot { alts: A261, optional: true, typed: false }, Slot { alts: A262, optional: false, typed: false }];
-const SLOTS_316: &[Slot] = &[Slot { alts: A263, optional: false, typed: false }];
-const SLOTS_317: &[Slot] = &[Slot { alts: A8, optional: false, typed: true }, Slot { alts: A264, optional: true, typed: false }];
-const SLOTS_318: &[Slot] = &[Slot { alts: A76, optional: false, typed: false }, Slot { alts: A1, optional: false, typed: false }, Slot { alts: A3, optional: false, typed: true }];
-const SLOTS_319: &[Slot] = &[Slot { alts: A250, optional: true, typed: false }, Slot { alts: A27, optional: true, typed: false }, Slot { alts: A28, optional: true, typed: false }, Slot { alts: A91, optional: false, typed: false }, Slot { alts: A30, optional: true, typed: false }, Slot { alts: A31, optional: false, typed: true }];
-const SLOTS_320: &[Slot] = &[Slot { alts: A250, optional: true, typed: false }, Slot { alts: A27, optional: true, typed: false }, Slot { alts: A28, optional: true, typed: false }, Slot { alts: A36, optional: false, typed: false }, Slot { alts: A37, optional: false, typed: false }, Slot { alts: A30, optional: true, typed: false }, Slot { alts: A4, optional: false, typed: true }];
-const SLOTS_321: &[Slot] = &[Slot { alts: A250, optional: true, typed: false }, Slot { alts: A27, optional: true, typed: false }, Slot { alts: A28, optional: true, typed: false }, Slot { alts: A36, optional: false, typed: false }, Slot { alts: A37, optional: false, typed: false }, Slot { alts: A30, optional: true, typed: false }, Slot { alts: A5, optional: false, typed: true }];
-const SLOTS_322: &[Slot] = &[Slot { alts: A250, optional: true, typed: false }, Slot { alts: A27, optional: true, typed: false }, Slot { alts: A28, optional: true, typed: false }, Slot { alts: A36, optional: false, typed: false }, Slot { alts: A37, optional: false, typed: false }, Slot { alts: A30, optional: true, typed: false }, Slot { alts: A6, optional: false, typed: true }];
-const SLOTS_323: &[Slot] = &[Slot { alts: A250, optional: true, typed: false }, Slot { alts: A27, optional: true, typed: false }, Slot { alts: A28, optional: true, typed: false }, Slot { alts: A36, optional: false, typed: false }, Slot { alts: A37, optional: false, typed: false }, Slot { alts: A30, optional: true, typed: false }, Slot { alts: A7, optional: false, typed: true }];
-const SLOTS_324: &[Slot] = &[Slot { alts: A250, optional: true, typed: false }, Slot { alts: A27, optional: true, typed: false }, Slot { alts: A24, optional: true, typed: false }, Slot { alts: A36, optional: false, typed: false }, Slot { alts: A30, optional: true, typed: false }, Slot { alts: A38, optional: false, typed: false }, Slot { alts: A2, optional: false, typed: true }];
-const SLOTS_325: &[Slot] = &[Slot { alts: A250, optional: true, typed: false }, Slot { alts: A27, optional: true, typed: false }, Slot { alts: A24, optional: true, typed: false }, Slot { alts: A39, optional: false, typed: false }, Slot { alts: A37, optional: false, typed: false }, Slot { alts: A30, optional: true, typed: false }, Slot { alts: A40, optional: false, typed: false }, Slot { alts: A17, optional: false, typed: true }];
-const SLOTS_326: &[Slot] = &[Slot { alts: A250, optional: true, typed: false }, Slot { alts: A27, optional: true, typed: false }, Slot { alts: A24, optional: true, typed: false }, Slot { alts: A39, optional: false, typed: false }, Slot { alts: A37, optional: false, typed: false }, Slot { alts: A30, optional: true, typed: false }, Slot { alts: A38, optional: false, typed: false }, Slot { alts: A41, optional: false, typed: true }];
-const SLOTS_327: &[Slot] = &[Slot { alts: A65, optional: false, typed: false }, Slot { alts: A162, optional: false, typed: false }, Slot { alts: A54, optional: false, typed: false }, Slot { alts: A86, optional: true, typed: false }, Slot { alts: A67, optional: false, typed: false }, Slot { alts: A265, optional: false, typed: false }, Slot { alts: A49, optional: false, typed: true }];
-const SLOTS_328: &[Slot] = &[Slot { alts: A65, optional: false, typed: false }, Slot { alts: A162, optional: false, typed: false }, Slot { alts: A54, optional: false, typed: false }, Slot { alts: A86, optional: true, typed: false }, Slot { alts: A67, optional: false, typed: false }, Slot { alts: A266, optional: false, typed: false }, Slot { alts: A20, optional: false, typed: true }];
-const SLOTS_329: &[Slot] = &[Slot { alts: A65, optional: false, typed: false }, Slot { alts: A162, optional: false, typed: false }, Slot { alts: A54, optional: false, typed: false }, Slot { alts: A86, optional: true, typed: false }, Slot { alts: A67, optional: false, typed: false }, Slot { alts: A267, optional: false, typed: false }, Slot { alts: A8, optional: false, typed: true }];
-const SLOTS_330: &[Slot] = &[Slot { alts: A65, optional: false, typed: false }, Slot { alts: A162, optional: false, typed: false }, Slot { alts: A54, optional: false, typed: false }, Slot { alts: A86, optional: true, typed: false }, Slot { alts: A67, optional: false, typed: false }, Slot { alts: A36, optional: false, typed: false }, Slot { alts: A268, optional: false, typed: true }];
-const SLOTS_331: &[Slot] = &[Slot { alts: A65, optional: false, typed: false }, Slot { alts: A163, optional: true, typed: false }, Slot { alts: A144, optional: false, typed: false }, Slot { alts: A269, optional: false, typed: false }, Slot { alts: A24, optional: true, typed: false }, Slot { alts: A36, optional: false, typed: false }, Slot { alts: A13, optional: false, typed: true }];
-const SLOTS_332: &[Slot] = &[Slot { alts: A42, optional: false, typed: false }, Slot { alts: A91, optional: false, typed: false }, Slot { alts: A43, optional: false, typed: true }];
-const SLOTS_333: &[Slot] = &[Slot { alts: A45, optional: false, typed: false }, Slot { alts: A39, optional: false, typed: false }, Slot { alts: A20, optional: false, typed: true }];
-const SLOTS_334: &[Slot] = &[Slot { alts: A45, optional: false, typed: false }, Slot { alts: A267, optional: false, typed: false }, Slot { alts: A8, optional: false, typed: true }];
-const SLOTS_335: &[Slot] = &[Slot { alts: A45, optional: false, typed: false }, Slot { alts: A266, optional: false, typed: false }, Slot { alts: A187, optional: true, typed: false }, Slot { alts: A185, optional: true, typed: false }, Slot { alts: A2, optional: false, typed: true }];
-const SLOTS_336: &[Slot] = &[Slot { alts: A76, optional: false, typed: false }, Slot { alts: A3, optional: false, typed: true }];
-const SLOTS_337: &[Slot] = &[Slot { alts: A270, optional: false, typed: true }];
-const SLOTS_338: &[Slot] = &[Slot { alts: A271, optional: false, typed: false }, Slot { alts: A1, optional: true, typed: false }, Slot { alts: A272, optional: false, typed: true }, Slot { alts: A270, optional: false, typed: true }];
-const SLOTS_339: &[Slot] = &[Slot { alts: A271, optional: false, typed: false }, Slot { alts: A267, optional: false, typed: false }, Slot { alts: A1, optional: true, typed: false }, Slot { alts: A272, optional: false, typed: true }, Slot { alts: A270, optional: false, typed: true }];
-const SLOTS_340: &[Slot] = &[Slot { alts: A273, optional: false, typed: false }, Slot { alts: A1, optional: true, typed: false }, Slot { alts: A4, optional: false, typed: true }, Slot { alts: A274, optional: false, typed: true }];
-const SLOTS_341: &[Slot] = &[Slot { alts: A273, optional: false, typed: false }, Slot { alts: A267, optional: false, typed: false }, Slot { alts: A1, optional: true, typed: false }, Slot { alts: A4, optional: false, typed: true }, Slot { alts: A274, optional: false, typed: true }];
-const SLOTS_342: &[Slot] = &[Slot { alts: A273, optional: false, typed: false }, Slot { alts: A6, optional: false, typed: true }, Slot { alts: A274, optional: false, typed: true }];
-const SLOTS_343: &[Slot] = &[Slot { alts: A273, optional: false, typed: false }, Slot { alts: A267, optional: false, typed: false }, Slot { alts: A6, optional: false, typed: true }, Slot { alts: A274, optional: false, typed: true }];
-const SLOTS_344: &[Slot] = &[Slot { alts: A273, optional: false, typed: false }, Slot { alts: A1, optional: true, typed: false }, Slot { alts: A275, optional: false, typed: true }, Slot { alts: A4, optional: false, typed: true }];
-const SLOTS_345: &[Slot] = &[Slot { alts: A273, optional: false, typed: false }, Slot { alts: A267, optional: false, typed: false }, Slot { alts: A1, optional: true, typed: false }, Slot { alts: A275, optional: false, typed: true }, Slot { alts: A4, optional: false, typed: true }];
-const SLOTS_346: &[Slot] = &[Slot { alts: A273, optional: false, typed: false }, Slot { alts: A275, optional: false, typed: true }, Slot { alts: A6, optional: false, typed: true }];
-const SLOTS_347: &[Slot] = &[Slot { alts: A273, optional: false, typed: false }, Slot { alts: A267, optional: false, typed: false }, Slot { alts: A275, optional: false, typed: true }, Slot { alts: A6, optional: false, typed: true }];
-const SLOTS_348: &[Slot] = &[Slot { alts: A273, optional: false, typed: false }, Slot { alts: A1, optional: true, typed: false }, Slot { alts: A276, optional: false, typed: true }, Slot { alts: A5, optional: false, typed: true }];
-const SLOTS_349: &[Slot] = &[Slot { alts: A273, optional: false, typed: false }, Slot { alts: A267, optional: false, typed: false }, Slot { alts: A1, optional: true, typed: false }, Slot { alts: A276, optional: false, typed: true }, Slot { alts: A5, optional: false, typed: true }];
-const SLOTS_350: &[Slot] = &[Slot { alts: A273, optional: false, typed: false }, Slot { alts: A277, optional: false, typed: true }, Slot { alts: A7, optional: false, typed: true }];
-const SLOTS_351: &[Slot] = &[Slot { alts: A273, optional: false, typed: false }, Slot { alts: A267, optional: false, typed: false }, Slot { alts: A277, optional: false, typed: true }, Slot { alts: A7, optional: false, typed: true }];
-const SLOTS_352: &[Slot] = &[Slot { alts: A278, optional: false, typed: false }, Slot { alts: A1, optional: true, typed: false }, Slot { alts: A272, optional: false, typed: true }, Slot { alts: A270, optional: false, typed: true }];
-const SLOTS_353: &[Slot] = &[Slot { alts: A278, optional: false, typed: false }, Slot { alts: A279, optional: false, typed: false }, Slot { alts: A1, optional: true, typed: false }, Slot { alts: A272, optional: false, typed: true }, Slot { alts: A270, optional: false, typed: true }];
-const SLOTS_354: &[Slot] = &[Slot { alts: A265, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A49, optional: false, typed: true }];
-const SLOTS_355: &[Slot] = &[Slot { alts: A271, optional: false, typed: false }, Slot { alts: A1, optional: true, typed: false }, Slot { alts: A270, optional: false, typed: true }];
-const SLOTS_356: &[Slot] = &[Slot { alts: A271, optional: false, typed: false }, Slot { alts: A267, optional: false, typed: false }, Slot { alts: A1, optional: true, typed: false }, Slot { alts: A270, optional: false, typed: true }];
-const SLOTS_357: &[Slot] = &[Slot { alts: A273, optional: false, typed: false }, Slot { alts: A1, optional: true, typed: false }, Slot { alts: A4, optional: false, typed: true }];
-const SLOTS_358: &[Slot] = &[Slot { alts: A273, optional: false, typed: false }, Slot { alts: A267, optional: false, typed: false }, Slot { alts: A1, optional: true, typed: false }, Slot { alts: A4, optional: false, typed: true }];
-const SLOTS_359: &[Slot] = &[Slot { alts: A273, optional: false, typed: false }, Slot { alts: A1, optional: true, typed: false }, Slot { alts: A5, optional: false, typed: true }];
-const SLOTS_360: &[Slot] = &[Slot { alts: A273, optional: false, typed: false }, Slot { alts: A267, optional: false, typed: false }, Slot { alts: A1, optional: true, typed: false }, Slot { alts: A5, optional: false, typed: true }];
-const SLOTS_361: &[Slot] = &[Slot { alts: A273, optional: false, typed: false }, Slot { alts: A6, optional: false, typed: true }];
-const SLOTS_362: &[Slot] = &[Slot { alts: A273, optional: false, typed: false }, Slot { alts: A267, optional: false, typed: false }, Slot { alts: A6, optional: false, typed: true }];
-const SLOTS_363: &[Slot] = &[Slot { alts: A273, optional: false, typed: false }, Slot { alts: A7, optional: false, typed: true }];
-const SLOTS_364: &[Slot] = &[Slot { alts: A273, optional: false, typed: false }, Slot { alts: A267, optional: false, typed: false }, Slot { alts: A7, optional: false, typed: true }];
-const SLOTS_365: &[Slot] = &[Slot { alts: A278, optional: false, typed: false }, Slot { alts: A1, optional: true, typed: false }, Slot { alts: A270, optional: false, typed: true }];
-const SLOTS_366: &[Slot] = &[Slot { alts: A278, optional: false, typed: false }, Slot { alts: A279, optional: false, typed: false }, Slot { alts: A1, optional: true, typed: false }, Slot { alts: A270, optional: false, typed: true }];
-const SLOTS_367: &[Slot] = &[Slot { alts: A280, optional: false, typed: false }, Slot { alts: A61, optional: false, typed: false }, Slot { alts: A8, optional: false, typed: true }];
-const SLOTS_368: &[Slot] = &[Slot { alts: A281, optional: false, typed: false }, Slot { alts: A61, optional: false, typed: false }, Slot { alts: A8, optional: false, typed: true }];
-const SLOTS_369: &[Slot] = &[Slot { alts: A282, optional: false, typed: false }, Slot { alts: A8, optional: false, typed: true }];
-const SLOTS_370: &[Slot] = &[Slot { alts: A45, optional: false, typed: false }, Slot { alts: A282, optional: false, typed: false }, Slot { alts: A8, optional: false, typed: true }];
-const SLOTS_371: &[Slot] = &[Slot { alts: A283, optional: false, typed: true }];
-const SLOTS_372: &[Slot] = &[Slot { alts: A270, optional: false, typed: true }, Slot { alts: A19, optional: false, typed: true }];
-const SLOTS_373: &[Slot] = &[Slot { alts: A1, optional: true, typed: false }, Slot { alts: A270, optional: false, typed: true }, Slot { alts: A2, optional: false, typed: true }];
-const SLOTS_374: &[Slot] = &[Slot { alts: A155, optional: true, typed: false }, Slot { alts: A284, optional: true, typed: false }, Slot { alts: A285, optional: true, typed: false }, Slot { alts: A30, optional: true, typed: false }, Slot { alts: A40, optional: true, typed: false }, Slot { alts: A158, optional: false, typed: true }];
-const SLOTS_375: &[Slot] = &[Slot { alts: A155, optional: true, typed: false }, Slot { alts: A284, optional: true, typed: false }, Slot { alts: A159, optional: true, typed: false }, Slot { alts: A160, optional: true, typed: false }, Slot { alts: A30, optional: true, typed: false }, Slot { alts: A40, optional: true, typed: false }, Slot { alts: A158, optional: false, typed: true }];
-const SLOTS_376: &[Slot] = &[Slot { alts: A161, optional: false, typed: false }, Slot { alts: A284, optional: true, typed: false }, Slot { alts: A40, optional: true, typed: false }, Slot { alts: A158, optional: false, typed: true }];
-const SLOTS_377: &[Slot] = &[Slot { alts: A162, optional: false, typed: false }, Slot { alts: A27, optional: false, typed: false }, Slot { alts: A284, optional: true, typed: false }, Slot { alts: A159, optional: true, typed: false }, Slot { alts: A160, optional: true, typed: false }, Slot { alts: A30, optional: true, typed: false }, Slot { alts: A40, optional: true, typed: false }, Slot { alts: A158, optional: false, typed: true }];
-const SLOTS_378: &[Slot] = &[Slot { alts: A144, optional: false, typed: false }, Slot { alts: A27, optional: false, typed: false }, Slot { alts: A284, optional: true, typed: false }, Slot { alts: A159, optional: true, typed: false }, Slot { alts: A160, optional: true, typed: false }, Slot { alts: A30, optional: true, typed: false }, Slot { alts: A40, optional: true, typed: false }, Slot { alts: A158, optional: false, typed: true }];
-const SLOTS_379: &[Slot] = &[Slot { alts: A65, optional: false, typed: false }, Slot { alts: A155, optional: true, typed: false }, Slot { alts: A86, optional: true, typed: false }, Slot { alts: A67, optional: false, typed: false }, Slot { alts: A38, optional: true, typed: false }, Slot { alts: A286, optional: false, typed: true }];
-const SLOTS_380: &[Slot] = &[Slot { alts: A65, optional: false, typed: false }, Slot { alts: A54, optional: true, typed: false }, Slot { alts: A86, optional: true, typed: false }, Slot { alts: A67, optional: false, typed: false }, Slot { alts: A38, optional: true, typed: false }, Slot { alts: A286, optional: false, typed: true }];
-const SLOTS_381: &[Slot] = &[Slot { alts: A65, optional: false, typed: false }, Slot { alts: A163, optional: true, typed: false }, Slot { alts: A144, optional: false, typed: false }, Slot { alts: A287, optional: false, typed: false }, Slot { alts: A24, optional: true, typed: false }, Slot { alts: A168, optional: false, typed: true }];
-const SLOTS_382: &[Slot] = &[Slot { alts: A84, optional: false, typed: false }, Slot { alts: A155, optional: true, typed: false }, Slot { alts: A66, optional: true, typed: false }];
-const SLOTS_383: &[Slot] = &[Slot { alts: A288, optional: false, typed: false }, Slot { alts: A168, optional: false, typed: true }];
-const SLOTS_384: &[Slot] = &[Slot { alts: A288, optional: false, typed: false }, Slot { alts: A38, optional: false, typed: false }, Slot { alts: A168, optional: false, typed: true }];
-const SLOTS_385: &[Slot] = &[Slot { alts: A161, optional: false, typed: false }, Slot { alts: A288, optional: false, typed: false }, Slot { alts: A168, optional: false, typed: true }];
-const SLOTS_386: &[Slot] = &[Slot { alts: A161, optional: false, typed: false }, Slot { alts: A288, optional: false, typed: false }, Slot { alts: A38, optional: false, typed: false }, Slot { alts: A168, optional: false, typed: true }];
-const SLOTS_387: &[Slot] = &[Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A289, optional: false, typed: false }, Slot { alts: A170, optional: false, typed: false }, Slot { alts: A171, optional: true, typed: false }, Slot { alts: A78, optional: true, typed: false }, Slot { alts: A172, optional: false, typed: true }];
-const SLOTS_388: &[Slot] = &[Slot { alts: A290, optional: false, typed: true }];
-const SLOTS_389: &[Slot] = &[Slot { alts: A10, optional: true, typed: false }, Slot { alts: A291, optional: false, typed: true }];
-const SLOTS_390: &[Slot] = &[Slot { alts: A292, optional: false, typed: false }, Slot { alts: A293, optional: false, typed: false }, Slot { alts: A294, optional: true, typed: false }, Slot { alts: A38, optional: true, typed: false }, Slot { alts: A295, optional: false, typed: true }, Slot { alts: A296, optional: false, typed: false }];
-const SLOTS_391: &[Slot] = &[Slot { alts: A297, optional: false, typed: false }, Slot { alts: A8, optional: false, typed: true }];
-const SLOTS_392: &[Slot] = &[Slot { alts: A292, optional: false, typed: false }, Slot { alts: A298, optional: false, typed: false }, Slot { alts: A299, optional: false, typed: false }, Slot { alts: A300, optional: false, typed: true }, Slot { alts: A296, optional: false, typed: false }];
-const SLOTS_393: &[Slot] = &[Slot { alts: A301, optional: false, typed: false }, Slot { alts: A298, optional: false, typed: false }, Slot { alts: A299, optional: false, typed: false }, Slot { alts: A59, optional: false, typed: true }, Slot { alts: A296, optional: false, typed: false }];
-const SLOTS_394: &[Slot] = &[Slot { alts: A292, optional: false, typed: false }, Slot { alts: A299, optional: false, typed: false }, Slot { alts: A285, optional: true, typed: false }, Slot { alts: A38, optional: true, typed: false }, Slot { alts: A295, optional: false, typed: true }, Slot { alts: A296, optional: false, typed: false }];
-const SLOTS_395: &[Slot] = &[Slot { alts: A301, optional: false, typed: false }, Slot { alts: A299, optional: false, typed: false }, Slot { alts: A38, optional: true, typed: false }, Slot { alts: A8, optional: false, typed: true }, Slot { alts: A296, optional: false, typed: false }];
-const SLOTS_396: &[Slot] = &[Slot { alts: A292, optional: false, typed: false }, Slot { alts: A302, optional: false, typed: false }, Slot { alts: A285, optional: true, typed: false }, Slot { alts: A38, optional: true, typed: false }, Slot { alts: A295, optional: false, typed: true }, Slot { alts: A296, optional: false, typed: false }];
-const SLOTS_397: &[Slot] = &[Slot { alts: A61, optional: false, typed: false }, Slot { alts: A20, optional: false, typed: true }];
-const SLOTS_398: &[Slot] = &[Slot { alts: A76, optional: false, typed: false }, Slot { alts: A2, optional: false, typed: true }];
-const SLOTS_399: &[Slot] = &[Slot { alts: A76, optional: false, typed: false }, Slot { alts: A303, optional: false, typed: true }];
-const SLOTS_400: &[Slot] = &[Slot { alts: A304, optional: false, typed: false }, Slot { alts: A99, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A66, optional: true, typed: false }, Slot { alts: A8, optional: false, typed: true }];
-const SLOTS_401: &[Slot] = &[Slot { alts: A305, optional: false, typed: false }, Slot { alts: A99, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A8, optional: false, typed: true }];
-const SLOTS_402: &[Slot] = &[Slot { alts: A306, optional: false, typed: false }, Slot { alts: A99, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }];
-const SLOTS_403: &[Slot] = &[Slot { alts: A307, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A308, optional: false, typed: false }, Slot { alts: A309, optional: false, typed: false }, Slot { alts: A310, optional: true, typed: false }, Slot { alts: A8, optional: false, typed: true }];
-const SLOTS_404: &[Slot] = &[Slot { alts: A307, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A311, optional: false, typed: false }, Slot { alts: A309, optional: false, typed: false }, Slot { alts: A310, optional: true, typed: false }, Slot { alts: A8, optional: false, typed: true }];
-const SLOTS_405: &[Slot] = &[Slot { alts: A249, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A308, optional: false, typed: false }, Slot { alts: A309, optional: false, typed: false }, Slot { alts: A312, optional: true, typed: false }, Slot { alts: A8, optional: false, typed: true }];
-const SLOTS_406: &[Slot] = &[Slot { alts: A249, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A311, optional: false, typed: false }, Slot { alts: A309, optional: false, typed: false }, Slot { alts: A312, optional: true, typed: false }, Slot { alts: A8, optional: false, typed: true }];
-const SLOTS_407: &[Slot] = &[Slot { alts: A313, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }];
-const SLOTS_408: &[Slot] = &[Slot { alts: A314, optional: false, typed: false }, Slot { alts: A99, optional: false, typed: false }, Slot { alts: A315, optional: false, typed: false }, Slot { alts: A86, optional: true, typed: false }, Slot { alts: A87, optional: true, typed: false }, Slot { alts: A106, optional: false, typed: true }];
-const SLOTS_409: &[Slot] = &[Slot { alts: A316, optional: false, typed: false }];
-const SLOTS_410: &[Slot] = &[Slot { alts: A255, optional: false, typed: false }, Slot { alts: A99, optional: false, typed: false }, Slot { alts: A317, optional: false, typed: false }, Slot { alts: A318, optional: true, typed: false }];
-const SLOTS_411: &[Slot] = &[Slot { alts: A255, optional: false, typed: false }, Slot { alts: A99, optional: false, typed: false }, Slot { alts: A317, optional: false, typed: false }, Slot { alts: A318, optional: true, typed: false }, Slot { alts: A174, optional: false, typed: true }, Slot { alts: A175, optional: false, typed: true }];
+const SLOTS_142: &[Slot] = &[Slot { alts: A134, optional: false, typed: false }, Slot { alts: A22, optional: false, typed: true }];
+const SLOTS_143: &[Slot] = &[Slot { alts: A135, optional: false, typed: false }, Slot { alts: A134, optional: false, typed: false }, Slot { alts: A22, optional: false, typed: true }];
+const SLOTS_144: &[Slot] = &[Slot { alts: A24, optional: true, typed: false }, Slot { alts: A95, optional: false, typed: false }];
+const SLOTS_145: &[Slot] = &[Slot { alts: A136, optional: false, typed: false }, Slot { alts: A1, optional: true, typed: false }, Slot { alts: A2, optional: false, typed: true }];
+const SLOTS_146: &[Slot] = &[Slot { alts: A14, optional: false, typed: false }, Slot { alts: A1, optional: true, typed: false }, Slot { alts: A2, optional: false, typed: true }];
+const SLOTS_147: &[Slot] = &[Slot { alts: A14, optional: false, typed: false }, Slot { alts: A3, optional: false, typed: true }];
+const SLOTS_148: &[Slot] = &[Slot { alts: A16, optional: false, typed: false }, Slot { alts: A3, optional: false, typed: true }];
+const SLOTS_149: &[Slot] = &[Slot { alts: A137, optional: false, typed: false }, Slot { alts: A20, optional: false, typed: true }, Slot { alts: A20, optional: false, typed: true }];
+const SLOTS_150: &[Slot] = &[Slot { alts: A20, optional: false, typed: true }, Slot { alts: A20, optional: false, typed: true }];
+const SLOTS_151: &[Slot] = &[Slot { alts: A76, optional: false, typed: false }, Slot { alts: A138, optional: false, typed: true }];
+const SLOTS_152: &[Slot] = &[Slot { alts: A76, optional: false, typed: false }, Slot { alts: A1, optional: false, typed: false }, Slot { alts: A139, optional: false, typed: true }];
+const SLOTS_153: &[Slot] = &[Slot { alts: A140, optional: true, typed: false }, Slot { alts: A27, optional: false, typed: false }];
+const SLOTS_154: &[Slot] = &[Slot { alts: A57, optional: false, typed: false }, Slot { alts: A141, optional: false, typed: false }, Slot { alts: A54, optional: false, typed: false }];
+const SLOTS_155: &[Slot] = &[Slot { alts: A142, optional: false, typed: false }, Slot { alts: A143, optional: false, typed: false }, Slot { alts: A54, optional: false, typed: false }];
+const SLOTS_156: &[Slot] = &[Slot { alts: A144, optional: false, typed: false }, Slot { alts: A142, optional: false, typed: false }, Slot { alts: A54, optional: false, typed: false }];
+const SLOTS_157: &[Slot] = &[Slot { alts: A145, optional: false, typed: false }, Slot { alts: A146, optional: false, typed: false }];
+const SLOTS_158: &[Slot] = &[Slot { alts: A145, optional: false, typed: false }, Slot { alts: A65, optional: false, typed: false }, Slot { alts: A24, optional: false, typed: false }];
+const SLOTS_159: &[Slot] = &[Slot { alts: A145, optional: false, typed: false }, Slot { alts: A65, optional: false, typed: false }, Slot { alts: A147, optional: false, typed: false }];
+const SLOTS_160: &[Slot] = &[Slot { alts: A145, optional: false, typed: false }, Slot { alts: A65, optional: false, typed: false }, Slot { alts: A66, optional: false, typed: false }];
+const SLOTS_161: &[Slot] = &[Slot { alts: A145, optional: false, typed: false }, Slot { alts: A65, optional: false, typed: false }, Slot { alts: A86, optional: false, typed: false }];
+const SLOTS_162: &[Slot] = &[Slot { alts: A145, optional: false, typed: false }, Slot { alts: A148, optional: false, typed: false }, Slot { alts: A142, optional: false, typed: false }, Slot { alts: A27, optional: false, typed: false }];
+const SLOTS_163: &[Slot] = &[Slot { alts: A145, optional: false, typed: false }, Slot { alts: A148, optional: false, typed: false }, Slot { alts: A57, optional: false, typed: false }, Slot { alts: A27, optional: false, typed: false }];
+const SLOTS_164: &[Slot] = &[Slot { alts: A145, optional: false, typed: false }, Slot { alts: A149, optional: false, typed: false }, Slot { alts: A57, optional: false, typed: false }, Slot { alts: A141, optional: false, typed: false }, Slot { alts: A54, optional: false, typed: false }];
+const SLOTS_165: &[Slot] = &[Slot { alts: A145, optional: false, typed: false }, Slot { alts: A149, optional: false, typed: false }, Slot { alts: A142, optional: false, typed: false }, Slot { alts: A143, optional: false, typed: false }, Slot { alts: A54, optional: false, typed: false }];
+const SLOTS_166: &[Slot] = &[Slot { alts: A14, optional: false, typed: false }, Slot { alts: A1, optional: true, typed: false }, Slot { alts: A10, optional: true, typed: false }, Slot { alts: A2, optional: false, typed: true }];
+const SLOTS_167: &[Slot] = &[Slot { alts: A14, optional: false, typed: false }, Slot { alts: A1, optional: true, typed: false }, Slot { alts: A15, optional: false, typed: true }];
+const SLOTS_168: &[Slot] = &[Slot { alts: A16, optional: false, typed: false }, Slot { alts: A1, optional: true, typed: false }, Slot { alts: A10, optional: true, typed: false }, Slot { alts: A4, optional: false, typed: true }];
+const SLOTS_169: &[Slot] = &[Slot { alts: A16, optional: false, typed: false }, Slot { alts: A1, optional: true, typed: false }, Slot { alts: A10, optional: true, typed: false }, Slot { alts: A5, optional: false, typed: true }];
+const SLOTS_170: &[Slot] = &[Slot { alts: A16, optional: false, typed: false }, Slot { alts: A1, optional: true, typed: false }, Slot { alts: A115, optional: false, typed: false }, Slot { alts: A4, optional: false, typed: true }];
+const SLOTS_171: &[Slot] = &[Slot { alts: A16, optional: false, typed: false }, Slot { alts: A1, optional: true, typed: false }, Slot { alts: A115, optional: false, typed: false }, Slot { alts: A5, optional: false, typed: true }];
+const SLOTS_172: &[Slot] = &[Slot { alts: A16, optional: false, typed: false }, Slot { alts: A115, optional: true, typed: false }, Slot { alts: A6, optional: false, typed: true }];
+const SLOTS_173: &[Slot] = &[Slot { alts: A16, optional: false, typed: false }, Slot { alts: A115, optional: true, typed: false }, Slot { alts: A7, optional: false, typed: true }];
+const SLOTS_174: &[Slot] = &[Slot { alts: A16, optional: false, typed: false }, Slot { alts: A150, optional: false, typed: false }, Slot { alts: A115, optional: true, typed: false }, Slot { alts: A4, optional: false, typed: true }];
+const SLOTS_175: &[Slot] = &[Slot { alts: A16, optional: false, typed: false }, Slot { alts: A150, optional: false, typed: false }, Slot { alts: A115, optional: true, typed: false }, Slot { alts: A5, optional: false, typed: true }];
+const SLOTS_176: &[Slot] = &[Slot { alts: A16, optional: false, typed: false }, Slot { alts: A150, optional: false, typed: false }, Slot { alts: A115, optional: true, typed: false }, Slot { alts: A6, optional: false, typed: true }];
+const SLOTS_177: &[Slot] = &[Slot { alts: A16, optional: false, typed: false }, Slot { alts: A150, optional: false, typed: false }, Slot { alts: A115, optional: true, typed: false }, Slot { alts: A7, optional: false, typed: true }];
+const SLOTS_178: &[Slot] = &[Slot { alts: A14, optional: false, typed: false }, Slot { alts: A10, optional: true, typed: false }, Slot { alts: A2, optional: false, typed: true }, Slot { alts: A17, optional: false, typed: true }];
+const SLOTS_179: &[Slot] = &[Slot { alts: A86, optional: true, typed: false }, Slot { alts: A22, optional: false, typed: true }];
+const SLOTS_180: &[Slot] = &[Slot { alts: A86, optional: false, typed: false }, Slot { alts: A22, optional: false, typed: true }];
+const SLOTS_181: &[Slot] = &[Slot { alts: A22, optional: false, typed: true }];
+const SLOTS_182: &[Slot] = &[Slot { alts: A151, optional: false, typed: false }];
+const SLOTS_183: &[Slot] = &[Slot { alts: A134, optional: false, typed: false }];
+const SLOTS_184: &[Slot] = &[Slot { alts: A152, optional: false, typed: false }];
+const SLOTS_185: &[Slot] = &[Slot { alts: A153, optional: true, typed: false }, Slot { alts: A154, optional: true, typed: false }, Slot { alts: A155, optional: true, typed: false }, Slot { alts: A30, optional: true, typed: false }, Slot { alts: A79, optional: true, typed: false }, Slot { alts: A40, optional: true, typed: false }, Slot { alts: A156, optional: false, typed: true }];
+const SLOTS_186: &[Slot] = &[Slot { alts: A153, optional: true, typed: false }, Slot { alts: A154, optional: true, typed: false }, Slot { alts: A157, optional: true, typed: false }, Slot { alts: A158, optional: true, typed: false }, Slot { alts: A30, optional: true, typed: false }, Slot { alts: A79, optional: true, typed: false }, Slot { alts: A40, optional: true, typed: false }, Slot { alts: A156, optional: false, typed: true }];
+const SLOTS_187: &[Slot] = &[Slot { alts: A159, optional: false, typed: false }, Slot { alts: A154, optional: true, typed: false }, Slot { alts: A79, optional: true, typed: false }, Slot { alts: A40, optional: true, typed: false }, Slot { alts: A156, optional: false, typed: true }];
+const SLOTS_188: &[Slot] = &[Slot { alts: A160, optional: false, typed: false }, Slot { alts: A27, optional: false, typed: false }, Slot { alts: A154, optional: true, typed: false }, Slot { alts: A157, optional: true, typed: false }, Slot { alts: A158, optional: true, typed: false }, Slot { alts: A30, optional: true, typed: false }, Slot { alts: A79, optional: true, typed: false }, Slot { alts: A40, optional: true, typed: false }, Slot { alts: A156, optional: false, typed: true }];
+const SLOTS_189: &[Slot] = &[Slot { alts: A57, optional: false, typed: false }, Slot { alts: A27, optional: false, typed: false }, Slot { alts: A154, optional: true, typed: false }, Slot { alts: A157, optional: true, typed: false }, Slot { alts: A158, optional: true, typed: false }, Slot { alts: A30, optional: true, typed: false }, Slot { alts: A79, optional: true, typed: false }, Slot { alts: A40, optional: true, typed: false }, Slot { alts: A156, optional: false, typed: true }];
+const SLOTS_190: &[Slot] = &[Slot { alts: A161, optional: false, typed: false }, Slot { alts: A160, optional: false, typed: false }, Slot { alts: A162, optional: false, typed: false }, Slot { alts: A24, optional: true, typed: false }, Slot { alts: A156, optional: false, typed: true }];
+const SLOTS_191: &[Slot] = &[Slot { alts: A24, optional: false, typed: false }, Slot { alts: A163, optional: true, typed: false }, Slot { alts: A164, optional: false, typed: false }, Slot { alts: A30, optional: true, typed: false }, Slot { alts: A79, optional: true, typed: false }, Slot { alts: A156, optional: false, typed: true }];
+const SLOTS_192: &[Slot] = &[Slot { alts: A24, optional: false, typed: false }, Slot { alts: A163, optional: true, typed: false }, Slot { alts: A164, optional: false, typed: false }, Slot { alts: A30, optional: true, typed: false }, Slot { alts: A79, optional: true, typed: false }, Slot { alts: A40, optional: false, typed: false }, Slot { alts: A156, optional: false, typed: true }];
+const SLOTS_193: &[Slot] = &[Slot { alts: A24, optional: false, typed: false }, Slot { alts: A164, optional: false, typed: false }, Slot { alts: A157, optional: true, typed: false }, Slot { alts: A158, optional: true, typed: false }, Slot { alts: A30, optional: true, typed: false }, Slot { alts: A79, optional: true, typed: false }, Slot { alts: A156, optional: false, typed: true }];
+const SLOTS_194: &[Slot] = &[Slot { alts: A24, optional: false, typed: false }, Slot { alts: A164, optional: false, typed: false }, Slot { alts: A157, optional: true, typed: false }, Slot { alts: A158, optional: true, typed: false }, Slot { alts: A30, optional: true, typed: false }, Slot { alts: A79, optional: true, typed: false }, Slot { alts: A40, optional: false, typed: false }, Slot { alts: A156, optional: false, typed: true }];
+const SLOTS_195: &[Slot] = &[Slot { alts: A165, optional: false, typed: false }, Slot { alts: A166, optional: false, typed: true }];
+const SLOTS_196: &[Slot] = &[Slot { alts: A165, optional: false, typed: false }, Slot { alts: A38, optional: false, typed: false }, Slot { alts: A166, optional: false, typed: true }];
+const SLOTS_197: &[Slot] = &[Slot { alts: A159, optional: false, typed: false }, Slot { alts: A165, optional: false, typed: false }, Slot { alts: A166, optional: false, typed: true }];
+const SLOTS_198: &[Slot] = &[Slot { alts: A159, optional: false, typed: false }, Slot { alts: A165, optional: false, typed: false }, Slot { alts: A38, optional: false, typed: false }, Slot { alts: A166, optional: false, typed: true }];
+const SLOTS_199: &[Slot] = &[Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A167, optional: false, typed: false }, Slot { alts: A168, optional: false, typed: false }, Slot { alts: A169, optional: true, typed: false }, Slot { alts: A78, optional: true, typed: false }, Slot { alts: A170, optional: false, typed: true }];
+const SLOTS_200: &[Slot] = &[Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A171, optional: false, typed: false }, Slot { alts: A168, optional: false, typed: false }, Slot { alts: A78, optional: true, typed: false }, Slot { alts: A172, optional: false, typed: true }, Slot { alts: A173, optional: false, typed: true }];
+const SLOTS_201: &[Slot] = &[Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A174, optional: false, typed: false }, Slot { alts: A168, optional: false, typed: false }, Slot { alts: A169, optional: false, typed: false }, Slot { alts: A78, optional: true, typed: false }, Slot { alts: A172, optional: false, typed: true }, Slot { alts: A173, optional: false, typed: true }];
+const SLOTS_202: &[Slot] = &[Slot { alts: A24, optional: true, typed: false }, Slot { alts: A156, optional: false, typed: true }];
+const SLOTS_203: &[Slot] = &[Slot { alts: A24, optional: true, typed: false }, Slot { alts: A38, optional: false, typed: false }, Slot { alts: A156, optional: false, typed: true }];
+const SLOTS_204: &[Slot] = &[Slot { alts: A175, optional: false, typed: false }, Slot { alts: A8, optional: false, typed: true }];
+const SLOTS_205: &[Slot] = &[Slot { alts: A176, optional: false, typed: false }, Slot { alts: A18, optional: false, typed: true }];
+const SLOTS_206: &[Slot] = &[Slot { alts: A177, optional: false, typed: false }, Slot { alts: A10, optional: false, typed: false }, Slot { alts: A19, optional: false, typed: true }];
+const SLOTS_207: &[Slot] = &[Slot { alts: A178, optional: true, typed: false }, Slot { alts: A12, optional: false, typed: false }, Slot { alts: A13, optional: false, typed: true }];
+const SLOTS_208: &[Slot] = &[Slot { alts: A1, optional: true, typed: false }, Slot { alts: A10, optional: true, typed: false }, Slot { alts: A2, optional: false, typed: true }];
+const SLOTS_209: &[Slot] = &[Slot { alts: A1, optional: true, typed: false }, Slot { alts: A10, optional: true, typed: false }, Slot { alts: A3, optional: false, typed: true }];
+const SLOTS_210: &[Slot] = &[Slot { alts: A178, optional: false, typed: false }, Slot { alts: A20, optional: false, typed: true }];
+const SLOTS_211: &[Slot] = &[Slot { alts: A178, optional: true, typed: false }, Slot { alts: A12, optional: true, typed: false }, Slot { alts: A13, optional: false, typed: true }];
+const SLOTS_212: &[Slot] = &[Slot { alts: A179, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A59, optional: false, typed: true }];
+const SLOTS_213: &[Slot] = &[Slot { alts: A180, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A59, optional: false, typed: true }];
+const SLOTS_214: &[Slot] = &[Slot { alts: A181, optional: false, typed: true }];
+const SLOTS_215: &[Slot] = &[Slot { alts: A115, optional: true, typed: false }, Slot { alts: A182, optional: false, typed: true }];
+const SLOTS_216: &[Slot] = &[Slot { alts: A1, optional: true, typed: false }, Slot { alts: A183, optional: true, typed: false }, Slot { alts: A2, optional: false, typed: true }];
+const SLOTS_217: &[Slot] = &[Slot { alts: A1, optional: true, typed: false }, Slot { alts: A183, optional: true, typed: false }, Slot { alts: A184, optional: false, typed: false }, Slot { alts: A185, optional: false, typed: false }, Slot { alts: A2, optional: false, typed: true }];
+const SLOTS_218: &[Slot] = &[Slot { alts: A1, optional: true, typed: false }, Slot { alts: A183, optional: true, typed: false }, Slot { alts: A185, optional: true, typed: false }, Slot { alts: A2, optional: false, typed: true }];
+const SLOTS_219: &[Slot] = &[Slot { alts: A1, optional: true, typed: false }, Slot { alts: A183, optional: true, typed: false }, Slot { alts: A4, optional: false, typed: true }];
+const SLOTS_220: &[Slot] = &[Slot { alts: A1, optional: true, typed: false }, Slot { alts: A183, optional: true, typed: false }, Slot { alts: A184, optional: false, typed: false }, Slot { alts: A185, optional: false, typed: false }, Slot { alts: A4, optional: false, typed: true }];
+const SLOTS_221: &[Slot] = &[Slot { alts: A1, optional: true, typed: false }, Slot { alts: A183, optional: true, typed: false }, Slot { alts: A5, optional: false, typed: true }];
+const SLOTS_222: &[Slot] = &[Slot { alts: A1, optional: true, typed: false }, Slot { alts: A183, optional: true, typed: false }, Slot { alts: A184, optional: false, typed: false }, Slot { alts: A185, optional: false, typed: false }, Slot { alts: A5, optional: false, typed: true }];
+const SLOTS_223: &[Slot] = &[Slot { alts: A183, optional: true, typed: false }, Slot { alts: A6, optional: false, typed: true }];
+const SLOTS_224: &[Slot] = &[Slot { alts: A183, optional: true, typed: false }, Slot { alts: A184, optional: false, typed: false }, Slot { alts: A185, optional: false, typed: false }, Slot { alts: A6, optional: false, typed: true }];
+const SLOTS_225: &[Slot] = &[Slot { alts: A183, optional: true, typed: false }, Slot { alts: A7, optional: false, typed: true }];
+const SLOTS_226: &[Slot] = &[Slot { alts: A183, optional: true, typed: false }, Slot { alts: A184, optional: false, typed: false }, Slot { alts: A185, optional: false, typed: false }, Slot { alts: A7, optional: false, typed: true }];
+const SLOTS_227: &[Slot] = &[Slot { alts: A186, optional: false, typed: false }, Slot { alts: A78, optional: true, typed: false }, Slot { alts: A106, optional: false, typed: true }];
+const SLOTS_228: &[Slot] = &[Slot { alts: A187, optional: false, typed: false }, Slot { alts: A78, optional: true, typed: false }, Slot { alts: A106, optional: false, typed: true }];
+const SLOTS_229: &[Slot] = &[Slot { alts: A188, optional: false, typed: false }, Slot { alts: A189, optional: true, typed: false }, Slot { alts: A106, optional: false, typed: true }];
+const SLOTS_230: &[Slot] = &[Slot { alts: A188, optional: false, typed: false }, Slot { alts: A160, optional: false, typed: false }, Slot { alts: A190, optional: false, typed: false }, Slot { alts: A189, optional: true, typed: false }, Slot { alts: A106, optional: false, typed: true }];
+const SLOTS_231: &[Slot] = &[Slot { alts: A191, optional: false, typed: false }, Slot { alts: A189, optional: true, typed: false }, Slot { alts: A106, optional: false, typed: true }];
+const SLOTS_232: &[Slot] = &[Slot { alts: A191, optional: false, typed: false }, Slot { alts: A160, optional: false, typed: false }, Slot { alts: A190, optional: false, typed: false }, Slot { alts: A189, optional: true, typed: false }, Slot { alts: A106, optional: false, typed: true }];
+const SLOTS_233: &[Slot] = &[Slot { alts: A46, optional: false, typed: false }, Slot { alts: A78, optional: true, typed: false }, Slot { alts: A106, optional: false, typed: true }];
+const SLOTS_234: &[Slot] = &[Slot { alts: A46, optional: false, typed: false }, Slot { alts: A55, optional: false, typed: false }, Slot { alts: A190, optional: false, typed: false }, Slot { alts: A78, optional: true, typed: false }, Slot { alts: A106, optional: false, typed: true }];
+const SLOTS_235: &[Slot] = &[Slot { alts: A46, optional: false, typed: false }, Slot { alts: A86, optional: true, typed: false }, Slot { alts: A106, optional: false, typed: true }];
+const SLOTS_236: &[Slot] = &[Slot { alts: A46, optional: false, typed: false }, Slot { alts: A55, optional: false, typed: false }, Slot { alts: A190, optional: false, typed: false }, Slot { alts: A86, optional: true, typed: false }, Slot { alts: A106, optional: false, typed: true }];
+const SLOTS_237: &[Slot] = &[Slot { alts: A46, optional: false, typed: false }, Slot { alts: A188, optional: false, typed: false }, Slot { alts: A78, optional: true, typed: false }, Slot { alts: A106, optional: false, typed: true }];
+const SLOTS_238: &[Slot] = &[Slot { alts: A46, optional: false, typed: false }, Slot { alts: A188, optional: false, typed: false }, Slot { alts: A55, optional: false, typed: false }, Slot { alts: A190, optional: false, typed: false }, Slot { alts: A78, optional: true, typed: false }, Slot { alts: A106, optional: false, typed: true }];
+const SLOTS_239: &[Slot] = &[Slot { alts: A46, optional: false, typed: false }, Slot { alts: A188, optional: false, typed: false }, Slot { alts: A86, optional: true, typed: false }, Slot { alts: A106, optional: false, typed: true }];
+const SLOTS_240: &[Slot] = &[Slot { alts: A46, optional: false, typed: false }, Slot { alts: A188, optional: false, typed: false }, Slot { alts: A55, optional: false, typed: false }, Slot { alts: A190, optional: false, typed: false }, Slot { alts: A86, optional: true, typed: false }, Slot { alts: A106, optional: false, typed: true }];
+const SLOTS_241: &[Slot] = &[Slot { alts: A46, optional: false, typed: false }, Slot { alts: A192, optional: false, typed: false }, Slot { alts: A78, optional: true, typed: false }, Slot { alts: A106, optional: false, typed: true }];
+const SLOTS_242: &[Slot] = &[Slot { alts: A46, optional: false, typed: false }, Slot { alts: A192, optional: false, typed: false }, Slot { alts: A142, optional: false, typed: false }, Slot { alts: A44, optional: false, typed: false }, Slot { alts: A78, optional: true, typed: false }, Slot { alts: A106, optional: false, typed: true }];
+const SLOTS_243: &[Slot] = &[Slot { alts: A193, optional: false, typed: false }, Slot { alts: A78, optional: true, typed: false }, Slot { alts: A106, optional: false, typed: true }];
+const SLOTS_244: &[Slot] = &[Slot { alts: A193, optional: false, typed: false }, Slot { alts: A55, optional: false, typed: false }, Slot { alts: A190, optional: false, typed: false }, Slot { alts: A78, optional: true, typed: false }, Slot { alts: A106, optional: false, typed: true }];
+const SLOTS_245: &[Slot] = &[Slot { alts: A193, optional: false, typed: false }, Slot { alts: A86, optional: true, typed: false }, Slot { alts: A106, optional: false, typed: true }];
+const SLOTS_246: &[Slot] = &[Slot { alts: A193, optional: false, typed: false }, Slot { alts: A55, optional: false, typed: false }, Slot { alts: A190, optional: false, typed: false }, Slot { alts: A86, optional: true, typed: false }, Slot { alts: A106, optional: false, typed: true }];
+const SLOTS_247: &[Slot] = &[Slot { alts: A193, optional: false, typed: false }, Slot { alts: A188, optional: false, typed: false }, Slot { alts: A78, optional: true, typed: false }, Slot { alts: A106, optional: false, typed: true }];
+const SLOTS_248: &[Slot] = &[Slot { alts: A193, optional: false, typed: false }, Slot { alts: A188, optional: false, typed: false }, Slot { alts: A55, optional: false, typed: false }, Slot { alts: A190, optional: false, typed: false }, Slot { alts: A78, optional: true, typed: false }, Slot { alts: A106, optional: false, typed: true }];
+const SLOTS_249: &[Slot] = &[Slot { alts: A193, optional: false, typed: false }, Slot { alts: A188, optional: false, typed: false }, Slot { alts: A86, optional: true, typed: false }, Slot { alts: A106, optional: false, typed: true }];
+const SLOTS_250: &[Slot] = &[Slot { alts: A193, optional: false, typed: false }, Slot { alts: A188, optional: false, typed: false }, Slot { alts: A55, optional: false, typed: false }, Slot { alts: A190, optional: false, typed: false }, Slot { alts: A86, optional: true, typed: false }, Slot { alts: A106, optional: false, typed: true }];
+const SLOTS_251: &[Slot] = &[Slot { alts: A193, optional: false, typed: false }, Slot { alts: A192, optional: false, typed: false }, Slot { alts: A78, optional: true, typed: false }, Slot { alts: A106, optional: false, typed: true }];
+const SLOTS_252: &[Slot] = &[Slot { alts: A193, optional: false, typed: false }, Slot { alts: A192, optional: false, typed: false }, Slot { alts: A142, optional: false, typed: false }, Slot { alts: A44, optional: false, typed: false }, Slot { alts: A78, optional: true, typed: false }, Slot { alts: A106, optional: false, typed: true }];
+const SLOTS_253: &[Slot] = &[Slot { alts: A194, optional: false, typed: false }, Slot { alts: A78, optional: true, typed: false }, Slot { alts: A106, optional: false, typed: true }];
+const SLOTS_254: &[Slot] = &[Slot { alts: A194, optional: false, typed: false }, Slot { alts: A195, optional: false, typed: false }, Slot { alts: A190, optional: false, typed: false }, Slot { alts: A78, optional: true, typed: false }, Slot { alts: A106, optional: false, typed: true }];
+const SLOTS_255: &[Slot] = &[Slot { alts: A194, optional: false, typed: false }, Slot { alts: A196, optional: false, typed: false }, Slot { alts: A78, optional: true, typed: false }, Slot { alts: A106, optional: false, typed: true }];
+const SLOTS_256: &[Slot] = &[Slot { alts: A194, optional: false, typed: false }, Slot { alts: A196, optional: false, typed: false }, Slot { alts: A195, optional: false, typed: false }, Slot { alts: A190, optional: false, typed: false }, Slot { alts: A78, optional: true, typed: false }, Slot { alts: A106, optional: false, typed: true }];
+const SLOTS_257: &[Slot] = &[Slot { alts: A197, optional: false, typed: false }, Slot { alts: A78, optional: true, typed: false }, Slot { alts: A106, optional: false, typed: true }];
+const SLOTS_258: &[Slot] = &[Slot { alts: A197, optional: false, typed: false }, Slot { alts: A195, optional: false, typed: false }, Slot { alts: A190, optional: false, typed: false }, Slot { alts: A78, optional: true, typed: false }, Slot { alts: A106, optional: false, typed: true }];
+const SLOTS_259: &[Slot] = &[Slot { alts: A197, optional: false, typed: false }, Slot { alts: A196, optional: false, typed: false }, Slot { alts: A78, optional: true, typed: false }, Slot { alts: A106, optional: false, typed: true }];
+const SLOTS_260: &[Slot] = &[Slot { alts: A197, optional: false, typed: false }, Slot { alts: A196, optional: false, typed: false }, Slot { alts: A195, optional: false, typed: false }, Slot { alts: A190, optional: false, typed: false }, Slot { alts: A78, optional: true, typed: false }, Slot { alts: A106, optional: false, typed: true }];
+const SLOTS_261: &[Slot] = &[Slot { alts: A198, optional: false, typed: false }, Slot { alts: A106, optional: false, typed: true }];
+const SLOTS_262: &[Slot] = &[Slot { alts: A199, optional: false, typed: false }];
+const SLOTS_263: &[Slot] = &[Slot { alts: A200, optional: false, typed: false }];
+const SLOTS_264: &[Slot] = &[Slot { alts: A201, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A202, optional: false, typed: false }, Slot { alts: A203, optional: false, typed: false }, Slot { alts: A204, optional: false, typed: false }, Slot { alts: A205, optional: false, typed: true }, Slot { alts: A4, optional: false, typed: true }, Slot { alts: A4, optional: false, typed: true }, Slot { alts: A205, optional: false, typed: true }];
+const SLOTS_265: &[Slot] = &[Slot { alts: A201, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A206, optional: false, typed: false }, Slot { alts: A203, optional: false, typed: false }, Slot { alts: A204, optional: false, typed: false }, Slot { alts: A205, optional: false, typed: true }, Slot { alts: A4, optional: false, typed: true }, Slot { alts: A4, optional: false, typed: true }, Slot { alts: A205, optional: false, typed: true }];
+const SLOTS_266: &[Slot] = &[Slot { alts: A201, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A202, optional: false, typed: false }, Slot { alts: A203, optional: false, typed: false }, Slot { alts: A204, optional: false, typed: false }, Slot { alts: A2, optional: false, typed: true }, Slot { alts: A6, optional: false, typed: true }, Slot { alts: A6, optional: false, typed: true }, Slot { alts: A2, optional: false, typed: true }];
+const SLOTS_267: &[Slot] = &[Slot { alts: A201, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A206, optional: false, typed: false }, Slot { alts: A203, optional: false, typed: false }, Slot { alts: A204, optional: false, typed: false }, Slot { alts: A2, optional: false, typed: true }, Slot { alts: A6, optional: false, typed: true }, Slot { alts: A6, optional: false, typed: true }, Slot { alts: A2, optional: false, typed: true }];
+const SLOTS_268: &[Slot] = &[Slot { alts: A201, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A207, optional: false, typed: false }, Slot { alts: A203, optional: false, typed: false }, Slot { alts: A204, optional: false, typed: false }, Slot { alts: A2, optional: false, typed: true }, Slot { alts: A120, optional: false, typed: true }, Slot { alts: A120, optional: false, typed: true }, Slot { alts: A2, optional: false, typed: true }];
+const SLOTS_269: &[Slot] = &[Slot { alts: A201, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A202, optional: false, typed: false }, Slot { alts: A203, optional: false, typed: false }, Slot { alts: A204, optional: false, typed: false }, Slot { alts: A2, optional: false, typed: true }, Slot { alts: A120, optional: false, typed: true }, Slot { alts: A120, optional: false, typed: true }, Slot { alts: A2, optional: false, typed: true }];
+const SLOTS_270: &[Slot] = &[Slot { alts: A201, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A208, optional: false, typed: false }, Slot { alts: A203, optional: false, typed: false }, Slot { alts: A204, optional: false, typed: false }, Slot { alts: A2, optional: false, typed: true }, Slot { alts: A209, optional: false, typed: true }, Slot { alts: A209, optional: false, typed: true }, Slot { alts: A2, optional: false, typed: true }];
+const SLOTS_271: &[Slot] = &[Slot { alts: A210, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A208, optional: false, typed: false }, Slot { alts: A203, optional: false, typed: false }, Slot { alts: A204, optional: false, typed: false }, Slot { alts: A211, optional: false, typed: false }, Slot { alts: A205, optional: false, typed: true }, Slot { alts: A212, optional: false, typed: true }, Slot { alts: A212, optional: false, typed: true }, Slot { alts: A205, optional: false, typed: true }];
+const SLOTS_272: &[Slot] = &[Slot { alts: A210, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A213, optional: false, typed: false }, Slot { alts: A203, optional: false, typed: false }, Slot { alts: A204, optional: false, typed: false }, Slot { alts: A214, optional: false, typed: false }, Slot { alts: A215, optional: false, typed: false }, Slot { alts: A216, optional: true, typed: false }, Slot { alts: A2, optional: false, typed: true }, Slot { alts: A217, optional: false, typed: true }, Slot { alts: A217, optional: false, typed: true }, Slot { alts: A2, optional: false, typed: true }, Slot { alts: A218, optional: false, typed: true }];
+const SLOTS_273: &[Slot] = &[Slot { alts: A210, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A213, optional: false, typed: false }, Slot { alts: A203, optional: false, typed: false }, Slot { alts: A204, optional: false, typed: false }, Slot { alts: A219, optional: false, typed: false }, Slot { alts: A215, optional: false, typed: false }, Slot { alts: A220, optional: false, typed: false }, Slot { alts: A2, optional: false, typed: true }, Slot { alts: A217, optional: false, typed: true }, Slot { alts: A217, optional: false, typed: true }, Slot { alts: A2, optional: false, typed: true }, Slot { alts: A221, optional: false, typed: true }];
+const SLOTS_274: &[Slot] = &[Slot { alts: A210, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A208, optional: false, typed: false }, Slot { alts: A203, optional: false, typed: false }, Slot { alts: A204, optional: false, typed: false }, Slot { alts: A222, optional: false, typed: false }, Slot { alts: A215, optional: false, typed: false }, Slot { alts: A223, optional: true, typed: false }, Slot { alts: A2, optional: false, typed: true }, Slot { alts: A212, optional: false, typed: true }, Slot { alts: A212, optional: false, typed: true }, Slot { alts: A2, optional: false, typed: true }, Slot { alts: A218, optional: false, typed: true }];
+const SLOTS_275: &[Slot] = &[Slot { alts: A201, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A224, optional: false, typed: false }, Slot { alts: A203, optional: false, typed: false }, Slot { alts: A204, optional: false, typed: false }, Slot { alts: A117, optional: true, typed: false }, Slot { alts: A19, optional: false, typed: true }, Slot { alts: A225, optional: false, typed: true }, Slot { alts: A225, optional: false, typed: true }, Slot { alts: A19, optional: false, typed: true }];
+const SLOTS_276: &[Slot] = &[Slot { alts: A201, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A226, optional: false, typed: false }, Slot { alts: A203, optional: false, typed: false }, Slot { alts: A204, optional: false, typed: false }, Slot { alts: A117, optional: true, typed: false }, Slot { alts: A19, optional: false, typed: true }, Slot { alts: A227, optional: false, typed: true }, Slot { alts: A227, optional: false, typed: true }, Slot { alts: A19, optional: false, typed: true }];
+const SLOTS_277: &[Slot] = &[Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A228, optional: false, typed: false }, Slot { alts: A229, optional: false, typed: false }, Slot { alts: A229, optional: false, typed: false }, Slot { alts: A205, optional: false, typed: true }, Slot { alts: A4, optional: false, typed: true }, Slot { alts: A4, optional: false, typed: true }, Slot { alts: A205, optional: false, typed: true }];
+const SLOTS_278: &[Slot] = &[Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A207, optional: false, typed: false }, Slot { alts: A203, optional: false, typed: false }, Slot { alts: A204, optional: false, typed: false }, Slot { alts: A205, optional: false, typed: true }, Slot { alts: A4, optional: false, typed: true }, Slot { alts: A4, optional: false, typed: true }, Slot { alts: A205, optional: false, typed: true }];
+const SLOTS_279: &[Slot] = &[Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A202, optional: false, typed: false }, Slot { alts: A203, optional: false, typed: false }, Slot { alts: A204, optional: false, typed: false }, Slot { alts: A205, optional: false, typed: true }, Slot { alts: A4, optional: false, typed: true }, Slot { alts: A4, optional: false, typed: true }, Slot { alts: A205, optional: false, typed: true }];
+const SLOTS_280: &[Slot] = &[Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A230, optional: false, typed: false }, Slot { alts: A203, optional: false, typed: false }, Slot { alts: A204, optional: false, typed: false }, Slot { alts: A2, optional: false, typed: true }, Slot { alts: A120, optional: false, typed: true }, Slot { alts: A120, optional: false, typed: true }, Slot { alts: A2, optional: false, typed: true }];
+const SLOTS_281: &[Slot] = &[Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A207, optional: false, typed: false }, Slot { alts: A203, optional: false, typed: false }, Slot { alts: A204, optional: false, typed: false }, Slot { alts: A2, optional: false, typed: true }, Slot { alts: A231, optional: false, typed: true }, Slot { alts: A231, optional: false, typed: true }, Slot { alts: A2, optional: false, typed: true }];
+const SLOTS_282: &[Slot] = &[Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A202, optional: false, typed: false }, Slot { alts: A203, optional: false, typed: false }, Slot { alts: A204, optional: false, typed: false }, Slot { alts: A2, optional: false, typed: true }, Slot { alts: A6, optional: false, typed: true }, Slot { alts: A6, optional: false, typed: true }, Slot { alts: A2, optional: false, typed: true }];
+const SLOTS_283: &[Slot] = &[Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A232, optional: false, typed: false }, Slot { alts: A203, optional: false, typed: false }, Slot { alts: A204, optional: false, typed: false }, Slot { alts: A205, optional: false, typed: true }, Slot { alts: A209, optional: false, typed: true }, Slot { alts: A209, optional: false, typed: true }, Slot { alts: A205, optional: false, typed: true }];
+const SLOTS_284: &[Slot] = &[Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A206, optional: false, typed: false }, Slot { alts: A203, optional: false, typed: false }, Slot { alts: A204, optional: false, typed: false }, Slot { alts: A211, optional: false, typed: false }, Slot { alts: A205, optional: false, typed: true }, Slot { alts: A212, optional: false, typed: true }, Slot { alts: A212, optional: false, typed: true }, Slot { alts: A205, optional: false, typed: true }];
+const SLOTS_285: &[Slot] = &[Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A208, optional: false, typed: false }, Slot { alts: A203, optional: false, typed: false }, Slot { alts: A204, optional: false, typed: false }, Slot { alts: A214, optional: false, typed: false }, Slot { alts: A215, optional: false, typed: false }, Slot { alts: A216, optional: true, typed: false }, Slot { alts: A2, optional: false, typed: true }, Slot { alts: A217, optional: false, typed: true }, Slot { alts: A217, optional: false, typed: true }, Slot { alts: A2, optional: false, typed: true }, Slot { alts: A218, optional: false, typed: true }];
+const SLOTS_286: &[Slot] = &[Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A208, optional: false, typed: false }, Slot { alts: A203, optional: false, typed: false }, Slot { alts: A204, optional: false, typed: false }, Slot { alts: A219, optional: false, typed: false }, Slot { alts: A215, optional: false, typed: false }, Slot { alts: A220, optional: false, typed: false }, Slot { alts: A2, optional: false, typed: true }, Slot { alts: A217, optional: false, typed: true }, Slot { alts: A217, optional: false, typed: true }, Slot { alts: A2, optional: false, typed: true }, Slot { alts: A221, optional: false, typed: true }];
+const SLOTS_287: &[Slot] = &[Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A206, optional: false, typed: false }, Slot { alts: A203, optional: false, typed: false }, Slot { alts: A204, optional: false, typed: false }, Slot { alts: A222, optional: false, typed: false }, Slot { alts: A215, optional: false, typed: false }, Slot { alts: A223, optional: true, typed: false }, Slot { alts: A2, optional: false, typed: true }, Slot { alts: A212, optional: false, typed: true }, Slot { alts: A212, optional: false, typed: true }, Slot { alts: A2, optional: false, typed: true }, Slot { alts: A218, optional: false, typed: true }];
+const SLOTS_288: &[Slot] = &[Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A233, optional: false, typed: false }, Slot { alts: A203, optional: false, typed: false }, Slot { alts: A204, optional: false, typed: false }, Slot { alts: A3, optional: false, typed: true }, Slot { alts: A3, optional: false, typed: true }, Slot { alts: A3, optional: false, typed: true }, Slot { alts: A3, optional: false, typed: true }];
+const SLOTS_289: &[Slot] = &[Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A234, optional: false, typed: false }, Slot { alts: A203, optional: false, typed: false }, Slot { alts: A204, optional: false, typed: false }, Slot { alts: A117, optional: true, typed: false }, Slot { alts: A19, optional: false, typed: true }, Slot { alts: A225, optional: false, typed: true }, Slot { alts: A225, optional: false, typed: true }, Slot { alts: A19, optional: false, typed: true }];
+const SLOTS_290: &[Slot] = &[Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A235, optional: false, typed: false }, Slot { alts: A203, optional: false, typed: false }, Slot { alts: A204, optional: false, typed: false }, Slot { alts: A117, optional: true, typed: false }, Slot { alts: A19, optional: false, typed: true }, Slot { alts: A227, optional: false, typed: true }, Slot { alts: A227, optional: false, typed: true }, Slot { alts: A19, optional: false, typed: true }];
+const SLOTS_291: &[Slot] = &[Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A236, optional: false, typed: false }, Slot { alts: A203, optional: false, typed: false }, Slot { alts: A204, optional: false, typed: false }, Slot { alts: A19, optional: false, typed: true }, Slot { alts: A237, optional: false, typed: true }, Slot { alts: A237, optional: false, typed: true }, Slot { alts: A19, optional: false, typed: true }, Slot { alts: A238, optional: false, typed: false }, Slot { alts: A48, optional: false, typed: false }];
+const SLOTS_292: &[Slot] = &[Slot { alts: A239, optional: false, typed: true }];
+const SLOTS_293: &[Slot] = &[Slot { alts: A49, optional: false, typed: true }];
+const SLOTS_294: &[Slot] = &[Slot { alts: A240, optional: false, typed: true }];
+const SLOTS_295: &[Slot] = &[Slot { alts: A241, optional: false, typed: true }];
+const SLOTS_296: &[Slot] = &[Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A242, optional: false, typed: false }, Slot { alts: A169, optional: false, typed: false }, Slot { alts: A33, optional: false, typed: true }];
+const SLOTS_297: &[Slot] = &[Slot { alts: A243, optional: false, typed: false }, Slot { alts: A244, optional: true, typed: false }, Slot { alts: A27, optional: true, typed: false }, Slot { alts: A24, optional: true, typed: false }, Slot { alts: A245, optional: false, typed: false }, Slot { alts: A246, optional: false, typed: true }];
+const SLOTS_298: &[Slot] = &[Slot { alts: A243, optional: false, typed: false }, Slot { alts: A153, optional: false, typed: false }, Slot { alts: A24, optional: true, typed: false }, Slot { alts: A245, optional: false, typed: false }, Slot { alts: A246, optional: false, typed: true }];
+const SLOTS_299: &[Slot] = &[Slot { alts: A247, optional: false, typed: false }, Slot { alts: A248, optional: true, typed: false }, Slot { alts: A27, optional: true, typed: false }, Slot { alts: A24, optional: true, typed: false }, Slot { alts: A246, optional: false, typed: true }];
+const SLOTS_300: &[Slot] = &[Slot { alts: A247, optional: false, typed: false }, Slot { alts: A153, optional: false, typed: false }, Slot { alts: A24, optional: true, typed: false }, Slot { alts: A246, optional: false, typed: true }];
+const SLOTS_301: &[Slot] = &[Slot { alts: A47, optional: false, typed: false }, Slot { alts: A248, optional: true, typed: false }, Slot { alts: A27, optional: true, typed: false }, Slot { alts: A24, optional: true, typed: false }, Slot { alts: A245, optional: false, typed: false }, Slot { alts: A246, optional: false, typed: true }];
+const SLOTS_302: &[Slot] = &[Slot { alts: A243, optional: false, typed: false }, Slot { alts: A244, optional: true, typed: false }, Slot { alts: A27, optional: true, typed: false }, Slot { alts: A24, optional: true, typed: false }, Slot { alts: A249, optional: false, typed: false }, Slot { alts: A250, optional: true, typed: false }, Slot { alts: A40, optional: true, typed: false }, Slot { alts: A251, optional: false, typed: true }];
+const SLOTS_303: &[Slot] = &[Slot { alts: A243, optional: false, typed: false }, Slot { alts: A153, optional: false, typed: false }, Slot { alts: A24, optional: true, typed: false }, Slot { alts: A249, optional: false, typed: false }, Slot { alts: A250, optional: true, typed: false }, Slot { alts: A40, optional: true, typed: false }, Slot { alts: A251, optional: false, typed: true }];
+const SLOTS_304: &[Slot] = &[Slot { alts: A247, optional: false, typed: false }, Slot { alts: A248, optional: true, typed: false }, Slot { alts: A27, optional: true, typed: false }, Slot { alts: A24, optional: true, typed: false }, Slot { alts: A40, optional: true, typed: false }, Slot { alts: A251, optional: false, typed: true }];
+const SLOTS_305: &[Slot] = &[Slot { alts: A247, optional: false, typed: false }, Slot { alts: A153, optional: false, typed: false }, Slot { alts: A24, optional: true, typed: false }, Slot { alts: A40, optional: true, typed: false }, Slot { alts: A251, optional: false, typed: true }];
+const SLOTS_306: &[Slot] = &[Slot { alts: A47, optional: false, typed: false }, Slot { alts: A248, optional: true, typed: false }, Slot { alts: A27, optional: true, typed: false }, Slot { alts: A24, optional: true, typed: false }, Slot { alts: A36, optional: false, typed: false }, Slot { alts: A40, optional: true, typed: false }, Slot { alts: A252, optional: false, typed: true }];
+const SLOTS_307: &[Slot] = &[Slot { alts: A253, optional: false, typed: false }, Slot { alts: A65, optional: false, typed: false }, Slot { alts: A84, optional: false, typed: false }, Slot { alts: A24, optional: false, typed: false }, Slot { alts: A66, optional: false, typed: false }, Slot { alts: A88, optional: false, typed: false }, Slot { alts: A89, optional: true, typed: false }];
+const SLOTS_308: &[Slot] = &[Slot { alts: A253, optional: false, typed: false }, Slot { alts: A90, optional: false, typed: false }, Slot { alts: A65, optional: false, typed: false }, Slot { alts: A84, optional: false, typed: false }, Slot { alts: A24, optional: false, typed: false }, Slot { alts: A66, optional: false, typed: false }, Slot { alts: A88, optional: false, typed: false }, Slot { alts: A91, optional: false, typed: false }, Slot { alts: A93, optional: false, typed: true }];
+const SLOTS_309: &[Slot] = &[Slot { alts: A253, optional: false, typed: false }, Slot { alts: A90, optional: false, typed: false }, Slot { alts: A65, optional: false, typed: false }, Slot { alts: A84, optional: false, typed: false }, Slot { alts: A24, optional: false, typed: false }, Slot { alts: A66, optional: false, typed: false }, Slot { alts: A88, optional: false, typed: false }, Slot { alts: A36, optional: false, typed: false }, Slot { alts: A37, optional: false, typed: false }, Slot { alts: A17, optional: false, typed: true }];
+const SLOTS_310: &[Slot] = &[Slot { alts: A254, optional: false, typed: true }];
+const SLOTS_311: &[Slot] = &[Slot { alts: A255, optional: false, typed: false }];
+const SLOTS_312: &[Slot] = &[Slot { alts: A256, optional: true, typed: false }, Slot { alts: A257, optional: false, typed: false }];
+const SLOTS_313: &[Slot] = &[Slot { alts: A24, optional: false, typed: false }, Slot { alts: A258, optional: false, typed: false }];
+const SLOTS_314: &[Slot] = &[Slot { alts: A259, optional: true, typed: false }, Slot { alts: A260, optional: false, typed: false }];
+const SLOTS_315: &[Slot] = &[Slot { alts: A261, optional: false, typed: false }];
+const SLOTS_316: &[Slot] = &[Slot { alts: A8, optional: false, typed: true }, Slot { alts: A262, optional: true, typed: false }];
+const SLOTS_317: &[Slot] = &[Slot { alts: A76, optional: false, typed: false }, Slot { alts: A1, optional: false, typed: false }, Slot { alts: A3, optional: false, typed: true }];
+const SLOTS_318: &[Slot] = &[Slot { alts: A248, optional: true, typed: false }, Slot { alts: A27, optional: true, typed: false }, Slot { alts: A28, optional: true, typed: false }, Slot { alts: A91, optional: false, typed: false }, Slot { alts: A30, optional: true, typed: false }, Slot { alts: A31, optional: false, typed: true }];
+const SLOTS_319: &[Slot] = &[Slot { alts: A248, optional: true, typed: false }, Slot { alts: A27, optional: true, typed: false }, Slot { alts: A28, optional: true, typed: false }, Slot { alts: A36, optional: false, typed: false }, Slot { alts: A37, optional: false, typed: false }, Slot { alts: A30, optional: true, typed: false }, Slot { alts: A4, optional: false, typed: true }];
+const SLOTS_320: &[Slot] = &[Slot { alts: A248, optional: true, typed: false }, Slot { alts: A27, optional: true, typed: false }, Slot { alts: A28, optional: true, typed: false }, Slot { alts: A36, optional: false, typed: false }, Slot { alts: A37, optional: false, typed: false }, Slot { alts: A30, optional: true, typed: false }, Slot { alts: A5, optional: false, typed: true }];
+const SLOTS_321: &[Slot] = &[Slot { alts: A248, optional: true, typed: false }, Slot { alts: A27, optional: true, typed: false }, Slot { alts: A28, optional: true, typed: false }, Slot { alts: A36, optional: false, typed: false }, Slot { alts: A37, optional: false, typed: false }, Slot { alts: A30, optional: true, typed: false }, Slot { alts: A6, optional: false, typed: true }];
+const SLOTS_322: &[Slot] = &[Slot { alts: A248, optional: true, typed: false }, Slot { alts: A27, optional: true, typed: false }, Slot { alts: A28, optional: true, typed: false }, Slot { alts: A36, optional: false, typed: false }, Slot { alts: A37, optional: false, typed: false }, Slot { alts: A30, optional: true, typed: false }, Slot { alts: A7, optional: false, typed: true }];
+const SLOTS_323: &[Slot] = &[Slot { alts: A248, optional: true, typed: false }, Slot { alts: A27, optional: true, typed: false }, Slot { alts: A24, optional: true, typed: false }, Slot { alts: A36, optional: false, typed: false }, Slot { alts: A30, optional: true, typed: false }, Slot { alts: A38, optional: false, typed: false }, Slot { alts: A2, optional: false, typed: true }];
+const SLOTS_324: &[Slot] = &[Slot { alts: A248, optional: true, typed: false }, Slot { alts: A27, optional: true, typed: false }, Slot { alts: A24, optional: true, typed: false }, Slot { alts: A39, optional: false, typed: false }, Slot { alts: A37, optional: false, typed: false }, Slot { alts: A30, optional: true, typed: false }, Slot { alts: A40, optional: false, typed: false }, Slot { alts: A17, optional: false, typed: true }];
+const SLOTS_325: &[Slot] = &[Slot { alts: A248, optional: true, typed: false }, Slot { alts: A27, optional: true, typed: false }, Slot { alts: A24, optional: true, typed: false }, Slot { alts: A39, optional: false, typed: false }, Slot { alts: A37, optional: false, typed: false }, Slot { alts: A30, optional: true, typed: false }, Slot { alts: A38, optional: false, typed: false }, Slot { alts: A41, optional: false, typed: true }];
+const SLOTS_326: &[Slot] = &[Slot { alts: A65, optional: false, typed: false }, Slot { alts: A160, optional: false, typed: false }, Slot { alts: A54, optional: false, typed: false }, Slot { alts: A86, optional: true, typed: false }, Slot { alts: A67, optional: false, typed: false }, Slot { alts: A263, optional: false, typed: false }, Slot { alts: A49, optional: false, typed: true }];
+const SLOTS_327: &[Slot] = &[Slot { alts: A65, optional: false, typed: false }, Slot { alts: A160, optional: false, typed: false }, Slot { alts: A54, optional: false, typed: false }, Slot { alts: A86, optional: true, typed: false }, Slot { alts: A67, optional: false, typed: false }, Slot { alts: A264, optional: false, typed: false }, Slot { alts: A20, optional: false, typed: true }];
+const SLOTS_328: &[Slot] = &[Slot { alts: A65, optional: false, typed: false }, Slot { alts: A160, optional: false, typed: false }, Slot { alts: A54, optional: false, typed: false }, Slot { alts: A86, optional: true, typed: false }, Slot { alts: A67, optional: false, typed: false }, Slot { alts: A265, optional: false, typed: false }, Slot { alts: A8, optional: false, typed: true }];
+const SLOTS_329: &[Slot] = &[Slot { alts: A65, optional: false, typed: false }, Slot { alts: A160, optional: false, typed: false }, Slot { alts: A54, optional: false, typed: false }, Slot { alts: A86, optional: true, typed: false }, Slot { alts: A67, optional: false, typed: false }, Slot { alts: A36, optional: false, typed: false }, Slot { alts: A266, optional: false, typed: true }];
+const SLOTS_330: &[Slot] = &[Slot { alts: A65, optional: false, typed: false }, Slot { alts: A161, optional: true, typed: false }, Slot { alts: A142, optional: false, typed: false }, Slot { alts: A267, optional: false, typed: false }, Slot { alts: A24, optional: true, typed: false }, Slot { alts: A36, optional: false, typed: false }, Slot { alts: A13, optional: false, typed: true }];
+const SLOTS_331: &[Slot] = &[Slot { alts: A42, optional: false, typed: false }, Slot { alts: A91, optional: false, typed: false }, Slot { alts: A43, optional: false, typed: true }];
+const SLOTS_332: &[Slot] = &[Slot { alts: A45, optional: false, typed: false }, Slot { alts: A39, optional: false, typed: false }, Slot { alts: A20, optional: false, typed: true }];
+const SLOTS_333: &[Slot] = &[Slot { alts: A45, optional: false, typed: false }, Slot { alts: A265, optional: false, typed: false }, Slot { alts: A8, optional: false, typed: true }];
+const SLOTS_334: &[Slot] = &[Slot { alts: A45, optional: false, typed: false }, Slot { alts: A264, optional: false, typed: false }, Slot { alts: A185, optional: true, typed: false }, Slot { alts: A183, optional: true, typed: false }, Slot { alts: A2, optional: false, typed: true }];
+const SLOTS_335: &[Slot] = &[Slot { alts: A76, optional: false, typed: false }, Slot { alts: A3, optional: false, typed: true }];
+const SLOTS_336: &[Slot] = &[Slot { alts: A268, optional: false, typed: true }];
+const SLOTS_337: &[Slot] = &[Slot { alts: A269, optional: false, typed: false }, Slot { alts: A1, optional: true, typed: false }, Slot { alts: A270, optional: false, typed: true }, Slot { alts: A268, optional: false, typed: true }];
+const SLOTS_338: &[Slot] = &[Slot { alts: A269, optional: false, typed: false }, Slot { alts: A265, optional: false, typed: false }, Slot { alts: A1, optional: true, typed: false }, Slot { alts: A270, optional: false, typed: true }, Slot { alts: A268, optional: false, typed: true }];
+const SLOTS_339: &[Slot] = &[Slot { alts: A271, optional: false, typed: false }, Slot { alts: A1, optional: true, typed: false }, Slot { alts: A4, optional: false, typed: true }, Slot { alts: A272, optional: false, typed: true }];
+const SLOTS_340: &[Slot] = &[Slot { alts: A271, optional: false, typed: false }, Slot { alts: A265, optional: false, typed: false }, Slot { alts: A1, optional: true, typed: false }, Slot { alts: A4, optional: false, typed: true }, Slot { alts: A272, optional: false, typed: true }];
+const SLOTS_341: &[Slot] = &[Slot { alts: A271, optional: false, typed: false }, Slot { alts: A6, optional: false, typed: true }, Slot { alts: A272, optional: false, typed: true }];
+const SLOTS_342: &[Slot] = &[Slot { alts: A271, optional: false, typed: false }, Slot { alts: A265, optional: false, typed: false }, Slot { alts: A6, optional: false, typed: true }, Slot { alts: A272, optional: false, typed: true }];
+const SLOTS_343: &[Slot] = &[Slot { alts: A271, optional: false, typed: false }, Slot { alts: A1, optional: true, typed: false }, Slot { alts: A273, optional: false, typed: true }, Slot { alts: A4, optional: false, typed: true }];
+const SLOTS_344: &[Slot] = &[Slot { alts: A271, optional: false, typed: false }, Slot { alts: A265, optional: false, typed: false }, Slot { alts: A1, optional: true, typed: false }, Slot { alts: A273, optional: false, typed: true }, Slot { alts: A4, optional: false, typed: true }];
+const SLOTS_345: &[Slot] = &[Slot { alts: A271, optional: false, typed: false }, Slot { alts: A273, optional: false, typed: true }, Slot { alts: A6, optional: false, typed: true }];
+const SLOTS_346: &[Slot] = &[Slot { alts: A271, optional: false, typed: false }, Slot { alts: A265, optional: false, typed: false }, Slot { alts: A273, optional: false, typed: true }, Slot { alts: A6, optional: false, typed: true }];
+const SLOTS_347: &[Slot] = &[Slot { alts: A271, optional: false, typed: false }, Slot { alts: A1, optional: true, typed: false }, Slot { alts: A274, optional: false, typed: true }, Slot { alts: A5, optional: false, typed: true }];
+const SLOTS_348: &[Slot] = &[Slot { alts: A271, optional: false, typed: false }, Slot { alts: A265, optional: false, typed: false }, Slot { alts: A1, optional: true, typed: false }, Slot { alts: A274, optional: false, typed: true }, Slot { alts: A5, optional: false, typed: true }];
+const SLOTS_349: &[Slot] = &[Slot { alts: A271, optional: false, typed: false }, Slot { alts: A275, optional: false, typed: true }, Slot { alts: A7, optional: false, typed: true }];
+const SLOTS_350: &[Slot] = &[Slot { alts: A271, optional: false, typed: false }, Slot { alts: A265, optional: false, typed: false }, Slot { alts: A275, optional: false, typed: true }, Slot { alts: A7, optional: false, typed: true }];
+const SLOTS_351: &[Slot] = &[Slot { alts: A276, optional: false, typed: false }, Slot { alts: A1, optional: true, typed: false }, Slot { alts: A270, optional: false, typed: true }, Slot { alts: A268, optional: false, typed: true }];
+const SLOTS_352: &[Slot] = &[Slot { alts: A276, optional: false, typed: false }, Slot { alts: A277, optional: false, typed: false }, Slot { alts: A1, optional: true, typed: false }, Slot { alts: A270, optional: false, typed: true }, Slot { alts: A268, optional: false, typed: true }];
+const SLOTS_353: &[Slot] = &[Slot { alts: A263, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A49, optional: false, typed: true }];
+const SLOTS_354: &[Slot] = &[Slot { alts: A269, optional: false, typed: false }, Slot { alts: A1, optional: true, typed: false }, Slot { alts: A268, optional: false, typed: true }];
+const SLOTS_355: &[Slot] = &[Slot { alts: A269, optional: false, typed: false }, Slot { alts: A265, optional: false, typed: false }, Slot { alts: A1, optional: true, typed: false }, Slot { alts: A268, optional: false, typed: true }];
+const SLOTS_356: &[Slot] = &[Slot { alts: A271, optional: false, typed: false }, Slot { alts: A1, optional: true, typed: false }, Slot { alts: A4, optional: false, typed: true }];
+const SLOTS_357: &[Slot] = &[Slot { alts: A271, optional: false, typed: false }, Slot { alts: A265, optional: false, typed: false }, Slot { alts: A1, optional: true, typed: false }, Slot { alts: A4, optional: false, typed: true }];
+const SLOTS_358: &[Slot] = &[Slot { alts: A271, optional: false, typed: false }, Slot { alts: A1, optional: true, typed: false }, Slot { alts: A5, optional: false, typed: true }];
+const SLOTS_359: &[Slot] = &[Slot { alts: A271, optional: false, typed: false }, Slot { alts: A265, optional: false, typed: false }, Slot { alts: A1, optional: true, typed: false }, Slot { alts: A5, optional: false, typed: true }];
+const SLOTS_360: &[Slot] = &[Slot { alts: A271, optional: false, typed: false }, Slot { alts: A6, optional: false, typed: true }];
+const SLOTS_361: &[Slot] = &[Slot { alts: A271, optional: false, typed: false }, Slot { alts: A265, optional: false, typed: false }, Slot { alts: A6, optional: false, typed: true }];
+const SLOTS_362: &[Slot] = &[Slot { alts: A271, optional: false, typed: false }, Slot { alts: A7, optional: false, typed: true }];
+const SLOTS_363: &[Slot] = &[Slot { alts: A271, optional: false, typed: false }, Slot { alts: A265, optional: false, typed: false }, Slot { alts: A7, optional: false, typed: true }];
+const SLOTS_364: &[Slot] = &[Slot { alts: A276, optional: false, typed: false }, Slot { alts: A1, optional: true, typed: false }, Slot { alts: A268, optional: false, typed: true }];
+const SLOTS_365: &[Slot] = &[Slot { alts: A276, optional: false, typed: false }, Slot { alts: A277, optional: false, typed: false }, Slot { alts: A1, optional: true, typed: false }, Slot { alts: A268, optional: false, typed: true }];
+const SLOTS_366: &[Slot] = &[Slot { alts: A278, optional: false, typed: false }, Slot { alts: A61, optional: false, typed: false }, Slot { alts: A8, optional: false, typed: true }];
+const SLOTS_367: &[Slot] = &[Slot { alts: A279, optional: false, typed: false }, Slot { alts: A61, optional: false, typed: false }, Slot { alts: A8, optional: false, typed: true }];
+const SLOTS_368: &[Slot] = &[Slot { alts: A280, optional: false, typed: false }, Slot { alts: A8, optional: false, typed: true }];
+const SLOTS_369: &[Slot] = &[Slot { alts: A45, optional: false, typed: false }, Slot { alts: A280, optional: false, typed: false }, Slot { alts: A8, optional: false, typed: true }];
+const SLOTS_370: &[Slot] = &[Slot { alts: A281, optional: false, typed: true }];
+const SLOTS_371: &[Slot] = &[Slot { alts: A268, optional: false, typed: true }, Slot { alts: A19, optional: false, typed: true }];
+const SLOTS_372: &[Slot] = &[Slot { alts: A1, optional: true, typed: false }, Slot { alts: A268, optional: false, typed: true }, Slot { alts: A2, optional: false, typed: true }];
+const SLOTS_373: &[Slot] = &[Slot { alts: A153, optional: true, typed: false }, Slot { alts: A282, optional: true, typed: false }, Slot { alts: A283, optional: true, typed: false }, Slot { alts: A30, optional: true, typed: false }, Slot { alts: A40, optional: true, typed: false }, Slot { alts: A156, optional: false, typed: true }];
+const SLOTS_374: &[Slot] = &[Slot { alts: A153, optional: true, typed: false }, Slot { alts: A282, optional: true, typed: false }, Slot { alts: A157, optional: true, typed: false }, Slot { alts: A158, optional: true, typed: false }, Slot { alts: A30, optional: true, typed: false }, Slot { alts: A40, optional: true, typed: false }, Slot { alts: A156, optional: false, typed: true }];
+const SLOTS_375: &[Slot] = &[Slot { alts: A159, optional: false, typed: false }, Slot { alts: A282, optional: true, typed: false }, Slot { alts: A40, optional: true, typed: false }, Slot { alts: A156, optional: false, typed: true }];
+const SLOTS_376: &[Slot] = &[Slot { alts: A160, optional: false, typed: false }, Slot { alts: A27, optional: false, typed: false }, Slot { alts: A282, optional: true, typed: false }, Slot { alts: A157, optional: true, typed: false }, Slot { alts: A158, optional: true, typed: false }, Slot { alts: A30, optional: true, typed: false }, Slot { alts: A40, optional: true, typed: false }, Slot { alts: A156, optional: false, typed: true }];
+const SLOTS_377: &[Slot] = &[Slot { alts: A142, optional: false, typed: false }, Slot { alts: A27, optional: false, typed: false }, Slot { alts: A282, optional: true, typed: false }, Slot { alts: A157, optional: true, typed: false }, Slot { alts: A158, optional: true, typed: false }, Slot { alts: A30, optional: true, typed: false }, Slot { alts: A40, optional: true, typed: false }, Slot { alts: A156, optional: false, typed: true }];
+const SLOTS_378: &[Slot] = &[Slot { alts: A65, optional: false, typed: false }, Slot { alts: A153, optional: true, typed: false }, Slot { alts: A86, optional: true, typed: false }, Slot { alts: A67, optional: false, typed: false }, Slot { alts: A38, optional: true, typed: false }, Slot { alts: A284, optional: false, typed: true }];
+const SLOTS_379: &[Slot] = &[Slot { alts: A65, optional: false, typed: false }, Slot { alts: A54, optional: true, typed: false }, Slot { alts: A86, optional: true, typed: false }, Slot { alts: A67, optional: false, typed: false }, Slot { alts: A38, optional: true, typed: false }, Slot { alts: A284, optional: false, typed: true }];
+const SLOTS_380: &[Slot] = &[Slot { alts: A65, optional: false, typed: false }, Slot { alts: A161, optional: true, typed: false }, Slot { alts: A142, optional: false, typed: false }, Slot { alts: A285, optional: false, typed: false }, Slot { alts: A24, optional: true, typed: false }, Slot { alts: A166, optional: false, typed: true }];
+const SLOTS_381: &[Slot] = &[Slot { alts: A84, optional: false, typed: false }, Slot { alts: A153, optional: true, typed: false }, Slot { alts: A66, optional: true, typed: false }];
+const SLOTS_382: &[Slot] = &[Slot { alts: A286, optional: false, typed: false }, Slot { alts: A166, optional: false, typed: true }];
+const SLOTS_383: &[Slot] = &[Slot { alts: A286, optional: false, typed: false }, Slot { alts: A38, optional: false, typed: false }, Slot { alts: A166, optional: false, typed: true }];
+const SLOTS_384: &[Slot] = &[Slot { alts: A159, optional: false, typed: false }, Slot { alts: A286, optional: false, typed: false }, Slot { alts: A166, optional: false, typed: true }];
+const SLOTS_385: &[Slot] = &[Slot { alts: A159, optional: false, typed: false }, Slot { alts: A286, optional: false, typed: false }, Slot { alts: A38, optional: false, typed: false }, Slot { alts: A166, optional: false, typed: true }];
+const SLOTS_386: &[Slot] = &[Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A287, optional: false, typed: false }, Slot { alts: A168, optional: false, typed: false }, Slot { alts: A169, optional: true, typed: false }, Slot { alts: A78, optional: true, typed: false }, Slot { alts: A170, optional: false, typed: true }];
+const SLOTS_387: &[Slot] = &[Slot { alts: A288, optional: false, typed: true }];
+const SLOTS_388: &[Slot] = &[Slot { alts: A10, optional: true, typed: false }, Slot { alts: A289, optional: false, typed: true }];
+const SLOTS_389: &[Slot] = &[Slot { alts: A290, optional: false, typed: false }, Slot { alts: A291, optional: false, typed: false }, Slot { alts: A292, optional: true, typed: false }, Slot { alts: A38, optional: true, typed: false }, Slot { alts: A293, optional: false, typed: true }, Slot { alts: A294, optional: false, typed: false }];
+const SLOTS_390: &[Slot] = &[Slot { alts: A295, optional: false, typed: false }, Slot { alts: A8, optional: false, typed: true }];
+const SLOTS_391: &[Slot] = &[Slot { alts: A290, optional: false, typed: false }, Slot { alts: A296, optional: false, typed: false }, Slot { alts: A297, optional: false, typed: false }, Slot { alts: A298, optional: false, typed: true }, Slot { alts: A294, optional: false, typed: false }];
+const SLOTS_392: &[Slot] = &[Slot { alts: A299, optional: false, typed: false }, Slot { alts: A296, optional: false, typed: false }, Slot { alts: A297, optional: false, typed: false }, Slot { alts: A59, optional: false, typed: true }, Slot { alts: A294, optional: false, typed: false }];
+const SLOTS_393: &[Slot] = &[Slot { alts: A290, optional: false, typed: false }, Slot { alts: A297, optional: false, typed: false }, Slot { alts: A283, optional: true, typed: false }, Slot { alts: A38, optional: true, typed: false }, Slot { alts: A293, optional: false, typed: true }, Slot { alts: A294, optional: false, typed: false }];
+const SLOTS_394: &[Slot] = &[Slot { alts: A299, optional: false, typed: false }, Slot { alts: A297, optional: false, typed: false }, Slot { alts: A38, optional: true, typed: false }, Slot { alts: A8, optional: false, typed: true }, Slot { alts: A294, optional: false, typed: false }];
+const SLOTS_395: &[Slot] = &[Slot { alts: A290, optional: false, typed: false }, Slot { alts: A300, optional: false, typed: false }, Slot { alts: A283, optional: true, typed: false }, Slot { alts: A38, optional: true, typed: false }, Slot { alts: A293, optional: false, typed: true }, Slot { alts: A294, optional: false, typed: false }];
+const SLOTS_396: &[Slot] = &[Slot { alts: A61, optional: false, typed: false }, Slot { alts: A20, optional: false, typed: true }];
+const SLOTS_397: &[Slot] = &[Slot { alts: A76, optional: false, typed: false }, Slot { alts: A2, optional: false, typed: true }];
+const SLOTS_398: &[Slot] = &[Slot { alts: A76, optional: false, typed: false }, Slot { alts: A301, optional: false, typed: true }];
+const SLOTS_399: &[Slot] = &[Slot { alts: A302, optional: false, typed: false }, Slot { alts: A99, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A66, optional: true, typed: false }, Slot { alts: A8, optional: false, typed: true }];
+const SLOTS_400: &[Slot] = &[Slot { alts: A303, optional: false, typed: false }, Slot { alts: A99, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A8, optional: false, typed: true }];
+const SLOTS_401: &[Slot] = &[Slot { alts: A304, optional: false, typed: false }, Slot { alts: A99, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }];
+const SLOTS_402: &[Slot] = &[Slot { alts: A305, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A306, optional: false, typed: false }, Slot { alts: A307, optional: false, typed: false }, Slot { alts: A308, optional: true, typed: false }, Slot { alts: A8, optional: false, typed: true }];
+const SLOTS_403: &[Slot] = &[Slot { alts: A305, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A309, optional: false, typed: false }, Slot { alts: A307, optional: false, typed: false }, Slot { alts: A308, optional: true, typed: false }, Slot { alts: A8, optional: false, typed: true }];
+const SLOTS_404: &[Slot] = &[Slot { alts: A247, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A306, optional: false, typed: false }, Slot { alts: A307, optional: false, typed: false }, Slot { alts: A310, optional: true, typed: false }, Slot { alts: A8, optional: false, typed: true }];
+const SLOTS_405: &[Slot] = &[Slot { alts: A247, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A309, optional: false, typed: false }, Slot { alts: A307, optional: false, typed: false }, Slot { alts: A310, optional: true, typed: false }, Slot { alts: A8, optional: false, typed: true }];
+const SLOTS_406: &[Slot] = &[Slot { alts: A311, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }];
+const SLOTS_407: &[Slot] = &[Slot { alts: A312, optional: false, typed: false }, Slot { alts: A99, optional: false, typed: false }, Slot { alts: A313, optional: false, typed: false }, Slot { alts: A86, optional: true, typed: false }, Slot { alts: A87, optional: true, typed: false }, Slot { alts: A106, optional: false, typed: true }];
+const SLOTS_408: &[Slot] = &[Slot { alts: A314, optional: false, typed: false }];
+const SLOTS_409: &[Slot] = &[Slot { alts: A253, optional: false, typed: false }, Slot { alts: A99, optional: false, typed: false }, Slot { alts: A315, optional: false, typed: false }, Slot { alts: A316, optional: true, typed: false }];
+const SLOTS_410: &[Slot] = &[Slot { alts: A253, optional: false, typed: false }, Slot { alts: A99, optional: false, typed: false }, Slot { alts: A315, optional: false, typed: false }, Slot { alts: A316, optional: true, typed: false }, Slot { alts: A172, optional: false, typed: true }, Slot { alts: A173, optional: false, typed: true }];
+const SLOTS_411: &[Slot] = &[Slot { alts: A317, optional: false, typed: false }, Slot { alts: A99, optional: false, typed: false }, Slot { alts: A318, optional: false, typed: false }];
 const SLOTS_412: &[Slot] = &[Slot { alts: A319, optional: false, typed: false }, Slot { alts: A99, optional: false, typed: false }, Slot { alts: A320, optional: false, typed: false }];
-const SLOTS_413: &[Slot] = &[Slot { alts: A321, optional: false, typed: false }, Slot { alts: A99, optional: false, typed: false }, Slot { alts: A322, optional: false, typed: false }];
-const SLOTS_414: &[Slot] = &[Slot { alts: A321, optional: false, typed: false }, Slot { alts: A99, optional: false, typed: false }, Slot { alts: A322, optional: false, typed: false }, Slot { alts: A323, optional: false, typed: false }, Slot { alts: A324, optional: true, typed: false }];
-const SLOTS_415: &[Slot] = &[Slot { alts: A321, optional: false, typed: false }, Slot { alts: A99, optional: false, typed: false }, Slot { alts: A322, optional: false, typed: false }, Slot { alts: A324, optional: true, typed: false }];
-const SLOTS_416: &[Slot] = &[Slot { alts: A321, optional: false, typed: false }, Slot { alts: A99, optional: false, typed: false }, Slot { alts: A322, optional: false, typed: false }, Slot { alts: A217, optional: false, typed: false }, Slot { alts: A325, optional: true, typed: false }, Slot { alts: A324, optional: true, typed: false }];
-const SLOTS_417: &[Slot] = &[Slot { alts: A321, optional: false, typed: false }, Slot { alts: A326, optional: false, typed: false }, Slot { alts: A327, optional: false, typed: false }, Slot { alts: A322, optional: false, typed: false }, Slot { alts: A328, optional: true, typed: false }];
-const SLOTS_418: &[Slot] = &[Slot { alts: A321, optional: false, typed: false }, Slot { alts: A329, optional: false, typed: false }, Slot { alts: A99, optional: false, typed: false }, Slot { alts: A322, optional: false, typed: false }];
-const SLOTS_419: &[Slot] = &[Slot { alts: A321, optional: false, typed: false }, Slot { alts: A329, optional: false, typed: false }, Slot { alts: A99, optional: false, typed: false }, Slot { alts: A322, optional: false, typed: false }, Slot { alts: A324, optional: true, typed: false }];
-const SLOTS_420: &[Slot] = &[Slot { alts: A321, optional: false, typed: false }, Slot { alts: A329, optional: false, typed: false }, Slot { alts: A99, optional: false, typed: false }, Slot { alts: A322, optional: false, typed: false }, Slot { alts: A217, optional: false, typed: false }, Slot { alts: A325, optional: true, typed: false }, Slot { alts: A324, optional: true, typed: false }];
-const SLOTS_421: &[Slot] = &[Slot { alts: A321, optional: false, typed: false }, Slot { alts: A326, optional: false, typed: false }, Slot { alts: A329, optional: false, typed: false }, Slot { alts: A327, optional: false, typed: false }, Slot { alts: A322, optional: false, typed: false }, Slot { alts: A328, optional: true, typed: false }];
-const SLOTS_422: &[Slot] = &[Slot { alts: A330, optional: false, typed: false }, Slot { alts: A331, optional: false, typed: false }, Slot { alts: A332, optional: false, typed: false }, Slot { alts: A333, optional: true, typed: false }, Slot { alts: A334, optional: false, typed: true }, Slot { alts: A59, optional: false, typed: true }];
-const SLOTS_423: &[Slot] = &[Slot { alts: A330, optional: false, typed: false }, Slot { alts: A331, optional: false, typed: false }, Slot { alts: A335, optional: false, typed: false }, Slot { alts: A333, optional: true, typed: false }, Slot { alts: A334, optional: false, typed: true }, Slot { alts: A59, optional: false, typed: true }];
-const SLOTS_424: &[Slot] = &[Slot { alts: A330, optional: false, typed: false }, Slot { alts: A331, optional: false, typed: false }, Slot { alts: A336, optional: false, typed: false }, Slot { alts: A333, optional: true, typed: false }, Slot { alts: A334, optional: false, typed: true }, Slot { alts: A59, optional: false, typed: true }];
-const SLOTS_425: &[Slot] = &[Slot { alts: A337, optional: false, typed: false }, Slot { alts: A24, optional: false, typed: false }, Slot { alts: A66, optional: false, typed: false }, Slot { alts: A150, optional: false, typed: false }, Slot { alts: A144, optional: false, typed: false }, Slot { alts: A44, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }];
-const SLOTS_426: &[Slot] = &[Slot { alts: A337, optional: false, typed: false }, Slot { alts: A24, optional: false, typed: false }, Slot { alts: A66, optional: false, typed: false }, Slot { alts: A150, optional: false, typed: false }, Slot { alts: A144, optional: false, typed: false }, Slot { alts: A54, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }];
-const SLOTS_427: &[Slot] = &[Slot { alts: A337, optional: false, typed: false }, Slot { alts: A24, optional: false, typed: false }, Slot { alts: A66, optional: false, typed: false }, Slot { alts: A150, optional: false, typed: false }, Slot { alts: A144, optional: false, typed: false }, Slot { alts: A338, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }];
-const SLOTS_428: &[Slot] = &[Slot { alts: A337, optional: false, typed: false }, Slot { alts: A24, optional: false, typed: false }, Slot { alts: A66, optional: false, typed: false }, Slot { alts: A150, optional: false, typed: false }, Slot { alts: A144, optional: false, typed: false }, Slot { alts: A164, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }];
-const SLOTS_429: &[Slot] = &[Slot { alts: A337, optional: false, typed: false }, Slot { alts: A24, optional: false, typed: false }, Slot { alts: A66, optional: false, typed: false }, Slot { alts: A150, optional: false, typed: false }, Slot { alts: A144, optional: false, typed: false }, Slot { alts: A27, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }];
-const SLOTS_430: &[Slot] = &[Slot { alts: A339, optional: false, typed: false }, Slot { alts: A75, optional: false, typed: true }];
-const SLOTS_431: &[Slot] = &[Slot { alts: A340, optional: false, typed: false }, Slot { alts: A72, optional: false, typed: false }, Slot { alts: A341, optional: false, typed: true }, Slot { alts: A342, optional: false, typed: true }];
-const SLOTS_432: &[Slot] = &[Slot { alts: A340, optional: false, typed: false }, Slot { alts: A343, optional: false, typed: false }, Slot { alts: A5, optional: false, typed: true }, Slot { alts: A342, optional: false, typed: true }];
-const SLOTS_433: &[Slot] = &[Slot { alts: A344, optional: false, typed: false }, Slot { alts: A340, optional: false, typed: false }, Slot { alts: A72, optional: false, typed: false }, Slot { alts: A341, optional: false, typed: true }, Slot { alts: A342, optional: false, typed: true }];
-const SLOTS_434: &[Slot] = &[Slot { alts: A345, optional: false, typed: false }, Slot { alts: A340, optional: false, typed: false }, Slot { alts: A72, optional: false, typed: false }, Slot { alts: A341, optional: false, typed: true }, Slot { alts: A342, optional: false, typed: true }];
-const SLOTS_435: &[Slot] = &[Slot { alts: A346, optional: false, typed: false }, Slot { alts: A340, optional: false, typed: false }, Slot { alts: A72, optional: false, typed: false }, Slot { alts: A341, optional: false, typed: true }, Slot { alts: A342, optional: false, typed: true }];
-const SLOTS_436: &[Slot] = &[Slot { alts: A344, optional: false, typed: false }, Slot { alts: A340, optional: false, typed: false }, Slot { alts: A343, optional: false, typed: false }, Slot { alts: A5, optional: false, typed: true }, Slot { alts: A342, optional: false, typed: true }];
-const SLOTS_437: &[Slot] = &[Slot { alts: A345, optional: false, typed: false }, Slot { alts: A340, optional: false, typed: false }, Slot { alts: A343, optional: false, typed: false }, Slot { alts: A5, optional: false, typed: true }, Slot { alts: A342, optional: false, typed: true }];
-const SLOTS_438: &[Slot] = &[Slot { alts: A346, optional: false, typed: false }, Slot { alts: A340, optional: false, typed: false }, Slot { alts: A343, optional: false, typed: false }, Slot { alts: A5, optional: false, typed: true }, Slot { alts: A342, optional: false, typed: true }];
-const SLOTS_439: &[Slot] = &[Slot { alts: A299, optional: false, typed: false }, Slot { alts: A72, optional: false, typed: false }, Slot { alts: A272, optional: false, typed: true }, Slot { alts: A342, optional: false, typed: true }];
-const SLOTS_440: &[Slot] = &[Slot { alts: A347, optional: false, typed: false }, Slot { alts: A348, optional: false, typed: false }, Slot { alts: A72, optional: false, typed: false }, Slot { alts: A272, optional: false, typed: true }, Slot { alts: A2, optional: false, typed: true }];
-const SLOTS_441: &[Slot] = &[Slot { alts: A347, optional: false, typed: false }, Slot { alts: A349, optional: false, typed: false }, Slot { alts: A72, optional: false, typed: false }, Slot { alts: A272, optional: false, typed: true }, Slot { alts: A2, optional: false, typed: true }];
-const SLOTS_442: &[Slot] = &[Slot { alts: A350, optional: false, typed: false }, Slot { alts: A8, optional: false, typed: true }];
-const SLOTS_443: &[Slot] = &[Slot { alts: A345, optional: false, typed: false }, Slot { alts: A351, optional: false, typed: false }, Slot { alts: A8, optional: false, typed: true }];
-const SLOTS_444: &[Slot] = &[Slot { alts: A352, optional: false, typed: false }, Slot { alts: A8, optional: false, typed: true }];
-const SLOTS_445: &[Slot] = &[Slot { alts: A20, optional: false, typed: true }, Slot { alts: A20, optional: false, typed: true }, Slot { alts: A20, optional: false, typed: true }, Slot { alts: A10, optional: true, typed: false }];
-const SLOTS_446: &[Slot] = &[Slot { alts: A20, optional: false, typed: true }, Slot { alts: A20, optional: false, typed: true }, Slot { alts: A20, optional: false, typed: true }, Slot { alts: A10, optional: true, typed: false }, Slot { alts: A39, optional: false, typed: false }];
-const SLOTS_447: &[Slot] = &[Slot { alts: A20, optional: false, typed: true }, Slot { alts: A20, optional: false, typed: true }, Slot { alts: A20, optional: false, typed: true }, Slot { alts: A36, optional: false, typed: false }];
-const SLOTS_448: &[Slot] = &[Slot { alts: A20, optional: false, typed: true }, Slot { alts: A20, optional: false, typed: true }, Slot { alts: A20, optional: false, typed: true }, Slot { alts: A10, optional: true, typed: false }, Slot { alts: A353, optional: true, typed: false }];
-const SLOTS_449: &[Slot] = &[Slot { alts: A20, optional: false, typed: true }, Slot { alts: A20, optional: false, typed: true }, Slot { alts: A20, optional: false, typed: true }, Slot { alts: A354, optional: false, typed: false }, Slot { alts: A10, optional: true, typed: false }, Slot { alts: A353, optional: true, typed: false }];
-const SLOTS_450: &[Slot] = &[Slot { alts: A355, optional: false, typed: false }, Slot { alts: A51, optional: false, typed: true }];
-const SLOTS_451: &[Slot] = &[Slot { alts: A356, optional: false, typed: false }, Slot { alts: A8, optional: false, typed: true }];
-const SLOTS_452: &[Slot] = &[Slot { alts: A45, optional: false, typed: false }, Slot { alts: A355, optional: false, typed: false }, Slot { alts: A51, optional: false, typed: true }];
-const SLOTS_453: &[Slot] = &[Slot { alts: A45, optional: false, typed: false }, Slot { alts: A356, optional: false, typed: false }, Slot { alts: A8, optional: false, typed: true }];
-const SLOTS_454: &[Slot] = &[Slot { alts: A20, optional: false, typed: true }, Slot { alts: A20, optional: false, typed: true }, Slot { alts: A357, optional: false, typed: false }];
-const SLOTS_455: &[Slot] = &[Slot { alts: A20, optional: false, typed: true }, Slot { alts: A20, optional: false, typed: true }, Slot { alts: A357, optional: false, typed: false }, Slot { alts: A39, optional: false, typed: false }];
-const SLOTS_456: &[Slot] = &[Slot { alts: A20, optional: false, typed: true }, Slot { alts: A20, optional: false, typed: true }, Slot { alts: A357, optional: false, typed: false }, Slot { alts: A36, optional: false, typed: false }];
-const SLOTS_457: &[Slot] = &[Slot { alts: A20, optional: false, typed: true }, Slot { alts: A20, optional: false, typed: true }, Slot { alts: A49, optional: false, typed: true }, Slot { alts: A10, optional: true, typed: false }, Slot { alts: A61, optional: false, typed: false }];
-const SLOTS_458: &[Slot] = &[Slot { alts: A20, optional: false, typed: true }, Slot { alts: A20, optional: false, typed: true }, Slot { alts: A49, optional: false, typed: true }, Slot { alts: A10, optional: true, typed: false }, Slot { alts: A61, optional: false, typed: false }, Slot { alts: A39, optional: false, typed: false }];
-const SLOTS_459: &[Slot] = &[Slot { alts: A358, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }];
-const SLOTS_460: &[Slot] = &[Slot { alts: A81, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }];
-const SLOTS_461: &[Slot] = &[Slot { alts: A82, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }];
-const SLOTS_462: &[Slot] = &[Slot { alts: A359, optional: false, typed: false }, Slot { alts: A329, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A360, optional: false, typed: false }, Slot { alts: A207, optional: false, typed: true }, Slot { alts: A4, optional: false, typed: true }, Slot { alts: A4, optional: false, typed: true }];
-const SLOTS_463: &[Slot] = &[Slot { alts: A359, optional: false, typed: false }, Slot { alts: A329, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A360, optional: false, typed: false }, Slot { alts: A2, optional: false, typed: true }, Slot { alts: A6, optional: false, typed: true }, Slot { alts: A6, optional: false, typed: true }];
-const SLOTS_464: &[Slot] = &[Slot { alts: A359, optional: false, typed: false }, Slot { alts: A329, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A361, optional: false, typed: false }, Slot { alts: A2, optional: false, typed: true }, Slot { alts: A120, optional: false, typed: true }, Slot { alts: A120, optional: false, typed: true }];
-const SLOTS_465: &[Slot] = &[Slot { alts: A359, optional: false, typed: false }, Slot { alts: A329, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A362, optional: false, typed: false }, Slot { alts: A207, optional: false, typed: true }, Slot { alts: A211, optional: false, typed: true }, Slot { alts: A211, optional: false, typed: true }];
-const SLOTS_466: &[Slot] = &[Slot { alts: A359, optional: false, typed: false }, Slot { alts: A329, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A363, optional: false, typed: false }, Slot { alts: A117, optional: true, typed: false }, Slot { alts: A19, optional: false, typed: true }, Slot { alts: A364, optional: false, typed: true }, Slot { alts: A364, optional: false, typed: true }];
-const SLOTS_467: &[Slot] = &[Slot { alts: A359, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A361, optional: false, typed: false }, Slot { alts: A207, optional: false, typed: true }, Slot { alts: A4, optional: false, typed: true }, Slot { alts: A4, optional: false, typed: true }];
-const SLOTS_468: &[Slot] = &[Slot { alts: A359, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A361, optional: false, typed: false }, Slot { alts: A2, optional: false, typed: true }, Slot { alts: A6, optional: false, typed: true }, Slot { alts: A6, optional: false, typed: true }];
-const SLOTS_469: &[Slot] = &[Slot { alts: A359, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A365, optional: false, typed: false }, Slot { alts: A2, optional: false, typed: true }, Slot { alts: A120, optional: false, typed: true }, Slot { alts: A120, optional: false, typed: true }];
-const SLOTS_470: &[Slot] = &[Slot { alts: A359, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A360, optional: false, typed: false }, Slot { alts: A207, optional: false, typed: true }, Slot { alts: A211, optional: false, typed: true }, Slot { alts: A211, optional: false, typed: true }];
-const SLOTS_471: &[Slot] = &[Slot { alts: A359, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A366, optional: false, typed: false }, Slot { alts: A117, optional: true, typed: false }, Slot { alts: A19, optional: false, typed: true }, Slot { alts: A364, optional: false, typed: true }, Slot { alts: A364, optional: false, typed: true }];
-const SLOTS_472: &[Slot] = &[Slot { alts: A359, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A367, optional: false, typed: false }, Slot { alts: A19, optional: false, typed: true }, Slot { alts: A239, optional: false, typed: true }, Slot { alts: A239, optional: false, typed: true }, Slot { alts: A368, optional: false, typed: false }, Slot { alts: A48, optional: false, typed: false }];
-const SLOTS_473: &[Slot] = &[Slot { alts: A369, optional: false, typed: false }, Slot { alts: A370, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A231, optional: false, typed: false }, Slot { alts: A371, optional: false, typed: false }, Slot { alts: A372, optional: true, typed: false }, Slot { alts: A373, optional: false, typed: true }];
-const SLOTS_474: &[Slot] = &[Slot { alts: A369, optional: false, typed: false }, Slot { alts: A292, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A231, optional: false, typed: false }, Slot { alts: A371, optional: false, typed: false }, Slot { alts: A372, optional: true, typed: false }, Slot { alts: A373, optional: false, typed: true }];
-const SLOTS_475: &[Slot] = &[Slot { alts: A369, optional: false, typed: false }, Slot { alts: A374, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A231, optional: false, typed: false }, Slot { alts: A371, optional: false, typed: false }, Slot { alts: A372, optional: true, typed: false }, Slot { alts: A375, optional: false, typed: true }];
-const SLOTS_476: &[Slot] = &[Slot { alts: A369, optional: false, typed: false }, Slot { alts: A370, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A231, optional: false, typed: false }, Slot { alts: A371, optional: false, typed: false }, Slot { alts: A372, optional: true, typed: false }, Slot { alts: A6, optional: false, typed: true }];
-const SLOTS_477: &[Slot] = &[Slot { alts: A369, optional: false, typed: false }, Slot { alts: A292, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A231, optional: false, typed: false }, Slot { alts: A371, optional: false, typed: false }, Slot { alts: A372, optional: true, typed: false }, Slot { alts: A6, optional: false, typed: true }];
-const SLOTS_478: &[Slot] = &[Slot { alts: A369, optional: false, typed: false }, Slot { alts: A374, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A231, optional: false, typed: false }, Slot { alts: A371, optional: false, typed: false }, Slot { alts: A372, optional: true, typed: false }, Slot { alts: A2, optional: false, typed: true }];
-const SLOTS_479: &[Slot] = &[Slot { alts: A369, optional: false, typed: false }, Slot { alts: A370, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A231, optional: false, typed: false }, Slot { alts: A376, optional: false, typed: false }, Slot { alts: A372, optional: true, typed: false }, Slot { alts: A120, optional: false, typed: true }];
-const SLOTS_480: &[Slot] = &[Slot { alts: A369, optional: false, typed: false }, Slot { alts: A292, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A231, optional: false, typed: false }, Slot { alts: A376, optional: false, typed: false }, Slot { alts: A372, optional: true, typed: false }, Slot { alts: A120, optional: false, typed: true }];
-const SLOTS_481: &[Slot] = &[Slot { alts: A369, optional: false, typed: false }, Slot { alts: A374, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A231, optional: false, typed: false }, Slot { alts: A376, optional: false, typed: false }, Slot { alts: A372, optional: true, typed: false }, Slot { alts: A2, optional: false, typed: true }];
-const SLOTS_482: &[Slot] = &[Slot { alts: A369, optional: false, typed: false }, Slot { alts: A370, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A231, optional: false, typed: false }, Slot { alts: A230, optional: false, typed: false }, Slot { alts: A372, optional: true, typed: false }, Slot { alts: A3, optional: false, typed: true }];
-const SLOTS_483: &[Slot] = &[Slot { alts: A369, optional: false, typed: false }, Slot { alts: A292, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A231, optional: false, typed: false }, Slot { alts: A230, optional: false, typed: false }, Slot { alts: A372, optional: true, typed: false }, Slot { alts: A3, optional: false, typed: true }];
-const SLOTS_484: &[Slot] = &[Slot { alts: A369, optional: false, typed: false }, Slot { alts: A374, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A231, optional: false, typed: false }, Slot { alts: A230, optional: false, typed: false }, Slot { alts: A372, optional: true, typed: false }, Slot { alts: A3, optional: false, typed: true }];
-const SLOTS_485: &[Slot] = &[Slot { alts: A369, optional: false, typed: false }, Slot { alts: A370, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A205, optional: false, typed: false }, Slot { alts: A377, optional: false, typed: false }, Slot { alts: A372, optional: true, typed: false }, Slot { alts: A378, optional: false, typed: true }];
-const SLOTS_486: &[Slot] = &[Slot { alts: A369, optional: false, typed: false }, Slot { alts: A292, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A206, optional: false, typed: false }, Slot { alts: A377, optional: false, typed: false }, Slot { alts: A372, optional: true, typed: false }, Slot { alts: A378, optional: false, typed: true }];
-const SLOTS_487: &[Slot] = &[Slot { alts: A369, optional: false, typed: false }, Slot { alts: A374, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A231, optional: false, typed: false }, Slot { alts: A377, optional: false, typed: false }, Slot { alts: A372, optional: true, typed: false }, Slot { alts: A19, optional: false, typed: true }];
-const SLOTS_488: &[Slot] = &[Slot { alts: A369, optional: false, typed: false }, Slot { alts: A370, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A205, optional: false, typed: false }, Slot { alts: A379, optional: false, typed: false }, Slot { alts: A372, optional: true, typed: false }, Slot { alts: A239, optional: false, typed: true }];
-const SLOTS_489: &[Slot] = &[Slot { alts: A369, optional: false, typed: false }, Slot { alts: A292, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A206, optional: false, typed: false }, Slot { alts: A379, optional: false, typed: false }, Slot { alts: A372, optional: true, typed: false }, Slot { alts: A239, optional: false, typed: true }];
-const SLOTS_490: &[Slot] = &[Slot { alts: A369, optional: false, typed: false }, Slot { alts: A374, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A231, optional: false, typed: false }, Slot { alts: A379, optional: false, typed: false }, Slot { alts: A372, optional: true, typed: false }, Slot { alts: A19, optional: false, typed: true }];
-const SLOTS_491: &[Slot] = &[Slot { alts: A321, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A231, optional: false, typed: false }, Slot { alts: A231, optional: false, typed: false }, Slot { alts: A371, optional: false, typed: false }, Slot { alts: A207, optional: false, typed: true }, Slot { alts: A207, optional: false, typed: true }];
-const SLOTS_492: &[Slot] = &[Slot { alts: A321, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A231, optional: false, typed: false }, Slot { alts: A231, optional: false, typed: false }, Slot { alts: A371, optional: false, typed: false }, Slot { alts: A19, optional: false, typed: true }, Slot { alts: A364, optional: false, typed: true }, Slot { alts: A364, optional: false, typed: true }, Slot { alts: A19, optional: false, typed: true }, Slot { alts: A117, optional: true, typed: false }];
-const SLOTS_493: &[Slot] = &[Slot { alts: A321, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A231, optional: false, typed: false }, Slot { alts: A231, optional: false, typed: false }, Slot { alts: A371, optional: false, typed: false }, Slot { alts: A2, optional: false, typed: true }, Slot { alts: A6, optional: false, typed: true }, Slot { alts: A6, optional: false, typed: true }, Slot { alts: A2, optional: false, typed: true }];
-const SLOTS_494: &[Slot] = &[Slot { alts: A321, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A231, optional: false, typed: false }, Slot { alts: A231, optional: false, typed: false }, Slot { alts: A376, optional: false, typed: false }, Slot { alts: A2, optional: false, typed: true }, Slot { alts: A120, optional: false, typed: true }, Slot { alts: A120, optional: false, typed: true }, Slot { alts: A2, optional: false, typed: true }];
-const SLOTS_495: &[Slot] = &[Slot { alts: A321, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A231, optional: false, typed: false }, Slot { alts: A231, optional: false, typed: false }, Slot { alts: A230, optional: false, typed: false }, Slot { alts: A14, optional: true, typed: false }, Slot { alts: A3, optional: false, typed: true }, Slot { alts: A3, optional: false, typed: true }, Slot { alts: A3, optional: false, typed: true }, Slot { alts: A3, optional: false, typed: true }];
-const SLOTS_496: &[Slot] = &[Slot { alts: A321, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A205, optional: false, typed: false }, Slot { alts: A206, optional: false, typed: false }, Slot { alts: A377, optional: false, typed: false }, Slot { alts: A19, optional: false, typed: true }, Slot { alts: A378, optional: false, typed: true }, Slot { alts: A378, optional: false, typed: true }, Slot { alts: A19, optional: false, typed: true }, Slot { alts: A117, optional: true, typed: false }];
-const SLOTS_497: &[Slot] = &[Slot { alts: A321, optional: false, typed: false }, Slot { alts: A240, optional: false, typed: false }, Slot { alts: A48, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A205, optional: false, typed: false }, Slot { alts: A206, optional: false, typed: false }, Slot { alts: A379, optional: false, typed: false }, Slot { alts: A19, optional: false, typed: true }, Slot { alts: A239, optional: false, typed: true }, Slot { alts: A239, optional: false, typed: true }, Slot { alts: A19, optional: false, typed: true }];
-const SLOTS_498: &[Slot] = &[Slot { alts: A380, optional: false, typed: false }, Slot { alts: A381, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A231, optional: false, typed: false }, Slot { alts: A371, optional: false, typed: false }, Slot { alts: A372, optional: true, typed: false }, Slot { alts: A375, optional: false, typed: true }];
-const SLOTS_499: &[Slot] = &[Slot { alts: A380, optional: false, typed: false }, Slot { alts: A381, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A231, optional: false, typed: false }, Slot { alts: A382, optional: false, typed: false }, Slot { alts: A372, optional: true, typed: false }, Slot { alts: A19, optional: false, typed: true }];
-const SLOTS_500: &[Slot] = &[Slot { alts: A380, optional: false, typed: false }, Slot { alts: A381, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A231, optional: false, typed: false }, Slot { alts: A376, optional: false, typed: false }, Slot { alts: A372, optional: true, typed: false }, Slot { alts: A2, optional: false, typed: true }];
-const SLOTS_501: &[Slot] = &[Slot { alts: A380, optional: false, typed: false }, Slot { alts: A381, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A231, optional: false, typed: false }, Slot { alts: A230, optional: false, typed: false }, Slot { alts: A372, optional: true, typed: false }, Slot { alts: A3, optional: false, typed: true }];
+const SLOTS_413: &[Slot] = &[Slot { alts: A319, optional: false, typed: false }, Slot { alts: A99, optional: false, typed: false }, Slot { alts: A320, optional: false, typed: false }, Slot { alts: A321, optional: false, typed: false }, Slot { alts: A322, optional: true, typed: false }];
+const SLOTS_414: &[Slot] = &[Slot { alts: A319, optional: false, typed: false }, Slot { alts: A99, optional: false, typed: false }, Slot { alts: A320, optional: false, typed: false }, Slot { alts: A322, optional: true, typed: false }];
+const SLOTS_415: &[Slot] = &[Slot { alts: A319, optional: false, typed: false }, Slot { alts: A99, optional: false, typed: false }, Slot { alts: A320, optional: false, typed: false }, Slot { alts: A215, optional: false, typed: false }, Slot { alts: A323, optional: true, typed: false }, Slot { alts: A322, optional: true, typed: false }];
+const SLOTS_416: &[Slot] = &[Slot { alts: A319, optional: false, typed: false }, Slot { alts: A324, optional: false, typed: false }, Slot { alts: A325, optional: false, typed: false }, Slot { alts: A320, optional: false, typed: false }, Slot { alts: A326, optional: true, typed: false }];
+const SLOTS_417: &[Slot] = &[Slot { alts: A319, optional: false, typed: false }, Slot { alts: A327, optional: false, typed: false }, Slot { alts: A99, optional: false, typed: false }, Slot { alts: A320, optional: false, typed: false }];
+const SLOTS_418: &[Slot] = &[Slot { alts: A319, optional: false, typed: false }, Slot { alts: A327, optional: false, typed: false }, Slot { alts: A99, optional: false, typed: false }, Slot { alts: A320, optional: false, typed: false }, Slot { alts: A322, optional: true, typed: false }];
+const SLOTS_419: &[Slot] = &[Slot { alts: A319, optional: false, typed: false }, Slot { alts: A327, optional: false, typed: false }, Slot { alts: A99, optional: false, typed: false }, Slot { alts: A320, optional: false, typed: false }, Slot { alts: A215, optional: false, typed: false }, Slot { alts: A323, optional: true, typed: false }, Slot { alts: A322, optional: true, typed: false }];
+const SLOTS_420: &[Slot] = &[Slot { alts: A319, optional: false, typed: false }, Slot { alts: A324, optional: false, typed: false }, Slot { alts: A327, optional: false, typed: false }, Slot { alts: A325, optional: false, typed: false }, Slot { alts: A320, optional: false, typed: false }, Slot { alts: A326, optional: true, typed: false }];
+const SLOTS_421: &[Slot] = &[Slot { alts: A328, optional: false, typed: false }, Slot { alts: A329, optional: false, typed: false }, Slot { alts: A330, optional: false, typed: false }, Slot { alts: A331, optional: true, typed: false }, Slot { alts: A332, optional: false, typed: true }, Slot { alts: A59, optional: false, typed: true }];
+const SLOTS_422: &[Slot] = &[Slot { alts: A328, optional: false, typed: false }, Slot { alts: A329, optional: false, typed: false }, Slot { alts: A333, optional: false, typed: false }, Slot { alts: A331, optional: true, typed: false }, Slot { alts: A332, optional: false, typed: true }, Slot { alts: A59, optional: false, typed: true }];
+const SLOTS_423: &[Slot] = &[Slot { alts: A328, optional: false, typed: false }, Slot { alts: A329, optional: false, typed: false }, Slot { alts: A334, optional: false, typed: false }, Slot { alts: A331, optional: true, typed: false }, Slot { alts: A332, optional: false, typed: true }, Slot { alts: A59, optional: false, typed: true }];
+const SLOTS_424: &[Slot] = &[Slot { alts: A335, optional: false, typed: false }, Slot { alts: A24, optional: false, typed: false }, Slot { alts: A66, optional: false, typed: false }, Slot { alts: A148, optional: false, typed: false }, Slot { alts: A142, optional: false, typed: false }, Slot { alts: A44, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }];
+const SLOTS_425: &[Slot] = &[Slot { alts: A335, optional: false, typed: false }, Slot { alts: A24, optional: false, typed: false }, Slot { alts: A66, optional: false, typed: false }, Slot { alts: A148, optional: false, typed: false }, Slot { alts: A142, optional: false, typed: false }, Slot { alts: A54, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }];
+const SLOTS_426: &[Slot] = &[Slot { alts: A335, optional: false, typed: false }, Slot { alts: A24, optional: false, typed: false }, Slot { alts: A66, optional: false, typed: false }, Slot { alts: A148, optional: false, typed: false }, Slot { alts: A142, optional: false, typed: false }, Slot { alts: A336, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }];
+const SLOTS_427: &[Slot] = &[Slot { alts: A335, optional: false, typed: false }, Slot { alts: A24, optional: false, typed: false }, Slot { alts: A66, optional: false, typed: false }, Slot { alts: A148, optional: false, typed: false }, Slot { alts: A142, optional: false, typed: false }, Slot { alts: A162, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }];
+const SLOTS_428: &[Slot] = &[Slot { alts: A335, optional: false, typed: false }, Slot { alts: A24, optional: false, typed: false }, Slot { alts: A66, optional: false, typed: false }, Slot { alts: A148, optional: false, typed: false }, Slot { alts: A142, optional: false, typed: false }, Slot { alts: A27, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }];
+const SLOTS_429: &[Slot] = &[Slot { alts: A337, optional: false, typed: false }, Slot { alts: A75, optional: false, typed: true }];
+const SLOTS_430: &[Slot] = &[Slot { alts: A338, optional: false, typed: false }, Slot { alts: A72, optional: false, typed: false }, Slot { alts: A339, optional: false, typed: true }, Slot { alts: A340, optional: false, typed: true }];
+const SLOTS_431: &[Slot] = &[Slot { alts: A338, optional: false, typed: false }, Slot { alts: A341, optional: false, typed: false }, Slot { alts: A5, optional: false, typed: true }, Slot { alts: A340, optional: false, typed: true }];
+const SLOTS_432: &[Slot] = &[Slot { alts: A342, optional: false, typed: false }, Slot { alts: A338, optional: false, typed: false }, Slot { alts: A72, optional: false, typed: false }, Slot { alts: A339, optional: false, typed: true }, Slot { alts: A340, optional: false, typed: true }];
+const SLOTS_433: &[Slot] = &[Slot { alts: A343, optional: false, typed: false }, Slot { alts: A338, optional: false, typed: false }, Slot { alts: A72, optional: false, typed: false }, Slot { alts: A339, optional: false, typed: true }, Slot { alts: A340, optional: false, typed: true }];
+const SLOTS_434: &[Slot] = &[Slot { alts: A344, optional: false, typed: false }, Slot { alts: A338, optional: false, typed: false }, Slot { alts: A72, optional: false, typed: false }, Slot { alts: A339, optional: false, typed: true }, Slot { alts: A340, optional: false, typed: true }];
+const SLOTS_435: &[Slot] = &[Slot { alts: A342, optional: false, typed: false }, Slot { alts: A338, optional: false, typed: false }, Slot { alts: A341, optional: false, typed: false }, Slot { alts: A5, optional: false, typed: true }, Slot { alts: A340, optional: false, typed: true }];
+const SLOTS_436: &[Slot] = &[Slot { alts: A343, optional: false, typed: false }, Slot { alts: A338, optional: false, typed: false }, Slot { alts: A341, optional: false, typed: false }, Slot { alts: A5, optional: false, typed: true }, Slot { alts: A340, optional: false, typed: true }];
+const SLOTS_437: &[Slot] = &[Slot { alts: A344, optional: false, typed: false }, Slot { alts: A338, optional: false, typed: false }, Slot { alts: A341, optional: false, typed: false }, Slot { alts: A5, optional: false, typed: true }, Slot { alts: A340, optional: false, typed: true }];
+const SLOTS_438: &[Slot] = &[Slot { alts: A297, optional: false, typed: false }, Slot { alts: A72, optional: false, typed: false }, Slot { alts: A270, optional: false, typed: true }, Slot { alts: A340, optional: false, typed: true }];
+const SLOTS_439: &[Slot] = &[Slot { alts: A345, optional: false, typed: false }, Slot { alts: A346, optional: false, typed: false }, Slot { alts: A72, optional: false, typed: false }, Slot { alts: A270, optional: false, typed: true }, Slot { alts: A2, optional: false, typed: true }];
+const SLOTS_440: &[Slot] = &[Slot { alts: A345, optional: false, typed: false }, Slot { alts: A347, optional: false, typed: false }, Slot { alts: A72, optional: false, typed: false }, Slot { alts: A270, optional: false, typed: true }, Slot { alts: A2, optional: false, typed: true }];
+const SLOTS_441: &[Slot] = &[Slot { alts: A348, optional: false, typed: false }, Slot { alts: A8, optional: false, typed: true }];
+const SLOTS_442: &[Slot] = &[Slot { alts: A343, optional: false, typed: false }, Slot { alts: A349, optional: false, typed: false }, Slot { alts: A8, optional: false, typed: true }];
+const SLOTS_443: &[Slot] = &[Slot { alts: A350, optional: false, typed: false }, Slot { alts: A8, optional: false, typed: true }];
+const SLOTS_444: &[Slot] = &[Slot { alts: A20, optional: false, typed: true }, Slot { alts: A20, optional: false, typed: true }, Slot { alts: A20, optional: false, typed: true }, Slot { alts: A10, optional: true, typed: false }];
+const SLOTS_445: &[Slot] = &[Slot { alts: A20, optional: false, typed: true }, Slot { alts: A20, optional: false, typed: true }, Slot { alts: A20, optional: false, typed: true }, Slot { alts: A10, optional: true, typed: false }, Slot { alts: A39, optional: false, typed: false }];
+const SLOTS_446: &[Slot] = &[Slot { alts: A20, optional: false, typed: true }, Slot { alts: A20, optional: false, typed: true }, Slot { alts: A20, optional: false, typed: true }, Slot { alts: A36, optional: false, typed: false }];
+const SLOTS_447: &[Slot] = &[Slot { alts: A20, optional: false, typed: true }, Slot { alts: A20, optional: false, typed: true }, Slot { alts: A20, optional: false, typed: true }, Slot { alts: A10, optional: true, typed: false }, Slot { alts: A351, optional: true, typed: false }];
+const SLOTS_448: &[Slot] = &[Slot { alts: A20, optional: false, typed: true }, Slot { alts: A20, optional: false, typed: true }, Slot { alts: A20, optional: false, typed: true }, Slot { alts: A352, optional: false, typed: false }, Slot { alts: A10, optional: true, typed: false }, Slot { alts: A351, optional: true, typed: false }];
+const SLOTS_449: &[Slot] = &[Slot { alts: A353, optional: false, typed: false }, Slot { alts: A51, optional: false, typed: true }];
+const SLOTS_450: &[Slot] = &[Slot { alts: A354, optional: false, typed: false }, Slot { alts: A8, optional: false, typed: true }];
+const SLOTS_451: &[Slot] = &[Slot { alts: A45, optional: false, typed: false }, Slot { alts: A353, optional: false, typed: false }, Slot { alts: A51, optional: false, typed: true }];
+const SLOTS_452: &[Slot] = &[Slot { alts: A45, optional: false, typed: false }, Slot { alts: A354, optional: false, typed: false }, Slot { alts: A8, optional: false, typed: true }];
+const SLOTS_453: &[Slot] = &[Slot { alts: A20, optional: false, typed: true }, Slot { alts: A20, optional: false, typed: true }, Slot { alts: A355, optional: false, typed: false }];
+const SLOTS_454: &[Slot] = &[Slot { alts: A20, optional: false, typed: true }, Slot { alts: A20, optional: false, typed: true }, Slot { alts: A355, optional: false, typed: false }, Slot { alts: A39, optional: false, typed: false }];
+const SLOTS_455: &[Slot] = &[Slot { alts: A20, optional: false, typed: true }, Slot { alts: A20, optional: false, typed: true }, Slot { alts: A355, optional: false, typed: false }, Slot { alts: A36, optional: false, typed: false }];
+const SLOTS_456: &[Slot] = &[Slot { alts: A20, optional: false, typed: true }, Slot { alts: A20, optional: false, typed: true }, Slot { alts: A49, optional: false, typed: true }, Slot { alts: A10, optional: true, typed: false }, Slot { alts: A61, optional: false, typed: false }];
+const SLOTS_457: &[Slot] = &[Slot { alts: A20, optional: false, typed: true }, Slot { alts: A20, optional: false, typed: true }, Slot { alts: A49, optional: false, typed: true }, Slot { alts: A10, optional: true, typed: false }, Slot { alts: A61, optional: false, typed: false }, Slot { alts: A39, optional: false, typed: false }];
+const SLOTS_458: &[Slot] = &[Slot { alts: A356, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }];
+const SLOTS_459: &[Slot] = &[Slot { alts: A81, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }];
+const SLOTS_460: &[Slot] = &[Slot { alts: A82, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }];
+const SLOTS_461: &[Slot] = &[Slot { alts: A357, optional: false, typed: false }, Slot { alts: A327, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A358, optional: false, typed: false }, Slot { alts: A205, optional: false, typed: true }, Slot { alts: A4, optional: false, typed: true }, Slot { alts: A4, optional: false, typed: true }];
+const SLOTS_462: &[Slot] = &[Slot { alts: A357, optional: false, typed: false }, Slot { alts: A327, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A358, optional: false, typed: false }, Slot { alts: A2, optional: false, typed: true }, Slot { alts: A6, optional: false, typed: true }, Slot { alts: A6, optional: false, typed: true }];
+const SLOTS_463: &[Slot] = &[Slot { alts: A357, optional: false, typed: false }, Slot { alts: A327, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A359, optional: false, typed: false }, Slot { alts: A2, optional: false, typed: true }, Slot { alts: A120, optional: false, typed: true }, Slot { alts: A120, optional: false, typed: true }];
+const SLOTS_464: &[Slot] = &[Slot { alts: A357, optional: false, typed: false }, Slot { alts: A327, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A360, optional: false, typed: false }, Slot { alts: A205, optional: false, typed: true }, Slot { alts: A209, optional: false, typed: true }, Slot { alts: A209, optional: false, typed: true }];
+const SLOTS_465: &[Slot] = &[Slot { alts: A357, optional: false, typed: false }, Slot { alts: A327, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A361, optional: false, typed: false }, Slot { alts: A117, optional: true, typed: false }, Slot { alts: A19, optional: false, typed: true }, Slot { alts: A362, optional: false, typed: true }, Slot { alts: A362, optional: false, typed: true }];
+const SLOTS_466: &[Slot] = &[Slot { alts: A357, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A359, optional: false, typed: false }, Slot { alts: A205, optional: false, typed: true }, Slot { alts: A4, optional: false, typed: true }, Slot { alts: A4, optional: false, typed: true }];
+const SLOTS_467: &[Slot] = &[Slot { alts: A357, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A359, optional: false, typed: false }, Slot { alts: A2, optional: false, typed: true }, Slot { alts: A6, optional: false, typed: true }, Slot { alts: A6, optional: false, typed: true }];
+const SLOTS_468: &[Slot] = &[Slot { alts: A357, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A363, optional: false, typed: false }, Slot { alts: A2, optional: false, typed: true }, Slot { alts: A120, optional: false, typed: true }, Slot { alts: A120, optional: false, typed: true }];
+const SLOTS_469: &[Slot] = &[Slot { alts: A357, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A358, optional: false, typed: false }, Slot { alts: A205, optional: false, typed: true }, Slot { alts: A209, optional: false, typed: true }, Slot { alts: A209, optional: false, typed: true }];
+const SLOTS_470: &[Slot] = &[Slot { alts: A357, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A364, optional: false, typed: false }, Slot { alts: A117, optional: true, typed: false }, Slot { alts: A19, optional: false, typed: true }, Slot { alts: A362, optional: false, typed: true }, Slot { alts: A362, optional: false, typed: true }];
+const SLOTS_471: &[Slot] = &[Slot { alts: A357, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A365, optional: false, typed: false }, Slot { alts: A19, optional: false, typed: true }, Slot { alts: A237, optional: false, typed: true }, Slot { alts: A237, optional: false, typed: true }, Slot { alts: A366, optional: false, typed: false }, Slot { alts: A48, optional: false, typed: false }];
+const SLOTS_472: &[Slot] = &[Slot { alts: A367, optional: false, typed: false }, Slot { alts: A368, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A229, optional: false, typed: false }, Slot { alts: A369, optional: false, typed: false }, Slot { alts: A370, optional: true, typed: false }, Slot { alts: A371, optional: false, typed: true }];
+const SLOTS_473: &[Slot] = &[Slot { alts: A367, optional: false, typed: false }, Slot { alts: A290, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A229, optional: false, typed: false }, Slot { alts: A369, optional: false, typed: false }, Slot { alts: A370, optional: true, typed: false }, Slot { alts: A371, optional: false, typed: true }];
+const SLOTS_474: &[Slot] = &[Slot { alts: A367, optional: false, typed: false }, Slot { alts: A372, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A229, optional: false, typed: false }, Slot { alts: A369, optional: false, typed: false }, Slot { alts: A370, optional: true, typed: false }, Slot { alts: A373, optional: false, typed: true }];
+const SLOTS_475: &[Slot] = &[Slot { alts: A367, optional: false, typed: false }, Slot { alts: A368, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A229, optional: false, typed: false }, Slot { alts: A369, optional: false, typed: false }, Slot { alts: A370, optional: true, typed: false }, Slot { alts: A6, optional: false, typed: true }];
+const SLOTS_476: &[Slot] = &[Slot { alts: A367, optional: false, typed: false }, Slot { alts: A290, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A229, optional: false, typed: false }, Slot { alts: A369, optional: false, typed: false }, Slot { alts: A370, optional: true, typed: false }, Slot { alts: A6, optional: false, typed: true }];
+const SLOTS_477: &[Slot] = &[Slot { alts: A367, optional: false, typed: false }, Slot { alts: A372, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A229, optional: false, typed: false }, Slot { alts: A369, optional: false, typed: false }, Slot { alts: A370, optional: true, typed: false }, Slot { alts: A2, optional: false, typed: true }];
+const SLOTS_478: &[Slot] = &[Slot { alts: A367, optional: false, typed: false }, Slot { alts: A368, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A229, optional: false, typed: false }, Slot { alts: A374, optional: false, typed: false }, Slot { alts: A370, optional: true, typed: false }, Slot { alts: A120, optional: false, typed: true }];
+const SLOTS_479: &[Slot] = &[Slot { alts: A367, optional: false, typed: false }, Slot { alts: A290, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A229, optional: false, typed: false }, Slot { alts: A374, optional: false, typed: false }, Slot { alts: A370, optional: true, typed: false }, Slot { alts: A120, optional: false, typed: true }];
+const SLOTS_480: &[Slot] = &[Slot { alts: A367, optional: false, typed: false }, Slot { alts: A372, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A229, optional: false, typed: false }, Slot { alts: A374, optional: false, typed: false }, Slot { alts: A370, optional: true, typed: false }, Slot { alts: A2, optional: false, typed: true }];
+const SLOTS_481: &[Slot] = &[Slot { alts: A367, optional: false, typed: false }, Slot { alts: A368, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A229, optional: false, typed: false }, Slot { alts: A228, optional: false, typed: false }, Slot { alts: A370, optional: true, typed: false }, Slot { alts: A3, optional: false, typed: true }];
+const SLOTS_482: &[Slot] = &[Slot { alts: A367, optional: false, typed: false }, Slot { alts: A290, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A229, optional: false, typed: false }, Slot { alts: A228, optional: false, typed: false }, Slot { alts: A370, optional: true, typed: false }, Slot { alts: A3, optional: false, typed: true }];
+const SLOTS_483: &[Slot] = &[Slot { alts: A367, optional: false, typed: false }, Slot { alts: A372, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A229, optional: false, typed: false }, Slot { alts: A228, optional: false, typed: false }, Slot { alts: A370, optional: true, typed: false }, Slot { alts: A3, optional: false, typed: true }];
+const SLOTS_484: &[Slot] = &[Slot { alts: A367, optional: false, typed: false }, Slot { alts: A368, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A203, optional: false, typed: false }, Slot { alts: A375, optional: false, typed: false }, Slot { alts: A370, optional: true, typed: false }, Slot { alts: A376, optional: false, typed: true }];
+const SLOTS_485: &[Slot] = &[Slot { alts: A367, optional: false, typed: false }, Slot { alts: A290, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A204, optional: false, typed: false }, Slot { alts: A375, optional: false, typed: false }, Slot { alts: A370, optional: true, typed: false }, Slot { alts: A376, optional: false, typed: true }];
+const SLOTS_486: &[Slot] = &[Slot { alts: A367, optional: false, typed: false }, Slot { alts: A372, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A229, optional: false, typed: false }, Slot { alts: A375, optional: false, typed: false }, Slot { alts: A370, optional: true, typed: false }, Slot { alts: A19, optional: false, typed: true }];
+const SLOTS_487: &[Slot] = &[Slot { alts: A367, optional: false, typed: false }, Slot { alts: A368, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A203, optional: false, typed: false }, Slot { alts: A377, optional: false, typed: false }, Slot { alts: A370, optional: true, typed: false }, Slot { alts: A237, optional: false, typed: true }];
+const SLOTS_488: &[Slot] = &[Slot { alts: A367, optional: false, typed: false }, Slot { alts: A290, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A204, optional: false, typed: false }, Slot { alts: A377, optional: false, typed: false }, Slot { alts: A370, optional: true, typed: false }, Slot { alts: A237, optional: false, typed: true }];
+const SLOTS_489: &[Slot] = &[Slot { alts: A367, optional: false, typed: false }, Slot { alts: A372, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A229, optional: false, typed: false }, Slot { alts: A377, optional: false, typed: false }, Slot { alts: A370, optional: true, typed: false }, Slot { alts: A19, optional: false, typed: true }];
+const SLOTS_490: &[Slot] = &[Slot { alts: A319, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A229, optional: false, typed: false }, Slot { alts: A229, optional: false, typed: false }, Slot { alts: A369, optional: false, typed: false }, Slot { alts: A205, optional: false, typed: true }, Slot { alts: A205, optional: false, typed: true }];
+const SLOTS_491: &[Slot] = &[Slot { alts: A319, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A229, optional: false, typed: false }, Slot { alts: A229, optional: false, typed: false }, Slot { alts: A369, optional: false, typed: false }, Slot { alts: A19, optional: false, typed: true }, Slot { alts: A362, optional: false, typed: true }, Slot { alts: A362, optional: false, typed: true }, Slot { alts: A19, optional: false, typed: true }, Slot { alts: A117, optional: true, typed: false }];
+const SLOTS_492: &[Slot] = &[Slot { alts: A319, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A229, optional: false, typed: false }, Slot { alts: A229, optional: false, typed: false }, Slot { alts: A369, optional: false, typed: false }, Slot { alts: A2, optional: false, typed: true }, Slot { alts: A6, optional: false, typed: true }, Slot { alts: A6, optional: false, typed: true }, Slot { alts: A2, optional: false, typed: true }];
+const SLOTS_493: &[Slot] = &[Slot { alts: A319, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A229, optional: false, typed: false }, Slot { alts: A229, optional: false, typed: false }, Slot { alts: A374, optional: false, typed: false }, Slot { alts: A2, optional: false, typed: true }, Slot { alts: A120, optional: false, typed: true }, Slot { alts: A120, optional: false, typed: true }, Slot { alts: A2, optional: false, typed: true }];
+const SLOTS_494: &[Slot] = &[Slot { alts: A319, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A229, optional: false, typed: false }, Slot { alts: A229, optional: false, typed: false }, Slot { alts: A228, optional: false, typed: false }, Slot { alts: A14, optional: true, typed: false }, Slot { alts: A3, optional: false, typed: true }, Slot { alts: A3, optional: false, typed: true }, Slot { alts: A3, optional: false, typed: true }, Slot { alts: A3, optional: false, typed: true }];
+const SLOTS_495: &[Slot] = &[Slot { alts: A319, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A203, optional: false, typed: false }, Slot { alts: A204, optional: false, typed: false }, Slot { alts: A375, optional: false, typed: false }, Slot { alts: A19, optional: false, typed: true }, Slot { alts: A376, optional: false, typed: true }, Slot { alts: A376, optional: false, typed: true }, Slot { alts: A19, optional: false, typed: true }, Slot { alts: A117, optional: true, typed: false }];
+const SLOTS_496: &[Slot] = &[Slot { alts: A319, optional: false, typed: false }, Slot { alts: A238, optional: false, typed: false }, Slot { alts: A48, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A203, optional: false, typed: false }, Slot { alts: A204, optional: false, typed: false }, Slot { alts: A377, optional: false, typed: false }, Slot { alts: A19, optional: false, typed: true }, Slot { alts: A237, optional: false, typed: true }, Slot { alts: A237, optional: false, typed: true }, Slot { alts: A19, optional: false, typed: true }];
+const SLOTS_497: &[Slot] = &[Slot { alts: A378, optional: false, typed: false }, Slot { alts: A379, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A229, optional: false, typed: false }, Slot { alts: A369, optional: false, typed: false }, Slot { alts: A370, optional: true, typed: false }, Slot { alts: A373, optional: false, typed: true }];
+const SLOTS_498: &[Slot] = &[Slot { alts: A378, optional: false, typed: false }, Slot { alts: A379, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A229, optional: false, typed: false }, Slot { alts: A380, optional: false, typed: false }, Slot { alts: A370, optional: true, typed: false }, Slot { alts: A19, optional: false, typed: true }];
+const SLOTS_499: &[Slot] = &[Slot { alts: A378, optional: false, typed: false }, Slot { alts: A379, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A229, optional: false, typed: false }, Slot { alts: A374, optional: false, typed: false }, Slot { alts: A370, optional: true, typed: false }, Slot { alts: A2, optional: false, typed: true }];
+const SLOTS_500: &[Slot] = &[Slot { alts: A378, optional: false, typed: false }, Slot { alts: A379, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A229, optional: false, typed: false }, Slot { alts: A228, optional: false, typed: false }, Slot { alts: A370, optional: true, typed: false }, Slot { alts: A3, optional: false, typed: true }];
 
 const RULES_0: &[Rule] = &[];
 const RULES_1: &[Rule] = &[Rule { mods: &[".s16x2", ".sat"], version: (9, 2), sm: 0 }, Rule { mods: &[".s16x2", ".sat"], version: (1, 0), sm: 120 }, Rule { mods: &[".s16x2"], version: (8, 0), sm: 0 }, Rule { mods: &[".s16x2"], version: (1, 0), sm: 90 }, Rule { mods: &[".s8x4"], version: (9, 2), sm: 0 }, Rule { mods: &[".s8x4"], version: (1, 0), sm: 120 }, Rule { mods: &[".sat", ".u16x2"], version: (9, 2), sm: 0 }, Rule { mods: &[".sat", ".u16x2"], version: (1, 0), sm: 120 }, Rule { mods: &[".sat", ".u32"], version: (9, 2), sm: 0 }, Rule { mods: &[".sat", ".u32"], version: (1, 0), sm: 120 }, Rule { mods: &[".u16x2"], version: (8, 0), sm: 0 }, Rule { mods: &[".u16x2"], version: (1, 0), sm: 90 }, Rule { mods: &[".u8x4"], version: (9, 2), sm: 0 }, Rule { mods: &[".u8x4"], version: (1, 0), sm: 120 }];
@@ -1141,10 +1138,7 @@ pub(super) static OPCODES: &[OpcodeForms] = &[
     OpcodeForms {
         opcode: "call",
         forms: &[
-            Form { slots: SLOTS_56, operands: (3, 3), version: (1, 0), sm: 10, rules: RULES_0, until: ((99, 9), 999) },
-            Form { slots: SLOTS_56, operands: (2, 2), version: (1, 0), sm: 10, rules: RULES_0, until: ((99, 9), 999) },
-            Form { slots: SLOTS_56, operands: (1, 1), version: (1, 0), sm: 10, rules: RULES_0, until: ((99, 9), 999) },
-            Form { slots: SLOTS_56, operands: (4, 4), version: (1, 0), sm: 10, rules: RULES_0, until: ((99, 9), 999) },
+            Form { slots: SLOTS_56, operands: (1, 4), version: (1, 0), sm: 10, rules: RULES_0, until: ((99, 9), 999) },
         ],
     },
     OpcodeForms {
@@ -1269,20 +1263,19 @@ pub(super) static OPCODES: &[OpcodeForms] = &[
             Form { slots: SLOTS_139, operands: (2, 3), version: (1, 0), sm: 10, rules: RULES_0, until: ((99, 9), 999) },
             Form { slots: SLOTS_140, operands: (3, 3), version: (6, 5), sm: 72, rules: RULES_0, until: ((99, 9), 999) },
             Form { slots: SLOTS_141, operands: (4, 4), version: (6, 5), sm: 72, rules: RULES_0, until: ((99, 9), 999) },
-            Form { slots: SLOTS_142, operands: (2, 2), version: (1, 0), sm: 10, rules: RULES_0, until: ((1, 4), 999) },
         ],
     },
     OpcodeForms {
         opcode: "cvta",
         forms: &[
+            Form { slots: SLOTS_142, operands: (2, 2), version: (7, 8), sm: 10, rules: RULES_30, until: ((99, 9), 999) },
             Form { slots: SLOTS_143, operands: (2, 2), version: (7, 8), sm: 10, rules: RULES_30, until: ((99, 9), 999) },
-            Form { slots: SLOTS_144, operands: (2, 2), version: (7, 8), sm: 10, rules: RULES_30, until: ((99, 9), 999) },
         ],
     },
     OpcodeForms {
         opcode: "discard",
         forms: &[
-            Form { slots: SLOTS_145, operands: (2, 2), version: (7, 4), sm: 80, rules: RULES_0, until: ((99, 9), 999) },
+            Form { slots: SLOTS_144, operands: (2, 2), version: (7, 4), sm: 80, rules: RULES_0, until: ((99, 9), 999) },
         ],
     },
     OpcodeForms {
@@ -1290,24 +1283,24 @@ pub(super) static OPCODES: &[OpcodeForms] = &[
         forms: &[
             Form { slots: SLOTS_19, operands: (3, 3), version: (1, 0), sm: 10, rules: RULES_0, until: ((99, 9), 999) },
             Form { slots: SLOTS_65, operands: (3, 3), version: (1, 0), sm: 10, rules: RULES_0, until: ((99, 9), 999) },
-            Form { slots: SLOTS_146, operands: (3, 3), version: (1, 0), sm: 10, rules: RULES_0, until: ((99, 9), 999) },
-            Form { slots: SLOTS_147, operands: (3, 3), version: (1, 0), sm: 10, rules: RULES_31, until: ((99, 9), 999) },
-            Form { slots: SLOTS_148, operands: (3, 3), version: (1, 0), sm: 10, rules: RULES_32, until: ((99, 9), 999) },
+            Form { slots: SLOTS_145, operands: (3, 3), version: (1, 0), sm: 10, rules: RULES_0, until: ((99, 9), 999) },
+            Form { slots: SLOTS_146, operands: (3, 3), version: (1, 0), sm: 10, rules: RULES_31, until: ((99, 9), 999) },
+            Form { slots: SLOTS_147, operands: (3, 3), version: (1, 0), sm: 10, rules: RULES_32, until: ((99, 9), 999) },
             Form { slots: SLOTS_66, operands: (3, 3), version: (1, 0), sm: 10, rules: RULES_0, until: ((1, 3), 999) },
             Form { slots: SLOTS_2, operands: (3, 3), version: (1, 0), sm: 10, rules: RULES_0, until: ((1, 3), 999) },
-            Form { slots: SLOTS_149, operands: (3, 3), version: (1, 0), sm: 10, rules: RULES_0, until: ((1, 4), 999) },
+            Form { slots: SLOTS_148, operands: (3, 3), version: (1, 0), sm: 10, rules: RULES_0, until: ((1, 4), 999) },
         ],
     },
     OpcodeForms {
         opcode: "dp2a",
         forms: &[
-            Form { slots: SLOTS_150, operands: (4, 4), version: (5, 0), sm: 61, rules: RULES_0, until: ((99, 9), 999) },
+            Form { slots: SLOTS_149, operands: (4, 4), version: (5, 0), sm: 61, rules: RULES_0, until: ((99, 9), 999) },
         ],
     },
     OpcodeForms {
         opcode: "dp4a",
         forms: &[
-            Form { slots: SLOTS_151, operands: (4, 4), version: (5, 0), sm: 61, rules: RULES_0, until: ((99, 9), 999) },
+            Form { slots: SLOTS_150, operands: (4, 4), version: (5, 0), sm: 61, rules: RULES_0, until: ((99, 9), 999) },
         ],
     },
     OpcodeForms {
@@ -1320,8 +1313,8 @@ pub(super) static OPCODES: &[OpcodeForms] = &[
         opcode: "ex2",
         forms: &[
             Form { slots: SLOTS_65, operands: (2, 2), version: (1, 0), sm: 10, rules: RULES_0, until: ((99, 9), 999) },
-            Form { slots: SLOTS_152, operands: (2, 2), version: (7, 0), sm: 75, rules: RULES_0, until: ((99, 9), 999) },
-            Form { slots: SLOTS_153, operands: (2, 2), version: (7, 0), sm: 75, rules: RULES_33, until: ((99, 9), 999) },
+            Form { slots: SLOTS_151, operands: (2, 2), version: (7, 0), sm: 75, rules: RULES_0, until: ((99, 9), 999) },
+            Form { slots: SLOTS_152, operands: (2, 2), version: (7, 0), sm: 75, rules: RULES_33, until: ((99, 9), 999) },
             Form { slots: SLOTS_66, operands: (2, 2), version: (1, 0), sm: 10, rules: RULES_0, until: ((1, 3), 999) },
         ],
     },
@@ -1334,38 +1327,38 @@ pub(super) static OPCODES: &[OpcodeForms] = &[
     OpcodeForms {
         opcode: "fence",
         forms: &[
-            Form { slots: SLOTS_154, operands: (0, 0), version: (6, 0), sm: 70, rules: RULES_34, until: ((99, 9), 999) },
+            Form { slots: SLOTS_153, operands: (0, 0), version: (6, 0), sm: 70, rules: RULES_34, until: ((99, 9), 999) },
+            Form { slots: SLOTS_154, operands: (0, 0), version: (7, 8), sm: 90, rules: RULES_0, until: ((99, 9), 999) },
             Form { slots: SLOTS_155, operands: (0, 0), version: (7, 8), sm: 90, rules: RULES_0, until: ((99, 9), 999) },
-            Form { slots: SLOTS_156, operands: (0, 0), version: (7, 8), sm: 90, rules: RULES_0, until: ((99, 9), 999) },
-            Form { slots: SLOTS_157, operands: (0, 0), version: (8, 0), sm: 90, rules: RULES_0, until: ((99, 9), 999) },
-            Form { slots: SLOTS_158, operands: (0, 0), version: (7, 5), sm: 70, rules: RULES_35, until: ((99, 9), 999) },
+            Form { slots: SLOTS_156, operands: (0, 0), version: (8, 0), sm: 90, rules: RULES_0, until: ((99, 9), 999) },
+            Form { slots: SLOTS_157, operands: (0, 0), version: (7, 5), sm: 70, rules: RULES_35, until: ((99, 9), 999) },
+            Form { slots: SLOTS_158, operands: (0, 0), version: (8, 0), sm: 90, rules: RULES_0, until: ((99, 9), 999) },
             Form { slots: SLOTS_159, operands: (0, 0), version: (8, 0), sm: 90, rules: RULES_0, until: ((99, 9), 999) },
             Form { slots: SLOTS_160, operands: (0, 0), version: (8, 0), sm: 90, rules: RULES_0, until: ((99, 9), 999) },
             Form { slots: SLOTS_161, operands: (0, 0), version: (8, 0), sm: 90, rules: RULES_0, until: ((99, 9), 999) },
-            Form { slots: SLOTS_162, operands: (0, 0), version: (8, 0), sm: 90, rules: RULES_0, until: ((99, 9), 999) },
-            Form { slots: SLOTS_163, operands: (0, 0), version: (8, 3), sm: 90, rules: RULES_34, until: ((99, 9), 999) },
-            Form { slots: SLOTS_164, operands: (2, 2), version: (8, 3), sm: 90, rules: RULES_34, until: ((99, 9), 999) },
+            Form { slots: SLOTS_162, operands: (0, 0), version: (8, 3), sm: 90, rules: RULES_34, until: ((99, 9), 999) },
+            Form { slots: SLOTS_163, operands: (2, 2), version: (8, 3), sm: 90, rules: RULES_34, until: ((99, 9), 999) },
+            Form { slots: SLOTS_164, operands: (0, 0), version: (7, 8), sm: 90, rules: RULES_0, until: ((99, 9), 999) },
             Form { slots: SLOTS_165, operands: (0, 0), version: (7, 8), sm: 90, rules: RULES_0, until: ((99, 9), 999) },
-            Form { slots: SLOTS_166, operands: (0, 0), version: (7, 8), sm: 90, rules: RULES_0, until: ((99, 9), 999) },
         ],
     },
     OpcodeForms {
         opcode: "fma",
         forms: &[
-            Form { slots: SLOTS_167, operands: (4, 4), version: (2, 0), sm: 20, rules: RULES_0, until: ((99, 9), 999) },
-            Form { slots: SLOTS_168, operands: (4, 4), version: (8, 6), sm: 100, rules: RULES_0, until: ((99, 9), 999) },
-            Form { slots: SLOTS_148, operands: (4, 4), version: (1, 0), sm: 13, rules: RULES_0, until: ((99, 9), 999) },
-            Form { slots: SLOTS_169, operands: (4, 4), version: (4, 2), sm: 90, rules: RULES_0, until: ((99, 9), 999) },
-            Form { slots: SLOTS_170, operands: (4, 4), version: (4, 2), sm: 90, rules: RULES_0, until: ((99, 9), 999) },
-            Form { slots: SLOTS_171, operands: (4, 4), version: (7, 0), sm: 90, rules: RULES_0, until: ((99, 9), 999) },
-            Form { slots: SLOTS_172, operands: (4, 4), version: (7, 0), sm: 90, rules: RULES_0, until: ((99, 9), 999) },
-            Form { slots: SLOTS_173, operands: (4, 4), version: (7, 0), sm: 90, rules: RULES_0, until: ((99, 9), 999) },
-            Form { slots: SLOTS_174, operands: (4, 4), version: (7, 0), sm: 90, rules: RULES_0, until: ((99, 9), 999) },
+            Form { slots: SLOTS_166, operands: (4, 4), version: (2, 0), sm: 20, rules: RULES_0, until: ((99, 9), 999) },
+            Form { slots: SLOTS_167, operands: (4, 4), version: (8, 6), sm: 100, rules: RULES_0, until: ((99, 9), 999) },
+            Form { slots: SLOTS_147, operands: (4, 4), version: (1, 0), sm: 13, rules: RULES_0, until: ((99, 9), 999) },
+            Form { slots: SLOTS_168, operands: (4, 4), version: (4, 2), sm: 53, rules: RULES_0, until: ((99, 9), 999) },
+            Form { slots: SLOTS_169, operands: (4, 4), version: (4, 2), sm: 53, rules: RULES_0, until: ((99, 9), 999) },
+            Form { slots: SLOTS_170, operands: (4, 4), version: (7, 0), sm: 80, rules: RULES_0, until: ((99, 9), 999) },
+            Form { slots: SLOTS_171, operands: (4, 4), version: (7, 0), sm: 80, rules: RULES_0, until: ((99, 9), 999) },
+            Form { slots: SLOTS_172, operands: (4, 4), version: (7, 0), sm: 80, rules: RULES_0, until: ((99, 9), 999) },
+            Form { slots: SLOTS_173, operands: (4, 4), version: (7, 0), sm: 80, rules: RULES_0, until: ((99, 9), 999) },
+            Form { slots: SLOTS_174, operands: (4, 4), version: (8, 1), sm: 90, rules: RULES_36, until: ((99, 9), 999) },
             Form { slots: SLOTS_175, operands: (4, 4), version: (8, 1), sm: 90, rules: RULES_36, until: ((99, 9), 999) },
-            Form { slots: SLOTS_176, operands: (4, 4), version: (8, 1), sm: 90, rules: RULES_36, until: ((99, 9), 999) },
+            Form { slots: SLOTS_176, operands: (4, 4), version: (8, 1), sm: 90, rules: RULES_0, until: ((99, 9), 999) },
             Form { slots: SLOTS_177, operands: (4, 4), version: (8, 1), sm: 90, rules: RULES_0, until: ((99, 9), 999) },
-            Form { slots: SLOTS_178, operands: (4, 4), version: (8, 1), sm: 90, rules: RULES_0, until: ((99, 9), 999) },
-            Form { slots: SLOTS_179, operands: (4, 4), version: (8, 6), sm: 10, rules: RULES_2, until: ((99, 9), 999) },
+            Form { slots: SLOTS_178, operands: (4, 4), version: (8, 6), sm: 10, rules: RULES_2, until: ((99, 9), 999) },
         ],
     },
     OpcodeForms {
@@ -1377,61 +1370,61 @@ pub(super) static OPCODES: &[OpcodeForms] = &[
     OpcodeForms {
         opcode: "getctarank",
         forms: &[
+            Form { slots: SLOTS_179, operands: (2, 2), version: (7, 8), sm: 90, rules: RULES_0, until: ((99, 9), 999) },
             Form { slots: SLOTS_180, operands: (2, 2), version: (7, 8), sm: 90, rules: RULES_0, until: ((99, 9), 999) },
             Form { slots: SLOTS_181, operands: (2, 2), version: (7, 8), sm: 90, rules: RULES_0, until: ((99, 9), 999) },
-            Form { slots: SLOTS_182, operands: (2, 2), version: (7, 8), sm: 90, rules: RULES_0, until: ((99, 9), 999) },
         ],
     },
     OpcodeForms {
         opcode: "griddepcontrol",
         forms: &[
-            Form { slots: SLOTS_183, operands: (0, 0), version: (7, 8), sm: 90, rules: RULES_0, until: ((99, 9), 999) },
+            Form { slots: SLOTS_182, operands: (0, 0), version: (7, 8), sm: 90, rules: RULES_0, until: ((99, 9), 999) },
         ],
     },
     OpcodeForms {
         opcode: "isspacep",
         forms: &[
-            Form { slots: SLOTS_184, operands: (2, 2), version: (7, 8), sm: 10, rules: RULES_30, until: ((99, 9), 999) },
+            Form { slots: SLOTS_183, operands: (2, 2), version: (7, 8), sm: 10, rules: RULES_30, until: ((99, 9), 999) },
         ],
     },
     OpcodeForms {
         opcode: "istypep",
         forms: &[
-            Form { slots: SLOTS_185, operands: (2, 2), version: (4, 0), sm: 30, rules: RULES_0, until: ((99, 9), 999) },
+            Form { slots: SLOTS_184, operands: (2, 2), version: (4, 0), sm: 30, rules: RULES_0, until: ((99, 9), 999) },
         ],
     },
     OpcodeForms {
         opcode: "ld",
         forms: &[
-            Form { slots: SLOTS_186, operands: (2, 3), version: (8, 3), sm: 10, rules: RULES_37, until: ((99, 9), 999) },
-            Form { slots: SLOTS_187, operands: (2, 3), version: (8, 3), sm: 10, rules: RULES_38, until: ((99, 9), 999) },
-            Form { slots: SLOTS_188, operands: (2, 2), version: (9, 1), sm: 10, rules: RULES_39, until: ((99, 9), 999) },
+            Form { slots: SLOTS_185, operands: (2, 3), version: (8, 3), sm: 10, rules: RULES_37, until: ((99, 9), 999) },
+            Form { slots: SLOTS_186, operands: (2, 3), version: (8, 3), sm: 10, rules: RULES_38, until: ((99, 9), 999) },
+            Form { slots: SLOTS_187, operands: (2, 2), version: (9, 1), sm: 10, rules: RULES_39, until: ((99, 9), 999) },
+            Form { slots: SLOTS_188, operands: (2, 3), version: (8, 3), sm: 10, rules: RULES_40, until: ((99, 9), 999) },
             Form { slots: SLOTS_189, operands: (2, 3), version: (8, 3), sm: 10, rules: RULES_40, until: ((99, 9), 999) },
-            Form { slots: SLOTS_190, operands: (2, 3), version: (8, 3), sm: 10, rules: RULES_40, until: ((99, 9), 999) },
-            Form { slots: SLOTS_191, operands: (2, 2), version: (8, 4), sm: 70, rules: RULES_41, until: ((99, 9), 999) },
+            Form { slots: SLOTS_190, operands: (2, 2), version: (8, 4), sm: 70, rules: RULES_41, until: ((99, 9), 999) },
+            Form { slots: SLOTS_191, operands: (2, 3), version: (3, 1), sm: 32, rules: RULES_42, until: ((99, 9), 999) },
             Form { slots: SLOTS_192, operands: (2, 3), version: (3, 1), sm: 32, rules: RULES_42, until: ((99, 9), 999) },
-            Form { slots: SLOTS_193, operands: (2, 3), version: (3, 1), sm: 32, rules: RULES_42, until: ((99, 9), 999) },
+            Form { slots: SLOTS_193, operands: (2, 3), version: (3, 1), sm: 32, rules: RULES_43, until: ((99, 9), 999) },
             Form { slots: SLOTS_194, operands: (2, 3), version: (3, 1), sm: 32, rules: RULES_43, until: ((99, 9), 999) },
-            Form { slots: SLOTS_195, operands: (2, 3), version: (3, 1), sm: 32, rules: RULES_43, until: ((99, 9), 999) },
+            Form { slots: SLOTS_195, operands: (2, 2), version: (1, 0), sm: 10, rules: RULES_0, until: ((1, 4), 999) },
             Form { slots: SLOTS_196, operands: (2, 2), version: (1, 0), sm: 10, rules: RULES_0, until: ((1, 4), 999) },
             Form { slots: SLOTS_197, operands: (2, 2), version: (1, 0), sm: 10, rules: RULES_0, until: ((1, 4), 999) },
             Form { slots: SLOTS_198, operands: (2, 2), version: (1, 0), sm: 10, rules: RULES_0, until: ((1, 4), 999) },
-            Form { slots: SLOTS_199, operands: (2, 2), version: (1, 0), sm: 10, rules: RULES_0, until: ((1, 4), 999) },
         ],
     },
     OpcodeForms {
         opcode: "ldmatrix",
         forms: &[
-            Form { slots: SLOTS_200, operands: (2, 2), version: (7, 8), sm: 75, rules: RULES_44, until: ((99, 9), 999) },
+            Form { slots: SLOTS_199, operands: (2, 2), version: (7, 8), sm: 75, rules: RULES_44, until: ((99, 9), 999) },
+            Form { slots: SLOTS_200, operands: (2, 2), version: (8, 6), sm: 75, rules: RULES_45, until: ((99, 9), 999) },
             Form { slots: SLOTS_201, operands: (2, 2), version: (8, 6), sm: 75, rules: RULES_45, until: ((99, 9), 999) },
-            Form { slots: SLOTS_202, operands: (2, 2), version: (8, 6), sm: 75, rules: RULES_45, until: ((99, 9), 999) },
         ],
     },
     OpcodeForms {
         opcode: "ldu",
         forms: &[
+            Form { slots: SLOTS_202, operands: (2, 2), version: (2, 0), sm: 10, rules: RULES_41, until: ((99, 9), 999) },
             Form { slots: SLOTS_203, operands: (2, 2), version: (2, 0), sm: 10, rules: RULES_41, until: ((99, 9), 999) },
-            Form { slots: SLOTS_204, operands: (2, 2), version: (2, 0), sm: 10, rules: RULES_41, until: ((99, 9), 999) },
         ],
     },
     OpcodeForms {
@@ -1445,67 +1438,67 @@ pub(super) static OPCODES: &[OpcodeForms] = &[
         opcode: "lop3",
         forms: &[
             Form { slots: SLOTS_7, operands: (5, 5), version: (4, 3), sm: 50, rules: RULES_0, until: ((99, 9), 999) },
-            Form { slots: SLOTS_205, operands: (6, 6), version: (4, 3), sm: 50, rules: RULES_46, until: ((99, 9), 999) },
+            Form { slots: SLOTS_204, operands: (6, 6), version: (4, 3), sm: 50, rules: RULES_46, until: ((99, 9), 999) },
         ],
     },
     OpcodeForms {
         opcode: "mad",
         forms: &[
+            Form { slots: SLOTS_205, operands: (4, 4), version: (1, 0), sm: 10, rules: RULES_0, until: ((99, 9), 999) },
             Form { slots: SLOTS_206, operands: (4, 4), version: (1, 0), sm: 10, rules: RULES_0, until: ((99, 9), 999) },
-            Form { slots: SLOTS_207, operands: (4, 4), version: (1, 0), sm: 10, rules: RULES_0, until: ((99, 9), 999) },
-            Form { slots: SLOTS_208, operands: (4, 4), version: (3, 0), sm: 20, rules: RULES_0, until: ((99, 9), 999) },
-            Form { slots: SLOTS_209, operands: (4, 4), version: (1, 0), sm: 10, rules: RULES_0, until: ((99, 9), 13) },
-            Form { slots: SLOTS_167, operands: (4, 4), version: (1, 0), sm: 10, rules: RULES_0, until: ((99, 9), 999) },
-            Form { slots: SLOTS_148, operands: (4, 4), version: (1, 0), sm: 13, rules: RULES_0, until: ((99, 9), 999) },
-            Form { slots: SLOTS_210, operands: (4, 4), version: (1, 0), sm: 10, rules: RULES_0, until: ((1, 3), 999) },
+            Form { slots: SLOTS_207, operands: (4, 4), version: (3, 0), sm: 20, rules: RULES_0, until: ((99, 9), 999) },
+            Form { slots: SLOTS_208, operands: (4, 4), version: (1, 0), sm: 10, rules: RULES_0, until: ((99, 9), 13) },
+            Form { slots: SLOTS_166, operands: (4, 4), version: (1, 0), sm: 10, rules: RULES_0, until: ((99, 9), 999) },
+            Form { slots: SLOTS_147, operands: (4, 4), version: (1, 0), sm: 13, rules: RULES_0, until: ((99, 9), 999) },
+            Form { slots: SLOTS_209, operands: (4, 4), version: (1, 0), sm: 10, rules: RULES_0, until: ((1, 3), 999) },
             Form { slots: SLOTS_11, operands: (4, 4), version: (1, 0), sm: 10, rules: RULES_0, until: ((1, 4), 999) },
         ],
     },
     OpcodeForms {
         opcode: "mad24",
         forms: &[
-            Form { slots: SLOTS_211, operands: (4, 4), version: (1, 0), sm: 10, rules: RULES_0, until: ((99, 9), 999) },
-            Form { slots: SLOTS_207, operands: (4, 4), version: (1, 0), sm: 10, rules: RULES_0, until: ((99, 9), 999) },
+            Form { slots: SLOTS_210, operands: (4, 4), version: (1, 0), sm: 10, rules: RULES_0, until: ((99, 9), 999) },
+            Form { slots: SLOTS_206, operands: (4, 4), version: (1, 0), sm: 10, rules: RULES_0, until: ((99, 9), 999) },
         ],
     },
     OpcodeForms {
         opcode: "madc",
         forms: &[
-            Form { slots: SLOTS_212, operands: (4, 4), version: (3, 0), sm: 20, rules: RULES_0, until: ((99, 9), 999) },
+            Form { slots: SLOTS_211, operands: (4, 4), version: (3, 0), sm: 20, rules: RULES_0, until: ((99, 9), 999) },
         ],
     },
     OpcodeForms {
         opcode: "mapa",
         forms: &[
+            Form { slots: SLOTS_179, operands: (3, 3), version: (7, 8), sm: 90, rules: RULES_0, until: ((99, 9), 999) },
             Form { slots: SLOTS_180, operands: (3, 3), version: (7, 8), sm: 90, rules: RULES_0, until: ((99, 9), 999) },
             Form { slots: SLOTS_181, operands: (3, 3), version: (7, 8), sm: 90, rules: RULES_0, until: ((99, 9), 999) },
-            Form { slots: SLOTS_182, operands: (3, 3), version: (7, 8), sm: 90, rules: RULES_0, until: ((99, 9), 999) },
         ],
     },
     OpcodeForms {
         opcode: "match",
         forms: &[
+            Form { slots: SLOTS_212, operands: (3, 3), version: (6, 0), sm: 70, rules: RULES_0, until: ((99, 9), 999) },
             Form { slots: SLOTS_213, operands: (3, 3), version: (6, 0), sm: 70, rules: RULES_0, until: ((99, 9), 999) },
-            Form { slots: SLOTS_214, operands: (3, 3), version: (6, 0), sm: 70, rules: RULES_0, until: ((99, 9), 999) },
         ],
     },
     OpcodeForms {
         opcode: "max",
         forms: &[
-            Form { slots: SLOTS_215, operands: (3, 3), version: (1, 0), sm: 10, rules: RULES_47, until: ((99, 9), 999) },
-            Form { slots: SLOTS_216, operands: (3, 3), version: (1, 0), sm: 10, rules: RULES_48, until: ((99, 9), 999) },
-            Form { slots: SLOTS_217, operands: (3, 3), version: (1, 0), sm: 10, rules: RULES_49, until: ((99, 9), 999) },
-            Form { slots: SLOTS_218, operands: (3, 3), version: (7, 2), sm: 86, rules: RULES_49, until: ((99, 9), 999) },
-            Form { slots: SLOTS_219, operands: (4, 4), version: (1, 0), sm: 10, rules: RULES_49, until: ((99, 9), 999) },
+            Form { slots: SLOTS_214, operands: (3, 3), version: (1, 0), sm: 10, rules: RULES_47, until: ((99, 9), 999) },
+            Form { slots: SLOTS_215, operands: (3, 3), version: (1, 0), sm: 10, rules: RULES_48, until: ((99, 9), 999) },
+            Form { slots: SLOTS_216, operands: (3, 3), version: (1, 0), sm: 10, rules: RULES_49, until: ((99, 9), 999) },
+            Form { slots: SLOTS_217, operands: (3, 3), version: (7, 2), sm: 86, rules: RULES_49, until: ((99, 9), 999) },
+            Form { slots: SLOTS_218, operands: (4, 4), version: (1, 0), sm: 10, rules: RULES_49, until: ((99, 9), 999) },
             Form { slots: SLOTS_2, operands: (3, 3), version: (1, 0), sm: 13, rules: RULES_0, until: ((99, 9), 999) },
-            Form { slots: SLOTS_220, operands: (3, 3), version: (7, 0), sm: 80, rules: RULES_0, until: ((99, 9), 999) },
-            Form { slots: SLOTS_221, operands: (3, 3), version: (7, 2), sm: 86, rules: RULES_0, until: ((99, 9), 999) },
-            Form { slots: SLOTS_222, operands: (3, 3), version: (7, 0), sm: 80, rules: RULES_0, until: ((99, 9), 999) },
-            Form { slots: SLOTS_223, operands: (3, 3), version: (7, 2), sm: 86, rules: RULES_0, until: ((99, 9), 999) },
-            Form { slots: SLOTS_224, operands: (3, 3), version: (7, 0), sm: 80, rules: RULES_0, until: ((99, 9), 999) },
-            Form { slots: SLOTS_225, operands: (3, 3), version: (7, 2), sm: 86, rules: RULES_0, until: ((99, 9), 999) },
-            Form { slots: SLOTS_226, operands: (3, 3), version: (7, 0), sm: 80, rules: RULES_0, until: ((99, 9), 999) },
-            Form { slots: SLOTS_227, operands: (3, 3), version: (7, 2), sm: 86, rules: RULES_0, until: ((99, 9), 999) },
+            Form { slots: SLOTS_219, operands: (3, 3), version: (7, 0), sm: 80, rules: RULES_0, until: ((99, 9), 999) },
+            Form { slots: SLOTS_220, operands: (3, 3), version: (7, 2), sm: 86, rules: RULES_0, until: ((99, 9), 999) },
+            Form { slots: SLOTS_221, operands: (3, 3), version: (7, 0), sm: 80, rules: RULES_0, until: ((99, 9), 999) },
+            Form { slots: SLOTS_222, operands: (3, 3), version: (7, 2), sm: 86, rules: RULES_0, until: ((99, 9), 999) },
+            Form { slots: SLOTS_223, operands: (3, 3), version: (7, 0), sm: 80, rules: RULES_0, until: ((99, 9), 999) },
+            Form { slots: SLOTS_224, operands: (3, 3), version: (7, 2), sm: 86, rules: RULES_0, until: ((99, 9), 999) },
+            Form { slots: SLOTS_225, operands: (3, 3), version: (7, 0), sm: 80, rules: RULES_0, until: ((99, 9), 999) },
+            Form { slots: SLOTS_226, operands: (3, 3), version: (7, 2), sm: 86, rules: RULES_0, until: ((99, 9), 999) },
             Form { slots: SLOTS_19, operands: (3, 3), version: (1, 0), sm: 10, rules: RULES_0, until: ((1, 4), 999) },
             Form { slots: SLOTS_1, operands: (3, 3), version: (1, 0), sm: 10, rules: RULES_0, until: ((1, 4), 999) },
         ],
@@ -1513,72 +1506,72 @@ pub(super) static OPCODES: &[OpcodeForms] = &[
     OpcodeForms {
         opcode: "mbarrier",
         forms: &[
-            Form { slots: SLOTS_228, operands: (2, 2), version: (7, 0), sm: 80, rules: RULES_0, until: ((99, 9), 999) },
-            Form { slots: SLOTS_229, operands: (1, 1), version: (7, 0), sm: 80, rules: RULES_0, until: ((99, 9), 999) },
+            Form { slots: SLOTS_227, operands: (2, 2), version: (7, 0), sm: 80, rules: RULES_0, until: ((99, 9), 999) },
+            Form { slots: SLOTS_228, operands: (1, 1), version: (7, 0), sm: 80, rules: RULES_0, until: ((99, 9), 999) },
+            Form { slots: SLOTS_229, operands: (2, 2), version: (8, 0), sm: 90, rules: RULES_0, until: ((99, 9), 999) },
             Form { slots: SLOTS_230, operands: (2, 2), version: (8, 0), sm: 90, rules: RULES_0, until: ((99, 9), 999) },
             Form { slots: SLOTS_231, operands: (2, 2), version: (8, 0), sm: 90, rules: RULES_0, until: ((99, 9), 999) },
             Form { slots: SLOTS_232, operands: (2, 2), version: (8, 0), sm: 90, rules: RULES_0, until: ((99, 9), 999) },
-            Form { slots: SLOTS_233, operands: (2, 2), version: (8, 0), sm: 90, rules: RULES_0, until: ((99, 9), 999) },
-            Form { slots: SLOTS_234, operands: (2, 3), version: (7, 0), sm: 80, rules: RULES_0, until: ((99, 9), 999) },
-            Form { slots: SLOTS_235, operands: (2, 3), version: (7, 0), sm: 80, rules: RULES_50, until: ((99, 9), 999) },
-            Form { slots: SLOTS_236, operands: (2, 3), version: (7, 0), sm: 80, rules: RULES_0, until: ((99, 9), 999) },
-            Form { slots: SLOTS_237, operands: (2, 3), version: (7, 0), sm: 80, rules: RULES_50, until: ((99, 9), 999) },
-            Form { slots: SLOTS_238, operands: (3, 3), version: (8, 0), sm: 80, rules: RULES_0, until: ((99, 9), 999) },
-            Form { slots: SLOTS_239, operands: (3, 3), version: (8, 0), sm: 80, rules: RULES_50, until: ((99, 9), 999) },
-            Form { slots: SLOTS_240, operands: (3, 3), version: (8, 0), sm: 80, rules: RULES_0, until: ((99, 9), 999) },
-            Form { slots: SLOTS_241, operands: (3, 3), version: (8, 0), sm: 80, rules: RULES_50, until: ((99, 9), 999) },
-            Form { slots: SLOTS_242, operands: (3, 3), version: (7, 0), sm: 80, rules: RULES_0, until: ((99, 9), 999) },
-            Form { slots: SLOTS_243, operands: (3, 3), version: (8, 0), sm: 80, rules: RULES_0, until: ((99, 9), 999) },
-            Form { slots: SLOTS_244, operands: (2, 3), version: (7, 0), sm: 80, rules: RULES_0, until: ((99, 9), 999) },
-            Form { slots: SLOTS_245, operands: (2, 3), version: (7, 0), sm: 80, rules: RULES_50, until: ((99, 9), 999) },
-            Form { slots: SLOTS_246, operands: (2, 3), version: (7, 0), sm: 80, rules: RULES_0, until: ((99, 9), 999) },
-            Form { slots: SLOTS_247, operands: (2, 3), version: (7, 0), sm: 80, rules: RULES_50, until: ((99, 9), 999) },
-            Form { slots: SLOTS_248, operands: (3, 3), version: (8, 0), sm: 80, rules: RULES_0, until: ((99, 9), 999) },
-            Form { slots: SLOTS_249, operands: (3, 3), version: (8, 0), sm: 80, rules: RULES_50, until: ((99, 9), 999) },
-            Form { slots: SLOTS_250, operands: (3, 3), version: (8, 0), sm: 80, rules: RULES_0, until: ((99, 9), 999) },
-            Form { slots: SLOTS_251, operands: (3, 3), version: (8, 0), sm: 80, rules: RULES_50, until: ((99, 9), 999) },
-            Form { slots: SLOTS_252, operands: (3, 3), version: (7, 0), sm: 80, rules: RULES_0, until: ((99, 9), 999) },
-            Form { slots: SLOTS_253, operands: (3, 3), version: (8, 0), sm: 80, rules: RULES_0, until: ((99, 9), 999) },
-            Form { slots: SLOTS_254, operands: (3, 3), version: (7, 0), sm: 80, rules: RULES_0, until: ((99, 9), 999) },
-            Form { slots: SLOTS_255, operands: (3, 3), version: (7, 0), sm: 80, rules: RULES_51, until: ((99, 9), 999) },
-            Form { slots: SLOTS_256, operands: (3, 3), version: (7, 0), sm: 80, rules: RULES_0, until: ((99, 9), 999) },
-            Form { slots: SLOTS_257, operands: (3, 3), version: (7, 0), sm: 80, rules: RULES_51, until: ((99, 9), 999) },
-            Form { slots: SLOTS_258, operands: (3, 4), version: (7, 8), sm: 90, rules: RULES_0, until: ((99, 9), 999) },
-            Form { slots: SLOTS_259, operands: (3, 4), version: (7, 8), sm: 90, rules: RULES_51, until: ((99, 9), 999) },
-            Form { slots: SLOTS_260, operands: (3, 4), version: (7, 8), sm: 90, rules: RULES_0, until: ((99, 9), 999) },
-            Form { slots: SLOTS_261, operands: (3, 4), version: (7, 8), sm: 90, rules: RULES_51, until: ((99, 9), 999) },
-            Form { slots: SLOTS_262, operands: (2, 2), version: (7, 0), sm: 80, rules: RULES_0, until: ((99, 9), 999) },
+            Form { slots: SLOTS_233, operands: (2, 3), version: (7, 0), sm: 80, rules: RULES_0, until: ((99, 9), 999) },
+            Form { slots: SLOTS_234, operands: (2, 3), version: (7, 0), sm: 80, rules: RULES_50, until: ((99, 9), 999) },
+            Form { slots: SLOTS_235, operands: (2, 3), version: (7, 0), sm: 80, rules: RULES_0, until: ((99, 9), 999) },
+            Form { slots: SLOTS_236, operands: (2, 3), version: (7, 0), sm: 80, rules: RULES_50, until: ((99, 9), 999) },
+            Form { slots: SLOTS_237, operands: (3, 3), version: (8, 0), sm: 80, rules: RULES_0, until: ((99, 9), 999) },
+            Form { slots: SLOTS_238, operands: (3, 3), version: (8, 0), sm: 80, rules: RULES_50, until: ((99, 9), 999) },
+            Form { slots: SLOTS_239, operands: (3, 3), version: (8, 0), sm: 80, rules: RULES_0, until: ((99, 9), 999) },
+            Form { slots: SLOTS_240, operands: (3, 3), version: (8, 0), sm: 80, rules: RULES_50, until: ((99, 9), 999) },
+            Form { slots: SLOTS_241, operands: (3, 3), version: (7, 0), sm: 80, rules: RULES_0, until: ((99, 9), 999) },
+            Form { slots: SLOTS_242, operands: (3, 3), version: (8, 0), sm: 80, rules: RULES_0, until: ((99, 9), 999) },
+            Form { slots: SLOTS_243, operands: (2, 3), version: (7, 0), sm: 80, rules: RULES_0, until: ((99, 9), 999) },
+            Form { slots: SLOTS_244, operands: (2, 3), version: (7, 0), sm: 80, rules: RULES_50, until: ((99, 9), 999) },
+            Form { slots: SLOTS_245, operands: (2, 3), version: (7, 0), sm: 80, rules: RULES_0, until: ((99, 9), 999) },
+            Form { slots: SLOTS_246, operands: (2, 3), version: (7, 0), sm: 80, rules: RULES_50, until: ((99, 9), 999) },
+            Form { slots: SLOTS_247, operands: (3, 3), version: (8, 0), sm: 80, rules: RULES_0, until: ((99, 9), 999) },
+            Form { slots: SLOTS_248, operands: (3, 3), version: (8, 0), sm: 80, rules: RULES_50, until: ((99, 9), 999) },
+            Form { slots: SLOTS_249, operands: (3, 3), version: (8, 0), sm: 80, rules: RULES_0, until: ((99, 9), 999) },
+            Form { slots: SLOTS_250, operands: (3, 3), version: (8, 0), sm: 80, rules: RULES_50, until: ((99, 9), 999) },
+            Form { slots: SLOTS_251, operands: (3, 3), version: (7, 0), sm: 80, rules: RULES_0, until: ((99, 9), 999) },
+            Form { slots: SLOTS_252, operands: (3, 3), version: (8, 0), sm: 80, rules: RULES_0, until: ((99, 9), 999) },
+            Form { slots: SLOTS_253, operands: (3, 3), version: (7, 0), sm: 80, rules: RULES_0, until: ((99, 9), 999) },
+            Form { slots: SLOTS_254, operands: (3, 3), version: (7, 0), sm: 80, rules: RULES_51, until: ((99, 9), 999) },
+            Form { slots: SLOTS_255, operands: (3, 3), version: (7, 0), sm: 80, rules: RULES_0, until: ((99, 9), 999) },
+            Form { slots: SLOTS_256, operands: (3, 3), version: (7, 0), sm: 80, rules: RULES_51, until: ((99, 9), 999) },
+            Form { slots: SLOTS_257, operands: (3, 4), version: (7, 8), sm: 90, rules: RULES_0, until: ((99, 9), 999) },
+            Form { slots: SLOTS_258, operands: (3, 4), version: (7, 8), sm: 90, rules: RULES_51, until: ((99, 9), 999) },
+            Form { slots: SLOTS_259, operands: (3, 4), version: (7, 8), sm: 90, rules: RULES_0, until: ((99, 9), 999) },
+            Form { slots: SLOTS_260, operands: (3, 4), version: (7, 8), sm: 90, rules: RULES_51, until: ((99, 9), 999) },
+            Form { slots: SLOTS_261, operands: (2, 2), version: (7, 0), sm: 80, rules: RULES_0, until: ((99, 9), 999) },
         ],
     },
     OpcodeForms {
         opcode: "membar",
         forms: &[
-            Form { slots: SLOTS_263, operands: (0, 0), version: (1, 4), sm: 10, rules: RULES_52, until: ((99, 9), 999) },
+            Form { slots: SLOTS_262, operands: (0, 0), version: (1, 4), sm: 10, rules: RULES_52, until: ((99, 9), 999) },
+            Form { slots: SLOTS_157, operands: (0, 0), version: (7, 5), sm: 60, rules: RULES_0, until: ((99, 9), 999) },
             Form { slots: SLOTS_158, operands: (0, 0), version: (7, 5), sm: 60, rules: RULES_0, until: ((99, 9), 999) },
             Form { slots: SLOTS_159, operands: (0, 0), version: (7, 5), sm: 60, rules: RULES_0, until: ((99, 9), 999) },
             Form { slots: SLOTS_160, operands: (0, 0), version: (7, 5), sm: 60, rules: RULES_0, until: ((99, 9), 999) },
             Form { slots: SLOTS_161, operands: (0, 0), version: (7, 5), sm: 60, rules: RULES_0, until: ((99, 9), 999) },
-            Form { slots: SLOTS_162, operands: (0, 0), version: (7, 5), sm: 60, rules: RULES_0, until: ((99, 9), 999) },
-            Form { slots: SLOTS_264, operands: (0, 0), version: (1, 0), sm: 10, rules: RULES_0, until: ((1, 4), 999) },
+            Form { slots: SLOTS_263, operands: (0, 0), version: (1, 0), sm: 10, rules: RULES_0, until: ((1, 4), 999) },
         ],
     },
     OpcodeForms {
         opcode: "min",
         forms: &[
-            Form { slots: SLOTS_215, operands: (3, 3), version: (1, 0), sm: 10, rules: RULES_47, until: ((99, 9), 999) },
-            Form { slots: SLOTS_216, operands: (3, 3), version: (1, 0), sm: 10, rules: RULES_48, until: ((99, 9), 999) },
-            Form { slots: SLOTS_217, operands: (3, 3), version: (1, 0), sm: 10, rules: RULES_49, until: ((99, 9), 999) },
-            Form { slots: SLOTS_218, operands: (3, 3), version: (7, 2), sm: 86, rules: RULES_49, until: ((99, 9), 999) },
-            Form { slots: SLOTS_219, operands: (4, 4), version: (1, 0), sm: 10, rules: RULES_49, until: ((99, 9), 999) },
+            Form { slots: SLOTS_214, operands: (3, 3), version: (1, 0), sm: 10, rules: RULES_47, until: ((99, 9), 999) },
+            Form { slots: SLOTS_215, operands: (3, 3), version: (1, 0), sm: 10, rules: RULES_48, until: ((99, 9), 999) },
+            Form { slots: SLOTS_216, operands: (3, 3), version: (1, 0), sm: 10, rules: RULES_49, until: ((99, 9), 999) },
+            Form { slots: SLOTS_217, operands: (3, 3), version: (7, 2), sm: 86, rules: RULES_49, until: ((99, 9), 999) },
+            Form { slots: SLOTS_218, operands: (4, 4), version: (1, 0), sm: 10, rules: RULES_49, until: ((99, 9), 999) },
             Form { slots: SLOTS_2, operands: (3, 3), version: (1, 0), sm: 13, rules: RULES_0, until: ((99, 9), 999) },
-            Form { slots: SLOTS_220, operands: (3, 3), version: (7, 0), sm: 80, rules: RULES_0, until: ((99, 9), 999) },
-            Form { slots: SLOTS_221, operands: (3, 3), version: (7, 2), sm: 86, rules: RULES_0, until: ((99, 9), 999) },
-            Form { slots: SLOTS_222, operands: (3, 3), version: (7, 0), sm: 80, rules: RULES_0, until: ((99, 9), 999) },
-            Form { slots: SLOTS_223, operands: (3, 3), version: (7, 2), sm: 86, rules: RULES_0, until: ((99, 9), 999) },
-            Form { slots: SLOTS_224, operands: (3, 3), version: (7, 0), sm: 80, rules: RULES_0, until: ((99, 9), 999) },
-            Form { slots: SLOTS_225, operands: (3, 3), version: (7, 2), sm: 86, rules: RULES_0, until: ((99, 9), 999) },
-            Form { slots: SLOTS_226, operands: (3, 3), version: (7, 0), sm: 80, rules: RULES_0, until: ((99, 9), 999) },
-            Form { slots: SLOTS_227, operands: (3, 3), version: (7, 2), sm: 86, rules: RULES_0, until: ((99, 9), 999) },
+            Form { slots: SLOTS_219, operands: (3, 3), version: (7, 0), sm: 80, rules: RULES_0, until: ((99, 9), 999) },
+            Form { slots: SLOTS_220, operands: (3, 3), version: (7, 2), sm: 86, rules: RULES_0, until: ((99, 9), 999) },
+            Form { slots: SLOTS_221, operands: (3, 3), version: (7, 0), sm: 80, rules: RULES_0, until: ((99, 9), 999) },
+            Form { slots: SLOTS_222, operands: (3, 3), version: (7, 2), sm: 86, rules: RULES_0, until: ((99, 9), 999) },
+            Form { slots: SLOTS_223, operands: (3, 3), version: (7, 0), sm: 80, rules: RULES_0, until: ((99, 9), 999) },
+            Form { slots: SLOTS_224, operands: (3, 3), version: (7, 2), sm: 86, rules: RULES_0, until: ((99, 9), 999) },
+            Form { slots: SLOTS_225, operands: (3, 3), version: (7, 0), sm: 80, rules: RULES_0, until: ((99, 9), 999) },
+            Form { slots: SLOTS_226, operands: (3, 3), version: (7, 2), sm: 86, rules: RULES_0, until: ((99, 9), 999) },
             Form { slots: SLOTS_19, operands: (3, 3), version: (1, 0), sm: 10, rules: RULES_0, until: ((1, 4), 999) },
             Form { slots: SLOTS_1, operands: (3, 3), version: (1, 0), sm: 10, rules: RULES_0, until: ((1, 4), 999) },
         ],
@@ -1586,56 +1579,56 @@ pub(super) static OPCODES: &[OpcodeForms] = &[
     OpcodeForms {
         opcode: "mma",
         forms: &[
+            Form { slots: SLOTS_264, operands: (6, 6), version: (7, 1), sm: 80, rules: RULES_53, until: ((99, 9), 999) },
             Form { slots: SLOTS_265, operands: (6, 6), version: (7, 1), sm: 80, rules: RULES_53, until: ((99, 9), 999) },
             Form { slots: SLOTS_266, operands: (6, 6), version: (7, 1), sm: 80, rules: RULES_53, until: ((99, 9), 999) },
             Form { slots: SLOTS_267, operands: (6, 6), version: (7, 1), sm: 80, rules: RULES_53, until: ((99, 9), 999) },
             Form { slots: SLOTS_268, operands: (6, 6), version: (7, 1), sm: 80, rules: RULES_53, until: ((99, 9), 999) },
             Form { slots: SLOTS_269, operands: (6, 6), version: (7, 1), sm: 80, rules: RULES_53, until: ((99, 9), 999) },
-            Form { slots: SLOTS_270, operands: (6, 6), version: (7, 1), sm: 80, rules: RULES_53, until: ((99, 9), 999) },
-            Form { slots: SLOTS_271, operands: (6, 6), version: (7, 1), sm: 80, rules: RULES_54, until: ((99, 9), 999) },
-            Form { slots: SLOTS_272, operands: (6, 6), version: (8, 7), sm: 120, rules: RULES_55, until: ((99, 9), 999) },
-            Form { slots: SLOTS_273, operands: (10, 10), version: (8, 7), sm: 120, rules: RULES_56, until: ((99, 9), 999) },
-            Form { slots: SLOTS_274, operands: (10, 10), version: (8, 7), sm: 120, rules: RULES_57, until: ((99, 9), 999) },
-            Form { slots: SLOTS_275, operands: (10, 10), version: (8, 7), sm: 120, rules: RULES_55, until: ((99, 9), 999) },
+            Form { slots: SLOTS_270, operands: (6, 6), version: (7, 1), sm: 80, rules: RULES_54, until: ((99, 9), 999) },
+            Form { slots: SLOTS_271, operands: (6, 6), version: (8, 7), sm: 120, rules: RULES_55, until: ((99, 9), 999) },
+            Form { slots: SLOTS_272, operands: (10, 10), version: (8, 7), sm: 120, rules: RULES_56, until: ((99, 9), 999) },
+            Form { slots: SLOTS_273, operands: (10, 10), version: (8, 7), sm: 120, rules: RULES_57, until: ((99, 9), 999) },
+            Form { slots: SLOTS_274, operands: (10, 10), version: (8, 7), sm: 120, rules: RULES_55, until: ((99, 9), 999) },
+            Form { slots: SLOTS_275, operands: (6, 6), version: (7, 1), sm: 80, rules: RULES_53, until: ((99, 9), 999) },
             Form { slots: SLOTS_276, operands: (6, 6), version: (7, 1), sm: 80, rules: RULES_53, until: ((99, 9), 999) },
-            Form { slots: SLOTS_277, operands: (6, 6), version: (7, 1), sm: 80, rules: RULES_53, until: ((99, 9), 999) },
+            Form { slots: SLOTS_277, operands: (4, 4), version: (6, 4), sm: 70, rules: RULES_0, until: ((99, 9), 999) },
             Form { slots: SLOTS_278, operands: (4, 4), version: (6, 4), sm: 70, rules: RULES_0, until: ((99, 9), 999) },
             Form { slots: SLOTS_279, operands: (4, 4), version: (6, 4), sm: 70, rules: RULES_0, until: ((99, 9), 999) },
             Form { slots: SLOTS_280, operands: (4, 4), version: (6, 4), sm: 70, rules: RULES_0, until: ((99, 9), 999) },
             Form { slots: SLOTS_281, operands: (4, 4), version: (6, 4), sm: 70, rules: RULES_0, until: ((99, 9), 999) },
             Form { slots: SLOTS_282, operands: (4, 4), version: (6, 4), sm: 70, rules: RULES_0, until: ((99, 9), 999) },
-            Form { slots: SLOTS_283, operands: (4, 4), version: (6, 4), sm: 70, rules: RULES_0, until: ((99, 9), 999) },
-            Form { slots: SLOTS_284, operands: (4, 4), version: (6, 4), sm: 70, rules: RULES_58, until: ((99, 9), 999) },
-            Form { slots: SLOTS_285, operands: (4, 4), version: (8, 7), sm: 120, rules: RULES_55, until: ((99, 9), 999) },
-            Form { slots: SLOTS_286, operands: (8, 8), version: (8, 7), sm: 120, rules: RULES_56, until: ((99, 9), 999) },
-            Form { slots: SLOTS_287, operands: (8, 8), version: (8, 7), sm: 120, rules: RULES_57, until: ((99, 9), 999) },
-            Form { slots: SLOTS_288, operands: (8, 8), version: (8, 7), sm: 120, rules: RULES_55, until: ((99, 9), 999) },
+            Form { slots: SLOTS_283, operands: (4, 4), version: (6, 4), sm: 70, rules: RULES_58, until: ((99, 9), 999) },
+            Form { slots: SLOTS_284, operands: (4, 4), version: (8, 7), sm: 120, rules: RULES_55, until: ((99, 9), 999) },
+            Form { slots: SLOTS_285, operands: (8, 8), version: (8, 7), sm: 120, rules: RULES_56, until: ((99, 9), 999) },
+            Form { slots: SLOTS_286, operands: (8, 8), version: (8, 7), sm: 120, rules: RULES_57, until: ((99, 9), 999) },
+            Form { slots: SLOTS_287, operands: (8, 8), version: (8, 7), sm: 120, rules: RULES_55, until: ((99, 9), 999) },
+            Form { slots: SLOTS_288, operands: (4, 4), version: (6, 4), sm: 70, rules: RULES_0, until: ((99, 9), 999) },
             Form { slots: SLOTS_289, operands: (4, 4), version: (6, 4), sm: 70, rules: RULES_0, until: ((99, 9), 999) },
             Form { slots: SLOTS_290, operands: (4, 4), version: (6, 4), sm: 70, rules: RULES_0, until: ((99, 9), 999) },
-            Form { slots: SLOTS_291, operands: (4, 4), version: (6, 4), sm: 70, rules: RULES_0, until: ((99, 9), 999) },
-            Form { slots: SLOTS_292, operands: (4, 4), version: (6, 4), sm: 70, rules: RULES_59, until: ((99, 9), 999) },
+            Form { slots: SLOTS_291, operands: (4, 4), version: (6, 4), sm: 70, rules: RULES_59, until: ((99, 9), 999) },
         ],
     },
     OpcodeForms {
         opcode: "mov",
         forms: &[
+            Form { slots: SLOTS_292, operands: (2, 2), version: (1, 0), sm: 10, rules: RULES_0, until: ((99, 9), 999) },
             Form { slots: SLOTS_293, operands: (2, 2), version: (1, 0), sm: 10, rules: RULES_0, until: ((99, 9), 999) },
             Form { slots: SLOTS_294, operands: (2, 2), version: (1, 0), sm: 10, rules: RULES_0, until: ((99, 9), 999) },
-            Form { slots: SLOTS_295, operands: (2, 2), version: (1, 0), sm: 10, rules: RULES_0, until: ((99, 9), 999) },
-            Form { slots: SLOTS_296, operands: (2, 2), version: (1, 0), sm: 10, rules: RULES_41, until: ((99, 9), 999) },
+            Form { slots: SLOTS_295, operands: (2, 2), version: (1, 0), sm: 10, rules: RULES_41, until: ((99, 9), 999) },
             Form { slots: SLOTS_63, operands: (2, 2), version: (1, 0), sm: 10, rules: RULES_0, until: ((1, 4), 999) },
         ],
     },
     OpcodeForms {
         opcode: "movmatrix",
         forms: &[
-            Form { slots: SLOTS_297, operands: (2, 2), version: (7, 8), sm: 75, rules: RULES_0, until: ((99, 9), 999) },
+            Form { slots: SLOTS_296, operands: (2, 2), version: (7, 8), sm: 75, rules: RULES_0, until: ((99, 9), 999) },
         ],
     },
     OpcodeForms {
         opcode: "mul",
         forms: &[
-            Form { slots: SLOTS_206, operands: (3, 3), version: (1, 0), sm: 10, rules: RULES_0, until: ((99, 9), 999) },
+            Form { slots: SLOTS_205, operands: (3, 3), version: (1, 0), sm: 10, rules: RULES_0, until: ((99, 9), 999) },
             Form { slots: SLOTS_11, operands: (3, 3), version: (1, 0), sm: 10, rules: RULES_0, until: ((99, 9), 999) },
             Form { slots: SLOTS_12, operands: (3, 3), version: (8, 6), sm: 100, rules: RULES_0, until: ((99, 9), 999) },
             Form { slots: SLOTS_13, operands: (3, 3), version: (1, 0), sm: 13, rules: RULES_0, until: ((99, 9), 999) },
@@ -1648,37 +1641,37 @@ pub(super) static OPCODES: &[OpcodeForms] = &[
     OpcodeForms {
         opcode: "mul24",
         forms: &[
-            Form { slots: SLOTS_211, operands: (3, 3), version: (1, 0), sm: 10, rules: RULES_0, until: ((99, 9), 999) },
+            Form { slots: SLOTS_210, operands: (3, 3), version: (1, 0), sm: 10, rules: RULES_0, until: ((99, 9), 999) },
         ],
     },
     OpcodeForms {
         opcode: "multimem",
         forms: &[
+            Form { slots: SLOTS_297, operands: (2, 2), version: (8, 1), sm: 90, rules: RULES_0, until: ((99, 9), 999) },
             Form { slots: SLOTS_298, operands: (2, 2), version: (8, 1), sm: 90, rules: RULES_0, until: ((99, 9), 999) },
             Form { slots: SLOTS_299, operands: (2, 2), version: (8, 1), sm: 90, rules: RULES_0, until: ((99, 9), 999) },
             Form { slots: SLOTS_300, operands: (2, 2), version: (8, 1), sm: 90, rules: RULES_0, until: ((99, 9), 999) },
             Form { slots: SLOTS_301, operands: (2, 2), version: (8, 1), sm: 90, rules: RULES_0, until: ((99, 9), 999) },
-            Form { slots: SLOTS_302, operands: (2, 2), version: (8, 1), sm: 90, rules: RULES_0, until: ((99, 9), 999) },
+            Form { slots: SLOTS_302, operands: (2, 2), version: (8, 1), sm: 90, rules: RULES_60, until: ((99, 9), 999) },
             Form { slots: SLOTS_303, operands: (2, 2), version: (8, 1), sm: 90, rules: RULES_60, until: ((99, 9), 999) },
-            Form { slots: SLOTS_304, operands: (2, 2), version: (8, 1), sm: 90, rules: RULES_60, until: ((99, 9), 999) },
+            Form { slots: SLOTS_304, operands: (2, 2), version: (8, 1), sm: 90, rules: RULES_0, until: ((99, 9), 999) },
             Form { slots: SLOTS_305, operands: (2, 2), version: (8, 1), sm: 90, rules: RULES_0, until: ((99, 9), 999) },
             Form { slots: SLOTS_306, operands: (2, 2), version: (8, 1), sm: 90, rules: RULES_0, until: ((99, 9), 999) },
-            Form { slots: SLOTS_307, operands: (2, 2), version: (8, 1), sm: 90, rules: RULES_0, until: ((99, 9), 999) },
-            Form { slots: SLOTS_308, operands: (3, 4), version: (9, 1), sm: 90, rules: RULES_61, until: ((99, 9), 999) },
+            Form { slots: SLOTS_307, operands: (3, 4), version: (9, 1), sm: 90, rules: RULES_61, until: ((99, 9), 999) },
+            Form { slots: SLOTS_308, operands: (3, 3), version: (9, 1), sm: 90, rules: RULES_0, until: ((99, 9), 999) },
             Form { slots: SLOTS_309, operands: (3, 3), version: (9, 1), sm: 90, rules: RULES_0, until: ((99, 9), 999) },
-            Form { slots: SLOTS_310, operands: (3, 3), version: (9, 1), sm: 90, rules: RULES_0, until: ((99, 9), 999) },
         ],
     },
     OpcodeForms {
         opcode: "nanosleep",
         forms: &[
-            Form { slots: SLOTS_294, operands: (1, 1), version: (6, 3), sm: 70, rules: RULES_0, until: ((99, 9), 999) },
+            Form { slots: SLOTS_293, operands: (1, 1), version: (6, 3), sm: 70, rules: RULES_0, until: ((99, 9), 999) },
         ],
     },
     OpcodeForms {
         opcode: "neg",
         forms: &[
-            Form { slots: SLOTS_311, operands: (2, 2), version: (1, 0), sm: 10, rules: RULES_62, until: ((99, 9), 999) },
+            Form { slots: SLOTS_310, operands: (2, 2), version: (1, 0), sm: 10, rules: RULES_62, until: ((99, 9), 999) },
             Form { slots: SLOTS_1, operands: (2, 2), version: (1, 0), sm: 10, rules: RULES_0, until: ((99, 9), 999) },
             Form { slots: SLOTS_2, operands: (2, 2), version: (1, 0), sm: 13, rules: RULES_0, until: ((99, 9), 999) },
             Form { slots: SLOTS_3, operands: (2, 2), version: (6, 0), sm: 53, rules: RULES_0, until: ((99, 9), 999) },
@@ -1704,7 +1697,7 @@ pub(super) static OPCODES: &[OpcodeForms] = &[
         opcode: "pmevent",
         forms: &[
             Form { slots: SLOTS_57, operands: (1, 1), version: (1, 0), sm: 10, rules: RULES_0, until: ((99, 9), 999) },
-            Form { slots: SLOTS_312, operands: (1, 1), version: (1, 0), sm: 10, rules: RULES_0, until: ((99, 9), 999) },
+            Form { slots: SLOTS_311, operands: (1, 1), version: (1, 0), sm: 10, rules: RULES_0, until: ((99, 9), 999) },
         ],
     },
     OpcodeForms {
@@ -1716,60 +1709,60 @@ pub(super) static OPCODES: &[OpcodeForms] = &[
     OpcodeForms {
         opcode: "prefetch",
         forms: &[
-            Form { slots: SLOTS_313, operands: (1, 1), version: (2, 0), sm: 10, rules: RULES_0, until: ((99, 9), 999) },
-            Form { slots: SLOTS_314, operands: (1, 1), version: (2, 0), sm: 10, rules: RULES_63, until: ((99, 9), 999) },
-            Form { slots: SLOTS_315, operands: (1, 1), version: (8, 0), sm: 90, rules: RULES_0, until: ((99, 9), 999) },
+            Form { slots: SLOTS_312, operands: (1, 1), version: (2, 0), sm: 10, rules: RULES_0, until: ((99, 9), 999) },
+            Form { slots: SLOTS_313, operands: (1, 1), version: (2, 0), sm: 10, rules: RULES_63, until: ((99, 9), 999) },
+            Form { slots: SLOTS_314, operands: (1, 1), version: (8, 0), sm: 90, rules: RULES_0, until: ((99, 9), 999) },
         ],
     },
     OpcodeForms {
         opcode: "prefetchu",
         forms: &[
-            Form { slots: SLOTS_316, operands: (1, 1), version: (2, 0), sm: 10, rules: RULES_0, until: ((99, 9), 999) },
+            Form { slots: SLOTS_315, operands: (1, 1), version: (2, 0), sm: 10, rules: RULES_0, until: ((99, 9), 999) },
         ],
     },
     OpcodeForms {
         opcode: "prmt",
         forms: &[
-            Form { slots: SLOTS_317, operands: (4, 4), version: (2, 0), sm: 10, rules: RULES_0, until: ((99, 9), 999) },
+            Form { slots: SLOTS_316, operands: (4, 4), version: (2, 0), sm: 10, rules: RULES_0, until: ((99, 9), 999) },
         ],
     },
     OpcodeForms {
         opcode: "rcp",
         forms: &[
             Form { slots: SLOTS_65, operands: (2, 2), version: (1, 0), sm: 10, rules: RULES_0, until: ((99, 9), 999) },
-            Form { slots: SLOTS_147, operands: (2, 2), version: (1, 0), sm: 10, rules: RULES_31, until: ((99, 9), 999) },
-            Form { slots: SLOTS_148, operands: (2, 2), version: (1, 0), sm: 10, rules: RULES_32, until: ((99, 9), 999) },
-            Form { slots: SLOTS_318, operands: (2, 2), version: (2, 1), sm: 20, rules: RULES_0, until: ((99, 9), 999) },
+            Form { slots: SLOTS_146, operands: (2, 2), version: (1, 0), sm: 10, rules: RULES_31, until: ((99, 9), 999) },
+            Form { slots: SLOTS_147, operands: (2, 2), version: (1, 0), sm: 10, rules: RULES_32, until: ((99, 9), 999) },
+            Form { slots: SLOTS_317, operands: (2, 2), version: (2, 1), sm: 20, rules: RULES_0, until: ((99, 9), 999) },
             Form { slots: SLOTS_66, operands: (2, 2), version: (1, 0), sm: 10, rules: RULES_0, until: ((1, 3), 999) },
             Form { slots: SLOTS_2, operands: (2, 2), version: (1, 0), sm: 10, rules: RULES_0, until: ((1, 3), 999) },
-            Form { slots: SLOTS_149, operands: (2, 2), version: (1, 0), sm: 10, rules: RULES_0, until: ((1, 4), 999) },
+            Form { slots: SLOTS_148, operands: (2, 2), version: (1, 0), sm: 10, rules: RULES_0, until: ((1, 4), 999) },
         ],
     },
     OpcodeForms {
         opcode: "red",
         forms: &[
-            Form { slots: SLOTS_319, operands: (2, 3), version: (7, 8), sm: 10, rules: RULES_64, until: ((99, 9), 999) },
-            Form { slots: SLOTS_320, operands: (2, 3), version: (7, 8), sm: 70, rules: RULES_65, until: ((99, 9), 999) },
-            Form { slots: SLOTS_321, operands: (2, 3), version: (7, 8), sm: 60, rules: RULES_65, until: ((99, 9), 999) },
+            Form { slots: SLOTS_318, operands: (2, 3), version: (7, 8), sm: 10, rules: RULES_64, until: ((99, 9), 999) },
+            Form { slots: SLOTS_319, operands: (2, 3), version: (7, 8), sm: 70, rules: RULES_65, until: ((99, 9), 999) },
+            Form { slots: SLOTS_320, operands: (2, 3), version: (7, 8), sm: 60, rules: RULES_65, until: ((99, 9), 999) },
+            Form { slots: SLOTS_321, operands: (2, 3), version: (7, 8), sm: 90, rules: RULES_65, until: ((99, 9), 999) },
             Form { slots: SLOTS_322, operands: (2, 3), version: (7, 8), sm: 90, rules: RULES_65, until: ((99, 9), 999) },
-            Form { slots: SLOTS_323, operands: (2, 3), version: (7, 8), sm: 90, rules: RULES_65, until: ((99, 9), 999) },
-            Form { slots: SLOTS_324, operands: (2, 3), version: (7, 8), sm: 20, rules: RULES_66, until: ((99, 9), 999) },
-            Form { slots: SLOTS_325, operands: (2, 3), version: (7, 8), sm: 10, rules: RULES_67, until: ((99, 9), 999) },
-            Form { slots: SLOTS_326, operands: (2, 3), version: (7, 8), sm: 10, rules: RULES_68, until: ((99, 9), 999) },
+            Form { slots: SLOTS_323, operands: (2, 3), version: (7, 8), sm: 20, rules: RULES_66, until: ((99, 9), 999) },
+            Form { slots: SLOTS_324, operands: (2, 3), version: (7, 8), sm: 10, rules: RULES_67, until: ((99, 9), 999) },
+            Form { slots: SLOTS_325, operands: (2, 3), version: (7, 8), sm: 10, rules: RULES_68, until: ((99, 9), 999) },
+            Form { slots: SLOTS_326, operands: (3, 3), version: (8, 1), sm: 90, rules: RULES_0, until: ((99, 9), 999) },
             Form { slots: SLOTS_327, operands: (3, 3), version: (8, 1), sm: 90, rules: RULES_0, until: ((99, 9), 999) },
             Form { slots: SLOTS_328, operands: (3, 3), version: (8, 1), sm: 90, rules: RULES_0, until: ((99, 9), 999) },
             Form { slots: SLOTS_329, operands: (3, 3), version: (8, 1), sm: 90, rules: RULES_0, until: ((99, 9), 999) },
-            Form { slots: SLOTS_330, operands: (3, 3), version: (8, 1), sm: 90, rules: RULES_0, until: ((99, 9), 999) },
-            Form { slots: SLOTS_331, operands: (2, 2), version: (8, 1), sm: 90, rules: RULES_69, until: ((99, 9), 999) },
-            Form { slots: SLOTS_332, operands: (2, 2), version: (1, 0), sm: 10, rules: RULES_0, until: ((1, 4), 999) },
+            Form { slots: SLOTS_330, operands: (2, 2), version: (8, 1), sm: 90, rules: RULES_69, until: ((99, 9), 999) },
+            Form { slots: SLOTS_331, operands: (2, 2), version: (1, 0), sm: 10, rules: RULES_0, until: ((1, 4), 999) },
         ],
     },
     OpcodeForms {
         opcode: "redux",
         forms: &[
+            Form { slots: SLOTS_332, operands: (3, 3), version: (7, 0), sm: 80, rules: RULES_0, until: ((99, 9), 999) },
             Form { slots: SLOTS_333, operands: (3, 3), version: (7, 0), sm: 80, rules: RULES_0, until: ((99, 9), 999) },
-            Form { slots: SLOTS_334, operands: (3, 3), version: (7, 0), sm: 80, rules: RULES_0, until: ((99, 9), 999) },
-            Form { slots: SLOTS_335, operands: (3, 3), version: (8, 6), sm: 100, rules: RULES_70, until: ((99, 9), 999) },
+            Form { slots: SLOTS_334, operands: (3, 3), version: (8, 6), sm: 100, rules: RULES_70, until: ((99, 9), 999) },
         ],
     },
     OpcodeForms {
@@ -1788,8 +1781,8 @@ pub(super) static OPCODES: &[OpcodeForms] = &[
         opcode: "rsqrt",
         forms: &[
             Form { slots: SLOTS_65, operands: (2, 2), version: (1, 0), sm: 10, rules: RULES_0, until: ((99, 9), 999) },
-            Form { slots: SLOTS_336, operands: (2, 2), version: (1, 0), sm: 13, rules: RULES_0, until: ((99, 9), 999) },
-            Form { slots: SLOTS_318, operands: (2, 2), version: (4, 0), sm: 20, rules: RULES_0, until: ((99, 9), 999) },
+            Form { slots: SLOTS_335, operands: (2, 2), version: (1, 0), sm: 13, rules: RULES_0, until: ((99, 9), 999) },
+            Form { slots: SLOTS_317, operands: (2, 2), version: (4, 0), sm: 20, rules: RULES_0, until: ((99, 9), 999) },
             Form { slots: SLOTS_66, operands: (2, 2), version: (1, 0), sm: 10, rules: RULES_0, until: ((1, 3), 999) },
             Form { slots: SLOTS_2, operands: (2, 2), version: (1, 0), sm: 10, rules: RULES_0, until: ((1, 3), 999) },
         ],
@@ -1803,65 +1796,65 @@ pub(super) static OPCODES: &[OpcodeForms] = &[
     OpcodeForms {
         opcode: "selp",
         forms: &[
-            Form { slots: SLOTS_337, operands: (4, 4), version: (1, 0), sm: 10, rules: RULES_71, until: ((99, 9), 999) },
+            Form { slots: SLOTS_336, operands: (4, 4), version: (1, 0), sm: 10, rules: RULES_71, until: ((99, 9), 999) },
         ],
     },
     OpcodeForms {
         opcode: "set",
         forms: &[
-            Form { slots: SLOTS_338, operands: (3, 3), version: (1, 0), sm: 10, rules: RULES_0, until: ((99, 9), 999) },
-            Form { slots: SLOTS_339, operands: (4, 4), version: (1, 0), sm: 10, rules: RULES_0, until: ((99, 9), 999) },
-            Form { slots: SLOTS_340, operands: (3, 3), version: (4, 2), sm: 53, rules: RULES_72, until: ((99, 9), 999) },
-            Form { slots: SLOTS_341, operands: (4, 4), version: (4, 2), sm: 53, rules: RULES_72, until: ((99, 9), 999) },
-            Form { slots: SLOTS_342, operands: (3, 3), version: (4, 2), sm: 53, rules: RULES_73, until: ((99, 9), 999) },
-            Form { slots: SLOTS_343, operands: (4, 4), version: (4, 2), sm: 53, rules: RULES_73, until: ((99, 9), 999) },
-            Form { slots: SLOTS_344, operands: (3, 3), version: (4, 2), sm: 53, rules: RULES_72, until: ((99, 9), 999) },
-            Form { slots: SLOTS_345, operands: (4, 4), version: (4, 2), sm: 53, rules: RULES_72, until: ((99, 9), 999) },
-            Form { slots: SLOTS_346, operands: (3, 3), version: (4, 2), sm: 53, rules: RULES_74, until: ((99, 9), 999) },
-            Form { slots: SLOTS_347, operands: (4, 4), version: (4, 2), sm: 53, rules: RULES_74, until: ((99, 9), 999) },
-            Form { slots: SLOTS_348, operands: (3, 3), version: (4, 2), sm: 53, rules: RULES_75, until: ((99, 9), 999) },
-            Form { slots: SLOTS_349, operands: (4, 4), version: (4, 2), sm: 53, rules: RULES_75, until: ((99, 9), 999) },
-            Form { slots: SLOTS_350, operands: (3, 3), version: (7, 8), sm: 90, rules: RULES_76, until: ((99, 9), 999) },
-            Form { slots: SLOTS_351, operands: (4, 4), version: (7, 8), sm: 90, rules: RULES_76, until: ((99, 9), 999) },
-            Form { slots: SLOTS_352, operands: (3, 3), version: (1, 0), sm: 10, rules: RULES_0, until: ((1, 4), 999) },
-            Form { slots: SLOTS_353, operands: (4, 4), version: (1, 0), sm: 10, rules: RULES_0, until: ((1, 4), 999) },
+            Form { slots: SLOTS_337, operands: (3, 3), version: (1, 0), sm: 10, rules: RULES_0, until: ((99, 9), 999) },
+            Form { slots: SLOTS_338, operands: (4, 4), version: (1, 0), sm: 10, rules: RULES_0, until: ((99, 9), 999) },
+            Form { slots: SLOTS_339, operands: (3, 3), version: (4, 2), sm: 53, rules: RULES_72, until: ((99, 9), 999) },
+            Form { slots: SLOTS_340, operands: (4, 4), version: (4, 2), sm: 53, rules: RULES_72, until: ((99, 9), 999) },
+            Form { slots: SLOTS_341, operands: (3, 3), version: (4, 2), sm: 53, rules: RULES_73, until: ((99, 9), 999) },
+            Form { slots: SLOTS_342, operands: (4, 4), version: (4, 2), sm: 53, rules: RULES_73, until: ((99, 9), 999) },
+            Form { slots: SLOTS_343, operands: (3, 3), version: (4, 2), sm: 53, rules: RULES_72, until: ((99, 9), 999) },
+            Form { slots: SLOTS_344, operands: (4, 4), version: (4, 2), sm: 53, rules: RULES_72, until: ((99, 9), 999) },
+            Form { slots: SLOTS_345, operands: (3, 3), version: (4, 2), sm: 53, rules: RULES_74, until: ((99, 9), 999) },
+            Form { slots: SLOTS_346, operands: (4, 4), version: (4, 2), sm: 53, rules: RULES_74, until: ((99, 9), 999) },
+            Form { slots: SLOTS_347, operands: (3, 3), version: (4, 2), sm: 53, rules: RULES_75, until: ((99, 9), 999) },
+            Form { slots: SLOTS_348, operands: (4, 4), version: (4, 2), sm: 53, rules: RULES_75, until: ((99, 9), 999) },
+            Form { slots: SLOTS_349, operands: (3, 3), version: (7, 8), sm: 90, rules: RULES_76, until: ((99, 9), 999) },
+            Form { slots: SLOTS_350, operands: (4, 4), version: (7, 8), sm: 90, rules: RULES_76, until: ((99, 9), 999) },
+            Form { slots: SLOTS_351, operands: (3, 3), version: (1, 0), sm: 10, rules: RULES_0, until: ((1, 4), 999) },
+            Form { slots: SLOTS_352, operands: (4, 4), version: (1, 0), sm: 10, rules: RULES_0, until: ((1, 4), 999) },
         ],
     },
     OpcodeForms {
         opcode: "setmaxnreg",
         forms: &[
-            Form { slots: SLOTS_354, operands: (1, 1), version: (8, 0), sm: 90, rules: RULES_0, until: ((99, 9), 999) },
+            Form { slots: SLOTS_353, operands: (1, 1), version: (8, 0), sm: 90, rules: RULES_0, until: ((99, 9), 999) },
         ],
     },
     OpcodeForms {
         opcode: "setp",
         forms: &[
-            Form { slots: SLOTS_355, operands: (3, 3), version: (1, 0), sm: 10, rules: RULES_0, until: ((99, 9), 999) },
-            Form { slots: SLOTS_356, operands: (4, 4), version: (1, 0), sm: 10, rules: RULES_0, until: ((99, 9), 999) },
-            Form { slots: SLOTS_357, operands: (3, 3), version: (4, 2), sm: 53, rules: RULES_0, until: ((99, 9), 999) },
-            Form { slots: SLOTS_358, operands: (4, 4), version: (4, 2), sm: 53, rules: RULES_0, until: ((99, 9), 999) },
-            Form { slots: SLOTS_359, operands: (3, 3), version: (4, 2), sm: 53, rules: RULES_0, until: ((99, 9), 999) },
-            Form { slots: SLOTS_360, operands: (4, 4), version: (4, 2), sm: 53, rules: RULES_0, until: ((99, 9), 999) },
-            Form { slots: SLOTS_361, operands: (3, 3), version: (7, 8), sm: 90, rules: RULES_0, until: ((99, 9), 999) },
-            Form { slots: SLOTS_362, operands: (4, 4), version: (7, 8), sm: 90, rules: RULES_0, until: ((99, 9), 999) },
-            Form { slots: SLOTS_363, operands: (3, 3), version: (7, 8), sm: 90, rules: RULES_0, until: ((99, 9), 999) },
-            Form { slots: SLOTS_364, operands: (4, 4), version: (7, 8), sm: 90, rules: RULES_0, until: ((99, 9), 999) },
-            Form { slots: SLOTS_365, operands: (3, 3), version: (1, 0), sm: 10, rules: RULES_0, until: ((1, 4), 999) },
-            Form { slots: SLOTS_366, operands: (4, 4), version: (1, 0), sm: 10, rules: RULES_0, until: ((1, 4), 999) },
+            Form { slots: SLOTS_354, operands: (3, 3), version: (1, 0), sm: 10, rules: RULES_0, until: ((99, 9), 999) },
+            Form { slots: SLOTS_355, operands: (4, 4), version: (1, 0), sm: 10, rules: RULES_0, until: ((99, 9), 999) },
+            Form { slots: SLOTS_356, operands: (3, 3), version: (4, 2), sm: 53, rules: RULES_0, until: ((99, 9), 999) },
+            Form { slots: SLOTS_357, operands: (4, 4), version: (4, 2), sm: 53, rules: RULES_0, until: ((99, 9), 999) },
+            Form { slots: SLOTS_358, operands: (3, 3), version: (4, 2), sm: 53, rules: RULES_0, until: ((99, 9), 999) },
+            Form { slots: SLOTS_359, operands: (4, 4), version: (4, 2), sm: 53, rules: RULES_0, until: ((99, 9), 999) },
+            Form { slots: SLOTS_360, operands: (3, 3), version: (7, 8), sm: 90, rules: RULES_0, until: ((99, 9), 999) },
+            Form { slots: SLOTS_361, operands: (4, 4), version: (7, 8), sm: 90, rules: RULES_0, until: ((99, 9), 999) },
+            Form { slots: SLOTS_362, operands: (3, 3), version: (7, 8), sm: 90, rules: RULES_0, until: ((99, 9), 999) },
+            Form { slots: SLOTS_363, operands: (4, 4), version: (7, 8), sm: 90, rules: RULES_0, until: ((99, 9), 999) },
+            Form { slots: SLOTS_364, operands: (3, 3), version: (1, 0), sm: 10, rules: RULES_0, until: ((1, 4), 999) },
+            Form { slots: SLOTS_365, operands: (4, 4), version: (1, 0), sm: 10, rules: RULES_0, until: ((1, 4), 999) },
         ],
     },
     OpcodeForms {
         opcode: "shf",
         forms: &[
+            Form { slots: SLOTS_366, operands: (4, 4), version: (3, 1), sm: 32, rules: RULES_0, until: ((99, 9), 999) },
             Form { slots: SLOTS_367, operands: (4, 4), version: (3, 1), sm: 32, rules: RULES_0, until: ((99, 9), 999) },
-            Form { slots: SLOTS_368, operands: (4, 4), version: (3, 1), sm: 32, rules: RULES_0, until: ((99, 9), 999) },
         ],
     },
     OpcodeForms {
         opcode: "shfl",
         forms: &[
-            Form { slots: SLOTS_369, operands: (4, 4), version: (3, 0), sm: 10, rules: RULES_0, until: ((99, 9), 999) },
-            Form { slots: SLOTS_370, operands: (5, 5), version: (6, 0), sm: 30, rules: RULES_0, until: ((99, 9), 999) },
+            Form { slots: SLOTS_368, operands: (4, 4), version: (3, 0), sm: 10, rules: RULES_0, until: ((99, 9), 999) },
+            Form { slots: SLOTS_369, operands: (5, 5), version: (6, 0), sm: 30, rules: RULES_0, until: ((99, 9), 999) },
         ],
     },
     OpcodeForms {
@@ -1873,7 +1866,7 @@ pub(super) static OPCODES: &[OpcodeForms] = &[
     OpcodeForms {
         opcode: "shr",
         forms: &[
-            Form { slots: SLOTS_371, operands: (3, 3), version: (1, 0), sm: 10, rules: RULES_0, until: ((99, 9), 999) },
+            Form { slots: SLOTS_370, operands: (3, 3), version: (1, 0), sm: 10, rules: RULES_0, until: ((99, 9), 999) },
         ],
     },
     OpcodeForms {
@@ -1886,63 +1879,63 @@ pub(super) static OPCODES: &[OpcodeForms] = &[
     OpcodeForms {
         opcode: "slct",
         forms: &[
+            Form { slots: SLOTS_371, operands: (4, 4), version: (1, 0), sm: 10, rules: RULES_71, until: ((99, 9), 999) },
             Form { slots: SLOTS_372, operands: (4, 4), version: (1, 0), sm: 10, rules: RULES_71, until: ((99, 9), 999) },
-            Form { slots: SLOTS_373, operands: (4, 4), version: (1, 0), sm: 10, rules: RULES_71, until: ((99, 9), 999) },
         ],
     },
     OpcodeForms {
         opcode: "sqrt",
         forms: &[
             Form { slots: SLOTS_65, operands: (2, 2), version: (1, 0), sm: 10, rules: RULES_0, until: ((99, 9), 999) },
-            Form { slots: SLOTS_147, operands: (2, 2), version: (1, 0), sm: 10, rules: RULES_31, until: ((99, 9), 999) },
-            Form { slots: SLOTS_148, operands: (2, 2), version: (1, 0), sm: 10, rules: RULES_32, until: ((99, 9), 999) },
+            Form { slots: SLOTS_146, operands: (2, 2), version: (1, 0), sm: 10, rules: RULES_31, until: ((99, 9), 999) },
+            Form { slots: SLOTS_147, operands: (2, 2), version: (1, 0), sm: 10, rules: RULES_32, until: ((99, 9), 999) },
             Form { slots: SLOTS_66, operands: (2, 2), version: (1, 0), sm: 10, rules: RULES_0, until: ((1, 3), 999) },
             Form { slots: SLOTS_2, operands: (2, 2), version: (1, 0), sm: 10, rules: RULES_0, until: ((1, 3), 999) },
-            Form { slots: SLOTS_149, operands: (2, 2), version: (1, 0), sm: 10, rules: RULES_0, until: ((1, 4), 999) },
+            Form { slots: SLOTS_148, operands: (2, 2), version: (1, 0), sm: 10, rules: RULES_0, until: ((1, 4), 999) },
         ],
     },
     OpcodeForms {
         opcode: "st",
         forms: &[
-            Form { slots: SLOTS_374, operands: (2, 3), version: (8, 3), sm: 10, rules: RULES_77, until: ((99, 9), 999) },
-            Form { slots: SLOTS_375, operands: (2, 3), version: (8, 3), sm: 10, rules: RULES_78, until: ((99, 9), 999) },
-            Form { slots: SLOTS_376, operands: (2, 2), version: (9, 1), sm: 10, rules: RULES_41, until: ((99, 9), 999) },
+            Form { slots: SLOTS_373, operands: (2, 3), version: (8, 3), sm: 10, rules: RULES_77, until: ((99, 9), 999) },
+            Form { slots: SLOTS_374, operands: (2, 3), version: (8, 3), sm: 10, rules: RULES_78, until: ((99, 9), 999) },
+            Form { slots: SLOTS_375, operands: (2, 2), version: (9, 1), sm: 10, rules: RULES_41, until: ((99, 9), 999) },
+            Form { slots: SLOTS_376, operands: (2, 3), version: (8, 3), sm: 10, rules: RULES_79, until: ((99, 9), 999) },
             Form { slots: SLOTS_377, operands: (2, 3), version: (8, 3), sm: 10, rules: RULES_79, until: ((99, 9), 999) },
-            Form { slots: SLOTS_378, operands: (2, 3), version: (8, 3), sm: 10, rules: RULES_79, until: ((99, 9), 999) },
-            Form { slots: SLOTS_191, operands: (2, 2), version: (8, 4), sm: 70, rules: RULES_41, until: ((99, 9), 999) },
+            Form { slots: SLOTS_190, operands: (2, 2), version: (8, 4), sm: 70, rules: RULES_41, until: ((99, 9), 999) },
+            Form { slots: SLOTS_378, operands: (3, 3), version: (8, 1), sm: 90, rules: RULES_80, until: ((99, 9), 999) },
             Form { slots: SLOTS_379, operands: (3, 3), version: (8, 1), sm: 90, rules: RULES_80, until: ((99, 9), 999) },
-            Form { slots: SLOTS_380, operands: (3, 3), version: (8, 1), sm: 90, rules: RULES_80, until: ((99, 9), 999) },
-            Form { slots: SLOTS_381, operands: (2, 2), version: (8, 1), sm: 90, rules: RULES_69, until: ((99, 9), 999) },
-            Form { slots: SLOTS_382, operands: (3, 3), version: (8, 6), sm: 100, rules: RULES_0, until: ((99, 9), 999) },
+            Form { slots: SLOTS_380, operands: (2, 2), version: (8, 1), sm: 90, rules: RULES_69, until: ((99, 9), 999) },
+            Form { slots: SLOTS_381, operands: (3, 3), version: (8, 6), sm: 100, rules: RULES_0, until: ((99, 9), 999) },
+            Form { slots: SLOTS_382, operands: (2, 2), version: (1, 0), sm: 10, rules: RULES_0, until: ((1, 4), 999) },
             Form { slots: SLOTS_383, operands: (2, 2), version: (1, 0), sm: 10, rules: RULES_0, until: ((1, 4), 999) },
             Form { slots: SLOTS_384, operands: (2, 2), version: (1, 0), sm: 10, rules: RULES_0, until: ((1, 4), 999) },
             Form { slots: SLOTS_385, operands: (2, 2), version: (1, 0), sm: 10, rules: RULES_0, until: ((1, 4), 999) },
-            Form { slots: SLOTS_386, operands: (2, 2), version: (1, 0), sm: 10, rules: RULES_0, until: ((1, 4), 999) },
         ],
     },
     OpcodeForms {
         opcode: "stackrestore",
         forms: &[
-            Form { slots: SLOTS_182, operands: (1, 1), version: (7, 3), sm: 52, rules: RULES_0, until: ((99, 9), 999) },
+            Form { slots: SLOTS_181, operands: (1, 1), version: (7, 3), sm: 52, rules: RULES_0, until: ((99, 9), 999) },
         ],
     },
     OpcodeForms {
         opcode: "stacksave",
         forms: &[
-            Form { slots: SLOTS_182, operands: (1, 1), version: (7, 3), sm: 52, rules: RULES_0, until: ((99, 9), 999) },
+            Form { slots: SLOTS_181, operands: (1, 1), version: (7, 3), sm: 52, rules: RULES_0, until: ((99, 9), 999) },
         ],
     },
     OpcodeForms {
         opcode: "stmatrix",
         forms: &[
-            Form { slots: SLOTS_387, operands: (2, 2), version: (7, 8), sm: 90, rules: RULES_81, until: ((99, 9), 999) },
+            Form { slots: SLOTS_386, operands: (2, 2), version: (7, 8), sm: 90, rules: RULES_81, until: ((99, 9), 999) },
         ],
     },
     OpcodeForms {
         opcode: "sub",
         forms: &[
-            Form { slots: SLOTS_388, operands: (3, 3), version: (1, 0), sm: 10, rules: RULES_0, until: ((99, 9), 999) },
-            Form { slots: SLOTS_389, operands: (3, 3), version: (1, 0), sm: 10, rules: RULES_82, until: ((99, 9), 999) },
+            Form { slots: SLOTS_387, operands: (3, 3), version: (1, 0), sm: 10, rules: RULES_0, until: ((99, 9), 999) },
+            Form { slots: SLOTS_388, operands: (3, 3), version: (1, 0), sm: 10, rules: RULES_82, until: ((99, 9), 999) },
             Form { slots: SLOTS_10, operands: (3, 3), version: (1, 2), sm: 20, rules: RULES_0, until: ((99, 9), 999) },
             Form { slots: SLOTS_11, operands: (3, 3), version: (1, 0), sm: 10, rules: RULES_0, until: ((99, 9), 999) },
             Form { slots: SLOTS_12, operands: (3, 3), version: (8, 6), sm: 100, rules: RULES_0, until: ((99, 9), 999) },
@@ -1967,109 +1960,108 @@ pub(super) static OPCODES: &[OpcodeForms] = &[
     OpcodeForms {
         opcode: "suld",
         forms: &[
-            Form { slots: SLOTS_390, operands: (2, 2), version: (1, 5), sm: 10, rules: RULES_83, until: ((99, 9), 999) },
+            Form { slots: SLOTS_389, operands: (2, 2), version: (1, 5), sm: 10, rules: RULES_83, until: ((99, 9), 999) },
         ],
     },
     OpcodeForms {
         opcode: "suq",
         forms: &[
-            Form { slots: SLOTS_391, operands: (2, 2), version: (1, 5), sm: 10, rules: RULES_0, until: ((99, 9), 999) },
+            Form { slots: SLOTS_390, operands: (2, 2), version: (1, 5), sm: 10, rules: RULES_0, until: ((99, 9), 999) },
         ],
     },
     OpcodeForms {
         opcode: "sured",
         forms: &[
+            Form { slots: SLOTS_391, operands: (2, 2), version: (2, 0), sm: 20, rules: RULES_0, until: ((99, 9), 999) },
             Form { slots: SLOTS_392, operands: (2, 2), version: (2, 0), sm: 20, rules: RULES_0, until: ((99, 9), 999) },
-            Form { slots: SLOTS_393, operands: (2, 2), version: (2, 0), sm: 20, rules: RULES_0, until: ((99, 9), 999) },
         ],
     },
     OpcodeForms {
         opcode: "sust",
         forms: &[
-            Form { slots: SLOTS_394, operands: (2, 2), version: (1, 5), sm: 10, rules: RULES_84, until: ((99, 9), 999) },
-            Form { slots: SLOTS_395, operands: (2, 2), version: (1, 5), sm: 20, rules: RULES_85, until: ((99, 9), 999) },
-            Form { slots: SLOTS_396, operands: (2, 2), version: (1, 5), sm: 10, rules: RULES_86, until: ((99, 9), 999) },
+            Form { slots: SLOTS_393, operands: (2, 2), version: (1, 5), sm: 10, rules: RULES_84, until: ((99, 9), 999) },
+            Form { slots: SLOTS_394, operands: (2, 2), version: (1, 5), sm: 20, rules: RULES_85, until: ((99, 9), 999) },
+            Form { slots: SLOTS_395, operands: (2, 2), version: (1, 5), sm: 10, rules: RULES_86, until: ((99, 9), 999) },
         ],
     },
     OpcodeForms {
         opcode: "szext",
         forms: &[
-            Form { slots: SLOTS_397, operands: (3, 3), version: (7, 6), sm: 70, rules: RULES_0, until: ((99, 9), 999) },
+            Form { slots: SLOTS_396, operands: (3, 3), version: (7, 6), sm: 70, rules: RULES_0, until: ((99, 9), 999) },
         ],
     },
     OpcodeForms {
         opcode: "tanh",
         forms: &[
-            Form { slots: SLOTS_398, operands: (2, 2), version: (7, 0), sm: 75, rules: RULES_0, until: ((99, 9), 999) },
-            Form { slots: SLOTS_399, operands: (2, 2), version: (7, 0), sm: 75, rules: RULES_33, until: ((99, 9), 999) },
+            Form { slots: SLOTS_397, operands: (2, 2), version: (7, 0), sm: 75, rules: RULES_0, until: ((99, 9), 999) },
+            Form { slots: SLOTS_398, operands: (2, 2), version: (7, 0), sm: 75, rules: RULES_33, until: ((99, 9), 999) },
         ],
     },
     OpcodeForms {
         opcode: "tcgen05",
         forms: &[
+            Form { slots: SLOTS_399, operands: (2, 2), version: (8, 6), sm: 100, rules: RULES_0, until: ((99, 9), 999) },
             Form { slots: SLOTS_400, operands: (2, 2), version: (8, 6), sm: 100, rules: RULES_0, until: ((99, 9), 999) },
-            Form { slots: SLOTS_401, operands: (2, 2), version: (8, 6), sm: 100, rules: RULES_0, until: ((99, 9), 999) },
-            Form { slots: SLOTS_402, operands: (0, 0), version: (8, 6), sm: 100, rules: RULES_0, until: ((99, 9), 999) },
-            Form { slots: SLOTS_403, operands: (2, 2), version: (8, 6), sm: 100, rules: RULES_0, until: ((99, 9), 999) },
-            Form { slots: SLOTS_404, operands: (3, 3), version: (8, 6), sm: 100, rules: RULES_0, until: ((99, 9), 999) },
-            Form { slots: SLOTS_405, operands: (2, 2), version: (8, 6), sm: 100, rules: RULES_0, until: ((99, 9), 999) },
-            Form { slots: SLOTS_406, operands: (3, 3), version: (8, 6), sm: 100, rules: RULES_0, until: ((99, 9), 999) },
-            Form { slots: SLOTS_407, operands: (0, 0), version: (8, 6), sm: 100, rules: RULES_0, until: ((99, 9), 999) },
-            Form { slots: SLOTS_408, operands: (1, 2), version: (8, 6), sm: 100, rules: RULES_0, until: ((99, 9), 999) },
-            Form { slots: SLOTS_409, operands: (0, 0), version: (8, 6), sm: 100, rules: RULES_0, until: ((99, 9), 999) },
+            Form { slots: SLOTS_401, operands: (0, 0), version: (8, 6), sm: 100, rules: RULES_0, until: ((99, 9), 999) },
+            Form { slots: SLOTS_402, operands: (2, 2), version: (8, 6), sm: 100, rules: RULES_0, until: ((99, 9), 999) },
+            Form { slots: SLOTS_403, operands: (3, 3), version: (8, 6), sm: 100, rules: RULES_0, until: ((99, 9), 999) },
+            Form { slots: SLOTS_404, operands: (2, 2), version: (8, 6), sm: 100, rules: RULES_0, until: ((99, 9), 999) },
+            Form { slots: SLOTS_405, operands: (3, 3), version: (8, 6), sm: 100, rules: RULES_0, until: ((99, 9), 999) },
+            Form { slots: SLOTS_406, operands: (0, 0), version: (8, 6), sm: 100, rules: RULES_0, until: ((99, 9), 999) },
+            Form { slots: SLOTS_407, operands: (1, 2), version: (8, 6), sm: 100, rules: RULES_0, until: ((99, 9), 999) },
+            Form { slots: SLOTS_408, operands: (0, 0), version: (8, 6), sm: 100, rules: RULES_0, until: ((99, 9), 999) },
+            Form { slots: SLOTS_409, operands: (2, 2), version: (8, 6), sm: 100, rules: RULES_0, until: ((99, 9), 999) },
             Form { slots: SLOTS_410, operands: (2, 2), version: (8, 6), sm: 100, rules: RULES_0, until: ((99, 9), 999) },
-            Form { slots: SLOTS_411, operands: (2, 2), version: (8, 6), sm: 100, rules: RULES_0, until: ((99, 9), 999) },
-            Form { slots: SLOTS_412, operands: (1, 1), version: (8, 6), sm: 100, rules: RULES_0, until: ((99, 9), 999) },
+            Form { slots: SLOTS_411, operands: (1, 1), version: (8, 6), sm: 100, rules: RULES_0, until: ((99, 9), 999) },
+            Form { slots: SLOTS_412, operands: (5, 7), version: (8, 6), sm: 100, rules: RULES_0, until: ((99, 9), 999) },
             Form { slots: SLOTS_413, operands: (6, 7), version: (8, 6), sm: 100, rules: RULES_0, until: ((99, 9), 999) },
-            Form { slots: SLOTS_413, operands: (5, 6), version: (8, 6), sm: 100, rules: RULES_0, until: ((99, 9), 999) },
-            Form { slots: SLOTS_414, operands: (6, 7), version: (8, 6), sm: 100, rules: RULES_0, until: ((99, 9), 999) },
-            Form { slots: SLOTS_415, operands: (5, 6), version: (8, 6), sm: 100, rules: RULES_0, until: ((99, 9), 999) },
-            Form { slots: SLOTS_416, operands: (7, 7), version: (8, 6), sm: 100, rules: RULES_0, until: ((99, 9), 999) },
-            Form { slots: SLOTS_417, operands: (5, 6), version: (8, 6), sm: 100, rules: RULES_0, until: ((99, 9), 999) },
-            Form { slots: SLOTS_418, operands: (7, 8), version: (8, 6), sm: 100, rules: RULES_0, until: ((99, 9), 999) },
-            Form { slots: SLOTS_419, operands: (6, 7), version: (8, 6), sm: 100, rules: RULES_0, until: ((99, 9), 999) },
-            Form { slots: SLOTS_420, operands: (8, 8), version: (8, 6), sm: 100, rules: RULES_0, until: ((99, 9), 999) },
-            Form { slots: SLOTS_421, operands: (6, 7), version: (8, 6), sm: 100, rules: RULES_0, until: ((99, 9), 999) },
+            Form { slots: SLOTS_414, operands: (5, 6), version: (8, 6), sm: 100, rules: RULES_0, until: ((99, 9), 999) },
+            Form { slots: SLOTS_415, operands: (7, 7), version: (8, 6), sm: 100, rules: RULES_0, until: ((99, 9), 999) },
+            Form { slots: SLOTS_416, operands: (5, 6), version: (8, 6), sm: 100, rules: RULES_0, until: ((99, 9), 999) },
+            Form { slots: SLOTS_417, operands: (7, 8), version: (8, 6), sm: 100, rules: RULES_0, until: ((99, 9), 999) },
+            Form { slots: SLOTS_418, operands: (6, 7), version: (8, 6), sm: 100, rules: RULES_0, until: ((99, 9), 999) },
+            Form { slots: SLOTS_419, operands: (8, 8), version: (8, 6), sm: 100, rules: RULES_0, until: ((99, 9), 999) },
+            Form { slots: SLOTS_420, operands: (6, 7), version: (8, 6), sm: 100, rules: RULES_0, until: ((99, 9), 999) },
         ],
     },
     OpcodeForms {
         opcode: "tensormap",
         forms: &[
-            Form { slots: SLOTS_422, operands: (2, 2), version: (8, 3), sm: 10, rules: RULES_0, until: ((99, 9), 999) },
-            Form { slots: SLOTS_423, operands: (3, 3), version: (8, 3), sm: 10, rules: RULES_0, until: ((99, 9), 999) },
-            Form { slots: SLOTS_424, operands: (2, 2), version: (8, 3), sm: 10, rules: RULES_0, until: ((99, 9), 999) },
+            Form { slots: SLOTS_421, operands: (2, 2), version: (8, 3), sm: 10, rules: RULES_0, until: ((99, 9), 999) },
+            Form { slots: SLOTS_422, operands: (3, 3), version: (8, 3), sm: 10, rules: RULES_0, until: ((99, 9), 999) },
+            Form { slots: SLOTS_423, operands: (2, 2), version: (8, 3), sm: 10, rules: RULES_0, until: ((99, 9), 999) },
+            Form { slots: SLOTS_424, operands: (3, 3), version: (8, 3), sm: 90, rules: RULES_0, until: ((99, 9), 999) },
             Form { slots: SLOTS_425, operands: (3, 3), version: (8, 3), sm: 90, rules: RULES_0, until: ((99, 9), 999) },
             Form { slots: SLOTS_426, operands: (3, 3), version: (8, 3), sm: 90, rules: RULES_0, until: ((99, 9), 999) },
             Form { slots: SLOTS_427, operands: (3, 3), version: (8, 3), sm: 90, rules: RULES_0, until: ((99, 9), 999) },
             Form { slots: SLOTS_428, operands: (3, 3), version: (8, 3), sm: 90, rules: RULES_0, until: ((99, 9), 999) },
-            Form { slots: SLOTS_429, operands: (3, 3), version: (8, 3), sm: 90, rules: RULES_0, until: ((99, 9), 999) },
         ],
     },
     OpcodeForms {
         opcode: "testp",
         forms: &[
-            Form { slots: SLOTS_430, operands: (2, 2), version: (2, 0), sm: 20, rules: RULES_0, until: ((99, 9), 999) },
+            Form { slots: SLOTS_429, operands: (2, 2), version: (2, 0), sm: 20, rules: RULES_0, until: ((99, 9), 999) },
         ],
     },
     OpcodeForms {
         opcode: "tex",
         forms: &[
+            Form { slots: SLOTS_430, operands: (2, 4), version: (4, 3), sm: 10, rules: RULES_0, until: ((99, 9), 999) },
             Form { slots: SLOTS_431, operands: (2, 4), version: (4, 3), sm: 10, rules: RULES_0, until: ((99, 9), 999) },
             Form { slots: SLOTS_432, operands: (2, 4), version: (4, 3), sm: 10, rules: RULES_0, until: ((99, 9), 999) },
-            Form { slots: SLOTS_433, operands: (2, 4), version: (4, 3), sm: 10, rules: RULES_0, until: ((99, 9), 999) },
-            Form { slots: SLOTS_434, operands: (3, 5), version: (4, 3), sm: 10, rules: RULES_0, until: ((99, 9), 999) },
-            Form { slots: SLOTS_435, operands: (4, 6), version: (4, 3), sm: 10, rules: RULES_87, until: ((99, 9), 999) },
-            Form { slots: SLOTS_436, operands: (2, 4), version: (4, 3), sm: 10, rules: RULES_0, until: ((99, 9), 999) },
-            Form { slots: SLOTS_437, operands: (3, 5), version: (4, 3), sm: 10, rules: RULES_0, until: ((99, 9), 999) },
-            Form { slots: SLOTS_438, operands: (4, 6), version: (4, 3), sm: 10, rules: RULES_87, until: ((99, 9), 999) },
-            Form { slots: SLOTS_439, operands: (2, 2), version: (1, 0), sm: 10, rules: RULES_0, until: ((1, 4), 999) },
+            Form { slots: SLOTS_433, operands: (3, 5), version: (4, 3), sm: 10, rules: RULES_0, until: ((99, 9), 999) },
+            Form { slots: SLOTS_434, operands: (4, 6), version: (4, 3), sm: 10, rules: RULES_87, until: ((99, 9), 999) },
+            Form { slots: SLOTS_435, operands: (2, 4), version: (4, 3), sm: 10, rules: RULES_0, until: ((99, 9), 999) },
+            Form { slots: SLOTS_436, operands: (3, 5), version: (4, 3), sm: 10, rules: RULES_0, until: ((99, 9), 999) },
+            Form { slots: SLOTS_437, operands: (4, 6), version: (4, 3), sm: 10, rules: RULES_87, until: ((99, 9), 999) },
+            Form { slots: SLOTS_438, operands: (2, 2), version: (1, 0), sm: 10, rules: RULES_0, until: ((1, 4), 999) },
         ],
     },
     OpcodeForms {
         opcode: "tld4",
         forms: &[
-            Form { slots: SLOTS_440, operands: (2, 4), version: (2, 2), sm: 20, rules: RULES_0, until: ((99, 9), 999) },
-            Form { slots: SLOTS_441, operands: (2, 4), version: (2, 2), sm: 20, rules: RULES_88, until: ((99, 9), 999) },
+            Form { slots: SLOTS_439, operands: (2, 4), version: (2, 2), sm: 20, rules: RULES_0, until: ((99, 9), 999) },
+            Form { slots: SLOTS_440, operands: (2, 4), version: (2, 2), sm: 20, rules: RULES_88, until: ((99, 9), 999) },
         ],
     },
     OpcodeForms {
@@ -2081,221 +2073,210 @@ pub(super) static OPCODES: &[OpcodeForms] = &[
     OpcodeForms {
         opcode: "txq",
         forms: &[
-            Form { slots: SLOTS_442, operands: (2, 2), version: (1, 5), sm: 10, rules: RULES_0, until: ((99, 9), 999) },
-            Form { slots: SLOTS_443, operands: (3, 3), version: (4, 3), sm: 30, rules: RULES_0, until: ((99, 9), 999) },
-            Form { slots: SLOTS_444, operands: (2, 2), version: (1, 5), sm: 10, rules: RULES_0, until: ((99, 9), 999) },
+            Form { slots: SLOTS_441, operands: (2, 2), version: (1, 5), sm: 10, rules: RULES_0, until: ((99, 9), 999) },
+            Form { slots: SLOTS_442, operands: (3, 3), version: (4, 3), sm: 30, rules: RULES_0, until: ((99, 9), 999) },
+            Form { slots: SLOTS_443, operands: (2, 2), version: (1, 5), sm: 10, rules: RULES_0, until: ((99, 9), 999) },
         ],
     },
     OpcodeForms {
         opcode: "vabsdiff",
         forms: &[
-            Form { slots: SLOTS_445, operands: (3, 3), version: (2, 0), sm: 20, rules: RULES_0, until: ((99, 9), 999) },
-            Form { slots: SLOTS_446, operands: (4, 4), version: (2, 0), sm: 20, rules: RULES_0, until: ((99, 9), 999) },
+            Form { slots: SLOTS_444, operands: (3, 4), version: (2, 0), sm: 20, rules: RULES_0, until: ((99, 9), 999) },
             Form { slots: SLOTS_445, operands: (4, 4), version: (2, 0), sm: 20, rules: RULES_0, until: ((99, 9), 999) },
         ],
     },
     OpcodeForms {
         opcode: "vabsdiff2",
         forms: &[
-            Form { slots: SLOTS_445, operands: (4, 4), version: (3, 0), sm: 30, rules: RULES_0, until: ((99, 9), 999) },
-            Form { slots: SLOTS_447, operands: (4, 4), version: (3, 0), sm: 30, rules: RULES_0, until: ((99, 9), 999) },
+            Form { slots: SLOTS_444, operands: (4, 4), version: (3, 0), sm: 30, rules: RULES_0, until: ((99, 9), 999) },
+            Form { slots: SLOTS_446, operands: (4, 4), version: (3, 0), sm: 30, rules: RULES_0, until: ((99, 9), 999) },
         ],
     },
     OpcodeForms {
         opcode: "vabsdiff4",
         forms: &[
-            Form { slots: SLOTS_445, operands: (4, 4), version: (3, 0), sm: 30, rules: RULES_0, until: ((99, 9), 999) },
-            Form { slots: SLOTS_447, operands: (4, 4), version: (3, 0), sm: 30, rules: RULES_0, until: ((99, 9), 999) },
+            Form { slots: SLOTS_444, operands: (4, 4), version: (3, 0), sm: 30, rules: RULES_0, until: ((99, 9), 999) },
+            Form { slots: SLOTS_446, operands: (4, 4), version: (3, 0), sm: 30, rules: RULES_0, until: ((99, 9), 999) },
         ],
     },
     OpcodeForms {
         opcode: "vadd",
         forms: &[
-            Form { slots: SLOTS_445, operands: (3, 3), version: (2, 0), sm: 20, rules: RULES_0, until: ((99, 9), 999) },
-            Form { slots: SLOTS_446, operands: (4, 4), version: (2, 0), sm: 20, rules: RULES_0, until: ((99, 9), 999) },
+            Form { slots: SLOTS_444, operands: (3, 4), version: (2, 0), sm: 20, rules: RULES_0, until: ((99, 9), 999) },
             Form { slots: SLOTS_445, operands: (4, 4), version: (2, 0), sm: 20, rules: RULES_0, until: ((99, 9), 999) },
         ],
     },
     OpcodeForms {
         opcode: "vadd2",
         forms: &[
-            Form { slots: SLOTS_445, operands: (4, 4), version: (3, 0), sm: 30, rules: RULES_0, until: ((99, 9), 999) },
-            Form { slots: SLOTS_447, operands: (4, 4), version: (3, 0), sm: 30, rules: RULES_0, until: ((99, 9), 999) },
+            Form { slots: SLOTS_444, operands: (4, 4), version: (3, 0), sm: 30, rules: RULES_0, until: ((99, 9), 999) },
+            Form { slots: SLOTS_446, operands: (4, 4), version: (3, 0), sm: 30, rules: RULES_0, until: ((99, 9), 999) },
         ],
     },
     OpcodeForms {
         opcode: "vadd4",
         forms: &[
-            Form { slots: SLOTS_445, operands: (4, 4), version: (3, 0), sm: 30, rules: RULES_0, until: ((99, 9), 999) },
-            Form { slots: SLOTS_447, operands: (4, 4), version: (3, 0), sm: 30, rules: RULES_0, until: ((99, 9), 999) },
+            Form { slots: SLOTS_444, operands: (4, 4), version: (3, 0), sm: 30, rules: RULES_0, until: ((99, 9), 999) },
+            Form { slots: SLOTS_446, operands: (4, 4), version: (3, 0), sm: 30, rules: RULES_0, until: ((99, 9), 999) },
         ],
     },
     OpcodeForms {
         opcode: "vavrg2",
         forms: &[
-            Form { slots: SLOTS_445, operands: (4, 4), version: (3, 0), sm: 10, rules: RULES_0, until: ((99, 9), 999) },
-            Form { slots: SLOTS_447, operands: (4, 4), version: (3, 0), sm: 10, rules: RULES_0, until: ((99, 9), 999) },
+            Form { slots: SLOTS_444, operands: (4, 4), version: (3, 0), sm: 10, rules: RULES_0, until: ((99, 9), 999) },
+            Form { slots: SLOTS_446, operands: (4, 4), version: (3, 0), sm: 10, rules: RULES_0, until: ((99, 9), 999) },
         ],
     },
     OpcodeForms {
         opcode: "vavrg4",
         forms: &[
-            Form { slots: SLOTS_445, operands: (4, 4), version: (3, 0), sm: 10, rules: RULES_0, until: ((99, 9), 999) },
-            Form { slots: SLOTS_447, operands: (4, 4), version: (3, 0), sm: 10, rules: RULES_0, until: ((99, 9), 999) },
+            Form { slots: SLOTS_444, operands: (4, 4), version: (3, 0), sm: 10, rules: RULES_0, until: ((99, 9), 999) },
+            Form { slots: SLOTS_446, operands: (4, 4), version: (3, 0), sm: 10, rules: RULES_0, until: ((99, 9), 999) },
         ],
     },
     OpcodeForms {
         opcode: "vmad",
         forms: &[
+            Form { slots: SLOTS_447, operands: (4, 4), version: (2, 0), sm: 20, rules: RULES_0, until: ((99, 9), 999) },
             Form { slots: SLOTS_448, operands: (4, 4), version: (2, 0), sm: 20, rules: RULES_0, until: ((99, 9), 999) },
-            Form { slots: SLOTS_449, operands: (4, 4), version: (2, 0), sm: 20, rules: RULES_0, until: ((99, 9), 999) },
         ],
     },
     OpcodeForms {
         opcode: "vmax",
         forms: &[
-            Form { slots: SLOTS_445, operands: (3, 3), version: (2, 0), sm: 20, rules: RULES_0, until: ((99, 9), 999) },
-            Form { slots: SLOTS_446, operands: (4, 4), version: (2, 0), sm: 20, rules: RULES_0, until: ((99, 9), 999) },
+            Form { slots: SLOTS_444, operands: (3, 4), version: (2, 0), sm: 20, rules: RULES_0, until: ((99, 9), 999) },
             Form { slots: SLOTS_445, operands: (4, 4), version: (2, 0), sm: 20, rules: RULES_0, until: ((99, 9), 999) },
         ],
     },
     OpcodeForms {
         opcode: "vmax2",
         forms: &[
-            Form { slots: SLOTS_445, operands: (4, 4), version: (3, 0), sm: 30, rules: RULES_0, until: ((99, 9), 999) },
-            Form { slots: SLOTS_447, operands: (4, 4), version: (3, 0), sm: 30, rules: RULES_0, until: ((99, 9), 999) },
+            Form { slots: SLOTS_444, operands: (4, 4), version: (3, 0), sm: 30, rules: RULES_0, until: ((99, 9), 999) },
+            Form { slots: SLOTS_446, operands: (4, 4), version: (3, 0), sm: 30, rules: RULES_0, until: ((99, 9), 999) },
         ],
     },
     OpcodeForms {
         opcode: "vmax4",
         forms: &[
-            Form { slots: SLOTS_445, operands: (4, 4), version: (3, 0), sm: 30, rules: RULES_0, until: ((99, 9), 999) },
-            Form { slots: SLOTS_447, operands: (4, 4), version: (3, 0), sm: 30, rules: RULES_0, until: ((99, 9), 999) },
+            Form { slots: SLOTS_444, operands: (4, 4), version: (3, 0), sm: 30, rules: RULES_0, until: ((99, 9), 999) },
+            Form { slots: SLOTS_446, operands: (4, 4), version: (3, 0), sm: 30, rules: RULES_0, until: ((99, 9), 999) },
         ],
     },
     OpcodeForms {
         opcode: "vmin",
         forms: &[
-            Form { slots: SLOTS_445, operands: (3, 3), version: (2, 0), sm: 20, rules: RULES_0, until: ((99, 9), 999) },
-            Form { slots: SLOTS_446, operands: (4, 4), version: (2, 0), sm: 20, rules: RULES_0, until: ((99, 9), 999) },
+            Form { slots: SLOTS_444, operands: (3, 4), version: (2, 0), sm: 20, rules: RULES_0, until: ((99, 9), 999) },
             Form { slots: SLOTS_445, operands: (4, 4), version: (2, 0), sm: 20, rules: RULES_0, until: ((99, 9), 999) },
         ],
     },
     OpcodeForms {
         opcode: "vmin2",
         forms: &[
-            Form { slots: SLOTS_445, operands: (4, 4), version: (3, 0), sm: 30, rules: RULES_0, until: ((99, 9), 999) },
-            Form { slots: SLOTS_447, operands: (4, 4), version: (3, 0), sm: 30, rules: RULES_0, until: ((99, 9), 999) },
+            Form { slots: SLOTS_444, operands: (4, 4), version: (3, 0), sm: 30, rules: RULES_0, until: ((99, 9), 999) },
+            Form { slots: SLOTS_446, operands: (4, 4), version: (3, 0), sm: 30, rules: RULES_0, until: ((99, 9), 999) },
         ],
     },
     OpcodeForms {
         opcode: "vmin4",
         forms: &[
-            Form { slots: SLOTS_445, operands: (4, 4), version: (3, 0), sm: 30, rules: RULES_0, until: ((99, 9), 999) },
-            Form { slots: SLOTS_447, operands: (4, 4), version: (3, 0), sm: 30, rules: RULES_0, until: ((99, 9), 999) },
+            Form { slots: SLOTS_444, operands: (4, 4), version: (3, 0), sm: 30, rules: RULES_0, until: ((99, 9), 999) },
+            Form { slots: SLOTS_446, operands: (4, 4), version: (3, 0), sm: 30, rules: RULES_0, until: ((99, 9), 999) },
         ],
     },
     OpcodeForms {
         opcode: "vote",
         forms: &[
-            Form { slots: SLOTS_450, operands: (2, 2), version: (1, 0), sm: 12, rules: RULES_0, until: ((99, 9), 999) },
-            Form { slots: SLOTS_451, operands: (2, 2), version: (1, 2), sm: 20, rules: RULES_0, until: ((99, 9), 999) },
+            Form { slots: SLOTS_449, operands: (2, 2), version: (1, 0), sm: 12, rules: RULES_0, until: ((99, 9), 999) },
+            Form { slots: SLOTS_450, operands: (2, 2), version: (1, 2), sm: 20, rules: RULES_0, until: ((99, 9), 999) },
+            Form { slots: SLOTS_451, operands: (3, 3), version: (6, 0), sm: 30, rules: RULES_0, until: ((99, 9), 999) },
             Form { slots: SLOTS_452, operands: (3, 3), version: (6, 0), sm: 30, rules: RULES_0, until: ((99, 9), 999) },
-            Form { slots: SLOTS_453, operands: (3, 3), version: (6, 0), sm: 30, rules: RULES_0, until: ((99, 9), 999) },
         ],
     },
     OpcodeForms {
         opcode: "vset",
         forms: &[
-            Form { slots: SLOTS_454, operands: (3, 3), version: (2, 0), sm: 20, rules: RULES_0, until: ((99, 9), 999) },
-            Form { slots: SLOTS_455, operands: (4, 4), version: (2, 0), sm: 20, rules: RULES_0, until: ((99, 9), 999) },
+            Form { slots: SLOTS_453, operands: (3, 4), version: (2, 0), sm: 20, rules: RULES_0, until: ((99, 9), 999) },
             Form { slots: SLOTS_454, operands: (4, 4), version: (2, 0), sm: 20, rules: RULES_0, until: ((99, 9), 999) },
         ],
     },
     OpcodeForms {
         opcode: "vset2",
         forms: &[
-            Form { slots: SLOTS_454, operands: (4, 4), version: (3, 0), sm: 30, rules: RULES_0, until: ((99, 9), 999) },
-            Form { slots: SLOTS_456, operands: (4, 4), version: (3, 0), sm: 30, rules: RULES_0, until: ((99, 9), 999) },
+            Form { slots: SLOTS_453, operands: (4, 4), version: (3, 0), sm: 30, rules: RULES_0, until: ((99, 9), 999) },
+            Form { slots: SLOTS_455, operands: (4, 4), version: (3, 0), sm: 30, rules: RULES_0, until: ((99, 9), 999) },
         ],
     },
     OpcodeForms {
         opcode: "vset4",
         forms: &[
-            Form { slots: SLOTS_454, operands: (4, 4), version: (3, 0), sm: 30, rules: RULES_0, until: ((99, 9), 999) },
-            Form { slots: SLOTS_456, operands: (4, 4), version: (3, 0), sm: 30, rules: RULES_0, until: ((99, 9), 999) },
+            Form { slots: SLOTS_453, operands: (4, 4), version: (3, 0), sm: 30, rules: RULES_0, until: ((99, 9), 999) },
+            Form { slots: SLOTS_455, operands: (4, 4), version: (3, 0), sm: 30, rules: RULES_0, until: ((99, 9), 999) },
         ],
     },
     OpcodeForms {
         opcode: "vshl",
         forms: &[
-            Form { slots: SLOTS_457, operands: (3, 3), version: (2, 0), sm: 20, rules: RULES_0, until: ((99, 9), 999) },
-            Form { slots: SLOTS_458, operands: (4, 4), version: (2, 0), sm: 20, rules: RULES_0, until: ((99, 9), 999) },
+            Form { slots: SLOTS_456, operands: (3, 4), version: (2, 0), sm: 20, rules: RULES_0, until: ((99, 9), 999) },
             Form { slots: SLOTS_457, operands: (4, 4), version: (2, 0), sm: 20, rules: RULES_0, until: ((99, 9), 999) },
         ],
     },
     OpcodeForms {
         opcode: "vshr",
         forms: &[
-            Form { slots: SLOTS_457, operands: (3, 3), version: (2, 0), sm: 20, rules: RULES_0, until: ((99, 9), 999) },
-            Form { slots: SLOTS_458, operands: (4, 4), version: (2, 0), sm: 20, rules: RULES_0, until: ((99, 9), 999) },
+            Form { slots: SLOTS_456, operands: (3, 4), version: (2, 0), sm: 20, rules: RULES_0, until: ((99, 9), 999) },
             Form { slots: SLOTS_457, operands: (4, 4), version: (2, 0), sm: 20, rules: RULES_0, until: ((99, 9), 999) },
         ],
     },
     OpcodeForms {
         opcode: "vsub",
         forms: &[
-            Form { slots: SLOTS_445, operands: (3, 3), version: (2, 0), sm: 20, rules: RULES_0, until: ((99, 9), 999) },
-            Form { slots: SLOTS_446, operands: (4, 4), version: (2, 0), sm: 20, rules: RULES_0, until: ((99, 9), 999) },
+            Form { slots: SLOTS_444, operands: (3, 4), version: (2, 0), sm: 20, rules: RULES_0, until: ((99, 9), 999) },
             Form { slots: SLOTS_445, operands: (4, 4), version: (2, 0), sm: 20, rules: RULES_0, until: ((99, 9), 999) },
         ],
     },
     OpcodeForms {
         opcode: "vsub2",
         forms: &[
-            Form { slots: SLOTS_445, operands: (4, 4), version: (3, 0), sm: 30, rules: RULES_0, until: ((99, 9), 999) },
-            Form { slots: SLOTS_447, operands: (4, 4), version: (3, 0), sm: 30, rules: RULES_0, until: ((99, 9), 999) },
+            Form { slots: SLOTS_444, operands: (4, 4), version: (3, 0), sm: 30, rules: RULES_0, until: ((99, 9), 999) },
+            Form { slots: SLOTS_446, operands: (4, 4), version: (3, 0), sm: 30, rules: RULES_0, until: ((99, 9), 999) },
         ],
     },
     OpcodeForms {
         opcode: "vsub4",
         forms: &[
-            Form { slots: SLOTS_445, operands: (4, 4), version: (3, 0), sm: 30, rules: RULES_0, until: ((99, 9), 999) },
-            Form { slots: SLOTS_447, operands: (4, 4), version: (3, 0), sm: 30, rules: RULES_0, until: ((99, 9), 999) },
+            Form { slots: SLOTS_444, operands: (4, 4), version: (3, 0), sm: 30, rules: RULES_0, until: ((99, 9), 999) },
+            Form { slots: SLOTS_446, operands: (4, 4), version: (3, 0), sm: 30, rules: RULES_0, until: ((99, 9), 999) },
         ],
     },
     OpcodeForms {
         opcode: "wgmma",
         forms: &[
+            Form { slots: SLOTS_458, operands: (0, 0), version: (8, 0), sm: 90, rules: RULES_0, until: ((99, 9), 999) },
             Form { slots: SLOTS_459, operands: (0, 0), version: (8, 0), sm: 90, rules: RULES_0, until: ((99, 9), 999) },
-            Form { slots: SLOTS_460, operands: (0, 0), version: (8, 0), sm: 90, rules: RULES_0, until: ((99, 9), 999) },
-            Form { slots: SLOTS_461, operands: (1, 1), version: (8, 0), sm: 90, rules: RULES_0, until: ((99, 9), 999) },
-            Form { slots: SLOTS_462, operands: (10, 10), version: (8, 2), sm: 90, rules: RULES_0, until: ((99, 9), 999) },
-            Form { slots: SLOTS_462, operands: (9, 9), version: (8, 2), sm: 90, rules: RULES_0, until: ((99, 9), 999) },
-            Form { slots: SLOTS_463, operands: (10, 10), version: (8, 2), sm: 90, rules: RULES_0, until: ((99, 9), 999) },
-            Form { slots: SLOTS_463, operands: (9, 9), version: (8, 2), sm: 90, rules: RULES_0, until: ((99, 9), 999) },
+            Form { slots: SLOTS_460, operands: (1, 1), version: (8, 0), sm: 90, rules: RULES_0, until: ((99, 9), 999) },
+            Form { slots: SLOTS_461, operands: (9, 10), version: (8, 2), sm: 90, rules: RULES_0, until: ((99, 9), 999) },
+            Form { slots: SLOTS_462, operands: (9, 10), version: (8, 2), sm: 90, rules: RULES_0, until: ((99, 9), 999) },
+            Form { slots: SLOTS_463, operands: (8, 8), version: (8, 2), sm: 90, rules: RULES_0, until: ((99, 9), 999) },
             Form { slots: SLOTS_464, operands: (8, 8), version: (8, 2), sm: 90, rules: RULES_0, until: ((99, 9), 999) },
-            Form { slots: SLOTS_465, operands: (8, 8), version: (8, 2), sm: 90, rules: RULES_0, until: ((99, 9), 999) },
-            Form { slots: SLOTS_466, operands: (6, 6), version: (8, 2), sm: 90, rules: RULES_89, until: ((99, 9), 999) },
-            Form { slots: SLOTS_467, operands: (8, 8), version: (8, 0), sm: 90, rules: RULES_0, until: ((99, 9), 999) },
-            Form { slots: SLOTS_467, operands: (7, 7), version: (8, 0), sm: 90, rules: RULES_0, until: ((99, 9), 999) },
-            Form { slots: SLOTS_468, operands: (8, 8), version: (8, 0), sm: 90, rules: RULES_0, until: ((99, 9), 999) },
-            Form { slots: SLOTS_468, operands: (7, 7), version: (8, 0), sm: 90, rules: RULES_0, until: ((99, 9), 999) },
+            Form { slots: SLOTS_465, operands: (6, 6), version: (8, 2), sm: 90, rules: RULES_89, until: ((99, 9), 999) },
+            Form { slots: SLOTS_466, operands: (7, 8), version: (8, 0), sm: 90, rules: RULES_0, until: ((99, 9), 999) },
+            Form { slots: SLOTS_467, operands: (7, 8), version: (8, 0), sm: 90, rules: RULES_0, until: ((99, 9), 999) },
+            Form { slots: SLOTS_468, operands: (6, 6), version: (8, 0), sm: 90, rules: RULES_0, until: ((99, 9), 999) },
             Form { slots: SLOTS_469, operands: (6, 6), version: (8, 0), sm: 90, rules: RULES_0, until: ((99, 9), 999) },
-            Form { slots: SLOTS_470, operands: (6, 6), version: (8, 0), sm: 90, rules: RULES_0, until: ((99, 9), 999) },
-            Form { slots: SLOTS_471, operands: (4, 4), version: (8, 0), sm: 90, rules: RULES_89, until: ((99, 9), 999) },
-            Form { slots: SLOTS_472, operands: (4, 4), version: (8, 0), sm: 90, rules: RULES_0, until: ((99, 9), 999) },
+            Form { slots: SLOTS_470, operands: (4, 4), version: (8, 0), sm: 90, rules: RULES_89, until: ((99, 9), 999) },
+            Form { slots: SLOTS_471, operands: (4, 4), version: (8, 0), sm: 90, rules: RULES_0, until: ((99, 9), 999) },
         ],
     },
     OpcodeForms {
         opcode: "wmma",
         forms: &[
+            Form { slots: SLOTS_472, operands: (2, 3), version: (7, 8), sm: 10, rules: RULES_90, until: ((99, 9), 999) },
             Form { slots: SLOTS_473, operands: (2, 3), version: (7, 8), sm: 10, rules: RULES_90, until: ((99, 9), 999) },
             Form { slots: SLOTS_474, operands: (2, 3), version: (7, 8), sm: 10, rules: RULES_90, until: ((99, 9), 999) },
             Form { slots: SLOTS_475, operands: (2, 3), version: (7, 8), sm: 10, rules: RULES_90, until: ((99, 9), 999) },
             Form { slots: SLOTS_476, operands: (2, 3), version: (7, 8), sm: 10, rules: RULES_90, until: ((99, 9), 999) },
             Form { slots: SLOTS_477, operands: (2, 3), version: (7, 8), sm: 10, rules: RULES_90, until: ((99, 9), 999) },
-            Form { slots: SLOTS_478, operands: (2, 3), version: (7, 8), sm: 10, rules: RULES_90, until: ((99, 9), 999) },
+            Form { slots: SLOTS_478, operands: (2, 3), version: (7, 8), sm: 10, rules: RULES_0, until: ((99, 9), 999) },
             Form { slots: SLOTS_479, operands: (2, 3), version: (7, 8), sm: 10, rules: RULES_0, until: ((99, 9), 999) },
             Form { slots: SLOTS_480, operands: (2, 3), version: (7, 8), sm: 10, rules: RULES_0, until: ((99, 9), 999) },
             Form { slots: SLOTS_481, operands: (2, 3), version: (7, 8), sm: 10, rules: RULES_0, until: ((99, 9), 999) },
@@ -2307,18 +2288,17 @@ pub(super) static OPCODES: &[OpcodeForms] = &[
             Form { slots: SLOTS_487, operands: (2, 3), version: (7, 8), sm: 10, rules: RULES_0, until: ((99, 9), 999) },
             Form { slots: SLOTS_488, operands: (2, 3), version: (7, 8), sm: 10, rules: RULES_0, until: ((99, 9), 999) },
             Form { slots: SLOTS_489, operands: (2, 3), version: (7, 8), sm: 10, rules: RULES_0, until: ((99, 9), 999) },
-            Form { slots: SLOTS_490, operands: (2, 3), version: (7, 8), sm: 10, rules: RULES_0, until: ((99, 9), 999) },
+            Form { slots: SLOTS_490, operands: (4, 4), version: (6, 0), sm: 10, rules: RULES_90, until: ((99, 9), 999) },
             Form { slots: SLOTS_491, operands: (4, 4), version: (6, 0), sm: 10, rules: RULES_90, until: ((99, 9), 999) },
             Form { slots: SLOTS_492, operands: (4, 4), version: (6, 0), sm: 10, rules: RULES_90, until: ((99, 9), 999) },
-            Form { slots: SLOTS_493, operands: (4, 4), version: (6, 0), sm: 10, rules: RULES_90, until: ((99, 9), 999) },
+            Form { slots: SLOTS_493, operands: (4, 4), version: (6, 0), sm: 10, rules: RULES_0, until: ((99, 9), 999) },
             Form { slots: SLOTS_494, operands: (4, 4), version: (6, 0), sm: 10, rules: RULES_0, until: ((99, 9), 999) },
             Form { slots: SLOTS_495, operands: (4, 4), version: (6, 0), sm: 10, rules: RULES_0, until: ((99, 9), 999) },
-            Form { slots: SLOTS_496, operands: (4, 4), version: (6, 0), sm: 10, rules: RULES_0, until: ((99, 9), 999) },
-            Form { slots: SLOTS_497, operands: (4, 4), version: (6, 0), sm: 10, rules: RULES_59, until: ((99, 9), 999) },
-            Form { slots: SLOTS_498, operands: (2, 3), version: (7, 8), sm: 10, rules: RULES_90, until: ((99, 9), 999) },
+            Form { slots: SLOTS_496, operands: (4, 4), version: (6, 0), sm: 10, rules: RULES_59, until: ((99, 9), 999) },
+            Form { slots: SLOTS_497, operands: (2, 3), version: (7, 8), sm: 10, rules: RULES_90, until: ((99, 9), 999) },
+            Form { slots: SLOTS_498, operands: (2, 3), version: (7, 8), sm: 10, rules: RULES_0, until: ((99, 9), 999) },
             Form { slots: SLOTS_499, operands: (2, 3), version: (7, 8), sm: 10, rules: RULES_0, until: ((99, 9), 999) },
             Form { slots: SLOTS_500, operands: (2, 3), version: (7, 8), sm: 10, rules: RULES_0, until: ((99, 9), 999) },
-            Form { slots: SLOTS_501, operands: (2, 3), version: (7, 8), sm: 10, rules: RULES_0, until: ((99, 9), 999) },
         ],
     },
     OpcodeForms {

@@ -318,6 +318,10 @@ fn build_cfg(scope: &mut FnScope, linear: Vec<Linear>, is_entry: bool) -> Vec<ir
                 let resolved = match t {
                     PendingTerm::Branch(label, lspan) => match labels.get(&label) {
                         Some(id) => Some(ir::Terminator::Jump(*id)),
+                        None if scope.regs.iter().any(|r| r.name == label) => {
+                            scope.error(lspan, format!("`bra` needs a label, but `{label}` is a register (an indirect branch is `brx.idx`)"));
+                            None
+                        }
                         None => {
                             scope.error(lspan, format!("undefined label `{label}`"));
                             None

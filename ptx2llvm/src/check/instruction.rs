@@ -189,12 +189,34 @@ pub(crate) fn convert(scope: &mut FnScope, inst: &ast::Instruction) -> Option<Co
                 return None;
             }
             if matches!(ops[0].node, A::Vector(_)) || matches!(ops[1].node, A::Vector(_)) {
-                return unsupported(scope, inst, guard, "`mov` packing/unpacking of vector operands");
+                return super::integer::mov_vector(scope, inst, ty, guard);
             }
             Op::Mov { ty, dst: scope.dst(&ops[0], ty, Width::Exact)?, src: scope.src(&ops[1], ty, Width::Exact)? }
         }
+        "add" | "sub" | "mad" if super::integer::has_modifier(inst, &[".cc"]) => return super::integer::carry(scope, inst, mods, guard),
+        "addc" | "subc" | "madc" => return super::integer::carry(scope, inst, mods, guard),
+        "add" | "sub" | "min" | "max" if super::integer::has_modifier(inst, &[".u16x2", ".s16x2", ".relu"]) => {
+            return super::integer::lanes(scope, inst, mods, guard);
+        }
         "add" | "sub" | "mul" | "div" | "rem" | "and" | "or" | "xor" | "shl" | "shr" | "min" | "max" => {
             return arith(scope, inst, mods, guard);
+        }
+        "mul24" | "mad24" => return super::integer::mul24(scope, inst, mods, guard),
+        "sad" => return super::integer::sad(scope, inst, mods, guard),
+        "bfind" => return super::integer::bfind(scope, inst, mods, guard),
+        "fns" => return super::integer::fns(scope, inst, mods, guard),
+        "bfe" | "bfi" => return super::integer::bitfield(scope, inst, mods, guard),
+        "szext" | "bmsk" => return super::integer::extend_mask(scope, inst, mods, guard),
+        "dp4a" | "dp2a" => return super::integer::dot(scope, inst, mods, guard),
+        "shf" => return super::integer::shf(scope, inst, mods, guard),
+        "prmt" => return super::integer::prmt(scope, inst, mods, guard),
+        "lop3" => return super::integer::lop3(scope, inst, mods, guard),
+        "set" => return super::integer::set(scope, inst, mods, guard),
+        "slct" => return super::integer::slct(scope, inst, mods, guard),
+        "vadd" | "vsub" | "vabsdiff" | "vmin" | "vmax" | "vshl" | "vshr" | "vset" => return super::integer::video(scope, inst, mods, guard),
+        "vmad" => return super::integer::vmad(scope, inst, mods, guard),
+        "vadd2" | "vadd4" | "vsub2" | "vsub4" | "vavrg2" | "vavrg4" | "vabsdiff2" | "vabsdiff4" | "vmin2" | "vmin4" | "vmax2" | "vmax4" | "vset2" | "vset4" => {
+            return super::integer::video_simd(scope, inst, mods, guard);
         }
         "mad" | "fma" => return mad(scope, inst, mods, guard),
         "not" | "cnot" | "neg" | "abs" | "popc" | "clz" | "brev" | "sqrt" | "rcp" => return unary(scope, inst, mods, guard),
@@ -232,6 +254,8 @@ pub(crate) fn convert(scope: &mut FnScope, inst: &ast::Instruction) -> Option<Co
         }
         "ld" | "ldu" | "st" => return load_store(scope, inst, mods, guard),
         "call" => return super::call::call(scope, inst, mods, guard),
+        "atom" | "red" => return super::atomic::atom(scope, inst, mods, guard),
+        "membar" | "fence" => return super::atomic::fence(scope, inst, mods, guard),
         _ if KNOWN_OPCODES.contains(&opcode) => return unsupported(scope, inst, guard, format!("`{opcode}`")),
         _ => {
             scope.error(inst.opcode.span.clone(), format!("unknown instruction `{opcode}`"));
@@ -249,6 +273,13 @@ pub(super) fn unsupported(scope: &mut FnScope, inst: &ast::Instruction, guard: O
         ok &= scope.resolve_any(op);
     }
     ok.then(|| Converted::Inst(ir::Inst { guard, op: Op::Unsupported { what: what.into() }, span: inst.span.clone() }))
+}
+
+/// Marks every modifier as consumed (forms whose modifiers carry no meaning here).
+pub(super) fn drop_all(mods: &mut Mods) {
+    for m in &mut mods.list {
+        m.2 = true;
+    }
 }
 
 pub(super) fn done(guard: Option<ir::PredRef>, op: Op, inst: &ast::Instruction) -> Option<Converted> {
@@ -298,9 +329,6 @@ fn barrier(scope: &mut FnScope, inst: &ast::Instruction, mut mods: Mods, guard: 
 fn arith(scope: &mut FnScope, inst: &ast::Instruction, mut mods: Mods, guard: Option<ir::PredRef>) -> Option<Converted> {
     let opcode = inst.opcode.node.as_str();
     let ops = &inst.operands;
-    if mods.has(".cc") {
-        return unsupported(scope, inst, guard, format!("`{opcode}.cc`"));
-    }
     let mode = if opcode == "mul" { mods.one_of(&[".lo", ".hi", ".wide"]) } else { None };
     let ty = one_type(scope, &mut mods, inst)?;
     if ty.is_float() {
@@ -351,9 +379,6 @@ fn arith(scope: &mut FnScope, inst: &ast::Instruction, mut mods: Mods, guard: Op
     if sat && !(ty == ScalarType::S32 && matches!(opcode, "add" | "sub")) {
         scope.error(inst.opcode.span.clone(), "`.sat` is only allowed on `add.s32`/`sub.s32`");
         return None;
-    }
-    if sat {
-        return unsupported(scope, inst, guard, format!("`{opcode}.sat`"));
     }
     if !mods.finish(scope, opcode) || !expect_operands(scope, inst, &[3]) {
         return None;
@@ -432,9 +457,6 @@ fn arith(scope: &mut FnScope, inst: &ast::Instruction, mut mods: Mods, guard: Op
 fn mad(scope: &mut FnScope, inst: &ast::Instruction, mut mods: Mods, guard: Option<ir::PredRef>) -> Option<Converted> {
     let opcode = inst.opcode.node.as_str();
     let ops = &inst.operands;
-    if mods.has(".cc") {
-        return unsupported(scope, inst, guard, "`mad.cc`");
-    }
     let mode = mods.one_of(&[".lo", ".hi", ".wide"]);
     let rnd = rounding(&mut mods);
     let ftz = mods.has(".ftz");
@@ -463,8 +485,9 @@ fn mad(scope: &mut FnScope, inst: &ast::Instruction, mut mods: Mods, guard: Opti
         scope.error(inst.opcode.span.clone(), format!("`{opcode}` does not take `{}`", ty.name()));
         return None;
     }
-    if sat {
-        return unsupported(scope, inst, guard, "`mad.hi.sat`");
+    if sat && !(mode == Some(".hi") && ty == ScalarType::S32) {
+        scope.error(inst.opcode.span.clone(), "`.sat` is only allowed on `mad.hi.s32`");
+        return None;
     }
     let mode = match mode {
         Some(".hi") => MulMode::Hi,
@@ -560,7 +583,7 @@ fn unary(scope: &mut FnScope, inst: &ast::Instruction, mut mods: Mods, guard: Op
     done(guard, op, inst)
 }
 
-fn cmp_op(name: &str) -> Option<CmpOp> {
+pub(super) fn cmp_op(name: &str) -> Option<CmpOp> {
     Some(match name {
         ".eq" => CmpOp::Eq,
         ".ne" => CmpOp::Ne,
@@ -713,7 +736,7 @@ fn load_store(scope: &mut FnScope, inst: &ast::Instruction, mut mods: Mods, guar
         return None;
     }
     let (addr_op, val_op) = if opcode == "st" { (&ops[0], &ops[1]) } else { (&ops[1], &ops[0]) };
-    let addr = scope.address(addr_op)?;
+    let addr = scope.address_in(addr_op, sp)?;
     let elems: Vec<&Spanned<A>> = match &val_op.node {
         A::Vector(v) => v.iter().collect(),
         _ => vec![val_op],

@@ -2,11 +2,13 @@
 //! the IR from the syntax tree. Every problem becomes a located `Diagnostic`; the
 //! checker keeps going so that one run reports all of them.
 
+mod atomic;
 mod call;
 mod forms;
 mod forms_table;
 mod function;
 mod instruction;
+mod integer;
 mod operands;
 
 use crate::diag::Diagnostic;
@@ -24,7 +26,7 @@ pub(crate) enum GlobalSymbol {
 }
 
 pub fn check(module: &ast::Module) -> (ir::Module, Vec<Diagnostic>) {
-    let mut cx = ModuleChecker { out: ir::Module::default(), diags: vec![], globals: HashMap::new() };
+    let mut cx = ModuleChecker { out: ir::Module::default(), diags: vec![], globals: HashMap::new(), declared_address_size: None };
     cx.run(module);
     (cx.out, cx.diags)
 }
@@ -33,22 +35,33 @@ pub(crate) struct ModuleChecker {
     pub out: ir::Module,
     pub diags: Vec<Diagnostic>,
     pub globals: HashMap<String, GlobalSymbol>,
+    /// The module's `.address_size` directive, if it has one (without it, old PTX
+    /// defaults to 32-bit addresses, which lowering widens).
+    pub declared_address_size: Option<u32>,
 }
 
 impl ModuleChecker {
     fn run(&mut self, module: &ast::Module) {
         let mut saw_version = false;
+        let mut saw_other = false;
         self.out.address_size = 64;
         for item in &module.items {
             match item {
                 ast::Item::Version { major, minor, span } => {
                     if saw_version {
                         self.diags.push(Diagnostic::error(span.clone(), "duplicate `.version` directive"));
+                    } else if saw_other {
+                        self.diags.push(Diagnostic::error(span.clone(), "`.version` must be the first directive of the module"));
                     }
                     saw_version = true;
                     self.out.version = (*major, *minor);
                 }
                 ast::Item::Target { targets, .. } => {
+                    for t in targets {
+                        if !is_target_name(&t.node) {
+                            self.diags.push(Diagnostic::error(t.span.clone(), format!("unknown target `{}`", t.node)));
+                        }
+                    }
                     self.out.targets = targets.iter().map(|t| t.node.clone()).collect();
                 }
                 ast::Item::AddressSize { bits, span } => {
@@ -58,9 +71,12 @@ impl ModuleChecker {
                         self.diags.push(Diagnostic::error(span.clone(), "not supported yet: `.address_size 32` (32-bit generic addressing)"));
                     }
                     self.out.address_size = *bits;
+                    self.declared_address_size = Some(*bits);
                 }
                 _ => {}
             }
+            // Recovered syntax errors are already reported; they do not move `.version`.
+            saw_other |= !matches!(item, ast::Item::Ignored { .. });
         }
         if !saw_version {
             if let Some(first) = module.items.first() {
@@ -82,14 +98,14 @@ impl ModuleChecker {
                     }
                 }
                 ast::Item::Function(f) => {
-                    let index = match self.globals.get(&f.name.node) {
+                    let (index, declared_now) = match self.globals.get(&f.name.node) {
                         Some(GlobalSymbol::Function(i)) => {
                             let existing = &self.out.functions[*i];
                             if existing.has_body && f.body.is_some() {
                                 self.diags.push(Diagnostic::error(f.name.span.clone(), format!("duplicate definition of function `{}`", f.name.node)));
                                 continue;
                             }
-                            *i
+                            (*i, false)
                         }
                         Some(GlobalSymbol::Var(_) | GlobalSymbol::Handle(_)) => {
                             self.diags.push(Diagnostic::error(f.name.span.clone(), format!("`{}` is already declared as a variable", f.name.node)));
@@ -100,13 +116,16 @@ impl ModuleChecker {
                             let decl = function::declare(self, f);
                             self.out.functions.push(decl);
                             self.globals.insert(f.name.node.clone(), GlobalSymbol::Function(i));
-                            i
+                            (i, true)
                         }
                     };
                     if f.body.is_some() {
-                        // A definition after a declaration: take the definition's signature.
-                        let decl = function::declare(self, f);
-                        self.out.functions[index] = decl;
+                        // A definition after a declaration: take the definition's signature
+                        // (declared once, so that its problems are reported once).
+                        if !declared_now {
+                            let decl = function::declare(self, f);
+                            self.out.functions[index] = decl;
+                        }
                         bodies.push((index, f));
                     }
                 }
@@ -202,7 +221,12 @@ impl ModuleChecker {
             }
             let mut init_bytes = None;
             let mut relocs = vec![];
-            if let Some(init) = &name.init {
+            if name.init.is_some() && !matches!(space, StateSpace::Global | StateSpace::Const) {
+                self.diags.push(Diagnostic::error(
+                    name.name.span.clone(),
+                    format!("`{}` variables cannot have an initializer (only `.global` and `.const` can)", decl.space.node),
+                ));
+            } else if let Some(init) = &name.init {
                 let mut bytes = vec![];
                 self.flatten_init(init, elem, &mut bytes, &mut relocs);
                 if unsized_dim {
@@ -211,12 +235,21 @@ impl ModuleChecker {
                 }
                 init_bytes = Some(bytes);
             }
-            let size = if unsized_dim { 0 } else { elem_bytes * count };
+            let size = if unsized_dim { 0 } else { elem_bytes.saturating_mul(count) };
             if let Some(b) = &mut init_bytes {
                 if b.len() as u64 > size {
                     self.diags.push(Diagnostic::error(name.name.span.clone(), format!("too many initializers for `{}`", name.name.node)));
                 }
-                b.resize(size as usize, 0);
+                if size > MAX_INITIALIZED_BYTES {
+                    // The initial value is kept byte by byte, padding included.
+                    self.diags.push(Diagnostic::error(
+                        name.name.span.clone(),
+                        format!("not supported yet: initialized variable `{}` of {size} bytes (at most {MAX_INITIALIZED_BYTES})", name.name.node),
+                    ));
+                    b.clear();
+                } else {
+                    b.resize(size as usize, 0);
+                }
             }
             // Only `extern` arrays (dynamic shared memory, other modules' data) may be unsized.
             if size == 0 && linkage != ir::Linkage::External {
@@ -280,6 +313,26 @@ impl ModuleChecker {
             }
         }
     }
+}
+
+/// The largest initialized variable: its initial value is held in memory, padding included.
+const MAX_INITIALIZED_BYTES: u64 = 1 << 28;
+
+/// `.target` names: `sm_NN` targets (`a`/`f` suffixes from sm_90 on) and the options.
+fn is_target_name(name: &str) -> bool {
+    const SM: &[u32] = &[
+        10, 11, 12, 13, 20, 30, 32, 35, 37, 50, 52, 53, 60, 61, 62, 70, 72, 75, 80, 86, 87, 88, 89, 90, 100, 101,
+        103, 110, 120, 121,
+    ];
+    if matches!(name, "texmode_unified" | "texmode_independent" | "debug" | "map_f64_to_f32") {
+        return true;
+    }
+    let Some(number) = name.strip_prefix("sm_") else { return false };
+    let (digits, suffixed) = match number.strip_suffix(['a', 'f']) {
+        Some(d) => (d, true),
+        None => (number, false),
+    };
+    digits.parse::<u32>().is_ok_and(|n| SM.contains(&n) && (!suffixed || n >= 90) && !digits.starts_with('+'))
 }
 
 fn symbol_plus_offset(e: &ast::Expr) -> Option<(String, i64)> {

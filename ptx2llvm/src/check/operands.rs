@@ -112,6 +112,10 @@ pub(crate) fn special_register(name: &str, component: Option<&str>) -> Option<Sp
         Some("z") => Some(Dim::Z),
         _ => None,
     };
+    let vector = matches!(name, "%tid" | "%ntid" | "%ctaid" | "%nctaid");
+    if component.is_some() && !vector {
+        return None;
+    }
     Some(match name {
         "%tid" => SpecialReg::Tid(dim()?),
         "%ntid" => SpecialReg::Ntid(dim()?),
@@ -143,7 +147,14 @@ impl FnScope<'_> {
             Some(LocalOrGlobal::Local(LocalSymbol::Reg(r))) => {
                 let rt = self.reg_type(r);
                 if !compatible(ty, rt, width) {
-                    self.error(span.clone(), format!("operand `{name}` has type `{}`, which does not match the instruction type `{}`", rt.name(), ty.name()));
+                    let msg = if ty == ScalarType::Pred {
+                        format!("`{name}` is a `{}` register where a predicate (`.pred`) is needed", rt.name())
+                    } else if rt == ScalarType::Pred {
+                        format!("predicate `{name}` cannot be used as a `{}` value", ty.name())
+                    } else {
+                        format!("operand `{name}` has type `{}`, which does not match the instruction type `{}`", rt.name(), ty.name())
+                    };
+                    self.error(span.clone(), msg);
                     return None;
                 }
                 Some(r)
@@ -187,6 +198,10 @@ impl FnScope<'_> {
                 if name == "WARP_SZ" {
                     return Some(ir::Operand::Imm(32));
                 }
+                if component.is_none() && special_register(name, Some("x")).is_some() {
+                    self.error(op.span.clone(), format!("`{name}` is a vector: use one of its components, `{name}.x`, `{name}.y` or `{name}.z`"));
+                    return None;
+                }
                 if component.is_some() {
                     self.error(op.span.clone(), format!("`{name}` has no component `.{}`", component.as_deref().unwrap_or("")));
                     return None;
@@ -213,6 +228,10 @@ impl FnScope<'_> {
                             return None;
                         }
                         Some(ir::Operand::Handle(h))
+                    }
+                    None if self.labels.contains(name) => {
+                        self.error(op.span.clone(), format!("label `{name}` cannot be used as a value"));
+                        None
                     }
                     None => {
                         self.error(op.span.clone(), format!("use of undeclared identifier `{name}`"));
@@ -276,7 +295,8 @@ impl FnScope<'_> {
         };
         match &op.node {
             A::Name { name, .. } | A::Not(name) => name_ok(self, name, &op.span),
-            A::Pair(a, b) => name_ok(self, a, &op.span) & name_ok(self, b, &op.span),
+            A::Pair(a, b) => (a == "_" || name_ok(self, a, &op.span)) & name_ok(self, b, &op.span),
+            A::Neg(inner) => self.resolve_any(inner),
             A::Expr(e) => {
                 let mut syms = vec![];
                 expr_symbols(e, &mut syms);
@@ -309,6 +329,30 @@ impl FnScope<'_> {
         };
         let reg = self.reg_operand(name, &op.span, ScalarType::Pred, Width::Exact)?;
         Some(ir::PredRef { reg, negated })
+    }
+
+    /// An address in state space `space`: as `address`, and with `.address_size 64` a
+    /// register holding a generic or `.global` address must be 64 bits wide (`.shared`,
+    /// `.local`, `.const` and `.param` windows are small enough for 32-bit offsets).
+    pub fn address_in(&mut self, op: &Spanned<A>, space: ir::StateSpace) -> Option<ir::Address> {
+        let addr = self.address(op)?;
+        if let (ir::AddressBase::Reg(r), A::Address(base, _)) = (&addr.base, &op.node) {
+            let bits = self.reg_type(*r).bits();
+            let wide_space = matches!(space, ir::StateSpace::Generic | ir::StateSpace::Global);
+            if wide_space && self.cx.declared_address_size == Some(64) && bits != 64 {
+                let name = match &base.node {
+                    A::Name { name, .. } => name.as_str(),
+                    _ => "",
+                };
+                let space_name = if space == ir::StateSpace::Generic { "generic" } else { "`.global`" };
+                self.error(
+                    base.span.clone(),
+                    format!("address register `{name}` is {bits}-bit, but {space_name} addresses are 64-bit (`.address_size 64`)"),
+                );
+                return None;
+            }
+        }
+        Some(addr)
     }
 
     /// `[reg+off]`, `[var+off]`, `[param]`, `[imm]`.

@@ -180,7 +180,9 @@ pub enum Operand {
     Name { name: String, component: Option<String> },
     /// `!%p`: a negated predicate source.
     Not(String),
-    /// `%p|%q`: the two destinations of setp.
+    /// `-%r`, `-%r.h0`: a negated register source (`vmad`); the inner operand is a `Name`.
+    Neg(Box<Spanned<Operand>>),
+    /// `%p|%q`: the two destinations of setp (`_|%p`: the first one is the sink).
     Pair(String, String),
     /// A constant expression.
     Expr(Expr),

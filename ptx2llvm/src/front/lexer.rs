@@ -19,11 +19,12 @@ pub enum Token {
     Ident(String),
     #[token("_", priority = 10)]
     Underscore,
-    /// `0f3F800000`: the bits of an f32.
-    #[regex(r"0[fF][0-9a-fA-F]{8}", |lex| u32::from_str_radix(&lex.slice()[2..], 16).ok(), priority = 10)]
+    /// `0f3F800000`: the bits of an f32. Any other number of digits is an error token
+    /// (rather than `0` followed by an identifier).
+    #[regex(r"0[fF][0-9a-fA-F]+", |lex| hex_bits(lex.slice(), 8).map(|b| b as u32), priority = 10)]
     F32Bits(u32),
     /// `0d3FF0000000000000`: the bits of an f64.
-    #[regex(r"0[dD][0-9a-fA-F]{16}", |lex| u64::from_str_radix(&lex.slice()[2..], 16).ok(), priority = 10)]
+    #[regex(r"0[dD][0-9a-fA-F]+", |lex| hex_bits(lex.slice(), 16), priority = 10)]
     F64Bits(u64),
     /// Integer literals: decimal, hex, octal, binary, with an optional `U` suffix.
     #[regex(r"0[xX][0-9a-fA-F]+U?", |lex| parse_int(lex.slice(), 16, 2))]
@@ -78,6 +79,15 @@ pub struct IntLit {
     pub unsigned: bool,
 }
 
+/// The bits of a `0f`/`0d` literal, which must have exactly `digits` hex digits.
+fn hex_bits(text: &str, digits: usize) -> Option<u64> {
+    let hex = &text[2..];
+    if hex.len() != digits {
+        return None;
+    }
+    u64::from_str_radix(hex, 16).ok()
+}
+
 fn parse_int(text: &str, radix: u32, prefix: usize) -> Option<IntLit> {
     let unsigned = text.ends_with('U');
     let digits = &text[prefix..text.len() - unsigned as usize];
@@ -114,15 +124,49 @@ impl fmt::Display for Token {
     }
 }
 
-/// Splits source text into tokens with byte spans. Unknown characters become `Token::Error`.
+/// Splits source text into tokens with byte spans. Text that is no token becomes
+/// `Token::Error` (see `describe_invalid`).
 pub fn lex(source: &str) -> Vec<(Token, std::ops::Range<usize>)> {
-    Token::lexer(source)
-        .spanned()
-        .map(|(tok, span)| match tok {
-            Ok(t) => (t, span.clone()),
-            Err(()) => (Token::Error(source[span.clone()].to_string()), span),
-        })
-        .collect()
+    let mut tokens: Vec<(Token, std::ops::Range<usize>)> = Vec::new();
+    let mut lexer = Token::lexer(source).spanned();
+    while let Some((tok, span)) = lexer.next() {
+        match tok {
+            // A `/*` that reaches here was never closed (a closed comment is skipped):
+            // the rest of the input is inside the comment.
+            Ok(Token::Star)
+                if matches!(tokens.last(), Some((Token::Slash, prev)) if prev.end == span.start) =>
+            {
+                let (_, prev) = tokens.pop().expect("the `/` just matched");
+                let start = prev.start;
+                tokens.push((Token::Error(source[start..].to_string()), start..source.len()));
+                break;
+            }
+            Ok(t) => tokens.push((t, span)),
+            Err(()) => tokens.push((Token::Error(source[span.clone()].to_string()), span)),
+        }
+    }
+    tokens
+}
+
+/// Why a piece of text that became `Token::Error` is not a token.
+pub fn describe_invalid(text: &str) -> String {
+    let first_line = text.lines().next().unwrap_or("");
+    let lower = text.to_ascii_lowercase();
+    if text.starts_with("/*") {
+        "unterminated `/*` comment".to_string()
+    } else if text.starts_with('"') {
+        format!("unterminated string `{first_line}`")
+    } else if lower.starts_with("0f") {
+        format!("`{text}` is not an f32 literal: `0f` takes exactly 8 hex digits")
+    } else if lower.starts_with("0d") {
+        format!("`{text}` is not an f64 literal: `0d` takes exactly 16 hex digits")
+    } else if text.starts_with(|c: char| c.is_ascii_digit()) {
+        format!("integer literal `{text}` does not fit in 64 bits")
+    } else if first_line.contains('`') {
+        format!("unexpected character '{first_line}'")
+    } else {
+        format!("unexpected character `{first_line}`")
+    }
 }
 
 #[cfg(test)]

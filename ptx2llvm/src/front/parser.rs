@@ -7,7 +7,7 @@
 
 use super::ast::*;
 use super::ast::Spanned;
-use super::lexer::{lex, Token};
+use super::lexer::{describe_invalid, lex, Token};
 use crate::diag::Diagnostic;
 use chumsky::input::{Input as _, ValueInput};
 use chumsky::prelude::*;
@@ -19,22 +19,28 @@ pub fn parse(source: &str) -> (Module, Vec<Diagnostic>) {
     let tokens: Vec<(Token, SimpleSpan)> =
         lex(source).into_iter().map(|(t, s)| (t, SimpleSpan::from(s))).collect();
     let mut diags = Vec::new();
+    let mut bad_starts = Vec::new();
     for (t, s) in &tokens {
         if let Token::Error(text) = t {
-            diags.push(Diagnostic::error(
-                s.into_range(),
-                format!("unexpected character `{text}`"),
-            ));
+            // An unterminated comment holds the rest of the input: point at its `/*`.
+            let span = if text.starts_with("/*") { s.start..s.start + 2 } else { s.into_range() };
+            diags.push(Diagnostic::error(span, describe_invalid(text)));
+            bad_starts.push(s.start);
         }
     }
+    // Where the input ends inside bad text (an unterminated comment or string), the
+    // parser's complaints about the missing rest are consequences, not new mistakes.
+    let cut_at = match tokens.last() {
+        Some((Token::Error(_), s)) if s.end == source.len() => s.start,
+        _ => usize::MAX,
+    };
     let eoi = SimpleSpan::from(source.len()..source.len());
     let input = tokens.as_slice().split_token_span(eoi);
     let (module, errors) = module_parser(source).parse(input).into_output_errors();
     for e in errors {
         let d = rich_to_diag(&e);
         // A bad character is reported once, by the lexer, not again as an unexpected token.
-        let at_bad_char = diags.iter().any(|l| l.span.start == d.span.start);
-        if !at_bad_char {
+        if !bad_starts.contains(&d.span.start) && d.span.start < cut_at {
             diags.push(d);
         }
     }
@@ -60,6 +66,8 @@ fn rich_to_diag(e: &Rich<'_, Token, SimpleSpan>) -> Diagnostic {
     expected.dedup();
     let msg = match e.reason() {
         chumsky::error::RichReason::Custom(m) => m.to_string(),
+        // The statement could have ended here: most likely its `;` is missing.
+        _ if expected.iter().any(|x| x == "`;`") => format!("expected `;` before {found}"),
         _ if expected.is_empty() => format!("unexpected {found}"),
         _ => format!("unexpected {found}, expected {}", expected.join(", ")),
     };
@@ -146,12 +154,7 @@ where
             I: ValueInput<'t, Token = Token, Span = SimpleSpan>,
             P: Parser<'t, I, Expr, Extra<'t>> + Clone,
         {
-            let op = select! { t => t }.try_map(move |t: Token, span| {
-                ops.iter()
-                    .find(|(tok, _)| *tok == t)
-                    .map(|(_, op)| *op)
-                    .ok_or_else(|| Rich::custom(span, "operator"))
-            });
+            let op = choice(ops.into_iter().map(|(tok, op)| just(tok).to(op)).collect::<Vec<_>>());
             next.clone()
                 .foldl(op.then(next).repeated(), |a, (op, b)| Expr::Binary(op, Box::new(a), Box::new(b)))
         }
@@ -180,10 +183,15 @@ where
             .then(dot_any().or_not())
             .map(|(n, c)| Operand::Name { name: n.node, component: c.map(|c| c.node[1..].to_string()) });
         let pair = ident()
+            .map(|n| n.node)
+            .or(just(Token::Underscore).to("_".to_string()))
             .then_ignore(just(Token::Pipe))
             .then(ident())
-            .map(|(a, b)| Operand::Pair(a.node, b.node));
+            .map(|(a, b)| Operand::Pair(a, b.node));
         let not = just(Token::Bang).ignore_then(ident()).map(|n| Operand::Not(n.node));
+        let neg = just(Token::Minus)
+            .ignore_then(name.clone().map_with(|o, e| Spanned::new(o, sp(e.span()))))
+            .map(|n| Operand::Neg(Box::new(n)));
         let sink = just(Token::Underscore).to(Operand::Sink);
         let list = |open, close| {
             operand
@@ -226,9 +234,10 @@ where
                 Operand::Expr(e)
             });
         choice((
+            pair,
             sink,
             not,
-            pair,
+            neg,
             symbol_offset,
             name,
             address,
@@ -338,7 +347,24 @@ where
     linkage
         .or_not()
         .then(space)
-        .then(attr.repeated().collect::<Vec<_>>())
+        .then(attr.repeated().collect::<Vec<_>>().validate(|attrs, _, emitter| {
+            // `.v3` and friends: reported, and the declaration kept as a scalar one.
+            attrs
+                .into_iter()
+                .filter(|(a, n): &(Spanned<String>, Option<u64>)| {
+                    let v = a.node.as_str();
+                    let bad = n.is_none()
+                        && v.len() > 2
+                        && v.starts_with(".v")
+                        && v[2..].bytes().all(|b| b.is_ascii_digit())
+                        && !matches!(v, ".v2" | ".v4" | ".v8");
+                    if bad {
+                        emitter.emit(Rich::custom(a.span.clone().into(), format!("`{v}` is not a vector size: vectors are `.v2`, `.v4` or `.v8`")));
+                    }
+                    !bad
+                })
+                .collect::<Vec<_>>()
+        }))
         .then(name.separated_by(just(Token::Comma)).at_least(1).collect::<Vec<_>>())
         .try_map_with(|(((linkage, space), attrs), names), e| {
             let mut decl = VarDecl {
@@ -475,9 +501,22 @@ where
                     .collect();
                 Statement::LabelledDirective { label, kind, names, signature, span: sp(e.span()) }
             });
+        // A function definition inside a body (a helper pasted in, or the `}` before it
+        // forgotten): reported once, and its signature and body skipped.
+        let nested_function = choice((dot(".visible"), dot(".extern"), dot(".weak")))
+            .or_not()
+            .ignore_then(choice((dot(".func"), dot(".entry"))))
+            .map_with(|_, e| e.span())
+            .then_ignore(none_of([Token::Semi, Token::LBrace, Token::RBrace]).repeated())
+            .then_ignore(choice((skip_braced(), semi())))
+            .validate(|span: SimpleSpan, _, emitter| {
+                emitter.emit(Rich::custom(span, "functions cannot be defined inside a function body"));
+                Statement::Ignored(sp(span))
+            });
         let statement = choice((
             labelled_directive,
             label.map(Statement::Label),
+            nested_function,
             var_decl().then_ignore(semi()).map(Statement::Var),
             pragma,
             loc,
@@ -505,8 +544,11 @@ where
     't: 's,
 {
     let version = dot(".version")
-        .ignore_then(select! { Token::Float(_) => (), Token::Int(_) => () }.map_with(move |_, e| {
+        .ignore_then(select! { Token::Float(_) => true, Token::Int(_) => false }.validate(move |has_minor, e, emitter| {
             let text = &source[sp(e.span())];
+            if !has_minor {
+                emitter.emit(Rich::custom(e.span(), format!("`.version {text}` needs a minor version number, as in `{text}.0`")));
+            }
             let mut it = text.split('.');
             let major = it.next().and_then(|s| s.parse().ok()).unwrap_or(0);
             let minor = it.next().and_then(|s| s.parse().ok()).unwrap_or(0);

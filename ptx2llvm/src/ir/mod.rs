@@ -285,6 +285,11 @@ pub enum IntUnOp {
     Popc,
     Clz,
     Brev,
+    /// `bfind`: position of the most significant non-sign bit (`0xffffffff` if none); the
+    /// result is `.u32` whatever the source width.
+    Bfind,
+    /// `bfind.shiftamt`: `msb - position`, or `0xffffffff` if none.
+    BfindShiftAmt,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -353,6 +358,67 @@ pub enum MulMode {
     Wide,
 }
 
+/// Operations of `Op::Lanes`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LaneOp {
+    Add,
+    Sub,
+    Min,
+    Max,
+}
+
+/// Operations of `Op::Carry`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CarryOp {
+    Add,
+    Sub,
+    MadLo,
+    MadHi,
+}
+
+/// The special modes of `prmt`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PrmtMode {
+    F4e,
+    B4e,
+    Rc8,
+    Ecl,
+    Ecr,
+    Rc16,
+}
+
+/// Primary operation of a video instruction. `AbsDiff` is `|a - b|`; `Avg` (SIMD only) is
+/// `(a + b + 1) >> 1` for non-negative sums and `(a + b) >> 1` otherwise; `Set` gives 1 or 0.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum VideoOp {
+    Add,
+    Sub,
+    AbsDiff,
+    Min,
+    Max,
+    Shl,
+    Shr,
+    Avg,
+    Set(CmpOp),
+}
+
+/// Secondary operation of a scalar video instruction with `c` (`.add .min .max`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum VideoSecondary {
+    Add,
+    Min,
+    Max,
+}
+
+/// Operand part selector of scalar video instructions: the whole word, byte `.b0`–`.b3`, or
+/// half-word `.h0`/`.h1`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Selector {
+    Word,
+    Byte(u8),
+    Half(u8),
+}
+
 /// The operations. Each variant's lowering lives in one place under `lower/`.
 #[derive(Debug, Clone)]
 pub enum Op {
@@ -361,7 +427,8 @@ pub enum Op {
     IntBinary { op: IntBinOp, ty: ScalarType, sat: bool, dst: RegId, a: Operand, b: Operand },
     /// `mul.wide`: the full double-width product; `dst` has twice the width of `ty`.
     MulWide { ty: ScalarType, dst: RegId, a: Operand, b: Operand },
-    /// `mad.lo/.hi/.wide`: `a*b + c` using the selected part of the product.
+    /// `mad.lo/.hi/.wide`: `a*b + c` using the selected part of the product. `sat` (only
+    /// `mad.hi.sat.s32`): the addition `t<63..32> + c` is clamped to `i32::MIN..=i32::MAX`.
     Mad { mode: MulMode, ty: ScalarType, sat: bool, dst: RegId, a: Operand, b: Operand, c: Operand },
     IntUnary { op: IntUnOp, ty: ScalarType, dst: RegId, a: Operand },
     FloatBinary { op: FloatBinOp, ty: ScalarType, rnd: Rounding, ftz: bool, sat: bool, dst: RegId, a: Operand, b: Operand },
@@ -377,15 +444,184 @@ pub enum Op {
     Cvta { to_generic: bool, space: StateSpace, ty: ScalarType, dst: RegId, src: Operand },
     Load { space: StateSpace, ty: ScalarType, volatile: bool, dst: Vec<Option<RegId>>, addr: Address },
     Store { space: StateSpace, ty: ScalarType, volatile: bool, src: Vec<Operand>, addr: Address },
+    /// `atom` (`dst` = the old value) and `red` (`dst` = `None`): atomically
+    /// `*addr = op(*addr, b[, c])`. Shared memory belongs to one block, which one CPU thread
+    /// runs, so shared-space forms need no hardware atomicity; global and generic forms are
+    /// real atomics with the given ordering.
+    Atomic { op: AtomicOp, ty: ScalarType, space: StateSpace, order: MemOrder, dst: Option<RegId>, addr: Address, b: Operand, c: Option<Operand> },
+    /// `membar`/`fence`: orders this thread's memory accesses as seen by threads of `scope`.
+    Fence { order: MemOrder, scope: MemScope },
     /// `call`: a direct call of `Module::functions[callee]` or an indirect call through a
     /// register holding a function address with the signature of a `.callprototype`.
     /// Arguments and results are `.param` variables of the caller (or, in old PTX, registers
     /// and immediates), in the order of the callee's parameters and return parameters.
     /// A result written to `_` is discarded (`None`).
     Call { callee: Callee, args: Vec<Operand>, rets: Vec<Option<Operand>>, uniform: bool },
+    /// Lane-wise `add sub min max` on the lanes of a register: two 16-bit lanes of a `.b32`
+    /// (`.u16x2`/`.s16x2`, `lane` = `U16`/`S16`) or one 32-bit lane (`min.relu.s32`,
+    /// `lane` = `S32`). Each lane wraps (`add`/`sub`); with `relu` a negative lane result is 0.
+    Lanes { op: LaneOp, lane: ScalarType, relu: bool, dst: RegId, a: Operand, b: Operand },
+    /// `mul24.lo/.hi` (`c` = `None`) and `mad24.lo/.hi` (`c` = `Some`): the low 24 bits of `a`
+    /// and `b` (sign-extended for `.s32`) are multiplied to a 48-bit product `t`; the result is
+    /// `t<31..0>` (`.lo`) or `t<47..16>` (`.hi`), plus `c`. With `sat` (only `.hi.s32`) the
+    /// 32-bit signed addition is clamped to `i32::MIN..=i32::MAX`.
+    Mul24 { hi: bool, ty: ScalarType, sat: bool, dst: RegId, a: Operand, b: Operand, c: Option<Operand> },
+    /// `sad`: `c + |a - b|` (the difference taken in the signedness of `ty`), wrapping.
+    Sad { ty: ScalarType, dst: RegId, a: Operand, b: Operand, c: Operand },
+    /// `bfe`: extract `len = c & 0xff` bits of `a` from `pos = b & 0xff`; bits past the msb and
+    /// above `len` are the sign bit `a[min(pos+len-1, msb)]` (signed types, `len > 0`) or 0.
+    Bfe { ty: ScalarType, dst: RegId, a: Operand, pos: Operand, len: Operand },
+    /// `bfi`: `b` with bits `pos..pos+len` (`pos = c & 0xff`, `len = d & 0xff`, clipped at the msb)
+    /// replaced by the low bits of `a`.
+    Bfi { ty: ScalarType, dst: RegId, a: Operand, b: Operand, pos: Operand, len: Operand },
+    /// `fns.b32`: the position of the `|offset|`-th set bit of `mask` counting from `base`
+    /// upwards (`offset > 0`) or downwards (`offset < 0`), `base` itself when `offset == 0` and
+    /// `mask[base]` is set; `0xffffffff` if there is none. `base > 31` is undefined in the ISA;
+    /// we follow the pseudocode literally with bits past 31 reading as 0, so it gives `0xffffffff`.
+    Fns { dst: RegId, mask: Operand, base: Operand, offset: Operand },
+    /// `szext.clamp/.wrap.u32/.s32`: zero- or sign-extend the low `N = b` bits of `a`
+    /// (ISA semantics: `N & 31`, and `N >= 32` with `.clamp` returns `a`; `N == 0` gives 0).
+    Szext { clamp: bool, signed: bool, dst: RegId, a: Operand, b: Operand },
+    /// `bmsk.clamp/.wrap.b32`: a mask of `b` bits starting at bit `a`, per the ISA pseudocode.
+    Bmsk { clamp: bool, dst: RegId, a: Operand, b: Operand },
+    /// `dp4a` (`half` = `None`): `c + Σ a.byte[i] * b.byte[i]`; `dp2a.lo/.hi` (`half` =
+    /// `Some(hi)`): `c + Σ a.half[i] * b.byte[2*hi + i]`. Bytes and halves are sign- or
+    /// zero-extended by `a_signed`/`b_signed`; the sum wraps at 32 bits.
+    Dot { half: Option<bool>, a_signed: bool, b_signed: bool, dst: RegId, a: Operand, b: Operand, c: Operand },
+    /// Extended-precision arithmetic (`add.cc addc sub.cc subc mad.cc madc`) of a 32- or
+    /// 64-bit `ty`. `cc` is the function's hidden carry-flag register (a `.pred`), read when
+    /// `carry_in` and written when `carry_out`:
+    /// - `Add`: `d = a + b + CF`, CF = unsigned carry-out;
+    /// - `Sub`: `d = a - (b + CF)`, CF = borrow-out (1 when `a < b + CF` as unsigned numbers);
+    /// - `MadLo`/`MadHi`: `d = t<n-1..0>/t<2n-1..n> + c + CF` with `t = a * b` (signed for `.s`
+    ///   types), CF = unsigned carry-out of the addition.
+    Carry { op: CarryOp, ty: ScalarType, carry_in: bool, carry_out: bool, cc: RegId, dst: RegId, a: Operand, b: Operand, c: Option<Operand> },
+    /// `shf.l/.r.clamp/.wrap.b32`: funnel shift of the 64-bit `{b, a}` by `n = min(c, 32)`
+    /// (`clamp`) or `c & 31` (`wrap`); `.l` keeps the upper, `.r` the lower 32 bits.
+    FunnelShift { left: bool, clamp: bool, dst: RegId, a: Operand, b: Operand, c: Operand },
+    /// `prmt.b32{.mode}`: bytes of `{b, a}` picked by the selectors in `c` (generic form:
+    /// four 4-bit selectors, bit 3 replicates the byte's sign) or by the mode tables.
+    Prmt { mode: Option<PrmtMode>, dst: RegId, a: Operand, b: Operand, c: Operand },
+    /// `lop3.b32`: `d = F(a, b, c)` with `F` the truth table `lut` (bit `4a+2b+c`); with
+    /// `pred`, also `p = (d != 0) BoolOp q`. `dst` is `None` for the sink `_`.
+    Lop3 { lut: u8, dst: Option<RegId>, a: Operand, b: Operand, c: Operand, pred: Option<(BoolOp, RegId, PredRef)> },
+    /// `set.CmpOp{.BoolOp}.dtype.stype`: like `setp`, then `0xffffffff`/0 (integer `dtype`) or
+    /// `1.0f`/0 (`.f32` `dtype`, `float_result`) in `dst`.
+    Set { cmp: CmpOp, ty: ScalarType, ftz: bool, float_result: bool, dst: RegId, a: Operand, b: Operand, combine: Option<(BoolOp, PredRef)> },
+    /// `slct.dtype.s32/.f32`: `d = (c >= 0) ? a : b`; `c_ty` is `S32` or `F32` (a NaN `c`
+    /// selects `b`; `-0.0` counts as zero; `ftz` flushes a subnormal `c` to zero).
+    Slct { ty: ScalarType, c_ty: ScalarType, ftz: bool, dst: RegId, a: Operand, b: Operand, c: Operand },
+    /// `mov` from a vector operand `{a, b, ...}`: the elements (of `ty.bits() / src.len()` bits
+    /// each, element 0 in the low bits) packed into one register of type `ty`.
+    Pack { ty: ScalarType, dst: RegId, src: Vec<Operand> },
+    /// `mov` to a vector operand: `src` of type `ty` split into equal elements, element 0 from
+    /// the low bits; `None` is the sink `_`.
+    Unpack { ty: ScalarType, dst: Vec<Option<RegId>>, src: Operand },
+    /// Scalar video instructions (`vadd vsub vabsdiff vmin vmax vshl vshr vset`); semantics in
+    /// `lower::video`: operands are selected (`asel`/`bsel`) and extended to 33 bits by their
+    /// signedness, the operation gives a 34-bit result, which is optionally saturated to the
+    /// destination's (sub)word range, then combined with `c` (`second`) or merged into `c`
+    /// (`dsel` not `Word`). `shift_clamp` is the `.clamp`(true)/`.wrap` mode of `vshl`/`vshr`.
+    Video {
+        op: VideoOp,
+        d_signed: bool,
+        a_signed: bool,
+        b_signed: bool,
+        asel: Selector,
+        bsel: Selector,
+        dsel: Selector,
+        sat: bool,
+        shift_clamp: bool,
+        second: Option<VideoSecondary>,
+        dst: RegId,
+        a: Operand,
+        b: Operand,
+        c: Option<Operand>,
+    },
+    /// `vmad`: `(±(a*b) ± c (+1 with .po)) >> scale`, optionally saturated, per the ISA pseudocode.
+    /// `neg_product` = exactly one of `a`, `b` negated.
+    VideoMad {
+        a_signed: bool,
+        b_signed: bool,
+        asel: Selector,
+        bsel: Selector,
+        neg_product: bool,
+        neg_c: bool,
+        plus_one: bool,
+        scale: u32,
+        sat: bool,
+        dst: RegId,
+        a: Operand,
+        b: Operand,
+        c: Operand,
+    },
+    /// SIMD video instructions (`vadd2/4 vsub2/4 vavrg2/4 vabsdiff2/4 vmin2/4 vmax2/4 vset2/4`).
+    /// `lanes` = 2 (16-bit) or 4 (8-bit). Lane `i` of the A (B) input is lane `asel[i]`
+    /// (`bsel[i]`) of the 64-bit `{b, a}`, extended by `a_signed` (`b_signed`). Results are
+    /// optionally clamped to the lane range of `d_signed`; then with `accumulate` (`.add`),
+    /// `d = c + Σ t[i]` over lanes in `mask`, else lanes in `mask` are `t[i]` and the others
+    /// come from `c`.
+    VideoSimd {
+        op: VideoOp,
+        lanes: u32,
+        d_signed: bool,
+        a_signed: bool,
+        b_signed: bool,
+        asel: [u8; 4],
+        bsel: [u8; 4],
+        sat: bool,
+        accumulate: bool,
+        mask: u8,
+        dst: RegId,
+        a: Operand,
+        b: Operand,
+        c: Operand,
+    },
     /// A valid instruction that lowering does not translate yet; lowering reports
     /// `not supported yet: <what>` at the instruction.
     Unsupported { what: String },
+}
+
+/// The read-modify-write operation of `atom`/`red` (ISA 9.2 §9.7.13.5).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AtomicOp {
+    And,
+    Or,
+    Xor,
+    Exch,
+    /// Integer add (wrapping), or float add rounding to nearest even; `atom.add.f32` on
+    /// global (and generic) memory flushes subnormal inputs and results to zero, as the ISA
+    /// documents for NVIDIA's implementation; on shared memory it does not.
+    Add,
+    /// `(old >= b) ? 0 : old + 1` (unsigned).
+    Inc,
+    /// `(old == 0 || old > b) ? b : old - 1` (unsigned).
+    Dec,
+    /// Signed or unsigned by the instruction type.
+    Min,
+    Max,
+    /// `(old == b) ? c : old`.
+    Cas,
+}
+
+/// Memory ordering of atomics and fences (`.relaxed .acquire .release .acq_rel`, `.sc`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MemOrder {
+    Relaxed,
+    Acquire,
+    Release,
+    AcqRel,
+    SeqCst,
+}
+
+/// The set of threads a fence orders accesses for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MemScope {
+    /// The thread block (one CPU thread runs a block: only compiler reordering matters).
+    Cta,
+    /// The device or the whole system: a real fence.
+    Gpu,
+    Sys,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -9,8 +9,39 @@ use inkwell::{FloatPredicate as F, IntPredicate as I};
 impl<'ctx> FnCx<'ctx, '_> {
     #[allow(clippy::too_many_arguments)]
     pub fn setp(&self, cmp: CmpOp, ty: ScalarType, dst: RegId, dst_not: Option<RegId>, a: Operand, b: Operand, combine: Option<(BoolOp, PredRef)>) -> R<()> {
-        let t = if ty.is_float() {
-            let (x, y) = (self.read_float(a, ty)?, self.read_float(b, ty)?);
+        let t = self.compare(cmp, ty, false, a, b)?;
+        let f = self.b.build_not(t, "")?;
+        let (t, f) = match combine {
+            None => (t, f),
+            Some((op, c)) => {
+                let c = self.read_pred(c)?;
+                (self.bool_op(op, t, c)?, self.bool_op(op, f, c)?)
+            }
+        };
+        self.write(dst, t, ScalarType::Pred)?;
+        if let Some(d) = dst_not {
+            self.write(d, f, ScalarType::Pred)?;
+        }
+        Ok(())
+    }
+
+    /// `a cmp b` as an `i1`, for integer and f32/f64 operands of type `ty` (`ftz`: `.f32`
+    /// subnormal inputs compare as zeros of their sign).
+    pub fn compare(&self, cmp: CmpOp, ty: ScalarType, ftz: bool, a: Operand, b: Operand) -> R<IntValue<'ctx>> {
+        Ok(if ty.is_float() {
+            let flush = |v: IntValue<'ctx>| -> R<IntValue<'ctx>> {
+                if !(ftz && ty == ScalarType::F32) {
+                    return Ok(v);
+                }
+                let exp = self.b.build_and(v, self.i32(0x7f80_0000), "")?;
+                let tiny = self.icmp(I::EQ, exp, self.i32(0))?;
+                let signed_zero = self.b.build_and(v, self.i32(0x8000_0000), "")?;
+                self.select(tiny, signed_zero, v)
+            };
+            let x = flush(self.read(a, ty)?)?;
+            let y = flush(self.read(b, ty)?)?;
+            let x = self.b.build_bit_cast(x, self.float_ty(ty), "")?.into_float_value();
+            let y = self.b.build_bit_cast(y, self.float_ty(ty), "")?.into_float_value();
             let p = match cmp {
                 CmpOp::Eq => F::OEQ,
                 CmpOp::Ne => F::ONE,
@@ -46,20 +77,7 @@ impl<'ctx> FnCx<'ctx, '_> {
                 _ => unreachable!("rejected by the checker"),
             };
             self.icmp(p, x, y)?
-        };
-        let f = self.b.build_not(t, "")?;
-        let (t, f) = match combine {
-            None => (t, f),
-            Some((op, c)) => {
-                let c = self.read_pred(c)?;
-                (self.bool_op(op, t, c)?, self.bool_op(op, f, c)?)
-            }
-        };
-        self.write(dst, t, ScalarType::Pred)?;
-        if let Some(d) = dst_not {
-            self.write(d, f, ScalarType::Pred)?;
-        }
-        Ok(())
+        })
     }
 
     fn bool_op(&self, op: BoolOp, a: IntValue<'ctx>, b: IntValue<'ctx>) -> R<IntValue<'ctx>> {

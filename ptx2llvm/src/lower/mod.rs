@@ -5,6 +5,7 @@
 //! descriptor per kernel plus a constructor that registers the module with ptxrt (`abi`).
 
 pub mod abi;
+mod atomic;
 mod compare;
 mod convert;
 mod float;
@@ -13,6 +14,7 @@ pub mod kernel;
 mod memory;
 pub mod regions;
 pub mod thread;
+mod video;
 
 use crate::diag::Diagnostic;
 use crate::ir::{self, Linkage as IrLinkage, StateSpace};

@@ -104,7 +104,88 @@ pub fn uses(op: &Op, out: &mut Vec<RegId>) {
                 o(&Operand::Reg(*target))
             }
         }
-        Op::Unsupported { .. } => {}
+        Op::Atomic { addr, b, c, .. } => {
+            o(b);
+            if let Some(c) = c {
+                o(c)
+            }
+            if let ir::AddressBase::Reg(r) = addr.base {
+                out.push(r)
+            }
+        }
+        Op::Lanes { a, b, .. } | Op::Szext { a, b, .. } | Op::Bmsk { a, b, .. } => {
+            o(a);
+            o(b)
+        }
+        Op::Mul24 { a, b, c, .. } => {
+            o(a);
+            o(b);
+            if let Some(c) = c {
+                o(c)
+            }
+        }
+        Op::Sad { a, b, c, .. }
+        | Op::Dot { a, b, c, .. }
+        | Op::FunnelShift { a, b, c, .. }
+        | Op::Prmt { a, b, c, .. }
+        | Op::Slct { a, b, c, .. }
+        | Op::VideoMad { a, b, c, .. }
+        | Op::VideoSimd { a, b, c, .. } => {
+            o(a);
+            o(b);
+            o(c)
+        }
+        Op::Bfe { a, pos, len, .. } => {
+            o(a);
+            o(pos);
+            o(len)
+        }
+        Op::Bfi { a, b, pos, len, .. } => {
+            o(a);
+            o(b);
+            o(pos);
+            o(len)
+        }
+        Op::Fns { mask, base, offset, .. } => {
+            o(mask);
+            o(base);
+            o(offset)
+        }
+        Op::Carry { carry_in, cc, a, b, c, .. } => {
+            o(a);
+            o(b);
+            if let Some(c) = c {
+                o(c)
+            }
+            if *carry_in {
+                out.push(*cc)
+            }
+        }
+        Op::Lop3 { a, b, c, pred, .. } => {
+            o(a);
+            o(b);
+            o(c);
+            if let Some((_, _, q)) = pred {
+                out.push(q.reg)
+            }
+        }
+        Op::Set { a, b, combine, .. } => {
+            o(a);
+            o(b);
+            if let Some((_, p)) = combine {
+                out.push(p.reg)
+            }
+        }
+        Op::Pack { src, .. } => src.iter().for_each(&mut o),
+        Op::Unpack { src, .. } => o(src),
+        Op::Video { a, b, c, .. } => {
+            o(a);
+            o(b);
+            if let Some(c) = c {
+                o(c)
+            }
+        }
+        Op::Fence { .. } | Op::Unsupported { .. } => {}
     }
 }
 
@@ -134,7 +215,38 @@ pub fn defs(op: &Op, out: &mut Vec<RegId>) {
             Some(Operand::Reg(r)) => Some(*r),
             _ => None,
         })),
-        Op::Store { .. } | Op::Unsupported { .. } => {}
+        Op::Atomic { dst, .. } => out.extend(dst.iter().copied()),
+        Op::Lanes { dst, .. }
+        | Op::Mul24 { dst, .. }
+        | Op::Sad { dst, .. }
+        | Op::Bfe { dst, .. }
+        | Op::Bfi { dst, .. }
+        | Op::Fns { dst, .. }
+        | Op::Szext { dst, .. }
+        | Op::Bmsk { dst, .. }
+        | Op::Dot { dst, .. }
+        | Op::FunnelShift { dst, .. }
+        | Op::Prmt { dst, .. }
+        | Op::Set { dst, .. }
+        | Op::Slct { dst, .. }
+        | Op::Pack { dst, .. }
+        | Op::Video { dst, .. }
+        | Op::VideoMad { dst, .. }
+        | Op::VideoSimd { dst, .. } => out.push(*dst),
+        Op::Carry { carry_out, cc, dst, .. } => {
+            out.push(*dst);
+            if *carry_out {
+                out.push(*cc)
+            }
+        }
+        Op::Lop3 { dst, pred, .. } => {
+            out.extend(dst.iter().copied());
+            if let Some((_, p, _)) = pred {
+                out.push(*p)
+            }
+        }
+        Op::Unpack { dst, .. } => out.extend(dst.iter().flatten().copied()),
+        Op::Store { .. } | Op::Fence { .. } | Op::Unsupported { .. } => {}
     }
 }
 

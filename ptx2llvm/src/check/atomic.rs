@@ -1,0 +1,162 @@
+//! `atom`, `red`, `membar` and `fence` (ISA 9.2 §9.7.13.4–9.7.13.6).
+
+use super::function::FnScope;
+use super::instruction::{done, expect_operands, unsupported, Converted, Mods};
+use super::operands::Width;
+use crate::front::ast::{self, Operand as A};
+use crate::ir::{self, AtomicOp, MemOrder, MemScope, Op, ScalarType, StateSpace};
+
+fn sem(mods: &mut Mods) -> Option<MemOrder> {
+    mods.one_of(&[".relaxed", ".acquire", ".release", ".acq_rel", ".sc"]).map(|s| match s {
+        ".relaxed" => MemOrder::Relaxed,
+        ".acquire" => MemOrder::Acquire,
+        ".release" => MemOrder::Release,
+        ".acq_rel" => MemOrder::AcqRel,
+        _ => MemOrder::SeqCst,
+    })
+}
+
+fn scope_of(mods: &mut Mods) -> Option<MemScope> {
+    mods.one_of(&[".cta", ".cluster", ".gpu", ".sys"]).map(|s| match s {
+        ".cta" => MemScope::Cta,
+        // A cluster's blocks may run on different cores.
+        ".cluster" | ".gpu" => MemScope::Gpu,
+        _ => MemScope::Sys,
+    })
+}
+
+pub(super) fn atom(scope: &mut FnScope, inst: &ast::Instruction, mut mods: Mods, guard: Option<ir::PredRef>) -> Option<Converted> {
+    let opcode = inst.opcode.node.as_str();
+    let is_red = opcode == "red";
+    let order = sem(&mut mods).unwrap_or(MemOrder::Relaxed);
+    scope_of(&mut mods);
+    let sp = match mods.one_of(&[".global", ".shared", ".shared::cta", ".shared::cluster"]) {
+        Some(".global") => StateSpace::Global,
+        Some(_) => StateSpace::Shared,
+        None => StateSpace::Generic,
+    };
+    let op = mods.one_of(&[".and", ".or", ".xor", ".exch", ".add", ".inc", ".dec", ".min", ".max", ".cas"]);
+    let noftz = mods.has(".noftz");
+    let cache_hint = mods.has(".L2::cache_hint");
+    if inst.modifiers.iter().any(|m| matches!(m.node.as_str(), ".v2" | ".v4" | ".v8" | ".b128" | ".f16" | ".f16x2" | ".bf16" | ".bf16x2")) {
+        return unsupported(scope, inst, guard, format!("`{opcode}` on 16-bit, 128-bit and vector types"));
+    }
+    let ty = super::instruction::one_type(scope, &mut mods, inst)?;
+    if !mods.finish(scope, opcode) {
+        return None;
+    }
+    let Some(op) = op else {
+        scope.error(inst.opcode.span.clone(), format!("`{opcode}` needs an operation (`.add`, `.cas`, `.exch`, `.min`, ...)"));
+        return None;
+    };
+    let op = match op {
+        ".and" => AtomicOp::And,
+        ".or" => AtomicOp::Or,
+        ".xor" => AtomicOp::Xor,
+        ".exch" => AtomicOp::Exch,
+        ".add" => AtomicOp::Add,
+        ".inc" => AtomicOp::Inc,
+        ".dec" => AtomicOp::Dec,
+        ".min" => AtomicOp::Min,
+        ".max" => AtomicOp::Max,
+        _ => AtomicOp::Cas,
+    };
+    if is_red && op == AtomicOp::Cas {
+        scope.error(inst.opcode.span.clone(), "`red` has no `.cas` form; use `atom.cas`");
+        return None;
+    }
+    if noftz {
+        scope.error(inst.opcode.span.clone(), format!("`.noftz` is only for `{opcode}.add` on `.f16`/`.bf16` types"));
+        return None;
+    }
+    let type_ok = match op {
+        AtomicOp::And | AtomicOp::Or | AtomicOp::Xor | AtomicOp::Exch | AtomicOp::Cas => {
+            matches!(ty.bits(), 32 | 64) && !ty.is_float() || (op == AtomicOp::Exch || op == AtomicOp::Cas) && ty == ScalarType::B32
+        }
+        AtomicOp::Add => matches!(ty, ScalarType::U32 | ScalarType::S32 | ScalarType::U64 | ScalarType::S64 | ScalarType::F32 | ScalarType::F64),
+        AtomicOp::Inc | AtomicOp::Dec => ty == ScalarType::U32,
+        AtomicOp::Min | AtomicOp::Max => matches!(ty, ScalarType::U32 | ScalarType::S32 | ScalarType::U64 | ScalarType::S64),
+    };
+    if !type_ok {
+        scope.error(inst.opcode.span.clone(), format!("`{opcode}` does not support this operation on `{}`", ty.name()));
+        return None;
+    }
+    let value_ops = if op == AtomicOp::Cas { 2 } else { 1 };
+    let base = if is_red { 1 } else { 2 };
+    let counts: Vec<usize> = if cache_hint { vec![base + value_ops + 1] } else { vec![base + value_ops] };
+    if !expect_operands(scope, inst, &counts) {
+        return None;
+    }
+    let ops = &inst.operands;
+    let (dst, addr_op, rest) = if is_red {
+        (None, &ops[0], &ops[1..])
+    } else {
+        let dst = match ops[0].node {
+            A::Sink => None,
+            _ => Some(scope.dst(&ops[0], ty, Width::Exact)?),
+        };
+        (dst, &ops[1], &ops[2..])
+    };
+    let addr = scope.address_in(addr_op, sp)?;
+    if let ir::AddressBase::Var(v) = addr.base {
+        let var_space = scope.cx.out.vars[v.0 as usize].space;
+        if !matches!(var_space, StateSpace::Global | StateSpace::Shared) || (sp != StateSpace::Generic && var_space != sp) {
+            scope.error(addr_op.span.clone(), format!("`{opcode}` cannot access `{}` in `{}` space", scope.cx.out.vars[v.0 as usize].name, var_space.name()));
+            return None;
+        }
+    }
+    if matches!(addr.base, ir::AddressBase::Param(_) | ir::AddressBase::Return(_)) {
+        scope.error(addr_op.span.clone(), format!("`{opcode}` cannot access parameters"));
+        return None;
+    }
+    let b = scope.src(&rest[0], ty, Width::Exact)?;
+    let c = if op == AtomicOp::Cas { Some(scope.src(&rest[1], ty, Width::Exact)?) } else { None };
+    if cache_hint {
+        scope.src(&rest[value_ops], ScalarType::B64, Width::Exact)?;
+    }
+    done(guard, Op::Atomic { op, ty, space: sp, order, dst, addr, b, c }, inst)
+}
+
+pub(super) fn fence(scope: &mut FnScope, inst: &ast::Instruction, mut mods: Mods, guard: Option<ir::PredRef>) -> Option<Converted> {
+    let opcode = inst.opcode.node.as_str();
+    // `fence.proxy.*` orders accesses between memory proxies (generic, async, texture...);
+    // on the CPU there is one proxy, so it only has to stop compiler reordering.
+    // `fence.op_restrict.release` (mbarrier initialization) likewise concerns GPU-only state.
+    if inst.modifiers.first().is_some_and(|m| matches!(m.node.as_str(), ".proxy" | ".op_restrict" | ".mbarrier_init")) {
+        super::instruction::drop_all(&mut mods);
+        if !expect_operands(scope, inst, &[0, 2]) || !inst.operands.iter().all(|o| scope.resolve_any(o)) {
+            return None;
+        }
+        return done(guard, Op::Fence { order: MemOrder::AcqRel, scope: MemScope::Cta }, inst);
+    }
+    // `.sync_restrict::shared::cta` narrows which accesses the fence orders: a full fence
+    // orders those too.
+    mods.one_of(&[".sync_restrict::shared::cta", ".sync_restrict::shared::cluster"]);
+    let (order, sc) = if opcode == "membar" {
+        let sc = match mods.one_of(&[".cta", ".gl", ".sys"]) {
+            Some(".cta") => MemScope::Cta,
+            Some(".gl") => MemScope::Gpu,
+            Some(_) => MemScope::Sys,
+            None => {
+                scope.error(inst.opcode.span.clone(), "`membar` needs a level: `.cta`, `.gl` or `.sys`");
+                return None;
+            }
+        };
+        (MemOrder::SeqCst, sc)
+    } else {
+        let order = sem(&mut mods).unwrap_or(MemOrder::SeqCst);
+        if matches!(order, MemOrder::Relaxed) {
+            scope.error(inst.opcode.span.clone(), "`fence` takes `.sc`, `.acq_rel`, `.acquire` or `.release`");
+            return None;
+        }
+        let Some(sc) = scope_of(&mut mods) else {
+            scope.error(inst.opcode.span.clone(), "`fence` needs a scope: `.cta`, `.cluster`, `.gpu` or `.sys`");
+            return None;
+        };
+        (order, sc)
+    };
+    if !mods.finish(scope, opcode) || !expect_operands(scope, inst, &[0]) {
+        return None;
+    }
+    done(guard, Op::Fence { order, scope: sc }, inst)
+}
