@@ -175,7 +175,7 @@ fn logic_kernel() -> Kernel {
         // p = (d != 0) op q with q = d's bit 0.
         let ptx = format!("and.b32 %t1, %d32, 1;\nsetp.ne.u32 %p1, %t1, 0;\nlop3.{op}.b32 %t0|%op, %a32, %b32, %c32, {lut:#x}, %p1;");
         forms.push(Form::new(format!("lop3.{op}.b32 d|p, a, b, c, {lut:#x}, q"), ptx.clone(), Res::Pred, move |x| r::bool_op(op, r::lop3(x[0], x[1], x[2], lut) != 0, x[3] & 1 == 1) as u64));
-        forms.push(Form::new(format!("lop3.{op}.b32 d|p (d)"), ptx, Res::B32, move |x| r::lop3(x[0], x[1], x[2], lut)));
+        forms.push(Form::new(format!("lop3.{op}.b32 d|p (d)"), ptx.replace("%t0|%op", "%o32|%op"), Res::B32, move |x| r::lop3(x[0], x[1], x[2], lut)));
         let sink = format!("and.b32 %t1, %d32, 1;\nsetp.ne.u32 %p1, %t1, 0;\nlop3.{op}.b32 _|%op, %a32, %b32, %c32, {lut:#x}, %p1;");
         forms.push(Form::new(format!("lop3.{op}.b32 _|p, a, b, c, {lut:#x}, q"), sink, Res::Pred, move |x| r::bool_op(op, r::lop3(x[0], x[1], x[2], lut) != 0, x[3] & 1 == 1) as u64));
     }

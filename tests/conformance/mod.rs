@@ -175,11 +175,11 @@ fn kernel_ptx(k: &Kernel) -> String {
     let n = k.forms.len();
     let _ = writeln!(s, ".visible .entry {}(.param .u64 pin, .param .u64 pout, .param .u32 pn)\n{{", k.name);
     s.push_str(
-        "  .reg .b16 %a16, %b16, %c16, %d16, %o16, %h<4>;\n  .reg .b32 %a32, %b32, %c32, %d32, %o32, %t<8>, %i, %n, %tid, %ntid, %ctaid;\n  .reg .b64 %a64, %b64, %c64, %d64, %o64, %u<8>, %in, %out, %off;\n  .reg .pred %op, %p<4>, %oob;\n",
+        "  .reg .b16 %a16, %b16, %c16, %d16, %o16, %h<4>;\n  .reg .b32 %a32, %b32, %c32, %d32, %o32, %t<8>, %i, %n;\n  .reg .b64 %a64, %b64, %c64, %d64, %o64, %u<8>, %in, %out, %off;\n  .reg .pred %op, %p<4>, %oob;\n",
     );
     let _ = writeln!(s, "  .reg .b64 %w<{n}>;");
     s.push_str(
-        "  ld.param.u64 %in, [pin];\n  ld.param.u64 %out, [pout];\n  ld.param.u32 %n, [pn];\n  mov.u32 %tid, %tid.x;\n  mov.u32 %ntid, %ntid.x;\n  mov.u32 %ctaid, %ctaid.x;\n  mad.lo.u32 %i, %ctaid, %ntid, %tid;\n  setp.ge.u32 %oob, %i, %n;\n  @%oob exit;\n  mul.wide.u32 %off, %i, 32;\n  add.u64 %in, %in, %off;\n  ld.global.u64 %a64, [%in];\n  ld.global.u64 %b64, [%in+8];\n  ld.global.u64 %c64, [%in+16];\n  ld.global.u64 %d64, [%in+24];\n",
+        "  ld.param.u64 %in, [pin];\n  ld.param.u64 %out, [pout];\n  ld.param.u32 %n, [pn];\n  mov.u32 %i, %tid.x;\n  mad.lo.u32 %i, %ctaid.x, %ntid.x, %i;\n  setp.ge.u32 %oob, %i, %n;\n  @%oob exit;\n  mul.wide.u32 %off, %i, 32;\n  add.u64 %in, %in, %off;\n  ld.global.u64 %a64, [%in];\n  ld.global.u64 %b64, [%in+8];\n  ld.global.u64 %c64, [%in+16];\n  ld.global.u64 %d64, [%in+24];\n",
     );
     for r in ["a", "b", "c", "d"] {
         let _ = writeln!(s, "  cvt.u32.u64 %{r}32, %{r}64;\n  cvt.u16.u64 %{r}16, %{r}64;");

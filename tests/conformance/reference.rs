@@ -103,30 +103,42 @@ pub fn min_max(max: bool, a: u64, b: u64, w: u32, signed: bool, relu: bool) -> u
     bits(r, w)
 }
 
+/// The double-width product `t = a * b` as its (low, high) `w`-bit halves (u64 × u64 needs
+/// all 128 bits unsigned, so the product is formed in `u128` or `i128` by signedness).
+pub fn product(a: u64, b: u64, w: u32, signed: bool) -> (u64, u64) {
+    if signed {
+        let t = sext(a, w) as i128 * sext(b, w) as i128;
+        (bits(t, w), bits(t >> w, w))
+    } else {
+        let t = zext(a, w) as u128 * zext(b, w) as u128;
+        ((t as u64) & mask(w), ((t >> w) as u64) & mask(w))
+    }
+}
+
 /// `mul.lo/.hi/.wide`: `t = a * b` at twice the width.
 pub fn mul(mode: &str, a: u64, b: u64, w: u32, signed: bool) -> u64 {
-    let t = val(a, w, signed) * val(b, w, signed);
+    let (lo, hi) = product(a, b, w, signed);
     match mode {
-        "lo" => bits(t, w),
-        "hi" => bits(t >> w, w),
-        _ => bits(t, 2 * w),
+        "lo" => lo,
+        "hi" => hi,
+        _ => lo | hi << w,
     }
 }
 
 /// `mad.lo/.hi/.wide` (`d = t<...> + c`), `.sat` for `.hi.s32`.
 pub fn mad(mode: &str, a: u64, b: u64, c: u64, w: u32, signed: bool, sat: bool) -> u64 {
-    let t = val(a, w, signed) * val(b, w, signed);
+    let (lo, hi) = product(a, b, w, signed);
     match mode {
-        "lo" => bits(t + val(c, w, signed), w),
+        "lo" => bits(val(lo, w, signed) + val(c, w, signed), w),
         "hi" => {
-            let r = (t >> w) + val(c, w, signed);
+            let r = val(hi, w, signed) + val(c, w, signed);
             if sat {
                 bits(r.clamp(i32::MIN as i128, i32::MAX as i128), w)
             } else {
                 bits(r, w)
             }
         }
-        _ => bits(t + val(c, 2 * w, signed), 2 * w),
+        _ => bits(val(lo | hi << w, 2 * w, signed) + val(c, 2 * w, signed), 2 * w),
     }
 }
 
@@ -475,8 +487,8 @@ pub fn sub_borrow(a: u64, b: u64, cf: bool, w: u32) -> (u64, bool) {
 
 /// `mad{c}.lo/.hi{.cc}`: `t<...> + c + cf` with its carry-out.
 pub fn mad_carry(hi: bool, a: u64, b: u64, c: u64, cf: bool, w: u32, signed: bool) -> (u64, bool) {
-    let t = val(a, w, signed) * val(b, w, signed);
-    let part = if hi { bits(t >> w, w) } else { bits(t, w) };
+    let (lo, high) = product(a, b, w, signed);
+    let part = if hi { high } else { lo };
     add_carry(part, c, cf, w)
 }
 

@@ -138,3 +138,11 @@ fn atomics() {
         ],
     });
 }
+
+/// NVRTC output with real calls (`__noinline__`): `.param` arguments and results, a struct
+/// passed and returned by value, recursion (`fib`, a recursive function with a local array),
+/// and indirect calls through function pointers stored in a `.global` initializer.
+#[test]
+fn calls() {
+    run_fixture(&Fixture { ptx: "calls.ptx", host: "calls_host.c", ok_lines: &["calls: 4 shapes OK"] });
+}

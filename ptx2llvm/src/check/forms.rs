@@ -97,6 +97,7 @@ impl FormError {
     }
 }
 
+#[cfg(test)]
 pub(crate) fn is_known_opcode(opcode: &str) -> bool {
     forms_of(opcode).is_some()
 }

@@ -3,6 +3,7 @@
 //! Modifiers may come in any order; each handler takes the ones it understands from a
 //! `Mods` list, and whatever is left is reported as an unknown modifier.
 
+use super::forms::{self, FormError};
 use super::function::FnScope;
 use super::operands::Width;
 use crate::front::ast::{self, Operand as A, Spanned};
@@ -21,21 +22,6 @@ pub(crate) enum PendingTerm {
     Barrier(ir::Barrier),
 }
 
-/// Every opcode of the PTX ISA (1.0–9.x). Known opcodes that are not lowered yet get a
-/// "not supported yet" error rather than "unknown instruction".
-const KNOWN_OPCODES: &[&str] = &[
-    "abs", "activemask", "add", "addc", "alloca", "and", "applypriority", "atom", "bar", "barrier", "bfe", "bfi",
-    "bfind", "bmsk", "bra", "brev", "brkpt", "brx", "call", "clusterlaunchcontrol", "clz", "cnot", "copysign", "cos",
-    "cp", "createpolicy", "cvt", "cvta", "discard", "div", "dp2a", "dp4a", "elect", "ex2", "exit", "fence", "fma",
-    "fns", "getctarank", "griddepcontrol", "isspacep", "istypep", "ld", "ldmatrix", "ldu", "lg2", "lop3", "mad",
-    "mad24", "madc", "mapa", "match", "max", "mbarrier", "membar", "min", "mma", "mov", "movmatrix", "mul", "mul24",
-    "multimem", "nanosleep", "neg", "not", "or", "pmevent", "popc", "prefetch", "prefetchu", "prmt", "rcp", "red",
-    "redux", "rem", "ret", "rsqrt", "sad", "selp", "set", "setmaxnreg", "setp", "shf", "shfl", "shl", "shr", "sin",
-    "slct", "sqrt", "st", "stackrestore", "stacksave", "stmatrix", "sub", "subc", "suld", "suq", "sured", "sust",
-    "szext", "tanh", "tcgen05", "tensormap", "testp", "tex", "tld4", "trap", "txq", "vabsdiff", "vabsdiff2",
-    "vabsdiff4", "vadd", "vadd2", "vadd4", "vavrg2", "vavrg4", "vmad", "vmax", "vmax2", "vmax4", "vmin", "vmin2",
-    "vmin4", "vote", "vset", "vset2", "vset4", "vshl", "vshr", "vsub", "vsub2", "vsub4", "wgmma", "wmma", "xor",
-];
 
 /// The modifiers of one instruction, consumed by its handler.
 pub(super) struct Mods<'a> {
@@ -158,6 +144,7 @@ pub(crate) fn convert(scope: &mut FnScope, inst: &ast::Instruction) -> Option<Co
         }
     };
     let opcode = inst.opcode.node.as_str();
+    check_form(scope, inst)?;
     let mut mods = Mods::new(&inst.modifiers);
     let ops = &inst.operands;
     let op = match opcode {
@@ -256,13 +243,69 @@ pub(crate) fn convert(scope: &mut FnScope, inst: &ast::Instruction) -> Option<Co
         "call" => return super::call::call(scope, inst, mods, guard),
         "atom" | "red" => return super::atomic::atom(scope, inst, mods, guard),
         "membar" | "fence" => return super::atomic::fence(scope, inst, mods, guard),
-        _ if KNOWN_OPCODES.contains(&opcode) => return unsupported(scope, inst, guard, format!("`{opcode}`")),
-        _ => {
-            scope.error(inst.opcode.span.clone(), format!("unknown instruction `{opcode}`"));
+        // `check_form` rejected unknown opcodes: this one exists, lowering lacks it.
+        _ => return unsupported(scope, inst, guard, format!("`{opcode}`")),
+    };
+    Some(Converted::Inst(ir::Inst { guard, op, span: inst.span.clone() }))
+}
+
+/// Checks an instruction against the ISA's forms (`forms`): known opcode, modifiers that
+/// make a form together, the form's operand count, and the `.version`/`.target` it needs.
+fn check_form(scope: &mut FnScope, inst: &ast::Instruction) -> Option<()> {
+    let opcode = inst.opcode.node.as_str();
+    let names: Vec<&str> = inst.modifiers.iter().map(|m| m.node.as_str()).collect();
+    let form = match forms::match_form(opcode, &names) {
+        Ok(form) => form,
+        Err(e) => {
+            let span = match &e {
+                FormError::UnknownModifier { index } | FormError::DuplicateModifier { index } => inst.modifiers[*index].span.clone(),
+                _ => inst.opcode.span.clone(),
+            };
+            scope.error(span, e.message(opcode, &names));
             return None;
         }
     };
-    Some(Converted::Inst(ir::Inst { guard, op, span: inst.span.clone() }))
+    let n = inst.operands.len();
+    if !form.operands.contains(&n) {
+        let (lo, hi) = (*form.operands.start(), *form.operands.end());
+        let want = if lo == hi { lo.to_string() } else { format!("{lo} to {hi}") };
+        scope.error(inst.span.clone(), format!("`{}` expects {want} operands, found {n}", full_name(inst)));
+        return None;
+    }
+    let version = scope.cx.out.version;
+    let needs = |(major, minor): (u32, u32)| format!("{major}.{minor}");
+    if version < form.min_version {
+        let msg = format!("`{}` requires PTX ISA version {} or later (the file declares `.version {}`)", full_name(inst), needs(form.min_version), needs(version));
+        scope.error(inst.opcode.span.start..inst.span.end, msg);
+        return None;
+    }
+    if let Some(max) = form.max_version.filter(|m| version > *m) {
+        let msg = format!("this form of `{}` was removed after PTX ISA version {} (the file declares `.version {}`)", full_name(inst), needs(max), needs(version));
+        scope.error(inst.opcode.span.start..inst.span.end, msg);
+        return None;
+    }
+    if let Some(sm) = scope.cx.target_sm {
+        if sm < form.min_sm {
+            let msg = format!("`{}` requires `.target sm_{}` or higher (the file targets `sm_{sm}`)", full_name(inst), form.min_sm);
+            scope.error(inst.opcode.span.start..inst.span.end, msg);
+            return None;
+        }
+        if let Some(max) = form.max_sm.filter(|m| sm > *m) {
+            let msg = format!("this form of `{}` is only valid up to `sm_{max}` (the file targets `sm_{sm}`)", full_name(inst));
+            scope.error(inst.opcode.span.start..inst.span.end, msg);
+            return None;
+        }
+    }
+    Some(())
+}
+
+/// `opcode.mod1.mod2` as written.
+fn full_name(inst: &ast::Instruction) -> String {
+    let mut s = inst.opcode.node.clone();
+    for m in &inst.modifiers {
+        s.push_str(&m.node);
+    }
+    s
 }
 
 /// A valid instruction that lowering cannot translate yet: its names are still resolved

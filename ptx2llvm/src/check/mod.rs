@@ -26,7 +26,7 @@ pub(crate) enum GlobalSymbol {
 }
 
 pub fn check(module: &ast::Module) -> (ir::Module, Vec<Diagnostic>) {
-    let mut cx = ModuleChecker { out: ir::Module::default(), diags: vec![], globals: HashMap::new(), declared_address_size: None };
+    let mut cx = ModuleChecker { out: ir::Module::default(), diags: vec![], globals: HashMap::new(), declared_address_size: None, target_sm: None };
     cx.run(module);
     (cx.out, cx.diags)
 }
@@ -35,6 +35,8 @@ pub(crate) struct ModuleChecker {
     pub out: ir::Module,
     pub diags: Vec<Diagnostic>,
     pub globals: HashMap<String, GlobalSymbol>,
+    /// The `sm_NN` of the `.target` directive (`sm_90a` → 90), if it names one.
+    pub target_sm: Option<u32>,
     /// The module's `.address_size` directive, if it has one (without it, old PTX
     /// defaults to 32-bit addresses, which lowering widens).
     pub declared_address_size: Option<u32>,
@@ -63,6 +65,10 @@ impl ModuleChecker {
                         }
                     }
                     self.out.targets = targets.iter().map(|t| t.node.clone()).collect();
+                    self.target_sm = targets.iter().find_map(|t| {
+                        let digits: String = t.node.strip_prefix("sm_")?.chars().take_while(|c| c.is_ascii_digit()).collect();
+                        digits.parse().ok()
+                    });
                 }
                 ast::Item::AddressSize { bits, span } => {
                     if *bits != 32 && *bits != 64 {
@@ -277,7 +283,7 @@ impl ModuleChecker {
         ids
     }
 
-    fn flatten_init(&mut self, init: &ast::Initializer, elem: ScalarType, out: &mut Vec<u8>, relocs: &mut Vec<(u64, ir::VarId, i64)>) {
+    fn flatten_init(&mut self, init: &ast::Initializer, elem: ScalarType, out: &mut Vec<u8>, relocs: &mut Vec<ir::Reloc>) {
         match init {
             ast::Initializer::List(items, _) => {
                 for i in items {
@@ -294,8 +300,17 @@ impl ModuleChecker {
                     None => {
                         // Symbol (+ offset) initializers hold addresses.
                         if let Some((sym, addend)) = symbol_plus_offset(&e.node) {
-                            if let Some(GlobalSymbol::Var(v)) = self.globals.get(&sym) {
-                                relocs.push((out.len() as u64, *v, addend));
+                            let target = match self.globals.get(&sym) {
+                                Some(GlobalSymbol::Var(v)) => Some(ir::RelocTarget::Var(*v)),
+                                Some(GlobalSymbol::Function(f)) => Some(ir::RelocTarget::Function(*f as u32)),
+                                _ => None,
+                            };
+                            if let Some(target) = target {
+                                if bytes < 4 {
+                                    self.diags.push(Diagnostic::error(e.span.clone(), format!("an address does not fit in a `{}` element", elem.name())));
+                                    return;
+                                }
+                                relocs.push(ir::Reloc { offset: out.len() as u64, target, addend, bytes: bytes.min(8) as u32 });
                                 out.extend(std::iter::repeat_n(0, bytes));
                                 return;
                             }

@@ -30,10 +30,19 @@ pub fn parse(source: &str) -> (Module, Vec<Diagnostic>) {
     }
     // Where the input ends inside bad text (an unterminated comment or string), the
     // parser's complaints about the missing rest are consequences, not new mistakes.
-    let cut_at = match tokens.last() {
+    let mut cut_at = match tokens.last() {
         Some((Token::Error(_), s)) if s.end == source.len() => s.start,
         _ => usize::MAX,
     };
+    // Backtracking makes parse time grow steeply with nesting; real PTX nests a few
+    // levels. Text nested deeper than the limit is reported and not parsed.
+    let mut tokens = tokens;
+    if let Some(at) = too_deep(&tokens) {
+        let span = tokens[at].1;
+        diags.push(Diagnostic::error(span.into_range(), format!("brackets and unary operators nested more than {MAX_NESTING} deep: the rest of the input is not checked")));
+        cut_at = cut_at.min(span.start);
+        tokens.truncate(at);
+    }
     let eoi = SimpleSpan::from(source.len()..source.len());
     let input = tokens.as_slice().split_token_span(eoi);
     let (module, errors) = module_parser(source).parse(input).into_output_errors();
@@ -45,6 +54,27 @@ pub fn parse(source: &str) -> (Module, Vec<Diagnostic>) {
         }
     }
     (module.unwrap_or_default(), diags)
+}
+
+/// The deepest nesting of `(`, `[`, `{` and chained unary operators the parser accepts.
+const MAX_NESTING: usize = 64;
+
+/// The index of the first token nested deeper than `MAX_NESTING`, if any.
+fn too_deep(tokens: &[(Token, SimpleSpan)]) -> Option<usize> {
+    let mut depth = 0usize;
+    let mut unary_run = 0usize;
+    for (i, (t, _)) in tokens.iter().enumerate() {
+        match t {
+            Token::LParen | Token::LBracket | Token::LBrace => depth += 1,
+            Token::RParen | Token::RBracket | Token::RBrace => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+        unary_run = if matches!(t, Token::Minus | Token::Bang | Token::Tilde) { unary_run + 1 } else { 0 };
+        if depth > MAX_NESTING || unary_run > MAX_NESTING {
+            return Some(i);
+        }
+    }
+    None
 }
 
 fn rich_to_diag(e: &Rich<'_, Token, SimpleSpan>) -> Diagnostic {

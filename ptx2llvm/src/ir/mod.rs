@@ -77,11 +77,28 @@ pub struct Variable {
     pub align: u32,
     /// Initial bytes (little-endian); `None` means zero-initialized.
     pub init: Option<Vec<u8>>,
-    /// Address-valued initializer entries: (byte offset, variable, addend, generic?).
-    pub relocs: Vec<(u64, VarId, i64)>,
+    /// Address-valued initializer entries (`.u64 table[2] = {f, data+8}`).
+    pub relocs: Vec<Reloc>,
     pub linkage: Linkage,
     pub owner: Option<usize>,
     pub span: Span,
+}
+
+/// An initializer element that holds an address: `bytes` bytes at `offset` get the address
+/// of `target` plus `addend` (a host address: global/const variables and functions).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Reloc {
+    pub offset: u64,
+    pub target: RelocTarget,
+    pub addend: i64,
+    pub bytes: u32,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RelocTarget {
+    Var(VarId),
+    /// By index in `Module::functions`.
+    Function(u32),
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

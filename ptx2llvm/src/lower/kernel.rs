@@ -56,7 +56,7 @@ fn context_layout(f: &ir::Function, regions: &Regions) -> ContextLayout {
     ContextLayout { slots, state, bytes_per_thread: off }
 }
 
-pub fn lower_entry<'ctx>(ml: &ModuleLowerer<'ctx, '_>, f: &ir::Function) -> R<LoweredKernel<'ctx>> {
+pub fn lower_entry<'ctx>(ml: &ModuleLowerer<'ctx, '_>, index: usize, f: &ir::Function) -> R<LoweredKernel<'ctx>> {
     let cx = ml.cx;
     let regions = regions::analyze(f);
     for b in &f.blocks {
@@ -79,13 +79,14 @@ pub fn lower_entry<'ctx>(ml: &ModuleLowerer<'ctx, '_>, f: &ir::Function) -> R<Lo
     let entry = cx.append_basic_block(func, "entry");
     b.position_at_end(entry);
 
-    let uni = load_uniforms(ml, &b, func, f)?;
+    let uni = load_uniforms(ml, &b, func, Some(f))?;
     let regs = f
         .regs
         .iter()
         .map(|r| b.build_alloca(super::thread::int_type(cx, r.ty.bits()), &r.name))
         .collect::<Result<Vec<_>, _>>()?;
-    let mut fc = FnCx { cx, module: &ml.module, b, ml, f, func, regs, uni, thread: None };
+    let frame_vars = super::function::frame_vars(ml, &b, index)?;
+    let mut fc = FnCx { cx, module: &ml.module, b, ml, f, func, regs, uni, thread: None, frame_vars, local_override: None, on_exit: None };
     let done = fc.new_block("done");
 
     if !regions.has_barriers() {
@@ -122,7 +123,10 @@ pub fn lower_entry<'ctx>(ml: &ModuleLowerer<'ctx, '_>, f: &ir::Function) -> R<Lo
     Ok(LoweredKernel { block_fn: func, context_bytes_per_thread: layout.bytes_per_thread as u32 })
 }
 
-fn load_uniforms<'ctx>(ml: &ModuleLowerer<'ctx, '_>, b: &inkwell::builder::Builder<'ctx>, func: FunctionValue<'ctx>, f: &ir::Function) -> R<Uniform<'ctx>> {
+/// The block-uniform values of a kernel: from the block environment (the block function's
+/// only argument) and the launch it points to. `.func` functions load the same from the
+/// environment their caller passes (`f = None`: parameters are passed separately).
+pub(super) fn load_uniforms<'ctx>(ml: &ModuleLowerer<'ctx, '_>, b: &inkwell::builder::Builder<'ctx>, func: FunctionValue<'ctx>, f: Option<&ir::Function>) -> R<Uniform<'ctx>> {
     let cx = ml.cx;
     let t = &ml.abi;
     let ptr = cx.ptr_type(inkwell::AddressSpace::default());
@@ -151,14 +155,14 @@ fn load_uniforms<'ctx>(ml: &ModuleLowerer<'ctx, '_>, b: &inkwell::builder::Build
     let dynamic_shared = b.build_load(i32t, field(launch, t.launch_info, abi::launch::DYNAMIC_SHARED)?, "dynsmem")?.into_int_value();
     let args = b.build_load(ptr, field(launch, t.launch_info, abi::launch::ARGS)?, "args")?.into_pointer_value();
     let mut params = vec![];
-    for i in 0..f.params.len() {
+    for i in 0..f.map_or(0, |f| f.params.len()) {
         // SAFETY (of the generated code): args has one pointer per kernel parameter.
         let slot = unsafe { b.build_in_bounds_gep(ptr, args, &[i32t.const_int(i as u64, false)], "")? };
         params.push(b.build_load(ptr, slot, &format!("param{i}"))?.into_pointer_value());
     }
     let nxy = b.build_int_mul(ntid[0], ntid[1], "")?;
     let nthreads = b.build_int_mul(nxy, ntid[2], "nthreads")?;
-    Ok(Uniform { env, ntid, nctaid, ctaid, nthreads, shared, local, context, params, worker_index, num_workers, dynamic_shared })
+    Ok(Uniform { env, ntid, nctaid, ctaid, nthreads, shared, local, context, params, returns: vec![], worker_index, num_workers, dynamic_shared })
 }
 
 /// Address of a thread's element in a context array whose per-thread prefix is `prefix`.
@@ -212,6 +216,9 @@ fn emit_region_loop<'ctx>(
     fc.thread = Some(Thread { tid: [xv, yv, zv], linear: lin });
 
     let body = fc.new_block(&format!("r{k}{tag}.body"));
+    // `exit` (here, or reported by a called `.func`): the thread ends.
+    let exit_bb = fc.new_block(&format!("r{k}{tag}.exit"));
+    fc.on_exit = Some(exit_bb);
     if checked {
         let sp = context_elem(fc, layout.state.expect("kernel with barriers has a state array"), 4, lin)?;
         let s = fc.b.build_load(i32t, sp, "state")?.into_int_value();
@@ -276,18 +283,21 @@ fn emit_region_loop<'ctx>(
                 fc.b.build_unconditional_branch(xl)?;
             }
             Terminator::Exit | Terminator::Return => {
-                if let Some(state) = layout.state {
-                    let sp = context_elem(fc, state, 4, lin)?;
-                    fc.b.build_store(sp, i32t.const_int(EXITED, false))?;
-                }
-                if let Some(ae) = any_exited {
-                    fc.b.build_store(ae, cx.bool_type().const_all_ones())?;
-                }
-                fc.b.build_unconditional_branch(xl)?;
+                fc.b.build_unconditional_branch(exit_bb)?;
             }
         }
     }
+    fc.b.position_at_end(exit_bb);
+    if let Some(state) = layout.state {
+        let sp = context_elem(fc, state, 4, lin)?;
+        fc.b.build_store(sp, i32t.const_int(EXITED, false))?;
+    }
+    if let Some(ae) = any_exited {
+        fc.b.build_store(ae, cx.bool_type().const_all_ones())?;
+    }
+    fc.b.build_unconditional_branch(xl)?;
     fc.thread = None;
+    fc.on_exit = None;
     // Loop latches (every dimension is at least 1, checked at launch).
     let b = &fc.b;
     let one = i32t.const_int(1, false);

@@ -18,6 +18,7 @@ impl<'ctx> FnCx<'ctx, '_> {
         };
         let off = self.i64(addr.offset as u64);
         match addr.base {
+            AddressBase::Var(v) if self.frame_vars.contains_key(&v) => gep(self.frame_vars[&v], off),
             AddressBase::Var(v) => {
                 let var = &self.ml.ir.vars[v.0 as usize];
                 match var.space {
@@ -30,7 +31,10 @@ impl<'ctx> FnCx<'ctx, '_> {
                 }
             }
             AddressBase::Param(i) => gep(self.uni.params[i as usize], off),
-            AddressBase::Return(_) => Err(LowerError::Unsupported("return parameters of `.func` functions".into())),
+            AddressBase::Return(i) => {
+                let p = *self.uni.returns.get(i as usize).ok_or_else(|| LowerError::Internal(format!("return parameter {i} out of range")))?;
+                gep(p, off)
+            }
             AddressBase::Reg(r) => {
                 let v = self.load_reg(r)?;
                 let v = self.resize(v, 64, false)?;

@@ -9,6 +9,7 @@ mod atomic;
 mod compare;
 mod convert;
 mod float;
+mod function;
 mod int;
 pub mod kernel;
 mod memory;
@@ -72,6 +73,8 @@ impl MemoryLayout {
                     l.offsets[i] = l.static_shared;
                     l.static_shared += v.size;
                 }
+                // `.local` variables of a `.func` live in its stack frame (recursion).
+                StateSpace::Local if v.owner.is_some_and(|o| m.functions[o].kind == ir::FunctionKind::Func) => {}
                 StateSpace::Local => {
                     l.local_bytes = align_up(l.local_bytes, v.align as u64);
                     l.offsets[i] = l.local_bytes;
@@ -111,11 +114,22 @@ pub struct ModuleLowerer<'ctx, 'a> {
     pub ir: &'a ir::Module,
     pub layout: MemoryLayout,
     globals: Vec<Option<GlobalValue<'ctx>>>,
+    /// The LLVM function of each `.func` (`None` for entries).
+    functions: Vec<Option<FunctionValue<'ctx>>>,
 }
 
 impl<'ctx, 'a> ModuleLowerer<'ctx, 'a> {
     pub fn global_ptr(&self, v: ir::VarId) -> Option<PointerValue<'ctx>> {
         self.globals[v.0 as usize].map(|g| g.as_pointer_value())
+    }
+
+    /// The LLVM function of `.func` number `index`.
+    pub fn function(&self, index: u32) -> R<FunctionValue<'ctx>> {
+        self.functions
+            .get(index as usize)
+            .copied()
+            .flatten()
+            .ok_or_else(|| LowerError::Internal(format!("function {index} is not a `.func`")))
     }
 
     pub fn intrinsic(&self, name: &str, types: &[BasicTypeEnum<'ctx>]) -> R<FunctionValue<'ctx>> {
@@ -127,7 +141,7 @@ impl<'ctx, 'a> ModuleLowerer<'ctx, 'a> {
 
 /// Lowers a checked module into `module` (whose target triple and data layout are set).
 pub fn lower<'ctx>(cx: &'ctx Context, module: Module<'ctx>, m: &ir::Module) -> Result<Module<'ctx>, Vec<Diagnostic>> {
-    let mut ml = ModuleLowerer { cx, module, abi: AbiTypes::new(cx), ir: m, layout: MemoryLayout::new(m), globals: vec![] };
+    let mut ml = ModuleLowerer { cx, module, abi: AbiTypes::new(cx), ir: m, layout: MemoryLayout::new(m), globals: vec![], functions: vec![] };
     // Every instruction lowering cannot translate yet, reported together before any work.
     let mut diags: Vec<Diagnostic> = m
         .functions
@@ -141,18 +155,26 @@ pub fn lower<'ctx>(cx: &'ctx Context, module: Module<'ctx>, m: &ir::Module) -> R
     if !diags.is_empty() {
         return Err(diags);
     }
+    ml.functions = function::declare_functions(&ml);
     ml.globals = m.vars.iter().map(|v| define_global(&ml, v)).collect();
-    for v in m.vars.iter().enumerate() {
-        if let Err(e) = init_relocs(&ml, ir::VarId(v.0 as u32)) {
-            diags.push(to_diag(e, &v.1.span));
+    for (i, v) in m.vars.iter().enumerate() {
+        if let Err(e) = init_global(&ml, ir::VarId(i as u32)) {
+            diags.push(to_diag(e, &v.span));
+        }
+    }
+    for (i, f) in m.functions.iter().enumerate() {
+        if f.kind == ir::FunctionKind::Func && f.has_body {
+            if let Err(e) = function::lower_func(&ml, i, f) {
+                diags.push(to_diag(e, &f.span));
+            }
         }
     }
     let mut kernels = vec![];
-    for f in &m.functions {
+    for (i, f) in m.functions.iter().enumerate() {
         if f.kind != ir::FunctionKind::Entry || !f.has_body {
             continue;
         }
-        match kernel::lower_entry(&ml, f) {
+        match kernel::lower_entry(&ml, i, f) {
             Ok(k) => kernels.push((f, k)),
             Err(e) => diags.push(to_diag(e, &f.span)),
         }
@@ -173,34 +195,98 @@ fn to_diag(e: LowerError, fallback: &ir::Span) -> Diagnostic {
     }
 }
 
+/// Adds the LLVM global of a module-scope `.global`/`.const` variable (its initializer is
+/// set by `init_global`, once every global exists for address-valued initializers).
 fn define_global<'ctx>(ml: &ModuleLowerer<'ctx, '_>, v: &ir::Variable) -> Option<GlobalValue<'ctx>> {
     if !matches!(v.space, StateSpace::Global | StateSpace::Const) {
         return None;
     }
-    let cx = ml.cx;
-    let ty = cx.i8_type().array_type(v.size as u32);
     let name = abi::ptx_symbol(&v.name);
     let name = if v.owner.is_some() { format!("{name}.{}", v.span.start) } else { name };
-    let g = ml.module.add_global(ty, Some(AddressSpace::default()), &name);
+    let g = ml.module.add_global(global_type(ml, v), Some(AddressSpace::default()), &name);
     g.set_alignment(v.align.max(1));
     match v.linkage {
         IrLinkage::External => g.set_linkage(Linkage::External),
-        linkage => {
-            let bytes = v.init.clone().unwrap_or_else(|| vec![0; v.size as usize]);
-            g.set_initializer(&cx.const_string(&bytes, false));
-            g.set_linkage(if linkage == IrLinkage::Public { Linkage::External } else { Linkage::Internal });
-        }
+        IrLinkage::Public => g.set_linkage(Linkage::External),
+        IrLinkage::Internal => g.set_linkage(Linkage::Internal),
     }
     Some(g)
 }
 
-/// Initializers holding addresses of other variables.
-fn init_relocs(ml: &ModuleLowerer<'_, '_>, id: ir::VarId) -> R<()> {
+/// The pieces of a variable's initial bytes: plain bytes, and addresses (`Reloc`s).
+fn init_pieces(v: &ir::Variable) -> Vec<Result<std::ops::Range<usize>, ir::Reloc>> {
+    let mut pieces = vec![];
+    let mut at = 0usize;
+    let mut relocs = v.relocs.clone();
+    relocs.sort_by_key(|r| r.offset);
+    for r in relocs {
+        if (r.offset as usize) > at {
+            pieces.push(Ok(at..r.offset as usize));
+        }
+        pieces.push(Err(r));
+        at = r.offset as usize + r.bytes as usize;
+    }
+    if at < v.size as usize {
+        pieces.push(Ok(at..v.size as usize));
+    }
+    pieces
+}
+
+/// Bytes, or a packed struct of byte arrays and address-sized integers.
+fn global_type<'ctx>(ml: &ModuleLowerer<'ctx, '_>, v: &ir::Variable) -> BasicTypeEnum<'ctx> {
+    let cx = ml.cx;
+    if v.relocs.is_empty() || v.linkage == IrLinkage::External {
+        return cx.i8_type().array_type(v.size as u32).into();
+    }
+    let fields: Vec<BasicTypeEnum<'ctx>> = init_pieces(v)
+        .into_iter()
+        .map(|p| match p {
+            Ok(range) => cx.i8_type().array_type(range.len() as u32).into(),
+            Err(r) => thread::int_type(cx, r.bytes * 8).into(),
+        })
+        .collect();
+    cx.struct_type(&fields, true).into()
+}
+
+/// Sets a global's initial value: its bytes, with the addresses of other globals and of
+/// functions where the PTX initializer names them.
+fn init_global(ml: &ModuleLowerer<'_, '_>, id: ir::VarId) -> R<()> {
     let v = &ml.ir.vars[id.0 as usize];
-    if v.relocs.is_empty() {
+    let Some(g) = ml.globals[id.0 as usize] else {
+        if !v.relocs.is_empty() {
+            return Err(LowerError::Unsupported(format!("addresses in the initializer of `{}` (a `{}` variable)", v.name, v.space.name())));
+        }
+        return Ok(());
+    };
+    if v.linkage == IrLinkage::External {
         return Ok(());
     }
-    Err(LowerError::Unsupported(format!("initializer of `{}` holding addresses of variables", v.name)))
+    let cx = ml.cx;
+    let bytes = v.init.clone().unwrap_or_else(|| vec![0; v.size as usize]);
+    if v.relocs.is_empty() {
+        g.set_initializer(&cx.const_string(&bytes, false));
+        return Ok(());
+    }
+    let mut values: Vec<BasicValueEnum> = vec![];
+    for piece in init_pieces(v) {
+        match piece {
+            Ok(range) => values.push(cx.const_string(&bytes[range], false).into()),
+            Err(r) => {
+                let target = match r.target {
+                    ir::RelocTarget::Var(t) => ml.global_ptr(t).ok_or_else(|| {
+                        let tv = &ml.ir.vars[t.0 as usize];
+                        LowerError::Unsupported(format!("the address of `{}` (a `{}` variable) in an initializer", tv.name, tv.space.name()))
+                    })?,
+                    ir::RelocTarget::Function(f) => ml.function(f)?.as_global_value().as_pointer_value(),
+                };
+                let it = thread::int_type(cx, r.bytes * 8);
+                let addr = target.const_to_int(cx.i64_type()).const_add(cx.i64_type().const_int(r.addend as u64, true));
+                values.push(addr.const_truncate_or_bit_cast(it).into());
+            }
+        }
+    }
+    g.set_initializer(&cx.const_struct(&values, true));
+    Ok(())
 }
 
 fn emit_descriptors<'ctx>(ml: &ModuleLowerer<'ctx, '_>, kernels: &[(&ir::Function, kernel::LoweredKernel<'ctx>)]) -> R<()> {

@@ -12,6 +12,7 @@ use inkwell::module::Module;
 use inkwell::types::{BasicTypeEnum, FloatType, IntType};
 use inkwell::values::{BasicValueEnum, FloatValue, FunctionValue, IntValue, PointerValue};
 use inkwell::{AddressSpace, IntPredicate};
+use std::collections::HashMap;
 
 /// The LLVM integer type of a width in bits (widths come from PTX types: 1 to 128).
 pub fn int_type(cx: &Context, bits: u32) -> IntType<'_> {
@@ -38,6 +39,8 @@ pub struct Uniform<'ctx> {
     pub local: PointerValue<'ctx>,
     pub context: PointerValue<'ctx>,
     pub params: Vec<PointerValue<'ctx>>,
+    /// Return parameters of a `.func` (empty in kernels).
+    pub returns: Vec<PointerValue<'ctx>>,
     pub worker_index: IntValue<'ctx>,
     pub num_workers: IntValue<'ctx>,
     pub dynamic_shared: IntValue<'ctx>,
@@ -61,6 +64,14 @@ pub struct FnCx<'ctx, 'a> {
     pub regs: Vec<PointerValue<'ctx>>,
     pub uni: Uniform<'ctx>,
     pub thread: Option<Thread<'ctx>>,
+    /// Variables that live in the LLVM function's stack frame: `.param` variables (call
+    /// arguments) and the `.local` variables of `.func` functions (one copy per call, so
+    /// recursion works).
+    pub frame_vars: HashMap<ir::VarId, PointerValue<'ctx>>,
+    /// In a `.func`: the calling thread's `.local` window, passed by the caller.
+    pub local_override: Option<PointerValue<'ctx>>,
+    /// Where the current thread goes when it executes `exit` (or a callee reports it did).
+    pub on_exit: Option<inkwell::basic_block::BasicBlock<'ctx>>,
 }
 
 impl<'ctx, 'a> FnCx<'ctx, 'a> {
@@ -159,7 +170,11 @@ impl<'ctx, 'a> FnCx<'ctx, 'a> {
                 let a = self.b.build_int_add(a, self.i64(off as u64), "")?;
                 self.resize(a, bits, false)
             }
-            Operand::FuncAddr(_) => Err(LowerError::Unsupported("function addresses (indirect calls)".into())),
+            Operand::FuncAddr(f) => {
+                let func = self.ml.function(f)?;
+                let a = self.b.build_ptr_to_int(func.as_global_value().as_pointer_value(), self.cx.i64_type(), "")?;
+                self.resize(a, bits, false)
+            }
             Operand::Handle(_) => Err(LowerError::Unsupported("texture, sampler and surface references".into())),
         }
     }
@@ -178,6 +193,17 @@ impl<'ctx, 'a> FnCx<'ctx, 'a> {
     /// shared/local, host address for global/const).
     pub fn var_address_value(&self, v: ir::VarId, off: i64) -> R<IntValue<'ctx>> {
         let var = &self.ml.ir.vars[v.0 as usize];
+        if let Some(p) = self.frame_vars.get(&v) {
+            let a = self.b.build_ptr_to_int(*p, self.cx.i64_type(), "")?;
+            let a = if var.space == StateSpace::Local {
+                // A window offset: relative to this thread's `.local` base.
+                let base = self.b.build_ptr_to_int(self.local_base()?, self.cx.i64_type(), "")?;
+                self.b.build_int_sub(a, base, "")?
+            } else {
+                a
+            };
+            return Ok(self.b.build_int_add(a, self.i64(off as u64), "")?);
+        }
         match var.space {
             StateSpace::Shared => Ok(self.i64(self.ml.layout.shared_offset(v).wrapping_add(off as u64))),
             StateSpace::Local => Ok(self.i64(self.ml.layout.local_offset(v).wrapping_add(off as u64))),
@@ -191,6 +217,9 @@ impl<'ctx, 'a> FnCx<'ctx, 'a> {
 
     /// Base of the current thread's `.local` window.
     pub fn local_base(&self) -> R<PointerValue<'ctx>> {
+        if let Some(p) = self.local_override {
+            return Ok(p);
+        }
         let t = self.thread();
         let per = self.ml.layout.local_bytes;
         let idx = self.b.build_int_z_extend(t.linear, self.cx.i64_type(), "")?;
@@ -289,7 +318,7 @@ impl<'ctx, 'a> FnCx<'ctx, 'a> {
             Op::Store { space, ty, volatile, src, addr } => self.store(*space, *ty, *volatile, src, *addr),
             Op::Atomic { op, ty, space, order, dst, addr, b, c } => self.atomic(*op, *ty, *space, *order, *dst, *addr, *b, *c),
             Op::Fence { order, scope } => self.fence(*order, *scope),
-            Op::Call { .. } => Err(LowerError::Unsupported("`call`".into())),
+            Op::Call { callee, args, rets, .. } => self.call(callee, args, rets),
             Op::Lanes { op, lane, relu, dst, a, b } => self.lanes(*op, *lane, *relu, *dst, *a, *b),
             Op::Mul24 { hi, ty, sat, dst, a, b, c } => self.mul24(*hi, *ty, *sat, *dst, *a, *b, *c),
             Op::Sad { ty, dst, a, b, c } => self.sad(*ty, *dst, *a, *b, *c),

@@ -1,0 +1,252 @@
+//! `.func` functions and calls.
+//!
+//! A `.func` becomes an LLVM function
+//! `i32 f(ptr env, ptr local, i32 tid.x, i32 tid.y, i32 tid.z, ptr param0.., ptr ret0..)`:
+//! the calling thread's identity (its block environment, `.local` window and thread index)
+//! and one pointer per parameter and return parameter (the caller's `.param` variables, which
+//! live in the caller's stack frame). The result is a status: 0 when the function returned,
+//! `EXIT_STATUS` when the thread executed `exit`, otherwise a ptxrt error code whose message
+//! is already in the environment (`trap`, `__assertfail`, a failed launch check), which every
+//! caller up to the block function passes on. `.local` variables of a `.func` live in its
+//! stack frame, so recursion works. Functions declared `.extern` are resolved by the linker
+//! against another PTX module's `.visible .func` (same symbol naming) or the runtime.
+
+use super::abi;
+use super::kernel::load_uniforms;
+use super::thread::{int_type, FnCx, Thread};
+use super::{LowerError, ModuleLowerer, R};
+use crate::ir::{self, Callee, Operand, StateSpace, Terminator};
+use inkwell::basic_block::BasicBlock;
+use inkwell::builder::Builder;
+use inkwell::module::Linkage;
+use inkwell::types::FunctionType;
+use inkwell::values::{BasicMetadataValueEnum, FunctionValue, IntValue, PointerValue};
+use inkwell::AddressSpace;
+use std::collections::HashMap;
+
+/// Status of a callee whose thread executed `exit`.
+pub const EXIT_STATUS: u64 = u32::MAX as u64;
+
+/// The LLVM type of every `.func` with `pointers` parameters and return parameters.
+pub fn func_type<'ctx>(ml: &ModuleLowerer<'ctx, '_>, pointers: usize) -> FunctionType<'ctx> {
+    let cx = ml.cx;
+    let ptr = cx.ptr_type(AddressSpace::default());
+    let i32t = cx.i32_type();
+    let mut params: Vec<inkwell::types::BasicMetadataTypeEnum> = vec![ptr.into(), ptr.into(), i32t.into(), i32t.into(), i32t.into()];
+    params.extend(std::iter::repeat_n(inkwell::types::BasicMetadataTypeEnum::from(ptr), pointers));
+    i32t.fn_type(&params, false)
+}
+
+/// Declares every `.func` of the module (definitions are lowered by `lower_func`).
+pub fn declare_functions<'ctx>(ml: &ModuleLowerer<'ctx, '_>) -> Vec<Option<FunctionValue<'ctx>>> {
+    ml.ir
+        .functions
+        .iter()
+        .map(|f| {
+            if f.kind != ir::FunctionKind::Func {
+                return None;
+            }
+            let ty = func_type(ml, f.params.len() + f.returns.len());
+            let linkage = match f.linkage {
+                ir::Linkage::Internal => Linkage::Internal,
+                _ => Linkage::External,
+            };
+            let func = ml.module.add_function(&abi::ptx_symbol(&f.name), ty, Some(linkage));
+            let nounwind = ml.cx.create_enum_attribute(inkwell::attributes::Attribute::get_named_enum_kind_id("nounwind"), 0);
+            func.add_attribute(inkwell::attributes::AttributeLoc::Function, nounwind);
+            Some(func)
+        })
+        .collect()
+}
+
+/// Stack slots for the variables of function `owner` that live in its frame: `.param`
+/// variables (call arguments and results), and in a `.func` also its `.local` variables.
+pub fn frame_vars<'ctx>(ml: &ModuleLowerer<'ctx, '_>, b: &Builder<'ctx>, owner: usize) -> R<HashMap<ir::VarId, PointerValue<'ctx>>> {
+    let is_func = ml.ir.functions[owner].kind == ir::FunctionKind::Func;
+    let mut out = HashMap::new();
+    for (i, v) in ml.ir.vars.iter().enumerate() {
+        let in_frame = v.space == StateSpace::Param || (is_func && v.space == StateSpace::Local);
+        if v.owner != Some(owner) || !in_frame {
+            continue;
+        }
+        let ty = ml.cx.i8_type().array_type(v.size.max(1) as u32);
+        let slot = b.build_alloca(ty, &v.name)?;
+        slot.as_instruction()
+            .ok_or_else(|| LowerError::Internal("alloca is not an instruction".into()))?
+            .set_alignment(v.align.max(16))
+            .map_err(|e| LowerError::Internal(e.to_string()))?;
+        out.insert(ir::VarId(i as u32), slot);
+    }
+    Ok(out)
+}
+
+/// Lowers the body of `.func` number `index`.
+pub fn lower_func<'ctx>(ml: &ModuleLowerer<'ctx, '_>, index: usize, f: &ir::Function) -> R<()> {
+    let cx = ml.cx;
+    let func = ml.function(index as u32)?;
+    let b = cx.create_builder();
+    let entry = cx.append_basic_block(func, "entry");
+    b.position_at_end(entry);
+    let arg = |i: u32| func.get_nth_param(i).ok_or_else(|| LowerError::Internal("missing function argument".into()));
+    let mut uni = load_uniforms(ml, &b, func, None)?;
+    let np = f.params.len() as u32;
+    uni.params = (0..np).map(|i| Ok(arg(5 + i)?.into_pointer_value())).collect::<R<_>>()?;
+    uni.returns = (0..f.returns.len() as u32).map(|i| Ok(arg(5 + np + i)?.into_pointer_value())).collect::<R<_>>()?;
+    let tid = [arg(2)?.into_int_value(), arg(3)?.into_int_value(), arg(4)?.into_int_value()];
+    let zy = b.build_int_mul(tid[2], uni.ntid[1], "")?;
+    let zy = b.build_int_add(zy, tid[1], "")?;
+    let lin = b.build_int_mul(zy, uni.ntid[0], "")?;
+    let linear = b.build_int_add(lin, tid[0], "tid")?;
+    let local = arg(1)?.into_pointer_value();
+    let frame = frame_vars(ml, &b, index)?;
+    let regs = f.regs.iter().map(|r| b.build_alloca(int_type(cx, r.ty.bits()), &r.name)).collect::<Result<Vec<_>, _>>()?;
+    let exit_bb = cx.append_basic_block(func, "exit");
+    let mut fc = FnCx {
+        cx,
+        module: &ml.module,
+        b,
+        ml,
+        f,
+        func,
+        regs,
+        uni,
+        thread: Some(Thread { tid, linear }),
+        frame_vars: frame,
+        local_override: Some(local),
+        on_exit: Some(exit_bb),
+    };
+    let bbs: Vec<BasicBlock<'ctx>> = (0..f.blocks.len()).map(|i| fc.new_block(&format!("b{i}"))).collect();
+    let first = *bbs.first().ok_or_else(|| LowerError::Internal(format!("`{}` has no blocks", f.name)))?;
+    fc.b.build_unconditional_branch(first)?;
+    for (i, block) in f.blocks.iter().enumerate() {
+        fc.b.position_at_end(bbs[i]);
+        for inst in &block.insts {
+            fc.inst(inst).map_err(|e| e.at(&inst.span))?;
+        }
+        match &block.term {
+            Terminator::Jump(t) => {
+                fc.b.build_unconditional_branch(bbs[t.0 as usize])?;
+            }
+            Terminator::Branch { cond, then_, else_ } => {
+                let c = fc.read_pred(*cond)?;
+                fc.b.build_conditional_branch(c, bbs[then_.0 as usize], bbs[else_.0 as usize])?;
+            }
+            Terminator::Return => {
+                fc.b.build_return(Some(&cx.i32_type().const_zero()))?;
+            }
+            Terminator::Exit => {
+                fc.b.build_unconditional_branch(exit_bb)?;
+            }
+            Terminator::Barrier { .. } => {
+                return Err(LowerError::At(block.term_span.clone(), "not supported yet: barriers inside `.func` functions".into()));
+            }
+        }
+    }
+    fc.b.position_at_end(exit_bb);
+    fc.b.build_return(Some(&cx.i32_type().const_int(EXIT_STATUS, false)))?;
+    Ok(())
+}
+
+impl<'ctx> FnCx<'ctx, '_> {
+    /// An `alloca` in the function's entry block (so that calls inside loops reuse it).
+    fn entry_alloca(&self, bytes: u32) -> R<PointerValue<'ctx>> {
+        let entry = self.func.get_first_basic_block().ok_or_else(|| LowerError::Internal("function without entry block".into()))?;
+        let b = self.cx.create_builder();
+        match entry.get_first_instruction() {
+            Some(i) => b.position_before(&i),
+            None => b.position_at_end(entry),
+        }
+        let slot = b.build_alloca(self.cx.i8_type().array_type(bytes.max(1)), "call.tmp")?;
+        slot.as_instruction()
+            .ok_or_else(|| LowerError::Internal("alloca is not an instruction".into()))?
+            .set_alignment(16)
+            .map_err(|e| LowerError::Internal(e.to_string()))?;
+        Ok(slot)
+    }
+
+    /// The pointer passed for one argument or result of a call.
+    fn call_slot(&self, op: Operand, size: u32, value_ty: Option<ir::ScalarType>) -> R<PointerValue<'ctx>> {
+        let i8t = self.cx.i8_type();
+        match op {
+            Operand::VarAddr(v, off) if self.frame_vars.contains_key(&v) => {
+                // SAFETY (of the generated code): offsets stay inside the `.param` variable.
+                Ok(unsafe { self.b.build_gep(i8t, self.frame_vars[&v], &[self.i64(off as u64)], "")? })
+            }
+            Operand::ParamAddr(i, off) => Ok(unsafe { self.b.build_gep(i8t, self.uni.params[i as usize], &[self.i64(off as u64)], "")? }),
+            other => {
+                // A register or immediate argument (ISA 1.x convention): passed through a slot.
+                let slot = self.entry_alloca(size.max(8))?;
+                if let Some(ty) = value_ty {
+                    let v = self.read(other, ty)?;
+                    self.b.build_store(slot, v)?;
+                }
+                Ok(slot)
+            }
+        }
+    }
+
+    pub fn call(&mut self, callee: &Callee, args: &[Operand], rets: &[Option<Operand>]) -> R<()> {
+        let (target, ir_callee): (Result<FunctionValue<'ctx>, PointerValue<'ctx>>, Option<&ir::Function>) = match callee {
+            Callee::Direct(f) => (Ok(self.ml.function(*f)?), Some(&self.ml.ir.functions[*f as usize])),
+            Callee::Indirect { target, .. } => {
+                let v = self.load_reg(*target)?;
+                let v = self.resize(v, 64, false)?;
+                (Err(self.b.build_int_to_ptr(v, self.ptr_ty(), "fptr")?), None)
+            }
+            Callee::External(name) => return Err(LowerError::Unsupported(format!("call of `{name}` (an OptiX runtime function)"))),
+        };
+        let reg_ty = |op: &Operand| match op {
+            Operand::Reg(r) => Some(self.f.regs[r.0 as usize].ty),
+            _ => None,
+        };
+        let mut call_args: Vec<BasicMetadataValueEnum<'ctx>> = vec![self.uni.env.into(), self.local_base()?.into()];
+        let t = self.thread();
+        call_args.extend(t.tid.iter().map(|v| BasicMetadataValueEnum::from(*v)));
+        for (i, a) in args.iter().enumerate() {
+            let param = ir_callee.and_then(|f| f.params.get(i));
+            let ty = param.map(|p| p.ty).or_else(|| reg_ty(a)).unwrap_or(ir::ScalarType::B64);
+            let size = param.map_or(8, |p| p.size);
+            call_args.push(self.call_slot(*a, size, Some(ty))?.into());
+        }
+        let mut copy_back = vec![];
+        for (i, r) in rets.iter().enumerate() {
+            let size = ir_callee.and_then(|f| f.returns.get(i)).map_or(64, |p| p.size);
+            let slot = match r {
+                Some(op @ Operand::Reg(reg)) => {
+                    let slot = self.call_slot(*op, size, None)?;
+                    copy_back.push((*reg, slot));
+                    slot
+                }
+                Some(op) => self.call_slot(*op, size, None)?,
+                None => self.entry_alloca(size)?,
+            };
+            call_args.push(slot.into());
+        }
+        let fn_ty = func_type(self.ml, args.len() + rets.len());
+        let status = match target {
+            Ok(f) => self.b.build_call(f, &call_args, "status")?,
+            Err(p) => self.b.build_indirect_call(fn_ty, p, &call_args, "status")?,
+        };
+        let status: IntValue<'ctx> = status.try_as_basic_value().basic().ok_or_else(|| LowerError::Internal("call without status".into()))?.into_int_value();
+        // Non-zero status: the thread exited, or an error to pass on to the runtime.
+        let i32t = self.cx.i32_type();
+        let failed = self.b.build_int_compare(inkwell::IntPredicate::NE, status, i32t.const_zero(), "")?;
+        let stop = self.new_block("call.stop");
+        let cont = self.new_block("call.cont");
+        self.b.build_conditional_branch(failed, stop, cont)?;
+        self.b.position_at_end(stop);
+        let exited = self.b.build_int_compare(inkwell::IntPredicate::EQ, status, i32t.const_int(EXIT_STATUS, false), "")?;
+        let propagate = self.new_block("call.error");
+        let on_exit = self.on_exit.ok_or_else(|| LowerError::Internal("call outside of a thread".into()))?;
+        self.b.build_conditional_branch(exited, on_exit, propagate)?;
+        self.b.position_at_end(propagate);
+        self.b.build_return(Some(&status))?;
+        self.b.position_at_end(cont);
+        for (reg, slot) in copy_back {
+            let ty = self.f.regs[reg.0 as usize].ty;
+            let v = self.b.build_load(self.int_ty(ty.bits()), slot, "")?.into_int_value();
+            self.write(reg, v, ty)?;
+        }
+        Ok(())
+    }
+}
