@@ -15,14 +15,23 @@ What is read:
     definitions of their placeholders (`.mode = { .clamp, .wrap };`); a placeholder is looked
     up first in the definitions right after its statement, then in later ones, then in
     earlier ones (blocks such as `redux.sync` or `set` redefine names between statements).
-  * the `PTX ISA Notes` / `Target ISA Notes` after each syntax section: the base
-    requirement ("Introduced in PTX ISA version 3.1.", "Requires sm_32 or higher.") and,
-    where the prose names forms in backquotes ("`add.u16x2` and `add.s16x2` introduced in
-    PTX ISA version 8.0."), a requirement that applies when all of the named modifiers are
-    present.
+  * the `PTX ISA Notes` / `Target ISA Notes` after each syntax section (and after each
+    syntax paragraph of the 1.4 text). A sentence without a subject ("Introduced in PTX ISA
+    version 3.1.", "Requires sm_32 or higher.") is the requirement of the whole section.
+    A sentence whose subject names code ("`add.u16x2` and `add.s16x2` introduced in PTX
+    ISA version 8.0.", "ld.volatile introduced in ...", "Support for `.volatile` qualifier
+    with `.local` state space ...") becomes a rule: it applies to the forms that hold all of
+    the named modifiers, and only when an instruction has them (an opcode alone names all
+    of that opcode's forms). A subject that is not just code and a few known words
+    ("Indirect texture access", "`min` with three input arguments") is left out rather
+    than guessed at. Without a subject-less "Introduced in", a section's opcode dates from
+    the earliest version its notes introduce anything in (`bar.sync` 1.0, `barrier` 6.0).
 
 Each statement becomes one or more forms: the opcode (first word), an ordered list of slots
-(fixed text or a set of alternatives, required or optional) and an operand-count range.
+(fixed text or a set of alternatives, required or optional), an operand-count range, the
+base requirement (version, target), the rules, and the last version/target for forms later
+dropped. Forms of the 1.4 text that the 9.2 text does not repeat are legacy forms: the
+checker tries them only when no current form takes the modifiers.
 Irregular spec text is fixed in the OVERRIDES section below (each entry says why).
 
 Only the Python 3 standard library is used; the output is deterministic.
@@ -88,10 +97,48 @@ STATEMENT_FIXES = {
     ],
 }
 
-# Notes whose form names are written ambiguously: (text as written, text meant).
+# Notes that name forms in prose or ambiguously: (text as written, text meant). The notes
+# reader only takes requirements whose subject is code it understands (see SUBJECT_FILLERS);
+# these rewrite the prose of requirements that are worth enforcing into that code.
 NOTE_FIXES = [
     # `{.oob}` here names the modifier the requirement is about, not an optional part.
     ("`fma{.oob}.{f16, f16x2, bf16, bf16x2}` requires", "`fma.oob` requires"),
+    # ld, st: the scope qualifier is the `.scope` placeholder; "cache operations" are `.cop`;
+    # the target notes of `ld` misname `.level1::eviction_priority`.
+    ("Support for scope qualifier, `", "Support for `.scope`, `"),
+    ("Generic addressing and cache operations introduced in", "`.cop` introduced in"),
+    ("Cache operations require sm_20", "`.cop` requires sm_20"),
+    ("Support for `.level::eviction_priority` qualifier requires sm_70",
+     "Support for `.level1::eviction_priority` qualifier requires sm_70"),
+    # bar: register operands and thread counts are operands (not checked here).
+    ("Register operands, thread count, and `bar.{arrive,red}` introduced", "`bar.{arrive,red}` introduced"),
+    ("Register operands, thread count, and `bar{.cta}.{arrive,red}` require", "`bar{.cta}.{arrive,red}` require"),
+    ("cvt to or from `.f64` requires", "`cvt` with `.f64` requires"),
+    # atom, red
+    ("Support for vector types", "Support for `.v2`, `.v4`, `.v8`"),
+    # tex: features named in prose
+    ("Texture arrays `tex.{a1d,a2d}` introduced", "`tex.{a1d,a2d}` introduced"),
+    ("Cubemaps and cubemap arrays introduced", "`tex.{cube,acube}` introduced"),
+    ("The cubemap array geometry (`.acube`) requires", "`tex.acube` requires"),
+    ("Support for mipmaps introduced", "`tex.{level,grad}` introduced"),
+    ("Mipmaps require", "`tex.{level,grad}` require"),
+    ("Multi-sample textures and multi-sample texture arrays", "`tex.{2dms,a2dms}`"),
+    # wmma: the kinds of wmma are its types
+    ("Floating point wmma requires `sm_70` or higher.", "Requires `sm_70` or higher."),
+    ("Integer wmma requires", "`wmma` with `.s8`/`.u8` requires"),
+    ("Sub-byte and single-bit wmma requires", "`wmma` with `.s4`/`.u4`/`.b1` requires"),
+    ("Double precision and alternate floating point precision wmma requires", "`wmma` with `.f64`/`.bf16`/`.tf32` requires"),
+    ("Double precision, alternate floating point precision wmma require", "`wmma` with `.f64`/`.bf16`/`.tf32` require"),
+    ("Double precision wmma and shape `.m16n16k8` requires", "`wmma` with `.f64`/`.m16n16k8` requires"),
+    ("Integer, sub-byte integer and single-bit wmma introduced", "`wmma` with `.s8`/`.u8`/`.s4`/`.u4`/`.b1` introduced"),
+    ("Double precision and alternate floating point precision wmma introduced", "`wmma` with `.f64`/`.bf16`/`.tf32` introduced"),
+    ("Double precision wmma introduced", "`wmma` with `.f64` introduced"),
+    # wmma: the form without `.aligned` is an old spelling (OLD_SPELLINGS)
+    ("Modifier `.aligned` is required from PTX ISA version 6.3 onwards, and considered implicit in PTX ISA versions less than 6.3.",
+     "Support for `.aligned` introduced in PTX ISA version 6.3."),
+    # video: `vavrg` is misspelled
+    ("`varvg2`", "`vavrg2`"),
+    ("`varvg4`", "`vavrg4`"),
 ]
 
 # Type classes used by the `cvt` fixes above.
@@ -102,12 +149,39 @@ EXTRA_DEFINITIONS = {
     ".level::cache_hint": [".L2::cache_hint"],
 }
 
-# Forms that later PTX versions or targets no longer accept: statement -> (last PTX ISA
-# version, last target) for which the form is valid.
+# Forms that later PTX versions or targets no longer accept: statement -> list of (last PTX
+# ISA version, last target) for which the form is valid; a form is valid when one of them
+# holds (each becomes a form of its own).
 FORM_LIMITS = {
-    # "mad{.ftz}{.sat}.f32 d, a, b, c; // .target sm_1x": a rounding is required from sm_20.
-    "mad{.ftz}{.sat}.f32 d, a, b, c;": ((99, 9), 13),
+    # "mad{.ftz}{.sat}.f32 d, a, b, c; // .target sm_1x": a rounding is required from sm_20
+    # on, which (the notes say) ptxas enforces from PTX ISA 3.2 on.
+    "mad{.ftz}{.sat}.f32 d, a, b, c;": [((99, 9), 13), ((3, 1), 999)],
+    # shfl and vote without `.sync`: "Not supported in PTX ISA version 6.4 for .target sm_70
+    # or higher" (sm_62 is the last target below sm_70).
+    "shfl.mode.b32 d[|p], a, b, c;": [((6, 3), 999), ((99, 9), 62)],
+    "vote.mode.pred d, {!}a;": [((6, 3), 999), ((99, 9), 62)],
+    "vote.ballot.b32 d, {!}a;": [((6, 3), 999), ((99, 9), 62)],
 }
+
+# Spellings that older PTX versions accept and the 9.2 syntax no longer shows: (opcode, text
+# to drop from its statements, last version and target). Each statement of the opcode that
+# holds the text also makes a form without it, valid up to that version.
+OLD_SPELLINGS = [
+    # wmma: "Modifier `.aligned` is required from PTX ISA version 6.3 onwards, and
+    # considered implicit in PTX ISA versions less than 6.3."
+    ("wmma", ".aligned", ((6, 2), 999)),
+]
+
+# Requirements that the notes state more broadly than they mean: (statement prefix,
+# modifiers) -> the rule on exactly those modifiers does not apply to that statement's forms.
+RULE_EXCEPTIONS = [
+    # "`.acquire` and `.release` qualifiers for fence instruction introduced in PTX ISA
+    # version 8.6" is about `fence{.sem}.scope`: `fence.mbarrier_init.release.cluster` (8.0)
+    # and `fence.proxy.tensormap::generic.{release,acquire}` (8.3) always had them.
+    ("fence.op_restrict.release.cluster", (".release",)),
+    ("fence.proxy.to_proxykind::from_proxykind.release", (".release",)),
+    ("fence.proxy.to_proxykind::from_proxykind.acquire", (".acquire",)),
+]
 
 # Placeholder definitions that are wrong in the spec text: (statement prefix, name) -> items.
 DEFINITION_FIXES = {
@@ -119,7 +193,8 @@ DEFINITION_FIXES = {
 
 # Instructions whose chapters are missing from the Markdown conversion of the 9.2 text
 # (miscellaneous, stack manipulation, tcgen05), and irregular forms written out by hand.
-# Each entry: (PTX ISA notes line, target notes line, syntax text).
+# Each entry: (PTX ISA notes line, target notes line, syntax text); an entry with a fourth
+# element, the last (version, target) its forms are valid for, holds legacy forms.
 EXTRA_SECTIONS = [
     # 9.7.19 Miscellaneous instructions (not in the Markdown conversion).
     ("Introduced in PTX ISA version 1.0.", "Supported on all target architectures.", "trap;"),
@@ -215,7 +290,8 @@ EXTRA_SECTIONS = [
     # Legacy forms of PTX ISA 1.0-1.3 that later versions made stricter but that old code
     # (nvopencc output) still uses and that ptxas accepts for those versions: the
     # transcendental and division instructions without `.approx`/rounding.
-    ("Introduced in PTX ISA version 1.0.", "Supported on all target architectures.",
+    ("Introduced in PTX ISA version 1.0.",
+     "`div.f64`, `rcp.f64`, `sqrt.f64`, `rsqrt.f64` and `mad.f64` require sm_13 or higher.",
      "div.f32 d, a, b;\ndiv.f64 d, a, b;\nrcp.f32 d, a;\nrcp.f64 d, a;\n"
      "sqrt.f32 d, a;\nsqrt.f64 d, a;\nrsqrt.f32 d, a;\nrsqrt.f64 d, a;\n"
      "sin.f32 d, a;\ncos.f32 d, a;\nlg2.f32 d, a;\nex2.f32 d, a;\n"
@@ -388,7 +464,11 @@ class Form:
         self.slots = slots  # list of (alternatives tuple, optional)
         self.ops = ops  # (min, max)
         self.src = src
+        self.stmt = ""  # the statement, whitespace-normalized
+        self.limit = NO_LIMIT  # last (version, target) the form is valid for
+        self.base = ((1, 0), (10, ""))  # filled later: base requirement
         self.rules = ()  # filled later: requirement rules
+        self.legacy = False  # filled later: a form of the 1.x texts only
 
 
 def parse_head(head, resolve):
@@ -559,6 +639,18 @@ def split_statement(stmt):
 NO_LIMIT = ((99, 9), 999)
 
 
+def with_old_spellings(statements):
+    """Each statement paired with None, followed by its OLD_SPELLINGS variants paired with
+    their limits."""
+    out = []
+    for st in statements:
+        out.append((st, None))
+        for opcode, part, limit in OLD_SPELLINGS:
+            if st.startswith(opcode + ".") and part in st:
+                out.append((st.replace(part, "", 1), limit))
+    return out
+
+
 def forms_of_block(text, heading, src, default_limit=NO_LIMIT):
     groups = read_block(text, heading)
     forms = []
@@ -570,7 +662,7 @@ def forms_of_block(text, heading, src, default_limit=NO_LIMIT):
                 todo = STATEMENT_FIXES[norm]
             else:
                 todo = [stmt]
-            for st in todo:
+            for st, spelling_limit in with_old_spellings(todo):
                 if st.startswith("{") or st.startswith("@"):
                     continue
                 opcode, head, rest = split_statement(st)
@@ -590,12 +682,14 @@ def forms_of_block(text, heading, src, default_limit=NO_LIMIT):
                     opcodes = [it[0].lstrip(".") for it in d[0]]
                 elems = parse_head(head, resolve)
                 ops = count_operands(rest)
-                limit = FORM_LIMITS.get(re.sub(r"\s+", " ", st.strip()), default_limit)
+                limits = [spelling_limit] if spelling_limit else FORM_LIMITS.get(re.sub(r"\s+", " ", st.strip()), [default_limit])
                 for slots in elems_to_slot_lists(elems):
                     for oc in opcodes:
-                        f = Form(oc, slots, ops, src)
-                        f.limit = limit
-                        forms.append(f)
+                        for limit in limits:
+                            f = Form(oc, slots, ops, src)
+                            f.limit = limit
+                            f.stmt = re.sub(r"\s+", " ", st.strip())
+                            forms.append(f)
     return forms
 
 
@@ -604,15 +698,61 @@ def forms_of_block(text, heading, src, default_limit=NO_LIMIT):
 # ----------------------------------------------------------------------------------------
 
 VERSION_RE = re.compile(r"PTX ISA(?: version)?s? (\d+)\.(\d+)")
-SM_RE = re.compile(r"sm_(\d+)([af]?)")
+# `sm_1x` (a family, not a target) does not match.
+SM_RE = re.compile(r"sm_(\d+)([af]?)\b")
+
+# Words a requirement's subject may hold besides backquoted code: the subject is
+# understood only when it is made of code and these words, so that a sentence about
+# something the modifiers cannot express ("Indirect texture access", "with three input
+# arguments", "Generic addressing") is left out instead of guessed at.
+SUBJECT_GRAMMAR = {"a", "an", "and", "or", "are", "is", "were", "was", "be", "the", "of", "by", "its", "support",
+                   "instruction", "instructions"}
+# Words that describe the code next to them. A part of a subject made of these and a bare
+# opcode is not understood: "Integer `wmma` requires sm_72" is not about every `wmma`.
+SUBJECT_FILLERS = SUBJECT_GRAMMAR | {
+    "qualifier", "qualifiers", "modifier", "modifiers", "sub-qualifier", "sub-qualifiers",
+    "explicit", "type", "types", "shape", "shapes", "variant", "variants", "form", "forms",
+    "scope", "scopes", "rounding", "mode", "modes", "state", "space", "spaces", "operation",
+    "operations", "floating", "point", "alternate", "integer", "single-bit", "mma", "semantics",
+    "source", "destination", "format", "formats",
+}
+# Words that join a subject's parts: `A with B`, `A on B`, `A for B` all mean A and B together.
+SUBJECT_JOINERS = {"with", "on", "for"}
+# Opcodes that are also English words: written without backquotes they are prose.
+ENGLISH_OPCODES = {"and", "or", "not"}
+
+
+def quote_code(text, opcodes):
+    """Backquotes the code that a note writes as plain text (`ld.volatile introduced in`,
+    `prmt requires sm_20`, `set with .f64 source type`): the section's opcodes with their
+    modifiers, and bare modifiers."""
+    parts = re.split(r"(`[^`]*`)", text)
+    ops = sorted((o for o in opcodes if o not in ENGLISH_OPCODES), key=len, reverse=True)
+    op_re = re.compile(r"(?<![\w.`/-])((?:%s)(?:\.\{[^}]*\}|\{\.[^}]*\}|\.[A-Za-z0-9_:]+)*)(?![\w`])" % "|".join(map(re.escape, ops))) if ops else None
+    mod_re = re.compile(r"(?<![\w.`/])(\.[A-Za-z][A-Za-z0-9_:]*(?:\{[^}]*\})?)(?![\w`])")
+    for i in range(0, len(parts), 2):
+        p = parts[i]
+        if op_re:
+            p = op_re.sub(lambda m: "`%s`" % m.group(1), p)
+        # bare modifiers, outside the code just quoted
+        sub = re.split(r"(`[^`]*`)", p)
+        for j in range(0, len(sub), 2):
+            sub[j] = mod_re.sub(lambda m: "`%s`" % m.group(1), sub[j])
+        parts[i] = "".join(sub)
+    return "".join(parts)
 
 
 def snippet_modifier_sets(snippet, resolve):
-    """`min{.relu}.s16x2` -> [{'.s16x2'}]; `fma.relu.{f16, f16x2}` -> two sets;
-    `div.{rz,rm,rp}.f64` -> three sets. Returns None when the snippet is not understood."""
+    """`min{.relu}.s16x2` -> [('min', ('.s16x2',))]; `fma.relu.{f16, f16x2}` -> two
+    modifier lists; `div.{rz,rm,rp}.f64` -> three; `::cta` -> [(None, ('::cta',))] (a
+    sub-qualifier, matched against the modifiers that end with it). The modifiers stay in
+    the order written: type modifiers are positional (`cvt.f32.bf16` is not `cvt.bf16.f32`).
+    Returns None when the snippet is not understood."""
     s = snippet.strip()
     if "..." in s:
         return None
+    if re.match(r"^::[A-Za-z0-9_]+$", s):
+        return [(None, (s,))]
     m = re.match(r"^([a-z][a-z0-9_]*)?(.*)$", s)
     if not m:
         return None
@@ -620,9 +760,11 @@ def snippet_modifier_sets(snippet, resolve):
     rest = m.group(2)
     if re.search(r"[^A-Za-z0-9_:.{}/, ]", rest):
         return None
+    # `.bf16/bf16x2` is `.{bf16,bf16x2}`
+    rest = re.sub(r"\.([\w:]+(?:/\.?[\w:]+)+)", lambda m: ".{" + m.group(1).replace("/", ",") + "}", rest)
     rest = re.sub(r"\{\.[^{}/,]*\}", "", rest)  # optional parts do not condition
     rest = re.sub(r"\{(\.[^{}]*)\}", lambda m: ".{" + m.group(1).replace(".", "") + "}", rest)
-    alts = [set()]
+    alts = [()]
     for tok in re.findall(r"\.\{[^}]*\}|\.[A-Za-z0-9_:]+", rest):
         if tok.startswith(".{"):
             choices = ["." + x.strip().lstrip(".") for x in re.split(r"[,/]", tok[2:-1]) if x.strip()]
@@ -632,85 +774,140 @@ def snippet_modifier_sets(snippet, resolve):
                 choices = [it[0] for it in d[0] if len(it) == 1]
             else:
                 choices = [tok]
-        alts = [a | {c} for a in alts for c in choices]
-    return [(opcode, frozenset(a)) for a in alts]
+        # a modifier given twice (`cvt.bf16.bf16`) is beyond what a rule can say: left out
+        alts = [a + (c,) for a in alts for c in choices if c not in a]
+    if not alts or (opcode is None and not any(alts)):
+        return None
+    return [(opcode, a) for a in alts]
 
 
-def parse_requirements(ptx_notes, target_notes, resolve):
-    """Returns (base_version, base_sm, rules) where rules are (modifier set, version, sm)."""
+def parse_subject(subject, resolve):
+    """The forms a requirement's subject names, as (opcode or None, modifiers) pairs, or
+    None when the subject is not understood. `A and B` gives the sets of A and of B; `A with
+    B`, `A on B`, `A for B` give their unions; `64-bit X` gives X with each 64-bit type."""
+    s = re.sub(r"^\s*(?:[Ss]upport for|[Ss]upports)\s+(?:the\s+)?", "", subject)
+    s = re.sub(r"^Rounding modifiers have the following target requirements:\s*", "", s)
+    parts = [[]]
+    described = [False]  # whether each part has words that describe its code
+    size = None
+    for tok in re.findall(r"`[^`]*`|\d+-bit|[A-Za-z][A-Za-z0-9_\-]*|[^\sA-Za-z`]", s):
+        if tok.startswith("`"):
+            code = tok.strip("`").strip()
+            # `.u64`/`.s64`/`.b64`, `.e4m3`/`.e5m2`: alternatives
+            pieces = [code] if "{" in code else [p for p in re.split(r"/(?=\.)", code) if p]
+            for piece in pieces:
+                sets = snippet_modifier_sets(piece, resolve)
+                if sets is None:
+                    return None
+                if size:
+                    sets = [(o, a + ("." + t + size,)) for o, a in sets for t in "usb"]
+                parts[-1].append(sets)
+            size = None
+        elif re.match(r"^\d+-bit$", tok):
+            size = tok.split("-")[0]
+        elif tok.lower() in SUBJECT_JOINERS:
+            parts.append([])
+            described.append(False)
+        elif tok.lower() in SUBJECT_FILLERS or not re.match(r"[A-Za-z]", tok):
+            described[-1] |= tok.lower() in SUBJECT_FILLERS and tok.lower() not in SUBJECT_GRAMMAR
+        else:
+            return None
+    if any(not p for p in parts):
+        return None
+    for k, (part, desc) in enumerate(zip(parts, described)):
+        bare = {op for sets in part for op, mods in sets if op and not mods}
+        if desc and all(not mods for sets in part for _, mods in sets):
+            return None
+        # "`.f16` floating point type `mma` operation": an opcode among modifiers says
+        # whose modifiers they are; it is not one more alternative.
+        if bare and any(op is None and mods for sets in part for op, mods in sets):
+            if len(bare) > 1:
+                return None
+            op = bare.pop()
+            parts[k] = [[(op if o is None else o, m) for o, m in sets if m] for sets in part]
+    combined = [(None, ())]
+    for part in parts:
+        alts = [x for sets in part for x in sets]
+        new = []
+        for op1, a in combined:
+            for op2, b in alts:
+                if op1 and op2 and op1 != op2:
+                    continue
+                both = a + tuple(m for m in b if m not in a)
+                # `::entry` on `.param` is `.param::entry`
+                subs = [m for m in both if m.startswith("::")]
+                plain = [m for m in both if not m.startswith("::")]
+                if subs and len(plain) == 1:
+                    new.append((op1 or op2, tuple(plain[0] + x for x in subs)))
+                else:
+                    new.append((op1 or op2, both))
+        combined = new
+    return combined or None
+
+
+def parse_requirements(ptx_notes, target_notes, resolve, opcodes):
+    """Reads a section's `PTX ISA Notes` and `Target ISA Notes`. Returns (base version or
+    None, base sm or None, every version mentioned as an introduction, rules); a rule is
+    (opcode or None, modifiers, version, sm) and applies to the forms that hold all of the
+    modifiers (an opcode and no modifiers: every form of that opcode)."""
     base_v, base_sm = None, None
+    introduced = []
     rules = []
     for wrong, meant in NOTE_FIXES:
         ptx_notes = ptx_notes.replace(wrong, meant)
         target_notes = target_notes.replace(wrong, meant)
-
-    def snippets_before(sentence, keyword_pos):
-        head = sentence[:keyword_pos]
-        if re.search(r"with three input|with `\.|for `|Support for|Explicit|rounding", head):
-            # too irregular (operand counts, per-modifier lists)
-            m = re.match(r"^\s*Support for (?:the )?(?:modifier |qualifier )?((?:`[^`]+`(?:,\s*|\s+and\s+|\s+or\s+)?)+)", head)
-            if m:
-                return re.findall(r"`([^`]+)`", m.group(1))
-            return None
-        if re.match(r"^\s*(32-bit|64-bit)", head):
-            return "size:" + head.strip()[:2]
-        snips = re.findall(r"`([^`]+)`", head)
-        rest = re.sub(r"`[^`]+`", "", head)
-        if not snips or re.search(r"[A-Za-z]{3,}", re.sub(r"\b(and|are|is|were|was|the|of|on|by|qualifier|modifier|modifiers|qualifiers|instruction|instructions|support|Support|for|with|types?|shapes?|variants?|form|forms|scope|rounding|mode)\b", "", rest)):
-            return None
-        return snips
+    ptx_notes = quote_code(ptx_notes, opcodes)
+    target_notes = quote_code(target_notes, opcodes)
 
     def add(sentence, version=None, sm=None):
         nonlocal base_v, base_sm
-        kw = re.search(r"[Ii]ntroduced|[Rr]equires?|supported on|[Ss]upport requires", sentence)
+        kw = re.search(r"[Ii]ntroduced|\badded\b|[Rr]equires?\b|[Ss]upported on", sentence)
         if not kw:
             return
-        if kw.start() == 0 or re.match(r"^\s*(This instruction|The instruction)", sentence):
-            if version and base_v is None:
-                base_v = version
-            if sm and base_sm is None:
-                base_sm = sm
+        subject = sentence[:kw.start()].strip().rstrip(":").strip()
+        if not subject or re.match(r"^(This|The) instruction( is)?$", subject):
+            if version:
+                base_v = version if base_v is None else min(base_v, version)
+            if sm:
+                base_sm = sm if base_sm is None else min(base_sm, sm)
             return
-        sn = snippets_before(sentence, kw.start())
-        if sn is None:
+        sets = parse_subject(subject, resolve)
+        if sets is None:
             return
-        if isinstance(sn, str):
-            if sn == "size:64":
-                sets = [(None, frozenset([t])) for t in (".u64", ".s64", ".b64")]
-            else:
-                if version and base_v is None:
-                    base_v = version
-                if sm and base_sm is None:
-                    base_sm = sm
-                return
-        else:
-            sets = []
-            for s in sn:
-                r = snippet_modifier_sets(s, resolve)
-                if r is None:
-                    return
-                sets += r
-        for opcode, s in sets:
-            rules.append((opcode, tuple(sorted(s)), version, sm))
+        for opcode, mods in sets:
+            rules.append((opcode, tuple(mods), version, sm))
 
     for sentence in split_sentences(ptx_notes):
         m = VERSION_RE.search(sentence)
-        if m and re.search(r"[Ii]ntroduced|added", sentence) and not re.search(r"^\s*(In|For) PTX", sentence):
-            add(sentence, version=(int(m.group(1)), int(m.group(2))))
+        if not m or not re.search(r"[Ii]ntroduced|\badded\b", sentence) or re.search(r"^\s*(In|For) PTX", sentence):
+            continue
+        version = (int(m.group(1)), int(m.group(2)))
+        introduced.append(version)
+        add(sentence, version=version)
     for sentence in split_sentences(target_notes):
+        if re.search(r"\bnot supported\b|\bdeprecated\b|\badvised\b", sentence, re.I):
+            continue
         sms = [(int(a), b) for a, b in SM_RE.findall(sentence)]
         if not sms:
             continue
         if re.search(r"\bor\b.*\.target", sentence):
             sms = sms[:1]
         add(sentence, sm=min(sms))
-    return base_v, base_sm, rules
+    return base_v, base_sm, introduced, rules
 
 
 def split_sentences(text):
     text = re.sub(r"\n-\s*", " ", text)  # bullet lists continue the sentence
     text = text.replace("\n", " ")
-    return [s.strip() for s in re.split(r"(?<=\.)\s+(?=[A-Z`])", text) if s.strip()]
+    # A sentence may start with an opcode (`ld introduced in ... 1.0.  ld.volatile ...`).
+    pieces = re.split(r"(?<=\.)\s+(?=[A-Za-z0-9`>])", text)
+    out = []
+    for p in pieces:
+        if out and re.search(r"\b(e\.g|i\.e|etc)\.$", out[-1]):
+            out[-1] += " " + p
+        else:
+            out.append(p)
+    return [s.strip() for s in out if s.strip()]
 
 
 # ----------------------------------------------------------------------------------------
@@ -765,7 +962,8 @@ def sections_of_markdown(path):
 
 
 def isa14_sections(path):
-    """The `Syntax` paragraphs of the PTX ISA 1.4 text, in the spec notation."""
+    """The `Syntax` paragraphs of the PTX ISA 1.4 text, in the spec notation, each with its
+    `PTX ISA Notes` and `Target ISA Notes`: (syntax, ptx notes, target notes)."""
     lines = open(path, encoding="latin-1").read().split("\n")
     out = []
     for i, l in enumerate(lines):
@@ -802,34 +1000,53 @@ def isa14_sections(path):
         # express; the bracketed syntax line would accept `cvt.f32.f64`.
         if text.lstrip().startswith("cvt"):
             continue
-        out.append(text)
+        out.append((text,) + isa14_notes(lines, j))
     return out
 
 
+def isa14_notes(lines, start):
+    """The `PTX ISA Notes` and `Target ISA Notes` paragraphs that follow line `start` (up to
+    the next `Syntax`) of the 1.4 text."""
+    notes = {"PTX ISA Notes": "", "Target ISA Notes": ""}
+    key = None
+    for line in lines[start:]:
+        if line.startswith("Syntax "):
+            break
+        m = re.match(r"^(PTX ISA Notes|Target ISA Notes)\s*(.*)$", line)
+        if m:
+            key = m.group(1)
+            notes[key] += m.group(2) + "\n"
+        elif key and re.match(r"^(Examples|Release Notes|Notes|Table \d+|Description|Semantics)\b", line):
+            key = None
+        elif key:
+            notes[key] += line + "\n"
+    return notes["PTX ISA Notes"], notes["Target ISA Notes"]
+
+
 def collect(spec_dir, video, isa14):
-    sections = []  # (src, heading, syntax, ptx notes, target notes)
+    """Every syntax section: (src, heading, syntax, ptx notes, target notes, limit, legacy)."""
+    sections = []
     files = sorted(glob.glob(os.path.join(spec_dir, "09-instruction-set", "**", "*.md"), recursive=True))
     for f in files:
         rel = os.path.relpath(f, spec_dir)
         for s in sections_of_markdown(f):
-            sections.append((rel, s["heading"], s["syntax"], s["ptx"], s["target"], NO_LIMIT))
+            sections.append((rel, s["heading"], s["syntax"], s["ptx"], s["target"], NO_LIMIT, False))
     if video and os.path.exists(video):
         for s in sections_of_markdown(video):
-            sections.append((os.path.basename(video), s["heading"], s["syntax"], s["ptx"], s["target"], NO_LIMIT))
+            sections.append((os.path.basename(video), s["heading"], s["syntax"], s["ptx"], s["target"], NO_LIMIT, False))
     for k, entry in enumerate(EXTRA_SECTIONS):
         pn, tn, syn = entry[:3]
-        limit = entry[3] if len(entry) > 3 else NO_LIMIT
-        sections.append(("override", "override %d" % k, syn, pn, tn, limit))
-    old = []
+        legacy = len(entry) > 3
+        sections.append(("override", "override %d" % k, syn, pn, tn, entry[3] if legacy else NO_LIMIT, legacy))
     if isa14 and os.path.exists(isa14):
-        for syn in isa14_sections(isa14):
-            old.append(("ptx-isa-1.4", "1.4", syn, "Introduced in PTX ISA version 1.0.", "Supported on all target architectures.", ((1, 4), 999)))
-    return sections + old
+        for syn, pn, tn in isa14_sections(isa14):
+            sections.append(("ptx-isa-1.4", "1.4", syn, pn, tn, ((1, 4), 999), True))
+    return sections
 
 
 def build(spec_dir, video, isa14):
     all_forms = []
-    for src, heading, syntax, ptx_notes, target_notes, limit in collect(spec_dir, video, isa14):
+    for src, heading, syntax, ptx_notes, target_notes, limit, legacy in collect(spec_dir, video, isa14):
         if "{ instructionList }" in syntax or "@{!}p" in syntax:
             continue
         forms = forms_of_block(syntax, heading, src, limit)
@@ -840,11 +1057,12 @@ def build(spec_dir, video, isa14):
         def resolve(name):
             return lookup(groups, 0, name)
 
-        base_v, base_sm, rules = parse_requirements(ptx_notes, target_notes, resolve)
+        opcodes = sorted(set(f.opcode for f in forms))
+        base_v, base_sm, introduced, rules = parse_requirements(ptx_notes, target_notes, resolve, opcodes)
         if base_v is None:
-            # Only conditional version notes: the base is the lowest of them.
-            vs = [r[2] for r in rules if r[2]]
-            base_v = min(vs) if vs else (1, 0)
+            # No unconditional "Introduced in": the opcode came with the earliest of the
+            # things the notes introduce (`bar.sync` 1.0, `bar.red` 2.0, `barrier` 6.0).
+            base_v = min(introduced) if introduced else (1, 0)
         if base_sm is None:
             base_sm = (10, "")
         for f in forms:
@@ -853,21 +1071,65 @@ def build(spec_dir, video, isa14):
             for opcode, mods, rv, rsm in rules:
                 if opcode is not None and opcode != f.opcode:
                     continue
-                # a rule only matters when the form can hold all of its modifiers
-                if not all(any(m in alts for alts, _ in f.slots) for m in mods):
-                    continue
-                # modifiers that every instance of the form has do not condition
-                rest = tuple(m for m in mods if not any(alts == (m,) and not o for alts, o in f.slots))
-                if not rest:
-                    v = max(v, rv) if rv else v
-                    sm = max(sm, rsm) if rsm else sm
-                else:
-                    kept.append((rest, rv, rsm))
+                for mods in expand_sub_qualifiers(mods, f):
+                    # a rule only matters when the form can hold all of its modifiers
+                    if not all(any(m in alts for alts, _ in f.slots) for m in mods):
+                        continue
+                    if any(f.stmt.startswith(prefix) and mods == ex for prefix, ex in RULE_EXCEPTIONS):
+                        continue
+                    if not types_fit_in_order(mods, f):
+                        continue  # `cvt.f32.bf16` says nothing about `cvt.rn.bf16.f32`
+                    if is_double_precision_rule(mods, rsm):
+                        kept.append((mods, None, rsm))  # kept whole: `map_f64_to_f32` lifts it
+                        continue
+                    # modifiers that every instance of the form has do not condition
+                    rest = tuple(m for m in mods if not any(alts == (m,) and not o for alts, o in f.slots))
+                    if not rest:
+                        v = max(v, rv) if rv else v
+                        sm = max(sm, rsm) if rsm else sm
+                    else:
+                        kept.append((rest, rv, rsm))
             f.base = (v, sm)
             f.rules = tuple(sorted(set(kept), key=str))
             f.src = src
+            f.legacy = legacy
         all_forms += forms
     return all_forms
+
+
+def types_fit_in_order(mods, form):
+    """Whether the type modifiers among `mods` can fill the form's type slots in the order
+    given (types are positional: the matcher keeps them in slot order)."""
+    last = -1
+    for m in mods:
+        slots = [k for k, (alts, _) in enumerate(form.slots) if m in alts and is_type_slot(alts)]
+        if not slots:
+            continue
+        later = [k for k in slots if k > last]
+        if not later:
+            return False
+        last = later[0]
+    return True
+
+
+def expand_sub_qualifiers(mods, form):
+    """A rule on a sub-qualifier (`::cta`) applies to each of the form's modifiers that end
+    with it (`.shared::cta`)."""
+    out = [()]
+    for m in mods:
+        if m.startswith("::"):
+            choices = sorted({a for alts, _ in form.slots for a in alts if a.endswith(m) and a != m})
+        else:
+            choices = [m]
+        out = [o + (c,) for o in out for c in choices]
+    return out
+
+
+def is_double_precision_rule(mods, sm):
+    """`X.f64 requires sm_13`: sm_13 added double precision; before it `.f64` instructions
+    need `.target map_f64_to_f32` (PTX ISA 1.4, `.target`), which lifts this requirement.
+    forms.rs recognises these rules the same way."""
+    return sm is not None and sm[0] == 13 and ".f64" in mods
 
 
 # ----------------------------------------------------------------------------------------
@@ -887,20 +1149,21 @@ def rust_str(s):
 
 
 def emit(forms, out):
-    # Deduplicate identical forms (the 1.4 text repeats many modern ones).
-    # A form of the 1.4 text that the 9.2 text also has keeps the 9.2 requirements, except
-    # that it exists since the version the 1.4 text documents.
+    # Deduplicate identical forms. A legacy form (of the 1.4 text) that a current form
+    # repeats is dropped: legacy forms are only matched when no current form has the
+    # modifiers, and the current form carries the full history in its requirements.
     # Statements that differ only in their operands (`call`, `mov`) become one form that
     # takes the union of their operand counts.
+    current = {(f.opcode, tuple(f.slots)) for f in forms if not f.legacy}
     seen = {}
     uniq = []
     for f in forms:
-        key = (f.opcode, tuple(f.slots))
+        if f.legacy and (f.opcode, tuple(f.slots)) in current:
+            continue
+        key = (f.opcode, tuple(f.slots), f.limit)
         if key in seen:
             first = seen[key]
-            if f.src == "ptx-isa-1.4" and first.src != "ptx-isa-1.4":
-                first.base = (min(first.base[0], f.base[0]), first.base[1])
-            elif f.src == first.src:
+            if f.src == first.src:
                 first.ops = (min(first.ops[0], f.ops[0]), max(first.ops[1], f.ops[1]))
             continue
         seen[key] = f
@@ -941,8 +1204,8 @@ def emit(forms, out):
             rid = rules_id(f.rules)
             (v, (sm, suffix)) = f.base
             (lv, lsm) = f.limit
-            rows.append("        Form { slots: SLOTS_%d, operands: (%d, %d), version: (%d, %d), sm: %d, rules: RULES_%d, until: ((%d, %d), %d) },"
-                        % (sid, f.ops[0], min(f.ops[1], 255), v[0], v[1], sm, rid, lv[0], lv[1], lsm))
+            rows.append("        Form { slots: SLOTS_%d, operands: (%d, %d), version: (%d, %d), sm: %d, rules: RULES_%d, until: ((%d, %d), %d), legacy: %s },"
+                        % (sid, f.ops[0], min(f.ops[1], 255), v[0], v[1], sm, rid, lv[0], lv[1], lsm, "true" if f.legacy else "false"))
             total += 1
         body.append("    OpcodeForms {\n        opcode: %s,\n        forms: &[\n%s\n        ],\n    }," % (rust_str(op), "\n".join("    " + r for r in rows)))
 

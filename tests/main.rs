@@ -7,6 +7,8 @@
 //! - `cmake::cmake_example`: configures, builds and runs examples/cmake.
 //! - `corpus::*`: every file of the real-world PTX corpus (`PTX2LLVM_CORPUS`, default
 //!   ../shared/corpus) passes `-fsyntax-only`.
+//! - `ptxas_verdicts::*`: every lit/diagnostics test has a recorded "rejected" verdict of
+//!   NVIDIA's ptxas, every lit/accept test an "accepted" one (`ptxas-verdicts.txt`).
 //! - `robustness::*`: truncated and randomly mutated corpus files never make the front
 //!   end panic or take more than 10 s (the library, in-process).
 //!
@@ -23,4 +25,5 @@ mod conformance;
 mod corpus;
 mod e2e;
 mod lit;
+mod ptxas_verdicts;
 mod robustness;

@@ -12,6 +12,7 @@
 //! instruction, inputs, expected and actual values.
 
 mod carry;
+mod examples;
 mod integer;
 mod reference;
 mod video;
@@ -144,8 +145,13 @@ fn random_value(rng: &mut Rng, dist: Dist) -> u64 {
 
 /// The inputs of one kernel: all pairs of edge values for `a` and `b` first, then random.
 fn inputs(kernel: &Kernel, seed: u64) -> Vec<[u64; 4]> {
+    inputs_for(kernel.dists, seed)
+}
+
+/// `VECTORS` inputs drawn from `dists`: pairs of edge values for `a` and `b`, then random.
+pub fn inputs_for(dists: [Dist; 4], seed: u64) -> Vec<[u64; 4]> {
     let mut rng = Rng::new(seed);
-    let edges: Vec<Vec<u64>> = kernel.dists.iter().map(|d| edge_values(*d)).collect();
+    let edges: Vec<Vec<u64>> = dists.iter().map(|d| edge_values(*d)).collect();
     let mut out = Vec::with_capacity(VECTORS);
     'pairs: for &x in &edges[0] {
         for &y in &edges[1] {
@@ -154,7 +160,7 @@ fn inputs(kernel: &Kernel, seed: u64) -> Vec<[u64; 4]> {
             }
             let mut v = [x, y, 0, 0];
             for k in 2..4 {
-                v[k] = if rng.below(2) == 0 { edges[k][rng.below(edges[k].len() as u64) as usize] } else { random_value(&mut rng, kernel.dists[k]) };
+                v[k] = if rng.below(2) == 0 { edges[k][rng.below(edges[k].len() as u64) as usize] } else { random_value(&mut rng, dists[k]) };
             }
             out.push(v);
         }
@@ -162,7 +168,7 @@ fn inputs(kernel: &Kernel, seed: u64) -> Vec<[u64; 4]> {
     while out.len() < VECTORS {
         let mut v = [0u64; 4];
         for k in 0..4 {
-            v[k] = if rng.below(6) == 0 { edges[k][rng.below(edges[k].len() as u64) as usize] } else { random_value(&mut rng, kernel.dists[k]) };
+            v[k] = if rng.below(6) == 0 { edges[k][rng.below(edges[k].len() as u64) as usize] } else { random_value(&mut rng, dists[k]) };
         }
         out.push(v);
     }
@@ -175,11 +181,11 @@ fn kernel_ptx(k: &Kernel) -> String {
     let n = k.forms.len();
     let _ = writeln!(s, ".visible .entry {}(.param .u64 pin, .param .u64 pout, .param .u32 pn)\n{{", k.name);
     s.push_str(
-        "  .reg .b16 %a16, %b16, %c16, %d16, %o16, %h<4>;\n  .reg .b32 %a32, %b32, %c32, %d32, %o32, %t<8>, %i, %n;\n  .reg .b64 %a64, %b64, %c64, %d64, %o64, %u<8>, %in, %out, %off;\n  .reg .pred %op, %p<4>, %oob;\n",
+        "  .reg .b16 %a16, %b16, %c16, %d16, %o16, %h<4>;\n  .reg .b32 %a32, %b32, %c32, %d32, %o32, %t<8>, %i, %n, %bid, %bdim;\n  .reg .b64 %a64, %b64, %c64, %d64, %o64, %u<8>, %in, %out, %off;\n  .reg .pred %op, %p<4>, %oob;\n",
     );
     let _ = writeln!(s, "  .reg .b64 %w<{n}>;");
     s.push_str(
-        "  ld.param.u64 %in, [pin];\n  ld.param.u64 %out, [pout];\n  ld.param.u32 %n, [pn];\n  mov.u32 %i, %tid.x;\n  mad.lo.u32 %i, %ctaid.x, %ntid.x, %i;\n  setp.ge.u32 %oob, %i, %n;\n  @%oob exit;\n  mul.wide.u32 %off, %i, 32;\n  add.u64 %in, %in, %off;\n  ld.global.u64 %a64, [%in];\n  ld.global.u64 %b64, [%in+8];\n  ld.global.u64 %c64, [%in+16];\n  ld.global.u64 %d64, [%in+24];\n",
+        "  ld.param.u64 %in, [pin];\n  ld.param.u64 %out, [pout];\n  ld.param.u32 %n, [pn];\n  mov.u32 %i, %tid.x;\n  mov.u32 %bid, %ctaid.x;\n  mov.u32 %bdim, %ntid.x;\n  mad.lo.u32 %i, %bid, %bdim, %i;\n  setp.ge.u32 %oob, %i, %n;\n  @%oob exit;\n  mul.wide.u32 %off, %i, 32;\n  add.u64 %in, %in, %off;\n  ld.global.u64 %a64, [%in];\n  ld.global.u64 %b64, [%in+8];\n  ld.global.u64 %c64, [%in+16];\n  ld.global.u64 %d64, [%in+24];\n",
     );
     for r in ["a", "b", "c", "d"] {
         let _ = writeln!(s, "  cvt.u32.u64 %{r}32, %{r}64;\n  cvt.u16.u64 %{r}16, %{r}64;");

@@ -74,7 +74,7 @@ fn from_halves(h: [u64; 2]) -> u64 {
     (h[0] & 0xffff) | ((h[1] & 0xffff) << 16)
 }
 
-/// `add/sub/min/max` on `.u16x2`/`.s16x2`; `relu` clamps negative lanes to 0.
+/// `add/min/max` on `.u16x2`/`.s16x2`; `relu` clamps negative lanes to 0.
 pub fn packed16x2(op: &str, a: u64, b: u64, signed: bool, relu: bool) -> u64 {
     let (ia, ib) = (halves(a), halves(b));
     let mut d = [0u64; 2];
@@ -82,7 +82,6 @@ pub fn packed16x2(op: &str, a: u64, b: u64, signed: bool, relu: bool) -> u64 {
         let (x, y) = (val(ia[i], 16, signed), val(ib[i], 16, signed));
         let mut r = match op {
             "add" => x + y,
-            "sub" => x - y,
             "min" => x.min(y),
             _ => x.max(y),
         };

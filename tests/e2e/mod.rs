@@ -146,3 +146,10 @@ fn atomics() {
 fn calls() {
     run_fixture(&Fixture { ptx: "calls.ptx", host: "calls_host.c", ok_lines: &["calls: 4 shapes OK"] });
 }
+
+/// NVRTC output: `trap` two calls deep ends the launch with a launch failure naming the
+/// kernel, block and function; the launches before and after it work.
+#[test]
+fn trap() {
+    run_fixture(&Fixture { ptx: "trap.ptx", host: "trap_host.c", ok_lines: &["trap: 3 shapes OK"] });
+}

@@ -7,6 +7,10 @@ use crate::front::ast;
 use crate::ir::{self, BlockId, ScalarType};
 use std::collections::{HashMap, HashSet};
 
+/// The most registers one parameterized declaration (`%r<N>`) may declare: each is
+/// a name of its own, and real code declares a few thousand at most.
+const MAX_REGISTER_RANGE: u32 = 1 << 20;
+
 /// A function-scope name.
 #[derive(Debug, Clone, Copy)]
 pub(crate) enum LocalSymbol {
@@ -164,6 +168,14 @@ impl FnScope<'_> {
             let Some(ty) = ScalarType::from_name(&decl.ty.node) else { return };
             for n in &decl.names {
                 let names: Vec<String> = match n.range {
+                    Some(count) if count > MAX_REGISTER_RANGE => {
+                        self.error(
+                            n.name.span.clone(),
+                            format!("not supported yet: `{}<{count}>` declares more than {MAX_REGISTER_RANGE} registers", n.name.node),
+                        );
+                        self.declare(&n.name, LocalSymbol::Poisoned);
+                        continue;
+                    }
                     Some(count) => (0..count).map(|i| format!("{}{}", n.name.node, i)).collect(),
                     None => vec![n.name.node.clone()],
                 };

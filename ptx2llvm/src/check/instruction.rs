@@ -243,6 +243,16 @@ pub(crate) fn convert(scope: &mut FnScope, inst: &ast::Instruction) -> Option<Co
         "call" => return super::call::call(scope, inst, mods, guard),
         "atom" | "red" => return super::atomic::atom(scope, inst, mods, guard),
         "membar" | "fence" => return super::atomic::fence(scope, inst, mods, guard),
+        "trap" => Op::Trap,
+        // A breakpoint (no debugger attached), a performance-monitor event, and a sleep of
+        // at most the given time (the ISA allows any duration in [0, 2t]): nothing to do.
+        "brkpt" | "pmevent" | "nanosleep" => {
+            drop_all(&mut mods);
+            if !inst.operands.iter().all(|o| scope.resolve_any(o)) {
+                return None;
+            }
+            Op::Nop
+        }
         // `check_form` rejected unknown opcodes: this one exists, lowering lacks it.
         _ => return unsupported(scope, inst, guard, format!("`{opcode}`")),
     };
@@ -254,7 +264,12 @@ pub(crate) fn convert(scope: &mut FnScope, inst: &ast::Instruction) -> Option<Co
 fn check_form(scope: &mut FnScope, inst: &ast::Instruction) -> Option<()> {
     let opcode = inst.opcode.node.as_str();
     let names: Vec<&str> = inst.modifiers.iter().map(|m| m.node.as_str()).collect();
-    let form = match forms::match_form(opcode, &names) {
+    let file = forms::FileTarget {
+        version: scope.cx.out.version,
+        sm: scope.cx.target_sm,
+        maps_f64_to_f32: scope.cx.out.targets.iter().any(|t| t == "map_f64_to_f32"),
+    };
+    let form = match forms::match_form(opcode, &names, &file) {
         Ok(form) => form,
         Err(e) => {
             let span = match &e {

@@ -62,11 +62,11 @@ pub(super) fn lanes(scope: &mut FnScope, inst: &ast::Instruction, mut mods: Mods
     }
     let op = match opcode {
         "add" => LaneOp::Add,
-        "sub" => LaneOp::Sub,
+        "sub" => return error(scope, inst, "`sub` has no `.u16x2`/`.s16x2` or `.relu` forms"),
         "min" => LaneOp::Min,
         _ => LaneOp::Max,
     };
-    if relu && (lane == ScalarType::U16 || matches!(op, LaneOp::Add | LaneOp::Sub)) {
+    if relu && (lane == ScalarType::U16 || op == LaneOp::Add) {
         return error(scope, inst, "`.relu` applies only to `min`/`max` of `.s16x2` and `.s32`");
     }
     let ty = if lane == ScalarType::S32 { ScalarType::S32 } else { ScalarType::B32 };

@@ -244,8 +244,8 @@ impl FnScope<'_> {
                 if let Some((sym, off)) = symbol_offset(e) {
                     let named = Spanned::new(A::Name { name: sym, component: None }, op.span.clone());
                     return match self.src(&named, ty, width)? {
-                        ir::Operand::VarAddr(v, o) => Some(ir::Operand::VarAddr(v, o + off)),
-                        ir::Operand::ParamAddr(p, o) => Some(ir::Operand::ParamAddr(p, o + off)),
+                        ir::Operand::VarAddr(v, o) => Some(ir::Operand::VarAddr(v, o.wrapping_add(off))),
+                        ir::Operand::ParamAddr(p, o) => Some(ir::Operand::ParamAddr(p, o.wrapping_add(off))),
                         _ => {
                             self.error(op.span.clone(), "only addresses may have an offset");
                             None
@@ -393,7 +393,7 @@ impl FnScope<'_> {
                 Some(v) => return Some(ir::Address { base: ir::AddressBase::Absolute, offset: (v as i64).wrapping_add(*offset) }),
                 None => {
                     if let Some((sym, off)) = symbol_offset(e) {
-                        let named = Spanned::new(A::Address(Box::new(Spanned::new(A::Name { name: sym, component: None }, base_span)), offset + off), op.span.clone());
+                        let named = Spanned::new(A::Address(Box::new(Spanned::new(A::Name { name: sym, component: None }, base_span)), offset.wrapping_add(off)), op.span.clone());
                         return self.address(&named);
                     }
                     self.error(base_span, "address must be a register, a variable or a constant");

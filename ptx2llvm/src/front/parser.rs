@@ -97,7 +97,10 @@ fn rich_to_diag(e: &Rich<'_, Token, SimpleSpan>) -> Diagnostic {
     let msg = match e.reason() {
         chumsky::error::RichReason::Custom(m) => m.to_string(),
         // The statement could have ended here: most likely its `;` is missing.
-        _ if expected.iter().any(|x| x == "`;`") => format!("expected `;` before {found}"),
+        _ if expected.iter().any(|x| x == "`;`") => {
+            let or_comma = if expected.iter().any(|x| x == "`,`") { "`,` or " } else { "" };
+            format!("expected {or_comma}`;` before {found}")
+        }
         _ if expected.is_empty() => format!("unexpected {found}"),
         _ => format!("unexpected {found}, expected {}", expected.join(", ")),
     };
@@ -273,8 +276,12 @@ where
             address,
             bracket_list,
             list(Token::LBrace, Token::RBrace).map(Operand::Vector),
+            // `(1 << 4) - 1` is a constant; `(param0)` (a bare name) is a call's argument list.
+            expr().try_map(|e, span| match e {
+                Expr::Symbol(_) => Err(Rich::custom(span, "a parenthesized name is an argument list")),
+                e => Ok(Operand::Expr(e)),
+            }),
             list(Token::LParen, Token::RParen).map(Operand::List),
-            expr().map(Operand::Expr),
         ))
         .map_with(|o, e| Spanned::new(o, sp(e.span())))
         .labelled("operand")
@@ -360,12 +367,20 @@ where
             expr().map_with(|x, e| Initializer::Expr(Spanned::new(x, sp(e.span())))),
         ))
     });
+    // The ISA text allows a constant expression as an array size, but NVIDIA's ptxas
+    // takes only an integer literal; an expression is reported, and its value used.
     let dims = just(Token::LBracket)
-        .ignore_then(expr().or_not())
+        .ignore_then(expr().map_with(|e, x| (e, x.span())).or_not())
         .then_ignore(just(Token::RBracket))
-        .try_map(|e, span| match e {
-            None => Ok(None),
-            Some(e) => const_eval(&e).map(Some).ok_or_else(|| Rich::custom(span, "array size must be a constant integer")),
+        .validate(|e, _, emitter| match e {
+            None => None,
+            Some((Expr::Int(v, _), _)) => Some(v),
+            Some((e, span)) => {
+                let value = const_eval(&e);
+                let msg = if value.is_some() { "array sizes must be integer literals, not expressions" } else { "array size must be a constant integer" };
+                emitter.emit(Rich::custom(span, msg));
+                Some(value.unwrap_or(1))
+            }
         })
         .repeated()
         .collect::<Vec<_>>();
@@ -373,7 +388,7 @@ where
         .then(int().delimited_by(just(Token::Lt), just(Token::Gt)).or_not())
         .then(dims)
         .then(just(Token::Eq).ignore_then(init).or_not())
-        .map(|(((name, range), dims), init)| VarName { name, range: range.map(|r| r as u32), dims, init });
+        .map(|(((name, range), dims), init)| VarName { name, range: range.map(|r| u32::try_from(r).unwrap_or(u32::MAX)), dims, init });
     linkage
         .or_not()
         .then(space)

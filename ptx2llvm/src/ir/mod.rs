@@ -379,7 +379,6 @@ pub enum MulMode {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum LaneOp {
     Add,
-    Sub,
     Min,
     Max,
 }
@@ -468,15 +467,19 @@ pub enum Op {
     Atomic { op: AtomicOp, ty: ScalarType, space: StateSpace, order: MemOrder, dst: Option<RegId>, addr: Address, b: Operand, c: Option<Operand> },
     /// `membar`/`fence`: orders this thread's memory accesses as seen by threads of `scope`.
     Fence { order: MemOrder, scope: MemScope },
+    /// `trap`: ends the launch with an error naming the kernel, block and function.
+    Trap,
+    /// An instruction without effect on the CPU (`brkpt`, `pmevent`, `nanosleep`).
+    Nop,
     /// `call`: a direct call of `Module::functions[callee]` or an indirect call through a
     /// register holding a function address with the signature of a `.callprototype`.
     /// Arguments and results are `.param` variables of the caller (or, in old PTX, registers
     /// and immediates), in the order of the callee's parameters and return parameters.
     /// A result written to `_` is discarded (`None`).
     Call { callee: Callee, args: Vec<Operand>, rets: Vec<Option<Operand>>, uniform: bool },
-    /// Lane-wise `add sub min max` on the lanes of a register: two 16-bit lanes of a `.b32`
+    /// Lane-wise `add min max` on the lanes of a register: two 16-bit lanes of a `.b32`
     /// (`.u16x2`/`.s16x2`, `lane` = `U16`/`S16`) or one 32-bit lane (`min.relu.s32`,
-    /// `lane` = `S32`). Each lane wraps (`add`/`sub`); with `relu` a negative lane result is 0.
+    /// `lane` = `S32`). Each lane wraps (`add`); with `relu` a negative lane result is 0.
     Lanes { op: LaneOp, lane: ScalarType, relu: bool, dst: RegId, a: Operand, b: Operand },
     /// `mul24.lo/.hi` (`c` = `None`) and `mad24.lo/.hi` (`c` = `Some`): the low 24 bits of `a`
     /// and `b` (sign-extended for `.s32`) are multiplied to a 48-bit product `t`; the result is

@@ -234,9 +234,7 @@ impl<'ctx> FnCx<'ctx, '_> {
         let signed = lane.is_signed();
         let r: BasicValueEnum = match op {
             LaneOp::Add if n == 1 => self.b.build_int_add(vx.into_int_value(), vy.into_int_value(), "")?.into(),
-            LaneOp::Sub if n == 1 => self.b.build_int_sub(vx.into_int_value(), vy.into_int_value(), "")?.into(),
             LaneOp::Add => self.b.build_int_add(vx.into_vector_value(), vy.into_vector_value(), "")?.into(),
-            LaneOp::Sub => self.b.build_int_sub(vx.into_vector_value(), vy.into_vector_value(), "")?.into(),
             LaneOp::Min => call(if signed { "llvm.smin" } else { "llvm.umin" }, vx, vy)?,
             LaneOp::Max => call(if signed { "llvm.smax" } else { "llvm.umax" }, vx, vy)?,
         };

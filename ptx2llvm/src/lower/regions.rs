@@ -185,7 +185,7 @@ pub fn uses(op: &Op, out: &mut Vec<RegId>) {
                 o(c)
             }
         }
-        Op::Fence { .. } | Op::Unsupported { .. } => {}
+        Op::Fence { .. } | Op::Trap | Op::Nop | Op::Unsupported { .. } => {}
     }
 }
 
@@ -246,7 +246,7 @@ pub fn defs(op: &Op, out: &mut Vec<RegId>) {
             }
         }
         Op::Unpack { dst, .. } => out.extend(dst.iter().flatten().copied()),
-        Op::Store { .. } | Op::Fence { .. } | Op::Unsupported { .. } => {}
+        Op::Store { .. } | Op::Fence { .. } | Op::Trap | Op::Nop | Op::Unsupported { .. } => {}
     }
 }
 

@@ -318,6 +318,18 @@ impl<'ctx, 'a> FnCx<'ctx, 'a> {
             Op::Store { space, ty, volatile, src, addr } => self.store(*space, *ty, *volatile, src, *addr),
             Op::Atomic { op, ty, space, order, dst, addr, b, c } => self.atomic(*op, *ty, *space, *order, *dst, *addr, *b, *c),
             Op::Fence { order, scope } => self.fence(*order, *scope),
+            Op::Nop => Ok(()),
+            Op::Trap => {
+                let what = match self.f.kind {
+                    ir::FunctionKind::Entry => format!("`trap` executed in kernel `{}`", self.f.name),
+                    ir::FunctionKind::Func => format!("`trap` executed in function `{}`", self.f.name),
+                };
+                self.report_error(&what)?;
+                // Code after the trap is unreachable but may still be emitted into.
+                let dead = self.new_block("after.trap");
+                self.b.position_at_end(dead);
+                Ok(())
+            }
             Op::Call { callee, args, rets, .. } => self.call(callee, args, rets),
             Op::Lanes { op, lane, relu, dst, a, b } => self.lanes(*op, *lane, *relu, *dst, *a, *b),
             Op::Mul24 { hi, ty, sat, dst, a, b, c } => self.mul24(*hi, *ty, *sat, *dst, *a, *b, *c),
