@@ -11,12 +11,14 @@
 //!   that takes contiguous ranges of blocks from a shared counter, with per-worker
 //!   shared/context/local buffers and a defined floating-point environment;
 //! - [`error`]: error codes and the per-host-thread last error;
-//! - [`capi`]: the `extern "C"` functions of `include/ptxrt.h` and `include/ptxrt_abi.h`.
+//! - [`capi`]: the `extern "C"` functions of `include/ptxrt.h` and `include/ptxrt_abi.h`;
+//! - [`device`]: what device code calls by name (`vprintf`, `malloc`, `free`, `__assertfail`).
 //!
 //! Rust programs can use the safe(r) functions re-exported here instead of the C API.
 
 pub mod abi;
 pub mod capi;
+pub mod device;
 pub mod error;
 pub mod launch;
 pub mod pool;

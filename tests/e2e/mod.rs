@@ -153,3 +153,19 @@ fn calls() {
 fn trap() {
     run_fixture(&Fixture { ptx: "trap.ptx", host: "trap_host.c", ok_lines: &["trap: 3 shapes OK"] });
 }
+
+/// NVRTC output: device `printf` (C's formatting, on the host's stdout), `malloc`/`free`,
+/// and a failed `assert` ending the launch with CUDA's message.
+#[test]
+fn device_lib() {
+    run_fixture(&Fixture {
+        ptx: "device_lib.ptx",
+        host: "device_lib_host.c",
+        ok_lines: &[
+            "thread 0:  0.00|ab |ff|-1234567890123|A|(null)",
+            "thread 1:  1.50|ab |100|-2469135780246|B|(null)",
+            "thread 2:  3.00|ab |101|-3703703670369|C|(null)",
+            "device_lib: 3 shapes OK",
+        ],
+    });
+}

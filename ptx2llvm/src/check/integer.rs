@@ -535,7 +535,8 @@ struct VideoOperand {
 
 fn video_operand(op: &Spanned<A>) -> VideoOperand {
     match &op.node {
-        A::Name { name, component: Some(c) } => VideoOperand {
+        // `%tid.x` is a special register, not a register with a selector.
+        A::Name { name, component: Some(c) } if super::operands::special_register(name, Some(c)).is_none() => VideoOperand {
             op: Spanned::new(A::Name { name: name.clone(), component: None }, op.span.clone()),
             sel: Some(c.clone()),
             negated: false,
@@ -710,7 +711,7 @@ fn simd_mask(scope: &mut FnScope, op: &VideoOperand, lanes: u32) -> Option<u8> {
         && digits.iter().all(|d| d.is_ascii_digit() && ((d - b'0') as u32) < lanes)
         && digits.windows(2).all(|w| w[0] > w[1]);
     if !valid {
-        scope.error(op.op.span.clone(), format!("`.{sel}` is not a destination mask of `{}`-lane SIMD video instructions", lanes));
+        scope.error(op.op.span.clone(), format!("`.{sel}` is not a destination mask of {lanes}-lane SIMD video instructions (lanes in decreasing order, each once)"));
         return None;
     }
     Some(digits.iter().fold(0, |m, d| m | 1 << (d - b'0')))
