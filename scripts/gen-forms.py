@@ -172,6 +172,14 @@ OLD_SPELLINGS = [
     ("wmma", ".aligned", ((6, 2), 999)),
 ]
 
+# Requirements that the notes state about operands, which rules on modifiers cannot say:
+# statement -> (version, target) its forms need.
+STATEMENT_REQUIREMENTS = {
+    # "`min` with three input arguments introduced in PTX ISA version 8.8", "... requires sm_100"
+    "min{.ftz}{.NaN}{.abs}.f32 d, a, b, c;": ((8, 8), 100),
+    "max{.ftz}{.NaN}{.abs}.f32 d, a, b, c;": ((8, 8), 100),
+}
+
 # Requirements that the notes state more broadly than they mean: (statement prefix,
 # modifiers) -> the rule on exactly those modifiers does not apply to that statement's forms.
 RULE_EXCEPTIONS = [
@@ -1067,6 +1075,9 @@ def build(spec_dir, video, isa14):
             base_sm = (10, "")
         for f in forms:
             v, sm = base_v, base_sm
+            if f.stmt in STATEMENT_REQUIREMENTS:
+                sv, ssm = STATEMENT_REQUIREMENTS[f.stmt]
+                v, sm = max(v, sv), max(sm, (ssm, ""))
             kept = []
             for opcode, mods, rv, rsm in rules:
                 if opcode is not None and opcode != f.opcode:

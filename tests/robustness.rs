@@ -29,7 +29,7 @@ const TIME_LIMIT: Duration = Duration::from_secs(10);
 const COMPILE_EVERY: usize = 20;
 /// Mutations apply to a window of the file of at most this many bytes (starting at a
 /// line), so that 10,000 of them cost seconds; truncations always use the whole file.
-const MUTATION_WINDOW: usize = 24 * 1024;
+const MUTATION_WINDOW: usize = 8 * 1024;
 /// An input still running after this long is reported and the test binary exits: an
 /// endless loop would otherwise hang the test run.
 const HANG_LIMIT: Duration = Duration::from_secs(120);
@@ -358,4 +358,34 @@ fn truncated_and_mutated_corpus_never_panics() {
         })
         .collect();
     assert!(failures.is_empty(), "{} of {} inputs failed:\n{}", failures.len(), cases.len(), report.join("\n"));
+}
+
+/// Inputs that once crashed or stalled the front end (found by the test above): each is
+/// reported as an error, quickly, without a panic.
+#[test]
+fn former_crashers_are_reported() {
+    let header = ".version 7.0\n.target sm_80\n.address_size 64\n";
+    let kernel = |body: &str| format!("{header}.visible .entry k()\n{{\n\t.reg .b32 %r<4>;\n{body}\n\tret;\n}}\n");
+    let cases: Vec<(&str, String, &str)> = vec![
+        // `next_power_of_two` overflowed on an alignment above 2^31.
+        ("huge alignment", format!("{header}.global .align 0xFFFFFFFF .b8 buf[4];\n"), "alignment 4294967295 is not a power of two"),
+        // Thousands of `(` made parse time grow steeply (minutes).
+        ("deep nesting", kernel(&format!("\tsetp.ge{}.u32 %p1, %r1, %r2;", "(".repeat(6000))), "nested more than"),
+        // Unary operator chains likewise.
+        ("unary chain", kernel(&format!("\tadd.s32 %r1, %r2, {}1;", "-".repeat(6000))), "nested more than"),
+        // `%r<4294967295>` tried to allocate ~100 GB of register names.
+        ("huge register range", kernel("\t.reg .b32 %big<4294967295>;"), "declares more than"),
+        // An initialized array of 2^60 bytes would be materialized byte by byte.
+        ("huge initialized array", format!("{header}.global .u8 big[0x1000000000000000] = {{1}};\n"), "initialized variable `big`"),
+    ];
+    for (what, source, expected) in cases {
+        let started = Instant::now();
+        let (_, diags) = ptx2llvm::driver::analyze(&source);
+        assert!(started.elapsed() < TIME_LIMIT, "{what}: took {:?}", started.elapsed());
+        assert!(
+            diags.iter().any(|d| d.message.contains(expected)),
+            "{what}: expected an error containing `{expected}`, got {:?}",
+            diags.iter().map(|d| &d.message).collect::<Vec<_>>()
+        );
+    }
 }

@@ -12,6 +12,7 @@
 //!   shared/context/local buffers and a defined floating-point environment;
 //! - [`error`]: error codes and the per-host-thread last error;
 //! - [`capi`]: the `extern "C"` functions of `include/ptxrt.h` and `include/ptxrt_abi.h`;
+//! - [`sched`]: the block scheduler (barriers, warp collectives) that block functions call;
 //! - [`device`]: what device code calls by name (`vprintf`, `malloc`, `free`, `__assertfail`).
 //!
 //! Rust programs can use the safe(r) functions re-exported here instead of the C API.
@@ -23,6 +24,7 @@ pub mod error;
 pub mod launch;
 pub mod pool;
 pub mod registry;
+pub mod sched;
 
 pub use abi::{BlockEnv, BlockFn, Dim3, Kernel, LaunchInfo, Module, SymbolInfo, ABI_VERSION};
 pub use error::{last_error, Error, ErrorCode};

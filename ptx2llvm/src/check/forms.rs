@@ -143,24 +143,26 @@ fn forms_of(opcode: &str) -> Option<&'static [Form]> {
     OPCODES.binary_search_by(|o| o.opcode.cmp(opcode)).ok().map(|i| OPCODES[i].forms)
 }
 
-/// Finds the form of `opcode` that `modifiers` (as written, with their dots) make, for a
-/// file that declares `file`. The same modifiers may make several forms (a form the 9.2
-/// text writes in two places; `mad.f32` valid on sm_1x or up to PTX 3.1): the first that
-/// the file may use wins, else the one with the lowest requirements, so that the caller's
-/// diagnostic names the real minimum. Legacy forms are tried only when no current form
-/// takes the modifiers.
-pub(crate) fn match_form(opcode: &str, modifiers: &[&str], file: &FileTarget) -> Result<FormMatch, FormError> {
+/// Finds the form of `opcode` that `modifiers` (as written, with their dots) make with
+/// `operands` operands (None: any count), for a file that declares `file`. The same
+/// modifiers may make several forms (`min.f32` with two or three inputs; `mad.f32` valid on
+/// sm_1x or up to PTX 3.1): the first that takes the operands and that the file may use
+/// wins, else the nearest, so that the caller's diagnostic names the real problem: the
+/// operand count, then the lowest minimum. Legacy forms are tried only when no current
+/// form takes the modifiers.
+pub(crate) fn match_form(opcode: &str, modifiers: &[&str], operands: Option<usize>, file: &FileTarget) -> Result<FormMatch, FormError> {
     let forms = forms_of(opcode).ok_or(FormError::UnknownOpcode)?;
+    let fits = |m: &FormMatch| operands.is_none_or(|n| m.operands.contains(&n));
     for legacy in [false, true] {
         let candidates = forms.iter().filter(|f| f.legacy == legacy && assign(f.slots, modifiers)).map(|f| form_match(f, modifiers, file));
         let mut best: Option<FormMatch> = None;
         for m in candidates {
-            if m.is_satisfied_by(file) {
+            if fits(&m) && m.is_satisfied_by(file) {
                 return Ok(m);
             }
             // A form that the file is too new for is the worse guess: its diagnostic
             // ("removed after") would hide a form that only needs a newer `.version`.
-            let key = |m: &FormMatch| (m.is_outgrown_by(file), m.min_version, m.min_sm);
+            let key = |m: &FormMatch| (!fits(m), m.is_outgrown_by(file), m.min_version, m.min_sm);
             if best.as_ref().is_none_or(|b| key(&m) < key(b)) {
                 best = Some(m);
             }
@@ -322,7 +324,7 @@ mod tests {
 
     fn ok(line: &str) -> FormMatch {
         let (opcode, mods) = split(line);
-        match match_form(opcode, &mods, &NEWEST) {
+        match match_form(opcode, &mods, None, &NEWEST) {
             Ok(m) => m,
             Err(e) => panic!("`{line}` should match a form: {}", e.message(opcode, &mods)),
         }
@@ -330,7 +332,7 @@ mod tests {
 
     fn err(line: &str) -> FormError {
         let (opcode, mods) = split(line);
-        match match_form(opcode, &mods, &NEWEST) {
+        match match_form(opcode, &mods, None, &NEWEST) {
             Ok(m) => panic!("`{line}` should not match a form, matched {m:?}"),
             Err(e) => e,
         }
@@ -593,7 +595,7 @@ mod tests {
     /// Whether a file declaring `file` may use `line`.
     fn allows(line: &str, file: FileTarget) -> bool {
         let (opcode, mods) = split(line);
-        match_form(opcode, &mods, &file).is_ok_and(|m| m.is_satisfied_by(&file))
+        match_form(opcode, &mods, None, &file).is_ok_and(|m| m.is_satisfied_by(&file))
     }
 
     /// The item before `x` in `list`.
@@ -610,13 +612,13 @@ mod tests {
         let (opcode, mods) = split(line);
         if let Some(older) = below(VERSIONS, version) {
             let at = file(older, sm);
-            let m = match_form(opcode, &mods, &at).unwrap_or_else(|e| panic!("`{line}`: {e:?}"));
+            let m = match_form(opcode, &mods, None, &at).unwrap_or_else(|e| panic!("`{line}`: {e:?}"));
             assert!(!m.is_satisfied_by(&at), "`{line}` should need PTX {version:?}, is valid with {older:?}");
             assert_eq!(m.min_version, version, "`{line}`");
         }
         if let Some(lower) = below(TARGETS, sm) {
             let at = file(version, lower);
-            let m = match_form(opcode, &mods, &at).unwrap_or_else(|e| panic!("`{line}`: {e:?}"));
+            let m = match_form(opcode, &mods, None, &at).unwrap_or_else(|e| panic!("`{line}`: {e:?}"));
             assert!(!m.is_satisfied_by(&at), "`{line}` should need sm_{sm}, is valid with sm_{lower}");
             assert_eq!(m.min_sm, sm, "`{line}`");
         }
@@ -734,9 +736,22 @@ mod tests {
         // legacy forms of PTX 1.0-1.3
         assert!(allows("div.f32", file((1, 3), 10)));
         assert!(!allows("div.f32", file((1, 4), 10)));
-        assert_eq!(match_form("div", &[".f32"], &file((1, 4), 10)).map(|m| m.max_version), Ok(Some((1, 3))));
+        assert_eq!(match_form("div", &[".f32"], Some(3), &file((1, 4), 10)).map(|m| m.max_version), Ok(Some((1, 3))));
         // wmma without `.aligned`: PTX 6.0 to 6.2
         assert!(!allows("wmma.load.a.sync.col.m16n16k16.global.f16", file((6, 3), 70)));
+    }
+
+    /// The same modifiers with another operand count make another form: `min.f32` with
+    /// three inputs came with PTX 8.8 and sm_100 (ptxas accepts it there).
+    #[test]
+    fn operand_count_selects_the_form() {
+        let min = |operands, at: FileTarget| match_form("min", &[".f32"], Some(operands), &at).map(|m| (m.is_satisfied_by(&at), m.operands, m.min_version, m.min_sm));
+        assert_eq!(min(3, file((1, 0), 10)), Ok((true, 3..=3, (1, 0), 10)));
+        assert_eq!(min(4, file((8, 8), 100)), Ok((true, 4..=4, (8, 8), 100)));
+        assert_eq!(min(4, file((8, 7), 100)), Ok((false, 4..=4, (8, 8), 100)));
+        assert_eq!(min(4, file((8, 8), 90)), Ok((false, 4..=4, (8, 8), 100)));
+        // no form takes five: the match still names one, whose count the caller reports
+        assert!(min(5, file((9, 2), 100)).is_ok_and(|(_, operands, _, _)| !operands.contains(&5)));
     }
 
     #[test]
@@ -759,10 +774,7 @@ mod tests {
             match item {
                 Item::Version { major, minor, .. } => file.version = (*major, *minor),
                 Item::Target { targets, .. } => {
-                    file.sm = targets.iter().find_map(|t| {
-                        let digits: String = t.node.strip_prefix("sm_")?.chars().take_while(|c| c.is_ascii_digit()).collect();
-                        digits.parse().ok()
-                    });
+                    file.sm = targets.iter().find_map(|t| crate::check::target_sm(&t.node));
                     file.maps_f64_to_f32 = targets.iter().any(|t| t.node == "map_f64_to_f32");
                 }
                 _ => {}
@@ -810,7 +822,7 @@ mod tests {
                 checked += 1;
                 let mods: Vec<&str> = inst.modifiers.iter().map(|m| m.node.as_str()).collect();
                 let n = inst.operands.len();
-                let verdict = match match_form(&inst.opcode.node, &mods, &file) {
+                let verdict = match match_form(&inst.opcode.node, &mods, Some(n), &file) {
                     Ok(m) if !m.operands.contains(&n) => format!("operand count {n} not in {:?}", m.operands),
                     Ok(m) if m.is_satisfied_by(&file) => continue,
                     Ok(m) => format!(

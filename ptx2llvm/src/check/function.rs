@@ -341,9 +341,9 @@ fn build_cfg(scope: &mut FnScope, linear: Vec<Linear>, is_entry: bool) -> Vec<ir
                     },
                     PendingTerm::Exit => Some(ir::Terminator::Exit),
                     PendingTerm::Return => Some(if is_entry { ir::Terminator::Exit } else { ir::Terminator::Return }),
-                    PendingTerm::Barrier(barrier) => {
+                    PendingTerm::Sync(point) => {
                         let next = if i + 1 < n { BlockId(i as u32 + 1) } else { BlockId(u32::MAX) };
-                        Some(ir::Terminator::Barrier { barrier, next })
+                        Some(ir::Terminator::Sync { point, next })
                     }
                 };
                 let resolved = resolved.unwrap_or_else(|| fallthrough_term(i));
@@ -376,11 +376,11 @@ fn build_cfg(scope: &mut FnScope, linear: Vec<Linear>, is_entry: bool) -> Vec<ir
         out.push(ir::Block { label: b.label, insts: b.insts, term, term_span });
     }
     out.extend(extra);
-    // A barrier at the very end continues into an exit.
+    // A sync point at the very end continues into an exit.
     let end = BlockId(out.len() as u32);
     let mut needs_end = false;
     for b in &mut out {
-        if let ir::Terminator::Barrier { next, .. } = &mut b.term {
+        if let ir::Terminator::Sync { next, .. } = &mut b.term {
             if next.0 == u32::MAX {
                 *next = end;
                 needs_end = true;

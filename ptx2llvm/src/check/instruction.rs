@@ -19,7 +19,7 @@ pub(crate) enum PendingTerm {
     Branch(String, ast::Span),
     Exit,
     Return,
-    Barrier(ir::Barrier),
+    Sync(ir::SyncPoint),
 }
 
 
@@ -241,6 +241,7 @@ pub(crate) fn convert(scope: &mut FnScope, inst: &ast::Instruction) -> Option<Co
         }
         "ld" | "ldu" | "st" => return load_store(scope, inst, mods, guard),
         "call" => return super::call::call(scope, inst, mods, guard),
+        "shfl" | "vote" | "match" | "redux" | "activemask" => return super::warp::collective(scope, inst, mods, guard),
         "atom" | "red" => return super::atomic::atom(scope, inst, mods, guard),
         "membar" | "fence" => return super::atomic::fence(scope, inst, mods, guard),
         "trap" => Op::Trap,
@@ -269,7 +270,7 @@ fn check_form(scope: &mut FnScope, inst: &ast::Instruction) -> Option<()> {
         sm: scope.cx.target_sm,
         maps_f64_to_f32: scope.cx.out.targets.iter().any(|t| t == "map_f64_to_f32"),
     };
-    let form = match forms::match_form(opcode, &names, &file) {
+    let form = match forms::match_form(opcode, &names, Some(inst.operands.len()), &file) {
         Ok(form) => form,
         Err(e) => {
             let span = match &e {
@@ -347,14 +348,44 @@ pub(super) fn done(guard: Option<ir::PredRef>, op: Op, inst: &ast::Instruction) 
 fn barrier(scope: &mut FnScope, inst: &ast::Instruction, mut mods: Mods, guard: Option<ir::PredRef>) -> Option<Converted> {
     let opcode = inst.opcode.node.as_str();
     let aligned = opcode == "bar" || mods.has(".aligned");
+    mods.has(".cta");
+    let ops = &inst.operands;
     let kind = match mods.one_of(&[".sync", ".arrive", ".red", ".warp"]) {
         Some(".sync") => ir::BarrierKind::Sync,
         Some(".arrive") => ir::BarrierKind::Arrive,
         Some(".red") => {
-            return unsupported(scope, inst, guard, format!("`{opcode}.red`"));
+            let op = match mods.one_of(&[".popc", ".and", ".or"]) {
+                Some(".popc") => ir::BarRedOp::Popc,
+                Some(".and") => ir::BarRedOp::And,
+                Some(".or") => ir::BarRedOp::Or,
+                _ => {
+                    scope.error(inst.opcode.span.clone(), format!("`{opcode}.red` needs `.popc`, `.and` or `.or`"));
+                    return None;
+                }
+            };
+            let ty = one_type(scope, &mut mods, inst)?;
+            let want = if op == ir::BarRedOp::Popc { ScalarType::U32 } else { ScalarType::Pred };
+            if ty != want {
+                scope.error(inst.opcode.span.clone(), format!("`{opcode}.red` with this operation writes `{}`, not `{}`", want.name(), ty.name()));
+                return None;
+            }
+            if !mods.finish(scope, opcode) || !expect_operands(scope, inst, &[3, 4]) {
+                return None;
+            }
+            let dst = scope.dst(&ops[0], ty, Width::Exact)?;
+            let pred = scope.pred(&ops[ops.len() - 1])?;
+            let (id, count) = barrier_id_count(scope, &ops[1..ops.len() - 1])?;
+            let b = ir::Barrier { id, count, aligned, kind: ir::BarrierKind::Red { op, dst, pred } };
+            return Some(Converted::Term(PendingTerm::Sync(ir::SyncPoint::Barrier(b)), guard));
         }
         Some(_) => {
-            return unsupported(scope, inst, guard, "`bar.warp.sync`");
+            // bar.warp.sync membermask
+            mods.has(".sync");
+            if !mods.finish(scope, opcode) || !expect_operands(scope, inst, &[1]) {
+                return None;
+            }
+            let mask = scope.src(&ops[0], ScalarType::B32, Width::Exact)?;
+            return Some(Converted::Term(PendingTerm::Sync(ir::SyncPoint::Warp(ir::WarpOp::WarpSync { mask })), guard));
         }
         // `bar 0;` in old PTX is `bar.sync 0;`
         None if opcode == "bar" => ir::BarrierKind::Sync,
@@ -366,22 +397,34 @@ fn barrier(scope: &mut FnScope, inst: &ast::Instruction, mut mods: Mods, guard: 
     if !mods.finish(scope, opcode) || !expect_operands(scope, inst, &[1, 2]) {
         return None;
     }
-    let id = scope.src(&inst.operands[0], ScalarType::U32, Width::Exact)?;
-    if let ir::Operand::Imm(v) = id {
-        if v > 15 {
-            scope.error(inst.operands[0].span.clone(), format!("barrier id must be in 0..=15, not {v}"));
-            return None;
-        }
-    }
-    let count = match inst.operands.get(1) {
-        Some(c) => Some(scope.src(c, ScalarType::U32, Width::Exact)?),
-        None => None,
-    };
+    let (id, count) = barrier_id_count(scope, ops)?;
     if kind == ir::BarrierKind::Arrive && count.is_none() {
         scope.error(inst.span.clone(), "`bar.arrive` needs a thread count");
         return None;
     }
-    Some(Converted::Term(PendingTerm::Barrier(ir::Barrier { id, count, aligned, kind }), guard))
+    Some(Converted::Term(PendingTerm::Sync(ir::SyncPoint::Barrier(ir::Barrier { id, count, aligned, kind })), guard))
+}
+
+/// A barrier's id (0–15) and optional thread count (a positive multiple of 32).
+fn barrier_id_count(scope: &mut FnScope, ops: &[Spanned<A>]) -> Option<(ir::Operand, Option<ir::Operand>)> {
+    let id = scope.src(&ops[0], ScalarType::U32, Width::Exact)?;
+    if let ir::Operand::Imm(v) = id {
+        if v > 15 {
+            scope.error(ops[0].span.clone(), format!("barrier id must be in 0..=15, not {v}"));
+            return None;
+        }
+    }
+    let count = match ops.get(1) {
+        Some(c) => Some(scope.src(c, ScalarType::U32, Width::Exact)?),
+        None => None,
+    };
+    if let Some(ir::Operand::Imm(v)) = count {
+        if v == 0 || v % 32 != 0 {
+            scope.error(ops[1].span.clone(), format!("barrier thread count must be a positive multiple of 32, not {v}"));
+            return None;
+        }
+    }
+    Some((id, count))
 }
 
 fn arith(scope: &mut FnScope, inst: &ast::Instruction, mut mods: Mods, guard: Option<ir::PredRef>) -> Option<Converted> {

@@ -10,6 +10,7 @@ mod function;
 mod instruction;
 mod integer;
 mod operands;
+mod warp;
 
 use crate::diag::Diagnostic;
 use crate::front::ast;
@@ -65,10 +66,7 @@ impl ModuleChecker {
                         }
                     }
                     self.out.targets = targets.iter().map(|t| t.node.clone()).collect();
-                    self.target_sm = targets.iter().find_map(|t| {
-                        let digits: String = t.node.strip_prefix("sm_")?.chars().take_while(|c| c.is_ascii_digit()).collect();
-                        digits.parse().ok()
-                    });
+                    self.target_sm = targets.iter().find_map(|t| target_sm(&t.node));
                 }
                 ast::Item::AddressSize { bits, span } => {
                     if *bits != 32 && *bits != 64 {
@@ -271,7 +269,8 @@ impl ModuleChecker {
                 space,
                 elem,
                 size,
-                align: align.max(1).next_power_of_two(),
+                // (an alignment that is no power of two was reported above)
+                align: align.max(1).checked_next_power_of_two().unwrap_or(1),
                 init: init_bytes,
                 relocs,
                 linkage,
@@ -332,6 +331,12 @@ impl ModuleChecker {
 
 /// The largest initialized variable: its initial value is held in memory, padding included.
 const MAX_INITIALIZED_BYTES: u64 = 1 << 28;
+
+/// The number of an `sm_NN` target name (`sm_90a` → 90); None for the options.
+pub(crate) fn target_sm(name: &str) -> Option<u32> {
+    let digits: String = name.strip_prefix("sm_")?.chars().take_while(|c| c.is_ascii_digit()).collect();
+    digits.parse().ok()
+}
 
 /// `.target` names: `sm_NN` targets (`a`/`f` suffixes from sm_90 on) and the options.
 fn is_target_name(name: &str) -> bool {

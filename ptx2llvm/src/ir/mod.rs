@@ -5,8 +5,9 @@
 //! `RegId`s with a declared type, labels are `BlockId`s, variables are `VarId`s. Nothing here
 //! refers back to source text except spans for run-time error messages.
 //!
-//! Barriers are block terminators (`Terminator::Barrier`), so the CFG shows directly where
-//! a thread block must synchronize; lowering forms its thread-loop regions from them.
+//! Barriers and warp collectives are block terminators (`Terminator::Sync`), so the CFG
+//! shows directly where threads must synchronize; lowering forms its thread-loop regions
+//! from them.
 
 pub mod types;
 pub use types::*;
@@ -158,9 +159,12 @@ pub struct PredRef {
 pub enum Terminator {
     Jump(BlockId),
     Branch { cond: PredRef, then_: BlockId, else_: BlockId },
-    /// A block-wide barrier (`bar.sync`, `barrier.sync`, `bar.arrive`, `bar.red`).
-    /// Execution continues at `next` once the barrier completes.
-    Barrier { barrier: Barrier, next: BlockId },
+    /// A synchronization point: a block-wide barrier (`bar.sync`, `barrier.sync`,
+    /// `bar.arrive`, `bar.red`) or a warp collective (`shfl.sync`, `vote`, ...). The thread
+    /// waits here until the point completes for it, then continues at `next`. Lowering runs
+    /// the code between sync points as thread loops and lets the runtime's scheduler decide
+    /// which waiting threads are released (and computes collectives for them).
+    Sync { point: SyncPoint, next: BlockId },
     /// `exit`, or `ret` in an entry function: the thread ends.
     Exit,
     /// `ret` from a `.func`.
@@ -168,12 +172,20 @@ pub enum Terminator {
 }
 
 #[derive(Debug, Clone)]
+pub enum SyncPoint {
+    Barrier(Barrier),
+    Warp(WarpOp),
+}
+
+#[derive(Debug, Clone)]
 pub struct Barrier {
-    /// Barrier id (0–15); `None` means the id is a register operand.
+    /// Barrier id (0–15), an immediate or a register.
     pub id: Operand,
-    /// Expected thread count, if given.
+    /// Number of threads the barrier waits for (a multiple of the warp size); `None`: all
+    /// non-exited threads of the block.
     pub count: Option<Operand>,
-    /// `.aligned`: every thread of the block executes the same barrier instruction.
+    /// `.aligned`: every thread of the block executes the same barrier instruction (threads
+    /// waiting on the same id at different instructions are then an error).
     pub aligned: bool,
     pub kind: BarrierKind,
 }
@@ -182,8 +194,131 @@ pub struct Barrier {
 pub enum BarrierKind {
     /// Wait for all participating threads.
     Sync,
-    /// Signal arrival without waiting.
+    /// Count towards the barrier without waiting.
     Arrive,
+    /// `bar.red`: wait, then `dst` = the reduction of `pred` over the participating threads:
+    /// `.popc` (u32 count of true), `.and`, `.or` (predicates).
+    Red { op: BarRedOp, dst: RegId, pred: PredRef },
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BarRedOp {
+    Popc,
+    And,
+    Or,
+}
+
+/// Warp collectives: computed over the lanes of a warp (lane = linear thread index mod 32)
+/// that wait at the same instruction. `mask` is the `membermask` operand of the `.sync`
+/// forms (`None`: the legacy forms, all lanes).
+#[derive(Debug, Clone)]
+pub enum WarpOp {
+    /// `shfl{.sync}.mode.b32 d[|p], a, b, c{, mask}` (ISA 9.2 §9.7.9.6).
+    Shfl { mode: ShflMode, dst: RegId, pred: Option<RegId>, a: Operand, b: Operand, c: Operand, mask: Option<Operand> },
+    /// `vote{.sync}.{all,any,uni}.pred d, {!}a` and `.ballot.b32 d, {!}a`.
+    Vote { mode: VoteMode, dst: RegId, src: PredRef, mask: Option<Operand> },
+    /// `match.{any,all}.sync.b32/.b64 d[|p], a, mask`: `d` = the lanes whose `a` equals this
+    /// lane's (`.any`), or all lanes if every lane's `a` is equal, else 0 (`.all`, `p` = equal).
+    Match { all: bool, bits: u32, dst: RegId, pred: Option<RegId>, a: Operand, mask: Operand },
+    /// `redux.sync.op.type d, a, mask`: the reduction of `a` over the lanes.
+    Redux { op: ReduxOp, signed: bool, dst: RegId, a: Operand, mask: Operand },
+    /// `activemask.b32 d`: the lanes executing this instruction together.
+    ActiveMask { dst: RegId },
+    /// `bar.warp.sync mask`.
+    WarpSync { mask: Operand },
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ShflMode {
+    Up,
+    Down,
+    Bfly,
+    Idx,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum VoteMode {
+    All,
+    Any,
+    Uni,
+    Ballot,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ReduxOp {
+    Add,
+    Min,
+    Max,
+    And,
+    Or,
+    Xor,
+}
+
+impl WarpOp {
+    /// Registers the collective reads.
+    pub fn uses(&self, out: &mut Vec<RegId>) {
+        let mut o = |x: &Operand| {
+            if let Operand::Reg(r) = x {
+                out.push(*r)
+            }
+        };
+        match self {
+            WarpOp::Shfl { a, b, c, mask, .. } => {
+                o(a);
+                o(b);
+                o(c);
+                mask.iter().for_each(&mut o);
+            }
+            WarpOp::Vote { src, mask, .. } => {
+                o(&Operand::Reg(src.reg));
+                mask.iter().for_each(&mut o);
+            }
+            WarpOp::Match { a, mask, .. } | WarpOp::Redux { a, mask, .. } => {
+                o(a);
+                o(mask);
+            }
+            WarpOp::ActiveMask { .. } => {}
+            WarpOp::WarpSync { mask } => o(mask),
+        }
+    }
+
+    /// Registers the collective writes.
+    pub fn defs(&self, out: &mut Vec<RegId>) {
+        match self {
+            WarpOp::Shfl { dst, pred, .. } | WarpOp::Match { dst, pred, .. } => {
+                out.push(*dst);
+                out.extend(pred.iter().copied());
+            }
+            WarpOp::Vote { dst, .. } | WarpOp::Redux { dst, .. } | WarpOp::ActiveMask { dst } => out.push(*dst),
+            WarpOp::WarpSync { .. } => {}
+        }
+    }
+}
+
+impl SyncPoint {
+    pub fn uses(&self, out: &mut Vec<RegId>) {
+        match self {
+            SyncPoint::Barrier(b) => {
+                for o in [Some(b.id), b.count].into_iter().flatten() {
+                    if let Operand::Reg(r) = o {
+                        out.push(r)
+                    }
+                }
+                if let BarrierKind::Red { pred, .. } = b.kind {
+                    out.push(pred.reg)
+                }
+            }
+            SyncPoint::Warp(w) => w.uses(out),
+        }
+    }
+
+    pub fn defs(&self, out: &mut Vec<RegId>) {
+        match self {
+            SyncPoint::Barrier(Barrier { kind: BarrierKind::Red { dst, .. }, .. }) => out.push(*dst),
+            SyncPoint::Barrier(_) => {}
+            SyncPoint::Warp(w) => w.defs(out),
+        }
+    }
 }
 
 #[derive(Debug, Clone)]

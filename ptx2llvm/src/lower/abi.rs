@@ -54,6 +54,9 @@ pub struct AbiTypes<'ctx> {
     pub kernel: StructType<'ctx>,
     pub symbol: StructType<'ctx>,
     pub module: StructType<'ctx>,
+    /// `ptxrtSyncOperand` and `ptxrtSyncPoint` (the scheduler's view of a sync point).
+    pub sync_operand: StructType<'ctx>,
+    pub sync_point: StructType<'ctx>,
 }
 
 impl<'ctx> AbiTypes<'ctx> {
@@ -81,6 +84,38 @@ impl<'ctx> AbiTypes<'ctx> {
         ]);
         let symbol = f(&[ptr.into(), ptr.into(), i64t.into()]);
         let module = f(&[i32t.into(), i32t.into(), ptr.into(), i32t.into(), ptr.into()]);
-        AbiTypes { dim3, launch_info, block_env, kernel, symbol, module }
+        let sync_operand = f(&[i32t.into(), i32t.into(), i64t.into()]);
+        let op = sync_operand.into();
+        let sync_point = f(&[i32t.into(), i32t.into(), i32t.into(), i32t.into(), op, op, op, op, op, op, ptr.into()]);
+        AbiTypes { dim3, launch_info, block_env, kernel, symbol, module, sync_operand, sync_point }
     }
+}
+
+/// Values of `ptxrtSyncPoint` fields (mirrors `ptxrt::sched`).
+pub mod sync {
+    pub const ENTRY: u64 = 0;
+    pub const BAR_SYNC: u64 = 1;
+    pub const BAR_ARRIVE: u64 = 2;
+    pub const BAR_RED: u64 = 3;
+    pub const WARP: u64 = 4;
+
+    pub const SHFL: u64 = 1;
+    pub const VOTE: u64 = 2;
+    pub const MATCH: u64 = 3;
+    pub const REDUX: u64 = 4;
+    pub const ACTIVEMASK: u64 = 5;
+    pub const WARP_SYNC: u64 = 6;
+
+    pub const ALIGNED: u64 = 1;
+    pub const SIGNED: u64 = 2;
+    pub const NEGATE: u64 = 4;
+
+    pub const OPERAND_NONE: u64 = 0;
+    pub const OPERAND_IMM: u64 = 1;
+    pub const OPERAND_SLOT: u64 = 2;
+
+    /// Thread state bits and scheduler results.
+    pub const EXITED: u64 = u32::MAX as u64;
+    pub const RELEASED: u64 = 0x8000_0000;
+    pub const DENSE: u64 = 0x4000_0000;
 }

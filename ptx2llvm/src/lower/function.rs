@@ -137,8 +137,8 @@ pub fn lower_func<'ctx>(ml: &ModuleLowerer<'ctx, '_>, index: usize, f: &ir::Func
             Terminator::Exit => {
                 fc.b.build_unconditional_branch(exit_bb)?;
             }
-            Terminator::Barrier { .. } => {
-                return Err(LowerError::At(block.term_span.clone(), "not supported yet: barriers inside `.func` functions".into()));
+            Terminator::Sync { .. } => {
+                return Err(LowerError::At(block.term_span.clone(), "not supported yet: barriers and warp collectives inside `.func` functions".into()));
             }
         }
     }

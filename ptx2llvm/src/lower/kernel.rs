@@ -3,8 +3,11 @@
 //!
 //! Each region is a loop nest over (z, y, x) thread indices with x innermost, so that
 //! LLVM can vectorize across threads. A per-thread `state` array in the context area
-//! records where each thread stopped (the barrier it reached, or exit); after a region the
-//! block checks that all live threads reached the same barrier and continues there.
+//! records where each thread stopped (the region after the sync point it reached, or
+//! exit); after a region the block function asks the runtime's scheduler
+//! (`__ptxrt_schedule`, see ptxrt's `sched`) which threads continue where, and runs that
+//! region: densely (every thread, no test) when the whole block continues together, else
+//! only for the released threads. Kernels without sync points are a single thread loop.
 
 use super::abi;
 use super::regions::{self, Regions};
@@ -17,8 +20,7 @@ use inkwell::values::{FunctionValue, IntValue, PointerValue};
 use inkwell::IntPredicate as P;
 use std::collections::HashMap;
 
-/// State value of a thread that has exited.
-const EXITED: u64 = u32::MAX as u64;
+use super::abi::sync;
 
 pub struct LoweredKernel<'ctx> {
     pub block_fn: FunctionValue<'ctx>,
@@ -36,7 +38,7 @@ struct ContextLayout {
 
 fn context_layout(f: &ir::Function, regions: &Regions) -> ContextLayout {
     let mut items: Vec<(Option<ir::RegId>, u32)> = regions.saved.iter().map(|r| (Some(*r), f.regs[r.0 as usize].ty.bytes())).collect();
-    if regions.has_barriers() {
+    if regions.has_sync_points() {
         items.push((None, 4));
     }
     // Larger elements first keeps every array naturally aligned for any thread count.
@@ -59,16 +61,6 @@ fn context_layout(f: &ir::Function, regions: &Regions) -> ContextLayout {
 pub fn lower_entry<'ctx>(ml: &ModuleLowerer<'ctx, '_>, index: usize, f: &ir::Function) -> R<LoweredKernel<'ctx>> {
     let cx = ml.cx;
     let regions = regions::analyze(f);
-    for b in &f.blocks {
-        if let Terminator::Barrier { barrier, .. } = &b.term {
-            if barrier.kind == ir::BarrierKind::Arrive {
-                return Err(LowerError::At(b.term_span.clone(), "not supported yet: `bar.arrive`".into()));
-            }
-            if barrier.count.is_some() {
-                return Err(LowerError::At(b.term_span.clone(), "not supported yet: barriers with a thread count".into()));
-            }
-        }
-    }
     let layout = context_layout(f, &regions);
     let ptr = cx.ptr_type(inkwell::AddressSpace::default());
     let fn_ty = cx.i32_type().fn_type(&[ptr.into()], false);
@@ -89,34 +81,66 @@ pub fn lower_entry<'ctx>(ml: &ModuleLowerer<'ctx, '_>, index: usize, f: &ir::Fun
     let mut fc = FnCx { cx, module: &ml.module, b, ml, f, func, regs, uni, thread: None, frame_vars, local_override: None, on_exit: None };
     let done = fc.new_block("done");
 
-    if !regions.has_barriers() {
-        let after = done;
-        let start = emit_region_loop(&mut fc, &regions, &layout, 0, false, after, None)?;
+    if !regions.has_sync_points() {
+        let start = emit_region_loop(&mut fc, &regions, &layout, 0, false, done)?;
         fc.b.position_at_end(entry);
         fc.b.build_unconditional_branch(start)?;
     } else {
         let i32t = cx.i32_type();
-        let cur = fc.b.build_alloca(i32t, "region")?;
-        let any_exited = fc.b.build_alloca(cx.bool_type(), "any_exited")?;
-        fc.b.build_store(cur, i32t.const_zero())?;
-        fc.b.build_store(any_exited, cx.bool_type().const_zero())?;
-        let dispatch = fc.new_block("dispatch");
-        let scan = fc.new_block("scan");
-        fc.b.build_unconditional_branch(dispatch)?;
+        let points = sync_point_table(&fc, &regions, &layout)?;
+        // Barrier arrivals (`bar.arrive`) per barrier id, for the scheduler.
+        let arrivals = fc.b.build_alloca(i32t.array_type(16), "arrivals")?;
+        fc.b.build_store(arrivals, i32t.array_type(16).const_zero())?;
+        let schedule = fc.new_block("schedule");
+        let failed = fc.new_block("failed");
         let mut cases = vec![];
-        for k in 0..regions.starts.len() {
+        for k in 1..regions.starts.len() {
             let pick = fc.new_block(&format!("region{k}"));
-            let dense = emit_region_loop(&mut fc, &regions, &layout, k, false, scan, Some(any_exited))?;
-            let checked = emit_region_loop(&mut fc, &regions, &layout, k, true, scan, Some(any_exited))?;
-            fc.b.position_at_end(pick);
-            let ae = fc.b.build_load(cx.bool_type(), any_exited, "")?.into_int_value();
-            fc.b.build_conditional_branch(ae, checked, dense)?;
-            cases.push((i32t.const_int(k as u64, false), pick));
+            let dense = emit_region_loop(&mut fc, &regions, &layout, k, false, schedule)?;
+            let checked = emit_region_loop(&mut fc, &regions, &layout, k, true, schedule)?;
+            cases.push((k, pick, dense, checked));
         }
+        // Region 0 (the entry) runs for every thread; then the scheduler decides.
+        let first = emit_region_loop(&mut fc, &regions, &layout, 0, false, schedule)?;
+        fc.b.position_at_end(entry);
+        fc.b.build_unconditional_branch(first)?;
+
+        fc.b.position_at_end(schedule);
+        let state_ptr = context_elem(&fc, layout.state.expect("kernel with sync points has a state array"), 4, i32t.const_zero())?;
+        let ptr = cx.ptr_type(inkwell::AddressSpace::default());
+        let sched_fn = ml.module.get_function("__ptxrt_schedule").unwrap_or_else(|| {
+            let ty = i32t.fn_type(&[ptr.into(), i32t.into(), ptr.into(), ptr.into(), ptr.into(), i32t.into(), ptr.into()], false);
+            ml.module.add_function("__ptxrt_schedule", ty, Some(Linkage::External))
+        });
+        let args = [
+            fc.uni.env.into(),
+            fc.uni.nthreads.into(),
+            state_ptr.into(),
+            fc.uni.context.into(),
+            points.into(),
+            i32t.const_int(regions.starts.len() as u64, false).into(),
+            arrivals.into(),
+        ];
+        let r = fc.b.build_call(sched_fn, &args, "next")?.try_as_basic_value().basic().ok_or_else(|| LowerError::Internal("schedule returns a value".into()))?.into_int_value();
+        let k = fc.b.build_and(r, i32t.const_int(0xFFFF, false), "region")?;
+        let dense_bit = fc.b.build_and(r, i32t.const_int(sync::DENSE, false), "")?;
+        let is_dense = fc.b.build_int_compare(P::NE, dense_bit, i32t.const_zero(), "dense")?;
+        let dispatch = fc.new_block("dispatch");
+        let finished = fc.b.build_int_compare(P::EQ, r, i32t.const_all_ones(), "")?;
+        let not_done = fc.new_block("not_done");
+        fc.b.build_conditional_branch(finished, done, not_done)?;
+        fc.b.position_at_end(not_done);
+        let negative = fc.b.build_int_compare(P::SLT, r, i32t.const_zero(), "")?;
+        fc.b.build_conditional_branch(negative, failed, dispatch)?;
         fc.b.position_at_end(dispatch);
-        let c = fc.b.build_load(i32t, cur, "")?.into_int_value();
-        fc.b.build_switch(c, done, &cases)?;
-        emit_scan(&mut fc, &layout, scan, dispatch, done, cur)?;
+        let switch_cases: Vec<_> = cases.iter().map(|(k, pick, _, _)| (i32t.const_int(*k as u64, false), *pick)).collect();
+        fc.b.build_switch(k, failed, &switch_cases)?;
+        for (_, pick, dense, checked) in &cases {
+            fc.b.position_at_end(*pick);
+            fc.b.build_conditional_branch(is_dense, *dense, *checked)?;
+        }
+        fc.b.position_at_end(failed);
+        fc.b.build_return(Some(&i32t.const_int(abi::ERROR_LAUNCH_FAILURE, false)))?;
     }
     fc.b.position_at_end(done);
     fc.b.build_return(Some(&cx.i32_type().const_zero()))?;
@@ -185,7 +209,6 @@ fn emit_region_loop<'ctx>(
     k: usize,
     checked: bool,
     after: BasicBlock<'ctx>,
-    any_exited: Option<PointerValue<'ctx>>,
 ) -> R<BasicBlock<'ctx>> {
     let cx = fc.cx;
     let i32t = cx.i32_type();
@@ -220,10 +243,11 @@ fn emit_region_loop<'ctx>(
     let exit_bb = fc.new_block(&format!("r{k}{tag}.exit"));
     fc.on_exit = Some(exit_bb);
     if checked {
-        let sp = context_elem(fc, layout.state.expect("kernel with barriers has a state array"), 4, lin)?;
+        // Only the threads the scheduler released into this region.
+        let sp = context_elem(fc, layout.state.expect("kernel with sync points has a state array"), 4, lin)?;
         let s = fc.b.build_load(i32t, sp, "state")?.into_int_value();
-        let exited = fc.b.build_int_compare(P::EQ, s, i32t.const_int(EXITED, false), "")?;
-        fc.b.build_conditional_branch(exited, xl, body)?;
+        let mine = fc.b.build_int_compare(P::EQ, s, i32t.const_int(k as u64 | sync::RELEASED, false), "")?;
+        fc.b.build_conditional_branch(mine, body, xl)?;
     } else {
         fc.b.build_unconditional_branch(body)?;
     }
@@ -269,9 +293,14 @@ fn emit_region_loop<'ctx>(
                 let (t, e) = (get(fc, *then_, &mut work), get(fc, *else_, &mut work));
                 fc.b.build_conditional_branch(c, t, e)?;
             }
-            Terminator::Barrier { next, .. } => {
-                let j = regions.barrier_region[id.0 as usize].expect("barrier has a region");
-                for r in regions.live_in[next.0 as usize].iter() {
+            Terminator::Sync { next, point } => {
+                let j = regions.sync_region[id.0 as usize].expect("sync point has a region");
+                // Keep what lives across the point and what the scheduler reads.
+                let mut keep: std::collections::BTreeSet<ir::RegId> = regions.live_in[next.0 as usize].clone();
+                let mut inputs = vec![];
+                point.uses(&mut inputs);
+                keep.extend(inputs);
+                for r in keep.iter() {
                     let (prefix, size) = layout.slots[r];
                     let p = context_elem(fc, prefix, size, lin)?;
                     let v = fc.load_reg(*r)?;
@@ -290,10 +319,7 @@ fn emit_region_loop<'ctx>(
     fc.b.position_at_end(exit_bb);
     if let Some(state) = layout.state {
         let sp = context_elem(fc, state, 4, lin)?;
-        fc.b.build_store(sp, i32t.const_int(EXITED, false))?;
-    }
-    if let Some(ae) = any_exited {
-        fc.b.build_store(ae, cx.bool_type().const_all_ones())?;
+        fc.b.build_store(sp, i32t.const_int(sync::EXITED, false))?;
     }
     fc.b.build_unconditional_branch(xl)?;
     fc.thread = None;
@@ -320,67 +346,6 @@ fn emit_region_loop<'ctx>(
     Ok(pre)
 }
 
-/// After a region: all live threads must have reached the same barrier; continue there.
-fn emit_scan<'ctx>(
-    fc: &mut FnCx<'ctx, '_>,
-    layout: &ContextLayout,
-    scan: BasicBlock<'ctx>,
-    dispatch: BasicBlock<'ctx>,
-    done: BasicBlock<'ctx>,
-    cur: PointerValue<'ctx>,
-) -> R<()> {
-    let cx = fc.cx;
-    let i32t = cx.i32_type();
-    let state = layout.state.expect("state");
-    let head = fc.new_block("scan.loop");
-    let next = fc.new_block("scan.end");
-    let diverged = fc.new_block("scan.diverged");
-    let cont = fc.new_block("scan.cont");
-    let b = &fc.b;
-    b.position_at_end(scan);
-    b.build_unconditional_branch(head)?;
-    b.position_at_end(head);
-    let i = b.build_phi(i32t, "i")?;
-    let lo = b.build_phi(i32t, "lo")?;
-    let hi = b.build_phi(i32t, "hi")?;
-    let iv = i.as_basic_value().into_int_value();
-    let p = context_elem(fc, state, 4, iv)?;
-    let b = &fc.b;
-    let s = b.build_load(i32t, p, "")?.into_int_value();
-    let exited = b.build_int_compare(P::EQ, s, i32t.const_int(EXITED, false), "")?;
-    let lov = lo.as_basic_value().into_int_value();
-    let hiv = hi.as_basic_value().into_int_value();
-    // lo = min over live threads (EXITED is the largest value), hi = max over live threads (or 0).
-    let lt = b.build_int_compare(P::ULT, s, lov, "")?;
-    let lo2 = b.build_select(lt, s, lov, "")?.into_int_value();
-    let gt = b.build_int_compare(P::UGT, s, hiv, "")?;
-    let take = b.build_and(gt, b.build_not(exited, "")?, "")?;
-    let hi2 = b.build_select(take, s, hiv, "")?.into_int_value();
-    let i2 = b.build_int_add(iv, i32t.const_int(1, false), "")?;
-    let more = b.build_int_compare(P::ULT, i2, fc.uni.nthreads, "")?;
-    b.build_conditional_branch(more, head, next)?;
-    let init_lo = i32t.const_int(EXITED, false);
-    let zero = i32t.const_zero();
-    i.add_incoming(&[(&zero, scan), (&i2, head)]);
-    lo.add_incoming(&[(&init_lo, scan), (&lo2, head)]);
-    hi.add_incoming(&[(&zero, scan), (&hi2, head)]);
-    b.position_at_end(next);
-    let all_exited = b.build_int_compare(P::EQ, lo2, i32t.const_int(EXITED, false), "")?;
-    b.build_conditional_branch(all_exited, done, cont)?;
-    b.position_at_end(cont);
-    let same = b.build_int_compare(P::EQ, lo2, hi2, "")?;
-    let go = fc.new_block("scan.go");
-    let b = &fc.b;
-    b.build_conditional_branch(same, go, diverged)?;
-    b.position_at_end(go);
-    b.build_store(cur, lo2)?;
-    b.build_unconditional_branch(dispatch)?;
-    b.position_at_end(diverged);
-    let msg = format!("threads of the block reached different barriers (divergent barrier) in kernel `{}`", fc.f.name);
-    fc.report_error(&msg)?;
-    Ok(())
-}
-
 impl<'ctx> FnCx<'ctx, '_> {
     /// Stores an error code and message in the block environment and returns the code.
     pub fn report_error(&self, message: &str) -> R<()> {
@@ -396,3 +361,137 @@ impl<'ctx> FnCx<'ctx, '_> {
     }
 }
 
+
+/// The scheduler's descriptor of each region's sync point (`ptxrtSyncPoint`, index 0: the
+/// entry): its kind and where each operand and result lives per thread.
+fn sync_point_table<'ctx>(fc: &FnCx<'ctx, '_>, regions: &Regions, layout: &ContextLayout) -> R<PointerValue<'ctx>> {
+    let cx = fc.cx;
+    let t = &fc.ml.abi;
+    let i32t = cx.i32_type();
+    let i64t = cx.i64_type();
+    let operand = |kind: u64, size: u64, value: u64| {
+        t.sync_operand.const_named_struct(&[i32t.const_int(kind, false).into(), i32t.const_int(size, false).into(), i64t.const_int(value, false).into()])
+    };
+    let none = || operand(sync::OPERAND_NONE, 0, 0);
+    let input = |op: &ir::Operand| -> R<inkwell::values::StructValue<'ctx>> {
+        match op {
+            ir::Operand::Reg(r) => {
+                let (prefix, size) = layout.slots[r];
+                Ok(operand(sync::OPERAND_SLOT, size as u64, prefix))
+            }
+            ir::Operand::Imm(v) => Ok(operand(sync::OPERAND_IMM, 0, *v)),
+            _ => Err(LowerError::Unsupported("special registers and addresses as operands of barriers and warp collectives".into())),
+        }
+    };
+    let output = |r: Option<ir::RegId>| match r.and_then(|r| layout.slots.get(&r)) {
+        Some((prefix, size)) => operand(sync::OPERAND_SLOT, *size as u64, *prefix),
+        None => none(),
+    };
+    let ptr = cx.ptr_type(inkwell::AddressSpace::default());
+    let mut entries = vec![None; regions.starts.len()];
+    for (i, b) in fc.f.blocks.iter().enumerate() {
+        let Terminator::Sync { point, .. } = &b.term else { continue };
+        let k = regions.sync_region[i].expect("sync point has a region");
+        let (kind, op, mode, flags, a, bb, c, mask, dst, pred, what) = match point {
+            ir::SyncPoint::Barrier(bar) => {
+                let count = match &bar.count {
+                    Some(c) => input(c)?,
+                    None => none(),
+                };
+                let aligned = if bar.aligned { sync::ALIGNED } else { 0 };
+                match bar.kind {
+                    ir::BarrierKind::Sync => (sync::BAR_SYNC, 0, 0, aligned, input(&bar.id)?, count, none(), none(), none(), none(), "bar.sync"),
+                    ir::BarrierKind::Arrive => (sync::BAR_ARRIVE, 0, 0, aligned, input(&bar.id)?, count, none(), none(), none(), none(), "bar.arrive"),
+                    ir::BarrierKind::Red { op, dst, pred } => {
+                        let op = match op {
+                            ir::BarRedOp::Popc => 0,
+                            ir::BarRedOp::And => 1,
+                            ir::BarRedOp::Or => 2,
+                        };
+                        let neg = if pred.negated { sync::NEGATE } else { 0 };
+                        (sync::BAR_RED, op, 0, aligned | neg, input(&bar.id)?, count, input(&ir::Operand::Reg(pred.reg))?, none(), output(Some(dst)), none(), "bar.red")
+                    }
+                }
+            }
+            ir::SyncPoint::Warp(w) => {
+                let mask_of = |m: &Option<ir::Operand>| -> R<inkwell::values::StructValue<'ctx>> {
+                    match m {
+                        Some(m) => input(m),
+                        None => Ok(none()),
+                    }
+                };
+                match w {
+                    ir::WarpOp::Shfl { mode, dst, pred, a, b, c, mask } => {
+                        let mode = match mode {
+                            ir::ShflMode::Up => 0,
+                            ir::ShflMode::Down => 1,
+                            ir::ShflMode::Bfly => 2,
+                            ir::ShflMode::Idx => 3,
+                        };
+                        (sync::WARP, sync::SHFL, mode, 0, input(a)?, input(b)?, input(c)?, mask_of(mask)?, output(Some(*dst)), output(*pred), "shfl")
+                    }
+                    ir::WarpOp::Vote { mode, dst, src, mask } => {
+                        let mode = match mode {
+                            ir::VoteMode::All => 0,
+                            ir::VoteMode::Any => 1,
+                            ir::VoteMode::Uni => 2,
+                            ir::VoteMode::Ballot => 3,
+                        };
+                        let neg = if src.negated { sync::NEGATE } else { 0 };
+                        (sync::WARP, sync::VOTE, mode, neg, input(&ir::Operand::Reg(src.reg))?, none(), none(), mask_of(mask)?, output(Some(*dst)), none(), "vote")
+                    }
+                    ir::WarpOp::Match { all, dst, pred, a, mask, .. } => {
+                        (sync::WARP, sync::MATCH, *all as u64, 0, input(a)?, none(), none(), input(mask)?, output(Some(*dst)), output(*pred), "match.sync")
+                    }
+                    ir::WarpOp::Redux { op, signed, dst, a, mask } => {
+                        let mode = match op {
+                            ir::ReduxOp::Add => 0,
+                            ir::ReduxOp::Min => 1,
+                            ir::ReduxOp::Max => 2,
+                            ir::ReduxOp::And => 3,
+                            ir::ReduxOp::Or => 4,
+                            ir::ReduxOp::Xor => 5,
+                        };
+                        let signed = if *signed { sync::SIGNED } else { 0 };
+                        (sync::WARP, sync::REDUX, mode, signed, input(a)?, none(), none(), input(mask)?, output(Some(*dst)), none(), "redux.sync")
+                    }
+                    ir::WarpOp::ActiveMask { dst } => (sync::WARP, sync::ACTIVEMASK, 0, 0, none(), none(), none(), none(), output(Some(*dst)), none(), "activemask"),
+                    ir::WarpOp::WarpSync { mask } => (sync::WARP, sync::WARP_SYNC, 0, 0, none(), none(), none(), input(mask)?, none(), none(), "bar.warp.sync"),
+                }
+            }
+        };
+        let text = fc.b.build_global_string_ptr(&format!("{what} in `{}`", fc.f.name), "ptxrt.sync.what")?.as_pointer_value();
+        entries[k] = Some(t.sync_point.const_named_struct(&[
+            i32t.const_int(kind, false).into(),
+            i32t.const_int(op, false).into(),
+            i32t.const_int(mode, false).into(),
+            i32t.const_int(flags, false).into(),
+            a.into(),
+            bb.into(),
+            c.into(),
+            mask.into(),
+            dst.into(),
+            pred.into(),
+            text.into(),
+        ]));
+    }
+    let entry = t.sync_point.const_named_struct(&[
+        i32t.const_int(sync::ENTRY, false).into(),
+        i32t.const_zero().into(),
+        i32t.const_zero().into(),
+        i32t.const_zero().into(),
+        none().into(),
+        none().into(),
+        none().into(),
+        none().into(),
+        none().into(),
+        none().into(),
+        ptr.const_null().into(),
+    ]);
+    let values: Vec<_> = entries.into_iter().map(|e| e.unwrap_or(entry)).collect();
+    let table = fc.ml.module.add_global(t.sync_point.array_type(values.len() as u32), None, &format!("ptxrt.sync_points.{}", fc.f.name));
+    table.set_initializer(&t.sync_point.const_array(&values));
+    table.set_constant(true);
+    table.set_linkage(Linkage::Private);
+    Ok(table.as_pointer_value())
+}

@@ -1,26 +1,29 @@
-//! Barrier regions of a kernel.
+//! Regions of a kernel: the code between sync points (barriers and warp collectives).
 //!
 //! A block function runs the threads of a block region by region: a region starts at the
-//! kernel's entry or right after a barrier, and each thread runs it until it reaches a
-//! barrier or exits. Registers live across a barrier are saved per thread in the context
-//! area; this module finds the regions and those registers.
+//! kernel's entry or right after a sync point, and each thread runs it until it reaches a
+//! sync point or exits. Registers live across a sync point, and the operands and results of
+//! the sync points themselves (which the runtime's scheduler reads and writes), are kept per
+//! thread in the context area; this module finds the regions and those registers.
 
 use crate::ir::{self, BlockId, Op, Operand, RegId, Terminator};
 use std::collections::BTreeSet;
 
 pub struct Regions {
-    /// Start block of each region: `starts[0]` is the entry, `starts[k]` (k ≥ 1) follows barrier k.
+    /// Start block of each region: `starts[0]` is the entry, `starts[k]` (k ≥ 1) follows
+    /// sync point k.
     pub starts: Vec<BlockId>,
-    /// For each IR block ending in a barrier: the region that follows it.
-    pub barrier_region: Vec<Option<usize>>,
+    /// For each IR block ending in a sync point: the region that follows it.
+    pub sync_region: Vec<Option<usize>>,
     /// Registers live at the start of each block.
     pub live_in: Vec<BTreeSet<RegId>>,
-    /// Registers saved in the context area (live into some region after a barrier), in slot order.
+    /// Registers kept in the context area (live into some region after a sync point, or an
+    /// operand or result of a sync point), in slot order.
     pub saved: Vec<RegId>,
 }
 
 impl Regions {
-    pub fn has_barriers(&self) -> bool {
+    pub fn has_sync_points(&self) -> bool {
         self.starts.len() > 1
     }
 
@@ -34,19 +37,23 @@ impl Regions {
 pub fn analyze(f: &ir::Function) -> Regions {
     let n = f.blocks.len();
     let mut starts = vec![BlockId(0)];
-    let mut barrier_region = vec![None; n];
+    let mut sync_region = vec![None; n];
+    let mut saved_set = BTreeSet::new();
     for (i, b) in f.blocks.iter().enumerate() {
-        if let Terminator::Barrier { next, .. } = b.term {
-            barrier_region[i] = Some(starts.len());
-            starts.push(next);
+        if let Terminator::Sync { next, point } = &b.term {
+            sync_region[i] = Some(starts.len());
+            starts.push(*next);
+            let mut regs = vec![];
+            point.uses(&mut regs);
+            point.defs(&mut regs);
+            saved_set.extend(regs);
         }
     }
     let live_in = liveness(f);
-    let mut saved_set = BTreeSet::new();
     for s in &starts[1..] {
         saved_set.extend(live_in[s.0 as usize].iter().copied());
     }
-    Regions { starts, barrier_region, live_in, saved: saved_set.into_iter().collect() }
+    Regions { starts, sync_region, live_in, saved: saved_set.into_iter().collect() }
 }
 
 /// Registers read by an operation (including values kept when a guarded write is skipped).
@@ -254,7 +261,7 @@ pub fn successors(t: &Terminator) -> Vec<BlockId> {
     match t {
         Terminator::Jump(b) => vec![*b],
         Terminator::Branch { then_, else_, .. } => vec![*then_, *else_],
-        Terminator::Barrier { next, .. } => vec![*next],
+        Terminator::Sync { next, .. } => vec![*next],
         Terminator::Exit | Terminator::Return => vec![],
     }
 }
@@ -284,14 +291,12 @@ fn liveness(f: &ir::Function) -> Vec<BTreeSet<RegId>> {
             }
         }
         let mut term_uses = vec![];
+        let mut term_defs = vec![];
         match &b.term {
             Terminator::Branch { cond, .. } => term_uses.push(cond.reg),
-            Terminator::Barrier { barrier, .. } => {
-                for o in [Some(barrier.id), barrier.count].into_iter().flatten() {
-                    if let Operand::Reg(r) = o {
-                        term_uses.push(r)
-                    }
-                }
+            Terminator::Sync { point, .. } => {
+                point.uses(&mut term_uses);
+                point.defs(&mut term_defs);
             }
             _ => {}
         }
@@ -300,6 +305,7 @@ fn liveness(f: &ir::Function) -> Vec<BTreeSet<RegId>> {
                 gen[i].insert(r);
             }
         }
+        kill[i].extend(term_defs);
     }
     let succs: Vec<Vec<BlockId>> = f.blocks.iter().map(|b| successors(&b.term)).collect();
     let mut live_in: Vec<BTreeSet<RegId>> = gen.clone();
