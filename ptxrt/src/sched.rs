@@ -62,6 +62,11 @@ pub mod flags {
     pub const NEGATE: u32 = 4;
 }
 
+/// Words of per-block scheduler scratch the block function provides (zeroed at its start):
+/// arrivals per barrier id (16), then the warp point served last (round robin).
+pub const SCRATCH_WORDS: usize = 32;
+const LAST_WARP_POINT: usize = 16;
+
 /// `ptxrtSyncOperand`: where a sync point's operand comes from, per thread.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default)]
@@ -168,7 +173,7 @@ fn what(p: &SyncPoint) -> String {
 /// # Safety
 /// Called by generated block functions: `env` is the block's environment, `state` holds
 /// `nthreads` words, `context` the block's context area, `points` `npoints` descriptors,
-/// `arrivals` 16 words the block function zeroed at its start.
+/// `scratch` `SCRATCH_WORDS` words the block function zeroed at its start.
 #[no_mangle]
 pub unsafe extern "C" fn __ptxrt_schedule(
     env: *mut BlockEnv,
@@ -177,13 +182,13 @@ pub unsafe extern "C" fn __ptxrt_schedule(
     context: *mut u8,
     points: *const SyncPoint,
     npoints: u32,
-    arrivals: *mut u32,
+    scratch: *mut u32,
 ) -> i32 {
     let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         let mut block = Block { nthreads: nthreads as usize, state: std::slice::from_raw_parts_mut(state, nthreads as usize), context };
         let points = std::slice::from_raw_parts(points, npoints as usize);
-        let arrivals = &mut *(arrivals as *mut [u32; 16]);
-        schedule(&mut block, points, arrivals)
+        let scratch = &mut *(scratch as *mut [u32; SCRATCH_WORDS]);
+        schedule(&mut block, points, scratch)
     }));
     match result {
         Ok(Ok(r)) => r,
@@ -203,7 +208,7 @@ unsafe fn fail(env: *mut BlockEnv, msg: String) -> i32 {
     FAILED
 }
 
-fn schedule(b: &mut Block, points: &[SyncPoint], arrivals: &mut [u32; 16]) -> Result<i32, String> {
+fn schedule(b: &mut Block, points: &[SyncPoint], scratch: &mut [u32; SCRATCH_WORDS]) -> Result<i32, String> {
     let n = b.nthreads;
     // Threads released together with others that already ran (one barrier, several sites).
     if let Some(k) = (0..n).filter(|&t| b.live(t) && b.state[t] & RELEASED != 0).map(|t| b.state[t] & !RELEASED).min() {
@@ -217,8 +222,11 @@ fn schedule(b: &mut Block, points: &[SyncPoint], arrivals: &mut [u32; 16]) -> Re
     waiting.dedup();
     let point = |k: u32| points.get(k as usize).ok_or_else(|| format!("thread state {k} names no sync point"));
 
-    // 1. Warp collectives, per warp.
-    for &k in &waiting {
+    // 1. Warp collectives, per warp; round robin from the point after the one served
+    //    last, so that warps spinning on a flag another warp sets let that warp run.
+    let last = scratch[LAST_WARP_POINT];
+    let (after, upto): (Vec<u32>, Vec<u32>) = waiting.iter().partition(|&&k| k > last);
+    for &k in after.iter().chain(&upto) {
         let p = point(k)?;
         if p.kind != kind::WARP {
             continue;
@@ -253,6 +261,7 @@ fn schedule(b: &mut Block, points: &[SyncPoint], arrivals: &mut [u32; 16]) -> Re
             }
         }
         if released > 0 {
+            scratch[LAST_WARP_POINT] = k;
             return Ok(k as i32 | dense_flag(b, k, released));
         }
     }
@@ -266,7 +275,7 @@ fn schedule(b: &mut Block, points: &[SyncPoint], arrivals: &mut [u32; 16]) -> Re
         for t in 0..n {
             if b.state[t] == k {
                 let id = (b.read(&p.a, t) & 15) as usize;
-                arrivals[id] += 1;
+                scratch[id] += 1;
                 b.state[t] |= RELEASED;
             }
         }
@@ -291,7 +300,7 @@ fn schedule(b: &mut Block, points: &[SyncPoint], arrivals: &mut [u32; 16]) -> Re
         let first_thread = (0..n).find(|&t| on_id(t, b).is_some()).unwrap_or(0);
         let p0 = point(sites[0])?;
         let expected = if p0.b.kind == 0 { live_count } else { b.read(&p0.b, first_thread) };
-        if count + (arrivals[id as usize] as u64) < expected {
+        if count + (scratch[id as usize] as u64) < expected {
             continue;
         }
         if sites.len() > 1 && sites.iter().any(|&k| points[k as usize].flags & flags::ALIGNED != 0) {
@@ -328,7 +337,7 @@ fn schedule(b: &mut Block, points: &[SyncPoint], arrivals: &mut [u32; 16]) -> Re
                 b.write(&p.dst, t, v);
             }
         }
-        arrivals[id as usize] = 0;
+        scratch[id as usize] = 0;
         for &t in &released {
             b.state[t] |= RELEASED;
         }
@@ -492,12 +501,12 @@ mod tests {
         let imm = |v| SyncOperand { kind: 1, size: 4, value: v };
         let points = [
             point(kind::ENTRY, 0, 0, none(), none(), none(), none()),
-            point(kind::WARP, warp_op::SHFL, 1, slot(0, 4), imm(1), imm(0x1f), slot(4, 4)),
+            SyncPoint { mask: imm(0xffff_ffff), ..point(kind::WARP, warp_op::SHFL, 1, slot(0, 4), imm(1), imm(0x1f), slot(4, 4)) },
             point(kind::BAR_SYNC, 0, 0, imm(0), none(), none(), none()),
         ];
         let mut state = vec![1u32; n];
         state[39] = EXITED;
-        let mut arrivals = [0u32; 16];
+        let mut arrivals = [0u32; SCRATCH_WORDS];
         let mut block = Block { nthreads: n, state: &mut state, context: ctx.as_mut_ptr() };
         let r = schedule(&mut block, &points, &mut arrivals).unwrap();
         assert_eq!(r, 1);
@@ -514,7 +523,7 @@ mod tests {
         let mut block = Block { nthreads: n, state: &mut state, context: ctx.as_mut_ptr() };
         assert_eq!(schedule(&mut block, &points, &mut arrivals).unwrap(), 2);
         state[5] = 2;
-        state[6] = 1; // lane 6 of warp 0 still at the shuffle: warp 0 cannot complete it
+        state[6] = 1; // lane 6 alone at shfl.sync with a full membermask: it waits for the others
         for t in 0..39 {
             if t != 6 {
                 state[t] = 2;

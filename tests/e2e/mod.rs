@@ -183,3 +183,15 @@ fn warps() {
         ok_lines: &["block_sum: 4 shapes OK", "shuffles: 2 shapes OK", "votes: 2 shapes OK", "named_barriers: 3 shapes OK", "split_barrier: 2 shapes OK"],
     });
 }
+
+/// NVRTC output of code written for lockstep warps: the classic reduction whose last warp
+/// exchanges partial sums through `volatile` shared memory without barriers, and a warp
+/// spinning on a `volatile` shared flag that another warp sets.
+#[test]
+fn legacy_warp() {
+    run_fixture(&Fixture {
+        ptx: "legacy_warp.ptx",
+        host: "legacy_warp_host.c",
+        ok_lines: &["legacy_reduce: 3 shapes OK", "spin_flag: 2 shapes OK"],
+    });
+}

@@ -226,6 +226,9 @@ pub enum WarpOp {
     ActiveMask { dst: RegId },
     /// `bar.warp.sync mask`.
     WarpSync { mask: Operand },
+    /// Not a PTX instruction: the lanes of a warp that arrive together continue together
+    /// (lowering inserts it before `volatile` shared accesses of legacy warp-synchronous code).
+    Lockstep,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -277,7 +280,7 @@ impl WarpOp {
                 o(a);
                 o(mask);
             }
-            WarpOp::ActiveMask { .. } => {}
+            WarpOp::ActiveMask { .. } | WarpOp::Lockstep => {}
             WarpOp::WarpSync { mask } => o(mask),
         }
     }
@@ -290,7 +293,7 @@ impl WarpOp {
                 out.extend(pred.iter().copied());
             }
             WarpOp::Vote { dst, .. } | WarpOp::Redux { dst, .. } | WarpOp::ActiveMask { dst } => out.push(*dst),
-            WarpOp::WarpSync { .. } => {}
+            WarpOp::WarpSync { .. } | WarpOp::Lockstep => {}
         }
     }
 }

@@ -114,6 +114,8 @@ pub mod sync {
     pub const OPERAND_IMM: u64 = 1;
     pub const OPERAND_SLOT: u64 = 2;
 
+    /// Words of per-block scheduler scratch.
+    pub const SCRATCH_WORDS: u32 = 32;
     /// Thread state bits and scheduler results.
     pub const EXITED: u64 = u32::MAX as u64;
     pub const RELEASED: u64 = 0x8000_0000;

@@ -88,9 +88,9 @@ pub fn lower_entry<'ctx>(ml: &ModuleLowerer<'ctx, '_>, index: usize, f: &ir::Fun
     } else {
         let i32t = cx.i32_type();
         let points = sync_point_table(&fc, &regions, &layout)?;
-        // Barrier arrivals (`bar.arrive`) per barrier id, for the scheduler.
-        let arrivals = fc.b.build_alloca(i32t.array_type(16), "arrivals")?;
-        fc.b.build_store(arrivals, i32t.array_type(16).const_zero())?;
+        // The scheduler's per-block scratch (barrier arrivals, round-robin cursor).
+        let arrivals = fc.b.build_alloca(i32t.array_type(sync::SCRATCH_WORDS), "arrivals")?;
+        fc.b.build_store(arrivals, i32t.array_type(sync::SCRATCH_WORDS).const_zero())?;
         let schedule = fc.new_block("schedule");
         let failed = fc.new_block("failed");
         let mut cases = vec![];
@@ -457,6 +457,7 @@ fn sync_point_table<'ctx>(fc: &FnCx<'ctx, '_>, regions: &Regions, layout: &Conte
                     }
                     ir::WarpOp::ActiveMask { dst } => (sync::WARP, sync::ACTIVEMASK, 0, 0, none(), none(), none(), none(), output(Some(*dst)), none(), "activemask"),
                     ir::WarpOp::WarpSync { mask } => (sync::WARP, sync::WARP_SYNC, 0, 0, none(), none(), none(), input(mask)?, none(), none(), "bar.warp.sync"),
+                    ir::WarpOp::Lockstep => (sync::WARP, sync::WARP_SYNC, 0, 0, none(), none(), none(), none(), none(), none(), "volatile shared access (warp lockstep)"),
                 }
             }
         };

@@ -11,6 +11,7 @@ mod convert;
 mod float;
 mod function;
 mod int;
+mod lockstep;
 pub mod kernel;
 mod memory;
 pub mod regions;
@@ -141,6 +142,8 @@ impl<'ctx, 'a> ModuleLowerer<'ctx, 'a> {
 
 /// Lowers a checked module into `module` (whose target triple and data layout are set).
 pub fn lower<'ctx>(cx: &'ctx Context, module: Module<'ctx>, m: &ir::Module) -> Result<Module<'ctx>, Vec<Diagnostic>> {
+    let with_lockstep = lockstep::insert_lockstep_points(m);
+    let m = with_lockstep.as_ref().unwrap_or(m);
     let mut ml = ModuleLowerer { cx, module, abi: AbiTypes::new(cx), ir: m, layout: MemoryLayout::new(m), globals: vec![], functions: vec![] };
     // Every instruction lowering cannot translate yet, reported together before any work.
     let mut diags: Vec<Diagnostic> = m
