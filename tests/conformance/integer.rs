@@ -198,6 +198,8 @@ fn logic_kernel() -> Kernel {
             for &cmp in cmps {
                 forms.push(Form::inst(format!("setp.{cmp}.{kind}{w} %op, {a}, {b};"), Res::Pred, move |x| r::compare(cmp, x[0], x[1], w, signed) as u64));
                 forms.push(Form::inst(format!("set.{cmp}.u32.{kind}{w} %o32, {a}, {b};"), Res::B32, move |x| if r::compare(cmp, x[0], x[1], w, signed) { 0xffff_ffff } else { 0 }));
+                forms.push(Form::inst(format!("set.{cmp}.s32.{kind}{w} %o32, {a}, {b};"), Res::B32, move |x| if r::compare(cmp, x[0], x[1], w, signed) { 0xffff_ffff } else { 0 }));
+                forms.push(Form::inst(format!("set.{cmp}.f32.{kind}{w} %o32, {a}, {b};"), Res::B32, move |x| if r::compare(cmp, x[0], x[1], w, signed) { 1.0f32.to_bits() as u64 } else { 0 }));
             }
         }
     }

@@ -122,6 +122,11 @@ impl FnScope<'_> {
         self.regs[r.0 as usize].ty
     }
 
+    /// Diagnostics reported so far in the module.
+    pub fn error_count(&self) -> usize {
+        self.cx.diags.len()
+    }
+
     pub fn error(&mut self, span: ast::Span, msg: impl Into<String>) {
         self.cx.diags.push(Diagnostic::error(span, msg));
     }

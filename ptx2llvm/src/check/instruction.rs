@@ -82,15 +82,11 @@ impl<'a> Mods<'a> {
         }
     }
 
-    pub(super) fn finish(self, scope: &mut FnScope, opcode: &str) -> bool {
-        let mut ok = true;
-        for (name, span, used) in self.list {
-            if !used {
-                scope.error(span.clone(), format!("unknown or misplaced modifier `{name}` for `{opcode}`"));
-                ok = false;
-            }
-        }
-        ok
+    /// Whether the handler understood every modifier. The form table has already checked
+    /// that they make a valid form, so a leftover one is a form the handler does not
+    /// translate: `convert` turns the instruction into `Op::Unsupported`.
+    pub(super) fn finish(self, _scope: &mut FnScope, _opcode: &str) -> bool {
+        self.list.iter().all(|(_, _, used)| *used)
     }
 }
 
@@ -134,6 +130,16 @@ pub(super) fn space(mods: &mut Mods) -> StateSpace {
 }
 
 pub(crate) fn convert(scope: &mut FnScope, inst: &ast::Instruction) -> Option<Converted> {
+    let errors_before = scope.error_count();
+    let converted = convert_form(scope, inst);
+    if converted.is_none() && scope.error_count() == errors_before {
+        // A valid form (the table said so) that the handler does not translate.
+        return unsupported(scope, inst, None, format!("`{}`", full_name(inst)));
+    }
+    converted
+}
+
+fn convert_form(scope: &mut FnScope, inst: &ast::Instruction) -> Option<Converted> {
     let guard = match &inst.guard {
         None => None,
         Some(g) => {
@@ -827,10 +833,15 @@ fn load_store(scope: &mut FnScope, inst: &ast::Instruction, mut mods: Mods, guar
         Some(_) => 8,
         None => 1,
     };
+    // `.L2::cache_hint` comes with a cache-policy operand (a hint: resolved, then unused).
+    let cache_policy = inst.modifiers.iter().any(|m| m.node == ".L2::cache_hint");
     mods.drop_hints();
     let ty = one_type(scope, &mut mods, inst)?;
-    if !mods.finish(scope, opcode) || !expect_operands(scope, inst, &[2]) {
+    if !mods.finish(scope, opcode) || !expect_operands(scope, inst, if cache_policy { &[3] } else { &[2] }) {
         return None;
+    }
+    if cache_policy {
+        scope.src(&ops[2], ScalarType::B64, Width::Exact)?;
     }
     if ty == ScalarType::Pred {
         scope.error(inst.opcode.span.clone(), format!("`{opcode}` cannot move predicates"));
