@@ -122,6 +122,13 @@ impl FnScope<'_> {
         self.regs[r.0 as usize].ty
     }
 
+    /// A fresh register no source name refers to (for `_` destinations).
+    pub fn scratch_reg(&mut self, ty: ScalarType) -> ir::RegId {
+        let id = ir::RegId(self.regs.len() as u32);
+        self.regs.push(ir::RegDecl { name: "_".into(), ty });
+        id
+    }
+
     /// Diagnostics reported so far in the module.
     pub fn error_count(&self) -> usize {
         self.cx.diags.len()

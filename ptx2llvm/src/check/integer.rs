@@ -552,7 +552,7 @@ fn scalar_selector(scope: &mut FnScope, op: &VideoOperand) -> Option<Selector> {
         Some(s @ ("b0" | "b1" | "b2" | "b3")) => Selector::Byte(s.as_bytes()[1] - b'0'),
         Some(s @ ("h0" | "h1")) => Selector::Half(s.as_bytes()[1] - b'0'),
         Some(s) => {
-            scope.error(op.op.span.clone(), format!("`.{s}` is not a video operand selector (`.b0`–`.b3`, `.h0`, `.h1`)"));
+            scope.error(op.op.span.clone(), format!("`.{s}` is not a video operand selector (`.b0` to `.b3`, `.h0`, `.h1`)"));
             return None;
         }
     })

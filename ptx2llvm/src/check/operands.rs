@@ -174,6 +174,9 @@ impl FnScope<'_> {
     /// A destination register.
     pub fn dst(&mut self, op: &Spanned<A>, ty: ScalarType, width: Width) -> Option<ir::RegId> {
         match &op.node {
+            // `_`: a result nobody reads, written to a register of its own.
+            A::Sink => Some(self.scratch_reg(ty)),
+            A::Name { name, component: None } if name == "_" => Some(self.scratch_reg(ty)),
             A::Name { name, component: None } => self.reg_operand(name, &op.span, ty, width),
             _ => {
                 self.error(op.span.clone(), "expected a destination register");

@@ -215,12 +215,13 @@ where
         let name = ident()
             .then(dot_any().or_not())
             .map(|(n, c)| Operand::Name { name: n.node, component: c.map(|c| c.node[1..].to_string()) });
-        let pair = ident()
-            .map(|n| n.node)
-            .or(just(Token::Underscore).to("_".to_string()))
+        // `p|q`, and `_` for a destination to discard (`%p|_`, `_|%q`).
+        let pair_part = ident().map(|n| n.node).or(just(Token::Underscore).to("_".to_string()));
+        let pair = pair_part
+            .clone()
             .then_ignore(just(Token::Pipe))
-            .then(ident())
-            .map(|(a, b)| Operand::Pair(a, b.node));
+            .then(pair_part)
+            .map(|(a, b)| Operand::Pair(a, b));
         let not = just(Token::Bang).ignore_then(ident()).map(|n| Operand::Not(n.node));
         let neg = just(Token::Minus)
             .ignore_then(name.clone().map_with(|o, e| Spanned::new(o, sp(e.span()))))

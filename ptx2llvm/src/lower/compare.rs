@@ -8,8 +8,9 @@ use inkwell::{FloatPredicate as F, IntPredicate as I};
 
 impl<'ctx> FnCx<'ctx, '_> {
     #[allow(clippy::too_many_arguments)]
-    pub fn setp(&self, cmp: CmpOp, ty: ScalarType, dst: RegId, dst_not: Option<RegId>, a: Operand, b: Operand, combine: Option<(BoolOp, PredRef)>) -> R<()> {
-        let t = self.compare(cmp, ty, false, a, b)?;
+    #[allow(clippy::too_many_arguments)]
+    pub fn setp(&self, cmp: CmpOp, ty: ScalarType, ftz: bool, dst: RegId, dst_not: Option<RegId>, a: Operand, b: Operand, combine: Option<(BoolOp, PredRef)>) -> R<()> {
+        let t = self.compare(cmp, ty, ftz, a, b)?;
         let f = self.b.build_not(t, "")?;
         let (t, f) = match combine {
             None => (t, f),

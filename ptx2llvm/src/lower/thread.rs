@@ -304,7 +304,7 @@ impl<'ctx, 'a> FnCx<'ctx, 'a> {
             Op::FloatBinary { op, ty, dst, a, b, .. } => self.float_binary(*op, *ty, *dst, *a, *b),
             Op::FloatUnary { op, ty, dst, a, .. } => self.float_unary(*op, *ty, *dst, *a),
             Op::Fma { ty, dst, a, b, c, .. } => self.fma(*ty, *dst, *a, *b, *c),
-            Op::Setp { cmp, ty, dst, dst_not, a, b, combine, .. } => self.setp(*cmp, *ty, *dst, *dst_not, *a, *b, *combine),
+            Op::Setp { cmp, ty, ftz, dst, dst_not, a, b, combine } => self.setp(*cmp, *ty, *ftz, *dst, *dst_not, *a, *b, *combine),
             Op::Selp { ty, dst, a, b, cond } => {
                 let c = self.read_pred(*cond)?;
                 let (a, b) = (self.read(*a, *ty)?, self.read(*b, *ty)?);
