@@ -195,3 +195,21 @@ fn legacy_warp() {
         ok_lines: &["legacy_reduce: 3 shapes OK", "spin_flag: 2 shapes OK"],
     });
 }
+
+/// Two PTX modules linked into one program: a `.extern .func` of one module resolved
+/// against the `.visible .func` of the other, and a function with ISA 1.x `.reg` parameters
+/// called with registers and immediates.
+#[test]
+fn two_modules() {
+    let work = WorkDir::new("two_modules");
+    let kernels = support::root_path("tests/kernels");
+    let a = work.join("a.o");
+    let b = work.join("b.o");
+    support::compile_ptx(&kernels.join("two_modules_a.ptx"), &a, &[], work.path());
+    support::compile_ptx(&kernels.join("two_modules_b.ptx"), &b, &[], work.path());
+    let exe = work.join("host");
+    support::link_host(&support::root_path("tests/hosts/two_modules_host.c"), &[a, b], &exe, work.path());
+    let mut cmd = Command::new(&exe);
+    let out = support::run_with_timeout(&mut cmd, work.path(), "run", RUN_LIMIT);
+    assert!(out.success() && out.stdout.contains("two_modules: 3 shapes OK"), "{}", out.describe(&cmd));
+}

@@ -21,6 +21,8 @@ pub(crate) enum LocalSymbol {
     Return(u32),
     /// A name whose declaration was already reported as unsupported: uses stay silent.
     Poisoned,
+    /// A vector register (`.reg .v4 .f32 %v`): its components are consecutive registers.
+    Vector(ir::RegId, u32),
 }
 
 pub(crate) fn declare(cx: &mut ModuleChecker, f: &ast::Function) -> ir::Function {
@@ -86,6 +88,8 @@ fn param_decls(cx: &mut ModuleChecker, p: &ast::VarDecl) -> Vec<ir::Param> {
                 ty,
                 size: size as u32,
                 align: p.align.unwrap_or(ty.bytes()).max(1),
+                // Set by `check_body`, which gives `.reg` parameters their registers.
+                reg: None,
             }
         })
         .collect()
@@ -167,7 +171,6 @@ impl FnScope<'_> {
             let unsupported = match ScalarType::from_name(&decl.ty.node) {
                 None if !crate::front::parser::is_type_name(&decl.ty.node) => Some(format!("unknown type `{}`", decl.ty.node)),
                 None => Some(format!("not supported yet: registers of type `{}`", decl.ty.node)),
-                Some(_) if decl.vector.is_some() => Some("not supported yet: vector registers".to_string()),
                 Some(_) => None,
             };
             if let Some(msg) = unsupported {
@@ -192,9 +195,26 @@ impl FnScope<'_> {
                     None => vec![n.name.node.clone()],
                 };
                 for name in names {
-                    let id = ir::RegId(self.regs.len() as u32);
-                    self.regs.push(ir::RegDecl { name: name.clone(), ty });
-                    self.declare(&ast::Spanned::new(name, n.name.span.clone()), LocalSymbol::Reg(id));
+                    let span = n.name.span.clone();
+                    match decl.vector {
+                        // `.reg .v4 .f32 %v;`: one register per component, named `%v.x`
+                        // (also `%v.r`, ...), and `%v` itself for the whole vector.
+                        Some(len) => {
+                            let first = ir::RegId(self.regs.len() as u32);
+                            for (i, (xyzw, rgba)) in [("x", "r"), ("y", "g"), ("z", "b"), ("w", "a")].iter().take(len as usize).enumerate() {
+                                let id = ir::RegId(first.0 + i as u32);
+                                self.regs.push(ir::RegDecl { name: format!("{name}.{xyzw}"), ty });
+                                self.declare(&ast::Spanned::new(format!("{name}.{xyzw}"), span.clone()), LocalSymbol::Reg(id));
+                                self.declare(&ast::Spanned::new(format!("{name}.{rgba}"), span.clone()), LocalSymbol::Reg(id));
+                            }
+                            self.declare(&ast::Spanned::new(name, span), LocalSymbol::Vector(first, len));
+                        }
+                        None => {
+                            let id = ir::RegId(self.regs.len() as u32);
+                            self.regs.push(ir::RegDecl { name: name.clone(), ty });
+                            self.declare(&ast::Spanned::new(name, span), LocalSymbol::Reg(id));
+                        }
+                    }
                 }
             }
             return;
@@ -222,14 +242,36 @@ enum Linear {
 pub(crate) fn check_body(cx: &mut ModuleChecker, index: usize, f: &ast::Function) {
     let mut scope = FnScope { cx, index, regs: vec![], scopes: vec![HashMap::new()], labels: HashSet::new(), prototypes: HashMap::new() };
     collect_labels(f.body.as_deref().unwrap_or(&[]), &mut scope);
-    for (i, p) in scope.cx.out.functions[index].params.clone().iter().enumerate() {
-        let span = f.name.span.clone();
-        scope.declare(&ast::Spanned::new(p.name.clone(), span), LocalSymbol::Param(i as u32));
+    // `.reg` parameters are registers of the body; `.param` ones are addressed in memory.
+    let reg_space = |decls: &[ast::VarDecl]| -> Vec<bool> {
+        decls.iter().flat_map(|d| std::iter::repeat_n(d.space.node == ".reg", d.names.len())).collect()
+    };
+    let (param_is_reg, return_is_reg) = (reg_space(&f.params), reg_space(&f.returns));
+    let span = f.name.span.clone();
+    let mut params = scope.cx.out.functions[index].params.clone();
+    for (i, p) in params.iter_mut().enumerate() {
+        if param_is_reg.get(i).copied().unwrap_or(false) {
+            let id = ir::RegId(scope.regs.len() as u32);
+            scope.regs.push(ir::RegDecl { name: p.name.clone(), ty: p.ty });
+            scope.declare(&ast::Spanned::new(p.name.clone(), span.clone()), LocalSymbol::Reg(id));
+            p.reg = Some(id);
+        } else {
+            scope.declare(&ast::Spanned::new(p.name.clone(), span.clone()), LocalSymbol::Param(i as u32));
+        }
     }
-    for (i, p) in scope.cx.out.functions[index].returns.clone().iter().enumerate() {
-        let span = f.name.span.clone();
-        scope.declare(&ast::Spanned::new(p.name.clone(), span), LocalSymbol::Return(i as u32));
+    let mut returns = scope.cx.out.functions[index].returns.clone();
+    for (i, p) in returns.iter_mut().enumerate() {
+        if return_is_reg.get(i).copied().unwrap_or(false) {
+            let id = ir::RegId(scope.regs.len() as u32);
+            scope.regs.push(ir::RegDecl { name: p.name.clone(), ty: p.ty });
+            scope.declare(&ast::Spanned::new(p.name.clone(), span.clone()), LocalSymbol::Reg(id));
+            p.reg = Some(id);
+        } else {
+            scope.declare(&ast::Spanned::new(p.name.clone(), span.clone()), LocalSymbol::Return(i as u32));
+        }
     }
+    scope.cx.out.functions[index].params = params;
+    scope.cx.out.functions[index].returns = returns;
     let mut linear = vec![];
     walk(&mut scope, f.body.as_deref().unwrap_or(&[]), &mut linear);
     let is_entry = scope.function().kind == ir::FunctionKind::Entry;

@@ -849,10 +849,8 @@ fn load_store(scope: &mut FnScope, inst: &ast::Instruction, mut mods: Mods, guar
     }
     let (addr_op, val_op) = if opcode == "st" { (&ops[0], &ops[1]) } else { (&ops[1], &ops[0]) };
     let addr = scope.address_in(addr_op, sp)?;
-    let elems: Vec<&Spanned<A>> = match &val_op.node {
-        A::Vector(v) => v.iter().collect(),
-        _ => vec![val_op],
-    };
+    let elem_ops = scope.vector_elements(val_op);
+    let elems: Vec<&Spanned<A>> = elem_ops.iter().collect();
     if elems.len() != vec {
         scope.error(val_op.span.clone(), format!("`{opcode}` with {} elements needs a vector of {} operands", vec, vec));
         return None;

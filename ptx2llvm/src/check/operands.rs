@@ -178,6 +178,8 @@ impl FnScope<'_> {
             A::Sink => Some(self.scratch_reg(ty)),
             A::Name { name, component: None } if name == "_" => Some(self.scratch_reg(ty)),
             A::Name { name, component: None } => self.reg_operand(name, &op.span, ty, width),
+            // A component of a vector register: `%v.x`.
+            A::Name { name, component: Some(c) } if self.lookup(&format!("{name}.{c}")).is_some() => self.reg_operand(&format!("{name}.{c}"), &op.span, ty, width),
             _ => {
                 self.error(op.span.clone(), "expected a destination register");
                 None
@@ -188,6 +190,9 @@ impl FnScope<'_> {
     /// A source operand: register, immediate, special register, or (for `mov`) an address.
     pub fn src(&mut self, op: &Spanned<A>, ty: ScalarType, width: Width) -> Option<ir::Operand> {
         match &op.node {
+            A::Name { name, component: Some(c) } if self.lookup(&format!("{name}.{c}")).is_some() => {
+                self.reg_operand(&format!("{name}.{c}"), &op.span, ty, width).map(ir::Operand::Reg)
+            }
             A::Name { name, component } => {
                 if name.starts_with('%') {
                     if let Some(s) = special_register(name, component.as_deref()) {
@@ -222,6 +227,10 @@ impl FnScope<'_> {
                         None
                     }
                     Some(LocalOrGlobal::Local(LocalSymbol::Poisoned)) => None,
+                    Some(LocalOrGlobal::Local(LocalSymbol::Vector(..))) => {
+                        self.error(op.span.clone(), format!("`{name}` is a vector register: use one of its components (`{name}.x`, ...)"));
+                        None
+                    }
                     Some(LocalOrGlobal::Global(GlobalSymbol::Function(f))) => {
                         self.address_value(ty, &op.span).then_some(ir::Operand::FuncAddr(f as u32))
                     }
@@ -383,6 +392,10 @@ impl FnScope<'_> {
                     return None;
                 }
                 Some(LocalOrGlobal::Local(LocalSymbol::Poisoned)) => return None,
+                Some(LocalOrGlobal::Local(LocalSymbol::Vector(..))) => {
+                    self.error(base_span, format!("`{name}` is a vector register, not an address"));
+                    return None;
+                }
                 Some(LocalOrGlobal::Global(GlobalSymbol::Function(_))) => {
                     self.error(base_span, format!("`{name}` is a function, not an address"));
                     return None;
@@ -436,5 +449,26 @@ fn expr_symbols(e: &Expr, out: &mut Vec<String>) {
             expr_symbols(b, out);
         }
         Expr::Int(..) | Expr::F32(_) | Expr::F64(_) => {}
+    }
+}
+
+impl FnScope<'_> {
+    /// The element operands of a vector operand of `ld`/`st`/`mov`: `{a, b}`, or a vector
+    /// register `%v` (its components).
+    pub fn vector_elements(&self, op: &Spanned<A>) -> Vec<Spanned<A>> {
+        match &op.node {
+            A::Vector(v) => v.clone(),
+            A::Name { name, component: None } => match self.lookup(name) {
+                Some(LocalOrGlobal::Local(LocalSymbol::Vector(first, len))) => (0..len)
+                    .map(|i| {
+                        let reg = &self.regs[(first.0 + i) as usize].name;
+                        let (base, comp) = reg.rsplit_once('.').unwrap_or((reg.as_str(), "x"));
+                        Spanned::new(A::Name { name: base.to_string(), component: Some(comp.to_string()) }, op.span.clone())
+                    })
+                    .collect(),
+                _ => vec![op.clone()],
+            },
+            _ => vec![op.clone()],
+        }
     }
 }

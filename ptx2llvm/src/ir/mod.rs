@@ -115,6 +115,9 @@ pub struct Param {
     /// Size and alignment in bytes (arrays of bytes for structs passed by value).
     pub size: u32,
     pub align: u32,
+    /// A `.reg` parameter (ISA 1.x style): inside the function it is this register, which
+    /// the function reads its argument into on entry (or returns its value from).
+    pub reg: Option<RegId>,
 }
 
 #[derive(Debug, Clone)]

@@ -115,6 +115,14 @@ pub fn lower_func<'ctx>(ml: &ModuleLowerer<'ctx, '_>, index: usize, f: &ir::Func
         local_override: Some(local),
         on_exit: Some(exit_bb),
     };
+    // `.reg` parameters: read the arguments into their registers.
+    for (i, p) in f.params.iter().enumerate() {
+        if let Some(r) = p.reg {
+            let ty = f.regs[r.0 as usize].ty;
+            let v = fc.b.build_load(fc.int_ty(ty.bits()), fc.uni.params[i], "")?.into_int_value();
+            fc.write(r, v, ty)?;
+        }
+    }
     let bbs: Vec<BasicBlock<'ctx>> = (0..f.blocks.len()).map(|i| fc.new_block(&format!("b{i}"))).collect();
     let first = *bbs.first().ok_or_else(|| LowerError::Internal(format!("`{}` has no blocks", f.name)))?;
     fc.b.build_unconditional_branch(first)?;
@@ -132,6 +140,13 @@ pub fn lower_func<'ctx>(ml: &ModuleLowerer<'ctx, '_>, index: usize, f: &ir::Func
                 fc.b.build_conditional_branch(c, bbs[then_.0 as usize], bbs[else_.0 as usize])?;
             }
             Terminator::Return => {
+                // `.reg` return parameters: hand their registers' values back.
+                for (i, p) in f.returns.iter().enumerate() {
+                    if let Some(r) = p.reg {
+                        let v = fc.load_reg(r)?;
+                        fc.b.build_store(fc.uni.returns[i], v)?;
+                    }
+                }
                 fc.b.build_return(Some(&cx.i32_type().const_zero()))?;
             }
             Terminator::Exit => {
