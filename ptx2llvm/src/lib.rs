@@ -11,3 +11,4 @@ pub mod check;
 pub mod ir;
 pub mod lower;
 pub mod driver;
+pub mod header;

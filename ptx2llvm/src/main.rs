@@ -52,6 +52,10 @@ struct Cli {
     /// Optimization level.
     #[arg(short = 'O', value_name = "LEVEL", default_value = "2", value_parser = clap::value_parser!(u8).range(0..=3))]
     opt: u8,
+    /// Also write a C/C++ header with a typed launch function per kernel
+    /// (`ptxrtError_t <kernel>_launch(grid, block, dynamicSharedBytes, params...)`).
+    #[arg(long, value_name = "FILE")]
+    header: Option<PathBuf>,
     /// Also write a Make-style dependency file (`output: input`) for build systems.
     #[arg(long, value_name = "FILE")]
     depfile: Option<PathBuf>,
@@ -167,6 +171,14 @@ fn run(cli: Cli) -> ExitCode {
     if let Err(e) = written {
         eprintln!("error: cannot write `{}`: {e}", output.display());
         return ExitCode::from(1);
+    }
+    if let Some(header) = &cli.header {
+        let (ir, _) = driver::analyze(&source);
+        let guard = format!("PTX2LLVM_{}_H", header.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default());
+        if let Err(e) = std::fs::write(header, ptx2llvm::header::launch_header(&ir, &file_name, &guard)) {
+            eprintln!("error: cannot write `{}`: {e}", header.display());
+            return ExitCode::from(1);
+        }
     }
     if let Some(depfile) = &cli.depfile {
         let escape = |s: &str| s.replace(' ', "\\ ").replace('$', "$$");

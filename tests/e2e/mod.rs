@@ -213,3 +213,41 @@ fn two_modules() {
     let out = support::run_with_timeout(&mut cmd, work.path(), "run", RUN_LIMIT);
     assert!(out.success() && out.stdout.contains("two_modules: 3 shapes OK"), "{}", out.describe(&cmd));
 }
+
+/// `ptx2llvm --header`: typed launch functions, used from C (and the header also compiles
+/// as C++).
+#[test]
+fn typed_header() {
+    let work = WorkDir::new("typed_header");
+    let kernels = support::root_path("tests/kernels");
+    let mut objects = vec![];
+    for name in ["vecadd", "calls"] {
+        let obj = work.join(&format!("{name}.o"));
+        let header = work.join(&format!("{name}.h"));
+        let header_arg = format!("--header={}", header.display());
+        support::compile_ptx(&kernels.join(format!("{name}.ptx")), &obj, &[header_arg.as_str()], work.path());
+        let text = std::fs::read_to_string(&header).expect("ptx2llvm --header wrote the header");
+        assert!(text.contains("extern \"C\""), "{text}");
+        objects.push(obj);
+    }
+    let vecadd_h = std::fs::read_to_string(work.join("vecadd.h")).unwrap_or_default();
+    assert!(
+        vecadd_h.contains("ptxrtError_t vecadd_launch(ptxrtDim3 grid, ptxrtDim3 block, size_t dynamicSharedBytes, void *vecadd_param_0, void *vecadd_param_1, void *vecadd_param_2, uint32_t vecadd_param_3)"),
+        "{vecadd_h}"
+    );
+    // The header is also valid C++.
+    let mut cxx = Command::new("c++");
+    cxx.args(["-fsyntax-only", "-x", "c++", "-Wall", "-Werror"])
+        .arg(format!("-I{}", env!("PTXRT_INCLUDE")))
+        .arg(work.join("calls.h"));
+    support::run_ok(&mut cxx, work.path(), "cxx-header", "compiling the header as C++");
+    let exe = work.join("host");
+    let host = support::root_path("tests/hosts/typed_header_host.c");
+    // The host includes the generated headers from the build directory.
+    let copy = work.join("typed_header_host.c");
+    std::fs::copy(&host, &copy).expect("copy the host source next to the headers");
+    support::link_host(&copy, &objects, &exe, work.path());
+    let mut cmd = Command::new(&exe);
+    let out = support::run_with_timeout(&mut cmd, work.path(), "run", RUN_LIMIT);
+    assert!(out.success() && out.stdout.contains("typed_header: 2 shapes OK"), "{}", out.describe(&cmd));
+}
