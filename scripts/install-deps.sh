@@ -3,7 +3,8 @@
 # Idempotent: installs only what is missing. Run as root or as a user with sudo.
 #
 #   LLVM 19 (the compiler links it; FileCheck/not/llvm-readelf for the lit tests),
-#   clang-19, cmake, qemu-user and an AArch64 cross compiler (cross-target tests),
+#   clang-19, cmake, qemu-user, an AArch64 cross compiler and Rust's AArch64 standard
+#   library (cross-target tests),
 #   and lit (from PyPI, pinned) for the lit suite.
 set -euo pipefail
 
@@ -76,5 +77,17 @@ fi
 if ! command -v cargo > /dev/null 2>&1 && [ ! -x "$HOME/.cargo/bin/cargo" ]; then
     log "cargo not found: install a Rust toolchain (1.80 or newer) with rustup" >&2
     exit 1
+fi
+# The runtime is cross-built for AArch64 (tests run it under qemu-user).
+RUSTUP="$(command -v rustup || echo "$HOME/.cargo/bin/rustup")"
+if [ -x "$RUSTUP" ]; then
+    if "$RUSTUP" target list --installed 2> /dev/null | grep -qx aarch64-unknown-linux-gnu; then
+        log "Rust target aarch64-unknown-linux-gnu present"
+    else
+        log "adding Rust target aarch64-unknown-linux-gnu"
+        "$RUSTUP" target add aarch64-unknown-linux-gnu
+    fi
+else
+    log "rustup not found: the AArch64 tests need the Rust target aarch64-unknown-linux-gnu" >&2
 fi
 log "done"

@@ -77,56 +77,62 @@ fn run_fixture(fx: &Fixture) {
 }
 
 /// NVRTC output: c[i] = a[i] + b[i] (bit-exact), 4 shapes up to 3907 blocks.
-#[test]
-fn vecadd() {
-    run_fixture(&Fixture {
+const VECADD: Fixture = Fixture {
         ptx: "vecadd.ptx",
         host: "vecadd_host.c",
         ok_lines: &["vecadd: 4 shapes OK"],
-    });
+    };
+
+#[test]
+fn vecadd() {
+    run_fixture(&VECADD);
 }
 
 /// NVRTC output: shared-memory tree reductions with a barrier inside a loop, float
 /// (bounded error) and u32 (exact), blocks of 32, 96, 256 and 1024 threads.
-#[test]
-fn reduce() {
-    run_fixture(&Fixture {
+const REDUCE: Fixture = Fixture {
         ptx: "reduce.ptx",
         host: "reduce_host.c",
         ok_lines: &["reduce_sum: 5 shapes OK", "reduce_sum_u32: 5 shapes OK"],
-    });
+    };
+
+#[test]
+fn reduce() {
+    run_fixture(&REDUCE);
 }
 
 /// PTX ISA 1.4 in the style of the old nvopencc compiler (16-bit special registers,
 /// `$` labels, `.loc`, `exit`): saxpy with a float scalar parameter.
-#[test]
-fn saxpy_nvopencc() {
-    run_fixture(&Fixture {
+const SAXPY_NVOPENCC: Fixture = Fixture {
         ptx: "vecadd_nvopencc.ptx",
         host: "saxpy_nvopencc_host.c",
         ok_lines: &["saxpy_nvopencc: 4 shapes OK"],
-    });
+    };
+
+#[test]
+fn saxpy_nvopencc() {
+    run_fixture(&SAXPY_NVOPENCC);
 }
 
 /// Hand-written PTX: threads that exit before a `bar.sync` do not block it (block sizes
 /// 1024 and not multiples of 32), and a barrier that can never complete (two groups at
 /// different `bar.sync` instructions) ends the launch with an error instead of hanging.
-#[test]
-fn barrier_exit() {
-    run_fixture(&Fixture {
+const BARRIER_EXIT: Fixture = Fixture {
         ptx: "barrier_exit.ptx",
         host: "barrier_exit_host.c",
         ok_lines: &["early_exit: 6 shapes OK", "diverge: launch failure reported, next launch OK"],
-    });
+    };
+
+#[test]
+fn barrier_exit() {
+    run_fixture(&BARRIER_EXIT);
 }
 
 /// NVRTC output (and inline-PTX `red`): global atomics from many blocks on several cores
 /// (histogram, min/max/and/or/xor/inc/dec/add on s32/u32/u64/f32/f64, the flush of
 /// subnormals by `atom.add.f32` on global memory, a spin lock from `atom.cas`/`atom.exch`
 /// and `membar.gl`), and shared-memory atomics inside a block.
-#[test]
-fn atomics() {
-    run_fixture(&Fixture {
+const ATOMICS: Fixture = Fixture {
         ptx: "atomics.ptx",
         host: "atomics_host.c",
         ok_lines: &[
@@ -136,29 +142,35 @@ fn atomics() {
             "shared_cas: 4 shapes OK",
             "reductions: 3 shapes OK",
         ],
-    });
+    };
+
+#[test]
+fn atomics() {
+    run_fixture(&ATOMICS);
 }
 
 /// NVRTC output with real calls (`__noinline__`): `.param` arguments and results, a struct
 /// passed and returned by value, recursion (`fib`, a recursive function with a local array),
 /// and indirect calls through function pointers stored in a `.global` initializer.
+const CALLS: Fixture = Fixture { ptx: "calls.ptx", host: "calls_host.c", ok_lines: &["calls: 4 shapes OK"] };
+
 #[test]
 fn calls() {
-    run_fixture(&Fixture { ptx: "calls.ptx", host: "calls_host.c", ok_lines: &["calls: 4 shapes OK"] });
+    run_fixture(&CALLS);
 }
 
 /// NVRTC output: `trap` two calls deep ends the launch with a launch failure naming the
 /// kernel, block and function; the launches before and after it work.
+const TRAP: Fixture = Fixture { ptx: "trap.ptx", host: "trap_host.c", ok_lines: &["trap: 3 shapes OK"] };
+
 #[test]
 fn trap() {
-    run_fixture(&Fixture { ptx: "trap.ptx", host: "trap_host.c", ok_lines: &["trap: 3 shapes OK"] });
+    run_fixture(&TRAP);
 }
 
 /// NVRTC output: device `printf` (C's formatting, on the host's stdout), `malloc`/`free`,
 /// and a failed `assert` ending the launch with CUDA's message.
-#[test]
-fn device_lib() {
-    run_fixture(&Fixture {
+const DEVICE_LIB: Fixture = Fixture {
         ptx: "device_lib.ptx",
         host: "device_lib_host.c",
         ok_lines: &[
@@ -167,7 +179,11 @@ fn device_lib() {
             "thread 2:  3.00|ab |101|-3703703670369|C|(null)",
             "device_lib: 3 shapes OK",
         ],
-    });
+    };
+
+#[test]
+fn device_lib() {
+    run_fixture(&DEVICE_LIB);
 }
 
 /// NVRTC output: warp collectives (shfl in every mode with sub-warp widths, vote, ballot,
@@ -175,25 +191,29 @@ fn device_lib() {
 /// warp only), bar.red (`__syncthreads_count/and/or`), producer/consumer named barriers
 /// (`bar.arrive` + `bar.sync` with a thread count) and a non-aligned `barrier.sync`
 /// reached from two instructions.
-#[test]
-fn warps() {
-    run_fixture(&Fixture {
+const WARPS: Fixture = Fixture {
         ptx: "warps.ptx",
         host: "warps_host.c",
         ok_lines: &["block_sum: 4 shapes OK", "shuffles: 2 shapes OK", "votes: 2 shapes OK", "named_barriers: 3 shapes OK", "split_barrier: 2 shapes OK"],
-    });
+    };
+
+#[test]
+fn warps() {
+    run_fixture(&WARPS);
 }
 
 /// NVRTC output of code written for lockstep warps: the classic reduction whose last warp
 /// exchanges partial sums through `volatile` shared memory without barriers, and a warp
 /// spinning on a `volatile` shared flag that another warp sets.
-#[test]
-fn legacy_warp() {
-    run_fixture(&Fixture {
+const LEGACY_WARP: Fixture = Fixture {
         ptx: "legacy_warp.ptx",
         host: "legacy_warp_host.c",
         ok_lines: &["legacy_reduce: 3 shapes OK", "spin_flag: 2 shapes OK"],
-    });
+    };
+
+#[test]
+fn legacy_warp() {
+    run_fixture(&LEGACY_WARP);
 }
 
 /// Two PTX modules linked into one program: a `.extern .func` of one module resolved
@@ -250,4 +270,29 @@ fn typed_header() {
     let mut cmd = Command::new(&exe);
     let out = support::run_with_timeout(&mut cmd, work.path(), "run", RUN_LIMIT);
     assert!(out.success() && out.stdout.contains("typed_header: 2 shapes OK"), "{}", out.describe(&cmd));
+}
+
+/// Every fixture above, for the cross-target run.
+const ALL_FIXTURES: &[&Fixture] = &[&VECADD, &REDUCE, &SAXPY_NVOPENCC, &BARRIER_EXIT, &ATOMICS, &CALLS, &TRAP, &DEVICE_LIB, &WARPS, &LEGACY_WARP];
+
+/// The same fixtures cross-compiled for AArch64 (objects from `ptx2llvm --target
+/// aarch64-unknown-linux-gnu`, ptxrt built for aarch64-unknown-linux-gnu, the host with the
+/// cross C compiler) and run under qemu-user, at -O2 with the default worker count.
+#[test]
+fn aarch64_qemu() {
+    let cross = support::aarch64_tools();
+    let work = WorkDir::new("aarch64");
+    for fx in ALL_FIXTURES {
+        let stem = fx.host.trim_end_matches(".c");
+        let obj = work.join(&format!("{stem}.o"));
+        support::compile_ptx(&support::root_path("tests/kernels").join(fx.ptx), &obj, &["--target", support::AARCH64_TRIPLE], work.path());
+        let exe = work.join(stem);
+        support::link_host_aarch64(&cross, &support::root_path("tests/hosts").join(fx.host), &[obj], &exe, work.path());
+        let mut cmd = support::qemu_command(&cross, &exe);
+        let out = support::run_with_timeout(&mut cmd, work.path(), &format!("run-{stem}"), RUN_LIMIT);
+        assert!(out.success(), "{} under qemu-aarch64 failed\n{}", fx.host, out.describe(&cmd));
+        for line in fx.ok_lines {
+            assert!(out.stdout.lines().any(|l| l.trim() == *line), "{} under qemu-aarch64 did not print {line:?}\n{}", fx.host, out.describe(&cmd));
+        }
+    }
 }

@@ -318,3 +318,76 @@ pub fn corpus_files() -> Vec<PathBuf> {
     assert!(!files.is_empty(), "the PTX corpus directory {} holds no .ptx files", dir.display());
     files
 }
+
+/// The AArch64 target of the cross tests.
+pub const AARCH64_TRIPLE: &str = "aarch64-unknown-linux-gnu";
+
+/// What the AArch64 tests need: ptxrt built for AArch64, the cross C compiler and qemu.
+pub struct CrossTools {
+    pub libptxrt: PathBuf,
+    pub cc: String,
+    pub qemu: String,
+    /// The AArch64 system root qemu loads the C library from.
+    pub sysroot: PathBuf,
+}
+
+/// Builds ptxrt for AArch64 (same profile and target directory as the test binary) and
+/// finds the cross compiler and qemu-user; panics with what to install when one is missing.
+pub fn aarch64_tools() -> CrossTools {
+    let cc = std::env::var("PTX2LLVM_AARCH64_CC").unwrap_or_else(|_| "aarch64-linux-gnu-gcc".into());
+    let qemu = std::env::var("PTX2LLVM_QEMU_AARCH64").unwrap_or_else(|_| "qemu-aarch64".into());
+    for (tool, package) in [(&cc, "gcc-aarch64-linux-gnu"), (&qemu, "qemu-user")] {
+        let found = Command::new(tool).arg("--version").stdout(Stdio::null()).stderr(Stdio::null()).status().is_ok_and(|s| s.success());
+        assert!(found, "`{tool}` is missing: the AArch64 tests need it (Debian package {package}; scripts/install-deps.sh installs it)");
+    }
+    let bin_dir = bin_dir_of_current_exe().unwrap_or_else(|e| panic!("{e}"));
+    let profile = bin_dir.file_name().and_then(OsStr::to_str).unwrap_or("debug").to_owned();
+    let target_dir = bin_dir.parent().unwrap_or(&bin_dir).to_path_buf();
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let mut cmd = Command::new(&cargo);
+    cmd.current_dir(workspace_root()).args(["build", "-p", "ptxrt", "--target", AARCH64_TRIPLE, "--target-dir"]).arg(&target_dir);
+    match profile.as_str() {
+        "debug" => {}
+        "release" => {
+            cmd.arg("--release");
+        }
+        other => {
+            cmd.args(["--profile", other]);
+        }
+    }
+    let out = cmd.output().unwrap_or_else(|e| panic!("cannot run cargo: {e}"));
+    assert!(
+        out.status.success(),
+        "building ptxrt for {AARCH64_TRIPLE} failed (is the Rust target installed? `rustup target add {AARCH64_TRIPLE}`, \
+         which scripts/install-deps.sh does)\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let libptxrt = target_dir.join(AARCH64_TRIPLE).join(&profile).join("libptxrt.a");
+    assert!(libptxrt.is_file(), "{} is missing after the build", libptxrt.display());
+    CrossTools { libptxrt, cc, qemu, sysroot: PathBuf::from("/usr/aarch64-linux-gnu") }
+}
+
+/// Links a host program for AArch64 with the C harness (compiled from source) and ptxrt.
+pub fn link_host_aarch64(cross: &CrossTools, host_c: &Path, objects: &[PathBuf], exe: &Path, work: &Path) {
+    let harness_c = root_path("tests/harness/harness.c");
+    let mut cmd = Command::new(&cross.cc);
+    cmd.args(["-std=c11", "-O2", "-g", "-Wall"])
+        .arg(format!("-I{}", env!("PTX2LLVM_HARNESS_INCLUDE")))
+        .arg(format!("-I{}", env!("PTXRT_INCLUDE")))
+        .arg(host_c)
+        .arg(harness_c)
+        .args(objects)
+        .arg(&cross.libptxrt)
+        .args(["-lpthread", "-ldl", "-lm"])
+        .arg("-o")
+        .arg(exe);
+    let tag = exe.file_name().and_then(OsStr::to_str).unwrap_or("exe").to_owned();
+    run_ok(&mut cmd, work, &format!("link-aarch64-{tag}"), "linking the AArch64 host program");
+}
+
+/// `qemu-aarch64 -L <sysroot> exe`.
+pub fn qemu_command(cross: &CrossTools, exe: &Path) -> Command {
+    let mut cmd = Command::new(&cross.qemu);
+    cmd.arg("-L").arg(&cross.sysroot).arg(exe);
+    cmd
+}
