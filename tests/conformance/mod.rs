@@ -277,6 +277,23 @@ pub fn run_family(family: &str, kernels: Vec<Kernel>) -> usize {
     }
     assert!(words.next().is_none(), "the runner wrote more results than expected");
     assert!(mismatches == 0, "{family}: {mismatches} of {checked} results differ from the reference model:\n{report}");
+
+    // The same module for AArch64, run under qemu-user: its results must be the same bits.
+    let cross = support::aarch64_tools();
+    let obj64 = work.join(&format!("{family}-aarch64.o"));
+    support::compile_ptx(&ptx_path, &obj64, &["--target", support::AARCH64_TRIPLE], work.path());
+    let exe64 = work.join("runner-aarch64");
+    support::link_host_aarch64(&cross, &support::root_path("tests/conformance/runner.c"), &[obj64], &exe64, work.path());
+    let out64_path = work.join("out-aarch64.bin");
+    let mut cmd = support::qemu_command(&cross, &exe64);
+    cmd.arg(&job_path).arg(&out64_path);
+    let run = support::run_with_timeout(&mut cmd, work.path(), "runner-aarch64", Duration::from_secs(600));
+    assert!(run.success(), "the AArch64 conformance runner failed under qemu\n{}", run.describe(&cmd));
+    let bytes64 = std::fs::read(&out64_path).expect("read the AArch64 runner's output");
+    if bytes64 != bytes {
+        let first = bytes.chunks_exact(8).zip(bytes64.chunks_exact(8)).position(|(a, b)| a != b);
+        panic!("{family}: AArch64 results differ from x86-64 (and the reference model) at result {first:?}; lengths {} and {}", bytes.len(), bytes64.len());
+    }
     checked
 }
 
