@@ -44,6 +44,18 @@ pub(crate) fn declare(cx: &mut ModuleChecker, f: &ast::Function) -> ir::Function
             _ => {}
         }
     }
+    if f.kind == ast::FunctionKind::Func {
+        for p in f.params.iter().chain(&f.returns) {
+            if let Some(a) = p.ptr_attrs.iter().find(|a| a.node == ".ptr") {
+                cx.diags.push(Diagnostic::error(a.span.clone(), "the `.ptr` attribute is only allowed on kernel (`.entry`) parameters"));
+            }
+        }
+    }
+    if let Some(d) = f.directives.iter().find(|d| d.name.node == ".noreturn") {
+        if f.kind == ast::FunctionKind::Entry || !f.returns.is_empty() {
+            cx.diags.push(Diagnostic::error(d.name.span.clone(), "`.noreturn` is only allowed on a `.func` without return parameters"));
+        }
+    }
     if f.kind == ast::FunctionKind::Entry && !f.returns.is_empty() {
         cx.diags.push(Diagnostic::error(f.name.span.clone(), "an `.entry` cannot return values"));
     }

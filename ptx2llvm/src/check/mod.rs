@@ -133,6 +133,27 @@ impl ModuleChecker {
                         bodies.push((index, f));
                     }
                 }
+                ast::Item::Alias { alias, aliasee, .. } => {
+                    let mut function_of = |name: &ast::Spanned<String>| match self.globals.get(&name.node) {
+                        Some(GlobalSymbol::Function(i)) => Some(*i),
+                        _ => {
+                            let msg = format!("`.alias`: `{}` is not a function declared before it", name.node);
+                            self.diags.push(Diagnostic::error(name.span.clone(), msg));
+                            None
+                        }
+                    };
+                    if let (Some(a), Some(b)) = (function_of(alias), function_of(aliasee)) {
+                        if self.out.functions[a].has_body {
+                            self.diags.push(Diagnostic::error(alias.span.clone(), format!("`.alias`: `{}` already has a body", alias.node)));
+                        } else if self.out.functions[a].params.len() != self.out.functions[b].params.len()
+                            || self.out.functions[a].returns.len() != self.out.functions[b].returns.len()
+                        {
+                            self.diags.push(Diagnostic::error(alias.span.clone(), format!("`.alias`: `{}` and `{}` have different signatures", alias.node, aliasee.node)));
+                        } else {
+                            self.out.aliases.push((a as u32, b as u32));
+                        }
+                    }
+                }
                 _ => {}
             }
         }
@@ -144,6 +165,10 @@ impl ModuleChecker {
     /// Declares module-scope texture, sampler and surface references.
     fn declare_handles(&mut self, decl: &ast::VarDecl) {
         let Some(kind) = handle_kind(decl) else { return };
+        // Separate samplers exist only in the independent texturing mode.
+        if kind == ir::HandleKind::Sampler && !self.out.targets.iter().any(|t| t == "texmode_independent") {
+            self.diags.push(Diagnostic::error(decl.ty.span.clone(), "`.samplerref` needs `.target texmode_independent` (the default texturing mode is unified)"));
+        }
         for name in &decl.names {
             if name.range.is_some() || !name.dims.is_empty() {
                 self.diags.push(Diagnostic::error(name.name.span.clone(), format!("`{}` cannot be an array", name.name.node)));
@@ -394,6 +419,6 @@ fn item_span(item: &ast::Item) -> ast::Span {
         ast::Item::Version { span, .. } | ast::Item::Target { span, .. } | ast::Item::AddressSize { span, .. } => span.clone(),
         ast::Item::Var(v) => v.span.clone(),
         ast::Item::Function(f) => f.span.clone(),
-        ast::Item::Ignored { span } => span.clone(),
+        ast::Item::Ignored { span } | ast::Item::Alias { span, .. } => span.clone(),
     }
 }

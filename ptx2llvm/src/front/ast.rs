@@ -34,6 +34,8 @@ pub enum Item {
     Function(Function),
     /// Directives that carry no meaning for code generation (`.file`, `.section`, ...).
     Ignored { span: Span },
+    /// `.alias alias, aliasee;`: two function names for one body.
+    Alias { alias: Spanned<String>, aliasee: Spanned<String>, span: Span },
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -622,10 +622,10 @@ where
         .map_with(|_, e| Item::Ignored { span: sp(e.span()) });
     let alias = dot(".alias")
         .ignore_then(ident())
-        .ignore_then(just(Token::Comma))
-        .ignore_then(ident())
+        .then_ignore(just(Token::Comma))
+        .then(ident())
         .then_ignore(semi())
-        .map_with(|_, e| Item::Ignored { span: sp(e.span()) });
+        .map_with(|(alias, aliasee), e| Item::Alias { alias, aliasee, span: sp(e.span()) });
 
     let linkage = choice((
         dot(".visible").to(Linkage::Visible),

@@ -34,6 +34,8 @@ pub struct Module {
     pub functions: Vec<Function>,
     /// Texture, sampler and surface references (`.global .texref t;`, ISA 1.x `.tex .u32 t;`).
     pub handles: Vec<Handle>,
+    /// `.alias a, b;`: function `a` (declared, without a body) is function `b`.
+    pub aliases: Vec<(u32, u32)>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

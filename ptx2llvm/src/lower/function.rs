@@ -80,6 +80,17 @@ pub fn frame_vars<'ctx>(ml: &ModuleLowerer<'ctx, '_>, b: &Builder<'ctx>, owner: 
     Ok(out)
 }
 
+/// `.alias a, b`: `a`'s body calls `b` with the same arguments.
+pub fn lower_alias<'ctx>(ml: &ModuleLowerer<'ctx, '_>, alias: u32, target: u32) -> R<()> {
+    let (a, b) = (ml.function(alias)?, ml.function(target)?);
+    let bld = ml.cx.create_builder();
+    bld.position_at_end(ml.cx.append_basic_block(a, "entry"));
+    let args: Vec<BasicMetadataValueEnum> = a.get_param_iter().map(|p| p.into()).collect();
+    let status = bld.build_call(b, &args, "status")?.try_as_basic_value().basic().ok_or_else(|| LowerError::Internal("call without status".into()))?;
+    bld.build_return(Some(&status))?;
+    Ok(())
+}
+
 /// Lowers the body of `.func` number `index`.
 pub fn lower_func<'ctx>(ml: &ModuleLowerer<'ctx, '_>, index: usize, f: &ir::Function) -> R<()> {
     let cx = ml.cx;

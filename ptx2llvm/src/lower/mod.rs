@@ -172,6 +172,11 @@ pub fn lower<'ctx>(cx: &'ctx Context, module: Module<'ctx>, m: &ir::Module) -> R
             }
         }
     }
+    for &(alias, target) in &m.aliases {
+        if let Err(e) = function::lower_alias(&ml, alias, target) {
+            diags.push(to_diag(e, &m.functions[alias as usize].span));
+        }
+    }
     let mut kernels = vec![];
     for (i, f) in m.functions.iter().enumerate() {
         if f.kind != ir::FunctionKind::Entry || !f.has_body {
