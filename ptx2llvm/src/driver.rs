@@ -63,6 +63,8 @@ pub fn analyze(source: &str) -> (crate::ir::Module, Vec<Diagnostic>) {
     let (ir, check_diags) = check::check(&ast);
     diags.extend(check_diags);
     diags.sort_by_key(|d| d.span.start);
+    // Code inlined into several kernels (check/inline.rs) reports its problems once.
+    diags.dedup_by(|a, b| a.span == b.span && a.message == b.message);
     (ir, diags)
 }
 

@@ -57,6 +57,30 @@ static int run(harness_rng *rng, int n, unsigned block)
     return bad != 0;
 }
 
+/* sync_calls: a __noinline__ block reduction with shuffles and barriers, called twice. */
+static int run_sync_calls(harness_rng *rng, unsigned grid, unsigned block)
+{
+    const ptxrtKernel *k = harness_find_kernel("sync_calls");
+    size_t n = (size_t)grid * block;
+    int *in = harness_xmalloc(n * sizeof(int));
+    uint32_t *out = harness_xmalloc(2 * grid * 4), *exp = harness_xmalloc(2 * grid * 4);
+    for (size_t i = 0; i < n; i++) in[i] = (int)(harness_rng_u32(rng) % 2001u) - 1000;
+    for (unsigned b = 0; b < grid; b++) {
+        uint32_t s1 = 0, s2 = 0;
+        for (unsigned t = 0; t < block; t++) {
+            s1 += (uint32_t)in[b * block + t];
+            s2 += (uint32_t)(in[b * block + t] * 2 + 1);
+        }
+        exp[2 * b] = s1;
+        exp[2 * b + 1] = s2;
+    }
+    void *args[] = {&in, &out};
+    PTXRT_CHECK(ptxrtLaunchKernel(k, harness_dim3(grid, 1, 1), harness_dim3(block, 1, 1), args, 0, NULL));
+    size_t bad = harness_compare_u32("sync_calls (block_reduce called twice)", exp, out, 2 * (size_t)grid);
+    free(in); free(out); free(exp);
+    return bad != 0;
+}
+
 int main(void)
 {
     harness_rng rng;
@@ -64,5 +88,8 @@ int main(void)
     static const struct { int n; unsigned block; } shapes[] = {{1, 1}, {1000, 128}, {20000, 256}, {4099, 1024}};
     int failures = 0;
     for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) failures += run(&rng, shapes[i].n, shapes[i].block);
-    return harness_finish("calls", (int)(sizeof shapes / sizeof shapes[0]), failures);
+    int rc = harness_finish("calls", (int)(sizeof shapes / sizeof shapes[0]), failures);
+    int sf = run_sync_calls(&rng, 3, 64) + run_sync_calls(&rng, 100, 256) + run_sync_calls(&rng, 4, 1024);
+    rc |= harness_finish("sync_calls", 3, sf);
+    return rc;
 }

@@ -37,3 +37,25 @@ extern "C" __global__ void calls(const float *in, float *out_f, unsigned *out_fi
     out_op[i] = f(i, i % 11);
     out_pair[i] = p.x + (float)p.k + (float)p.w;
 }
+
+// A device function with barriers and warp shuffles, called (not inlined by NVRTC) from a
+// kernel twice: ptx2llvm inlines such functions into the kernels that call them.
+__device__ __noinline__ int block_reduce(int v, int *scratch)
+{
+    for (int off = 16; off > 0; off /= 2) v += __shfl_xor_sync(0xffffffff, v, off);
+    if (threadIdx.x % 32 == 0) scratch[threadIdx.x / 32] = v;
+    __syncthreads();
+    int total = 0;
+    for (int w = 0; w < (int)(blockDim.x + 31) / 32; w++) total += scratch[w];
+    __syncthreads();
+    return total;
+}
+
+extern "C" __global__ void sync_calls(const int *in, int *out)
+{
+    __shared__ int scratch[32];
+    int v = in[blockIdx.x * blockDim.x + threadIdx.x];
+    int s1 = block_reduce(v, scratch);
+    int s2 = block_reduce(v * 2 + 1, scratch);
+    if (threadIdx.x == 0) { out[2 * blockIdx.x] = s1; out[2 * blockIdx.x + 1] = s2; }
+}

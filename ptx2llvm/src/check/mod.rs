@@ -7,6 +7,7 @@ mod call;
 mod forms;
 mod forms_table;
 mod function;
+mod inline;
 mod instruction;
 mod integer;
 mod operands;
@@ -28,7 +29,9 @@ pub(crate) enum GlobalSymbol {
 
 pub fn check(module: &ast::Module) -> (ir::Module, Vec<Diagnostic>) {
     let mut cx = ModuleChecker { out: ir::Module::default(), diags: vec![], globals: HashMap::new(), declared_address_size: None, target_sm: None };
-    cx.run(module);
+    // Functions that synchronize run inlined in the kernels that call them.
+    let inlined = inline::inline_sync_calls(module);
+    cx.run(inlined.as_ref().unwrap_or(module));
     (cx.out, cx.diags)
 }
 

@@ -164,7 +164,10 @@ pub fn lower_func<'ctx>(ml: &ModuleLowerer<'ctx, '_>, index: usize, f: &ir::Func
                 fc.b.build_unconditional_branch(exit_bb)?;
             }
             Terminator::Sync { .. } => {
-                return Err(LowerError::At(block.term_span.clone(), "not supported yet: barriers and warp collectives inside `.func` functions".into()));
+                // Direct calls from kernels are inlined (check/inline.rs); what remains is
+                // reached only through recursion or an indirect call.
+                let msg = format!("not supported yet: function `{}` synchronizes (barrier or warp collective) and was called recursively or indirectly", f.name);
+                fc.report_error(&msg)?;
             }
         }
     }
