@@ -126,11 +126,15 @@ impl<'ctx, 'a> ModuleLowerer<'ctx, 'a> {
 
     /// The LLVM function of `.func` number `index`.
     pub fn function(&self, index: u32) -> R<FunctionValue<'ctx>> {
-        self.functions
-            .get(index as usize)
-            .copied()
-            .flatten()
-            .ok_or_else(|| LowerError::Internal(format!("function {index} is not a `.func`")))
+        match self.functions.get(index as usize).copied().flatten() {
+            Some(f) => Ok(f),
+            // Only kernels lack a `.func` value: their address is used to launch them from
+            // the device (dynamic parallelism).
+            None => match self.ir.functions.get(index as usize) {
+                Some(k) => Err(LowerError::Unsupported(format!("the address of kernel `{}` (launching kernels from the device)", k.name))),
+                None => Err(LowerError::Internal(format!("function {index} does not exist"))),
+            },
+        }
     }
 
     pub fn intrinsic(&self, name: &str, types: &[BasicTypeEnum<'ctx>]) -> R<FunctionValue<'ctx>> {
