@@ -210,6 +210,18 @@ unsafe fn fail(env: *mut BlockEnv, msg: String) -> i32 {
 
 fn schedule(b: &mut Block, points: &[SyncPoint], scratch: &mut [u32; SCRATCH_WORDS]) -> Result<i32, String> {
     let n = b.nthreads;
+    // The common case first, in one read-only pass: every thread waits at the same plain
+    // barrier (no count, not `bar.red`). The dense region loop runs all threads without
+    // looking at their state, so nothing needs marking.
+    if let Some(&k) = b.state.first() {
+        if k & RELEASED == 0 && b.state.iter().all(|&s| s == k) {
+            if let Some(p) = points.get(k as usize) {
+                if p.kind == kind::BAR_SYNC && p.b.kind == 0 && p.a.kind == 1 {
+                    return Ok(k as i32 | DENSE);
+                }
+            }
+        }
+    }
     // Threads released together with others that already ran (one barrier, several sites).
     if let Some(k) = (0..n).filter(|&t| b.live(t) && b.state[t] & RELEASED != 0).map(|t| b.state[t] & !RELEASED).min() {
         return Ok(k as i32);
