@@ -114,6 +114,11 @@ pub fn compile(source: &str, module_name: &str, opts: &Options) -> Result<(Vec<u
         return Err(CompileError::Target(format!("internal error: generated LLVM IR is invalid: {}", e.to_string())));
     }
     if opts.opt_level > 0 {
+        // Registers to SSA first, so that addresses show their base (lower::provenance).
+        module
+            .run_passes("function(sroa,mem2reg,instcombine)", &tm, PassBuilderOptions::create())
+            .map_err(|e| CompileError::Target(format!("internal error: LLVM optimization failed: {}", e.to_string())))?;
+        lower::provenance::rebase_integer_addresses(&module);
         let passes = format!("default<O{}>", opts.opt_level.min(3));
         module
             .run_passes(&passes, &tm, PassBuilderOptions::create())

@@ -16,7 +16,7 @@ use super::{LowerError, ModuleLowerer, R};
 use crate::ir::{self, BlockId, Terminator};
 use inkwell::basic_block::BasicBlock;
 use inkwell::module::Linkage;
-use inkwell::values::{FunctionValue, IntValue, PointerValue};
+use inkwell::values::{BasicValue, FunctionValue, IntValue, PointerValue};
 use inkwell::IntPredicate as P;
 use std::collections::HashMap;
 
@@ -179,10 +179,21 @@ pub(super) fn load_uniforms<'ctx>(ml: &ModuleLowerer<'ctx, '_>, b: &inkwell::bui
     let dynamic_shared = b.build_load(i32t, field(launch, t.launch_info, abi::launch::DYNAMIC_SHARED)?, "dynsmem")?.into_int_value();
     let args = b.build_load(ptr, field(launch, t.launch_info, abi::launch::ARGS)?, "args")?.into_pointer_value();
     let mut params = vec![];
-    for i in 0..f.map_or(0, |f| f.params.len()) {
+    for (i, p) in f.map_or(&[][..], |f| &f.params[..]).iter().enumerate() {
         // SAFETY (of the generated code): args has one pointer per kernel parameter.
         let slot = unsafe { b.build_in_bounds_gep(ptr, args, &[i32t.const_int(i as u64, false)], "")? };
-        params.push(b.build_load(ptr, slot, &format!("param{i}"))?.into_pointer_value());
+        let value = b.build_load(ptr, slot, &format!("param{i}"))?;
+        // The argument is readable for its whole size and aligned (the launch checks it):
+        // lets LLVM hoist parameter loads out of conditional code in thread loops, which
+        // keeps addresses computed from them loop-invariant for the vectorizer.
+        if let Some(load) = value.as_instruction_value() {
+            let i64t = cx.i64_type();
+            let md = |v: u64| cx.metadata_node(&[i64t.const_int(v, false).into()]);
+            let _ = load.set_metadata(md(p.size.max(1) as u64), cx.get_kind_id("dereferenceable"));
+            let _ = load.set_metadata(md(p.align.max(1).next_power_of_two() as u64), cx.get_kind_id("align"));
+            let _ = load.set_metadata(cx.metadata_node(&[]), cx.get_kind_id("noundef"));
+        }
+        params.push(value.into_pointer_value());
     }
     let nxy = b.build_int_mul(ntid[0], ntid[1], "")?;
     let nthreads = b.build_int_mul(nxy, ntid[2], "nthreads")?;

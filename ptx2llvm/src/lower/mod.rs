@@ -14,6 +14,7 @@ mod int;
 mod lockstep;
 pub mod kernel;
 mod memory;
+pub mod provenance;
 pub mod regions;
 pub mod thread;
 mod video;
