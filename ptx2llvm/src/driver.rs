@@ -119,6 +119,10 @@ pub fn compile(source: &str, module_name: &str, opts: &Options) -> Result<(Vec<u
             .run_passes("function(sroa,mem2reg,instcombine)", &tm, PassBuilderOptions::create())
             .map_err(|e| CompileError::Target(format!("internal error: LLVM optimization failed: {}", e.to_string())))?;
         lower::provenance::rebase_integer_addresses(&module);
+        // A debugging aid: the IR the optimization pipeline starts from.
+        if let Some(path) = std::env::var_os("PTX2LLVM_DUMP_PRE_OPT") {
+            let _ = module.print_to_file(path);
+        }
         let passes = format!("default<O{}>", opts.opt_level.min(3));
         module
             .run_passes(&passes, &tm, PassBuilderOptions::create())

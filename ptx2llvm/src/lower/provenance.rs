@@ -23,6 +23,31 @@ fn is_load(v: IntValue<'_>) -> bool {
     v.as_instruction().is_some_and(|i| i.get_opcode() == InstructionOpcode::Load)
 }
 
+/// `v` as `base + offsets...` where `base` is a loaded value at the bottom of a chain of
+/// `add`s (outermost offset first).
+fn split_base<'ctx>(v: IntValue<'ctx>, offsets: &mut Vec<IntValue<'ctx>>, depth: u32) -> Option<IntValue<'ctx>> {
+    if is_load(v) {
+        return Some(v);
+    }
+    let sum = v.as_instruction()?;
+    if sum.get_opcode() != InstructionOpcode::Add || depth > 8 {
+        return None;
+    }
+    let (a, b) = (int_operand(sum, 0)?, int_operand(sum, 1)?);
+    let tried = |base_side: IntValue<'ctx>, other: IntValue<'ctx>, offsets: &mut Vec<IntValue<'ctx>>| {
+        let mark = offsets.len();
+        offsets.push(other);
+        match split_base(base_side, offsets, depth + 1) {
+            Some(base) => Some(base),
+            None => {
+                offsets.truncate(mark);
+                None
+            }
+        }
+    };
+    tried(a, b, offsets).or_else(|| tried(b, a, offsets))
+}
+
 /// Rewrites every `inttoptr (add base, offset)` with a loaded base in `module`.
 pub fn rebase_integer_addresses(module: &Module<'_>) {
     let cx = module.get_context();
@@ -37,20 +62,21 @@ pub fn rebase_integer_addresses(module: &Module<'_>) {
                 if inst.get_opcode() != InstructionOpcode::IntToPtr {
                     continue;
                 }
-                let Some(sum) = int_operand(inst, 0).and_then(|v| v.as_instruction()) else { continue };
-                if sum.get_opcode() != InstructionOpcode::Add {
+                let Some(addr) = int_operand(inst, 0) else { continue };
+                let mut offsets = vec![];
+                let Some(base) = split_base(addr, &mut offsets, 0) else { continue };
+                if offsets.is_empty() {
                     continue;
                 }
-                let (Some(a), Some(b)) = (int_operand(sum, 0), int_operand(sum, 1)) else { continue };
-                let (base, offset) = match (is_load(a), is_load(b)) {
-                    (true, false) => (a, b),
-                    (false, true) => (b, a),
-                    _ => continue,
-                };
                 builder.position_before(&inst);
-                let Ok(base_ptr) = builder.build_int_to_ptr(base, ptr, "base") else { continue };
-                // SAFETY (of the generated code): the same address the integer add computed.
-                let Ok(p) = (unsafe { builder.build_gep(i8t, base_ptr, &[offset], "addr") }) else { continue };
+                let Ok(mut p) = builder.build_int_to_ptr(base, ptr, "base") else { continue };
+                for off in offsets.iter().rev() {
+                    // SAFETY (of the generated code): the same address the integer adds computed.
+                    match unsafe { builder.build_gep(i8t, p, &[*off], "addr") } {
+                        Ok(q) => p = q,
+                        Err(_) => break,
+                    }
+                }
                 if let Some(pi) = p.as_instruction_value() {
                     inst.replace_all_uses_with(&pi);
                     inst.erase_from_basic_block();
