@@ -281,8 +281,16 @@ fn concurrent_launches() {
     run_fixture(&CONCURRENT);
 }
 
+const SPACES: Fixture = Fixture { ptx: "spaces.ptx", host: "spaces_host.c", ok_lines: &["spaces: 1 shapes OK"] };
+
+/// NVRTC output: `isspacep` on pointers into global, shared, local and constant memory.
+#[test]
+fn spaces() {
+    run_fixture(&SPACES);
+}
+
 /// Every fixture above, for the cross-target run.
-const ALL_FIXTURES: &[&Fixture] = &[&CONCURRENT, &VECADD, &REDUCE, &SAXPY_NVOPENCC, &BARRIER_EXIT, &ATOMICS, &CALLS, &TRAP, &DEVICE_LIB, &WARPS, &LEGACY_WARP];
+const ALL_FIXTURES: &[&Fixture] = &[&SPACES, &CONCURRENT, &VECADD, &REDUCE, &SAXPY_NVOPENCC, &BARRIER_EXIT, &ATOMICS, &CALLS, &TRAP, &DEVICE_LIB, &WARPS, &LEGACY_WARP];
 
 /// The same fixtures cross-compiled for AArch64 (objects from `ptx2llvm --target
 /// aarch64-unknown-linux-gnu`, ptxrt built for aarch64-unknown-linux-gnu, the host with the

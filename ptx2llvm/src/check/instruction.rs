@@ -228,6 +228,18 @@ fn convert_form(scope: &mut FnScope, inst: &ast::Instruction) -> Option<Converte
             }
         }
         "cvt" => return cvt(scope, inst, mods, guard),
+        "isspacep" => {
+            let sp = space(&mut mods);
+            mods.one_of(&[".shared::cluster"]);
+            if !mods.finish(scope, opcode) || !expect_operands(scope, inst, &[2]) {
+                return None;
+            }
+            if sp == StateSpace::Generic {
+                scope.error(inst.opcode.span.clone(), "`isspacep` needs a state space");
+                return None;
+            }
+            Op::IsSpace { space: sp, dst: scope.dst(&ops[0], ScalarType::Pred, Width::Exact)?, a: scope.src(&ops[1], ScalarType::U64, Width::Exact)? }
+        }
         "cvta" => {
             let to = mods.has(".to");
             let sp = space(&mut mods);

@@ -610,6 +610,10 @@ pub enum Op {
     Atomic { op: AtomicOp, ty: ScalarType, space: StateSpace, order: MemOrder, dst: Option<RegId>, addr: Address, b: Operand, c: Option<Operand> },
     /// `membar`/`fence`: orders this thread's memory accesses as seen by threads of `scope`.
     Fence { order: MemOrder, scope: MemScope },
+    /// `isspacep.space p, a`: whether generic address `a` lies in `space`'s window
+    /// (shared: the block's shared memory; local: the block's local memory; const and
+    /// param: a module `.const` variable or a kernel parameter; global: none of these).
+    IsSpace { space: StateSpace, dst: RegId, a: Operand },
     /// `trap`: ends the launch with an error naming the kernel, block and function.
     Trap,
     /// An instruction without effect on the CPU (`brkpt`, `pmevent`, `nanosleep`).

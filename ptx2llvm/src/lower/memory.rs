@@ -96,6 +96,54 @@ impl<'ctx> FnCx<'ctx, '_> {
         Ok(())
     }
 
+    /// `isspacep`: generic addresses are host addresses; shared and local memory are the
+    /// block's windows, `.const` variables and kernel parameters are known objects, and
+    /// everything else is global memory.
+    pub fn is_space(&self, space: StateSpace, dst: RegId, a: Operand) -> R<()> {
+        let i64t = self.cx.i64_type();
+        let addr = self.read(a, ScalarType::U64)?;
+        let within = |lo: inkwell::values::IntValue<'ctx>, bytes: inkwell::values::IntValue<'ctx>| -> R<inkwell::values::IntValue<'ctx>> {
+            let off = self.b.build_int_sub(addr, lo, "")?;
+            Ok(self.b.build_int_compare(inkwell::IntPredicate::ULT, off, bytes, "")?)
+        };
+        let ptr_int = |p: PointerValue<'ctx>| self.b.build_ptr_to_int(p, i64t, "");
+        let shared_bytes = {
+            let dynamic = self.b.build_int_z_extend(self.uni.dynamic_shared, i64t, "")?;
+            self.b.build_int_add(dynamic, self.i64(self.ml.layout.static_shared_aligned()), "")?
+        };
+        let in_shared = within(ptr_int(self.uni.shared)?, shared_bytes)?;
+        let local_bytes = {
+            let n = self.b.build_int_z_extend(self.uni.nthreads, i64t, "")?;
+            self.b.build_int_mul(n, self.i64(self.ml.layout.local_bytes), "")?
+        };
+        let in_local = within(ptr_int(self.uni.local)?, local_bytes)?;
+        let mut in_const = self.cx.bool_type().const_zero();
+        for (i, v) in self.ml.ir.vars.iter().enumerate() {
+            if v.space == StateSpace::Const {
+                if let Some(g) = self.ml.global_ptr(crate::ir::VarId(i as u32)) {
+                    let hit = within(ptr_int(g)?, self.i64(v.size))?;
+                    in_const = self.b.build_or(in_const, hit, "")?;
+                }
+            }
+        }
+        let mut in_param = self.cx.bool_type().const_zero();
+        for (p, decl) in self.uni.params.iter().zip(&self.f.params) {
+            let hit = within(ptr_int(*p)?, self.i64(decl.size as u64))?;
+            in_param = self.b.build_or(in_param, hit, "")?;
+        }
+        let v = match space {
+            StateSpace::Shared => in_shared,
+            StateSpace::Local => in_local,
+            StateSpace::Const => in_const,
+            StateSpace::Param => in_param,
+            _ => {
+                let elsewhere = self.b.build_or(self.b.build_or(in_shared, in_local, "")?, self.b.build_or(in_const, in_param, "")?, "")?;
+                self.b.build_not(elsewhere, "")?
+            }
+        };
+        self.write(dst, v, ScalarType::Pred)
+    }
+
     pub fn cvta(&self, to_generic: bool, space: StateSpace, ty: ScalarType, dst: RegId, src: Operand) -> R<()> {
         let v = self.read(src, ty)?;
         let v64 = self.resize(v, 64, false)?;

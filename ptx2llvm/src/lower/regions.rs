@@ -192,6 +192,7 @@ pub fn uses(op: &Op, out: &mut Vec<RegId>) {
                 o(c)
             }
         }
+        Op::IsSpace { a, .. } => o(a),
         Op::Fence { .. } | Op::Trap | Op::Nop | Op::Unsupported { .. } => {}
     }
 }
@@ -223,6 +224,7 @@ pub fn defs(op: &Op, out: &mut Vec<RegId>) {
             _ => None,
         })),
         Op::Atomic { dst, .. } => out.extend(dst.iter().copied()),
+        Op::IsSpace { dst, .. } => out.push(*dst),
         Op::Lanes { dst, .. }
         | Op::Mul24 { dst, .. }
         | Op::Sad { dst, .. }

@@ -319,6 +319,7 @@ impl<'ctx, 'a> FnCx<'ctx, 'a> {
             Op::Atomic { op, ty, space, order, dst, addr, b, c } => self.atomic(*op, *ty, *space, *order, *dst, *addr, *b, *c),
             Op::Fence { order, scope } => self.fence(*order, *scope),
             Op::Nop => Ok(()),
+            Op::IsSpace { space, dst, a } => self.is_space(*space, *dst, *a),
             Op::Trap => {
                 let what = match self.f.kind {
                     ir::FunctionKind::Entry => format!("`trap` executed in kernel `{}`", self.f.name),
