@@ -116,7 +116,7 @@ pub fn compile(source: &str, module_name: &str, opts: &Options) -> Result<(Vec<u
     if opts.opt_level > 0 {
         // Registers to SSA first, so that addresses show their base (lower::provenance).
         module
-            .run_passes("function(sroa,mem2reg,instcombine)", &tm, PassBuilderOptions::create())
+            .run_passes("function(sroa,mem2reg,instcombine<no-verify-fixpoint>)", &tm, PassBuilderOptions::create())
             .map_err(|e| CompileError::Target(format!("internal error: LLVM optimization failed: {}", e.to_string())))?;
         lower::provenance::rebase_integer_addresses(&module);
         // A debugging aid: the IR the optimization pipeline starts from.

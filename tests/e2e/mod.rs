@@ -289,8 +289,18 @@ fn spaces() {
     run_fixture(&SPACES);
 }
 
+const MEMORY: Fixture = Fixture { ptx: "memory.ptx", host: "memory_host.c", ok_lines: &["memory: 2 shapes OK"] };
+
+/// NVRTC output: a struct kernel parameter passed by value, `__constant__`/`__device__`
+/// variables set and read through `ptxrtGetSymbol` before and between launches, and a
+/// `.local` array with computed indices whose address a called function reads.
+#[test]
+fn memory() {
+    run_fixture(&MEMORY);
+}
+
 /// Every fixture above, for the cross-target run.
-const ALL_FIXTURES: &[&Fixture] = &[&SPACES, &CONCURRENT, &VECADD, &REDUCE, &SAXPY_NVOPENCC, &BARRIER_EXIT, &ATOMICS, &CALLS, &TRAP, &DEVICE_LIB, &WARPS, &LEGACY_WARP];
+const ALL_FIXTURES: &[&Fixture] = &[&MEMORY, &SPACES, &CONCURRENT, &VECADD, &REDUCE, &SAXPY_NVOPENCC, &BARRIER_EXIT, &ATOMICS, &CALLS, &TRAP, &DEVICE_LIB, &WARPS, &LEGACY_WARP];
 
 /// The same fixtures cross-compiled for AArch64 (objects from `ptx2llvm --target
 /// aarch64-unknown-linux-gnu`, ptxrt built for aarch64-unknown-linux-gnu, the host with the
