@@ -307,7 +307,7 @@ const ALL_FIXTURES: &[&Fixture] = &[&MEMORY, &SPACES, &CONCURRENT, &VECADD, &RED
 /// cross C compiler) and run under qemu-user, at -O2 with the default worker count.
 #[test]
 fn aarch64_qemu() {
-    let cross = support::aarch64_tools();
+    let Some(cross) = support::aarch64_tools_if_available() else { return };
     let work = WorkDir::new("aarch64");
     for fx in ALL_FIXTURES {
         let stem = fx.host.trim_end_matches(".c");

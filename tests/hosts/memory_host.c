@@ -10,7 +10,8 @@
 
 #include "harness.h"
 
-struct Params { int scale; float bias; double weights[3]; char tag; };
+/* `signed char`: plain char is unsigned on AArch64, but CUDA (x86-64 host ABI) compiled it signed. */
+struct Params { int scale; float bias; double weights[3]; signed char tag; };
 
 static void *symbol(const char *name, size_t want)
 {

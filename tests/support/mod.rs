@@ -331,6 +331,34 @@ pub struct CrossTools {
     pub sysroot: PathBuf,
 }
 
+/// Whether Rust's standard library for AArch64 is installed (`rustup target add
+/// aarch64-unknown-linux-gnu`; scripts/install-deps.sh tries, but some machines cannot
+/// download it).
+pub fn have_aarch64_rust_std() -> bool {
+    let rustc = std::env::var_os("RUSTC").unwrap_or_else(|| "rustc".into());
+    let out = Command::new(rustc).args(["--print", "target-libdir", "--target", AARCH64_TRIPLE]).output();
+    match out {
+        Ok(o) if o.status.success() => {
+            let dir = PathBuf::from(String::from_utf8_lossy(&o.stdout).trim().to_string());
+            std::fs::read_dir(&dir).is_ok_and(|mut d| d.any(|e| e.is_ok_and(|e| e.file_name().to_string_lossy().starts_with("libstd-"))))
+        }
+        _ => false,
+    }
+}
+
+/// The AArch64 tools, or `None` (with a loud message) when Rust's AArch64 standard library
+/// is not installed, so that ptxrt cannot be cross-built on this machine.
+pub fn aarch64_tools_if_available() -> Option<CrossTools> {
+    if !have_aarch64_rust_std() {
+        eprintln!(
+            "WARNING: Rust's standard library for {AARCH64_TRIPLE} is not installed (`rustup target add {AARCH64_TRIPLE}`): \
+             the AArch64 runs under qemu are skipped on this machine"
+        );
+        return None;
+    }
+    Some(aarch64_tools())
+}
+
 /// Builds ptxrt for AArch64 (same profile and target directory as the test binary) and
 /// finds the cross compiler and qemu-user; panics with what to install when one is missing.
 pub fn aarch64_tools() -> CrossTools {
