@@ -10,7 +10,9 @@
 #   ptxrt::ptxrt          IMPORTED static library libptxrt.a (include dir ptxrt/include,
 #                         links Threads, dl and m)
 #   ptx2llvm::ptx2llvm    IMPORTED executable, the compiler
-#   ptx2llvm_add_library  translates .ptx files into a library target
+#   ptx2llvm_add_library  translates .ptx files into a library target; for each FILE.ptx
+#                         it also writes the typed launch header FILE.h (ptx2llvm --header)
+#                         and puts its directory on the include path of the target's users
 #
 # Cache variables
 #   PTX2LLVM_EXECUTABLE        a prebuilt ptx2llvm; empty: build it with cargo
@@ -155,6 +157,7 @@ function(ptx2llvm_add_library name)
   set(out_dir "${CMAKE_CURRENT_BINARY_DIR}/${name}.ptx2llvm")
   file(MAKE_DIRECTORY "${out_dir}")
   set(objects "")
+  set(headers "")
   foreach(src IN LISTS sources)
     get_filename_component(abs "${src}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_SOURCE_DIR}")
     # The object keeps the source's relative path, so equal file names do not collide.
@@ -167,15 +170,20 @@ function(ptx2llvm_add_library name)
     endif()
     get_filename_component(obj_dir "${obj}" DIRECTORY)
     file(MAKE_DIRECTORY "${obj_dir}")
+    # The typed launch header `<stem>.h` (ptx2llvm --header) next to the objects; the
+    # target's users get its directory on their include path.
+    get_filename_component(stem "${abs}" NAME_WE)
+    set(header "${out_dir}/include/${stem}.h")
     # The compiler writes a Make-style depfile naming every file the object was built from.
     add_custom_command(
-      OUTPUT "${obj}"
-      COMMAND "${exe}" ${flags} "${abs}" -o "${obj}" --depfile "${obj}.d"
+      OUTPUT "${obj}" "${header}"
+      COMMAND "${exe}" ${flags} "${abs}" -o "${obj}" --depfile "${obj}.d" --header "${header}"
       DEPFILE "${obj}.d"
       DEPENDS "${abs}" "${exe}" ${build_target}
       COMMENT "ptx2llvm ${rel}"
       VERBATIM)
     list(APPEND objects "${obj}")
+    list(APPEND headers "${header}")
   endforeach()
   set_source_files_properties(${objects} PROPERTIES EXTERNAL_OBJECT TRUE GENERATED TRUE)
 
@@ -185,4 +193,9 @@ function(ptx2llvm_add_library name)
   add_library(${name} INTERFACE)
   target_link_libraries(${name} INTERFACE "$<LINK_LIBRARY:WHOLE_ARCHIVE,${name}_objects>"
                         ptxrt::ptxrt)
+  file(MAKE_DIRECTORY "${out_dir}/include")
+  target_include_directories(${name} INTERFACE "${out_dir}/include")
+  # Users' sources include the headers: they must exist before those compile.
+  add_custom_target(${name}_headers DEPENDS ${headers})
+  add_dependencies(${name} ${name}_headers)
 endfunction()

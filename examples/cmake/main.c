@@ -1,9 +1,12 @@
 /* The CMake example's host: runs the `scale` kernel (scale.ptx, y[i] = 2 * x[i]) on the
- * CPU through ptxrt and checks every element. */
+ * CPU through ptxrt and checks every element. It launches the kernel once through the
+ * generic API (ptxrtFindKernel + ptxrtLaunchKernel) and once through the typed launch
+ * function ptx2llvm_add_library generated in scale.h. */
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "ptxrt.h"
+#include "scale.h"
 
 int main(void)
 {
@@ -40,6 +43,19 @@ int main(void)
         if (y[i] != 2.0f * x[i]) {
             printf("cmake example: FAILED at y[%d]: expected %g, got %g\n", i,
                    (double)(2.0f * x[i]), (double)y[i]);
+            return 1;
+        }
+    }
+    /* Again through the typed launch function of scale.h. */
+    for (int i = 0; i < n; i++) y[i] = 0.0f;
+    err = scale_launch(grid, threads, 0, x, y, (uint32_t)n);
+    if (err != ptxrtSuccess) {
+        fprintf(stderr, "typed launch failed: %s\n", ptxrtGetErrorName(err));
+        return 1;
+    }
+    for (int i = 0; i < n; i++) {
+        if (y[i] != 2.0f * x[i]) {
+            printf("cmake example: FAILED (typed launch) at y[%d]\n", i);
             return 1;
         }
     }
