@@ -299,8 +299,21 @@ fn memory() {
     run_fixture(&MEMORY);
 }
 
+const ALGORITHMS: Fixture = Fixture {
+    ptx: "algorithms.ptx",
+    host: "algorithms_host.c",
+    ok_lines: &["block_scan: 4 shapes OK", "matmul: 3 shapes OK", "bitonic: 3 shapes OK", "grid3d: 2 shapes OK"],
+};
+
+/// NVRTC output: block scan (dynamic shared memory), tiled matrix multiply on a 2D grid,
+/// bitonic sort (barriers in nested loops), a 3D grid of 3D blocks.
+#[test]
+fn algorithms() {
+    run_fixture(&ALGORITHMS);
+}
+
 /// Every fixture above, for the cross-target run.
-const ALL_FIXTURES: &[&Fixture] = &[&MEMORY, &SPACES, &CONCURRENT, &VECADD, &REDUCE, &SAXPY_NVOPENCC, &BARRIER_EXIT, &ATOMICS, &CALLS, &TRAP, &DEVICE_LIB, &WARPS, &LEGACY_WARP];
+const ALL_FIXTURES: &[&Fixture] = &[&ALGORITHMS, &MEMORY, &SPACES, &CONCURRENT, &VECADD, &REDUCE, &SAXPY_NVOPENCC, &BARRIER_EXIT, &ATOMICS, &CALLS, &TRAP, &DEVICE_LIB, &WARPS, &LEGACY_WARP];
 
 /// The same fixtures cross-compiled for AArch64 (objects from `ptx2llvm --target
 /// aarch64-unknown-linux-gnu`, ptxrt built for aarch64-unknown-linux-gnu, the host with the
