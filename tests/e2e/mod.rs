@@ -312,8 +312,16 @@ fn algorithms() {
     run_fixture(&ALGORITHMS);
 }
 
+const LEGACY_VOTE: Fixture = Fixture { ptx: "legacy_vote.ptx", host: "legacy_vote_host.c", ok_lines: &["legacy_vote: 3 shapes OK"] };
+
+/// Hand-written PTX 5.0: legacy `vote` and `shfl` without `.sync` or membermask.
+#[test]
+fn legacy_vote() {
+    run_fixture(&LEGACY_VOTE);
+}
+
 /// Every fixture above, for the cross-target run.
-const ALL_FIXTURES: &[&Fixture] = &[&ALGORITHMS, &MEMORY, &SPACES, &CONCURRENT, &VECADD, &REDUCE, &SAXPY_NVOPENCC, &BARRIER_EXIT, &ATOMICS, &CALLS, &TRAP, &DEVICE_LIB, &WARPS, &LEGACY_WARP];
+const ALL_FIXTURES: &[&Fixture] = &[&LEGACY_VOTE, &ALGORITHMS, &MEMORY, &SPACES, &CONCURRENT, &VECADD, &REDUCE, &SAXPY_NVOPENCC, &BARRIER_EXIT, &ATOMICS, &CALLS, &TRAP, &DEVICE_LIB, &WARPS, &LEGACY_WARP];
 
 /// The same fixtures cross-compiled for AArch64 (objects from `ptx2llvm --target
 /// aarch64-unknown-linux-gnu`, ptxrt built for aarch64-unknown-linux-gnu, the host with the
