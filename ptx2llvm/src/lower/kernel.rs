@@ -22,6 +22,21 @@ use std::collections::HashMap;
 
 use super::abi::sync;
 
+/// Above this many regions, each region gets one thread loop instead of two (see
+/// `lower_entry`): kernels with hundreds of sync points stay a manageable size for LLVM.
+const COMPACT_ABOVE_REGIONS: usize = 12;
+
+/// Which threads a region's thread loop runs.
+#[derive(Clone, Copy)]
+enum Filter<'ctx> {
+    /// Every thread (the entry region, or the scheduler said the whole block continues).
+    All,
+    /// The threads whose state says the scheduler released them into the region.
+    Released,
+    /// Every thread if the value is true, else the released ones.
+    DenseOrReleased(IntValue<'ctx>),
+}
+
 pub struct LoweredKernel<'ctx> {
     pub block_fn: FunctionValue<'ctx>,
     pub context_bytes_per_thread: u32,
@@ -82,7 +97,7 @@ pub fn lower_entry<'ctx>(ml: &ModuleLowerer<'ctx, '_>, index: usize, f: &ir::Fun
     let done = fc.new_block("done");
 
     if !regions.has_sync_points() {
-        let start = emit_region_loop(&mut fc, &regions, &layout, 0, false, done)?;
+        let start = emit_region_loop(&mut fc, &regions, &layout, 0, Filter::All, done)?;
         fc.b.position_at_end(entry);
         fc.b.build_unconditional_branch(start)?;
     } else {
@@ -93,18 +108,8 @@ pub fn lower_entry<'ctx>(ml: &ModuleLowerer<'ctx, '_>, index: usize, f: &ir::Fun
         fc.b.build_store(arrivals, i32t.array_type(sync::SCRATCH_WORDS).const_zero())?;
         let schedule = fc.new_block("schedule");
         let failed = fc.new_block("failed");
-        let mut cases = vec![];
-        for k in 1..regions.starts.len() {
-            let pick = fc.new_block(&format!("region{k}"));
-            let dense = emit_region_loop(&mut fc, &regions, &layout, k, false, schedule)?;
-            let checked = emit_region_loop(&mut fc, &regions, &layout, k, true, schedule)?;
-            cases.push((k, pick, dense, checked));
-        }
-        // Region 0 (the entry) runs for every thread; then the scheduler decides.
-        let first = emit_region_loop(&mut fc, &regions, &layout, 0, false, schedule)?;
-        fc.b.position_at_end(entry);
-        fc.b.build_unconditional_branch(first)?;
-
+        let dispatch = fc.new_block("dispatch");
+        // Ask the scheduler which region runs next (and whether densely).
         fc.b.position_at_end(schedule);
         let state_ptr = context_elem(&fc, layout.state.expect("kernel with sync points has a state array"), 4, i32t.const_zero())?;
         let ptr = cx.ptr_type(inkwell::AddressSpace::default());
@@ -125,19 +130,43 @@ pub fn lower_entry<'ctx>(ml: &ModuleLowerer<'ctx, '_>, index: usize, f: &ir::Fun
         let k = fc.b.build_and(r, i32t.const_int(0xFFFF, false), "region")?;
         let dense_bit = fc.b.build_and(r, i32t.const_int(sync::DENSE, false), "")?;
         let is_dense = fc.b.build_int_compare(P::NE, dense_bit, i32t.const_zero(), "dense")?;
-        let dispatch = fc.new_block("dispatch");
         let finished = fc.b.build_int_compare(P::EQ, r, i32t.const_all_ones(), "")?;
         let not_done = fc.new_block("not_done");
         fc.b.build_conditional_branch(finished, done, not_done)?;
         fc.b.position_at_end(not_done);
         let negative = fc.b.build_int_compare(P::SLT, r, i32t.const_zero(), "")?;
         fc.b.build_conditional_branch(negative, failed, dispatch)?;
+
+        // Each region as a dense and a checked thread loop; with many regions, one loop
+        // that tests "dense, or released into this region" keeps the function's size linear.
+        let compact = regions.starts.len() > COMPACT_ABOVE_REGIONS;
+        let mut cases = vec![];
+        for k in 1..regions.starts.len() {
+            let pick = fc.new_block(&format!("region{k}"));
+            if compact {
+                let either = emit_region_loop(&mut fc, &regions, &layout, k, Filter::DenseOrReleased(is_dense), schedule)?;
+                cases.push((k, pick, either, either));
+            } else {
+                let dense = emit_region_loop(&mut fc, &regions, &layout, k, Filter::All, schedule)?;
+                let checked = emit_region_loop(&mut fc, &regions, &layout, k, Filter::Released, schedule)?;
+                cases.push((k, pick, dense, checked));
+            }
+        }
+        // Region 0 (the entry) runs for every thread; then the scheduler decides.
+        let first = emit_region_loop(&mut fc, &regions, &layout, 0, Filter::All, schedule)?;
+        fc.b.position_at_end(entry);
+        fc.b.build_unconditional_branch(first)?;
+
         fc.b.position_at_end(dispatch);
         let switch_cases: Vec<_> = cases.iter().map(|(k, pick, _, _)| (i32t.const_int(*k as u64, false), *pick)).collect();
         fc.b.build_switch(k, failed, &switch_cases)?;
         for (_, pick, dense, checked) in &cases {
             fc.b.position_at_end(*pick);
-            fc.b.build_conditional_branch(is_dense, *dense, *checked)?;
+            if dense == checked {
+                fc.b.build_unconditional_branch(*dense)?;
+            } else {
+                fc.b.build_conditional_branch(is_dense, *dense, *checked)?;
+            }
         }
         fc.b.position_at_end(failed);
         fc.b.build_return(Some(&i32t.const_int(abi::ERROR_LAUNCH_FAILURE, false)))?;
@@ -218,12 +247,16 @@ fn emit_region_loop<'ctx>(
     regions: &Regions,
     layout: &ContextLayout,
     k: usize,
-    checked: bool,
+    filter: Filter<'ctx>,
     after: BasicBlock<'ctx>,
 ) -> R<BasicBlock<'ctx>> {
     let cx = fc.cx;
     let i32t = cx.i32_type();
-    let tag = if checked { "c" } else { "d" };
+    let tag = match filter {
+        Filter::All => "d",
+        Filter::Released => "c",
+        Filter::DenseOrReleased(_) => "e",
+    };
     let pre = fc.new_block(&format!("r{k}{tag}.pre"));
     let zh = fc.new_block(&format!("r{k}{tag}.z"));
     let yh = fc.new_block(&format!("r{k}{tag}.y"));
@@ -253,12 +286,16 @@ fn emit_region_loop<'ctx>(
     // `exit` (here, or reported by a called `.func`): the thread ends.
     let exit_bb = fc.new_block(&format!("r{k}{tag}.exit"));
     fc.on_exit = Some(exit_bb);
-    if checked {
-        // Only the threads the scheduler released into this region.
+    if let Filter::Released | Filter::DenseOrReleased(_) = filter {
+        // Only the threads the scheduler released into this region (or every thread when
+        // it said the whole block continues here).
         let sp = context_elem(fc, layout.state.expect("kernel with sync points has a state array"), 4, lin)?;
         let s = fc.b.build_load(i32t, sp, "state")?.into_int_value();
-        let mine = fc.b.build_int_compare(P::EQ, s, i32t.const_int(k as u64 | sync::RELEASED, false), "")?;
-        fc.b.build_conditional_branch(mine, body, xl)?;
+        let mut run = fc.b.build_int_compare(P::EQ, s, i32t.const_int(k as u64 | sync::RELEASED, false), "")?;
+        if let Filter::DenseOrReleased(dense) = filter {
+            run = fc.b.build_or(run, dense, "")?;
+        }
+        fc.b.build_conditional_branch(run, body, xl)?;
     } else {
         fc.b.build_unconditional_branch(body)?;
     }
