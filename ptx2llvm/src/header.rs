@@ -93,7 +93,7 @@ pub fn launch_header(m: &ir::Module, source_name: &str, guard: &str) -> String {
         let mut params = vec![];
         let mut setup = vec![];
         for (i, p) in f.params.iter().enumerate() {
-            let name = format!("{}", c_identifier(&p.name));
+            let name = c_identifier(&p.name);
             let array = p.size > p.ty.bytes();
             if array {
                 // A struct or array passed by value: the caller gives its bytes.

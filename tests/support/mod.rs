@@ -97,23 +97,7 @@ fn cargo_build_tools(bin_dir: &Path) -> Result<(), String> {
             }
         }
     }
-    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    let mut cmd = Command::new(&cargo);
-    cmd.current_dir(workspace_root())
-        .args(["build", "-p", "ptx2llvm", "-p", "ptxrt", "--target-dir"])
-        .arg(parent);
-    match profile {
-        "debug" => {}
-        "release" => {
-            cmd.arg("--release");
-        }
-        other => {
-            cmd.args(["--profile", other]);
-        }
-    }
-    if let Some(triple) = &triple {
-        cmd.args(["--target", triple]);
-    }
+    let (cargo, mut cmd) = cargo_build(&["ptx2llvm", "ptxrt"], parent, profile, triple.as_deref());
     let out = cmd
         .output()
         .map_err(|e| format!("cannot run {}: {e}", Path::new(&cargo).display()))?;
@@ -126,6 +110,31 @@ fn cargo_build_tools(bin_dir: &Path) -> Result<(), String> {
         ));
     }
     Ok(())
+}
+
+/// `cargo build -p <packages>` into `target_dir` for a profile directory name (`debug`,
+/// `release`, or a custom profile) and an optional target triple.
+fn cargo_build(packages: &[&str], target_dir: &Path, profile: &str, triple: Option<&str>) -> (std::ffi::OsString, Command) {
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let mut cmd = Command::new(&cargo);
+    cmd.current_dir(workspace_root()).arg("build");
+    for p in packages {
+        cmd.args(["-p", p]);
+    }
+    cmd.arg("--target-dir").arg(target_dir);
+    match profile {
+        "debug" => {}
+        "release" => {
+            cmd.arg("--release");
+        }
+        other => {
+            cmd.args(["--profile", other]);
+        }
+    }
+    if let Some(triple) = triple {
+        cmd.args(["--target", triple]);
+    }
+    (cargo, cmd)
 }
 
 /// A temporary directory, kept when PTX2LLVM_KEEP_TEMP is set.
@@ -371,18 +380,7 @@ pub fn aarch64_tools() -> CrossTools {
     let bin_dir = bin_dir_of_current_exe().unwrap_or_else(|e| panic!("{e}"));
     let profile = bin_dir.file_name().and_then(OsStr::to_str).unwrap_or("debug").to_owned();
     let target_dir = bin_dir.parent().unwrap_or(&bin_dir).to_path_buf();
-    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    let mut cmd = Command::new(&cargo);
-    cmd.current_dir(workspace_root()).args(["build", "-p", "ptxrt", "--target", AARCH64_TRIPLE, "--target-dir"]).arg(&target_dir);
-    match profile.as_str() {
-        "debug" => {}
-        "release" => {
-            cmd.arg("--release");
-        }
-        other => {
-            cmd.args(["--profile", other]);
-        }
-    }
+    let (_, mut cmd) = cargo_build(&["ptxrt"], &target_dir, &profile, Some(AARCH64_TRIPLE));
     let out = cmd.output().unwrap_or_else(|e| panic!("cannot run cargo: {e}"));
     assert!(
         out.status.success(),

@@ -42,7 +42,7 @@ pub(super) fn atom(scope: &mut FnScope, inst: &ast::Instruction, mut mods: Mods,
         return unsupported(scope, inst, guard, format!("`{opcode}` on 16-bit, 128-bit and vector types"));
     }
     let ty = super::instruction::one_type(scope, &mut mods, inst)?;
-    if !mods.finish(scope, opcode) {
+    if !mods.finish() {
         return None;
     }
     let Some(op) = op else {
@@ -155,7 +155,7 @@ pub(super) fn fence(scope: &mut FnScope, inst: &ast::Instruction, mut mods: Mods
         };
         (order, sc)
     };
-    if !mods.finish(scope, opcode) || !expect_operands(scope, inst, &[0]) {
+    if !mods.finish() || !expect_operands(scope, inst, &[0]) {
         return None;
     }
     done(guard, Op::Fence { order, scope: sc }, inst)

@@ -14,27 +14,12 @@ use crate::ir::{self, Op, ScalarType};
 
 pub(super) fn call(scope: &mut FnScope, inst: &ast::Instruction, mut mods: Mods, guard: Option<ir::PredRef>) -> Option<Converted> {
     let uniform = mods.has(".uni");
-    if !mods.finish(scope, "call") {
+    if !mods.finish() {
         return None;
     }
-    let mut ops: &[Spanned<A>] = &inst.operands;
-    let mut rets: &[Spanned<A>] = &[];
-    if let Some((first, rest)) = ops.split_first() {
-        if let A::List(items) = &first.node {
-            rets = items;
-            ops = rest;
-        }
-    }
-    let Some((callee_op, rest)) = ops.split_first() else {
+    let Some(ast::CallOperands { rets, callee: callee_op, args, rest }) = inst.call_operands() else {
         scope.error(inst.span.clone(), "`call` needs a function to call");
         return None;
-    };
-    let (args, rest): (&[Spanned<A>], &[Spanned<A>]) = match rest.split_first() {
-        Some((first, more)) => match &first.node {
-            A::List(items) => (items, more),
-            _ => (&[], rest),
-        },
-        None => (&[], rest),
     };
     if rest.len() > 1 {
         scope.error(rest[1].span.clone(), "unexpected operand after the call's prototype");

@@ -146,7 +146,7 @@ impl FnScope<'_> {
     }
 
     /// Diagnostics reported so far in the module.
-    pub fn error_count(&self) -> usize {
+    pub fn diagnostic_count(&self) -> usize {
         self.cx.diags.len()
     }
 
@@ -295,21 +295,18 @@ pub(crate) fn check_body(cx: &mut ModuleChecker, index: usize, f: &ast::Function
 }
 
 fn collect_labels(stmts: &[ast::Statement], scope: &mut FnScope) {
-    for s in stmts {
-        match s {
-            ast::Statement::Label(l) => {
-                scope.labels.insert(l.node.clone());
-            }
-            ast::Statement::LabelledDirective { label, kind, signature, .. } => {
-                scope.labels.insert(label.node.clone());
-                if *kind == ast::DirectiveKind::CallPrototype {
-                    scope.prototypes.insert(label.node.clone(), *signature);
-                }
-            }
-            ast::Statement::Block(inner, _) => collect_labels(inner, scope),
-            _ => {}
+    ast::visit_labels(stmts, &mut |s| match s {
+        ast::Statement::Label(l) => {
+            scope.labels.insert(l.node.clone());
         }
-    }
+        ast::Statement::LabelledDirective { label, kind, signature, .. } => {
+            scope.labels.insert(label.node.clone());
+            if *kind == ast::DirectiveKind::CallPrototype {
+                scope.prototypes.insert(label.node.clone(), *signature);
+            }
+        }
+        _ => {}
+    });
 }
 
 fn walk(scope: &mut FnScope, stmts: &[ast::Statement], out: &mut Vec<Linear>) {

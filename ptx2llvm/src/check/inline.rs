@@ -91,12 +91,7 @@ fn callee(i: &Instruction) -> Option<&str> {
     if i.opcode.node != "call" {
         return None;
     }
-    let mut ops = i.operands.iter();
-    let mut first = ops.next()?;
-    if matches!(first.node, A::List(_)) {
-        first = ops.next()?;
-    }
-    match &first.node {
+    match &i.call_operands()?.callee.node {
         A::Name { name, component: None } => Some(name.as_str()),
         _ => None,
     }
@@ -142,19 +137,10 @@ impl Inliner<'_, '_> {
     fn inline(&mut self, call: &Instruction, f: &ast::Function) -> Option<Vec<Statement>> {
         *self.counter += 1;
         let tag = format!("__inline{}_", self.counter);
-        let mut ops = call.operands.iter();
-        let mut rets: &[Spanned<A>] = &[];
-        let mut first = ops.next()?;
-        if let A::List(r) = &first.node {
-            rets = r;
-            first = ops.next()?;
+        let ast::CallOperands { rets, args, rest, .. } = call.call_operands()?;
+        if !rest.is_empty() {
+            return None;
         }
-        let _ = first;
-        let args: &[Spanned<A>] = match ops.next().map(|o| &o.node) {
-            Some(A::List(a)) => a,
-            None => &[],
-            Some(_) => return None,
-        };
         let params: Vec<(&ast::VarDecl, &ast::VarName)> = f.params.iter().flat_map(|d| d.names.iter().map(move |n| (d, n))).collect();
         let returns: Vec<(&ast::VarDecl, &ast::VarName)> = f.returns.iter().flat_map(|d| d.names.iter().map(move |n| (d, n))).collect();
         if params.len() != args.len() || returns.len() != rets.len() {
@@ -220,31 +206,16 @@ impl Inliner<'_, '_> {
             bind(*r, a, true, &mut prologue, &mut epilogue)?;
         }
         // Labels of the callee get the call's tag.
-        let mut labels = HashSet::new();
-        collect_labels(f.body.as_deref().unwrap_or(&[]), &mut labels);
-        for l in labels {
-            renames.insert(l.clone(), format!("{tag}{l}"));
-        }
+        ast::visit_labels(f.body.as_deref().unwrap_or(&[]), &mut |s| {
+            if let Statement::Label(l) | Statement::LabelledDirective { label: l, .. } = s {
+                renames.insert(l.node.clone(), format!("{tag}{}", l.node));
+            }
+        });
         let mut body = prologue;
         body.extend(f.body.as_deref().unwrap_or(&[]).iter().map(|s| rewrite(s, &renames, &end_label)));
         body.push(Statement::Label(name(&end_label)));
         body.extend(epilogue);
         Some(body)
-    }
-}
-
-fn collect_labels(stmts: &[Statement], out: &mut HashSet<String>) {
-    for s in stmts {
-        match s {
-            Statement::Label(l) => {
-                out.insert(l.node.clone());
-            }
-            Statement::LabelledDirective { label, .. } => {
-                out.insert(label.node.clone());
-            }
-            Statement::Block(inner, _) => collect_labels(inner, out),
-            _ => {}
-        }
     }
 }
 

@@ -85,7 +85,7 @@ impl<'a> Mods<'a> {
     /// Whether the handler understood every modifier. The form table has already checked
     /// that they make a valid form, so a leftover one is a form the handler does not
     /// translate: `convert` turns the instruction into `Op::Unsupported`.
-    pub(super) fn finish(self, _scope: &mut FnScope, _opcode: &str) -> bool {
+    pub(super) fn finish(self) -> bool {
         self.list.iter().all(|(_, _, used)| *used)
     }
 }
@@ -130,9 +130,9 @@ pub(super) fn space(mods: &mut Mods) -> StateSpace {
 }
 
 pub(crate) fn convert(scope: &mut FnScope, inst: &ast::Instruction) -> Option<Converted> {
-    let errors_before = scope.error_count();
+    let errors_before = scope.diagnostic_count();
     let converted = convert_form(scope, inst);
-    if converted.is_none() && scope.error_count() == errors_before {
+    if converted.is_none() && scope.diagnostic_count() == errors_before {
         // A valid form (the table said so) that the handler does not translate.
         return unsupported(scope, inst, None, format!("`{}`", full_name(inst)));
     }
@@ -156,7 +156,7 @@ fn convert_form(scope: &mut FnScope, inst: &ast::Instruction) -> Option<Converte
     let op = match opcode {
         "bra" => {
             mods.has(".uni");
-            if !mods.finish(scope, opcode) || !expect_operands(scope, inst, &[1]) {
+            if !mods.finish() || !expect_operands(scope, inst, &[1]) {
                 return None;
             }
             return match &ops[0].node {
@@ -169,7 +169,7 @@ fn convert_form(scope: &mut FnScope, inst: &ast::Instruction) -> Option<Converte
         }
         "exit" | "ret" => {
             mods.has(".uni");
-            if !mods.finish(scope, opcode) || !expect_operands(scope, inst, &[0]) {
+            if !mods.finish() || !expect_operands(scope, inst, &[0]) {
                 return None;
             }
             let t = if opcode == "exit" { PendingTerm::Exit } else { PendingTerm::Return };
@@ -178,7 +178,7 @@ fn convert_form(scope: &mut FnScope, inst: &ast::Instruction) -> Option<Converte
         "bar" | "barrier" => return barrier(scope, inst, mods, guard),
         "mov" => {
             let ty = one_type(scope, &mut mods, inst)?;
-            if !mods.finish(scope, opcode) || !expect_operands(scope, inst, &[2]) {
+            if !mods.finish() || !expect_operands(scope, inst, &[2]) {
                 return None;
             }
             if matches!(ops[0].node, A::Vector(_)) || matches!(ops[1].node, A::Vector(_)) {
@@ -216,7 +216,7 @@ fn convert_form(scope: &mut FnScope, inst: &ast::Instruction) -> Option<Converte
         "setp" => return setp(scope, inst, mods, guard),
         "selp" => {
             let ty = one_type(scope, &mut mods, inst)?;
-            if !mods.finish(scope, opcode) || !expect_operands(scope, inst, &[4]) {
+            if !mods.finish() || !expect_operands(scope, inst, &[4]) {
                 return None;
             }
             Op::Selp {
@@ -231,7 +231,7 @@ fn convert_form(scope: &mut FnScope, inst: &ast::Instruction) -> Option<Converte
         "isspacep" => {
             let sp = space(&mut mods);
             mods.one_of(&[".shared::cluster"]);
-            if !mods.finish(scope, opcode) || !expect_operands(scope, inst, &[2]) {
+            if !mods.finish() || !expect_operands(scope, inst, &[2]) {
                 return None;
             }
             if sp == StateSpace::Generic {
@@ -244,7 +244,7 @@ fn convert_form(scope: &mut FnScope, inst: &ast::Instruction) -> Option<Converte
             let to = mods.has(".to");
             let sp = space(&mut mods);
             let ty = one_type(scope, &mut mods, inst)?;
-            if !mods.finish(scope, opcode) || !expect_operands(scope, inst, &[2]) {
+            if !mods.finish() || !expect_operands(scope, inst, &[2]) {
                 return None;
             }
             if sp == StateSpace::Generic {
@@ -387,7 +387,7 @@ fn barrier(scope: &mut FnScope, inst: &ast::Instruction, mut mods: Mods, guard: 
                 scope.error(inst.opcode.span.clone(), format!("`{opcode}.red` with this operation writes `{}`, not `{}`", want.name(), ty.name()));
                 return None;
             }
-            if !mods.finish(scope, opcode) || !expect_operands(scope, inst, &[3, 4]) {
+            if !mods.finish() || !expect_operands(scope, inst, &[3, 4]) {
                 return None;
             }
             let dst = scope.dst(&ops[0], ty, Width::Exact)?;
@@ -399,7 +399,7 @@ fn barrier(scope: &mut FnScope, inst: &ast::Instruction, mut mods: Mods, guard: 
         Some(_) => {
             // bar.warp.sync membermask
             mods.has(".sync");
-            if !mods.finish(scope, opcode) || !expect_operands(scope, inst, &[1]) {
+            if !mods.finish() || !expect_operands(scope, inst, &[1]) {
                 return None;
             }
             let mask = scope.src(&ops[0], ScalarType::B32, Width::Exact)?;
@@ -412,7 +412,7 @@ fn barrier(scope: &mut FnScope, inst: &ast::Instruction, mut mods: Mods, guard: 
             return None;
         }
     };
-    if !mods.finish(scope, opcode) || !expect_operands(scope, inst, &[1, 2]) {
+    if !mods.finish() || !expect_operands(scope, inst, &[1, 2]) {
         return None;
     }
     let (id, count) = barrier_id_count(scope, ops)?;
@@ -479,7 +479,7 @@ fn arith(scope: &mut FnScope, inst: &ast::Instruction, mut mods: Mods, guard: Op
         if ftz || sat {
             return unsupported(scope, inst, guard, "`.ftz`/`.sat` on floating-point arithmetic");
         }
-        if !mods.finish(scope, opcode) || !expect_operands(scope, inst, &[3]) {
+        if !mods.finish() || !expect_operands(scope, inst, &[3]) {
             return None;
         }
         let op = Op::FloatBinary {
@@ -499,7 +499,7 @@ fn arith(scope: &mut FnScope, inst: &ast::Instruction, mut mods: Mods, guard: Op
         scope.error(inst.opcode.span.clone(), "`.sat` is only allowed on `add.s32`/`sub.s32`");
         return None;
     }
-    if !mods.finish(scope, opcode) || !expect_operands(scope, inst, &[3]) {
+    if !mods.finish() || !expect_operands(scope, inst, &[3]) {
         return None;
     }
     if ty == ScalarType::Pred {
@@ -581,7 +581,7 @@ fn mad(scope: &mut FnScope, inst: &ast::Instruction, mut mods: Mods, guard: Opti
     let ftz = mods.has(".ftz");
     let sat = mods.has(".sat");
     let ty = one_type(scope, &mut mods, inst)?;
-    if !mods.finish(scope, opcode) || !expect_operands(scope, inst, &[4]) {
+    if !mods.finish() || !expect_operands(scope, inst, &[4]) {
         return None;
     }
     if ty.is_float() {
@@ -647,7 +647,7 @@ fn unary(scope: &mut FnScope, inst: &ast::Instruction, mut mods: Mods, guard: Op
     let approx = mods.has(".approx");
     let ftz = mods.has(".ftz");
     let ty = one_type(scope, &mut mods, inst)?;
-    if !mods.finish(scope, opcode) || !expect_operands(scope, inst, &[2]) {
+    if !mods.finish() || !expect_operands(scope, inst, &[2]) {
         return None;
     }
     if ty == ScalarType::Pred && opcode == "not" {
@@ -740,7 +740,7 @@ fn setp(scope: &mut FnScope, inst: &ast::Instruction, mut mods: Mods, guard: Opt
     });
     let ftz = mods.has(".ftz");
     let ty = one_type(scope, &mut mods, inst)?;
-    if !mods.finish(scope, "setp") || !expect_operands(scope, inst, if combine.is_some() { &[4] } else { &[3] }) {
+    if !mods.finish() || !expect_operands(scope, inst, if combine.is_some() { &[4] } else { &[3] }) {
         return None;
     }
     let unsigned_only = matches!(cmp, CmpOp::Lo | CmpOp::Ls | CmpOp::Hi | CmpOp::Hs);
@@ -794,7 +794,7 @@ fn cvt(scope: &mut FnScope, inst: &ast::Instruction, mut mods: Mods, guard: Opti
     let types = mods.types();
     // `cvt.rn.f16x2.f32 d, a, b` (and the other packing forms) take two sources.
     let packing = types.first().is_some_and(|t| matches!(t, ScalarType::F16x2 | ScalarType::BF16x2));
-    if !mods.finish(scope, "cvt") || !expect_operands(scope, inst, if packing { &[3] } else { &[2] }) {
+    if !mods.finish() || !expect_operands(scope, inst, if packing { &[3] } else { &[2] }) {
         return None;
     }
     let [dst_ty, src_ty] = types[..] else {
@@ -849,7 +849,7 @@ fn load_store(scope: &mut FnScope, inst: &ast::Instruction, mut mods: Mods, guar
     let cache_policy = inst.modifiers.iter().any(|m| m.node == ".L2::cache_hint");
     mods.drop_hints();
     let ty = one_type(scope, &mut mods, inst)?;
-    if !mods.finish(scope, opcode) || !expect_operands(scope, inst, if cache_policy { &[3] } else { &[2] }) {
+    if !mods.finish() || !expect_operands(scope, inst, if cache_policy { &[3] } else { &[2] }) {
         return None;
     }
     if cache_policy {

@@ -23,7 +23,7 @@ pub(super) fn has_modifier(inst: &ast::Instruction, names: &[&str]) -> bool {
 }
 
 fn finish(scope: &mut FnScope, mods: Mods, inst: &ast::Instruction, counts: &[usize]) -> bool {
-    mods.finish(scope, &inst.opcode.node) && expect_operands(scope, inst, counts)
+    mods.finish() && expect_operands(scope, inst, counts)
 }
 
 fn is_signed_or_unsigned(t: ScalarType) -> bool {

@@ -15,7 +15,6 @@ mod warp;
 
 use crate::diag::Diagnostic;
 use crate::front::ast;
-use crate::front::parser::const_eval;
 use crate::ir::{self, ScalarType, StateSpace};
 use std::collections::HashMap;
 
@@ -326,7 +325,7 @@ impl ModuleChecker {
                     Some(b) => b,
                     None => {
                         // Symbol (+ offset) initializers hold addresses.
-                        if let Some((sym, addend)) = symbol_plus_offset(&e.node) {
+                        if let Some((sym, addend, _)) = crate::front::parser::symbol_offset(&e.node) {
                             let target = match self.globals.get(&sym) {
                                 Some(GlobalSymbol::Var(v)) => Some(ir::RelocTarget::Var(*v)),
                                 Some(GlobalSymbol::Function(f)) => Some(ir::RelocTarget::Function(*f as u32)),
@@ -381,21 +380,6 @@ fn is_target_name(name: &str) -> bool {
         None => (number, false),
     };
     digits.parse::<u32>().is_ok_and(|n| SM.contains(&n) && (!suffixed || n >= 90) && !digits.starts_with('+'))
-}
-
-fn symbol_plus_offset(e: &ast::Expr) -> Option<(String, i64)> {
-    match e {
-        ast::Expr::Symbol(s) | ast::Expr::Generic(s) => Some((s.clone(), 0)),
-        ast::Expr::Binary(ast::BinaryOp::Add, a, b) => {
-            let (s, o) = symbol_plus_offset(a)?;
-            Some((s, o.wrapping_add(const_eval(b)? as i64)))
-        }
-        ast::Expr::Binary(ast::BinaryOp::Sub, a, b) => {
-            let (s, o) = symbol_plus_offset(a)?;
-            Some((s, o.wrapping_sub(const_eval(b)? as i64)))
-        }
-        _ => None,
-    }
 }
 
 /// The kind of opaque reference a declaration declares, if it is one: `.texref`,

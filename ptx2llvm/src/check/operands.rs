@@ -4,7 +4,7 @@
 use super::function::{FnScope, LocalOrGlobal, LocalSymbol};
 use super::GlobalSymbol;
 use crate::front::ast::{self, Expr, Operand as A, Spanned};
-use crate::front::parser::const_eval;
+use crate::front::parser::{const_eval, symbol_offset};
 use crate::ir::{self, Dim, ScalarType, SpecialReg, TypeKind};
 
 /// May a register of a wider type than the instruction type be used (ld, st, cvt)?
@@ -253,7 +253,7 @@ impl FnScope<'_> {
             }
             A::Expr(e) => {
                 // `sym+4` as a source: an address with an offset.
-                if let Some((sym, off)) = symbol_offset(e) {
+                if let Some((sym, off, false)) = symbol_offset(e) {
                     let named = Spanned::new(A::Name { name: sym, component: None }, op.span.clone());
                     return match self.src(&named, ty, width)? {
                         ir::Operand::VarAddr(v, o) => Some(ir::Operand::VarAddr(v, o.wrapping_add(off))),
@@ -408,7 +408,7 @@ impl FnScope<'_> {
             A::Expr(e) => match const_eval(e) {
                 Some(v) => return Some(ir::Address { base: ir::AddressBase::Absolute, offset: (v as i64).wrapping_add(*offset) }),
                 None => {
-                    if let Some((sym, off)) = symbol_offset(e) {
+                    if let Some((sym, off, false)) = symbol_offset(e) {
                         let named = Spanned::new(A::Address(Box::new(Spanned::new(A::Name { name: sym, component: None }, base_span)), offset.wrapping_add(off)), op.span.clone());
                         return self.address(&named);
                     }
@@ -425,20 +425,6 @@ impl FnScope<'_> {
     }
 }
 
-fn symbol_offset(e: &Expr) -> Option<(String, i64)> {
-    match e {
-        Expr::Symbol(s) => Some((s.clone(), 0)),
-        Expr::Binary(ast::BinaryOp::Add, a, b) => {
-            let (s, o) = symbol_offset(a)?;
-            Some((s, o.wrapping_add(const_eval(b)? as i64)))
-        }
-        Expr::Binary(ast::BinaryOp::Sub, a, b) => {
-            let (s, o) = symbol_offset(a)?;
-            Some((s, o.wrapping_sub(const_eval(b)? as i64)))
-        }
-        _ => None,
-    }
-}
 
 fn expr_symbols(e: &Expr, out: &mut Vec<String>) {
     match e {

@@ -45,7 +45,7 @@ pub(super) fn collective(scope: &mut FnScope, inst: &ast::Instruction, mut mods:
                 scope.error(inst.opcode.span.clone(), format!("`shfl` moves `.b32` values, not `{}`", ty.name()));
                 return None;
             }
-            if !mods.finish(scope, opcode) || !expect_operands(scope, inst, if synced { &[5] } else { &[4] }) {
+            if !mods.finish() || !expect_operands(scope, inst, if synced { &[5] } else { &[4] }) {
                 return None;
             }
             let (dst, pred) = dst_pair(scope, &ops[0], ty)?;
@@ -72,7 +72,7 @@ pub(super) fn collective(scope: &mut FnScope, inst: &ast::Instruction, mut mods:
                 scope.error(inst.opcode.span.clone(), format!("this `vote` writes `{}`, not `{}`", want.name(), ty.name()));
                 return None;
             }
-            if !mods.finish(scope, opcode) || !expect_operands(scope, inst, if synced { &[3] } else { &[2] }) {
+            if !mods.finish() || !expect_operands(scope, inst, if synced { &[3] } else { &[2] }) {
                 return None;
             }
             let dst = scope.dst(&ops[0], ty, Width::Exact)?;
@@ -93,7 +93,7 @@ pub(super) fn collective(scope: &mut FnScope, inst: &ast::Instruction, mut mods:
                 scope.error(inst.opcode.span.clone(), format!("`match` compares `.b32` or `.b64` values, not `{}`", ty.name()));
                 return None;
             }
-            if !mods.finish(scope, opcode) || !expect_operands(scope, inst, &[3]) {
+            if !mods.finish() || !expect_operands(scope, inst, &[3]) {
                 return None;
             }
             let (dst, pred) = dst_pair(scope, &ops[0], ScalarType::B32)?;
@@ -130,7 +130,7 @@ pub(super) fn collective(scope: &mut FnScope, inst: &ast::Instruction, mut mods:
                 scope.error(inst.opcode.span.clone(), format!("`redux.sync` does not take `{}` for this operation", ty.name()));
                 return None;
             }
-            if !mods.finish(scope, opcode) || !expect_operands(scope, inst, &[3]) {
+            if !mods.finish() || !expect_operands(scope, inst, &[3]) {
                 return None;
             }
             let dst = scope.dst(&ops[0], ty, Width::Exact)?;
@@ -141,7 +141,7 @@ pub(super) fn collective(scope: &mut FnScope, inst: &ast::Instruction, mut mods:
         _ => {
             // activemask.b32 d
             let ty = one_type(scope, &mut mods, inst)?;
-            if ty != ScalarType::B32 || !mods.finish(scope, opcode) || !expect_operands(scope, inst, &[1]) {
+            if ty != ScalarType::B32 || !mods.finish() || !expect_operands(scope, inst, &[1]) {
                 return None;
             }
             let dst = scope.dst(&ops[0], ty, Width::Exact)?;

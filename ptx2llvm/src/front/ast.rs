@@ -197,3 +197,45 @@ pub enum Operand {
     /// `_`
     Sink,
 }
+
+/// The operands of a `call`, by role: `call (rets), callee, (args), prototype;` with the
+/// result and argument lists and the prototype optional.
+pub struct CallOperands<'a> {
+    pub rets: &'a [Spanned<Operand>],
+    pub callee: &'a Spanned<Operand>,
+    pub args: &'a [Spanned<Operand>],
+    /// What follows the argument list (a `.callprototype`/`.calltargets` label; more than
+    /// one operand here is an error).
+    pub rest: &'a [Spanned<Operand>],
+}
+
+impl Instruction {
+    /// The operands of this `call` by role; `None` without a callee operand.
+    pub fn call_operands(&self) -> Option<CallOperands<'_>> {
+        let mut ops: &[Spanned<Operand>] = &self.operands;
+        let mut rets: &[Spanned<Operand>] = &[];
+        if let Some((first, rest)) = ops.split_first() {
+            if let Operand::List(items) = &first.node {
+                rets = items;
+                ops = rest;
+            }
+        }
+        let (callee, rest) = ops.split_first()?;
+        let (args, rest) = match rest.split_first() {
+            Some((Spanned { node: Operand::List(items), .. }, more)) => (&items[..], more),
+            _ => (&[][..], rest),
+        };
+        Some(CallOperands { rets, callee, args, rest })
+    }
+}
+
+/// Calls `f` for every label and labelled directive of a body, nested blocks included.
+pub fn visit_labels<'a>(stmts: &'a [Statement], f: &mut impl FnMut(&'a Statement)) {
+    for s in stmts {
+        match s {
+            Statement::Label(_) | Statement::LabelledDirective { .. } => f(s),
+            Statement::Block(inner, _) => visit_labels(inner, f),
+            _ => {}
+        }
+    }
+}

@@ -289,6 +289,21 @@ where
     })
 }
 
+/// `sym`, `sym+4`, `sym-8+2`, `generic(sym)+4`: the symbol an address constant names, its
+/// byte offset (wrapping), and whether it was written `generic(...)`.
+pub fn symbol_offset(e: &Expr) -> Option<(String, i64, bool)> {
+    match e {
+        Expr::Symbol(s) => Some((s.clone(), 0, false)),
+        Expr::Generic(s) => Some((s.clone(), 0, true)),
+        Expr::Binary(op @ (BinaryOp::Add | BinaryOp::Sub), a, b) => {
+            let (s, o, generic) = symbol_offset(a)?;
+            let d = const_eval(b)? as i64;
+            Some((s, if *op == BinaryOp::Add { o.wrapping_add(d) } else { o.wrapping_sub(d) }, generic))
+        }
+        _ => None,
+    }
+}
+
 /// Evaluates a constant integer expression (wrapping two's complement arithmetic).
 pub fn const_eval(e: &Expr) -> Option<u64> {
     Some(match e {

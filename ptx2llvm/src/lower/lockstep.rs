@@ -38,27 +38,18 @@ pub fn insert_lockstep_points(m: &ir::Module) -> Option<ir::Module> {
 }
 
 fn split_blocks(f: &mut ir::Function) {
+    // Blocks created by a split are appended and start with the access they were split
+    // for (its lockstep point is already in front of it): search them from the second
+    // instruction on.
+    let original = f.blocks.len();
     let mut i = 0;
     while i < f.blocks.len() {
-        // The first lockstep access that is not already right after a sync point.
-        let pos = f.blocks[i].insts.iter().position(|inst| is_lockstep_access(&inst.op));
-        match pos {
-            Some(0) if i > 0 && ends_in_lockstep(f, i) => {
-                // Already split: look for a second access in the same block.
-                if let Some(p) = f.blocks[i].insts.iter().skip(1).position(|inst| is_lockstep_access(&inst.op)) {
-                    split_at(f, i, p + 1);
-                }
-            }
-            Some(p) => split_at(f, i, p),
-            None => {}
+        let from = usize::from(i >= original);
+        if let Some(p) = f.blocks[i].insts.iter().skip(from).position(|inst| is_lockstep_access(&inst.op)) {
+            split_at(f, i, p + from);
         }
         i += 1;
     }
-}
-
-/// Whether some block jumps into block `i` through a lockstep point.
-fn ends_in_lockstep(f: &ir::Function, i: usize) -> bool {
-    f.blocks.iter().any(|b| matches!(&b.term, Terminator::Sync { point: SyncPoint::Warp(WarpOp::Lockstep), next } if next.0 as usize == i))
 }
 
 /// Moves `insts[at..]` and the terminator of block `i` into a new block that a lockstep
