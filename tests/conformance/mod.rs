@@ -38,6 +38,16 @@ pub enum Res {
 
 pub type Expect = Box<dyn Fn(&[u64; 4]) -> u64 + Send + Sync>;
 
+/// A check of a result that need not be one exact value (approximate instructions, NaN
+/// results where the ISA does not fix the encoding): `Err` explains the rejection.
+pub type Accept = Box<dyn Fn(&[u64; 4], u64) -> Result<(), String> + Send + Sync>;
+
+/// How a form's result is checked.
+pub enum Check {
+    Exact(Expect),
+    Accept(Accept),
+}
+
 /// One instruction form: PTX lines that read the operand views (`%a16 %a32 %a64`, `%b..`,
 /// `%c..`, `%d..`) and scratch registers (`%t0-7` .b32, `%u0-7` .b64, `%h0-3` .b16,
 /// `%p0-3` .pred) and write their result register.
@@ -45,18 +55,23 @@ pub struct Form {
     pub label: String,
     pub ptx: String,
     pub res: Res,
-    pub expect: Expect,
+    pub check: Check,
 }
 
 impl Form {
     pub fn new(label: impl Into<String>, ptx: impl Into<String>, res: Res, expect: impl Fn(&[u64; 4]) -> u64 + Send + Sync + 'static) -> Form {
-        Form { label: label.into(), ptx: ptx.into(), res, expect: Box::new(expect) }
+        Form { label: label.into(), ptx: ptx.into(), res, check: Check::Exact(Box::new(expect)) }
+    }
+
+    /// A form whose result is accepted by `accept` (e.g. within an error bound).
+    pub fn accept(label: impl Into<String>, ptx: impl Into<String>, res: Res, accept: impl Fn(&[u64; 4], u64) -> Result<(), String> + Send + Sync + 'static) -> Form {
+        Form { label: label.into(), ptx: ptx.into(), res, check: Check::Accept(Box::new(accept)) }
     }
 
     /// A single instruction whose text is also its label.
     pub fn inst(ptx: impl Into<String>, res: Res, expect: impl Fn(&[u64; 4]) -> u64 + Send + Sync + 'static) -> Form {
         let ptx = ptx.into();
-        Form { label: ptx.clone(), ptx, res, expect: Box::new(expect) }
+        Form { label: ptx.clone(), ptx, res, check: Check::Exact(Box::new(expect)) }
     }
 }
 
@@ -69,6 +84,126 @@ pub enum Dist {
     /// Bit positions, lengths and shift amounts: 0, 1, 31, 32, 33, 63, 64, 255, 256, ... and
     /// mostly small random values (sometimes large ones).
     Small,
+    /// IEEE binary16 values in bits 0-15 and 16-31 (a `.f16` or a `.f16x2` operand; bits
+    /// 32-63 hold a third and fourth value): ±0, ±inf, NaNs with payloads, the smallest and
+    /// largest subnormals, the smallest normal, the largest finite value, halfway cases and
+    /// integers at the edges of the integer ranges; random values of every exponent.
+    F16,
+    /// The same for bfloat16 (`.bf16`, `.bf16x2`).
+    BF16,
+    /// The same for binary32 (bits 0-31; bits 32-63 another value).
+    F32,
+    /// The same for binary64.
+    F64,
+}
+
+/// Layout of an IEEE binary format: exponent and fraction widths.
+#[derive(Clone, Copy)]
+struct FloatFormat {
+    exp_bits: u32,
+    frac_bits: u32,
+}
+
+impl FloatFormat {
+    fn width(self) -> u32 {
+        1 + self.exp_bits + self.frac_bits
+    }
+    fn bias(self) -> i64 {
+        (1 << (self.exp_bits - 1)) - 1
+    }
+    fn inf(self) -> u64 {
+        ((1u64 << self.exp_bits) - 1) << self.frac_bits
+    }
+    fn sign(self) -> u64 {
+        1u64 << (self.width() - 1)
+    }
+    /// The bits of `m × 2^e` for a small integer `m` (exact when it fits).
+    fn from_f64(self, x: f64) -> u64 {
+        // Round-to-nearest through f64's bits (only used for exact small values).
+        let b = x.to_bits();
+        let sign = if b >> 63 == 1 { self.sign() } else { 0 };
+        let x = x.abs();
+        if x == 0.0 {
+            return sign;
+        }
+        let e = ((x.to_bits() >> 52) as i64) - 1023;
+        let frac = (x.to_bits() & ((1 << 52) - 1)) >> (52 - self.frac_bits);
+        sign | (((e + self.bias()) as u64) << self.frac_bits) | frac
+    }
+
+    /// Edge values of this format (bit patterns).
+    fn edges(self) -> Vec<u64> {
+        let f = self.frac_bits;
+        let one = (self.bias() as u64) << f;
+        let mut v = vec![
+            0,
+            1,                                  // smallest subnormal
+            (1 << f) - 1,                       // largest subnormal
+            1 << f,                             // smallest normal
+            (1 << f) + 1,
+            one,                                // 1.0
+            one + 1,                            // 1 + ulp
+            one - 1,                            // the largest value below 1
+            one | (1 << (f - 1)),               // 1.5
+            one - (1 << f),                     // 0.5
+            self.from_f64(2.5),
+            self.from_f64(3.5),
+            self.from_f64(0.75),
+            self.inf() - 1,                     // largest finite
+            self.inf(),                         // infinity
+            self.inf() | (1 << (f - 1)),        // canonical quiet NaN
+            self.inf() | (1 << (f - 1)) | 1,    // quiet NaN with a payload
+            self.inf() | 1,                     // signalling NaN
+            self.inf() | ((1 << f) - 1),        // NaN, all fraction bits
+        ];
+        // Integer range edges: 2^k and 2^k ± ulp for k = 7, 8, 15, 16, 31, 32, 63, 64.
+        for k in [7i64, 8, 15, 16, 31, 32, 63, 64] {
+            let e = k + self.bias();
+            if e < (1 << self.exp_bits) - 1 {
+                let p = (e as u64) << f;
+                v.extend([p, p + 1, p - 1]);
+            }
+        }
+        let mut all: Vec<u64> = v.iter().flat_map(|&x| [x, x | self.sign()]).collect();
+        all.sort_unstable();
+        all.dedup();
+        all
+    }
+
+    /// A random value: any bits, a moderate exponent, a subnormal, or a value near 1.
+    fn random(self, rng: &mut Rng) -> u64 {
+        let f = self.frac_bits;
+        let mask = if self.width() == 64 { u64::MAX } else { (1u64 << self.width()) - 1 };
+        let sign = if rng.below(2) == 0 { 0 } else { self.sign() };
+        let frac = rng.next() & ((1 << f) - 1);
+        match rng.below(8) {
+            0 => rng.next() & mask,
+            1 => sign | frac >> rng.below(f as u64),
+            2 => sign | ((self.bias() as u64 + rng.below(3)) << f) | frac,
+            3 => sign | (rng.below((1 << self.exp_bits) - 1) << f) | frac,
+            _ => {
+                let span = (self.bias() as u64).min(40);
+                let e = self.bias() as u64 - span + rng.below(2 * span);
+                sign | (e << f) | frac
+            }
+        }
+    }
+}
+
+fn float_format(dist: Dist) -> Option<FloatFormat> {
+    match dist {
+        Dist::F16 => Some(FloatFormat { exp_bits: 5, frac_bits: 10 }),
+        Dist::BF16 => Some(FloatFormat { exp_bits: 8, frac_bits: 7 }),
+        Dist::F32 => Some(FloatFormat { exp_bits: 8, frac_bits: 23 }),
+        Dist::F64 => Some(FloatFormat { exp_bits: 11, frac_bits: 52 }),
+        Dist::Any | Dist::Small => None,
+    }
+}
+
+/// Packs values of `fmt` into 64 bits (several copies for formats narrower than 64 bits).
+fn pack_floats(fmt: FloatFormat, mut next: impl FnMut() -> u64) -> u64 {
+    let w = fmt.width();
+    (0..64 / w).fold(0u64, |acc, i| acc | (next() << (i * w)))
 }
 
 pub struct Kernel {
@@ -106,8 +241,23 @@ impl Rng {
 }
 
 fn edge_values(dist: Dist) -> Vec<u64> {
+    if let Some(fmt) = float_format(dist) {
+        // Each edge value in every lane, and pairs of different edge values in the lanes.
+        let e = fmt.edges();
+        let mut out: Vec<u64> = e.iter().map(|&x| pack_floats(fmt, || x)).collect();
+        for (i, &x) in e.iter().enumerate() {
+            let y = e[(i * 7 + 3) % e.len()];
+            let mut k = 0;
+            out.push(pack_floats(fmt, || {
+                k += 1;
+                if k % 2 == 1 { x } else { y }
+            }));
+        }
+        return out;
+    }
     match dist {
         Dist::Small => vec![0, 1, 2, 7, 8, 15, 16, 23, 24, 31, 32, 33, 63, 64, 65, 127, 128, 255, 256, 257, 0xffff_ffff, 0x8000_0000],
+        Dist::F16 | Dist::BF16 | Dist::F32 | Dist::F64 => unreachable!("float formats handled above"),
         Dist::Any => {
             let mut v = vec![];
             for w in [8u32, 16, 32, 64] {
@@ -126,6 +276,9 @@ fn edge_values(dist: Dist) -> Vec<u64> {
 }
 
 fn random_value(rng: &mut Rng, dist: Dist) -> u64 {
+    if let Some(fmt) = float_format(dist) {
+        return pack_floats(fmt, || fmt.random(rng));
+    }
     match dist {
         Dist::Small => match rng.below(8) {
             0 => rng.next(),
@@ -140,6 +293,7 @@ fn random_value(rng: &mut Rng, dist: Dist) -> u64 {
             4 => rng.next() | rng.next(),
             _ => rng.next(),
         },
+        Dist::F16 | Dist::BF16 | Dist::F32 | Dist::F64 => unreachable!("float formats handled above"),
     }
 }
 
@@ -264,12 +418,18 @@ pub fn run_family(family: &str, kernels: Vec<Kernel>) -> usize {
         for v in ins {
             for f in &k.forms {
                 let actual = words.next().expect("the runner wrote fewer results than expected");
-                let expected = (f.expect)(v);
                 checked += 1;
-                if actual != expected {
+                let verdict = match &f.check {
+                    Check::Exact(expect) => {
+                        let expected = expect(v);
+                        if actual == expected { Ok(()) } else { Err(format!("expected {expected:#x}, got {actual:#x}")) }
+                    }
+                    Check::Accept(accept) => accept(v, actual).map_err(|why| format!("got {actual:#x}: {why}")),
+                };
+                if let Err(why) = verdict {
                     mismatches += 1;
                     if mismatches <= 60 {
-                        let _ = writeln!(report, "{}: {}: {}: expected {expected:#x}, got {actual:#x}", k.name, f.label, show(v));
+                        let _ = writeln!(report, "{}: {}: {}: {why}", k.name, f.label, show(v));
                     }
                 }
             }

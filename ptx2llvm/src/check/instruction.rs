@@ -471,9 +471,6 @@ fn arith(scope: &mut FnScope, inst: &ast::Instruction, mut mods: Mods, guard: Op
         if approx.is_some() || (rnd.is_none() && op == FloatBinOp::Div && ty == ScalarType::F32) {
             return unsupported(scope, inst, guard, "approximate division (`div.approx`/`div.full`)");
         }
-        if rnd.is_some_and(|r| r != Rounding::NearestEven) {
-            return unsupported(scope, inst, guard, "directed rounding modes (`.rz`, `.rm`, `.rp`)");
-        }
         let ftz = mods.has(".ftz");
         let sat = mods.has(".sat");
         if ftz || sat {

@@ -2,16 +2,18 @@
 
 use super::thread::FnCx;
 use super::R;
-use crate::ir::{FloatBinOp, FloatUnOp, Operand, RegId, ScalarType};
+use super::rounding::RoundedOp;
+use crate::ir::{FloatBinOp, FloatUnOp, Operand, RegId, Rounding, ScalarType};
 
 impl<'ctx> FnCx<'ctx, '_> {
-    pub fn float_binary(&self, op: FloatBinOp, ty: ScalarType, dst: RegId, a: Operand, b: Operand) -> R<()> {
+    pub fn float_binary(&self, op: FloatBinOp, ty: ScalarType, rnd: Rounding, dst: RegId, a: Operand, b: Operand) -> R<()> {
         let (x, y) = (self.read_float(a, ty)?, self.read_float(b, ty)?);
+        let rounded = |op| -> R<_> { Ok(self.rounded(op, rnd, &[x.into(), y.into()], x.get_type().into())?.into_float_value()) };
         let v = match op {
-            FloatBinOp::Add => self.b.build_float_add(x, y, "")?,
-            FloatBinOp::Sub => self.b.build_float_sub(x, y, "")?,
-            FloatBinOp::Mul => self.b.build_float_mul(x, y, "")?,
-            FloatBinOp::Div => self.b.build_float_div(x, y, "")?,
+            FloatBinOp::Add => rounded(RoundedOp::Add)?,
+            FloatBinOp::Sub => rounded(RoundedOp::Sub)?,
+            FloatBinOp::Mul => rounded(RoundedOp::Mul)?,
+            FloatBinOp::Div => rounded(RoundedOp::Div)?,
             // minnum/maxnum: a NaN operand yields the other operand, as in PTX.
             FloatBinOp::Min | FloatBinOp::Max => {
                 let name = if op == FloatBinOp::Min { "llvm.minnum" } else { "llvm.maxnum" };

@@ -16,6 +16,7 @@ pub mod kernel;
 mod memory;
 pub mod provenance;
 pub mod regions;
+pub mod rounding;
 pub mod thread;
 mod video;
 

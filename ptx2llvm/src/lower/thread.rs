@@ -301,7 +301,7 @@ impl<'ctx, 'a> FnCx<'ctx, 'a> {
             Op::MulWide { ty, dst, a, b } => self.mul_wide(*ty, *dst, *a, *b),
             Op::Mad { mode, ty, sat, dst, a, b, c } => self.mad(*mode, *ty, *sat, *dst, *a, *b, *c),
             Op::IntUnary { op, ty, dst, a } => self.int_unary(*op, *ty, *dst, *a),
-            Op::FloatBinary { op, ty, dst, a, b, .. } => self.float_binary(*op, *ty, *dst, *a, *b),
+            Op::FloatBinary { op, ty, rnd, dst, a, b, .. } => self.float_binary(*op, *ty, *rnd, *dst, *a, *b),
             Op::FloatUnary { op, ty, dst, a, .. } => self.float_unary(*op, *ty, *dst, *a),
             Op::Fma { ty, dst, a, b, c, .. } => self.fma(*ty, *dst, *a, *b, *c),
             Op::Setp { cmp, ty, ftz, dst, dst_not, a, b, combine } => self.setp(*cmp, *ty, *ftz, *dst, *dst_not, *a, *b, *combine),
