@@ -84,6 +84,10 @@ fn target_machine(opts: &Options) -> Result<TargetMachine, CompileError> {
         .map_err(|e| CompileError::Usage(format!("unknown target `{triple_name}`: {}", e.to_string_lossy())))?;
     let (cpu, features) = if opts.cpu == "native" {
         (TargetMachine::get_host_cpu_name().to_string(), TargetMachine::get_host_cpu_features().to_string())
+    } else if triple_name.starts_with("x86_64") {
+        // `cmpxchg16b`, for the 128-bit atomics (`atom.cas.b128`, `atom.exch.b128`); every
+        // x86-64 CPU since 2006 has it, and without it LLVM would call libatomic.
+        (opts.cpu.clone(), "+cx16".to_string())
     } else {
         (opts.cpu.clone(), String::new())
     };

@@ -25,6 +25,7 @@ typedef struct ptxrtLaunchInfo {
     ptxrtDim3 block;              /* %ntid */
     uint32_t dynamic_shared_bytes;
     uint32_t num_workers;         /* %nsmid */
+    uint64_t grid_id;             /* %gridid: unique per launch in the process, from 1 */
 } ptxrtLaunchInfo;
 
 /* One thread block being run by one worker. Generated block functions receive it. */
@@ -77,6 +78,57 @@ typedef struct ptxrtModule {
     uint32_t num_symbols;
     const ptxrtSymbolInfo *symbols;
 } ptxrtModule;
+
+/* Texture, surface and sampler references (`.texref`, ISA 1.x `.tex`, `.surfref`,
+ * `.samplerref`) are 8-byte module globals holding a handle, listed in `symbols` as
+ * ".texref:NAME", ".surfref:NAME" and ".samplerref:NAME" (ptxrtBind*Ref store into them).
+ * A handle is 0 (unbound), a texture/surface object (ptxrtTextureObject_t/
+ * ptxrtSurfaceObject_t), or a sampler word: PTXRT_SAMPLER_TAG | address mode of dimension
+ * d at bits 3d..3d+2 (0 wrap, 1 mirror, 2 clamp_ogl, 3 clamp_to_edge, 4 clamp_to_border)
+ * | PTXRT_SAMPLER_LINEAR | PTXRT_SAMPLER_FORCE_UNNORMALIZED. The compiler writes a
+ * `.samplerref`'s initializer as such a word. */
+#define PTXRT_SAMPLER_TAG 0x5A4D000000000000ull
+#define PTXRT_SAMPLER_LINEAR (1ull << 9)
+#define PTXRT_SAMPLER_FORCE_UNNORMALIZED (1ull << 10)
+
+/* Texture and surface instructions call these. They return 0, PTXRT_TEX_BAD_HANDLE (not a
+ * live object of the right kind) or PTXRT_TEX_OUT_OF_BOUNDS (a surface access outside the
+ * surface with .trap); generated code ends the launch with an error for non-zero values.
+ * Coordinates are 4 32-bit words as the instruction lists them (array layer first). */
+#define PTXRT_TEX_BAD_HANDLE 1
+#define PTXRT_TEX_OUT_OF_BOUNDS 2
+
+/* op of __ptxrt_tex: geometry | coordinate type | result type | sampler | gather. */
+#define PTXRT_GEOM_1D 1u
+#define PTXRT_GEOM_2D 2u
+#define PTXRT_GEOM_3D 3u
+#define PTXRT_GEOM_A1D 4u
+#define PTXRT_GEOM_A2D 5u
+#define PTXRT_TEX_FLOAT_COORDS (1u << 4)      /* .f32 coordinates (else .s32) */
+#define PTXRT_TEX_DTYPE_SHIFT 5               /* 0 .u32, 1 .s32, 2 .f32, 3 .f16 */
+#define PTXRT_TEX_HAS_SAMPLER (1u << 7)       /* `sampler` is the explicit sampler operand */
+#define PTXRT_TEX_GATHER_SHIFT 8              /* tld4: 1 + component (.r .g .b .a); 0: tex */
+
+/* tex / tld4: out = the 4 result words (f32 bits, integers, or f16 in the low half). */
+int32_t __ptxrt_tex(uint64_t texture, uint64_t sampler, uint32_t op, const uint32_t *coords, uint32_t *out);
+
+/* txq / suq: query 0 width, 1 height, 2 depth, 3 channel_data_type, 4 channel_order (OpenCL
+ * values, PTX ISA Tables 12-13), 5 normalized_coords, 6 filter_mode, 7-9 addr_mode_0..2,
+ * 10 array_size, 11 num_mipmap_levels, 12 num_samples, 13 force_unnormalized_coords,
+ * 14 memory_layout. */
+int32_t __ptxrt_query(uint64_t handle, uint32_t query, uint32_t *out);
+
+/* istypep: kind 0 .texref, 1 .samplerref, 2 .surfref; returns 1 or 0. */
+uint32_t __ptxrt_istypep(uint64_t handle, uint32_t kind);
+
+/* op of the surface functions: geometry | log2(access bytes) << 4 | clamp << 8 (0 .trap,
+ * 1 .clamp, 2 .zero) | PTXRT_SURF_FORMATTED (.p) | reduction << 12 (1 add, 2 min, 3 max,
+ * 4 and, 5 or) | PTXRT_SURF_SIGNED (sured.b on .s32/.s64). */
+#define PTXRT_SURF_FORMATTED (1u << 10)
+#define PTXRT_SURF_SIGNED (1u << 16)
+int32_t __ptxrt_suld(uint64_t surface, uint32_t op, const int32_t *coords, void *data);
+int32_t __ptxrt_sust(uint64_t surface, uint32_t op, const int32_t *coords, const void *data);
+int32_t __ptxrt_sured(uint64_t surface, uint32_t op, const int32_t *coords, uint64_t value);
 
 /* Called by each object's constructor (llvm.global_ctors) before main. Must be safe
  * to call before any other runtime function and from several objects. */

@@ -51,6 +51,8 @@ pub struct LaunchInfo {
     pub dynamic_shared_bytes: u32,
     /// `%nsmid`
     pub num_workers: u32,
+    /// `%gridid`: a number unique to this launch in the process (launches count from 1).
+    pub grid_id: u64,
 }
 
 /// `ptxrtBlockEnv`: what a block function gets for one thread block.
@@ -145,7 +147,8 @@ mod tests {
         assert_eq!(offset_of!(LaunchInfo, block), 20);
         assert_eq!(offset_of!(LaunchInfo, dynamic_shared_bytes), 32);
         assert_eq!(offset_of!(LaunchInfo, num_workers), 36);
-        assert_eq!(size_of::<LaunchInfo>(), 40);
+        assert_eq!(offset_of!(LaunchInfo, grid_id), 40);
+        assert_eq!(size_of::<LaunchInfo>(), 48);
 
         assert_eq!(offset_of!(BlockEnv, launch), 0);
         assert_eq!(offset_of!(BlockEnv, ctaid), 8);

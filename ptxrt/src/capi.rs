@@ -187,3 +187,288 @@ pub extern "C" fn ptxrtPeekAtLastError() -> ptxrtError_t {
 pub extern "C" fn ptxrtGetLastErrorMessage() -> *const c_char {
     catch_unwind(error::last_error_message).unwrap_or(c"".as_ptr())
 }
+
+// ---------------------------------------------------------------------------------------
+// Arrays, textures and surfaces (`texture`): CUDA runtime shapes with ptxrt names.
+
+use crate::texture::{self, Array, ChannelFormatDesc, Extent, ResourceDesc, TextureDesc};
+
+/// Checks an output pointer of the C API.
+fn out_ptr<T>(p: *mut T, what: &str) -> Result<*mut T, Error> {
+    if p.is_null() {
+        Err(Error::invalid_value(format!("{what} must not be NULL")))
+    } else {
+        Ok(p)
+    }
+}
+
+/// The array behind an API handle.
+///
+/// # Safety
+/// `array` is null or was returned by ptxrtMallocArray/ptxrtMalloc3DArray and not freed.
+unsafe fn array_ref<'a>(array: *mut Array, what: &str) -> Result<&'a mut Array, Error> {
+    // SAFETY: forwarded contract.
+    unsafe { array.as_mut() }.ok_or_else(|| Error::invalid_value(format!("{what}: array is NULL")))
+}
+
+/// `cudaCreateChannelDesc`.
+#[no_mangle]
+pub extern "C" fn ptxrtCreateChannelDesc(x: c_int, y: c_int, z: c_int, w: c_int, f: c_int) -> ChannelFormatDesc {
+    ChannelFormatDesc { x, y, z, w, f }
+}
+
+/// `cudaMallocArray`: a 1D (`height` 0) or 2D array.
+///
+/// # Safety
+/// `array` is writable; `desc` points at a channel format.
+#[no_mangle]
+pub unsafe extern "C" fn ptxrtMallocArray(array: *mut *mut Array, desc: *const ChannelFormatDesc, width: usize, height: usize, flags: u32) -> ptxrtError_t {
+    // SAFETY: forwarded contract.
+    unsafe { ptxrtMalloc3DArray(array, desc, Extent { width, height, depth: 0 }, flags) }
+}
+
+/// `cudaMalloc3DArray`: 1D, 2D, 3D or (with `ptxrtArrayLayered`) layered 1D/2D arrays.
+///
+/// # Safety
+/// `array` is writable; `desc` points at a channel format.
+#[no_mangle]
+pub unsafe extern "C" fn ptxrtMalloc3DArray(array: *mut *mut Array, desc: *const ChannelFormatDesc, extent: Extent, flags: u32) -> ptxrtError_t {
+    status(|| {
+        let out = out_ptr(array, "ptxrtMalloc3DArray: array")?;
+        // SAFETY: forwarded contract (checked for NULL).
+        let desc = unsafe { desc.as_ref() }.ok_or_else(|| Error::invalid_value("ptxrtMalloc3DArray: desc must not be NULL"))?;
+        let a = Box::new(Array::new(desc, extent, flags)?);
+        // SAFETY: checked non-null, writable per the contract.
+        unsafe { *out = Box::into_raw(a) };
+        Ok(())
+    })
+}
+
+/// `cudaFreeArray` (NULL is allowed).
+///
+/// # Safety
+/// `array` is null or an array not yet freed, used by no texture or surface object.
+#[no_mangle]
+pub unsafe extern "C" fn ptxrtFreeArray(array: *mut Array) -> ptxrtError_t {
+    status(|| {
+        if !array.is_null() {
+            // SAFETY: created by Box::into_raw in ptxrtMalloc3DArray (forwarded contract).
+            drop(unsafe { Box::from_raw(array) });
+        }
+        Ok(())
+    })
+}
+
+/// Copies a `width` x `height` block of bytes between host memory (rows `pitch` apart)
+/// and an array's rows (all rows of all slices/layers, one after another).
+#[allow(clippy::too_many_arguments)]
+unsafe fn copy_array_block(a: &mut Array, w_offset: usize, h_offset: usize, host: *mut u8, pitch: usize, width: usize, height: usize, to_array: bool, what: &str) -> Result<(), Error> {
+    let row = a.row_bytes();
+    if host.is_null() {
+        return Err(Error::invalid_value(format!("{what}: host pointer is NULL")));
+    }
+    let fits = w_offset.checked_add(width).is_some_and(|e| e <= row) && h_offset.checked_add(height).is_some_and(|e| e <= a.rows());
+    if !fits {
+        return Err(Error::invalid_value(format!(
+            "{what}: {width} bytes x {height} rows at ({w_offset}, {h_offset}) exceed the array ({row} bytes x {} rows)",
+            a.rows()
+        )));
+    }
+    if height > 1 && pitch < width {
+        return Err(Error::invalid_value(format!("{what}: pitch {pitch} is smaller than the width {width}")));
+    }
+    let base = a.data();
+    for r in 0..height {
+        // SAFETY: in range of the array (checked above) and of the host block (caller's contract).
+        unsafe {
+            let arr = base.add((h_offset + r) * row + w_offset);
+            let h = host.add(r * pitch);
+            if to_array {
+                std::ptr::copy_nonoverlapping(h, arr, width);
+            } else {
+                std::ptr::copy_nonoverlapping(arr, h, width);
+            }
+        }
+    }
+    Ok(())
+}
+
+/// `cudaMemcpy2DToArray` (host memory only, so there is no kind argument).
+///
+/// # Safety
+/// `src` holds `height` rows of `width` bytes, `spitch` apart.
+#[no_mangle]
+pub unsafe extern "C" fn ptxrtMemcpy2DToArray(dst: *mut Array, w_offset: usize, h_offset: usize, src: *const c_void, spitch: usize, width: usize, height: usize) -> ptxrtError_t {
+    status(|| {
+        // SAFETY: forwarded contract.
+        let a = unsafe { array_ref(dst, "ptxrtMemcpy2DToArray") }?;
+        // SAFETY: forwarded contract.
+        unsafe { copy_array_block(a, w_offset, h_offset, src as *mut u8, spitch, width, height, true, "ptxrtMemcpy2DToArray") }
+    })
+}
+
+/// `cudaMemcpy2DFromArray`.
+///
+/// # Safety
+/// `dst` has room for `height` rows of `width` bytes, `dpitch` apart.
+#[no_mangle]
+pub unsafe extern "C" fn ptxrtMemcpy2DFromArray(dst: *mut c_void, dpitch: usize, src: *mut Array, w_offset: usize, h_offset: usize, width: usize, height: usize) -> ptxrtError_t {
+    status(|| {
+        // SAFETY: forwarded contract.
+        let a = unsafe { array_ref(src, "ptxrtMemcpy2DFromArray") }?;
+        // SAFETY: forwarded contract.
+        unsafe { copy_array_block(a, w_offset, h_offset, dst as *mut u8, dpitch, width, height, false, "ptxrtMemcpy2DFromArray") }
+    })
+}
+
+/// Checks a linear copy of `count` bytes at byte `w_offset` of row `h_offset`; returns its start.
+fn linear_range(a: &Array, w_offset: usize, h_offset: usize, count: usize, what: &str) -> Result<usize, Error> {
+    let start = h_offset.checked_mul(a.row_bytes()).and_then(|s| s.checked_add(w_offset));
+    match start {
+        Some(s) if w_offset < a.row_bytes() && s.checked_add(count).is_some_and(|e| e <= a.byte_len()) => Ok(s),
+        _ => Err(Error::invalid_value(format!("{what}: {count} bytes at ({w_offset}, {h_offset}) exceed the array ({} bytes)", a.byte_len()))),
+    }
+}
+
+/// `cudaMemcpyToArray`: `count` bytes into consecutive rows starting at byte `w_offset` of
+/// row `h_offset` (rows of all slices follow each other).
+///
+/// # Safety
+/// `src` holds `count` readable bytes.
+#[no_mangle]
+pub unsafe extern "C" fn ptxrtMemcpyToArray(dst: *mut Array, w_offset: usize, h_offset: usize, src: *const c_void, count: usize) -> ptxrtError_t {
+    status(|| {
+        // SAFETY: forwarded contract.
+        let a = unsafe { array_ref(dst, "ptxrtMemcpyToArray") }?;
+        let start = linear_range(a, w_offset, h_offset, count, "ptxrtMemcpyToArray")?;
+        if count > 0 && src.is_null() {
+            return Err(Error::invalid_value("ptxrtMemcpyToArray: src is NULL"));
+        }
+        // SAFETY: in range (checked); src per the contract.
+        unsafe { std::ptr::copy_nonoverlapping(src as *const u8, a.data().add(start), count) };
+        Ok(())
+    })
+}
+
+/// `cudaMemcpyFromArray`.
+///
+/// # Safety
+/// `dst` has room for `count` bytes.
+#[no_mangle]
+pub unsafe extern "C" fn ptxrtMemcpyFromArray(dst: *mut c_void, src: *mut Array, w_offset: usize, h_offset: usize, count: usize) -> ptxrtError_t {
+    status(|| {
+        // SAFETY: forwarded contract.
+        let a = unsafe { array_ref(src, "ptxrtMemcpyFromArray") }?;
+        let start = linear_range(a, w_offset, h_offset, count, "ptxrtMemcpyFromArray")?;
+        if count > 0 && dst.is_null() {
+            return Err(Error::invalid_value("ptxrtMemcpyFromArray: dst is NULL"));
+        }
+        // SAFETY: in range (checked); dst per the contract.
+        unsafe { std::ptr::copy_nonoverlapping(a.data().add(start), dst as *mut u8, count) };
+        Ok(())
+    })
+}
+
+/// `cudaCreateTextureObject`; `res_view_desc` must be NULL (no resource views).
+///
+/// # Safety
+/// Pointers are null or valid; the resource's memory outlives the object.
+#[no_mangle]
+pub unsafe extern "C" fn ptxrtCreateTextureObject(tex: *mut u64, res_desc: *const ResourceDesc, tex_desc: *const TextureDesc, res_view_desc: *const c_void) -> ptxrtError_t {
+    status(|| {
+        let out = out_ptr(tex, "ptxrtCreateTextureObject: pTexObject")?;
+        // SAFETY: forwarded contract.
+        let (res, desc) = unsafe { (res_desc.as_ref(), tex_desc.as_ref()) };
+        let (Some(res), Some(desc)) = (res, desc) else {
+            return Err(Error::invalid_value("ptxrtCreateTextureObject: pResDesc and pTexDesc must not be NULL"));
+        };
+        if !res_view_desc.is_null() {
+            return Err(Error::invalid_value("ptxrtCreateTextureObject: resource views are not supported (pResViewDesc must be NULL)"));
+        }
+        let h = texture::create_texture(res, desc)?;
+        // SAFETY: checked non-null.
+        unsafe { *out = h };
+        Ok(())
+    })
+}
+
+/// `cudaDestroyTextureObject`.
+#[no_mangle]
+pub extern "C" fn ptxrtDestroyTextureObject(tex: u64) -> ptxrtError_t {
+    status(|| texture::destroy_texture(tex))
+}
+
+/// `cudaCreateSurfaceObject` (array resources only).
+///
+/// # Safety
+/// Pointers are null or valid; the array outlives the object.
+#[no_mangle]
+pub unsafe extern "C" fn ptxrtCreateSurfaceObject(surf: *mut u64, res_desc: *const ResourceDesc) -> ptxrtError_t {
+    status(|| {
+        let out = out_ptr(surf, "ptxrtCreateSurfaceObject: pSurfObject")?;
+        // SAFETY: forwarded contract.
+        let res = unsafe { res_desc.as_ref() }.ok_or_else(|| Error::invalid_value("ptxrtCreateSurfaceObject: pResDesc must not be NULL"))?;
+        let h = texture::create_surface(res)?;
+        // SAFETY: checked non-null.
+        unsafe { *out = h };
+        Ok(())
+    })
+}
+
+/// `cudaDestroySurfaceObject`.
+#[no_mangle]
+pub extern "C" fn ptxrtDestroySurfaceObject(surf: u64) -> ptxrtError_t {
+    status(|| texture::destroy_surface(surf))
+}
+
+/// Binds a texture object to every module `.texref` (or ISA 1.x `.tex` variable) of this
+/// PTX name; 0 unbinds.
+///
+/// # Safety
+/// `name` is a NUL-terminated string.
+#[no_mangle]
+pub unsafe extern "C" fn ptxrtBindTextureRef(name: *const c_char, tex: u64) -> ptxrtError_t {
+    status(|| {
+        // SAFETY: forwarded contract.
+        let name = unsafe { c_str(name, "ptxrtBindTextureRef") }?;
+        if tex != 0 && !texture::is_texture(tex) {
+            return Err(Error::invalid_value(format!("ptxrtBindTextureRef: {tex:#x} is not a texture object")));
+        }
+        texture::bind_reference(".texref", name, tex)
+    })
+}
+
+/// Binds a surface object to every module `.surfref` of this PTX name; 0 unbinds.
+///
+/// # Safety
+/// `name` is a NUL-terminated string.
+#[no_mangle]
+pub unsafe extern "C" fn ptxrtBindSurfaceRef(name: *const c_char, surf: u64) -> ptxrtError_t {
+    status(|| {
+        // SAFETY: forwarded contract.
+        let name = unsafe { c_str(name, "ptxrtBindSurfaceRef") }?;
+        if surf != 0 && texture::surface_kind(surf).is_none() {
+            return Err(Error::invalid_value(format!("ptxrtBindSurfaceRef: {surf:#x} is not a surface object")));
+        }
+        texture::bind_reference(".surfref", name, surf)
+    })
+}
+
+/// Sets every module `.samplerref` of this PTX name (independent texturing mode) from the
+/// address modes, filter mode and normalizedCoords of a texture descriptor
+/// (normalizedCoords 0 sets `force_unnormalized_coords`).
+///
+/// # Safety
+/// `name` is a NUL-terminated string; `desc` is null or valid.
+#[no_mangle]
+pub unsafe extern "C" fn ptxrtBindSamplerRef(name: *const c_char, desc: *const TextureDesc) -> ptxrtError_t {
+    status(|| {
+        // SAFETY: forwarded contract.
+        let name = unsafe { c_str(name, "ptxrtBindSamplerRef") }?;
+        // SAFETY: forwarded contract.
+        let desc = unsafe { desc.as_ref() }.ok_or_else(|| Error::invalid_value("ptxrtBindSamplerRef: desc must not be NULL"))?;
+        let mut s = texture::sampler_from_desc(desc)?;
+        s.force_unnormalized = !s.normalized;
+        texture::bind_reference(".samplerref", name, s.encode())
+    })
+}

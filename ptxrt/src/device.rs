@@ -7,7 +7,7 @@
 //! returning 0, or an error code whose message is in `env` (see ptx2llvm's
 //! `lower/function.rs`). Each `.param` argument arrives as a pointer to its bytes.
 
-use crate::abi::BlockEnv;
+use crate::abi::{BlockEnv, Kernel};
 use crate::error::ErrorCode;
 use std::cell::RefCell;
 use std::ffi::{c_char, c_int, c_void, CStr, CString};
@@ -276,6 +276,315 @@ pub unsafe extern "C" fn __ptx___assertfail(
     });
     env.error_code = ErrorCode::LaunchFailure as i32;
     ErrorCode::LaunchFailure as i32
+}
+
+// ----------------------------------------------------------------------------------------
+// Hooks of generated code: clocks, `nanosleep`, `brkpt`
+// ----------------------------------------------------------------------------------------
+
+#[repr(C)]
+struct Timespec {
+    tv_sec: i64,
+    tv_nsec: i64,
+}
+
+extern "C" {
+    fn clock_gettime(clock: c_int, tp: *mut Timespec) -> c_int;
+    fn raise(signal: c_int) -> c_int;
+}
+
+/// `CLOCK_MONOTONIC` on Linux (all architectures).
+const CLOCK_MONOTONIC: c_int = 1;
+/// `SIGTRAP` on Linux (x86-64 and AArch64).
+const SIGTRAP: c_int = 5;
+
+fn monotonic_ns() -> u64 {
+    let mut t = Timespec { tv_sec: 0, tv_nsec: 0 };
+    // SAFETY: `t` is a valid `struct timespec` (LP64 layout) for the call to fill in.
+    if unsafe { clock_gettime(CLOCK_MONOTONIC, &mut t) } != 0 {
+        return 0;
+    }
+    (t.tv_sec as u64).wrapping_mul(1_000_000_000).wrapping_add(t.tv_nsec as u64)
+}
+
+/// `%globaltimer`: nanoseconds of the system's monotonic clock (the ISA fixes the unit,
+/// not the epoch; a monotonic clock never steps back when the wall clock is adjusted).
+#[no_mangle]
+pub extern "C" fn __ptxrt_globaltimer() -> u64 {
+    monotonic_ns()
+}
+
+/// `%clock64` on targets whose cycle counter user code cannot read (x86-64 objects read
+/// `rdtsc` inline): the monotonic clock in nanoseconds, which also only goes forward.
+#[no_mangle]
+pub extern "C" fn __ptxrt_clock64() -> u64 {
+    monotonic_ns()
+}
+
+/// The ISA's longest `nanosleep`.
+const MAX_SLEEP_NS: u32 = 1_000_000;
+/// Shorter sleeps spin (yielding the core) instead of asking the OS, whose timer slack
+/// (~50 µs) would overshoot the ISA's bound of twice the requested time.
+const SPIN_BELOW_NS: u32 = 100_000;
+
+/// `nanosleep.u32 t`: sleeps about `t` ns (at most 1 ms, as on the GPU).
+#[no_mangle]
+pub extern "C" fn __ptxrt_nanosleep(ns: u32) {
+    let ns = ns.min(MAX_SLEEP_NS);
+    let wanted = std::time::Duration::from_nanos(u64::from(ns));
+    if ns >= SPIN_BELOW_NS {
+        std::thread::sleep(wanted);
+        return;
+    }
+    let start = std::time::Instant::now();
+    // Another block this one waits for may need the core.
+    std::thread::yield_now();
+    while start.elapsed() < wanted {
+        std::hint::spin_loop();
+    }
+}
+
+/// `brkpt`: a function to put a debugger breakpoint on (`break __ptxrt_brkpt`). With the
+/// environment variable `PTXRT_BRKPT=trap` it raises `SIGTRAP`, which stops the program
+/// under a debugger (and ends it without one); otherwise it does nothing, as a GPU
+/// without an attached debugger does.
+#[no_mangle]
+#[inline(never)]
+pub extern "C" fn __ptxrt_brkpt() {
+    static TRAP: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    if *TRAP.get_or_init(|| std::env::var("PTXRT_BRKPT").is_ok_and(|v| v == "trap")) {
+        // SAFETY: raising a signal has no memory-safety preconditions.
+        unsafe {
+            raise(SIGTRAP);
+        }
+    }
+}
+
+// ----------------------------------------------------------------------------------------
+// Device-side launches (CUDA dynamic parallelism)
+// ----------------------------------------------------------------------------------------
+//
+// A kernel launches a child grid with `cudaGetParameterBuffer` + `cudaLaunchDevice` (or the
+// `V2` pair, which names the kernel and configuration when the buffer is requested). The
+// child is checked at once (the call returns CUDA's error code for a bad kernel or
+// configuration) and queued; queued grids run, in launch order, after the launching grid
+// has finished and before the host's launch returns (`run_device_launches`), and they may
+// launch grids themselves. This is one of the schedules CUDA allows: a child grid may start
+// any time after its launch and the parent grid is only complete when its children are. A
+// parent that waits for its children from the device (the removed device-side
+// `cudaDeviceSynchronize`) is not supported.
+
+/// CUDA's `cudaErrorInvalidValue` and `cudaErrorInvalidConfiguration`.
+const CUDA_ERROR_INVALID_VALUE: i32 = 1;
+const CUDA_ERROR_INVALID_CONFIGURATION: i32 = 9;
+
+#[derive(Clone, Copy)]
+struct ChildConfig {
+    /// A validated `*const Kernel`.
+    kernel: usize,
+    grid: crate::abi::Dim3,
+    block: crate::abi::Dim3,
+    shared: u32,
+}
+
+struct ParamBuffer {
+    layout: std::alloc::Layout,
+    /// Given to `cudaGetParameterBufferV2`.
+    config: Option<ChildConfig>,
+}
+
+#[derive(Default)]
+struct DeviceLaunches {
+    /// Parameter buffers handed out, by address; freed when the host's launch ends.
+    buffers: std::collections::HashMap<usize, ParamBuffer>,
+    queue: Vec<(ChildConfig, usize)>,
+}
+
+static DEVICE_LAUNCHES: std::sync::Mutex<Option<DeviceLaunches>> = std::sync::Mutex::new(None);
+
+fn with_launches<T>(f: impl FnOnce(&mut DeviceLaunches) -> T) -> T {
+    let mut guard = crate::registry::lock(&DEVICE_LAUNCHES);
+    f(guard.get_or_insert_with(DeviceLaunches::default))
+}
+
+/// Byte offsets of a kernel's parameters in a parameter buffer (each at its alignment, as
+/// CUDA lays them out) and the buffer's size.
+fn param_offsets(k: &Kernel) -> (Vec<usize>, usize) {
+    let n = k.num_params as usize;
+    let mut offsets = Vec::with_capacity(n);
+    let mut end = 0usize;
+    for i in 0..n {
+        // SAFETY: a validated descriptor has `num_params` sizes and alignments.
+        let (size, align) = unsafe { (*k.param_sizes.add(i) as usize, *k.param_aligns.add(i) as usize) };
+        let at = end.div_ceil(align.max(1)) * align.max(1);
+        offsets.push(at);
+        end = at + size;
+    }
+    (offsets, end)
+}
+
+fn alloc_param_buffer(align: u64, size: u64, config: Option<ChildConfig>) -> u64 {
+    let Ok(layout) = std::alloc::Layout::from_size_align(size.max(1) as usize, align.clamp(16, 4096).next_power_of_two() as usize) else {
+        return 0;
+    };
+    // SAFETY: the layout has a non-zero size.
+    let p = unsafe { std::alloc::alloc_zeroed(layout) };
+    if p.is_null() {
+        return 0;
+    }
+    with_launches(|l| l.buffers.insert(p as usize, ParamBuffer { layout, config }));
+    p as u64
+}
+
+/// Checks a device-side launch like a host launch; CUDA's error code on failure.
+fn check_child(func: u64, grid: crate::abi::Dim3, block: crate::abi::Dim3, shared: u32) -> Result<ChildConfig, i32> {
+    let k = crate::launch::usable_kernel(func as *const Kernel, "cudaLaunchDevice").map_err(|_| CUDA_ERROR_INVALID_VALUE)?;
+    crate::launch::check_configuration(k, grid, block, shared as usize, crate::registry::max_dynamic_shared(k)).map_err(|_| CUDA_ERROR_INVALID_CONFIGURATION)?;
+    Ok(ChildConfig { kernel: func as usize, grid, block, shared })
+}
+
+/// Queues the launch of the grid whose parameters are in `buffer`.
+fn enqueue(config: ChildConfig, buffer: u64) -> i32 {
+    // SAFETY: `check_child` validated the descriptor.
+    let k = unsafe { &*(config.kernel as *const Kernel) };
+    let (_, needed) = param_offsets(k);
+    with_launches(|l| match l.buffers.get(&(buffer as usize)) {
+        Some(b) if b.layout.size() >= needed => {
+            l.queue.push((config, buffer as usize));
+            0
+        }
+        _ => CUDA_ERROR_INVALID_VALUE,
+    })
+}
+
+unsafe fn read_dim3(p: *const u32) -> crate::abi::Dim3 {
+    crate::abi::Dim3::new(p.read_unaligned(), p.add(1).read_unaligned(), p.add(2).read_unaligned())
+}
+
+/// `cudaGetParameterBuffer(.param .b64 alignment, .param .b64 size) -> .param .b64`: a
+/// zeroed buffer for a child grid's parameters (null when memory is exhausted).
+///
+/// # Safety
+/// Called by generated code with pointers to the `.param` arguments.
+#[no_mangle]
+pub unsafe extern "C" fn __ptx_cudaGetParameterBuffer(_env: *mut BlockEnv, _local: *mut u8, _tx: u32, _ty: u32, _tz: u32, align: *const u64, size: *const u64, ret: *mut u64) -> i32 {
+    ret.write_unaligned(alloc_param_buffer(align.read_unaligned(), size.read_unaligned(), None));
+    0
+}
+
+/// `cudaGetParameterBufferV2(.param .b64 func, .param .b8 grid[12], .param .b8 block[12],
+/// .param .b32 sharedMem) -> .param .b64`: a parameter buffer for launching `func` (a
+/// kernel's address) with that configuration by `cudaLaunchDeviceV2`; null when the
+/// kernel or configuration is not valid.
+///
+/// # Safety
+/// Called by generated code with pointers to the `.param` arguments.
+#[no_mangle]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn __ptx_cudaGetParameterBufferV2(
+    _env: *mut BlockEnv,
+    _local: *mut u8,
+    _tx: u32,
+    _ty: u32,
+    _tz: u32,
+    func: *const u64,
+    grid: *const u32,
+    block: *const u32,
+    shared: *const u32,
+    ret: *mut u64,
+) -> i32 {
+    let buffer = match check_child(func.read_unaligned(), read_dim3(grid), read_dim3(block), shared.read_unaligned()) {
+        Ok(config) => {
+            // SAFETY: validated by `check_child`.
+            let (_, size) = param_offsets(&*(config.kernel as *const Kernel));
+            alloc_param_buffer(64, size as u64, Some(config))
+        }
+        Err(_) => 0,
+    };
+    ret.write_unaligned(buffer);
+    0
+}
+
+/// `cudaLaunchDevice(.param .b64 func, .param .b64 buffer, .param .b8 grid[12], .param .b8
+/// block[12], .param .b32 sharedMem, .param .b64 stream) -> .param .b32`: queues the grid
+/// (see above); returns 0 or CUDA's error code. Streams are ignored (children run in order).
+///
+/// # Safety
+/// Called by generated code with pointers to the `.param` arguments.
+#[no_mangle]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn __ptx_cudaLaunchDevice(
+    _env: *mut BlockEnv,
+    _local: *mut u8,
+    _tx: u32,
+    _ty: u32,
+    _tz: u32,
+    func: *const u64,
+    buffer: *const u64,
+    grid: *const u32,
+    block: *const u32,
+    shared: *const u32,
+    _stream: *const u64,
+    ret: *mut i32,
+) -> i32 {
+    let status = match check_child(func.read_unaligned(), read_dim3(grid), read_dim3(block), shared.read_unaligned()) {
+        Ok(config) => enqueue(config, buffer.read_unaligned()),
+        Err(code) => code,
+    };
+    ret.write_unaligned(status);
+    0
+}
+
+/// `cudaLaunchDeviceV2(.param .b64 buffer, .param .b64 stream) -> .param .b32`: queues the
+/// grid a `cudaGetParameterBufferV2` buffer was requested for.
+///
+/// # Safety
+/// Called by generated code with pointers to the `.param` arguments.
+#[no_mangle]
+pub unsafe extern "C" fn __ptx_cudaLaunchDeviceV2(_env: *mut BlockEnv, _local: *mut u8, _tx: u32, _ty: u32, _tz: u32, buffer: *const u64, _stream: *const u64, ret: *mut i32) -> i32 {
+    let buffer = buffer.read_unaligned();
+    let status = match with_launches(|l| l.buffers.get(&(buffer as usize)).and_then(|b| b.config)) {
+        Some(config) => enqueue(config, buffer),
+        None => CUDA_ERROR_INVALID_VALUE,
+    };
+    ret.write_unaligned(status);
+    0
+}
+
+/// Runs the grids launched from the device during the host launch that just finished
+/// (and those they launch), then frees every parameter buffer. With `run == false` (the
+/// launching grid failed) the queued grids are dropped. Called by the host launch path,
+/// which holds the grid-tree lock, so the queue belongs to this launch alone.
+pub(crate) fn run_device_launches(mut run: bool) -> Result<(), crate::Error> {
+    let mut result = Ok(());
+    loop {
+        let batch = with_launches(|l| std::mem::take(&mut l.queue));
+        if batch.is_empty() {
+            break;
+        }
+        for (config, buffer) in batch {
+            if !run {
+                continue;
+            }
+            // SAFETY: validated when it was queued; descriptors live as long as the program.
+            let k = unsafe { &*(config.kernel as *const Kernel) };
+            let (offsets, _) = param_offsets(k);
+            let mut args: Vec<*mut c_void> = offsets.iter().map(|o| (buffer + o) as *mut c_void).collect();
+            // SAFETY: each argument points into the parameter buffer, which holds every
+            // parameter at its offset (its size was checked when the grid was queued).
+            let launched = unsafe { crate::launch::run_grid(k, config.grid, config.block, args.as_mut_ptr(), config.shared as usize) };
+            if let Err(e) = launched {
+                result = Err(e);
+                run = false;
+            }
+        }
+    }
+    let buffers = with_launches(|l| std::mem::take(&mut l.buffers));
+    for (p, b) in buffers {
+        // SAFETY: allocated by `alloc_param_buffer` with this layout, freed once.
+        unsafe { std::alloc::dealloc(p as *mut u8, b.layout) };
+    }
+    result
 }
 
 #[cfg(test)]

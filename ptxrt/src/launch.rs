@@ -2,6 +2,8 @@
 //! and vice versa) and the hand-off to the pool.
 
 use std::ffi::{c_void, CStr};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Mutex;
 
 use crate::abi::{Dim3, Kernel, LaunchInfo, ABI_VERSION};
 use crate::error::Error;
@@ -248,13 +250,26 @@ pub unsafe fn launch_kernel(
             name()
         )));
     }
-    let memory = check_configuration(
-        k,
-        grid,
-        block,
-        dynamic_shared,
-        registry::max_dynamic_shared(k),
-    )?;
+    // The grid and the grids it launches from the device run as one unit.
+    let _tree = registry::lock(&GRID_TREE);
+    // SAFETY: `k` was validated above; `args` is as this function's contract says.
+    let result = unsafe { run_grid(k, grid, block, args, dynamic_shared) };
+    let children = crate::device::run_device_launches(result.is_ok());
+    result.and(children)
+}
+
+/// Held while a host launch and the device-side launches it causes run.
+static GRID_TREE: Mutex<()> = Mutex::new(());
+/// `%gridid` of the next launch.
+static NEXT_GRID_ID: AtomicU64 = AtomicU64::new(1);
+
+/// Runs one grid to completion on the pool.
+///
+/// # Safety
+/// `k` is a validated descriptor; `args` as for [`launch_kernel`].
+pub(crate) unsafe fn run_grid(k: &Kernel, grid: Dim3, block: Dim3, args: *mut *mut c_void, dynamic_shared: usize) -> Result<(), Error> {
+    let name = || kernel_name(k);
+    let memory = check_configuration(k, grid, block, dynamic_shared, registry::max_dynamic_shared(k))?;
     let info = LaunchInfo {
         args,
         grid,
@@ -262,7 +277,9 @@ pub unsafe fn launch_kernel(
         // Bounded by MAX_SHARED_OPTIN in `check_configuration`.
         dynamic_shared_bytes: dynamic_shared as u32,
         num_workers: pool::num_threads() as u32,
+        grid_id: NEXT_GRID_ID.fetch_add(1, Ordering::Relaxed),
     };
+    const WHAT: &str = "ptxrtLaunchKernel";
     let Some(block_fn) = k.block_fn else {
         return Err(Error::invalid_value(format!(
             "{WHAT}: kernel '{}' has no block function",

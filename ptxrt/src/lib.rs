@@ -13,7 +13,10 @@
 //! - [`error`]: error codes and the per-host-thread last error;
 //! - [`capi`]: the `extern "C"` functions of `include/ptxrt.h` and `include/ptxrt_abi.h`;
 //! - [`sched`]: the block scheduler (barriers, warp collectives) that block functions call;
-//! - [`device`]: what device code calls by name (`vprintf`, `malloc`, `free`, `__assertfail`).
+//! - [`matrix`]: the warp-level matrix instructions the scheduler computes (`mma`, `wmma`, `ldmatrix`);
+//! - [`device`]: what device code calls by name (`vprintf`, `malloc`, `free`, `__assertfail`);
+//! - [`texture`]: arrays, texture/surface objects and references, and the sampling that
+//!   `tex`, `tld4`, `txq`, `suld`, `sust`, `sured`, `suq` and `istypep` call.
 //!
 //! Rust programs can use the safe(r) functions re-exported here instead of the C API.
 
@@ -22,9 +25,11 @@ pub mod capi;
 pub mod device;
 pub mod error;
 pub mod launch;
+pub mod matrix;
 pub mod pool;
 pub mod registry;
 pub mod sched;
+pub mod texture;
 
 pub use abi::{BlockEnv, BlockFn, Dim3, Kernel, LaunchInfo, Module, SymbolInfo, ABI_VERSION};
 pub use error::{last_error, Error, ErrorCode};

@@ -169,6 +169,22 @@ pub fn get_symbol(name: &CStr) -> Result<(*mut c_void, u64), Error> {
     )))
 }
 
+/// Every registered module's symbol of this exact name (texture, surface and sampler
+/// references are listed as `.texref:NAME`, `.surfref:NAME`, `.samplerref:NAME`).
+pub(crate) fn get_symbols(name: &CStr) -> Vec<(*mut c_void, u64)> {
+    let modules = lock(&MODULES);
+    let mut found = vec![];
+    for m in modules.iter() {
+        for s in module_symbols(m.0) {
+            // SAFETY: symbol names are null or NUL-terminated constant strings.
+            if !s.name.is_null() && unsafe { CStr::from_ptr(s.name) } == name {
+                found.push((s.addr, s.size));
+            }
+        }
+    }
+    found
+}
+
 /// Remembers a kernel's dynamic shared-memory limit.
 pub(crate) fn set_max_dynamic_shared(kernel: &Kernel, bytes: u32) {
     lock(&MAX_DYNAMIC_SHARED).insert(kernel as *const Kernel as usize, bytes);

@@ -100,16 +100,21 @@ pub struct SyncPoint {
     pub pred: SyncOperand,
     /// The instruction as written, for messages.
     pub what: *const c_char,
+    /// Matrix instructions: their fragment registers (see `matrix`); null otherwise.
+    pub operands: *const SyncOperand,
+    pub num_operands: u32,
 }
 
 thread_local! {
     static MESSAGE: RefCell<CString> = RefCell::new(CString::default());
 }
 
-struct Block<'a> {
+pub(crate) struct Block<'a> {
     nthreads: usize,
     state: &'a mut [u32],
     context: *mut u8,
+    /// The block's shared memory (matrix instructions address it).
+    pub(crate) shared: *mut u8,
 }
 
 impl Block<'_> {
@@ -119,7 +124,7 @@ impl Block<'_> {
         unsafe { self.context.add(self.nthreads * op.value as usize + t * op.size as usize) }
     }
 
-    fn read(&self, op: &SyncOperand, t: usize) -> u64 {
+    pub(crate) fn read(&self, op: &SyncOperand, t: usize) -> u64 {
         match op.kind {
             1 => op.value,
             2 => {
@@ -138,7 +143,7 @@ impl Block<'_> {
         }
     }
 
-    fn write(&self, op: &SyncOperand, t: usize, v: u64) {
+    pub(crate) fn write(&self, op: &SyncOperand, t: usize, v: u64) {
         if op.kind != 2 {
             return;
         }
@@ -185,7 +190,8 @@ pub unsafe extern "C" fn __ptxrt_schedule(
     scratch: *mut u32,
 ) -> i32 {
     let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        let mut block = Block { nthreads: nthreads as usize, state: std::slice::from_raw_parts_mut(state, nthreads as usize), context };
+        let shared = (*env).shared;
+        let mut block = Block { nthreads: nthreads as usize, state: std::slice::from_raw_parts_mut(state, nthreads as usize), context, shared };
         let points = std::slice::from_raw_parts(points, npoints as usize);
         let scratch = &mut *(scratch as *mut [u32; SCRATCH_WORDS]);
         schedule(&mut block, points, scratch)
@@ -472,6 +478,7 @@ fn collective(b: &Block, p: &SyncPoint, w: usize, at: u32) -> Result<(), String>
             }
         }
         warp_op::WARP_SYNC => {}
+        op if crate::matrix::is_matrix_op(op) => crate::matrix::run(b, p, w, at).map_err(|e| format!("{e} at {}", what(p)))?,
         other => return Err(format!("unknown warp collective {other} at {}", what(p))),
     }
     Ok(())
@@ -489,7 +496,9 @@ mod tests {
         assert_eq!(offset_of!(SyncPoint, mask), 64);
         assert_eq!(offset_of!(SyncPoint, pred), 96);
         assert_eq!(offset_of!(SyncPoint, what), 112);
-        assert_eq!(size_of::<SyncPoint>(), 120);
+        assert_eq!(offset_of!(SyncPoint, operands), 120);
+        assert_eq!(offset_of!(SyncPoint, num_operands), 128);
+        assert_eq!(size_of::<SyncPoint>(), 136);
     }
 
     fn none() -> SyncOperand {
@@ -497,7 +506,7 @@ mod tests {
     }
 
     fn point(kind: u32, op: u32, mode: u32, a: SyncOperand, b: SyncOperand, c: SyncOperand, dst: SyncOperand) -> SyncPoint {
-        SyncPoint { kind, op, mode, flags: 0, a, b, c, mask: none(), dst, pred: none(), what: std::ptr::null() }
+        SyncPoint { kind, op, mode, flags: 0, a, b, c, mask: none(), dst, pred: none(), what: std::ptr::null(), operands: std::ptr::null(), num_operands: 0 }
     }
 
     #[test]
@@ -519,7 +528,7 @@ mod tests {
         let mut state = vec![1u32; n];
         state[39] = EXITED;
         let mut arrivals = [0u32; SCRATCH_WORDS];
-        let mut block = Block { nthreads: n, state: &mut state, context: ctx.as_mut_ptr() };
+        let mut block = Block { nthreads: n, state: &mut state, context: ctx.as_mut_ptr(), shared: std::ptr::null_mut() };
         let r = schedule(&mut block, &points, &mut arrivals).unwrap();
         assert_eq!(r, 1);
         let get = |ctx: &[u8], t: usize| u32::from_le_bytes(ctx[n * 4 + t * 4..n * 4 + t * 4 + 4].try_into().unwrap());
@@ -532,7 +541,7 @@ mod tests {
         for t in 0..39 {
             state[t] = 2;
         }
-        let mut block = Block { nthreads: n, state: &mut state, context: ctx.as_mut_ptr() };
+        let mut block = Block { nthreads: n, state: &mut state, context: ctx.as_mut_ptr(), shared: std::ptr::null_mut() };
         assert_eq!(schedule(&mut block, &points, &mut arrivals).unwrap(), 2);
         state[5] = 2;
         state[6] = 1; // lane 6 alone at shfl.sync with a full membermask: it waits for the others
@@ -541,7 +550,7 @@ mod tests {
                 state[t] = 2;
             }
         }
-        let mut block = Block { nthreads: n, state: &mut state, context: ctx.as_mut_ptr() };
+        let mut block = Block { nthreads: n, state: &mut state, context: ctx.as_mut_ptr(), shared: std::ptr::null_mut() };
         let e = schedule(&mut block, &points, &mut arrivals).unwrap_err();
         assert!(e.contains("never finish"), "{e}");
     }

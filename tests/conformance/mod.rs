@@ -12,7 +12,14 @@
 //! instruction, inputs, expected and actual values.
 
 mod carry;
+mod compare;
+mod convert;
+mod convert_reference;
 mod examples;
+mod float;
+mod float_reference;
+mod half;
+mod half_reference;
 mod integer;
 mod reference;
 mod video;
@@ -372,8 +379,14 @@ fn show(v: &[u64; 4]) -> String {
 /// result with the reference model. Panics with the mismatches (the first 60 are printed).
 /// Returns the number of vectors checked (forms × threads).
 pub fn run_family(family: &str, kernels: Vec<Kernel>) -> usize {
+    run_family_at(family, ".version 8.2\n.target sm_90", kernels)
+}
+
+/// `run_family` with the module's `.version`/`.target` lines (for forms of newer targets).
+pub fn run_family_at(family: &str, header: &str, kernels: Vec<Kernel>) -> usize {
     let work = WorkDir::new(&format!("conformance-{family}"));
-    let mut ptx = String::from(".version 8.2\n.target sm_90\n.address_size 64\n\n");
+    // `.address_size` exists from PTX ISA 2.3 on: PTX ISA 1.x modules go without it.
+    let mut ptx = if header.starts_with(".version 1.") { format!("{header}\n\n") } else { format!("{header}\n.address_size 64\n\n") };
     for k in &kernels {
         ptx.push_str(&kernel_ptx(k));
     }
@@ -464,13 +477,18 @@ fn opcode(label: &str) -> &str {
 
 /// Runs a family and checks that every instruction in it was run on at least `min` vectors.
 pub fn check_family(family: &str, kernels: Vec<Kernel>, min: usize) {
+    check_family_at(family, ".version 8.2\n.target sm_90", kernels, min)
+}
+
+/// `check_family` with the module's `.version`/`.target` lines.
+pub fn check_family_at(family: &str, header: &str, kernels: Vec<Kernel>, min: usize) {
     let mut per_instruction: std::collections::BTreeMap<String, usize> = Default::default();
     for k in &kernels {
         for f in &k.forms {
             *per_instruction.entry(opcode(&f.label).to_string()).or_default() += VECTORS;
         }
     }
-    let checked = run_family(family, kernels);
+    let checked = run_family_at(family, header, kernels);
     let counts: Vec<String> = per_instruction.iter().map(|(op, n)| format!("{op} {n}")).collect();
     eprintln!("{family}: {checked} results match the reference model ({})", counts.join(", "));
     let few: Vec<&String> = per_instruction.iter().filter(|(_, n)| **n < min).map(|(op, _)| op).collect();

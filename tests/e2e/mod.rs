@@ -149,6 +149,26 @@ fn atomics() {
     run_fixture(&ATOMICS);
 }
 
+/// Hand-written PTX: entry guards turned into thread-loop bounds (signed, unsigned, both
+/// operand orders, `!p` and De Morgan, 3D, a uniform exit, a non-affine condition), with
+/// indices that wrap inside a block (where the plain loop must be used instead).
+const GUARDS: Fixture = Fixture { ptx: "guards.ptx", host: "guards_host.c", ok_lines: &["guards: 305 cases OK"] };
+
+#[test]
+fn guards() {
+    run_fixture(&GUARDS);
+}
+
+/// Hand-written PTX: atomics on `.f16/.bf16` (and packed x2) with `.noftz` (rounding, ties,
+/// overflow, subnormals), vector atomics (`.v4.f32` add, `.v8.f16` max, `.v8.bf16` min),
+/// 16-bit and 128-bit compare-and-swap and 128-bit exchange, across blocks on several cores.
+const ATOMICS_WIDE: Fixture = Fixture { ptx: "atomics_wide.ptx", host: "atomics_wide_host.c", ok_lines: &["atomics_wide: 5 shapes OK"] };
+
+#[test]
+fn atomics_wide() {
+    run_fixture(&ATOMICS_WIDE);
+}
+
 /// NVRTC output with real calls (`__noinline__`): `.param` arguments and results, a struct
 /// passed and returned by value, recursion (`fib`, a recursive function with a local array),
 /// and indirect calls through function pointers stored in a `.global` initializer; and a
@@ -201,6 +221,35 @@ const WARPS: Fixture = Fixture {
 #[test]
 fn warps() {
     run_fixture(&WARPS);
+}
+
+/// NVRTC output (sm_90): every `mma.sync` form (f16/bf16/tf32/e4m3/e5m2 with f16 or f32
+/// accumulators, s8/u8/s4/u4 with and without `.satfinite`, f64 m8n8k4/m16n8k8/m16n8k16, the
+/// four products of f16 m8n8k4 in each layout), `ldmatrix` x1/x2/x4 with and without `.trans`, `nvcuda::wmma` load/mma/store
+/// for m16n16k16, m32n8k16, m8n32k16 and m16n16k8 in row and column layouts with strides,
+/// and a tiled GEMM built from `cp.async` double buffering, `ldmatrix` and `mma`.
+const MATRIX: Fixture = Fixture {
+        ptx: "matrix.ptx",
+        host: "matrix_host.c",
+        ok_lines: &["mma: 24 shapes OK", "ldmatrix: 1 shapes OK", "wmma: 11 shapes OK", "gemm_cp_async: 3 shapes OK"],
+    };
+
+#[test]
+fn matrix() {
+    run_fixture(&MATRIX);
+}
+
+/// Hand-written PTX for sm_90: `stmatrix` x1/x2/x4 with and without `.trans` (shared and
+/// generic addresses) and `movmatrix.trans`.
+const MATRIX_SM90: Fixture = Fixture {
+        ptx: "matrix_sm90.ptx",
+        host: "matrix_sm90_host.c",
+        ok_lines: &["stmatrix: 1 shapes OK", "movmatrix: 2 shapes OK"],
+    };
+
+#[test]
+fn matrix_sm90() {
+    run_fixture(&MATRIX_SM90);
 }
 
 /// NVRTC output of code written for lockstep warps: the classic reduction whose last warp
@@ -320,8 +369,101 @@ fn legacy_vote() {
     run_fixture(&LEGACY_VOTE);
 }
 
+/// NVRTC output: texture objects (1D/2D/3D, every address mode x filter x coordinate
+/// mode, pitched memory, 8-bit normalized reads, tex1Dfetch, layered, tld4) and surface
+/// objects (suld .zero/.clamp, sust .trap), against texture_reference.h; invalid handles
+/// and out-of-range `.trap` stores fail the launch.
+const TEXTURES: Fixture = Fixture {
+        ptx: "textures.ptx",
+        host: "textures_host.c",
+        ok_lines: &["textures: all checks OK"],
+    };
+
+#[test]
+fn textures() {
+    run_fixture(&TEXTURES);
+}
+
+/// Hand-written PTX 1.4: `.tex` references bound by name (tex.2d linear, tex.1d integer
+/// fetches), and a launch through an unbound reference.
+const TEXREF_LEGACY: Fixture = Fixture {
+        ptx: "texref_legacy.ptx",
+        host: "texref_legacy_host.c",
+        ok_lines: &["texref_legacy: all checks OK"],
+    };
+
+#[test]
+fn texref_legacy() {
+    run_fixture(&TEXREF_LEGACY);
+}
+
+/// Hand-written PTX 6.0: `.texref`/`.surfref` bound by name, txq/suq, istypep, tld4
+/// through a reference, sured, sust.p and suld.b.v2.
+const TEXTURE_QUERIES: Fixture = Fixture {
+        ptx: "texture_queries.ptx",
+        host: "texture_queries_host.c",
+        ok_lines: &["texture_queries: all checks OK"],
+    };
+
+#[test]
+fn texture_queries() {
+    run_fixture(&TEXTURE_QUERIES);
+}
+
+const MEMORY_FORMS: Fixture = Fixture {
+    ptx: "memory_forms.ptx",
+    host: "memory_forms_host.c",
+    ok_lines: &["ldst_forms: 3 shapes OK", "message_pass: 20 shapes OK"],
+};
+
+/// Hand-written PTX 8.8: `ld`/`st`/`ldu`/`prefetch` on every state space with every vector
+/// width and element type (up to `.b128`, `.v8.f32`, `.v4.b64`), `.volatile`, `.mmio`,
+/// `.relaxed`/`.acquire`/`.release` with scopes, cache operators and policies
+/// (`createpolicy`, `.L2::cache_hint`), `discard`, `applypriority`; acquire/release message
+/// passing between two blocks.
+#[test]
+fn memory_forms() {
+    run_fixture(&MEMORY_FORMS);
+}
+
+const SPECIAL_CONTROL: Fixture = Fixture {
+    ptx: "special_control.ptx",
+    host: "special_control_host.c",
+    ok_lines: &["sregs: 2 shapes OK", "brx_dispatch: 2 shapes OK"],
+};
+
+/// Hand-written PTX 8.8: every special register checked against the launch (workers,
+/// dynamic shared memory, shape, lanes, one-block clusters, clocks, `%gridid`), `brx.idx`
+/// (and its out-of-range error), `nanosleep`, `brkpt`, `pmevent`.
+#[test]
+fn special_control() {
+    run_fixture(&SPECIAL_CONTROL);
+}
+
+const DEVICE_LAUNCH: Fixture = Fixture { ptx: "device_launch.ptx", host: "device_launch_host.c", ok_lines: &["device_launch: 3 shapes OK"] };
+
+/// Hand-written PTX 8.8: grids launched from the device with `cudaGetParameterBuffer` +
+/// `cudaLaunchDevice` and the `V2` pair, two levels deep, and a refused configuration.
+#[test]
+fn device_launch() {
+    run_fixture(&DEVICE_LAUNCH);
+}
+
+/// Hand-written PTX 6.0, `texmode_independent`: `.samplerref`s initialized in the module
+/// and bound from the host decide filtering and address modes of a bound `.texref`.
+const TEXTURE_INDEPENDENT: Fixture = Fixture {
+        ptx: "texture_independent.ptx",
+        host: "texture_independent_host.c",
+        ok_lines: &["texture_independent: all checks OK"],
+    };
+
+#[test]
+fn texture_independent() {
+    run_fixture(&TEXTURE_INDEPENDENT);
+}
+
 /// Every fixture above, for the cross-target run.
-const ALL_FIXTURES: &[&Fixture] = &[&LEGACY_VOTE, &ALGORITHMS, &MEMORY, &SPACES, &CONCURRENT, &VECADD, &REDUCE, &SAXPY_NVOPENCC, &BARRIER_EXIT, &ATOMICS, &CALLS, &TRAP, &DEVICE_LIB, &WARPS, &LEGACY_WARP];
+const ALL_FIXTURES: &[&Fixture] = &[&MEMORY_FORMS, &SPECIAL_CONTROL, &DEVICE_LAUNCH, &TEXTURES, &TEXREF_LEGACY, &TEXTURE_QUERIES, &TEXTURE_INDEPENDENT, &GUARDS, &ATOMICS_WIDE, &LEGACY_VOTE, &ALGORITHMS, &MEMORY, &SPACES, &CONCURRENT, &VECADD, &REDUCE, &SAXPY_NVOPENCC, &BARRIER_EXIT, &ATOMICS, &CALLS, &TRAP, &DEVICE_LIB, &WARPS, &LEGACY_WARP, &MATRIX, &MATRIX_SM90];
 
 /// The same fixtures cross-compiled for AArch64 (objects from `ptx2llvm --target
 /// aarch64-unknown-linux-gnu`, ptxrt built for aarch64-unknown-linux-gnu, the host with the

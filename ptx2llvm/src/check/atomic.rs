@@ -1,12 +1,12 @@
 //! `atom`, `red`, `membar` and `fence` (ISA 9.2 §9.7.13.4–9.7.13.6).
 
 use super::function::FnScope;
-use super::instruction::{done, expect_operands, unsupported, Converted, Mods};
+use super::instruction::{done, expect_operands, Converted, Mods};
 use super::operands::Width;
 use crate::front::ast::{self, Operand as A};
 use crate::ir::{self, AtomicOp, MemOrder, MemScope, Op, ScalarType, StateSpace};
 
-fn sem(mods: &mut Mods) -> Option<MemOrder> {
+pub(super) fn sem(mods: &mut Mods) -> Option<MemOrder> {
     mods.one_of(&[".relaxed", ".acquire", ".release", ".acq_rel", ".sc"]).map(|s| match s {
         ".relaxed" => MemOrder::Relaxed,
         ".acquire" => MemOrder::Acquire,
@@ -16,7 +16,7 @@ fn sem(mods: &mut Mods) -> Option<MemOrder> {
     })
 }
 
-fn scope_of(mods: &mut Mods) -> Option<MemScope> {
+pub(super) fn scope_of(mods: &mut Mods) -> Option<MemScope> {
     mods.one_of(&[".cta", ".cluster", ".gpu", ".sys"]).map(|s| match s {
         ".cta" => MemScope::Cta,
         // A cluster's blocks may run on different cores.
@@ -38,9 +38,12 @@ pub(super) fn atom(scope: &mut FnScope, inst: &ast::Instruction, mut mods: Mods,
     let op = mods.one_of(&[".and", ".or", ".xor", ".exch", ".add", ".inc", ".dec", ".min", ".max", ".cas"]);
     let noftz = mods.has(".noftz");
     let cache_hint = mods.has(".L2::cache_hint");
-    if inst.modifiers.iter().any(|m| matches!(m.node.as_str(), ".v2" | ".v4" | ".v8" | ".b128" | ".f16" | ".f16x2" | ".bf16" | ".bf16x2")) {
-        return unsupported(scope, inst, guard, format!("`{opcode}` on 16-bit, 128-bit and vector types"));
-    }
+    let lanes = match mods.one_of(&[".v2", ".v4", ".v8"]) {
+        Some(".v2") => 2,
+        Some(".v4") => 4,
+        Some(_) => 8,
+        None => 1,
+    };
     let ty = super::instruction::one_type(scope, &mut mods, inst)?;
     if !mods.finish() {
         return None;
@@ -65,20 +68,42 @@ pub(super) fn atom(scope: &mut FnScope, inst: &ast::Instruction, mut mods: Mods,
         scope.error(inst.opcode.span.clone(), "`red` has no `.cas` form; use `atom.cas`");
         return None;
     }
-    if noftz {
-        scope.error(inst.opcode.span.clone(), format!("`.noftz` is only for `{opcode}.add` on `.f16`/`.bf16` types"));
+    let half = matches!(ty, ScalarType::F16 | ScalarType::BF16 | ScalarType::F16x2 | ScalarType::BF16x2);
+    if noftz != half {
+        let msg = if noftz {
+            format!("`.noftz` is only for `{opcode}` on `.f16`, `.f16x2`, `.bf16` and `.bf16x2`")
+        } else {
+            format!("`{opcode}` on `{}` needs `.noftz` (it never flushes subnormals)", ty.name())
+        };
+        scope.error(inst.opcode.span.clone(), msg);
         return None;
     }
-    let type_ok = match op {
-        AtomicOp::And | AtomicOp::Or | AtomicOp::Xor | AtomicOp::Exch | AtomicOp::Cas => {
-            matches!(ty.bits(), 32 | 64) && !ty.is_float() || (op == AtomicOp::Exch || op == AtomicOp::Cas) && ty == ScalarType::B32
+    let type_ok = if lanes > 1 {
+        // The vector forms (global memory only): `.add` on `.v2/.v4.f32`; `.add .min .max`
+        // on `.v2/.v4/.v8` of `.f16`/`.bf16` and `.v2/.v4` of `.f16x2`/`.bf16x2`.
+        match ty {
+            ScalarType::F32 => op == AtomicOp::Add && lanes <= 4,
+            ScalarType::F16 | ScalarType::BF16 => matches!(op, AtomicOp::Add | AtomicOp::Min | AtomicOp::Max),
+            ScalarType::F16x2 | ScalarType::BF16x2 => matches!(op, AtomicOp::Add | AtomicOp::Min | AtomicOp::Max) && lanes <= 4,
+            _ => false,
         }
-        AtomicOp::Add => matches!(ty, ScalarType::U32 | ScalarType::S32 | ScalarType::U64 | ScalarType::S64 | ScalarType::F32 | ScalarType::F64),
-        AtomicOp::Inc | AtomicOp::Dec => ty == ScalarType::U32,
-        AtomicOp::Min | AtomicOp::Max => matches!(ty, ScalarType::U32 | ScalarType::S32 | ScalarType::U64 | ScalarType::S64),
+    } else {
+        match op {
+            AtomicOp::And | AtomicOp::Or | AtomicOp::Xor => matches!(ty.bits(), 32 | 64) && !ty.is_float(),
+            AtomicOp::Exch => matches!(ty.bits(), 32 | 64 | 128) && !ty.is_float(),
+            AtomicOp::Cas => matches!(ty.bits(), 32 | 64) && !ty.is_float() || matches!(ty, ScalarType::B16 | ScalarType::B128),
+            AtomicOp::Add => !matches!(ty, ScalarType::B32 | ScalarType::B64 | ScalarType::B16 | ScalarType::B128) && ty.bits() >= 16,
+            AtomicOp::Inc | AtomicOp::Dec => ty == ScalarType::U32,
+            AtomicOp::Min | AtomicOp::Max => matches!(ty, ScalarType::U32 | ScalarType::S32 | ScalarType::U64 | ScalarType::S64),
+        }
     };
     if !type_ok {
-        scope.error(inst.opcode.span.clone(), format!("`{opcode}` does not support this operation on `{}`", ty.name()));
+        let what = if lanes > 1 { format!(".v{lanes}{}", ty.name()) } else { ty.name().to_string() };
+        scope.error(inst.opcode.span.clone(), format!("`{opcode}` does not support this operation on `{what}`"));
+        return None;
+    }
+    if lanes > 1 && !matches!(sp, StateSpace::Global | StateSpace::Generic) {
+        scope.error(inst.opcode.span.clone(), format!("vector `{opcode}` is only allowed on global memory"));
         return None;
     }
     let value_ops = if op == AtomicOp::Cas { 2 } else { 1 };
@@ -88,14 +113,28 @@ pub(super) fn atom(scope: &mut FnScope, inst: &ast::Instruction, mut mods: Mods,
         return None;
     }
     let ops = &inst.operands;
-    let (dst, addr_op, rest) = if is_red {
-        (None, &ops[0], &ops[1..])
-    } else {
-        let dst = match ops[0].node {
-            A::Sink => None,
-            _ => Some(scope.dst(&ops[0], ty, Width::Exact)?),
-        };
-        (dst, &ops[1], &ops[2..])
+    let (dst_op, addr_op, rest) = if is_red { (None, &ops[0], &ops[1..]) } else { (Some(&ops[0]), &ops[1], &ops[2..]) };
+    // One register (or `_`) per element: `{%f1, %f2}` for the vector forms.
+    let elements = |scope: &mut FnScope, op: &ast::Spanned<A>| -> Option<Vec<ast::Spanned<A>>> {
+        let items = if lanes > 1 { scope.vector_elements(op) } else { vec![op.clone()] };
+        if items.len() != lanes || (lanes == 1 && matches!(op.node, A::Vector(_))) {
+            scope.error(op.span.clone(), format!("`{opcode}` with `.v{lanes}` takes a vector of {lanes} registers here"));
+            return None;
+        }
+        Some(items)
+    };
+    let dst = match dst_op {
+        None => vec![],
+        Some(d) => {
+            let mut out = vec![];
+            for item in elements(scope, d)? {
+                out.push(match item.node {
+                    A::Sink => None,
+                    _ => Some(scope.dst(&item, ty, Width::Exact)?),
+                });
+            }
+            out
+        }
     };
     let addr = scope.address_in(addr_op, sp)?;
     if let ir::AddressBase::Var(v) = addr.base {
@@ -109,7 +148,10 @@ pub(super) fn atom(scope: &mut FnScope, inst: &ast::Instruction, mut mods: Mods,
         scope.error(addr_op.span.clone(), format!("`{opcode}` cannot access parameters"));
         return None;
     }
-    let b = scope.src(&rest[0], ty, Width::Exact)?;
+    let mut b = vec![];
+    for item in elements(scope, &rest[0])? {
+        b.push(scope.src(&item, ty, Width::Exact)?);
+    }
     let c = if op == AtomicOp::Cas { Some(scope.src(&rest[1], ty, Width::Exact)?) } else { None };
     if cache_hint {
         scope.src(&rest[value_ops], ScalarType::B64, Width::Exact)?;

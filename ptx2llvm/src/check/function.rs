@@ -83,7 +83,14 @@ pub(crate) fn declare(cx: &mut ModuleChecker, f: &ast::Function) -> ir::Function
 }
 
 fn param_decls(cx: &mut ModuleChecker, p: &ast::VarDecl) -> Vec<ir::Param> {
-    let Some(ty) = ScalarType::from_name(&p.ty.node) else {
+    // Opaque parameters hold a 64-bit handle.
+    let handle = match p.ty.node.as_str() {
+        ".texref" => Some(ir::HandleKind::Texture),
+        ".samplerref" => Some(ir::HandleKind::Sampler),
+        ".surfref" => Some(ir::HandleKind::Surface),
+        _ => None,
+    };
+    let Some(ty) = handle.map(|_| ScalarType::U64).or_else(|| ScalarType::from_name(&p.ty.node)) else {
         cx.diags.push(Diagnostic::error(p.ty.span.clone(), format!("not supported yet: parameters of type `{}`", p.ty.node)));
         return vec![];
     };
@@ -102,6 +109,7 @@ fn param_decls(cx: &mut ModuleChecker, p: &ast::VarDecl) -> Vec<ir::Param> {
                 align: p.align.unwrap_or(ty.bytes()).max(1),
                 // Set by `check_body`, which gives `.reg` parameters their registers.
                 reg: None,
+                handle,
             }
         })
         .collect()
@@ -118,6 +126,8 @@ pub(crate) struct FnScope<'a> {
     pub labels: HashSet<String>,
     /// `.callprototype` labels: (return parameters, parameters).
     pub prototypes: HashMap<String, (u32, u32)>,
+    /// `.branchtargets` lists by their label: the target labels in order.
+    pub branch_targets: HashMap<String, Vec<(String, ast::Span)>>,
 }
 
 impl FnScope<'_> {
@@ -252,7 +262,7 @@ enum Linear {
 }
 
 pub(crate) fn check_body(cx: &mut ModuleChecker, index: usize, f: &ast::Function) {
-    let mut scope = FnScope { cx, index, regs: vec![], scopes: vec![HashMap::new()], labels: HashSet::new(), prototypes: HashMap::new() };
+    let mut scope = FnScope { cx, index, regs: vec![], scopes: vec![HashMap::new()], labels: HashSet::new(), prototypes: HashMap::new(), branch_targets: HashMap::new() };
     collect_labels(f.body.as_deref().unwrap_or(&[]), &mut scope);
     // `.reg` parameters are registers of the body; `.param` ones are addressed in memory.
     let reg_space = |decls: &[ast::VarDecl]| -> Vec<bool> {
@@ -299,10 +309,13 @@ fn collect_labels(stmts: &[ast::Statement], scope: &mut FnScope) {
         ast::Statement::Label(l) => {
             scope.labels.insert(l.node.clone());
         }
-        ast::Statement::LabelledDirective { label, kind, signature, .. } => {
+        ast::Statement::LabelledDirective { label, kind, signature, names, .. } => {
             scope.labels.insert(label.node.clone());
             if *kind == ast::DirectiveKind::CallPrototype {
                 scope.prototypes.insert(label.node.clone(), *signature);
+            }
+            if *kind == ast::DirectiveKind::BranchTargets {
+                scope.branch_targets.insert(label.node.clone(), names.iter().map(|n| (n.node.clone(), n.span.clone())).collect());
             }
         }
         _ => {}
@@ -329,6 +342,10 @@ fn walk(scope: &mut FnScope, stmts: &[ast::Statement], out: &mut Vec<Linear>) {
             ast::Statement::Instruction(inst) => match convert(scope, inst) {
                 Some(Converted::Inst(i)) => out.push(Linear::Inst(i)),
                 Some(Converted::Term(t, guard)) => out.push(Linear::Term(t, guard, inst.span.clone())),
+                Some(Converted::Prepared(insts, t, guard)) => {
+                    out.extend(insts.into_iter().map(Linear::Inst));
+                    out.push(Linear::Term(t, guard, inst.span.clone()));
+                }
                 None => {}
             },
         }
@@ -402,6 +419,30 @@ fn build_cfg(scope: &mut FnScope, linear: Vec<Linear>, is_entry: bool) -> Vec<ir
                             None
                         }
                     },
+                    PendingTerm::Indirect { index, targets, scratch } => {
+                        let mut ids = vec![];
+                        for (label, lspan) in &targets {
+                            match labels.get(label) {
+                                Some(id) => ids.push(*id),
+                                None => scope.error(lspan.clone(), format!("undefined label `{label}`")),
+                            }
+                        }
+                        (ids.len() == targets.len()).then(|| {
+                            let end = if is_entry { ir::Terminator::Exit } else { ir::Terminator::Return };
+                            let fault = ir::Inst { guard: None, op: ir::Op::Fault { what: "`brx.idx` index past the end of its `.branchtargets` list".into() }, span: span.clone() };
+                            let mut next = BlockId((n + extra.len()) as u32);
+                            extra.push(ir::Block { label: None, insts: vec![fault], term: end, term_span: span.clone() });
+                            // index == k ? target k : (the test of k + 1), from the last target back.
+                            for (k, id) in ids.iter().enumerate().rev() {
+                                let test = ir::Op::Setp { cmp: ir::CmpOp::Eq, ty: ScalarType::U32, ftz: false, dst: scratch, dst_not: None, a: index, b: ir::Operand::Imm(k as u64), combine: None };
+                                let cond = ir::PredRef { reg: scratch, negated: false };
+                                let block = BlockId((n + extra.len()) as u32);
+                                extra.push(ir::Block { label: None, insts: vec![ir::Inst { guard: None, op: test, span: span.clone() }], term: ir::Terminator::Branch { cond, then_: *id, else_: next }, term_span: span.clone() });
+                                next = block;
+                            }
+                            ir::Terminator::Jump(next)
+                        })
+                    }
                     PendingTerm::Exit => Some(ir::Terminator::Exit),
                     PendingTerm::Return => Some(if is_entry { ir::Terminator::Exit } else { ir::Terminator::Return }),
                     PendingTerm::Sync(point) => {

@@ -7,11 +7,14 @@ use super::forms::{self, FormError};
 use super::function::FnScope;
 use super::operands::Width;
 use crate::front::ast::{self, Operand as A, Spanned};
-use crate::ir::{self, BoolOp, CmpOp, CvtRounding, FloatBinOp, FloatUnOp, IntBinOp, IntUnOp, MulMode, Op, Rounding, ScalarType, StateSpace};
+use crate::ir::{self, BoolOp, CmpOp, IntBinOp, IntUnOp, MulMode, Op, Rounding, ScalarType, StateSpace};
 
 pub(crate) enum Converted {
     Inst(ir::Inst),
     Term(PendingTerm, Option<ir::PredRef>),
+    /// Unguarded instructions that compute an operand of the terminator (the address a
+    /// warp matrix instruction reads), then the terminator.
+    Prepared(Vec<ir::Inst>, PendingTerm, Option<ir::PredRef>),
 }
 
 /// A terminator whose label is not resolved yet.
@@ -20,6 +23,9 @@ pub(crate) enum PendingTerm {
     Exit,
     Return,
     Sync(ir::SyncPoint),
+    /// `brx.idx`: `targets` are the labels of its `.branchtargets` list; `scratch` is a
+    /// predicate register for the comparisons it becomes.
+    Indirect { index: ir::Operand, targets: Vec<(String, ast::Span)>, scratch: ir::RegId },
 }
 
 
@@ -119,9 +125,10 @@ pub(super) fn rounding(mods: &mut Mods) -> Option<Rounding> {
 }
 
 pub(super) fn space(mods: &mut Mods) -> StateSpace {
-    match mods.one_of(&[".global", ".shared", ".shared::cta", ".local", ".param", ".const", ".param::entry", ".param::func"]) {
+    match mods.one_of(&[".global", ".shared", ".shared::cta", ".shared::cluster", ".local", ".param", ".const", ".param::entry", ".param::func"]) {
         Some(".global") => StateSpace::Global,
-        Some(".shared") | Some(".shared::cta") => StateSpace::Shared,
+        // A cluster is one block here, so its shared window is the block's.
+        Some(".shared") | Some(".shared::cta") | Some(".shared::cluster") => StateSpace::Shared,
         Some(".local") => StateSpace::Local,
         Some(".param") | Some(".param::entry") | Some(".param::func") => StateSpace::Param,
         Some(".const") => StateSpace::Const,
@@ -186,6 +193,12 @@ fn convert_form(scope: &mut FnScope, inst: &ast::Instruction) -> Option<Converte
             }
             Op::Mov { ty, dst: scope.dst(&ops[0], ty, Width::Exact)?, src: scope.src(&ops[1], ty, Width::Exact)? }
         }
+        _ if super::half::handles(inst) => return super::half::convert(scope, inst, mods, guard),
+        "add" | "sub" | "mul" | "div" | "min" | "max" | "mad" | "fma" | "neg" | "abs" | "sqrt" | "rcp" | "rsqrt" | "sin" | "cos" | "lg2" | "ex2" | "tanh" | "copysign" | "testp"
+            if super::float::is_float_form(inst) =>
+        {
+            return super::float::convert(scope, inst, mods, guard);
+        }
         "add" | "sub" | "mad" if super::integer::has_modifier(inst, &[".cc"]) => return super::integer::carry(scope, inst, mods, guard),
         "addc" | "subc" | "madc" => return super::integer::carry(scope, inst, mods, guard),
         "add" | "sub" | "min" | "max" if super::integer::has_modifier(inst, &[".u16x2", ".s16x2", ".relu"]) => {
@@ -227,7 +240,7 @@ fn convert_form(scope: &mut FnScope, inst: &ast::Instruction) -> Option<Converte
                 cond: scope.pred(&ops[3])?,
             }
         }
-        "cvt" => return cvt(scope, inst, mods, guard),
+        "cvt" => return super::convert::cvt(scope, inst, mods, guard),
         "isspacep" => {
             let sp = space(&mut mods);
             mods.one_of(&[".shared::cluster"]);
@@ -258,20 +271,40 @@ fn convert_form(scope: &mut FnScope, inst: &ast::Instruction) -> Option<Converte
             Op::Cvta { to_generic: !to, space: sp, ty, dst: scope.dst(&ops[0], ty, Width::Exact)?, src: scope.src(&ops[1], ty, Width::Exact)? }
         }
         "ld" | "ldu" | "st" => return load_store(scope, inst, mods, guard),
+        "prefetch" | "prefetchu" => return prefetch(scope, inst, mods, guard),
+        "createpolicy" => return createpolicy(scope, inst, mods, guard),
+        "discard" | "applypriority" => return cache_control(scope, inst, mods, guard),
+        "brx" => return brx(scope, inst, mods, guard),
         "call" => return super::call::call(scope, inst, mods, guard),
         "shfl" | "vote" | "match" | "redux" | "activemask" => return super::warp::collective(scope, inst, mods, guard),
+        "mma" | "wmma" | "ldmatrix" | "stmatrix" | "movmatrix" => return super::matrix::warp_matrix(scope, inst, mods, guard),
+        "cp" => return super::matrix::async_copy(scope, inst, mods, guard),
         "atom" | "red" => return super::atomic::atom(scope, inst, mods, guard),
         "membar" | "fence" => return super::atomic::fence(scope, inst, mods, guard),
         "trap" => Op::Trap,
-        // A breakpoint (no debugger attached), a performance-monitor event, and a sleep of
-        // at most the given time (the ISA allows any duration in [0, 2t]): nothing to do.
-        "brkpt" | "pmevent" | "nanosleep" => {
-            drop_all(&mut mods);
-            if !inst.operands.iter().all(|o| scope.resolve_any(o)) {
+        "brkpt" => {
+            if !mods.finish() || !expect_operands(scope, inst, &[0]) {
                 return None;
             }
+            Op::Breakpoint
+        }
+        // A performance-monitor event: no counters are kept (`%pm0`..`%pm7` read 0).
+        "pmevent" => {
+            drop_all(&mut mods);
+            if !expect_operands(scope, inst, &[1]) {
+                return None;
+            }
+            scope.src(&ops[0], ScalarType::U32, Width::Exact)?;
             Op::Nop
         }
+        "nanosleep" => {
+            mods.has(".u32");
+            if !mods.finish() || !expect_operands(scope, inst, &[1]) {
+                return None;
+            }
+            Op::Nanosleep { ns: scope.src(&ops[0], ScalarType::U32, Width::Exact)? }
+        }
+        "tex" | "tld4" | "txq" | "suld" | "sust" | "sured" | "suq" | "istypep" => return super::texture::convert(scope, inst, mods, guard),
         // `check_form` rejected unknown opcodes: this one exists, lowering lacks it.
         _ => return unsupported(scope, inst, guard, format!("`{opcode}`")),
     };
@@ -451,45 +484,8 @@ fn arith(scope: &mut FnScope, inst: &ast::Instruction, mut mods: Mods, guard: Op
     let mode = if opcode == "mul" { mods.one_of(&[".lo", ".hi", ".wide"]) } else { None };
     let ty = one_type(scope, &mut mods, inst)?;
     if ty.is_float() {
-        if !matches!(ty, ScalarType::F32 | ScalarType::F64) {
-            return unsupported(scope, inst, guard, format!("`{opcode}{}`", ty.name()));
-        }
-        let op = match opcode {
-            "add" => FloatBinOp::Add,
-            "sub" => FloatBinOp::Sub,
-            "mul" => FloatBinOp::Mul,
-            "div" => FloatBinOp::Div,
-            "min" => FloatBinOp::Min,
-            "max" => FloatBinOp::Max,
-            _ => {
-                scope.error(inst.opcode.span.clone(), format!("`{opcode}` does not take a floating-point type"));
-                return None;
-            }
-        };
-        let rnd = rounding(&mut mods);
-        let approx = mods.one_of(&[".approx", ".full"]);
-        if approx.is_some() || (rnd.is_none() && op == FloatBinOp::Div && ty == ScalarType::F32) {
-            return unsupported(scope, inst, guard, "approximate division (`div.approx`/`div.full`)");
-        }
-        let ftz = mods.has(".ftz");
-        let sat = mods.has(".sat");
-        if ftz || sat {
-            return unsupported(scope, inst, guard, "`.ftz`/`.sat` on floating-point arithmetic");
-        }
-        if !mods.finish() || !expect_operands(scope, inst, &[3]) {
-            return None;
-        }
-        let op = Op::FloatBinary {
-            op,
-            ty,
-            rnd: rnd.unwrap_or(Rounding::NearestEven),
-            ftz,
-            sat,
-            dst: scope.dst(&ops[0], ty, Width::Exact)?,
-            a: scope.src(&ops[1], ty, Width::Exact)?,
-            b: scope.src(&ops[2], ty, Width::Exact)?,
-        };
-        return done(guard, op, inst);
+        // `.f32`/`.f64` forms go to `float::convert`; these are the narrower float types.
+        return unsupported(scope, inst, guard, format!("`{opcode}{}`", ty.name()));
     }
     let sat = mods.has(".sat");
     if sat && !(ty == ScalarType::S32 && matches!(opcode, "add" | "sub")) {
@@ -574,28 +570,17 @@ fn mad(scope: &mut FnScope, inst: &ast::Instruction, mut mods: Mods, guard: Opti
     let opcode = inst.opcode.node.as_str();
     let ops = &inst.operands;
     let mode = mods.one_of(&[".lo", ".hi", ".wide"]);
-    let rnd = rounding(&mut mods);
-    let ftz = mods.has(".ftz");
+    // Float modifiers are consumed so that a narrower float type reaches `unsupported`.
+    let _float_rounding = rounding(&mut mods);
+    let _ftz = mods.has(".ftz");
     let sat = mods.has(".sat");
     let ty = one_type(scope, &mut mods, inst)?;
     if !mods.finish() || !expect_operands(scope, inst, &[4]) {
         return None;
     }
     if ty.is_float() {
-        if !matches!(ty, ScalarType::F32 | ScalarType::F64) || ftz || sat || rnd.is_some_and(|r| r != Rounding::NearestEven) {
-            return unsupported(scope, inst, guard, format!("this form of `{opcode}{}`", ty.name()));
-        }
-        let op = Op::Fma {
-            ty,
-            rnd: Rounding::NearestEven,
-            ftz,
-            sat,
-            dst: scope.dst(&ops[0], ty, Width::Exact)?,
-            a: scope.src(&ops[1], ty, Width::Exact)?,
-            b: scope.src(&ops[2], ty, Width::Exact)?,
-            c: scope.src(&ops[3], ty, Width::Exact)?,
-        };
-        return done(guard, op, inst);
+        // `.f32`/`.f64` forms go to `float::convert`; these are the narrower float types.
+        return unsupported(scope, inst, guard, format!("this form of `{opcode}{}`", ty.name()));
     }
     if opcode == "fma" || ty.kind() != ir::TypeKind::Unsigned && ty.kind() != ir::TypeKind::Signed {
         scope.error(inst.opcode.span.clone(), format!("`{opcode}` does not take `{}`", ty.name()));
@@ -640,9 +625,10 @@ fn mad(scope: &mut FnScope, inst: &ast::Instruction, mut mods: Mods, guard: Opti
 fn unary(scope: &mut FnScope, inst: &ast::Instruction, mut mods: Mods, guard: Option<ir::PredRef>) -> Option<Converted> {
     let opcode = inst.opcode.node.as_str();
     let ops = &inst.operands;
-    let rnd = rounding(&mut mods);
-    let approx = mods.has(".approx");
-    let ftz = mods.has(".ftz");
+    // Float modifiers are consumed so that a narrower float type reaches `unsupported`.
+    let _float_rounding = rounding(&mut mods);
+    let _approx = mods.has(".approx");
+    let _ftz = mods.has(".ftz");
     let ty = one_type(scope, &mut mods, inst)?;
     if !mods.finish() || !expect_operands(scope, inst, &[2]) {
         return None;
@@ -652,33 +638,8 @@ fn unary(scope: &mut FnScope, inst: &ast::Instruction, mut mods: Mods, guard: Op
         return done(guard, op, inst);
     }
     if ty.is_float() {
-        let op = match opcode {
-            "neg" => FloatUnOp::Neg,
-            "abs" => FloatUnOp::Abs,
-            "sqrt" => FloatUnOp::Sqrt,
-            "rcp" => FloatUnOp::Rcp,
-            _ => {
-                scope.error(inst.opcode.span.clone(), format!("`{opcode}` does not take `{}`", ty.name()));
-                return None;
-            }
-        };
-        if !matches!(ty, ScalarType::F32 | ScalarType::F64) || ftz || rnd.is_some_and(|r| r != Rounding::NearestEven) {
-            return unsupported(scope, inst, guard, format!("this form of `{opcode}{}`", ty.name()));
-        }
-        if matches!(op, FloatUnOp::Sqrt | FloatUnOp::Rcp) && rnd.is_none() && !approx {
-            scope.error(inst.opcode.span.clone(), format!("`{opcode}` needs a rounding modifier or `.approx`"));
-            return None;
-        }
-        let op = Op::FloatUnary {
-            op,
-            ty,
-            rnd: rnd.unwrap_or(Rounding::NearestEven),
-            approx,
-            ftz,
-            dst: scope.dst(&ops[0], ty, Width::Exact)?,
-            a: scope.src(&ops[1], ty, Width::Exact)?,
-        };
-        return done(guard, op, inst);
+        // `.f32`/`.f64` forms go to `float::convert`; these are the narrower float types.
+        return unsupported(scope, inst, guard, format!("this form of `{opcode}{}`", ty.name()));
     }
     let op = match opcode {
         "not" => IntUnOp::Not,
@@ -766,76 +727,14 @@ fn setp(scope: &mut FnScope, inst: &ast::Instruction, mut mods: Mods, guard: Opt
     done(guard, Op::Setp { cmp, ty, ftz, dst, dst_not, a, b, combine }, inst)
 }
 
-fn cvt(scope: &mut FnScope, inst: &ast::Instruction, mut mods: Mods, guard: Option<ir::PredRef>) -> Option<Converted> {
-    let ops = &inst.operands;
-    // Narrow float formats that have no register type of their own (`.e4m3x2`, `.tf32`, ...).
-    if let Some(m) = inst.modifiers.iter().find(|m| {
-        matches!(m.node.as_str(), ".tf32" | ".e4m3x2" | ".e5m2x2" | ".e2m3x2" | ".e3m2x2" | ".e2m1x2" | ".ue8m0x2" | ".e4m3x4" | ".e5m2x4" | ".e2m1x4" | ".e2m3x4" | ".e3m2x4" | ".satfinite" | ".relu")
-    }) {
-        return unsupported(scope, inst, guard, format!("`cvt` with `{}`", m.node));
-    }
-    let rnd = match mods.one_of(&[".rn", ".rz", ".rm", ".rp", ".rni", ".rzi", ".rmi", ".rpi"]) {
-        None => None,
-        Some(r) => {
-            let base = match &r[..3] {
-                ".rn" => Rounding::NearestEven,
-                ".rz" => Rounding::TowardZero,
-                ".rm" => Rounding::Down,
-                _ => Rounding::Up,
-            };
-            Some(if r.len() == 4 { CvtRounding::Integer(base) } else { CvtRounding::Float(base) })
-        }
-    };
-    let ftz = mods.has(".ftz");
-    let sat = mods.has(".sat");
-    let types = mods.types();
-    // `cvt.rn.f16x2.f32 d, a, b` (and the other packing forms) take two sources.
-    let packing = types.first().is_some_and(|t| matches!(t, ScalarType::F16x2 | ScalarType::BF16x2));
-    if !mods.finish() || !expect_operands(scope, inst, if packing { &[3] } else { &[2] }) {
-        return None;
-    }
-    let [dst_ty, src_ty] = types[..] else {
-        scope.error(inst.opcode.span.clone(), "`cvt` needs a destination and a source type (`cvt.f32.s32`)");
-        return None;
-    };
-    let supported = |t: ScalarType| t.is_int() && t.kind() != ir::TypeKind::Bits || matches!(t, ScalarType::F32 | ScalarType::F64);
-    if !supported(dst_ty) || !supported(src_ty) {
-        return unsupported(scope, inst, guard, format!("`cvt{}{}`", dst_ty.name(), src_ty.name()));
-    }
-    if ftz || sat && (dst_ty.is_float() || src_ty.is_float()) {
-        return unsupported(scope, inst, guard, "`.ftz`/`.sat` on floating-point `cvt`");
-    }
-    if sat {
-        return unsupported(scope, inst, guard, "`cvt.sat` between integer types");
-    }
-    let needs_rounding = (dst_ty.is_float() && src_ty.is_int()) || (dst_ty.is_int() && src_ty.is_float()) || (dst_ty == ScalarType::F32 && src_ty == ScalarType::F64);
-    match rnd {
-        None if needs_rounding => {
-            scope.error(inst.opcode.span.clone(), format!("`cvt{}{}` needs a rounding modifier", dst_ty.name(), src_ty.name()));
-            return None;
-        }
-        Some(CvtRounding::Float(r)) | Some(CvtRounding::Integer(r)) if r != Rounding::NearestEven && !(dst_ty.is_int() && src_ty.is_float()) => {
-            return unsupported(scope, inst, guard, "directed rounding of floating-point `cvt` results");
-        }
-        _ => {}
-    }
-    let op = Op::Cvt {
-        dst_ty,
-        src_ty,
-        rnd,
-        ftz,
-        sat,
-        dst: scope.dst(&ops[0], dst_ty, Width::AllowWider)?,
-        src: scope.src(&ops[1], src_ty, Width::AllowWider)?,
-    };
-    done(guard, op, inst)
-}
-
 fn load_store(scope: &mut FnScope, inst: &ast::Instruction, mut mods: Mods, guard: Option<ir::PredRef>) -> Option<Converted> {
     let opcode = inst.opcode.node.as_str();
     let ops = &inst.operands;
     let sp = space(&mut mods);
     let volatile = mods.has(".volatile");
+    let mmio = mods.has(".mmio");
+    let order = super::atomic::sem(&mut mods);
+    let mem_scope = super::atomic::scope_of(&mut mods);
     let vec = match mods.one_of(&[".v2", ".v4", ".v8"]) {
         Some(".v2") => 2,
         Some(".v4") => 4,
@@ -844,6 +743,7 @@ fn load_store(scope: &mut FnScope, inst: &ast::Instruction, mut mods: Mods, guar
     };
     // `.L2::cache_hint` comes with a cache-policy operand (a hint: resolved, then unused).
     let cache_policy = inst.modifiers.iter().any(|m| m.node == ".L2::cache_hint");
+    let prefetch_size = inst.modifiers.iter().find(|m| matches!(m.node.as_str(), ".L2::64B" | ".L2::128B" | ".L2::256B"));
     mods.drop_hints();
     let ty = one_type(scope, &mut mods, inst)?;
     if !mods.finish() || !expect_operands(scope, inst, if cache_policy { &[3] } else { &[2] }) {
@@ -856,11 +756,35 @@ fn load_store(scope: &mut FnScope, inst: &ast::Instruction, mut mods: Mods, guar
         scope.error(inst.opcode.span.clone(), format!("`{opcode}` cannot move predicates"));
         return None;
     }
+    // Rules of the ISA's `ld`/`st` descriptions that the form table does not express.
+    let global_only = |sp: StateSpace| matches!(sp, StateSpace::Global | StateSpace::Generic);
+    if order.is_some() && !matches!(sp, StateSpace::Global | StateSpace::Shared | StateSpace::Generic) {
+        scope.error(inst.opcode.span.clone(), format!("`{}` accesses with an ordering (`.relaxed`, `.acquire`, `.release`) must be to `.global` or `.shared` memory, not `{}`", opcode, sp.name()));
+        return None;
+    }
+    if let Some(m) = prefetch_size.filter(|_| !global_only(sp)) {
+        scope.error(m.span.clone(), format!("`{}` is only allowed on `.global` (or generic) accesses, not `{}`", m.node, sp.name()));
+        return None;
+    }
+    if vec as u32 * ty.bits() == 256 {
+        if !global_only(sp) {
+            scope.error(inst.opcode.span.clone(), format!("256-bit `{}` is only allowed on `.global` (or generic) accesses, not `{}`", full_name(inst), sp.name()));
+            return None;
+        }
+        let version = scope.cx.out.version;
+        if version < (8, 8) || scope.cx.target_sm.is_some_and(|sm| sm < 100) {
+            scope.error(inst.opcode.span.clone(), format!("256-bit `{}` requires PTX ISA version 8.8 and `.target sm_100` or later", full_name(inst)));
+            return None;
+        }
+    }
+    // `.mmio` accesses are performed exactly once and in order: volatile and relaxed.
+    let order = order.map(|o| (o, mem_scope.unwrap_or(ir::MemScope::Sys)));
+    let volatile = volatile || mmio;
     let (addr_op, val_op) = if opcode == "st" { (&ops[0], &ops[1]) } else { (&ops[1], &ops[0]) };
     let addr = scope.address_in(addr_op, sp)?;
     let elem_ops = scope.vector_elements(val_op);
     let elems: Vec<&Spanned<A>> = elem_ops.iter().collect();
-    if elems.len() != vec {
+    if elems.len() != vec as usize {
         scope.error(val_op.span.clone(), format!("`{opcode}` with {} elements needs a vector of {} operands", vec, vec));
         return None;
     }
@@ -882,7 +806,7 @@ fn load_store(scope: &mut FnScope, inst: &ast::Instruction, mut mods: Mods, guar
         for e in elems {
             src.push(scope.src(e, ty, Width::AllowWider)?);
         }
-        Op::Store { space: sp, ty, volatile, src, addr }
+        Op::Store { space: sp, ty, volatile, order, src, addr }
     } else {
         let mut dst = vec![];
         for e in elems {
@@ -891,7 +815,99 @@ fn load_store(scope: &mut FnScope, inst: &ast::Instruction, mut mods: Mods, guar
                 _ => Some(scope.dst(e, ty, Width::AllowWider)?),
             });
         }
-        Op::Load { space: sp, ty, volatile, dst, addr }
+        Op::Load { space: sp, ty, volatile, order, dst, addr }
     };
     done(guard, op, inst)
+}
+
+/// `prefetch{.space}.level [a]`, `prefetchu.L1 [a]`: a cache hint for one line. The
+/// tensor-map form (`prefetch.tensormap`) belongs to the tensor-memory-access family.
+fn prefetch(scope: &mut FnScope, inst: &ast::Instruction, mut mods: Mods, guard: Option<ir::PredRef>) -> Option<Converted> {
+    if inst.modifiers.iter().any(|m| m.node == ".tensormap") {
+        return unsupported(scope, inst, guard, "`prefetch.tensormap`");
+    }
+    let sp = space(&mut mods);
+    drop_all(&mut mods);
+    if !expect_operands(scope, inst, &[1]) {
+        return None;
+    }
+    let addr = scope.address_in(&inst.operands[0], sp)?;
+    done(guard, Op::Prefetch { space: sp, addr }, inst)
+}
+
+/// `createpolicy`: an L2 cache-eviction policy, a 64-bit value only ever passed back to
+/// memory instructions as a hint, which ignore it here. The operands are still checked.
+fn createpolicy(scope: &mut FnScope, inst: &ast::Instruction, mut mods: Mods, guard: Option<ir::PredRef>) -> Option<Converted> {
+    let ops = &inst.operands;
+    let range = mods.has(".range");
+    let fractional = mods.has(".fractional");
+    let convert = mods.has(".cvt");
+    drop_all(&mut mods);
+    let dst = scope.dst(&ops[0], ScalarType::B64, Width::Exact)?;
+    match ops.len() {
+        // createpolicy.range... d, [a], primary-size, total-size
+        4 if range => {
+            scope.address_in(&ops[1], StateSpace::Global)?;
+            scope.src(&ops[2], ScalarType::B32, Width::Exact)?;
+            scope.src(&ops[3], ScalarType::B32, Width::Exact)?;
+        }
+        // createpolicy.fractional... d{, fraction}
+        1 | 2 if fractional => {
+            if let Some(f) = ops.get(1) {
+                scope.src(f, ScalarType::F32, Width::Exact)?;
+            }
+        }
+        // createpolicy.cvt.L2.b64 d, a (a legacy policy)
+        2 if convert => {
+            scope.src(&ops[1], ScalarType::B64, Width::Exact)?;
+        }
+        n => {
+            scope.error(inst.span.clone(), format!("`{}` does not take {n} operands", full_name(inst)));
+            return None;
+        }
+    }
+    done(guard, Op::Mov { ty: ScalarType::B64, dst, src: ir::Operand::Imm(0) }, inst)
+}
+
+/// `discard.global.L2 [a], 128` and `applypriority.global.L2::evict_normal [a], 128`: cache
+/// management without effect on the CPU (`discard` leaves the line's contents undefined;
+/// keeping them is one of the allowed outcomes).
+fn cache_control(scope: &mut FnScope, inst: &ast::Instruction, mut mods: Mods, guard: Option<ir::PredRef>) -> Option<Converted> {
+    let sp = space(&mut mods);
+    drop_all(&mut mods);
+    if !expect_operands(scope, inst, &[2]) {
+        return None;
+    }
+    scope.address_in(&inst.operands[0], sp)?;
+    match scope.src(&inst.operands[1], ScalarType::B64, Width::Exact)? {
+        ir::Operand::Imm(128) => {}
+        _ => {
+            scope.error(inst.operands[1].span.clone(), format!("the size operand of `{}` must be the constant 128", inst.opcode.node));
+            return None;
+        }
+    }
+    done(guard, Op::Nop, inst)
+}
+
+/// `brx.idx{.uni} index, tlist`: a jump to the `index`-th label of a `.branchtargets` list.
+/// It becomes a chain of comparisons (LLVM turns it into a `switch`); an index past the
+/// list, undefined in the ISA, ends the launch with an error.
+fn brx(scope: &mut FnScope, inst: &ast::Instruction, mut mods: Mods, guard: Option<ir::PredRef>) -> Option<Converted> {
+    mods.has(".idx");
+    mods.has(".uni");
+    if !mods.finish() || !expect_operands(scope, inst, &[2]) {
+        return None;
+    }
+    let index = scope.src(&inst.operands[0], ScalarType::U32, Width::Exact)?;
+    let list = &inst.operands[1];
+    let targets = match &list.node {
+        A::Name { name, component: None } => scope.branch_targets.get(name).cloned(),
+        _ => None,
+    };
+    let Some(targets) = targets else {
+        scope.error(list.span.clone(), "`brx.idx` needs the label of a `.branchtargets` list as its second operand");
+        return None;
+    };
+    let scratch = scope.scratch_reg(ScalarType::Pred);
+    Some(Converted::Term(PendingTerm::Indirect { index, targets, scratch }, guard))
 }

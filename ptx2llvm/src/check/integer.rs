@@ -399,7 +399,7 @@ pub(super) fn lop3(scope: &mut FnScope, inst: &ast::Instruction, mut mods: Mods,
 }
 
 /// Checks a comparison against a source type the way `setp` does.
-fn comparison_fits(scope: &mut FnScope, inst: &ast::Instruction, cmp: CmpOp, ty: ScalarType) -> bool {
+pub(super) fn comparison_fits(scope: &mut FnScope, inst: &ast::Instruction, cmp: CmpOp, ty: ScalarType) -> bool {
     let unsigned_only = matches!(cmp, CmpOp::Lo | CmpOp::Ls | CmpOp::Hi | CmpOp::Hs);
     let float_only = matches!(cmp, CmpOp::Equ | CmpOp::Neu | CmpOp::Ltu | CmpOp::Leu | CmpOp::Gtu | CmpOp::Geu | CmpOp::Num | CmpOp::Nan);
     let ordering = !matches!(cmp, CmpOp::Eq | CmpOp::Ne);
@@ -410,7 +410,7 @@ fn comparison_fits(scope: &mut FnScope, inst: &ast::Instruction, cmp: CmpOp, ty:
     true
 }
 
-const COMPARISONS: &[&str] = &[".eq", ".ne", ".lt", ".le", ".gt", ".ge", ".lo", ".ls", ".hi", ".hs", ".equ", ".neu", ".ltu", ".leu", ".gtu", ".geu", ".num", ".nan"];
+pub(super) const COMPARISONS: &[&str] = &[".eq", ".ne", ".lt", ".le", ".gt", ".ge", ".lo", ".ls", ".hi", ".hs", ".equ", ".neu", ".ltu", ".leu", ".gtu", ".geu", ".num", ".nan"];
 
 pub(super) fn set(scope: &mut FnScope, inst: &ast::Instruction, mut mods: Mods, guard: Guard) -> Option<Converted> {
     let Some(cmp) = mods.one_of(COMPARISONS).and_then(cmp_op) else {

@@ -4,13 +4,18 @@
 
 mod atomic;
 mod call;
+mod convert;
+mod float;
 mod forms;
 mod forms_table;
 mod function;
+mod half;
 mod inline;
 mod instruction;
 mod integer;
+mod matrix;
 mod operands;
+mod texture;
 mod warp;
 
 use crate::diag::Diagnostic;

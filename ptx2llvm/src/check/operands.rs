@@ -106,21 +106,45 @@ fn f32_to_half_bits(x: f32, ty: ScalarType) -> u64 {
 }
 
 pub(crate) fn special_register(name: &str, component: Option<&str>) -> Option<SpecialReg> {
-    let dim = || match component {
-        Some("x") => Some(Dim::X),
-        Some("y") => Some(Dim::Y),
-        Some("z") => Some(Dim::Z),
-        _ => None,
-    };
-    let vector = matches!(name, "%tid" | "%ntid" | "%ctaid" | "%nctaid");
-    if component.is_some() && !vector {
+    let vector = matches!(name, "%tid" | "%ntid" | "%ctaid" | "%nctaid" | "%clusterid" | "%nclusterid" | "%cluster_ctaid" | "%cluster_nctaid");
+    if component.is_some() != vector {
         return None;
     }
+    let dim = match component {
+        Some("x") => Dim::X,
+        Some("y") => Dim::Y,
+        Some("z") => Dim::Z,
+        // The fourth component of the `.v4` vector registers is unused and reads 0.
+        Some("w") => return Some(SpecialReg::VectorW),
+        _ => Dim::X,
+    };
+    // `%pm3`, `%pm3_64`, `%envreg17`: numbered families.
+    let numbered = |prefix: &str, suffix: &str, count: u8| -> Option<u8> {
+        let digits = name.strip_prefix(prefix)?.strip_suffix(suffix)?;
+        let n: u8 = digits.parse().ok()?;
+        (n < count && digits == n.to_string()).then_some(n)
+    };
+    if let Some(n) = numbered("%pm", "_64", 8) {
+        return Some(SpecialReg::Pm64(n));
+    }
+    if let Some(n) = numbered("%pm", "", 8) {
+        return Some(SpecialReg::Pm(n));
+    }
+    if let Some(n) = numbered("%envreg", "", 32) {
+        return Some(SpecialReg::EnvReg(n));
+    }
     Some(match name {
-        "%tid" => SpecialReg::Tid(dim()?),
-        "%ntid" => SpecialReg::Ntid(dim()?),
-        "%ctaid" => SpecialReg::Ctaid(dim()?),
-        "%nctaid" => SpecialReg::Nctaid(dim()?),
+        "%tid" => SpecialReg::Tid(dim),
+        "%ntid" => SpecialReg::Ntid(dim),
+        "%ctaid" => SpecialReg::Ctaid(dim),
+        "%nctaid" => SpecialReg::Nctaid(dim),
+        "%clusterid" => SpecialReg::ClusterId(dim),
+        "%nclusterid" => SpecialReg::NClusterId(dim),
+        "%cluster_ctaid" => SpecialReg::ClusterCtaid(dim),
+        "%cluster_nctaid" => SpecialReg::ClusterNctaid(dim),
+        "%cluster_ctarank" => SpecialReg::ClusterCtaRank,
+        "%cluster_nctarank" => SpecialReg::ClusterNCtaRank,
+        "%is_explicit_cluster" => SpecialReg::IsExplicitCluster,
         "%laneid" => SpecialReg::LaneId,
         "%warpid" => SpecialReg::WarpId,
         "%nwarpid" => SpecialReg::NWarpId,
@@ -133,10 +157,16 @@ pub(crate) fn special_register(name: &str, component: Option<&str>) -> Option<Sp
         "%lanemask_ge" => SpecialReg::LanemaskGe,
         "%lanemask_gt" => SpecialReg::LanemaskGt,
         "%clock" => SpecialReg::Clock,
+        "%clock_hi" => SpecialReg::ClockHi,
         "%clock64" => SpecialReg::Clock64,
         "%globaltimer" => SpecialReg::GlobalTimer,
+        "%globaltimer_lo" => SpecialReg::GlobalTimerLo,
+        "%globaltimer_hi" => SpecialReg::GlobalTimerHi,
         "%dynamic_smem_size" => SpecialReg::DynamicSmemSize,
         "%total_smem_size" => SpecialReg::TotalSmemSize,
+        "%aggr_smem_size" => SpecialReg::AggrSmemSize,
+        "%reserved_smem_offset_begin" | "%reserved_smem_offset_end" | "%reserved_smem_offset_cap" | "%reserved_smem_offset_0" | "%reserved_smem_offset_1" => SpecialReg::ReservedSmem,
+        "%current_graph_exec" => SpecialReg::CurrentGraphExec,
         _ => return None,
     })
 }
@@ -196,8 +226,20 @@ impl FnScope<'_> {
             A::Name { name, component } => {
                 if name.starts_with('%') {
                     if let Some(s) = special_register(name, component.as_deref()) {
-                        if ty == ScalarType::Pred || ty.is_float() {
-                            self.error(op.span.clone(), format!("special register `{name}` cannot be used as a `{}` operand", ty.name()));
+                        let full = match component {
+                            Some(c) => format!("{name}.{c}"),
+                            None => name.clone(),
+                        };
+                        if (ty == ScalarType::Pred) != (s.ty() == ScalarType::Pred) || ty.is_float() {
+                            self.error(op.span.clone(), format!("special register `{full}` (`{}`) cannot be used as a `{}` operand", s.ty().name(), ty.name()));
+                            return None;
+                        }
+                        // ptxas: the 64-bit registers are read as 64 bits (`%gridid` was 32-bit
+                        // before ISA 3.0); the others as 32 bits, or 16 in the ISA 1.x style
+                        // `mov.u16 %rh, %tid.x`.
+                        let narrow_ok = s.ty().bits() != 64 || s == SpecialReg::GridId;
+                        if ty.bits() > s.ty().bits() || (!narrow_ok && ty.bits() != 64) {
+                            self.error(op.span.clone(), format!("special register `{full}` is `{}`, which does not match the instruction type `{}`", s.ty().name(), ty.name()));
                             return None;
                         }
                         return Some(ir::Operand::Special(s));
@@ -288,12 +330,6 @@ impl FnScope<'_> {
                 || special_register(name, Some("x")).is_some()
                 || name == "WARP_SZ"
                 || scope.labels.contains(name)
-                || name.starts_with("%envreg")
-                || name.starts_with("%pm")
-                || name.starts_with("%cluster")
-                || name.starts_with("%is_explicit_cluster")
-                || name.starts_with("%reserved_smem")
-                || name.starts_with("%aggr_smem")
             {
                 return true;
             }

@@ -246,6 +246,9 @@ where
             .then(offset.or_not())
             .map(|(b, off)| (b, off))
             .delimited_by(just(Token::LBracket), just(Token::RBracket))
+            // `[a].unified` (ld/st of a `.unified` variable): every address here is a host
+            // address, so the attribute changes nothing.
+            .then_ignore(dot(".unified").or_not())
             .try_map(|(b, off), span| {
                 let off = match off {
                     None => 0,

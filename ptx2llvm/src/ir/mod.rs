@@ -120,6 +120,9 @@ pub struct Param {
     /// A `.reg` parameter (ISA 1.x style): inside the function it is this register, which
     /// the function reads its argument into on entry (or returns its value from).
     pub reg: Option<RegId>,
+    /// An opaque kernel parameter (`.param .texref t`): its 8 bytes (`ty` = `.u64`) hold a
+    /// texture, sampler or surface handle, and texture instructions name it directly.
+    pub handle: Option<HandleKind>,
 }
 
 #[derive(Debug, Clone)]
@@ -234,6 +237,102 @@ pub enum WarpOp {
     /// Not a PTX instruction: the lanes of a warp that arrive together continue together
     /// (lowering inserts it before `volatile` shared accesses of legacy warp-synchronous code).
     Lockstep,
+    /// Warp-level matrix instructions (`mma`, `wmma.*`, `ldmatrix`, `stmatrix`, `movmatrix`,
+    /// ISA 9.2 §9.7.14): computed over the whole warp once every live lane arrived.
+    Matrix(Box<MatrixOp>),
+}
+
+/// Element types of warp-level matrix operands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MatrixElem {
+    F16,
+    BF16,
+    /// `.tf32`: an `.f32` bit pattern of which the matrix unit uses the upper 19 bits.
+    TF32,
+    F32,
+    F64,
+    S8,
+    U8,
+    S32,
+    S4,
+    U4,
+    E4M3,
+    E5M2,
+}
+
+impl MatrixElem {
+    /// Bits one element occupies in a fragment register.
+    pub fn bits(self) -> u32 {
+        match self {
+            MatrixElem::F16 | MatrixElem::BF16 => 16,
+            MatrixElem::TF32 | MatrixElem::F32 | MatrixElem::S32 => 32,
+            MatrixElem::F64 => 64,
+            MatrixElem::S8 | MatrixElem::U8 | MatrixElem::E4M3 | MatrixElem::E5M2 => 8,
+            MatrixElem::S4 | MatrixElem::U4 => 4,
+        }
+    }
+}
+
+/// Which matrix of `D = A*B + C` a `wmma.load` reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MatrixRole {
+    A,
+    B,
+    C,
+}
+
+/// The types and layouts of a matrix multiply-accumulate (`mma`, `wmma.mma`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MmaTypes {
+    pub a: MatrixElem,
+    pub b: MatrixElem,
+    pub c: MatrixElem,
+    pub d: MatrixElem,
+    /// `.col` layouts of A and B (only `mma.m8n8k4` with `.f16` lets them change fragments).
+    pub a_col: bool,
+    pub b_col: bool,
+    /// `.satfinite` (integer types): the result is clamped to the `.s32` range instead of wrapping.
+    pub satfinite: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum MatrixKind {
+    /// `mma.sync.aligned`: `dst` = D, `src` = A, B, C fragments in the ISA's per-lane layouts.
+    Mma(MmaTypes),
+    /// `wmma.mma.sync.aligned`: as `Mma`, with fragments in the `wmma` layout (see ptxrt's
+    /// `matrix` module: the ISA leaves it to the implementation).
+    WmmaMma(MmaTypes),
+    /// `wmma.load.{a,b,c}`: `dst` = the fragment read from `addr` (row- or column-major, with
+    /// `stride` elements between rows/columns).
+    WmmaLoad { role: MatrixRole, elem: MatrixElem, col: bool },
+    /// `wmma.store.d`: `src` = the fragment written to `addr`.
+    WmmaStore { elem: MatrixElem, col: bool },
+    /// `ldmatrix.sync.aligned.m8n8.{x1,x2,x4}{.trans}.b16`: lanes `8q..8q+7` give the row
+    /// addresses of matrix `q`; `dst[q]` receives this lane's two elements of matrix `q`.
+    LdMatrix { num: u32, trans: bool },
+    /// `stmatrix.sync.aligned.m8n8.{x1,x2,x4}{.trans}.b16`: the inverse of `LdMatrix`.
+    StMatrix { num: u32, trans: bool },
+    /// `movmatrix.sync.aligned.m8n8.trans.b16 d, a`: transposes the 8x8 matrix held as in `LdMatrix`.
+    MovMatrix,
+}
+
+/// A warp-level matrix instruction; its semantics are computed by the runtime.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MatrixOp {
+    pub kind: MatrixKind,
+    /// `[m, n, k]` (`[8, 8, 0]` for `ldmatrix`/`stmatrix`/`movmatrix`).
+    pub shape: [u32; 3],
+    /// Registers written, in operand order (D, or the loaded fragment).
+    pub dst: Vec<RegId>,
+    /// Values read, in operand order: A, then B, then C (`src_counts` registers each) for
+    /// the multiply-accumulates; the stored fragment; `movmatrix`'s source.
+    pub src: Vec<Operand>,
+    pub src_counts: [u32; 3],
+    /// The memory operand: a register holding the address (or an immediate address) in
+    /// `space` (`Shared`, or `Generic`/`Global` for host addresses).
+    pub addr: Option<(Operand, StateSpace)>,
+    /// `wmma.load`/`wmma.store` stride in elements; `None`: the matrix's leading dimension.
+    pub stride: Option<Operand>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -287,6 +386,13 @@ impl WarpOp {
             }
             WarpOp::ActiveMask { .. } | WarpOp::Lockstep => {}
             WarpOp::WarpSync { mask } => o(mask),
+            WarpOp::Matrix(m) => {
+                m.src.iter().for_each(&mut o);
+                if let Some((a, _)) = &m.addr {
+                    o(a)
+                }
+                m.stride.iter().for_each(&mut o);
+            }
         }
     }
 
@@ -299,6 +405,7 @@ impl WarpOp {
             }
             WarpOp::Vote { dst, .. } | WarpOp::Redux { dst, .. } | WarpOp::ActiveMask { dst } => out.push(*dst),
             WarpOp::WarpSync { .. } | WarpOp::Lockstep => {}
+            WarpOp::Matrix(m) => out.extend(m.dst.iter().copied()),
         }
     }
 }
@@ -383,13 +490,45 @@ pub enum SpecialReg {
     GlobalTimer,
     DynamicSmemSize,
     TotalSmemSize,
+    /// The upper 32 bits of `%clock64`.
+    ClockHi,
+    /// The lower and upper 32 bits of `%globaltimer`.
+    GlobalTimerLo,
+    GlobalTimerHi,
+    /// `%pm0`..`%pm7` (32-bit) and `%pm0_64`..`%pm7_64` (64-bit) performance-monitor
+    /// counters: no events are counted on the CPU, they read 0.
+    Pm(u8),
+    Pm64(u8),
+    /// `%envreg0`..`%envreg31`, driver-defined environment words: 0.
+    EnvReg(u8),
+    /// `%is_explicit_cluster` (a `.pred`): clusters are never launched explicitly, false.
+    IsExplicitCluster,
+    /// Cluster registers. Every block runs as a cluster of one block: `%clusterid` =
+    /// `%ctaid`, `%nclusterid` = `%nctaid`, `%cluster_ctaid` = 0, `%cluster_nctaid` = 1,
+    /// `%cluster_ctarank` = 0, `%cluster_nctarank` = 1.
+    ClusterId(Dim),
+    NClusterId(Dim),
+    ClusterCtaid(Dim),
+    ClusterNctaid(Dim),
+    ClusterCtaRank,
+    ClusterNCtaRank,
+    /// `%reserved_smem_offset_begin/_end/_cap/_0/_1`: no shared memory is reserved for
+    /// system software, so the reserved region is empty at offset 0.
+    ReservedSmem,
+    /// `%aggr_smem_size`: shared memory including the (empty) reserved region, = `%total_smem_size`.
+    AggrSmemSize,
+    /// `%current_graph_exec`: kernels never run inside a CUDA graph here, 0.
+    CurrentGraphExec,
+    /// The unused fourth component `.w` of a vector special register (`%tid.w`): 0.
+    VectorW,
 }
 
 impl SpecialReg {
     /// The natural type of the register.
     pub fn ty(self) -> ScalarType {
         match self {
-            SpecialReg::Clock64 | SpecialReg::GlobalTimer | SpecialReg::GridId => ScalarType::U64,
+            SpecialReg::Clock64 | SpecialReg::GlobalTimer | SpecialReg::GridId | SpecialReg::Pm64(_) | SpecialReg::CurrentGraphExec => ScalarType::U64,
+            SpecialReg::IsExplicitCluster => ScalarType::Pred,
             _ => ScalarType::U32,
         }
     }
@@ -452,22 +591,53 @@ pub enum IntUnOp {
     BfindShiftAmt,
 }
 
+/// Binary `.f32`/`.f64` operations (semantics in `lower::float`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum FloatBinOp {
+    /// IEEE `a + b`, `a - b`, `a * b`, `a / b` in the instruction's rounding mode.
     Add,
     Sub,
     Mul,
     Div,
-    Min,
-    Max,
+    /// `div.approx.f32`: `a * (1/b)`; for `|b| > 2^126` the reciprocal is a signed zero.
+    DivApprox,
+    /// `div.full.f32`: full-range division within 2 ulp (lowered as the IEEE quotient).
+    DivFull,
+    /// `copysign d, a, b`: `b` with the sign bit of `a`.
+    CopySign,
 }
 
+/// Unary `.f32`/`.f64` operations (semantics in `lower::float`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum FloatUnOp {
     Neg,
+    /// `|a|` (`abs.f64` passes a NaN through unchanged).
     Abs,
+    /// IEEE square root and reciprocal in the instruction's rounding mode.
     Sqrt,
     Rcp,
+    /// `.approx` forms. On `.f64` with `ftz`, `RcpApprox`/`RsqrtApprox` are the "gross"
+    /// forms that work on the upper 32 bits (1.11.20 format) of the operand.
+    SqrtApprox,
+    RcpApprox,
+    RsqrtApprox,
+    Sin,
+    Cos,
+    Lg2,
+    Ex2,
+    Tanh,
+}
+
+/// The properties `testp` tests.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FloatClass {
+    Finite,
+    Infinite,
+    Number,
+    NotANumber,
+    /// Normal numbers and ±0.
+    Normal,
+    Subnormal,
 }
 
 /// IEEE rounding of a floating-point result (`.rn .rz .rm .rp`).
@@ -524,6 +694,51 @@ pub enum LaneOp {
     Add,
     Min,
     Max,
+}
+
+/// Operations of `Op::Half`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HalfOp {
+    Add,
+    Sub,
+    Mul,
+    /// `a * b + c` with one rounding.
+    Fma,
+    Neg,
+    Abs,
+    Min,
+    Max,
+    /// `tanh.approx`.
+    Tanh,
+    /// `ex2.approx`: `2^a`.
+    Ex2,
+}
+
+/// Modifiers of `Op::Half` (each only where the ISA allows it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct HalfMods {
+    /// Subnormal inputs and results become zeros of their sign.
+    pub ftz: bool,
+    /// The result is clamped to [+0.0, 1.0]; NaN becomes +0.0.
+    pub sat: bool,
+    /// `fma.relu`: a negative result (or -0.0) becomes +0.0; NaN stays the canonical NaN.
+    pub relu: bool,
+    /// `min/max.NaN`: a NaN operand gives the canonical NaN.
+    pub nan: bool,
+    /// `min/max.xorsign.abs`: the result's magnitude is min/max of `|a|`, `|b|`, its sign the
+    /// XOR of the operands' signs (unless it is NaN).
+    pub xorsign_abs: bool,
+    /// `fma.oob`: an operand equal to the OOB-NaN (`0x7fff`, the NaN tensor loads fill out-
+    /// of-bounds elements with) makes that lane's result +0.0.
+    pub oob: bool,
+}
+
+/// Operations of `Op::Mixed`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MixedOp {
+    Add,
+    Sub,
+    Fma,
 }
 
 /// Operations of `Op::Carry`.
@@ -590,24 +805,76 @@ pub enum Op {
     /// `mad.hi.sat.s32`): the addition `t<63..32> + c` is clamped to `i32::MIN..=i32::MAX`.
     Mad { mode: MulMode, ty: ScalarType, sat: bool, dst: RegId, a: Operand, b: Operand, c: Operand },
     IntUnary { op: IntUnOp, ty: ScalarType, dst: RegId, a: Operand },
+    /// `.f32`/`.f64` arithmetic. `ftz`: subnormal inputs and results become zeros of the
+    /// same sign (a result is flushed when its IEEE rounding, with gradual underflow, is
+    /// subnormal). `sat`: the result is clamped to [+0.0, 1.0], NaN and -0.0 give +0.0.
+    /// `.f32` NaN results are the canonical NaN `0x7fffffff`; `.f64` NaN results carry the
+    /// payload of the first NaN operand (quieted), or are `0x7fffffffffffffff` when no
+    /// operand is a NaN. On a `map_f64_to_f32` target `.f64` operations run in `.f32`.
     FloatBinary { op: FloatBinOp, ty: ScalarType, rnd: Rounding, ftz: bool, sat: bool, dst: RegId, a: Operand, b: Operand },
-    FloatUnary { op: FloatUnOp, ty: ScalarType, rnd: Rounding, approx: bool, ftz: bool, dst: RegId, a: Operand },
-    /// `fma` and `mad` on floats (fused; PTX `mad.f32` without rounding on sm_1x is also lowered fused).
-    Fma { ty: ScalarType, rnd: Rounding, ftz: bool, sat: bool, dst: RegId, a: Operand, b: Operand, c: Operand },
+    FloatUnary { op: FloatUnOp, ty: ScalarType, rnd: Rounding, ftz: bool, dst: RegId, a: Operand },
+    /// `fma` and `mad` on floats: `a * b + c` rounded once (`fused`). `fused == false` is
+    /// `mad.f32` of sm_1x targets: the exact product with its mantissa truncated to 24
+    /// bits (exponent unbounded) plus `c`, rounded to nearest once; when `c` is ±0 it is
+    /// `mul.rn` then `add.rn`.
+    Fma { ty: ScalarType, rnd: Rounding, ftz: bool, sat: bool, fused: bool, dst: RegId, a: Operand, b: Operand, c: Operand },
+    /// `min`/`max` of `.f32`/`.f64` (and `c` for the three-input form), -0.0 < +0.0: a NaN
+    /// operand is ignored unless all are NaN, or with `nan` any NaN gives the canonical NaN.
+    /// `abs` compares magnitudes; `xorsign` (with `abs`) gives the result the XOR of the
+    /// signs of `a` and `b` unless it is NaN.
+    FloatMinMax { max: bool, ty: ScalarType, ftz: bool, nan: bool, abs: bool, xorsign: bool, dst: RegId, a: Operand, b: Operand, c: Option<Operand> },
+    /// `testp.class.type p, a`.
+    Testp { class: FloatClass, ty: ScalarType, dst: RegId, a: Operand },
     Setp { cmp: CmpOp, ty: ScalarType, ftz: bool, dst: RegId, dst_not: Option<RegId>, a: Operand, b: Operand, combine: Option<(BoolOp, PredRef)> },
     Selp { ty: ScalarType, dst: RegId, a: Operand, b: Operand, cond: PredRef },
     /// Predicate logic (`and.pred`, `or.pred`, `xor.pred`, `not.pred`).
     PredLogic { op: Option<BoolOp>, dst: RegId, a: PredRef, b: Option<PredRef> },
-    Cvt { dst_ty: ScalarType, src_ty: ScalarType, rnd: Option<CvtRounding>, ftz: bool, sat: bool, dst: RegId, src: Operand },
+    /// `cvt` between integer types and `.f16 .bf16 .f32 .f64` (semantics in `lower::convert`):
+    /// `ftz` flushes `.f32` subnormal inputs and results, `sat` clamps integer results to the
+    /// destination range and float results to [0, 1], `relu` turns negative float results
+    /// into +0, `satfinite` turns overflow and infinities into the largest finite value.
+    Cvt { dst_ty: ScalarType, src_ty: ScalarType, rnd: Option<CvtRounding>, ftz: bool, sat: bool, relu: bool, satfinite: bool, dst: RegId, src: Operand },
+    /// `cvt` with packed or narrow float formats (`.f16x2.f32`, `.tf32.f32`, `.e4m3x2.f32`,
+    /// `.e5m2x2.f16x2`, `.f16x2.e4m3x2`, ...): `lanes` elements of `from` are converted to
+    /// `to` and packed, the first element in the upper bits. With `from` = `F32` each source
+    /// operand is one element (`a` goes to the upper lane); otherwise `src` is one register
+    /// holding the packed elements.
+    CvtPacked { to: FloatFormat, from: FloatFormat, lanes: u32, rnd: CvtRounding, relu: bool, satfinite: bool, dst: RegId, src: Vec<Operand> },
+    /// `cvt.pack.sat.{u,s}{2,4,8,16}.s32{.b32}`: `a` and `b` clamped to the `bits`-wide range
+    /// and packed (`b` in the low bits, `a` above it); the remaining upper bits come from the
+    /// low bits of `c` (for the 16-bit types there is no `c` and nothing remains).
+    CvtPackSat { bits: u32, signed: bool, dst: RegId, a: Operand, b: Operand, c: Option<Operand> },
     /// `cvta` (to generic) and `cvta.to` (from generic) between a state-space window and generic addresses.
     Cvta { to_generic: bool, space: StateSpace, ty: ScalarType, dst: RegId, src: Operand },
-    Load { space: StateSpace, ty: ScalarType, volatile: bool, dst: Vec<Option<RegId>>, addr: Address },
-    Store { space: StateSpace, ty: ScalarType, volatile: bool, src: Vec<Operand>, addr: Address },
+    /// `ld`/`ldu`: each element of `dst` (`None`: the sink `_`) from consecutive `ty`-sized
+    /// locations. `order` (`.relaxed`/`.acquire` with a scope, and `.mmio`) makes each
+    /// element an atomic load with that ordering; `volatile` (`.volatile`, `.mmio`) makes
+    /// each element a volatile access that is performed exactly once and not torn (up to
+    /// 64-bit elements). Otherwise a weak (plain) load.
+    Load { space: StateSpace, ty: ScalarType, volatile: bool, order: Option<(MemOrder, MemScope)>, dst: Vec<Option<RegId>>, addr: Address },
+    /// `st`: as `Load`, with `.relaxed`/`.release` orderings.
+    Store { space: StateSpace, ty: ScalarType, volatile: bool, order: Option<(MemOrder, MemScope)>, src: Vec<Operand>, addr: Address },
+    /// `prefetch`/`prefetchu`: a cache hint for the line at `addr` (never faults).
+    Prefetch { space: StateSpace, addr: Address },
+    /// `nanosleep.u32 t`: the thread sleeps about `t` nanoseconds (the ISA allows any time
+    /// in `[0, 2t]`, at most 1 ms).
+    Nanosleep { ns: Operand },
+    /// `brkpt`: calls the runtime's breakpoint hook (`__ptxrt_brkpt`, a place for a
+    /// debugger breakpoint; with `PTXRT_BRKPT=trap` it raises `SIGTRAP`).
+    Breakpoint,
+    /// The thread ran into behaviour the ISA leaves undefined and we define as an error
+    /// (`brx.idx` with an index past its target list): ends the launch with `what`.
+    Fault { what: String },
     /// `atom` (`dst` = the old value) and `red` (`dst` = `None`): atomically
     /// `*addr = op(*addr, b[, c])`. Shared memory belongs to one block, which one CPU thread
     /// runs, so shared-space forms need no hardware atomicity; global and generic forms are
     /// real atomics with the given ordering.
-    Atomic { op: AtomicOp, ty: ScalarType, space: StateSpace, order: MemOrder, dst: Option<RegId>, addr: Address, b: Operand, c: Option<Operand> },
+    ///
+    /// Vector forms (`atom.global.v4.f32.add`, `.v8.f16`) have one `dst`/`b` per element and
+    /// access adjacent elements of type `ty` from `addr`; as the ISA says, each element is
+    /// atomic on its own, not the vector as a whole. Packed types (`.f16x2`) are one
+    /// 32-bit atomic on both halves.
+    Atomic { op: AtomicOp, ty: ScalarType, space: StateSpace, order: MemOrder, dst: Vec<Option<RegId>>, addr: Address, b: Vec<Operand>, c: Option<Operand> },
     /// `membar`/`fence`: orders this thread's memory accesses as seen by threads of `scope`.
     Fence { order: MemOrder, scope: MemScope },
     /// `isspacep.space p, a`: whether generic address `a` lies in `space`'s window
@@ -744,6 +1011,31 @@ pub enum Op {
         b: Operand,
         c: Operand,
     },
+    /// Half-precision arithmetic (ISA 9.2 §9.7.4) on `ty` = `.f16 .f16x2 .bf16 .bf16x2`; the
+    /// `x2` types work on the two 16-bit lanes of a `.b32` (lane 0 in the low bits) independently.
+    /// `b` is the second operand of `add sub mul min max fma`, `c` the addend of `fma`.
+    /// Results are correctly rounded to nearest even; NaN results are the canonical NaN
+    /// `0x7fff` (neg/abs of a NaN flip/clear its sign bit). Modifier semantics in `lower::half`.
+    Half { op: HalfOp, ty: ScalarType, mods: HalfMods, dst: RegId, a: Operand, b: Option<Operand>, c: Option<Operand> },
+    /// Mixed-precision `add/sub{.rnd}{.sat}.f32.atype d, a, c` (`b` = `None`) and
+    /// `fma.rnd{.sat}.f32.abtype d, a, b, c` (ISA 9.2 §9.7.5): `a` (and `b`) of `src_ty`
+    /// (`.f16`/`.bf16`) converted exactly to f32, one rounding with `rnd` to an f32 result.
+    Mixed { op: MixedOp, src_ty: ScalarType, rnd: Rounding, sat: bool, dst: RegId, a: Operand, b: Option<Operand>, c: Operand },
+    /// `setp.CmpOp{.BoolOp}{.ftz}.ty` for `ty` = `.f16 .f16x2 .bf16 .bf16x2`; the `x2` forms
+    /// write lane 0's result to `dst` and lane 1's to `dst_hi` (`p|q`).
+    HalfSetp { cmp: CmpOp, ty: ScalarType, ftz: bool, dst: RegId, dst_hi: Option<RegId>, a: Operand, b: Operand, combine: Option<(BoolOp, PredRef)> },
+    /// `set.CmpOp{.BoolOp}{.ftz}.dst_ty.src_ty` where one of the types is a half type: each
+    /// comparison (two for `x2` sources, per lane) gives 1.0/0.0 in the half destination
+    /// format, or all ones/0 in an integer destination (per 16-bit lane for `x2` sources).
+    HalfSet { cmp: CmpOp, dst_ty: ScalarType, src_ty: ScalarType, ftz: bool, dst: RegId, a: Operand, b: Operand, combine: Option<(BoolOp, PredRef)> },
+    /// `cp.async.{ca,cg}.shared.global [dst], [src], size{, src_size | ignore_src}`: copies
+    /// `n` bytes from global `src` to shared `dst` and zero-fills the remaining `size - n`,
+    /// where `n` is `size`, `min(src_size, size)`, or 0 when `ignore_src` is true. Done
+    /// synchronously: the copy is complete before any `cp.async.wait_*` could observe it.
+    AsyncCopy { size: u32, dst: Address, src: Address, src_size: Option<Operand>, ignore_src: Option<PredRef> },
+    /// Texture, surface and opaque-type instructions (`tex tld4 txq suld sust sured suq
+    /// istypep`): each calls the runtime's sampling code (`ptxrt::texture`).
+    Texture(TextureOp),
     /// A valid instruction that lowering does not translate yet; lowering reports
     /// `not supported yet: <what>` at the instruction.
     Unsupported { what: String },
@@ -806,4 +1098,169 @@ pub enum Callee {
 pub enum CvtRounding {
     Float(Rounding),
     Integer(Rounding),
+    /// `.rna`: round to nearest, ties away from zero (`.tf32` results only).
+    NearestAway,
+}
+
+/// Element formats of `cvt`'s packed and narrow conversions (`Op::CvtPacked`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FloatFormat {
+    F16,
+    BF16,
+    F32,
+    /// f32 range with 10 fraction bits, kept in an f32 bit pattern whose low 13 bits are 0.
+    Tf32,
+    E4m3,
+    E5m2,
+    E2m3,
+    E3m2,
+    E2m1,
+}
+
+impl FloatFormat {
+    /// Bits an element occupies in a packed register (6-bit formats use a byte each).
+    pub fn container_bits(self) -> u32 {
+        match self {
+            FloatFormat::F32 | FloatFormat::Tf32 => 32,
+            FloatFormat::F16 | FloatFormat::BF16 => 16,
+            FloatFormat::E4m3 | FloatFormat::E5m2 | FloatFormat::E2m3 | FloatFormat::E3m2 => 8,
+            FloatFormat::E2m1 => 4,
+        }
+    }
+}
+
+/// Geometry of a texture or surface access. Array geometries take the layer index (`.u32`)
+/// as the first coordinate element.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TexGeom {
+    D1,
+    D2,
+    D3,
+    A1d,
+    A2d,
+}
+
+impl TexGeom {
+    /// Coordinate elements the instruction must give (3d and a2d take a fourth, ignored one,
+    /// which may be left out here).
+    pub fn coords(self) -> usize {
+        match self {
+            TexGeom::D1 => 1,
+            TexGeom::D2 | TexGeom::A1d => 2,
+            TexGeom::D3 | TexGeom::A2d => 3,
+        }
+    }
+}
+
+/// What a surface access does outside the surface (`.trap .clamp .zero`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SurfaceClamp {
+    /// The launch fails.
+    Trap,
+    /// The nearest location in the surface is accessed.
+    Clamp,
+    /// Loads read zero, stores and reductions are dropped.
+    Zero,
+}
+
+/// Reductions of `sured`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SurfaceRedOp {
+    Add,
+    Min,
+    Max,
+    And,
+    Or,
+}
+
+/// Attributes `txq` and `suq` query (ISA 9.2 §9.7.10.5, §9.7.11.4); the discriminant is
+/// the runtime's query code (`ptxrt_abi.h`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TexQuery {
+    Width = 0,
+    Height = 1,
+    Depth = 2,
+    ChannelDataType = 3,
+    ChannelOrder = 4,
+    NormalizedCoords = 5,
+    FilterMode = 6,
+    AddrMode0 = 7,
+    AddrMode1 = 8,
+    AddrMode2 = 9,
+    ArraySize = 10,
+    NumMipmapLevels = 11,
+    NumSamples = 12,
+    ForceUnnormalizedCoords = 13,
+    MemoryLayout = 14,
+}
+
+/// The operations of `Op::Texture`. `handle` operands are a texture/sampler/surface
+/// reference (`Operand::Handle`), a `.u64` register holding a handle (texture objects,
+/// indirect access), or an opaque kernel parameter (`Operand::ParamAddr(i, 0)` of a
+/// `Param` with `handle`: the handle is the parameter's value). Coordinates are the
+/// instruction's coordinate elements in order.
+#[derive(Debug, Clone)]
+pub enum TextureOp {
+    /// `tex.geom.v4.dtype.ctype d, [t, {s,} c]` (`gather` = `None`), and `tld4.comp.2d`
+    /// (`gather` = the component 0..=3: r g b a): a fetch through the texture's (or the
+    /// explicit sampler's) filtering and address modes, with the rules of `ptxrt::texture`.
+    /// `dtype` is `.u32 .s32 .f32` or `.f16` (the low half of each result); `float_coords`
+    /// for `.f32` coordinates (else `.s32` texel indices).
+    Fetch { gather: Option<u8>, geom: TexGeom, dtype: ScalarType, float_coords: bool, dst: Vec<Option<RegId>>, texture: Operand, sampler: Option<Operand>, coords: Vec<Operand> },
+    /// `txq.query.b32 d, [a]` and `suq.query.b32 d, [a]`.
+    Query { query: TexQuery, dst: RegId, handle: Operand },
+    /// `suld.b.geom.vec.ty.clamp d, [s, c]`: `dst.len()` elements of `ty` (`.b8`–`.b64`) from
+    /// byte offset `c[0]` of the row.
+    SurfaceLoad { geom: TexGeom, clamp: SurfaceClamp, ty: ScalarType, dst: Vec<Option<RegId>>, surface: Operand, coords: Vec<Operand> },
+    /// `sust.b` (`formatted` = false: raw bytes at byte offset `c[0]`) and `sust.p`
+    /// (formatted: 32-bit components converted to the surface format at element `c[0]`).
+    SurfaceStore { geom: TexGeom, clamp: SurfaceClamp, formatted: bool, ty: ScalarType, src: Vec<Operand>, surface: Operand, coords: Vec<Operand> },
+    /// `sured.b/.p.op.geom.ty.clamp [s, c], v`: atomic `*loc = op(*loc, v)`; `.p` addresses
+    /// elements of `ty` and takes the signedness of `.b32`/`.b64` from the surface format.
+    SurfaceReduce { op: SurfaceRedOp, formatted: bool, geom: TexGeom, clamp: SurfaceClamp, ty: ScalarType, surface: Operand, coords: Vec<Operand>, src: Operand },
+    /// `istypep.type p, a`: whether `a` is a live handle of that kind.
+    IsType { kind: HandleKind, dst: RegId, a: Operand },
+}
+
+impl TextureOp {
+    /// Registers the operation reads.
+    pub fn uses(&self, out: &mut Vec<RegId>) {
+        let mut o = |x: &Operand| {
+            if let Operand::Reg(r) = x {
+                out.push(*r)
+            }
+        };
+        match self {
+            TextureOp::Fetch { texture, sampler, coords, .. } => {
+                o(texture);
+                sampler.iter().for_each(&mut o);
+                coords.iter().for_each(&mut o);
+            }
+            TextureOp::Query { handle, .. } => o(handle),
+            TextureOp::SurfaceLoad { surface, coords, .. } => {
+                o(surface);
+                coords.iter().for_each(&mut o);
+            }
+            TextureOp::SurfaceStore { surface, coords, src, .. } => {
+                o(surface);
+                coords.iter().for_each(&mut o);
+                src.iter().for_each(&mut o);
+            }
+            TextureOp::SurfaceReduce { surface, coords, src, .. } => {
+                o(surface);
+                coords.iter().for_each(&mut o);
+                o(src);
+            }
+            TextureOp::IsType { a, .. } => o(a),
+        }
+    }
+
+    /// Registers the operation writes.
+    pub fn defs(&self, out: &mut Vec<RegId>) {
+        match self {
+            TextureOp::Fetch { dst, .. } | TextureOp::SurfaceLoad { dst, .. } => out.extend(dst.iter().flatten().copied()),
+            TextureOp::Query { dst, .. } | TextureOp::IsType { dst, .. } => out.push(*dst),
+            TextureOp::SurfaceStore { .. } | TextureOp::SurfaceReduce { .. } => {}
+        }
+    }
 }

@@ -30,6 +30,7 @@ pub mod launch {
     pub const BLOCK: u32 = 2;
     pub const DYNAMIC_SHARED: u32 = 3;
     pub const NUM_WORKERS: u32 = 4;
+    pub const GRID_ID: u32 = 5;
 }
 
 /// Field indices of `ptxrtBlockEnv`.
@@ -66,7 +67,7 @@ impl<'ctx> AbiTypes<'ctx> {
         let ptr = cx.ptr_type(AddressSpace::default());
         let dim3 = cx.struct_type(&[i32t.into(), i32t.into(), i32t.into()], false);
         let f = |v: &[BasicTypeEnum<'ctx>]| cx.struct_type(v, false);
-        let launch_info = f(&[ptr.into(), dim3.into(), dim3.into(), i32t.into(), i32t.into()]);
+        let launch_info = f(&[ptr.into(), dim3.into(), dim3.into(), i32t.into(), i32t.into(), i64t.into()]);
         let block_env = f(&[ptr.into(), dim3.into(), i32t.into(), ptr.into(), ptr.into(), ptr.into(), i32t.into(), ptr.into()]);
         let kernel = f(&[
             i32t.into(), // abi_version
@@ -86,7 +87,8 @@ impl<'ctx> AbiTypes<'ctx> {
         let module = f(&[i32t.into(), i32t.into(), ptr.into(), i32t.into(), ptr.into()]);
         let sync_operand = f(&[i32t.into(), i32t.into(), i64t.into()]);
         let op = sync_operand.into();
-        let sync_point = f(&[i32t.into(), i32t.into(), i32t.into(), i32t.into(), op, op, op, op, op, op, ptr.into()]);
+        // ..., what, operands (the extra operand list of matrix instructions), num_operands.
+        let sync_point = f(&[i32t.into(), i32t.into(), i32t.into(), i32t.into(), op, op, op, op, op, op, ptr.into(), ptr.into(), i32t.into()]);
         AbiTypes { dim3, launch_info, block_env, kernel, symbol, module, sync_operand, sync_point }
     }
 }
@@ -105,6 +107,23 @@ pub mod sync {
     pub const REDUX: u64 = 4;
     pub const ACTIVEMASK: u64 = 5;
     pub const WARP_SYNC: u64 = 6;
+    /// Warp-level matrix instructions (mirrors `ptxrt::matrix`).
+    pub const MMA: u64 = 7;
+    pub const WMMA_MMA: u64 = 8;
+    pub const WMMA_LOAD: u64 = 9;
+    pub const WMMA_STORE: u64 = 10;
+    pub const LDMATRIX: u64 = 11;
+    pub const STMATRIX: u64 = 12;
+    pub const MOVMATRIX: u64 = 13;
+
+    /// Matrix instruction `flags`: element types in 4-bit fields (A, B, C, D from bit 0),
+    /// then these bits; `MATRIX_ROLE_SHIFT` holds a `wmma.load`'s matrix (0 A, 1 B, 2 C).
+    pub const MATRIX_A_COL: u64 = 1 << 16;
+    pub const MATRIX_B_COL: u64 = 1 << 17;
+    pub const MATRIX_SATFINITE: u64 = 1 << 18;
+    pub const MATRIX_TRANS: u64 = 1 << 19;
+    pub const MATRIX_SHARED: u64 = 1 << 20;
+    pub const MATRIX_ROLE_SHIFT: u64 = 22;
 
     pub const ALIGNED: u64 = 1;
     pub const SIGNED: u64 = 2;

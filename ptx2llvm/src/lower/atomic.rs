@@ -11,7 +11,7 @@ use crate::ir::{Address, AtomicOp, MemOrder, MemScope, Operand, RegId, ScalarTyp
 use inkwell::values::{BasicValue, IntValue, PointerValue};
 use inkwell::{AtomicOrdering, AtomicRMWBinOp, IntPredicate};
 
-fn ordering(o: MemOrder) -> AtomicOrdering {
+pub(super) fn ordering(o: MemOrder) -> AtomicOrdering {
     match o {
         MemOrder::Relaxed => AtomicOrdering::Monotonic,
         MemOrder::Acquire => AtomicOrdering::Acquire,
@@ -31,26 +31,35 @@ fn failure_ordering(o: MemOrder) -> AtomicOrdering {
 }
 
 impl<'ctx> FnCx<'ctx, '_> {
+    /// `atom`/`red`: one atomic per element (`b.len()` elements of `ty` at `addr`).
     #[allow(clippy::too_many_arguments)]
-    pub fn atomic(&self, op: AtomicOp, ty: ScalarType, space: StateSpace, order: MemOrder, dst: Option<RegId>, addr: Address, b: Operand, c: Option<Operand>) -> R<()> {
-        let ptr = self.address(space, addr)?;
-        let b = self.read(b, ty)?;
+    pub fn atomic(&self, op: AtomicOp, ty: ScalarType, space: StateSpace, order: MemOrder, dst: &[Option<RegId>], addr: Address, b: &[Operand], c: Option<Operand>) -> R<()> {
+        let base = self.address(space, addr)?;
         let c = match c {
             Some(c) => Some(self.read(c, ty)?),
             None => None,
         };
-        let old = if space == StateSpace::Shared {
-            let old = self.b.build_load(self.int_ty(ty.bits()), ptr, "")?.into_int_value();
-            let new = self.atomic_result(op, ty, space, old, b, c)?;
-            self.b.build_store(ptr, new)?;
-            old
-        } else {
-            self.atomic_in_memory(op, ty, space, order, ptr, b, c)?
-        };
-        match dst {
-            Some(d) => self.write(d, old, ty),
-            None => Ok(()),
+        for (i, operand) in b.iter().enumerate() {
+            let ptr = if i == 0 {
+                base
+            } else {
+                // SAFETY of the GEP: the vector's elements are adjacent in memory.
+                unsafe { self.b.build_gep(self.cx.i8_type(), base, &[self.i64(i as u64 * ty.bytes() as u64)], "")? }
+            };
+            let b = self.read(*operand, ty)?;
+            let old = if space == StateSpace::Shared {
+                let old = self.b.build_load(self.int_ty(ty.bits()), ptr, "")?.into_int_value();
+                let new = self.atomic_result(op, ty, space, old, b, c)?;
+                self.b.build_store(ptr, new)?;
+                old
+            } else {
+                self.atomic_in_memory(op, ty, space, order, ptr, b, c)?
+            };
+            if let Some(Some(d)) = dst.get(i) {
+                self.write(*d, old, ty)?;
+            }
         }
+        Ok(())
     }
 
     /// A real atomic on memory other blocks may touch; returns the old value.
@@ -67,7 +76,7 @@ impl<'ctx> FnCx<'ctx, '_> {
             }
             // A compare-and-swap loop around the exact PTX sum (f32 on global memory
             // flushes subnormals, which `atomicrmw fadd` would not).
-            AtomicOp::Add if ty.is_float() => self.cas_loop(ty, order, ptr, |old| self.atomic_result(AtomicOp::Add, ty, space, old, b, None)),
+            AtomicOp::Add | AtomicOp::Min | AtomicOp::Max if ty.is_float() => self.cas_loop(ty, order, ptr, |old| self.atomic_result(op, ty, space, old, b, None)),
             AtomicOp::Add => rmw(AtomicRMWBinOp::Add),
             AtomicOp::And => rmw(AtomicRMWBinOp::And),
             AtomicOp::Or => rmw(AtomicRMWBinOp::Or),
@@ -128,6 +137,21 @@ impl<'ctx> FnCx<'ctx, '_> {
                 let eq = self.icmp(IntPredicate::EQ, old, b)?;
                 self.select(eq, c, old)?
             }
+            AtomicOp::Add | AtomicOp::Min | AtomicOp::Max if matches!(ty, ScalarType::F16 | ScalarType::BF16) => self.half_atomic_result(op, ty, old, b)?,
+            AtomicOp::Add | AtomicOp::Min | AtomicOp::Max if matches!(ty, ScalarType::F16x2 | ScalarType::BF16x2) => {
+                // Each 16-bit half on its own.
+                let lane_ty = if ty == ScalarType::F16x2 { ScalarType::F16 } else { ScalarType::BF16 };
+                let i16t = self.cx.i16_type();
+                let half = |v: IntValue<'ctx>, hi: bool| -> R<IntValue<'ctx>> {
+                    let v = if hi { bld.build_right_shift(v, it.const_int(16, false), false, "")? } else { v };
+                    Ok(bld.build_int_truncate(v, i16t, "")?)
+                };
+                let lo = self.half_atomic_result(op, lane_ty, half(old, false)?, half(b, false)?)?;
+                let hi = self.half_atomic_result(op, lane_ty, half(old, true)?, half(b, true)?)?;
+                let lo = bld.build_int_z_extend(lo, it, "")?;
+                let hi = bld.build_left_shift(bld.build_int_z_extend(hi, it, "")?, it.const_int(16, false), "")?;
+                bld.build_or(lo, hi, "")?
+            }
             AtomicOp::Add if ty.is_float() => {
                 let ft = self.float_ty(ty);
                 let flush = ty == ScalarType::F32 && space != StateSpace::Shared;
@@ -160,6 +184,42 @@ impl<'ctx> FnCx<'ctx, '_> {
                 self.call_intrinsic(name, &[it.into()], &[old.into(), b.into()])?.into_int_value()
             }
         })
+    }
+
+    /// `.add/.min/.max.noftz` on one `.f16`/`.bf16` (`i16` bits): the sum rounded to
+    /// nearest even (computing it in f32 and rounding once more is exact: 24 ≥ 2·11 + 2
+    /// bits), subnormals kept. `min`/`max` follow the `min`/`max` instructions: a NaN
+    /// operand yields the other operand (two NaNs the canonical NaN), and -0 < +0.
+    fn half_atomic_result(&self, op: AtomicOp, ty: ScalarType, old: IntValue<'ctx>, b: IntValue<'ctx>) -> R<IntValue<'ctx>> {
+        use super::half_bits::Half;
+        let fmt = if ty == ScalarType::F16 { Half::F16 } else { Half::BF16 };
+        let x = self.half_to_f32(fmt, old)?;
+        let y = self.half_to_f32(fmt, b)?;
+        if op == AtomicOp::Add {
+            let sum = self.b.build_float_add(x, y, "")?;
+            return self.f32_to_half_rn(fmt, sum);
+        }
+        // The canonical NaN of both formats is 0x7fff.
+        let canonical_nan = self.cx.i16_type().const_int(0x7fff, false);
+        let x_nan = self.b.build_float_compare(inkwell::FloatPredicate::UNO, x, x, "")?;
+        let y_nan = self.b.build_float_compare(inkwell::FloatPredicate::UNO, y, y, "")?;
+        // Ordered comparison with -0 below +0: compare, and on equality prefer the operand
+        // whose sign bit says "smaller" (min) or "larger" (max).
+        let (strict, sign_pick) = if op == AtomicOp::Min {
+            (inkwell::FloatPredicate::OLT, IntPredicate::UGT)
+        } else {
+            (inkwell::FloatPredicate::OGT, IntPredicate::ULT)
+        };
+        let x_wins = self.b.build_float_compare(strict, x, y, "")?;
+        let equal = self.b.build_float_compare(inkwell::FloatPredicate::OEQ, x, y, "")?;
+        // For equal values (only ±0 differ in bits): the negative zero has the larger bits.
+        let by_sign = self.icmp(sign_pick, old, b)?;
+        let x_wins = self.b.build_or(x_wins, self.b.build_and(equal, by_sign, "")?, "")?;
+        let picked = self.select(x_wins, old, b)?;
+        let picked = self.select(y_nan, old, picked)?;
+        let picked = self.select(x_nan, b, picked)?;
+        let both_nan = self.b.build_and(x_nan, y_nan, "")?;
+        self.select(both_nan, canonical_nan, picked)
     }
 
     /// f32 bits with a subnormal value replaced by a zero of the same sign.

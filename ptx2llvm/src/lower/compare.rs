@@ -6,10 +6,41 @@ use crate::ir::{BoolOp, CmpOp, Operand, PredRef, RegId, ScalarType};
 use inkwell::values::IntValue;
 use inkwell::{FloatPredicate as F, IntPredicate as I};
 
+/// The LLVM predicate of a floating-point comparison (ordered forms are false, unordered
+/// forms true, when an operand is NaN).
+pub(super) fn float_predicate(cmp: CmpOp) -> F {
+    match cmp {
+        CmpOp::Eq => F::OEQ,
+        CmpOp::Ne => F::ONE,
+        CmpOp::Lt => F::OLT,
+        CmpOp::Le => F::OLE,
+        CmpOp::Gt => F::OGT,
+        CmpOp::Ge => F::OGE,
+        CmpOp::Equ => F::UEQ,
+        CmpOp::Neu => F::UNE,
+        CmpOp::Ltu => F::ULT,
+        CmpOp::Leu => F::ULE,
+        CmpOp::Gtu => F::UGT,
+        CmpOp::Geu => F::UGE,
+        CmpOp::Num => F::ORD,
+        CmpOp::Nan => F::UNO,
+        CmpOp::Lo | CmpOp::Ls | CmpOp::Hi | CmpOp::Hs => unreachable!("rejected by the checker"),
+    }
+}
+
 impl<'ctx> FnCx<'ctx, '_> {
     #[allow(clippy::too_many_arguments)]
     #[allow(clippy::too_many_arguments)]
     pub fn setp(&self, cmp: CmpOp, ty: ScalarType, ftz: bool, dst: RegId, dst_not: Option<RegId>, a: Operand, b: Operand, combine: Option<(BoolOp, PredRef)>) -> R<()> {
+        if let Some(&known) = self.known_preds.get(&dst) {
+            // A guard the thread loop's bounds already applied (`guards`).
+            let t = self.cx.bool_type().const_int(known as u64, false);
+            self.write(dst, t, ScalarType::Pred)?;
+            if let Some(d) = dst_not {
+                self.write(d, self.b.build_not(t, "")?, ScalarType::Pred)?;
+            }
+            return Ok(());
+        }
         let t = self.compare(cmp, ty, ftz, a, b)?;
         let f = self.b.build_not(t, "")?;
         let (t, f) = match combine {
@@ -43,24 +74,7 @@ impl<'ctx> FnCx<'ctx, '_> {
             let y = flush(self.read(b, ty)?)?;
             let x = self.b.build_bit_cast(x, self.float_ty(ty), "")?.into_float_value();
             let y = self.b.build_bit_cast(y, self.float_ty(ty), "")?.into_float_value();
-            let p = match cmp {
-                CmpOp::Eq => F::OEQ,
-                CmpOp::Ne => F::ONE,
-                CmpOp::Lt => F::OLT,
-                CmpOp::Le => F::OLE,
-                CmpOp::Gt => F::OGT,
-                CmpOp::Ge => F::OGE,
-                CmpOp::Equ => F::UEQ,
-                CmpOp::Neu => F::UNE,
-                CmpOp::Ltu => F::ULT,
-                CmpOp::Leu => F::ULE,
-                CmpOp::Gtu => F::UGT,
-                CmpOp::Geu => F::UGE,
-                CmpOp::Num => F::ORD,
-                CmpOp::Nan => F::UNO,
-                CmpOp::Lo | CmpOp::Ls | CmpOp::Hi | CmpOp::Hs => unreachable!("rejected by the checker"),
-            };
-            self.b.build_float_compare(p, x, y, "")?
+            self.b.build_float_compare(float_predicate(cmp), x, y, "")?
         } else {
             let (x, y) = (self.read(a, ty)?, self.read(b, ty)?);
             let s = ty.is_signed();
@@ -81,7 +95,7 @@ impl<'ctx> FnCx<'ctx, '_> {
         })
     }
 
-    fn bool_op(&self, op: BoolOp, a: IntValue<'ctx>, b: IntValue<'ctx>) -> R<IntValue<'ctx>> {
+    pub(super) fn bool_op(&self, op: BoolOp, a: IntValue<'ctx>, b: IntValue<'ctx>) -> R<IntValue<'ctx>> {
         Ok(match op {
             BoolOp::And => self.b.build_and(a, b, "")?,
             BoolOp::Or => self.b.build_or(a, b, "")?,

@@ -1,59 +1,318 @@
-//! `cvt`: conversions between integer and floating-point types.
+//! `cvt` and `cvt.pack`: conversions between integer and floating-point types.
+//!
+//! Conversions the hardware does exactly in every rounding mode (integer → f32/f64,
+//! f64 → f32, f32 → f64) use LLVM's conversions through `FnCx::rounded`. Every conversion
+//! into a format the CPU has no rounding instruction for (f16, bf16, tf32, the 8/6/4-bit
+//! formats), from any source (integers and f64 included: no double rounding), goes through
+//! one branch-free integer routine: the source is unpacked into sign, a normalized 64-bit
+//! significand and an exponent (`Unpacked`), which `round_to_layout` rounds to the destination
+//! layout in any rounding mode with the ISA's `.satfinite` and `.relu` rules.
 
+use super::rounding::RoundedOp;
 use super::thread::FnCx;
 use super::R;
-use crate::ir::{CvtRounding, Operand, RegId, Rounding, ScalarType};
+use crate::ir::{CvtRounding, FloatFormat, Operand, RegId, Rounding, ScalarType};
+use inkwell::values::{FloatValue, IntValue};
+use inkwell::IntPredicate as P;
 
-impl<'ctx> FnCx<'ctx, '_> {
-    pub fn cvt(&self, dst_ty: ScalarType, src_ty: ScalarType, rnd: Option<CvtRounding>, dst: RegId, src: Operand) -> R<()> {
-        match (dst_ty.is_float(), src_ty.is_float()) {
-            (false, false) => {
-                // Extend by the source's signedness, then keep the destination's width.
-                let v = self.read(src, src_ty)?;
-                let v = self.resize(v, dst_ty.bits(), src_ty.is_signed())?;
-                self.write(dst, v, dst_ty)
-            }
-            (true, false) => {
-                let v = self.read(src, src_ty)?;
-                let ft = self.float_ty(dst_ty);
-                let f = if src_ty.is_signed() {
-                    self.b.build_signed_int_to_float(v, ft, "")?
-                } else {
-                    self.b.build_unsigned_int_to_float(v, ft, "")?
-                };
-                self.write_float(dst, f, dst_ty)
-            }
-            (false, true) => {
-                // Round to an integral value, then convert with saturation; NaN gives 0.
-                let x = self.read_float(src, src_ty)?;
-                let r = match rnd {
-                    Some(CvtRounding::Integer(r)) | Some(CvtRounding::Float(r)) => r,
-                    None => Rounding::TowardZero,
-                };
-                let x = self.round_integral(x, r)?;
-                let it = self.int_ty(dst_ty.bits());
-                let name = if dst_ty.is_signed() { "llvm.fptosi.sat" } else { "llvm.fptoui.sat" };
-                let v = self.call_intrinsic(name, &[it.into(), x.get_type().into()], &[x.into()])?.into_int_value();
-                self.write(dst, v, dst_ty)
-            }
-            (true, true) => {
-                let x = self.read_float(src, src_ty)?;
-                let ft = self.float_ty(dst_ty);
-                let x = match dst_ty.bits().cmp(&src_ty.bits()) {
-                    std::cmp::Ordering::Greater => self.b.build_float_ext(x, ft, "")?,
-                    std::cmp::Ordering::Less => self.b.build_float_trunc(x, ft, "")?,
-                    std::cmp::Ordering::Equal => x,
-                };
-                let x = match rnd {
-                    Some(CvtRounding::Integer(r)) => self.round_integral(x, r)?,
-                    _ => x,
-                };
-                self.write_float(dst, x, dst_ty)
-            }
+/// Bit layout of a floating-point format.
+#[derive(Debug, Clone, Copy)]
+struct Layout {
+    exp_bits: u32,
+    frac_bits: u32,
+    bias: i64,
+    /// IEEE encodings: exponent all ones is infinity (fraction 0) or NaN.
+    ieee_specials: bool,
+    /// The (positive, canonical) NaN encoding, for formats that have NaN.
+    nan: Option<u64>,
+}
+
+impl Layout {
+    const fn ieee(exp_bits: u32, frac_bits: u32) -> Layout {
+        let nan = ((1u64 << (exp_bits + frac_bits)) - 1) as u64;
+        Layout { exp_bits, frac_bits, bias: (1 << (exp_bits - 1)) - 1, ieee_specials: true, nan: Some(nan) }
+    }
+
+    fn width(self) -> u32 {
+        1 + self.exp_bits + self.frac_bits
+    }
+
+    fn magnitude_mask(self) -> u64 {
+        (1u64 << (self.width() - 1)) - 1
+    }
+
+    fn inf(self) -> Option<u64> {
+        self.ieee_specials.then(|| ((1u64 << self.exp_bits) - 1) << self.frac_bits)
+    }
+
+    /// The largest finite magnitude (e4m3 keeps its top encoding for NaN).
+    fn max_finite(self) -> u64 {
+        match (self.inf(), self.nan) {
+            (Some(inf), _) => inf - 1,
+            (None, Some(nan)) => nan - 1,
+            (None, None) => self.magnitude_mask(),
         }
     }
 
-    fn round_integral(&self, x: inkwell::values::FloatValue<'ctx>, r: Rounding) -> R<inkwell::values::FloatValue<'ctx>> {
+    /// The encoding of 1.0.
+    fn one(self) -> u64 {
+        (self.bias as u64) << self.frac_bits
+    }
+}
+
+const F16: Layout = Layout::ieee(5, 10);
+const BF16: Layout = Layout::ieee(8, 7);
+const F32: Layout = Layout::ieee(8, 23);
+const F64: Layout = Layout::ieee(11, 52);
+
+fn format_layout(f: FloatFormat) -> Layout {
+    match f {
+        FloatFormat::F16 => F16,
+        FloatFormat::BF16 => BF16,
+        FloatFormat::F32 => F32,
+        // Rounded as a format with f32's exponent and 10 fraction bits, then placed in the
+        // upper 19 bits of an f32 bit pattern.
+        FloatFormat::Tf32 => Layout { nan: Some(0x3_ffff), ..Layout::ieee(8, 10) },
+        // No infinity; S.1111.111 is NaN, so the largest finite value is 448.
+        FloatFormat::E4m3 => Layout { exp_bits: 4, frac_bits: 3, bias: 7, ieee_specials: false, nan: Some(0x7f) },
+        FloatFormat::E5m2 => Layout::ieee(5, 2),
+        // Neither infinity nor NaN.
+        FloatFormat::E2m3 => Layout { exp_bits: 2, frac_bits: 3, bias: 1, ieee_specials: false, nan: None },
+        FloatFormat::E3m2 => Layout { exp_bits: 3, frac_bits: 2, bias: 3, ieee_specials: false, nan: None },
+        FloatFormat::E2m1 => Layout { exp_bits: 2, frac_bits: 1, bias: 1, ieee_specials: false, nan: None },
+    }
+}
+
+fn scalar_layout(t: ScalarType) -> Layout {
+    match t {
+        ScalarType::F16 => F16,
+        ScalarType::BF16 => BF16,
+        ScalarType::F64 => F64,
+        _ => F32,
+    }
+}
+
+/// A rounding of a value to a float format.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    Even,
+    Away,
+    Zero,
+    Down,
+    Up,
+}
+
+fn mode(r: Rounding) -> Mode {
+    match r {
+        Rounding::NearestEven => Mode::Even,
+        Rounding::TowardZero => Mode::Zero,
+        Rounding::Down => Mode::Down,
+        Rounding::Up => Mode::Up,
+    }
+}
+
+fn cvt_mode(r: CvtRounding) -> Mode {
+    match r {
+        CvtRounding::Float(r) | CvtRounding::Integer(r) => mode(r),
+        CvtRounding::NearestAway => Mode::Away,
+    }
+}
+
+/// A value split for rounding: finite nonzero values are `sig × 2^(exp - 63)` with bit 63 of
+/// `sig` set. Flags (`i1`) mark NaN, infinity and zero; `exp` is an `i32`, `sig` an `i64`.
+#[derive(Clone, Copy)]
+struct Unpacked<'ctx> {
+    sign: IntValue<'ctx>,
+    nan: IntValue<'ctx>,
+    inf: IntValue<'ctx>,
+    zero: IntValue<'ctx>,
+    exp: IntValue<'ctx>,
+    sig: IntValue<'ctx>,
+}
+
+impl<'ctx> FnCx<'ctx, '_> {
+    #[allow(clippy::too_many_arguments)]
+    pub fn cvt(&self, dst_ty: ScalarType, src_ty: ScalarType, rnd: Option<CvtRounding>, ftz: bool, sat: bool, relu: bool, satfinite: bool, dst: RegId, src: Operand) -> R<()> {
+        // `.ftz` only concerns `.f32` inputs and results.
+        let ftz_in = ftz && src_ty == ScalarType::F32;
+        let ftz_out = ftz && dst_ty == ScalarType::F32;
+        if !dst_ty.is_float() {
+            let v = if src_ty.is_float() {
+                let x = self.read_float_source(src, src_ty, ftz_in)?;
+                let r = match rnd {
+                    Some(CvtRounding::Integer(r)) | Some(CvtRounding::Float(r)) => r,
+                    _ => Rounding::TowardZero,
+                };
+                self.float_to_int(x, r, dst_ty, src_ty == ScalarType::F64)?
+            } else {
+                let v = self.read(src, src_ty)?;
+                self.int_to_int(v, src_ty, dst_ty, sat)?
+            };
+            return self.write(dst, v, dst_ty);
+        }
+
+        let out = scalar_layout(dst_ty);
+        let bits = if src_ty.is_int() {
+            let v = self.read(src, src_ty)?;
+            let r = match rnd {
+                Some(CvtRounding::Float(r)) => r,
+                _ => Rounding::NearestEven,
+            };
+            if matches!(dst_ty, ScalarType::F32 | ScalarType::F64) {
+                let op = if src_ty.is_signed() { RoundedOp::FromSigned } else { RoundedOp::FromUnsigned };
+                let f = self.rounded(op, r, &[v.into()], self.float_ty(dst_ty).into())?.into_float_value();
+                self.float_bits(f)?
+            } else {
+                let u = self.split_int(v, src_ty.is_signed())?;
+                self.round_to_layout(u, out, mode(r), satfinite, relu)?
+            }
+        } else if let Some(CvtRounding::Integer(r)) = rnd {
+            // Same-size float to an integral value of the same format.
+            let x = self.read_float_source(src, src_ty, ftz_in)?;
+            let y = self.round_integral(x, r)?;
+            let y = self.float_bits(y)?;
+            if matches!(dst_ty, ScalarType::F16 | ScalarType::BF16) {
+                // Integral values of a 16-bit format are exact in it.
+                let u = self.split_float(y, F32)?;
+                self.round_to_layout(u, out, Mode::Zero, false, false)?
+            } else {
+                y
+            }
+        } else {
+            let r = match rnd {
+                Some(CvtRounding::Float(r)) => r,
+                _ => Rounding::NearestEven,
+            };
+            let src_bits = self.read(src, src_ty)?;
+            let src_bits = if ftz_in { self.flush_subnormal(src_bits, F32)? } else { src_bits };
+            match (dst_ty, src_ty) {
+                (ScalarType::F32, ScalarType::F64) => {
+                    let x = self.b.build_bit_cast(src_bits, self.cx.f64_type(), "")?.into_float_value();
+                    let f = self.rounded(RoundedOp::Narrow, r, &[x.into()], self.cx.f32_type().into())?.into_float_value();
+                    self.float_bits(f)?
+                }
+                (ScalarType::F64, ScalarType::F32) => {
+                    let x = self.b.build_bit_cast(src_bits, self.cx.f32_type(), "")?.into_float_value();
+                    let f = self.b.build_float_ext(x, self.cx.f64_type(), "")?;
+                    self.float_bits(f)?
+                }
+                _ if dst_ty == src_ty => src_bits,
+                _ => {
+                    let u = self.split_float(src_bits, scalar_layout(src_ty))?;
+                    self.round_to_layout(u, out, mode(r), satfinite, relu)?
+                }
+            }
+        };
+        let bits = if ftz_out { self.flush_subnormal(bits, F32)? } else { bits };
+        let bits = if sat { self.saturate_unit(bits, out)? } else { bits };
+        self.write(dst, bits, dst_ty)
+    }
+
+    /// `cvt` with packed or narrow float formats (see `Op::CvtPacked`).
+    #[allow(clippy::too_many_arguments)]
+    pub fn cvt_packed(&self, to: FloatFormat, from: FloatFormat, lanes: u32, rnd: CvtRounding, relu: bool, satfinite: bool, dst: RegId, src: &[Operand]) -> R<()> {
+        let (in_layout, out_layout) = (format_layout(from), format_layout(to));
+        let in_bits = from.container_bits();
+        let out_bits = to.container_bits();
+        let total = lanes * out_bits;
+        let it = self.int_ty(total.max(8));
+        let mut packed = it.const_zero();
+        for lane in 0..lanes {
+            // Lane 0 is the upper element.
+            let element = if from == FloatFormat::F32 {
+                self.read(src[lane as usize], ScalarType::B32)?
+            } else {
+                let word = self.read(src[0], bits_type(lanes * in_bits))?;
+                let word = self.resize(word, 64, false)?;
+                let shifted = self.b.build_right_shift(word, self.i64(((lanes - 1 - lane) * in_bits) as u64), false, "")?;
+                let width = in_layout.width().min(in_bits);
+                let masked = self.b.build_and(shifted, self.i64((1u64 << width) - 1), "")?;
+                self.resize(masked, in_layout.width().max(8), false)?
+            };
+            let u = self.split_float(element, in_layout)?;
+            let enc = self.round_to_layout(u, out_layout, cvt_mode(rnd), satfinite, relu)?;
+            let enc = if to == FloatFormat::Tf32 { self.b.build_left_shift(self.resize(enc, 32, false)?, self.i32(13), "")? } else { enc };
+            let enc = self.resize(enc, total.max(8), false)?;
+            let enc = self.b.build_left_shift(enc, it.const_int(((lanes - 1 - lane) * out_bits) as u64, false), "")?;
+            packed = self.b.build_or(packed, enc, "")?;
+        }
+        self.write(dst, packed, bits_type(total.max(8)))
+    }
+
+    /// `cvt.pack.sat` (see `Op::CvtPackSat`).
+    pub fn cvt_pack_sat(&self, bits: u32, signed: bool, dst: RegId, a: Operand, b: Operand, c: Option<Operand>) -> R<()> {
+        let (lo, hi) = if signed { (-(1i64 << (bits - 1)), (1i64 << (bits - 1)) - 1) } else { (0, (1i64 << bits) - 1) };
+        let clamp = |x: Operand| -> R<IntValue<'ctx>> {
+            let v = self.read(x, ScalarType::S32)?;
+            let v = self.call_intrinsic("llvm.smax", &[v.get_type().into()], &[v.into(), self.i32(lo as u64 & 0xffff_ffff).into()])?.into_int_value();
+            let v = self.call_intrinsic("llvm.smin", &[v.get_type().into()], &[v.into(), self.i32(hi as u64).into()])?.into_int_value();
+            Ok(self.b.build_and(v, self.i32((1u64 << bits) - 1), "")?)
+        };
+        let (ta, tb) = (clamp(a)?, clamp(b)?);
+        let mut d = self.b.build_or(tb, self.b.build_left_shift(ta, self.i32(bits as u64), "")?, "")?;
+        if let Some(c) = c {
+            if 2 * bits < 32 {
+                let c = self.read(c, ScalarType::B32)?;
+                d = self.b.build_or(d, self.b.build_left_shift(c, self.i32(2 * bits as u64), "")?, "")?;
+            }
+        }
+        self.write(dst, d, ScalarType::B32)
+    }
+
+    /// A float source as an LLVM `f32`/`f64` value: `.f16`/`.bf16` are widened to `f32`
+    /// (exactly), `.f32` subnormals flushed with `ftz`.
+    fn read_float_source(&self, src: Operand, ty: ScalarType, ftz: bool) -> R<FloatValue<'ctx>> {
+        let bits = self.read(src, ty)?;
+        let bits = match ty {
+            ScalarType::F16 | ScalarType::BF16 => {
+                let u = self.split_float(bits, scalar_layout(ty))?;
+                self.round_to_layout(u, F32, Mode::Zero, false, false)?
+            }
+            ScalarType::F32 if ftz => self.flush_subnormal(bits, F32)?,
+            _ => bits,
+        };
+        let ft = if ty == ScalarType::F64 { self.cx.f64_type() } else { self.cx.f32_type() };
+        Ok(self.b.build_bit_cast(bits, ft, "")?.into_float_value())
+    }
+
+    fn float_bits(&self, f: FloatValue<'ctx>) -> R<IntValue<'ctx>> {
+        let w = f.get_type().get_bit_width();
+        Ok(self.b.build_bit_cast(f, self.int_ty(w), "")?.into_int_value())
+    }
+
+    /// Float to integer: round to an integral value, then clamp to the destination range.
+    /// NaN gives 0, except from `.f64` or into a 64-bit integer, where it gives `1 << (w-1)`.
+    fn float_to_int(&self, x: FloatValue<'ctx>, r: Rounding, dst_ty: ScalarType, from_f64: bool) -> R<IntValue<'ctx>> {
+        let x = self.round_integral(x, r)?;
+        let w = dst_ty.bits();
+        let it = self.int_ty(w);
+        let name = if dst_ty.is_signed() { "llvm.fptosi.sat" } else { "llvm.fptoui.sat" };
+        let v = self.call_intrinsic(name, &[it.into(), x.get_type().into()], &[x.into()])?.into_int_value();
+        if from_f64 || w == 64 {
+            let nan = self.b.build_float_compare(inkwell::FloatPredicate::UNO, x, x, "")?;
+            self.select(nan, it.const_int(1u64 << (w - 1), false), v)
+        } else {
+            Ok(v)
+        }
+    }
+
+    /// Integer to integer: sign- or zero-extend by the source type, keep the destination's
+    /// width; with `sat`, clamp to the destination range first.
+    fn int_to_int(&self, v: IntValue<'ctx>, src_ty: ScalarType, dst_ty: ScalarType, sat: bool) -> R<IntValue<'ctx>> {
+        if !sat {
+            return self.resize(v, dst_ty.bits(), src_ty.is_signed());
+        }
+        let wide = self.resize(v, 128, src_ty.is_signed())?;
+        let t = self.cx.i128_type();
+        let w = dst_ty.bits();
+        let (lo, hi): (i128, i128) = if dst_ty.is_signed() { (-(1i128 << (w - 1)), (1i128 << (w - 1)) - 1) } else { (0, (1i128 << w) - 1) };
+        let c = |x: i128| t.const_int_arbitrary_precision(&[x as u64, (x >> 64) as u64]);
+        let clamped = self.call_intrinsic("llvm.smax", &[t.into()], &[wide.into(), c(lo).into()])?.into_int_value();
+        let clamped = self.call_intrinsic("llvm.smin", &[t.into()], &[clamped.into(), c(hi).into()])?.into_int_value();
+        self.resize(clamped, w, false)
+    }
+
+    fn round_integral(&self, x: FloatValue<'ctx>, r: Rounding) -> R<FloatValue<'ctx>> {
         let name = match r {
             Rounding::NearestEven => "llvm.roundeven",
             Rounding::TowardZero => "llvm.trunc",
@@ -61,5 +320,176 @@ impl<'ctx> FnCx<'ctx, '_> {
             Rounding::Up => "llvm.ceil",
         };
         Ok(self.call_intrinsic(name, &[x.get_type().into()], &[x.into()])?.into_float_value())
+    }
+
+    /// Subnormal values of `l` become zeros of their sign.
+    fn flush_subnormal(&self, bits: IntValue<'ctx>, l: Layout) -> R<IntValue<'ctx>> {
+        let t = bits.get_type();
+        let exp_mask = t.const_int(((1u64 << l.exp_bits) - 1) << l.frac_bits, false);
+        let exp = self.b.build_and(bits, exp_mask, "")?;
+        let tiny = self.icmp(P::EQ, exp, t.const_zero())?;
+        let sign = self.b.build_and(bits, t.const_int(1u64 << (l.width() - 1), false), "")?;
+        self.select(tiny, sign, bits)
+    }
+
+    /// `.sat` of a float result: clamped to [+0, 1]; NaN and negative values give +0.
+    fn saturate_unit(&self, bits: IntValue<'ctx>, l: Layout) -> R<IntValue<'ctx>> {
+        let t = bits.get_type();
+        let mag = t.const_int(l.magnitude_mask(), false);
+        let inf = t.const_int(l.inf().unwrap_or(l.magnitude_mask()), false);
+        let negative = self.icmp(P::UGT, bits, mag)?;
+        let nan = self.icmp(P::UGT, bits, inf)?;
+        let one = t.const_int(l.one(), false);
+        let above = self.icmp(P::UGT, bits, one)?;
+        let v = self.select(above, one, bits)?;
+        let zero_it = self.b.build_or(negative, nan, "")?;
+        self.select(zero_it, t.const_zero(), v)
+    }
+
+    fn bool_const(&self, v: bool) -> IntValue<'ctx> {
+        self.cx.bool_type().const_int(v as u64, false)
+    }
+
+    /// Normalizes `raw` (an `i64` magnitude) so that its top bit is set: `(sig, shift)`.
+    fn normalize(&self, raw: IntValue<'ctx>) -> R<(IntValue<'ctx>, IntValue<'ctx>)> {
+        let lz = self.call_intrinsic("llvm.ctlz", &[self.cx.i64_type().into()], &[raw.into(), self.bool_const(false).into()])?.into_int_value();
+        // A zero keeps shift 63 (a shift by 64 would be poison); its flag makes it zero anyway.
+        let lz = self.call_intrinsic("llvm.umin", &[self.cx.i64_type().into()], &[lz.into(), self.i64(63).into()])?.into_int_value();
+        let sig = self.b.build_left_shift(raw, lz, "")?;
+        Ok((sig, self.b.build_int_truncate(lz, self.cx.i32_type(), "")?))
+    }
+
+    /// Splits the bits of a value of layout `l`.
+    fn split_float(&self, bits: IntValue<'ctx>, l: Layout) -> R<Unpacked<'ctx>> {
+        let x = self.resize(bits, 64, false)?;
+        let (m, w) = (l.frac_bits, l.width());
+        let c = |v: u64| self.i64(v);
+        let sign = self.icmp(P::NE, self.b.build_and(x, c(1u64 << (w - 1)), "")?, c(0))?;
+        let e = self.b.build_and(self.b.build_right_shift(x, c(m as u64), false, "")?, c((1u64 << l.exp_bits) - 1), "")?;
+        let frac = self.b.build_and(x, c((1u64 << m) - 1), "")?;
+        let exp_zero = self.icmp(P::EQ, e, c(0))?;
+        let frac_zero = self.icmp(P::EQ, frac, c(0))?;
+        let (nan, inf) = if l.ieee_specials {
+            let all_ones = self.icmp(P::EQ, e, c((1u64 << l.exp_bits) - 1))?;
+            (self.b.build_and(all_ones, self.b.build_not(frac_zero, "")?, "")?, self.b.build_and(all_ones, frac_zero, "")?)
+        } else if let Some(nan) = l.nan {
+            let mag = self.b.build_and(x, c(l.magnitude_mask()), "")?;
+            (self.icmp(P::EQ, mag, c(nan))?, self.bool_const(false))
+        } else {
+            (self.bool_const(false), self.bool_const(false))
+        };
+        let zero = self.b.build_and(exp_zero, frac_zero, "")?;
+        let with_one = self.b.build_or(frac, c(1u64 << m), "")?;
+        let raw = self.select(exp_zero, frac, with_one)?;
+        let e32 = self.b.build_int_truncate(e, self.cx.i32_type(), "")?;
+        let biased = self.select(exp_zero, self.i32(1), e32)?;
+        // Exponent of bit 63 after normalization: biased - bias - m + 63 - shift.
+        let (sig, shift) = self.normalize(raw)?;
+        let exp = self.b.build_int_add(biased, self.i32((63 - m as i64 - l.bias) as u64 & 0xffff_ffff), "")?;
+        let exp = self.b.build_int_sub(exp, shift, "")?;
+        Ok(Unpacked { sign, nan, inf, zero, exp, sig })
+    }
+
+    /// Splits an integer (`signed`: two's complement).
+    fn split_int(&self, v: IntValue<'ctx>, signed: bool) -> R<Unpacked<'ctx>> {
+        let x = self.resize(v, 64, signed)?;
+        let sign = if signed { self.icmp(P::SLT, x, self.i64(0))? } else { self.bool_const(false) };
+        let neg = self.b.build_int_sub(self.i64(0), x, "")?;
+        let mag = self.select(sign, neg, x)?;
+        let zero = self.icmp(P::EQ, mag, self.i64(0))?;
+        let (sig, shift) = self.normalize(mag)?;
+        let exp = self.b.build_int_sub(self.i32(63), shift, "")?;
+        Ok(Unpacked { sign, nan: self.bool_const(false), inf: self.bool_const(false), zero, exp, sig })
+    }
+
+    /// Rounds `u` to layout `l` with `mode`; the encoding as an integer of `l`'s width.
+    /// Overflow gives infinity or the largest finite value as IEEE rounding does; with
+    /// `satfinite` (and always for formats without infinity) it and infinite inputs give the
+    /// largest finite value. NaN gives the canonical NaN (or +max for formats without NaN).
+    /// `relu` turns negative results (not NaN) into +0.
+    fn round_to_layout(&self, u: Unpacked<'ctx>, l: Layout, mode: Mode, satfinite: bool, relu: bool) -> R<IntValue<'ctx>> {
+        let i32t = self.cx.i32_type();
+        let i64t = self.cx.i64_type();
+        let m = l.frac_bits;
+        let emin = 1 - l.bias;
+        // The result's exponent: at least the smallest normal one (subnormal results).
+        let e = self.call_intrinsic("llvm.smax", &[i32t.into()], &[u.exp.into(), self.i32(emin as u64 & 0xffff_ffff).into()])?.into_int_value();
+        // Bits of `sig` below the kept significand.
+        let shift = self.b.build_int_add(self.b.build_int_sub(e, u.exp, "")?, self.i32(63 - m as u64), "")?;
+        let tiny = self.icmp(P::UGT, shift, self.i32(64))?;
+        let s = self.call_intrinsic("llvm.umin", &[i32t.into()], &[shift.into(), self.i32(64).into()])?.into_int_value();
+        let s = self.b.build_int_z_extend(s, i64t, "")?;
+        let all_dropped = self.icmp(P::EQ, s, self.i64(64))?;
+        let s_low = self.b.build_and(s, self.i64(63), "")?;
+        let q = self.select(all_dropped, self.i64(0), self.b.build_right_shift(u.sig, s_low, false, "")?)?;
+        let kept = self.b.build_left_shift(q, s_low, "")?;
+        let rem = self.b.build_int_sub(u.sig, kept, "")?;
+        // Far below the last place: less than half an ulp but not zero.
+        let rem = self.select(tiny, self.i64(1), rem)?;
+        let half = self.b.build_left_shift(self.i64(1), self.b.build_int_sub(s, self.i64(1), "")?, "")?;
+        let inexact = self.icmp(P::NE, rem, self.i64(0))?;
+        let positive = self.b.build_not(u.sign, "")?;
+        let inc = match mode {
+            Mode::Even => {
+                let above = self.icmp(P::UGT, rem, half)?;
+                let tie = self.icmp(P::EQ, rem, half)?;
+                let odd = self.b.build_int_truncate(q, self.cx.bool_type(), "")?;
+                self.b.build_or(above, self.b.build_and(tie, odd, "")?, "")?
+            }
+            Mode::Away => self.icmp(P::UGE, rem, half)?,
+            Mode::Zero => self.bool_const(false),
+            Mode::Up => self.b.build_and(positive, inexact, "")?,
+            Mode::Down => self.b.build_and(u.sign, inexact, "")?,
+        };
+        let q = self.b.build_int_add(q, self.b.build_int_z_extend(inc, i64t, "")?, "")?;
+        // A carry out of the significand moves into the exponent field by itself.
+        let e_field = self.b.build_int_s_extend(self.b.build_int_add(e, self.i32((l.bias - 1) as u64 & 0xffff_ffff), "")?, i64t, "")?;
+        let enc = self.b.build_int_add(self.b.build_left_shift(e_field, self.i64(m as u64), "")?, q, "")?;
+
+        let max = self.i64(l.max_finite());
+        let overflow = self.icmp(P::UGT, enc, max)?;
+        let (to_inf, inf_in) = match l.inf().filter(|_| !satfinite) {
+            Some(inf) => {
+                let to_inf = match mode {
+                    Mode::Even | Mode::Away => self.bool_const(true),
+                    Mode::Zero => self.bool_const(false),
+                    Mode::Up => positive,
+                    Mode::Down => u.sign,
+                };
+                (self.select(to_inf, self.i64(inf), max)?, self.i64(inf))
+            }
+            None => (max, max),
+        };
+        let enc = self.select(overflow, to_inf, enc)?;
+        let enc = self.select(u.zero, self.i64(0), enc)?;
+        let enc = self.select(u.inf, inf_in, enc)?;
+        let sign_bit = self.b.build_left_shift(self.b.build_int_z_extend(u.sign, i64t, "")?, self.i64((l.width() - 1) as u64), "")?;
+        let mut v = self.b.build_or(enc, sign_bit, "")?;
+        if relu {
+            v = self.select(u.sign, self.i64(0), v)?;
+        }
+        let nan = self.i64(l.nan.unwrap_or(l.max_finite()));
+        let v = self.select(u.nan, nan, v)?;
+        self.resize(v, scalar_bits(l), false)
+    }
+}
+
+/// The register width of a layout's encoding (16 for f16/bf16, 32 for f32 and tf32's
+/// rounding layout, 64 for f64, 8 for the narrow formats).
+fn scalar_bits(l: Layout) -> u32 {
+    match l.width() {
+        w if w <= 8 => 8,
+        w if w <= 16 => 16,
+        w if w <= 32 => 32,
+        _ => 64,
+    }
+}
+
+fn bits_type(bits: u32) -> ScalarType {
+    match bits {
+        0..=8 => ScalarType::B8,
+        9..=16 => ScalarType::B16,
+        17..=32 => ScalarType::B32,
+        _ => ScalarType::B64,
     }
 }

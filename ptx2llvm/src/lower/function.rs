@@ -125,6 +125,7 @@ pub fn lower_func<'ctx>(ml: &ModuleLowerer<'ctx, '_>, index: usize, f: &ir::Func
         frame_vars: frame,
         local_override: Some(local),
         on_exit: Some(exit_bb),
+        known_preds: HashMap::new(),
     };
     // `.reg` parameters: read the arguments into their registers.
     for (i, p) in f.params.iter().enumerate() {
@@ -178,7 +179,7 @@ pub fn lower_func<'ctx>(ml: &ModuleLowerer<'ctx, '_>, index: usize, f: &ir::Func
 
 impl<'ctx> FnCx<'ctx, '_> {
     /// An `alloca` in the function's entry block (so that calls inside loops reuse it).
-    fn entry_alloca(&self, bytes: u32) -> R<PointerValue<'ctx>> {
+    pub(super) fn entry_alloca(&self, bytes: u32) -> R<PointerValue<'ctx>> {
         let entry = self.func.get_first_basic_block().ok_or_else(|| LowerError::Internal("function without entry block".into()))?;
         let b = self.cx.create_builder();
         match entry.get_first_instruction() {

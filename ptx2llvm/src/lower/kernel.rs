@@ -10,6 +10,7 @@
 //! only for the released threads. Kernels without sync points are a single thread loop.
 
 use super::abi;
+use super::guards::{self, Narrowing};
 use super::regions::{self, Regions};
 use super::thread::{FnCx, Thread, Uniform};
 use super::{LowerError, ModuleLowerer, R};
@@ -93,11 +94,14 @@ pub fn lower_entry<'ctx>(ml: &ModuleLowerer<'ctx, '_>, index: usize, f: &ir::Fun
         .map(|r| b.build_alloca(super::thread::int_type(cx, r.ty.bits()), &r.name))
         .collect::<Result<Vec<_>, _>>()?;
     let frame_vars = super::function::frame_vars(ml, &b, index)?;
-    let mut fc = FnCx { cx, module: &ml.module, b, ml, f, func, regs, uni, thread: None, frame_vars, local_override: None, on_exit: None };
+    let mut fc = FnCx { cx, module: &ml.module, b, ml, f, func, regs, uni, thread: None, frame_vars, local_override: None, on_exit: None, known_preds: HashMap::new() };
     let done = fc.new_block("done");
 
     if !regions.has_sync_points() {
-        let start = emit_region_loop(&mut fc, &regions, &layout, 0, Filter::All, done)?;
+        let start = match guards::analyze(f) {
+            Some(narrowing) => emit_narrowed_loop(&mut fc, &regions, &layout, &narrowing, done)?,
+            None => emit_region_loop(&mut fc, &regions, &layout, 0, Filter::All, None, done)?,
+        };
         fc.b.position_at_end(entry);
         fc.b.build_unconditional_branch(start)?;
     } else {
@@ -144,16 +148,16 @@ pub fn lower_entry<'ctx>(ml: &ModuleLowerer<'ctx, '_>, index: usize, f: &ir::Fun
         for k in 1..regions.starts.len() {
             let pick = fc.new_block(&format!("region{k}"));
             if compact {
-                let either = emit_region_loop(&mut fc, &regions, &layout, k, Filter::DenseOrReleased(is_dense), schedule)?;
+                let either = emit_region_loop(&mut fc, &regions, &layout, k, Filter::DenseOrReleased(is_dense), None, schedule)?;
                 cases.push((k, pick, either, either));
             } else {
-                let dense = emit_region_loop(&mut fc, &regions, &layout, k, Filter::All, schedule)?;
-                let checked = emit_region_loop(&mut fc, &regions, &layout, k, Filter::Released, schedule)?;
+                let dense = emit_region_loop(&mut fc, &regions, &layout, k, Filter::All, None, schedule)?;
+                let checked = emit_region_loop(&mut fc, &regions, &layout, k, Filter::Released, None, schedule)?;
                 cases.push((k, pick, dense, checked));
             }
         }
         // Region 0 (the entry) runs for every thread; then the scheduler decides.
-        let first = emit_region_loop(&mut fc, &regions, &layout, 0, Filter::All, schedule)?;
+        let first = emit_region_loop(&mut fc, &regions, &layout, 0, Filter::All, None, schedule)?;
         fc.b.position_at_end(entry);
         fc.b.build_unconditional_branch(first)?;
 
@@ -241,18 +245,94 @@ fn context_elem<'ctx>(fc: &FnCx<'ctx, '_>, prefix: u64, size: u32, tid: IntValue
     Ok(unsafe { fc.b.build_in_bounds_gep(fc.cx.i8_type(), fc.uni.context, &[off], "")? })
 }
 
-/// Emits the thread loop nest of region `k`; returns its first block. Control continues at `after`.
+/// Thread index ranges `[lo, hi)` per dimension (x, y, z) of a narrowed thread loop, none
+/// of them empty.
+struct LoopBounds<'ctx> {
+    lo: [IntValue<'ctx>; 3],
+    hi: [IntValue<'ctx>; 3],
+}
+
+/// A barrier-free kernel whose entry guard bounds the thread indices (`guards`): once per
+/// block, compute the bounds from the guard's uniform operands (its instructions evaluated
+/// with thread index 0), then run the thread loop over them with the guard known false, or,
+/// if the guard's `tid + u` could wrap in this block, the ordinary loop.
+fn emit_narrowed_loop<'ctx>(fc: &mut FnCx<'ctx, '_>, regions: &Regions, layout: &ContextLayout, n: &Narrowing, after: BasicBlock<'ctx>) -> R<BasicBlock<'ctx>> {
+    let cx = fc.cx;
+    let (i32t, i64t) = (cx.i32_type(), cx.i64_type());
+    let general = emit_region_loop(fc, regions, layout, 0, Filter::All, None, after)?;
+    let start = fc.new_block("bounds");
+    fc.b.position_at_end(start);
+    let zero = i32t.const_zero();
+    fc.thread = Some(Thread { tid: [zero; 3], linear: zero });
+    for &i in &n.prelude {
+        let inst = &fc.f.blocks[0].insts[i];
+        fc.inst(inst).map_err(|e| e.at(&inst.span))?;
+    }
+    let b = &fc.b;
+    let mut everyone_exits = cx.bool_type().const_zero();
+    for &(reg, exits_if) in &n.uniform_exits {
+        let v = fc.load_reg(reg)?;
+        let exits = if exits_if { v } else { b.build_not(v, "")? };
+        everyone_exits = b.build_or(everyone_exits, exits, "")?;
+    }
+    let ntid: Vec<IntValue> = fc.uni.ntid.iter().map(|n| b.build_int_z_extend(*n, i64t, "")).collect::<Result<_, _>>()?;
+    let mut lo = [i64t.const_zero(); 3];
+    let mut hi = [ntid[0], ntid[1], ntid[2]];
+    let mut exact = cx.bool_type().const_all_ones();
+    let min_max = |name: &str, a: IntValue<'ctx>, c: IntValue<'ctx>| -> R<IntValue<'ctx>> { Ok(fc.call_intrinsic(name, &[i64t.into()], &[a.into(), c.into()])?.into_int_value()) };
+    for bound in &n.bounds {
+        let d = bound.dim as usize;
+        let signed = bound.ty.is_signed();
+        let widen = |v: IntValue<'ctx>| if signed { b.build_int_s_extend(v, i64t, "") } else { b.build_int_z_extend(v, i64t, "") };
+        let v0 = widen(fc.read(bound.affine, bound.ty)?)?;
+        let limit = widen(fc.read(bound.limit, bound.ty)?)?;
+        // `tid + u` takes the values v0 .. v0 + ntid - 1 without wrapping.
+        let last = b.build_int_add(v0, b.build_int_sub(ntid[d], i64t.const_int(1, false), "")?, "")?;
+        let max = if signed { i32::MAX as u64 } else { u32::MAX as u64 };
+        exact = b.build_and(exact, b.build_int_compare(P::SLE, last, i64t.const_int(max, false), "")?, "")?;
+        let diff = b.build_int_sub(limit, v0, "")?;
+        let one = i64t.const_int(1, false);
+        match bound.survive {
+            ir::CmpOp::Lt => hi[d] = min_max("llvm.smin", hi[d], diff)?,
+            ir::CmpOp::Le => hi[d] = min_max("llvm.smin", hi[d], b.build_int_add(diff, one, "")?)?,
+            ir::CmpOp::Gt => lo[d] = min_max("llvm.smax", lo[d], b.build_int_add(diff, one, "")?)?,
+            _ => lo[d] = min_max("llvm.smax", lo[d], diff)?,
+        }
+    }
+    fc.thread = None;
+    let mut empty = everyone_exits;
+    for d in 0..3 {
+        empty = b.build_or(empty, b.build_int_compare(P::SGE, lo[d], hi[d], "")?, "")?;
+    }
+    let to32 = |v: IntValue<'ctx>| b.build_int_truncate(v, i32t, "");
+    let bounds = LoopBounds { lo: [to32(lo[0])?, to32(lo[1])?, to32(lo[2])?], hi: [to32(hi[0])?, to32(hi[1])?, to32(hi[2])?] };
+    let check_empty = fc.new_block("bounds.exact");
+    fc.b.build_conditional_branch(exact, check_empty, general)?;
+    fc.known_preds = n.known_preds.clone();
+    let narrowed = emit_region_loop(fc, regions, layout, 0, Filter::All, Some(&bounds), after);
+    fc.known_preds.clear();
+    let narrowed = narrowed?;
+    fc.b.position_at_end(check_empty);
+    fc.b.build_conditional_branch(empty, after, narrowed)?;
+    Ok(start)
+}
+
+/// Emits the thread loop nest of region `k` (over every thread index, or over `bounds`);
+/// returns its first block. Control continues at `after`.
+#[allow(clippy::too_many_arguments)]
 fn emit_region_loop<'ctx>(
     fc: &mut FnCx<'ctx, '_>,
     regions: &Regions,
     layout: &ContextLayout,
     k: usize,
     filter: Filter<'ctx>,
+    bounds: Option<&LoopBounds<'ctx>>,
     after: BasicBlock<'ctx>,
 ) -> R<BasicBlock<'ctx>> {
     let cx = fc.cx;
     let i32t = cx.i32_type();
     let tag = match filter {
+        Filter::All if bounds.is_some() => "n",
         Filter::All => "d",
         Filter::Released => "c",
         Filter::DenseOrReleased(_) => "e",
@@ -372,25 +452,30 @@ fn emit_region_loop<'ctx>(
     fc.b.build_unconditional_branch(xl)?;
     fc.thread = None;
     fc.on_exit = None;
-    // Loop latches (every dimension is at least 1, checked at launch).
+    // Loop latches (every dimension, and every range of a narrowed loop, is at least 1:
+    // checked at launch, and by `emit_narrowed_loop`).
     let b = &fc.b;
     let one = i32t.const_int(1, false);
+    let zero = i32t.const_zero();
+    let (lo, hi) = match bounds {
+        Some(r) => (r.lo, r.hi),
+        None => ([zero; 3], fc.uni.ntid),
+    };
     b.position_at_end(xl);
     let xn = b.build_int_add(xv, one, "")?;
-    let c = b.build_int_compare(P::ULT, xn, fc.uni.ntid[0], "")?;
+    let c = b.build_int_compare(P::ULT, xn, hi[0], "")?;
     b.build_conditional_branch(c, xh, yl)?;
     b.position_at_end(yl);
     let yn = b.build_int_add(yv, one, "")?;
-    let c = b.build_int_compare(P::ULT, yn, fc.uni.ntid[1], "")?;
+    let c = b.build_int_compare(P::ULT, yn, hi[1], "")?;
     b.build_conditional_branch(c, yh, zl)?;
     b.position_at_end(zl);
     let zn = b.build_int_add(zv, one, "")?;
-    let c = b.build_int_compare(P::ULT, zn, fc.uni.ntid[2], "")?;
+    let c = b.build_int_compare(P::ULT, zn, hi[2], "")?;
     b.build_conditional_branch(c, zh, after)?;
-    let zero = i32t.const_zero();
-    z.add_incoming(&[(&zero, pre), (&zn, zl)]);
-    y.add_incoming(&[(&zero, zh), (&yn, yl)]);
-    x.add_incoming(&[(&zero, yh), (&xn, xl)]);
+    z.add_incoming(&[(&lo[2], pre), (&zn, zl)]);
+    y.add_incoming(&[(&lo[1], zh), (&yn, yl)]);
+    x.add_incoming(&[(&lo[0], yh), (&xn, xl)]);
     Ok(pre)
 }
 
@@ -506,10 +591,43 @@ fn sync_point_table<'ctx>(fc: &FnCx<'ctx, '_>, regions: &Regions, layout: &Conte
                     ir::WarpOp::ActiveMask { dst } => (sync::WARP, sync::ACTIVEMASK, 0, 0, none(), none(), none(), none(), output(Some(*dst)), none(), "activemask"),
                     ir::WarpOp::WarpSync { mask } => (sync::WARP, sync::WARP_SYNC, 0, 0, none(), none(), none(), input(mask)?, none(), none(), "bar.warp.sync"),
                     ir::WarpOp::Lockstep => (sync::WARP, sync::WARP_SYNC, 0, 0, none(), none(), none(), none(), none(), none(), "volatile shared access (warp lockstep)"),
+                    ir::WarpOp::Matrix(m) => {
+                        let (op, flags, what) = matrix_descriptor(m);
+                        let [mm, n, k] = m.shape;
+                        let mode = mm as u64 | (n as u64) << 8 | (k as u64) << 16;
+                        let addr = match &m.addr {
+                            Some((a, _)) => input(a)?,
+                            None => none(),
+                        };
+                        let stride = match &m.stride {
+                            Some(s) => input(s)?,
+                            None => none(),
+                        };
+                        let [na, nb, nc] = m.src_counts.map(|c| c as u64);
+                        let counts = operand(sync::OPERAND_IMM, 0, m.dst.len() as u64 | na << 8 | nb << 16 | nc << 24);
+                        // `.aligned`: the whole warp (every live lane) takes part.
+                        let mask = operand(sync::OPERAND_IMM, 0, 0xffff_ffff);
+                        (sync::WARP, op, mode, flags, addr, stride, counts, mask, none(), none(), what)
+                    }
                 }
             }
         };
         let text = fc.b.build_global_string_ptr(&format!("{what} in `{}`", fc.f.name), "ptxrt.sync.what")?.as_pointer_value();
+        // Matrix instructions: their fragment registers, destinations first, then sources.
+        let (list, list_len) = match point {
+            ir::SyncPoint::Warp(ir::WarpOp::Matrix(m)) => {
+                let mut ops: Vec<_> = m.dst.iter().map(|r| output(Some(*r))).collect();
+                for s in &m.src {
+                    ops.push(input(s)?);
+                }
+                let g = fc.ml.module.add_global(t.sync_operand.array_type(ops.len() as u32), None, &format!("ptxrt.sync_operands.{}", fc.f.name));
+                g.set_initializer(&t.sync_operand.const_array(&ops));
+                g.set_constant(true);
+                g.set_linkage(Linkage::Private);
+                (g.as_pointer_value(), ops.len() as u64)
+            }
+            _ => (ptr.const_null(), 0),
+        };
         entries[k] = Some(t.sync_point.const_named_struct(&[
             i32t.const_int(kind, false).into(),
             i32t.const_int(op, false).into(),
@@ -522,6 +640,8 @@ fn sync_point_table<'ctx>(fc: &FnCx<'ctx, '_>, regions: &Regions, layout: &Conte
             dst.into(),
             pred.into(),
             text.into(),
+            list.into(),
+            i32t.const_int(list_len, false).into(),
         ]));
     }
     let entry = t.sync_point.const_named_struct(&[
@@ -536,6 +656,8 @@ fn sync_point_table<'ctx>(fc: &FnCx<'ctx, '_>, regions: &Regions, layout: &Conte
         none().into(),
         none().into(),
         ptr.const_null().into(),
+        ptr.const_null().into(),
+        i32t.const_zero().into(),
     ]);
     let values: Vec<_> = entries.into_iter().map(|e| e.unwrap_or(entry)).collect();
     let table = fc.ml.module.add_global(t.sync_point.array_type(values.len() as u32), None, &format!("ptxrt.sync_points.{}", fc.f.name));
@@ -543,4 +665,61 @@ fn sync_point_table<'ctx>(fc: &FnCx<'ctx, '_>, regions: &Regions, layout: &Conte
     table.set_constant(true);
     table.set_linkage(Linkage::Private);
     Ok(table.as_pointer_value())
+}
+
+/// The runtime's operation code, `flags` and name of a matrix instruction (see `abi::sync`).
+fn matrix_descriptor(m: &ir::MatrixOp) -> (u64, u64, &'static str) {
+    use ir::MatrixKind as K;
+    let elem = |e: ir::MatrixElem| -> u64 {
+        use ir::MatrixElem as E;
+        match e {
+            E::F16 => 1,
+            E::BF16 => 2,
+            E::TF32 => 3,
+            E::F32 => 4,
+            E::F64 => 5,
+            E::S8 => 6,
+            E::U8 => 7,
+            E::S32 => 8,
+            E::S4 => 9,
+            E::U4 => 10,
+            E::E4M3 => 11,
+            E::E5M2 => 12,
+        }
+    };
+    let mma = |t: &ir::MmaTypes| {
+        let mut f = elem(t.a) | elem(t.b) << 4 | elem(t.c) << 8 | elem(t.d) << 12;
+        if t.a_col {
+            f |= sync::MATRIX_A_COL
+        }
+        if t.b_col {
+            f |= sync::MATRIX_B_COL
+        }
+        if t.satfinite {
+            f |= sync::MATRIX_SATFINITE
+        }
+        f
+    };
+    let shared = match m.addr {
+        Some((_, ir::StateSpace::Shared)) => sync::MATRIX_SHARED,
+        _ => 0,
+    };
+    let col = |c: bool| if c { sync::MATRIX_A_COL } else { 0 };
+    let trans = |t: bool| if t { sync::MATRIX_TRANS } else { 0 };
+    match &m.kind {
+        K::Mma(t) => (sync::MMA, mma(t), "mma.sync"),
+        K::WmmaMma(t) => (sync::WMMA_MMA, mma(t), "wmma.mma.sync"),
+        K::WmmaLoad { role, elem: e, col: c } => {
+            let role = match role {
+                ir::MatrixRole::A => 0,
+                ir::MatrixRole::B => 1,
+                ir::MatrixRole::C => 2,
+            };
+            (sync::WMMA_LOAD, elem(*e) | col(*c) | shared | role << sync::MATRIX_ROLE_SHIFT, "wmma.load")
+        }
+        K::WmmaStore { elem: e, col: c } => (sync::WMMA_STORE, elem(*e) | col(*c) | shared, "wmma.store"),
+        K::LdMatrix { trans: t, .. } => (sync::LDMATRIX, trans(*t) | shared, "ldmatrix"),
+        K::StMatrix { trans: t, .. } => (sync::STMATRIX, trans(*t) | shared, "stmatrix"),
+        K::MovMatrix => (sync::MOVMATRIX, sync::MATRIX_TRANS, "movmatrix"),
+    }
 }

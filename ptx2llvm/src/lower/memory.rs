@@ -5,8 +5,9 @@
 
 use super::thread::FnCx;
 use super::{LowerError, R};
-use crate::ir::{Address, AddressBase, Operand, RegId, ScalarType, StateSpace};
-use inkwell::values::{BasicValue, PointerValue};
+use crate::ir::{Address, AddressBase, MemOrder, MemScope, Operand, RegId, ScalarType, StateSpace};
+use inkwell::values::{BasicValue, InstructionValue, PointerValue};
+use inkwell::AtomicOrdering;
 
 impl<'ctx> FnCx<'ctx, '_> {
     /// The host pointer of an address operand in a state space.
@@ -56,43 +57,116 @@ impl<'ctx> FnCx<'ctx, '_> {
         })
     }
 
-    pub fn load(&self, space: StateSpace, ty: ScalarType, volatile: bool, dst: &[Option<RegId>], addr: Address) -> R<()> {
+    /// The address of element `i` of a vector access starting at `base`.
+    fn element_pointer(&self, base: PointerValue<'ctx>, i: usize, size: u64) -> R<PointerValue<'ctx>> {
+        if i == 0 {
+            return Ok(base);
+        }
+        // SAFETY (of the generated code): a vector access covers all of its elements.
+        Ok(unsafe { self.b.build_gep(self.cx.i8_type(), base, &[self.i64(size * i as u64)], "")? })
+    }
+
+    /// Marks a load or store as `.volatile` and/or atomic with the instruction's ordering.
+    /// Volatile accesses are also single-copy atomic (monotonic), as a `.volatile` access
+    /// of the GPU is never torn.
+    fn set_access_kind(&self, inst: InstructionValue<'ctx>, volatile: bool, order: Option<MemOrder>) -> R<()> {
+        let internal = |e: inkwell::values::InstructionValueError| LowerError::Internal(e.to_string());
+        if volatile {
+            inst.set_volatile(true).map_err(internal)?;
+        }
+        match order {
+            Some(o) => inst.set_atomic_ordering(super::atomic::ordering(o)).map_err(internal)?,
+            None if volatile => inst.set_atomic_ordering(AtomicOrdering::Monotonic).map_err(internal)?,
+            None => {}
+        }
+        Ok(())
+    }
+
+    /// One element of a `.volatile`/ordered access: a single atomic access up to 64 bits;
+    /// a 128-bit element is two 64-bit atomic halves (LLVM has no lock-free 128-bit atomic
+    /// access on every target), low half first.
+    fn load_element(&self, p: PointerValue<'ctx>, bits: u32, align: u32, volatile: bool, order: Option<MemOrder>) -> R<inkwell::values::IntValue<'ctx>> {
+        let internal = |e: inkwell::values::InstructionValueError| LowerError::Internal(e.to_string());
+        let synchronized = volatile || order.is_some();
+        if bits == 128 && synchronized {
+            let i128t = self.cx.i128_type();
+            let lo = self.load_element(p, 64, align.min(8), volatile, order)?;
+            let hi = self.load_element(self.element_pointer(p, 1, 8)?, 64, 8, volatile, order)?;
+            let lo = self.b.build_int_z_extend(lo, i128t, "")?;
+            let hi = self.b.build_int_z_extend(hi, i128t, "")?;
+            let hi = self.b.build_left_shift(hi, i128t.const_int(64, false), "")?;
+            return Ok(self.b.build_or(lo, hi, "")?);
+        }
+        let v = self.b.build_load(self.int_ty(bits), p, "")?;
+        let inst = v.as_instruction_value().ok_or_else(|| LowerError::Internal("a load is an instruction".into()))?;
+        inst.set_alignment(align).map_err(internal)?;
+        self.set_access_kind(inst, volatile, order)?;
+        Ok(v.into_int_value())
+    }
+
+    fn store_element(&self, p: PointerValue<'ctx>, v: inkwell::values::IntValue<'ctx>, align: u32, volatile: bool, order: Option<MemOrder>) -> R<()> {
+        let internal = |e: inkwell::values::InstructionValueError| LowerError::Internal(e.to_string());
+        let bits = v.get_type().get_bit_width();
+        if bits == 128 && (volatile || order.is_some()) {
+            let i64t = self.cx.i64_type();
+            let lo = self.b.build_int_truncate(v, i64t, "")?;
+            let hi = self.b.build_right_shift(v, self.cx.i128_type().const_int(64, false), false, "")?;
+            let hi = self.b.build_int_truncate(hi, i64t, "")?;
+            self.store_element(p, lo, align.min(8), volatile, order)?;
+            return self.store_element(self.element_pointer(p, 1, 8)?, hi, 8, volatile, order);
+        }
+        let st = self.b.build_store(p, v)?;
+        st.set_alignment(align).map_err(internal)?;
+        self.set_access_kind(st, volatile, order)
+    }
+
+    /// `ld`: vector elements are separate accesses, in element order (the memory model
+    /// treats a vector access as a set of scalar accesses in unspecified order).
+    pub fn load(&self, space: StateSpace, ty: ScalarType, volatile: bool, order: Option<(MemOrder, MemScope)>, dst: &[Option<RegId>], addr: Address) -> R<()> {
         let base = self.address(space, addr)?;
-        let et = self.int_ty(ty.bits());
         let size = ty.bytes() as u64;
+        let order = order.map(|(o, _)| o);
         for (i, d) in dst.iter().enumerate() {
-            let p = if i == 0 { base } else { unsafe { self.b.build_gep(self.cx.i8_type(), base, &[self.i64(size * i as u64)], "")? } };
-            let v = self.b.build_load(et, p, "")?;
-            let inst = v.as_instruction_value().expect("load is an instruction");
-            inst.set_alignment(if i == 0 { (size * dst.len() as u64) as u32 } else { size as u32 }).map_err(|e| LowerError::Internal(e.to_string()))?;
-            if volatile {
-                inst.set_volatile(true).map_err(|e| LowerError::Internal(e.to_string()))?;
-            }
-            if space == StateSpace::Param && matches!(addr.base, AddressBase::Param(_)) && self.f.kind == crate::ir::FunctionKind::Entry {
+            let p = self.element_pointer(base, i, size)?;
+            let align = if i == 0 { (size * dst.len() as u64) as u32 } else { size as u32 };
+            let v = self.load_element(p, ty.bits(), align, volatile, order)?;
+            let plain = !volatile && order.is_none();
+            if plain && space == StateSpace::Param && matches!(addr.base, AddressBase::Param(_)) && self.f.kind == crate::ir::FunctionKind::Entry {
                 // Kernel parameters cannot change during a launch: lets LLVM hoist their
                 // loads out of the thread loops, which keeps those loops vectorizable.
                 let kind = self.cx.get_kind_id("invariant.load");
-                inst.set_metadata(self.cx.metadata_node(&[]), kind).map_err(|e| LowerError::Internal(e.to_string()))?;
+                if let Some(inst) = v.as_instruction() {
+                    inst.set_metadata(self.cx.metadata_node(&[]), kind).map_err(|e| LowerError::Internal(e.to_string()))?;
+                }
             }
             if let Some(d) = d {
-                self.write(*d, v.into_int_value(), ty)?;
+                self.write(*d, v, ty)?;
             }
         }
         Ok(())
     }
 
-    pub fn store(&self, space: StateSpace, ty: ScalarType, volatile: bool, src: &[Operand], addr: Address) -> R<()> {
+    pub fn store(&self, space: StateSpace, ty: ScalarType, volatile: bool, order: Option<(MemOrder, MemScope)>, src: &[Operand], addr: Address) -> R<()> {
         let base = self.address(space, addr)?;
         let size = ty.bytes() as u64;
+        let order = order.map(|(o, _)| o);
         for (i, s) in src.iter().enumerate() {
-            let p = if i == 0 { base } else { unsafe { self.b.build_gep(self.cx.i8_type(), base, &[self.i64(size * i as u64)], "")? } };
+            let p = self.element_pointer(base, i, size)?;
+            let align = if i == 0 { (size * src.len() as u64) as u32 } else { size as u32 };
             let v = self.read(*s, ty)?;
-            let st = self.b.build_store(p, v)?;
-            st.set_alignment(if i == 0 { (size * src.len() as u64) as u32 } else { size as u32 }).map_err(|e| LowerError::Internal(e.to_string()))?;
-            if volatile {
-                st.set_volatile(true).map_err(|e| LowerError::Internal(e.to_string()))?;
-            }
+            self.store_element(p, v, align, volatile, order)?;
         }
+        Ok(())
+    }
+
+    /// `prefetch`/`prefetchu`: LLVM's prefetch (a hint that never faults), for reading,
+    /// into all cache levels.
+    pub fn prefetch(&self, space: StateSpace, addr: Address) -> R<()> {
+        let p = self.address(space, addr)?;
+        let i32t = self.cx.i32_type();
+        let args = [p.into(), i32t.const_zero().into(), i32t.const_int(3, false).into(), i32t.const_int(1, false).into()];
+        let f = self.ml.intrinsic("llvm.prefetch", &[self.ptr_ty().into()])?;
+        self.b.build_call(f, &args, "")?;
         Ok(())
     }
 

@@ -5,6 +5,7 @@
 //! descriptor per kernel plus a constructor that registers the module with ptxrt (`abi`).
 
 pub mod abi;
+mod async_copy;
 mod atomic;
 mod compare;
 mod convert;
@@ -16,7 +17,11 @@ pub mod kernel;
 mod memory;
 pub mod provenance;
 pub mod regions;
+mod guards;
+mod half;
+mod half_bits;
 pub mod rounding;
+pub mod texture;
 pub mod thread;
 mod video;
 
@@ -117,6 +122,8 @@ pub struct ModuleLowerer<'ctx, 'a> {
     pub ir: &'a ir::Module,
     pub layout: MemoryLayout,
     globals: Vec<Option<GlobalValue<'ctx>>>,
+    /// The global holding each texture/sampler/surface reference's handle (`texture`).
+    handles: Vec<GlobalValue<'ctx>>,
     /// The LLVM function of each `.func` (`None` for entries).
     functions: Vec<Option<FunctionValue<'ctx>>>,
 }
@@ -124,6 +131,11 @@ pub struct ModuleLowerer<'ctx, 'a> {
 impl<'ctx, 'a> ModuleLowerer<'ctx, 'a> {
     pub fn global_ptr(&self, v: ir::VarId) -> Option<PointerValue<'ctx>> {
         self.globals[v.0 as usize].map(|g| g.as_pointer_value())
+    }
+
+    /// The global holding reference `h`'s handle.
+    pub fn handle_global(&self, h: ir::HandleId) -> R<GlobalValue<'ctx>> {
+        self.handles.get(h.0 as usize).copied().ok_or_else(|| LowerError::Internal(format!("reference {} does not exist", h.0)))
     }
 
     /// The LLVM function of `.func` number `index`.
@@ -139,6 +151,23 @@ impl<'ctx, 'a> ModuleLowerer<'ctx, 'a> {
         }
     }
 
+    /// The address of `Module::functions[index]` as a value: a `.func`'s code, or for a
+    /// kernel its descriptor `__ptxrt_kernel_<name>` (what device-side launches such as
+    /// `cudaLaunchDevice` receive; the runtime launches the kernel from it).
+    pub fn function_address(&self, index: u32) -> R<PointerValue<'ctx>> {
+        if let Some(f) = self.functions.get(index as usize).copied().flatten() {
+            return Ok(f.as_global_value().as_pointer_value());
+        }
+        match self.ir.functions.get(index as usize) {
+            Some(k) if k.kind == ir::FunctionKind::Entry => {
+                let symbol = abi::kernel_symbol(&k.name);
+                let g = self.module.get_global(&symbol).unwrap_or_else(|| self.module.add_global(self.abi.kernel, None, &symbol));
+                Ok(g.as_pointer_value())
+            }
+            _ => self.function(index).map(|f| f.as_global_value().as_pointer_value()),
+        }
+    }
+
     pub fn intrinsic(&self, name: &str, types: &[BasicTypeEnum<'ctx>]) -> R<FunctionValue<'ctx>> {
         Intrinsic::find(name)
             .and_then(|i| i.get_declaration(&self.module, types))
@@ -150,7 +179,7 @@ impl<'ctx, 'a> ModuleLowerer<'ctx, 'a> {
 pub fn lower<'ctx>(cx: &'ctx Context, module: Module<'ctx>, m: &ir::Module) -> Result<Module<'ctx>, Vec<Diagnostic>> {
     let with_lockstep = lockstep::insert_lockstep_points(m);
     let m = with_lockstep.as_ref().unwrap_or(m);
-    let mut ml = ModuleLowerer { cx, module, abi: AbiTypes::new(cx), ir: m, layout: MemoryLayout::new(m), globals: vec![], functions: vec![] };
+    let mut ml = ModuleLowerer { cx, module, abi: AbiTypes::new(cx), ir: m, layout: MemoryLayout::new(m), globals: vec![], handles: vec![], functions: vec![] };
     // Every instruction lowering cannot translate yet, reported together before any work.
     let mut diags: Vec<Diagnostic> = m
         .functions
@@ -166,6 +195,9 @@ pub fn lower<'ctx>(cx: &'ctx Context, module: Module<'ctx>, m: &ir::Module) -> R
     }
     ml.functions = function::declare_functions(&ml);
     ml.globals = m.vars.iter().map(|v| define_global(&ml, v)).collect();
+    let mut handle_errors = vec![];
+    ml.handles = texture::define_handles(&ml, &mut handle_errors);
+    diags.extend(handle_errors.into_iter().map(|e| to_diag(e, &(0..0))));
     for (i, v) in m.vars.iter().enumerate() {
         if let Err(e) = init_global(&ml, ir::VarId(i as u32)) {
             diags.push(to_diag(e, &v.span));
@@ -291,7 +323,7 @@ fn init_global(ml: &ModuleLowerer<'_, '_>, id: ir::VarId) -> R<()> {
                         let tv = &ml.ir.vars[t.0 as usize];
                         LowerError::Unsupported(format!("the address of `{}` (a `{}` variable) in an initializer", tv.name, tv.space.name()))
                     })?,
-                    ir::RelocTarget::Function(f) => ml.function(f)?.as_global_value().as_pointer_value(),
+                    ir::RelocTarget::Function(f) => ml.function_address(f)?,
                 };
                 let it = thread::int_type(cx, r.bytes * 8);
                 let addr = target.const_to_int(cx.i64_type()).const_add(cx.i64_type().const_int(r.addend as u64, true));
@@ -341,7 +373,9 @@ fn emit_descriptors<'ctx>(ml: &ModuleLowerer<'ctx, '_>, kernels: &[(&ir::Functio
             dim3(f.reqntid).into(),
             dim3(f.maxntid).into(),
         ]);
-        let g = ml.module.add_global(t.kernel, None, &abi::kernel_symbol(&f.name));
+        // Code that takes the kernel's address (device-side launches) may have declared it.
+        let symbol = abi::kernel_symbol(&f.name);
+        let g = ml.module.get_global(&symbol).unwrap_or_else(|| ml.module.add_global(t.kernel, None, &symbol));
         g.set_initializer(&desc);
         g.set_constant(true);
         g.set_linkage(Linkage::External);
@@ -357,6 +391,14 @@ fn emit_descriptors<'ctx>(ml: &ModuleLowerer<'ctx, '_>, kernels: &[(&ir::Functio
             let name = cstr(&format!("ptxrt.symname.{}", v.name), &v.name);
             symbols.push(t.symbol.const_named_struct(&[name.into(), g.as_pointer_value().into(), cx.i64_type().const_int(v.size, false).into()]));
         }
+    }
+    for (h, g) in ml.ir.handles.iter().zip(&ml.handles) {
+        if h.linkage == IrLinkage::External {
+            continue;
+        }
+        let sym = texture::handle_symbol_name(h);
+        let name = cstr(&format!("ptxrt.symname.{sym}"), &sym);
+        symbols.push(t.symbol.const_named_struct(&[name.into(), g.as_pointer_value().into(), cx.i64_type().const_int(8, false).into()]));
     }
     let symbols_arr = private_const("ptxrt.symbols", t.symbol.const_array(&symbols).into());
     let module_desc = private_const(

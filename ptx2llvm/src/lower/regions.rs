@@ -74,7 +74,12 @@ pub fn uses(op: &Op, out: &mut Vec<RegId>) {
             o(b);
             o(c)
         }
-        Op::IntUnary { a, .. } | Op::FloatUnary { a, .. } => o(a),
+        Op::IntUnary { a, .. } | Op::FloatUnary { a, .. } | Op::Testp { a, .. } => o(a),
+        Op::FloatMinMax { a, b, c, .. } => {
+            o(a);
+            o(b);
+            c.iter().for_each(&mut o);
+        }
         Op::Setp { a, b, combine, .. } => {
             o(a);
             o(b);
@@ -94,6 +99,12 @@ pub fn uses(op: &Op, out: &mut Vec<RegId>) {
             }
         }
         Op::Cvt { src, .. } | Op::Cvta { src, .. } => o(src),
+        Op::CvtPacked { src, .. } => src.iter().for_each(&mut o),
+        Op::CvtPackSat { a, b, c, .. } => {
+            o(a);
+            o(b);
+            c.iter().for_each(&mut o);
+        }
         Op::Load { addr, .. } => {
             if let ir::AddressBase::Reg(r) = addr.base {
                 out.push(r)
@@ -112,7 +123,7 @@ pub fn uses(op: &Op, out: &mut Vec<RegId>) {
             }
         }
         Op::Atomic { addr, b, c, .. } => {
-            o(b);
+            b.iter().for_each(&mut o);
             if let Some(c) = c {
                 o(c)
             }
@@ -193,7 +204,42 @@ pub fn uses(op: &Op, out: &mut Vec<RegId>) {
             }
         }
         Op::IsSpace { a, .. } => o(a),
-        Op::Fence { .. } | Op::Trap | Op::Nop | Op::Unsupported { .. } => {}
+        Op::Half { a, b, c, .. } => {
+            o(a);
+            b.iter().for_each(&mut o);
+            c.iter().for_each(&mut o)
+        }
+        Op::Mixed { a, b, c, .. } => {
+            o(a);
+            b.iter().for_each(&mut o);
+            o(c)
+        }
+        Op::HalfSetp { a, b, combine, .. } | Op::HalfSet { a, b, combine, .. } => {
+            o(a);
+            o(b);
+            if let Some((_, p)) = combine {
+                out.push(p.reg)
+            }
+        }
+        Op::AsyncCopy { dst, src, src_size, ignore_src, .. } => {
+            for a in [dst, src] {
+                if let ir::AddressBase::Reg(r) = a.base {
+                    o(&Operand::Reg(r))
+                }
+            }
+            src_size.iter().for_each(&mut o);
+            if let Some(p) = ignore_src {
+                o(&Operand::Reg(p.reg))
+            }
+        }
+        Op::Texture(t) => t.uses(out),
+        Op::Prefetch { addr, .. } => {
+            if let ir::AddressBase::Reg(r) = addr.base {
+                out.push(r)
+            }
+        }
+        Op::Nanosleep { ns } => o(ns),
+        Op::Fence { .. } | Op::Trap | Op::Nop | Op::Breakpoint | Op::Fault { .. } | Op::Unsupported { .. } => {}
     }
 }
 
@@ -208,9 +254,13 @@ pub fn defs(op: &Op, out: &mut Vec<RegId>) {
         | Op::FloatBinary { dst, .. }
         | Op::FloatUnary { dst, .. }
         | Op::Fma { dst, .. }
+        | Op::FloatMinMax { dst, .. }
+        | Op::Testp { dst, .. }
         | Op::Selp { dst, .. }
         | Op::PredLogic { dst, .. }
         | Op::Cvt { dst, .. }
+        | Op::CvtPacked { dst, .. }
+        | Op::CvtPackSat { dst, .. }
         | Op::Cvta { dst, .. } => out.push(*dst),
         Op::Setp { dst, dst_not, .. } => {
             out.push(*dst);
@@ -223,7 +273,7 @@ pub fn defs(op: &Op, out: &mut Vec<RegId>) {
             Some(Operand::Reg(r)) => Some(*r),
             _ => None,
         })),
-        Op::Atomic { dst, .. } => out.extend(dst.iter().copied()),
+        Op::Atomic { dst, .. } => out.extend(dst.iter().flatten().copied()),
         Op::IsSpace { dst, .. } => out.push(*dst),
         Op::Lanes { dst, .. }
         | Op::Mul24 { dst, .. }
@@ -255,7 +305,14 @@ pub fn defs(op: &Op, out: &mut Vec<RegId>) {
             }
         }
         Op::Unpack { dst, .. } => out.extend(dst.iter().flatten().copied()),
-        Op::Store { .. } | Op::Fence { .. } | Op::Trap | Op::Nop | Op::Unsupported { .. } => {}
+        Op::Half { dst, .. } | Op::Mixed { dst, .. } | Op::HalfSet { dst, .. } => out.push(*dst),
+        Op::HalfSetp { dst, dst_hi, .. } => {
+            out.push(*dst);
+            out.extend(dst_hi.iter().copied())
+        }
+        Op::Texture(t) => t.defs(out),
+        Op::Store { .. } | Op::AsyncCopy { .. } | Op::Fence { .. } | Op::Trap | Op::Nop | Op::Unsupported { .. } => {}
+        Op::Prefetch { .. } | Op::Nanosleep { .. } | Op::Breakpoint | Op::Fault { .. } => {}
     }
 }
 

@@ -72,6 +72,9 @@ pub struct FnCx<'ctx, 'a> {
     pub local_override: Option<PointerValue<'ctx>>,
     /// Where the current thread goes when it executes `exit` (or a callee reports it did).
     pub on_exit: Option<inkwell::basic_block::BasicBlock<'ctx>>,
+    /// Predicates whose value is known where the code is being emitted (`setp` writes the
+    /// constant): the guards a narrowed thread loop has already applied (`guards`).
+    pub known_preds: HashMap<ir::RegId, bool>,
 }
 
 impl<'ctx, 'a> FnCx<'ctx, 'a> {
@@ -171,11 +174,13 @@ impl<'ctx, 'a> FnCx<'ctx, 'a> {
                 self.resize(a, bits, false)
             }
             Operand::FuncAddr(f) => {
-                let func = self.ml.function(f)?;
-                let a = self.b.build_ptr_to_int(func.as_global_value().as_pointer_value(), self.cx.i64_type(), "")?;
+                let a = self.b.build_ptr_to_int(self.ml.function_address(f)?, self.cx.i64_type(), "")?;
                 self.resize(a, bits, false)
             }
-            Operand::Handle(_) => Err(LowerError::Unsupported("texture, sampler and surface references".into())),
+            Operand::Handle(h) => {
+                let v = self.handle_value(h)?;
+                self.resize(v, bits, false)
+            }
         }
     }
 
@@ -247,7 +252,13 @@ impl<'ctx, 'a> FnCx<'ctx, 'a> {
             }
             SpecialReg::SmId => self.uni.worker_index,
             SpecialReg::NSmId => self.uni.num_workers,
-            SpecialReg::GridId => self.i64(0),
+            SpecialReg::GridId => {
+                let t = &self.ml.abi;
+                let p = self.b.build_struct_gep(t.block_env, self.uni.env, super::abi::env::LAUNCH, "")?;
+                let launch = self.b.build_load(self.ptr_ty(), p, "launch")?.into_pointer_value();
+                let p = self.b.build_struct_gep(t.launch_info, launch, super::abi::launch::GRID_ID, "")?;
+                self.b.build_load(self.cx.i64_type(), p, "gridid")?.into_int_value()
+            }
             SpecialReg::LanemaskEq | SpecialReg::LanemaskLe | SpecialReg::LanemaskLt | SpecialReg::LanemaskGe | SpecialReg::LanemaskGt => {
                 let lane = self.b.build_and(self.thread().linear, self.i32(31), "")?;
                 let eq = self.b.build_left_shift(self.i32(1), lane, "")?;
@@ -263,16 +274,56 @@ impl<'ctx, 'a> FnCx<'ctx, 'a> {
                     }
                 }
             }
-            SpecialReg::Clock | SpecialReg::Clock64 | SpecialReg::GlobalTimer => {
-                let f = self.ml.intrinsic("llvm.readcyclecounter", &[])?;
-                self.b.build_call(f, &[], "clock")?.try_as_basic_value().basic().expect("returns i64").into_int_value()
+            SpecialReg::Clock | SpecialReg::Clock64 => self.clock64()?,
+            SpecialReg::ClockHi => {
+                let c = self.clock64()?;
+                self.b.build_right_shift(c, self.i64(32), false, "")?
+            }
+            SpecialReg::GlobalTimer => self.global_timer()?,
+            SpecialReg::GlobalTimerLo => self.global_timer()?,
+            SpecialReg::GlobalTimerHi => {
+                let t = self.global_timer()?;
+                self.b.build_right_shift(t, self.i64(32), false, "")?
             }
             SpecialReg::DynamicSmemSize => self.uni.dynamic_shared,
-            SpecialReg::TotalSmemSize => {
+            SpecialReg::TotalSmemSize | SpecialReg::AggrSmemSize => {
                 let s = self.i32(self.ml.layout.static_shared_aligned());
                 self.b.build_int_add(s, self.uni.dynamic_shared, "")?
             }
+            SpecialReg::Pm64(_) | SpecialReg::CurrentGraphExec => self.i64(0),
+            SpecialReg::Pm(_) | SpecialReg::EnvReg(_) | SpecialReg::ReservedSmem | SpecialReg::VectorW => self.i32(0),
+            SpecialReg::IsExplicitCluster => self.cx.bool_type().const_zero(),
+            SpecialReg::ClusterId(x) => self.uni.ctaid[d(x)],
+            SpecialReg::NClusterId(x) => self.uni.nctaid[d(x)],
+            SpecialReg::ClusterCtaid(_) | SpecialReg::ClusterCtaRank => self.i32(0),
+            SpecialReg::ClusterNctaid(_) | SpecialReg::ClusterNCtaRank => self.i32(1),
         })
+    }
+
+    /// A function of the runtime's support layer, declared on first use.
+    pub fn runtime_function(&self, name: &str, ty: inkwell::types::FunctionType<'ctx>) -> FunctionValue<'ctx> {
+        self.module.get_function(name).unwrap_or_else(|| self.module.add_function(name, ty, Some(inkwell::module::Linkage::External)))
+    }
+
+    /// `%clock64`: the CPU's cycle counter where user code may read it (x86-64 `rdtsc`,
+    /// constant-rate and monotonic on current CPUs), else the runtime's monotonic clock in ns.
+    fn clock64(&self) -> R<IntValue<'ctx>> {
+        let triple = self.module.get_triple();
+        let call = if triple.as_str().to_string_lossy().starts_with("x86_64") {
+            let f = self.ml.intrinsic("llvm.readcyclecounter", &[])?;
+            self.b.build_call(f, &[], "clock")?
+        } else {
+            let f = self.runtime_function("__ptxrt_clock64", self.cx.i64_type().fn_type(&[], false));
+            self.b.build_call(f, &[], "clock")?
+        };
+        call.try_as_basic_value().basic().map(|v| v.into_int_value()).ok_or_else(|| LowerError::Internal("the clock returns a value".into()))
+    }
+
+    /// `%globaltimer`: nanoseconds of the runtime's monotonic clock.
+    fn global_timer(&self) -> R<IntValue<'ctx>> {
+        let f = self.runtime_function("__ptxrt_globaltimer", self.cx.i64_type().fn_type(&[], false));
+        let call = self.b.build_call(f, &[], "globaltimer")?;
+        call.try_as_basic_value().basic().map(|v| v.into_int_value()).ok_or_else(|| LowerError::Internal("the timer returns a value".into()))
     }
 
     /// Lowers one instruction, branching around it when it is guarded.
@@ -301,9 +352,11 @@ impl<'ctx, 'a> FnCx<'ctx, 'a> {
             Op::MulWide { ty, dst, a, b } => self.mul_wide(*ty, *dst, *a, *b),
             Op::Mad { mode, ty, sat, dst, a, b, c } => self.mad(*mode, *ty, *sat, *dst, *a, *b, *c),
             Op::IntUnary { op, ty, dst, a } => self.int_unary(*op, *ty, *dst, *a),
-            Op::FloatBinary { op, ty, rnd, dst, a, b, .. } => self.float_binary(*op, *ty, *rnd, *dst, *a, *b),
-            Op::FloatUnary { op, ty, dst, a, .. } => self.float_unary(*op, *ty, *dst, *a),
-            Op::Fma { ty, dst, a, b, c, .. } => self.fma(*ty, *dst, *a, *b, *c),
+            Op::FloatBinary { op, ty, rnd, ftz, sat, dst, a, b } => self.float_binary(*op, *ty, *rnd, *ftz, *sat, *dst, *a, *b),
+            Op::FloatUnary { op, ty, rnd, ftz, dst, a } => self.float_unary(*op, *ty, *rnd, *ftz, *dst, *a),
+            Op::Fma { ty, rnd, ftz, sat, fused, dst, a, b, c } => self.fma(*ty, *rnd, *ftz, *sat, *fused, *dst, *a, *b, *c),
+            Op::FloatMinMax { .. } => self.float_min_max(op),
+            Op::Testp { class, ty, dst, a } => self.testp(*class, *ty, *dst, *a),
             Op::Setp { cmp, ty, ftz, dst, dst_not, a, b, combine } => self.setp(*cmp, *ty, *ftz, *dst, *dst_not, *a, *b, *combine),
             Op::Selp { ty, dst, a, b, cond } => {
                 let c = self.read_pred(*cond)?;
@@ -312,13 +365,39 @@ impl<'ctx, 'a> FnCx<'ctx, 'a> {
                 self.write(*dst, v, *ty)
             }
             Op::PredLogic { op, dst, a, b } => self.pred_logic(*op, *dst, *a, *b),
-            Op::Cvt { dst_ty, src_ty, rnd, dst, src, .. } => self.cvt(*dst_ty, *src_ty, *rnd, *dst, *src),
+            Op::Cvt { dst_ty, src_ty, rnd, ftz, sat, relu, satfinite, dst, src } => self.cvt(*dst_ty, *src_ty, *rnd, *ftz, *sat, *relu, *satfinite, *dst, *src),
+            Op::CvtPacked { to, from, lanes, rnd, relu, satfinite, dst, src } => self.cvt_packed(*to, *from, *lanes, *rnd, *relu, *satfinite, *dst, src),
+            Op::CvtPackSat { bits, signed, dst, a, b, c } => self.cvt_pack_sat(*bits, *signed, *dst, *a, *b, *c),
             Op::Cvta { to_generic, space, ty, dst, src } => self.cvta(*to_generic, *space, *ty, *dst, *src),
-            Op::Load { space, ty, volatile, dst, addr } => self.load(*space, *ty, *volatile, dst, *addr),
-            Op::Store { space, ty, volatile, src, addr } => self.store(*space, *ty, *volatile, src, *addr),
-            Op::Atomic { op, ty, space, order, dst, addr, b, c } => self.atomic(*op, *ty, *space, *order, *dst, *addr, *b, *c),
+            Op::Load { space, ty, volatile, order, dst, addr } => self.load(*space, *ty, *volatile, *order, dst, *addr),
+            Op::Store { space, ty, volatile, order, src, addr } => self.store(*space, *ty, *volatile, *order, src, *addr),
+            Op::Prefetch { space, addr } => self.prefetch(*space, *addr),
+            Op::Nanosleep { ns } => {
+                let ns = self.read(*ns, ScalarType::U32)?;
+                let f = self.runtime_function("__ptxrt_nanosleep", self.cx.void_type().fn_type(&[self.cx.i32_type().into()], false));
+                self.b.build_call(f, &[ns.into()], "")?;
+                Ok(())
+            }
+            Op::Breakpoint => {
+                let f = self.runtime_function("__ptxrt_brkpt", self.cx.void_type().fn_type(&[], false));
+                self.b.build_call(f, &[], "")?;
+                Ok(())
+            }
+            Op::Fault { what } => {
+                let place = match self.f.kind {
+                    ir::FunctionKind::Entry => format!("{what} in kernel `{}`", self.f.name),
+                    ir::FunctionKind::Func => format!("{what} in function `{}`", self.f.name),
+                };
+                self.report_error(&place)?;
+                let dead = self.new_block("after.fault");
+                self.b.position_at_end(dead);
+                Ok(())
+            }
+            Op::Atomic { op, ty, space, order, dst, addr, b, c } => self.atomic(*op, *ty, *space, *order, dst, *addr, b, *c),
             Op::Fence { order, scope } => self.fence(*order, *scope),
             Op::Nop => Ok(()),
+            Op::Texture(t) => self.texture(t),
+            Op::AsyncCopy { size, dst, src, src_size, ignore_src } => self.async_copy(*size, *dst, *src, *src_size, *ignore_src),
             Op::IsSpace { space, dst, a } => self.is_space(*space, *dst, *a),
             Op::Trap => {
                 let what = match self.f.kind {
@@ -352,6 +431,10 @@ impl<'ctx, 'a> FnCx<'ctx, 'a> {
             Op::Video { .. } => self.video(op),
             Op::VideoMad { .. } => self.video_mad(op),
             Op::VideoSimd { .. } => self.video_simd(op),
+            Op::Half { op, ty, mods, dst, a, b, c } => self.half(*op, *ty, *mods, *dst, *a, *b, *c),
+            Op::Mixed { op, src_ty, rnd, sat, dst, a, b, c } => self.mixed(*op, *src_ty, *rnd, *sat, *dst, *a, *b, *c),
+            Op::HalfSetp { cmp, ty, ftz, dst, dst_hi, a, b, combine } => self.half_setp(*cmp, *ty, *ftz, *dst, *dst_hi, *a, *b, *combine),
+            Op::HalfSet { cmp, dst_ty, src_ty, ftz, dst, a, b, combine } => self.half_set(*cmp, *dst_ty, *src_ty, *ftz, *dst, *a, *b, *combine),
             Op::Unsupported { what } => Err(LowerError::Unsupported(what.clone())),
         }
     }

@@ -1,0 +1,385 @@
+//! Texture, surface and opaque-type instructions: `tex`, `tld4`, `txq` (ISA 9.2 §9.7.10),
+//! `suld`, `sust`, `sured`, `suq` (§9.7.11) and `istypep` → `Op::Texture`.
+//!
+//! Forms lowering does not translate yet (cube maps, multi-sample textures, mipmap levels
+//! and gradients, offsets, depth compare, `.f16x2` results, the optional residency
+//! predicate) become `Op::Unsupported`.
+
+use super::function::FnScope;
+use super::instruction::{done, expect_operands, unsupported, Converted, Mods};
+use super::operands::Width;
+use crate::front::ast::{self, Operand as A, Spanned};
+use crate::ir::{self, HandleKind, Op, ScalarType, SurfaceClamp, SurfaceRedOp, TexGeom, TexQuery, TextureOp};
+
+pub(super) fn convert(scope: &mut FnScope, inst: &ast::Instruction, mods: Mods, guard: Option<ir::PredRef>) -> Option<Converted> {
+    match inst.opcode.node.as_str() {
+        "tex" | "tld4" => fetch(scope, inst, mods, guard),
+        "txq" | "suq" => query(scope, inst, mods, guard),
+        "suld" | "sust" | "sured" => surface(scope, inst, mods, guard),
+        _ => istypep(scope, inst, mods, guard),
+    }
+}
+
+fn kind_name(k: HandleKind) -> &'static str {
+    match k {
+        HandleKind::Texture => "texture (`.texref`)",
+        HandleKind::Sampler => "sampler (`.samplerref`)",
+        HandleKind::Surface => "surface (`.surfref`)",
+    }
+}
+
+/// A texture/sampler/surface operand: a reference of one of the `want` kinds, or a `.u64`
+/// register holding a handle.
+fn handle(scope: &mut FnScope, op: &Spanned<A>, want: &[HandleKind]) -> Option<ir::Operand> {
+    let op = match &op.node {
+        A::Address(inner, 0) => inner.as_ref(),
+        _ => op,
+    };
+    if !matches!(op.node, A::Name { .. }) {
+        scope.error(op.span.clone(), format!("expected a {} reference or a `.u64` register", kind_name(want[0])));
+        return None;
+    }
+    match scope.src(op, ScalarType::U64, Width::Exact)? {
+        ir::Operand::Handle(h) => {
+            let kind = scope.cx.out.handles[h.0 as usize].kind;
+            if !want.contains(&kind) {
+                let name = &scope.cx.out.handles[h.0 as usize].name;
+                let msg = format!("`{name}` is a {}, but a {} is needed here", kind_name(kind), kind_name(want[0]));
+                scope.error(op.span.clone(), msg);
+                return None;
+            }
+            Some(ir::Operand::Handle(h))
+        }
+        r @ ir::Operand::Reg(_) => Some(r),
+        // An opaque kernel parameter (`.param .texref t`): the handle is its value.
+        ir::Operand::ParamAddr(i, 0) => match scope.cx.out.functions.get(scope.index).and_then(|f| f.params.get(i as usize)).and_then(|p| p.handle) {
+            Some(kind) if want.contains(&kind) => Some(ir::Operand::ParamAddr(i, 0)),
+            _ => {
+                scope.error(op.span.clone(), format!("expected a {} reference or a `.u64` register", kind_name(want[0])));
+                None
+            }
+        },
+        _ => {
+            scope.error(op.span.clone(), format!("expected a {} reference or a `.u64` register", kind_name(want[0])));
+            None
+        }
+    }
+}
+
+fn geometry(mods: &mut Mods) -> Option<Result<TexGeom, &'static str>> {
+    Some(match mods.one_of(&[".1d", ".2d", ".3d", ".a1d", ".a2d", ".cube", ".acube", ".2dms", ".a2dms"])? {
+        ".1d" => Ok(TexGeom::D1),
+        ".2d" => Ok(TexGeom::D2),
+        ".3d" => Ok(TexGeom::D3),
+        ".a1d" => Ok(TexGeom::A1d),
+        ".a2d" => Ok(TexGeom::A2d),
+        other => Err(other),
+    })
+}
+
+/// The coordinate elements: a vector `{x, y}` or a scalar (1d). Elements past what the
+/// geometry uses are resolved and ignored (the ISA allows `.v4` vectors for any geometry).
+/// The layer of array geometries is `.u32`; the others have type `ty`.
+fn coordinates(scope: &mut FnScope, op: &Spanned<A>, geom: TexGeom, ty: ScalarType, opcode: &str) -> Option<Vec<ir::Operand>> {
+    let elems = scope.vector_elements(op);
+    let need = geom.coords();
+    if elems.len() < need {
+        scope.error(op.span.clone(), format!("`{opcode}` with this geometry needs {need} coordinates, found {}", elems.len()));
+        return None;
+    }
+    let arrayed = matches!(geom, TexGeom::A1d | TexGeom::A2d);
+    let mut out = vec![];
+    for (i, e) in elems.iter().enumerate() {
+        if i >= need {
+            if !scope.resolve_any(e) {
+                return None;
+            }
+            continue;
+        }
+        let t = if arrayed && i == 0 { ScalarType::U32 } else { ty };
+        out.push(scope.src(e, t, Width::Exact)?);
+    }
+    Some(out)
+}
+
+/// `[a, c]`, `[a, b, c]`, or the bracket-less ISA 1.x `a, c`: (texture, sampler, coordinates, extra operands).
+#[allow(clippy::type_complexity)]
+fn split_access<'a>(ops: &'a [Spanned<A>]) -> Option<(&'a Spanned<A>, Option<&'a Spanned<A>>, &'a Spanned<A>, &'a [Spanned<A>])> {
+    match &ops.get(1)?.node {
+        A::Vector(items) => match items.as_slice() {
+            [a, c] => Some((a, None, c, &ops[2..])),
+            [a, b, c] => Some((a, Some(b), c, &ops[2..])),
+            _ => None,
+        },
+        A::Name { .. } => Some((&ops[1], None, ops.get(2)?, &ops[3..])),
+        _ => None,
+    }
+}
+
+fn fetch(scope: &mut FnScope, inst: &ast::Instruction, mut mods: Mods, guard: Option<ir::PredRef>) -> Option<Converted> {
+    let opcode = inst.opcode.node.as_str();
+    let ops = &inst.operands;
+    let gather = if opcode == "tld4" {
+        match mods.one_of(&[".r", ".g", ".b", ".a"]) {
+            Some(".r") => Some(0),
+            Some(".g") => Some(1),
+            Some(".b") => Some(2),
+            Some(_) => Some(3),
+            None => {
+                scope.error(inst.opcode.span.clone(), "`tld4` needs a component (`.r`, `.g`, `.b` or `.a`)");
+                return None;
+            }
+        }
+    } else {
+        None
+    };
+    let geom = match geometry(&mut mods) {
+        Some(Ok(g)) => g,
+        Some(Err(g)) => return unsupported(scope, inst, guard, format!("`{opcode}{g}` (cube map and multi-sample textures)")),
+        None => {
+            scope.error(inst.opcode.span.clone(), format!("`{opcode}` needs a geometry (`.1d`, `.2d`, ...)"));
+            return None;
+        }
+    };
+    if gather.is_some() && !matches!(geom, TexGeom::D2 | TexGeom::A2d) {
+        scope.error(inst.opcode.span.clone(), "`tld4` takes `.2d`, `.a2d`, `.cube` or `.acube`");
+        return None;
+    }
+    if let Some(m) = mods.one_of(&[".level", ".grad"]) {
+        return unsupported(scope, inst, guard, format!("`{opcode}{m}` (mipmapped textures)"));
+    }
+    mods.has(".base");
+    if mods.has(".v2") {
+        return unsupported(scope, inst, guard, format!("`{opcode}` with `.f16x2` results"));
+    }
+    mods.has(".v4");
+    let types = mods.types();
+    let [dtype, ctype] = types[..] else {
+        scope.error(inst.opcode.span.clone(), format!("`{opcode}` needs a destination and a coordinate type (`{opcode}.2d.v4.f32.f32`)"));
+        return None;
+    };
+    if !mods.finish() {
+        return None;
+    }
+    if !matches!(dtype, ScalarType::U32 | ScalarType::S32 | ScalarType::F32 | ScalarType::F16) || (gather.is_some() && dtype == ScalarType::F16) {
+        scope.error(inst.opcode.span.clone(), format!("`{opcode}` cannot return `{}`", dtype.name()));
+        return None;
+    }
+    if !matches!(ctype, ScalarType::S32 | ScalarType::F32) || (gather.is_some() && ctype != ScalarType::F32) {
+        scope.error(inst.opcode.span.clone(), format!("`{opcode}` cannot take `{}` coordinates", ctype.name()));
+        return None;
+    }
+    let Some((a, b, c, extra)) = split_access(ops) else {
+        scope.error(inst.span.clone(), format!("`{opcode}` expects `d, [texture, {{sampler,}} coordinates]`"));
+        return None;
+    };
+    if !extra.is_empty() {
+        return unsupported(scope, inst, guard, format!("`{opcode}` with offset, level-of-detail or depth-compare operands"));
+    }
+    if matches!(ops[0].node, A::Pair(..)) {
+        return unsupported(scope, inst, guard, format!("`{opcode}` with a residency predicate"));
+    }
+    let texture = handle(scope, a, &[HandleKind::Texture])?;
+    let sampler = match b {
+        Some(b) => Some(handle(scope, b, &[HandleKind::Sampler])?),
+        None => None,
+    };
+    let coords = coordinates(scope, c, geom, ctype, opcode)?;
+    let elems = scope.vector_elements(&ops[0]);
+    if elems.len() != 4 {
+        scope.error(ops[0].span.clone(), format!("`{opcode}` writes a vector of 4 registers, found {}", elems.len()));
+        return None;
+    }
+    let mut dst = vec![];
+    for e in &elems {
+        dst.push(match e.node {
+            A::Sink => None,
+            _ => Some(scope.dst(e, dtype, Width::Exact)?),
+        });
+    }
+    let op = TextureOp::Fetch { gather, geom, dtype, float_coords: ctype == ScalarType::F32, dst, texture, sampler, coords };
+    done(guard, Op::Texture(op), inst)
+}
+
+fn query(scope: &mut FnScope, inst: &ast::Instruction, mut mods: Mods, guard: Option<ir::PredRef>) -> Option<Converted> {
+    let opcode = inst.opcode.node.as_str();
+    let ops = &inst.operands;
+    if mods.has(".level") {
+        return unsupported(scope, inst, guard, "`txq.level` (mipmapped textures)");
+    }
+    let texture_queries: &[(&str, TexQuery)] = &[
+        (".width", TexQuery::Width),
+        (".height", TexQuery::Height),
+        (".depth", TexQuery::Depth),
+        (".channel_data_type", TexQuery::ChannelDataType),
+        (".channel_order", TexQuery::ChannelOrder),
+        (".array_size", TexQuery::ArraySize),
+        (".normalized_coords", TexQuery::NormalizedCoords),
+        (".num_mipmap_levels", TexQuery::NumMipmapLevels),
+        (".num_samples", TexQuery::NumSamples),
+        (".memory_layout", TexQuery::MemoryLayout),
+    ];
+    let sampler_queries: &[(&str, TexQuery)] = &[
+        (".force_unnormalized_coords", TexQuery::ForceUnnormalizedCoords),
+        (".filter_mode", TexQuery::FilterMode),
+        (".addr_mode_0", TexQuery::AddrMode0),
+        (".addr_mode_1", TexQuery::AddrMode1),
+        (".addr_mode_2", TexQuery::AddrMode2),
+    ];
+    let names: Vec<&'static str> = texture_queries.iter().chain(sampler_queries).map(|(n, _)| *n).collect();
+    let Some(name) = mods.one_of(&names) else {
+        scope.error(inst.opcode.span.clone(), format!("`{opcode}` needs the attribute to query (`.width`, ...)"));
+        return None;
+    };
+    mods.has(".b32");
+    if !mods.finish() || !expect_operands(scope, inst, &[2]) {
+        return None;
+    }
+    let is_sampler_query = sampler_queries.iter().any(|(n, _)| *n == name);
+    let query = texture_queries.iter().chain(sampler_queries).find(|(n, _)| *n == name).map(|(_, q)| *q)?;
+    let kinds: &[HandleKind] = match (opcode, is_sampler_query) {
+        ("suq", _) => &[HandleKind::Surface],
+        // In unified mode a texture reference also answers sampler queries.
+        (_, true) => &[HandleKind::Sampler, HandleKind::Texture],
+        _ => &[HandleKind::Texture],
+    };
+    let dst = scope.dst(&ops[0], ScalarType::B32, Width::Exact)?;
+    let h = handle(scope, &ops[1], kinds)?;
+    done(guard, Op::Texture(TextureOp::Query { query, dst, handle: h }), inst)
+}
+
+fn surface(scope: &mut FnScope, inst: &ast::Instruction, mut mods: Mods, guard: Option<ir::PredRef>) -> Option<Converted> {
+    let opcode = inst.opcode.node.as_str();
+    let ops = &inst.operands;
+    let formatted = match mods.one_of(&[".b", ".p"]) {
+        Some(".p") => true,
+        Some(_) => false,
+        None => {
+            scope.error(inst.opcode.span.clone(), format!("`{opcode}` needs `.b` or `.p`"));
+            return None;
+        }
+    };
+    let red = if opcode == "sured" {
+        Some(match mods.one_of(&[".add", ".min", ".max", ".and", ".or"]) {
+            Some(".add") => SurfaceRedOp::Add,
+            Some(".min") => SurfaceRedOp::Min,
+            Some(".max") => SurfaceRedOp::Max,
+            Some(".and") => SurfaceRedOp::And,
+            Some(".or") => SurfaceRedOp::Or,
+            _ => {
+                scope.error(inst.opcode.span.clone(), "`sured` needs an operation (`.add`, `.min`, `.max`, `.and`, `.or`)");
+                return None;
+            }
+        })
+    } else {
+        None
+    };
+    let geom = match geometry(&mut mods) {
+        Some(Ok(g)) => g,
+        _ => {
+            scope.error(inst.opcode.span.clone(), format!("`{opcode}` needs a geometry (`.1d`, `.2d`, `.3d`, `.a1d`, `.a2d`)"));
+            return None;
+        }
+    };
+    let clamp = match mods.one_of(&[".trap", ".clamp", ".zero"]) {
+        Some(".clamp") => SurfaceClamp::Clamp,
+        Some(".zero") => SurfaceClamp::Zero,
+        _ => SurfaceClamp::Trap,
+    };
+    let vec: usize = match mods.one_of(&[".v2", ".v4"]) {
+        Some(".v2") => 2,
+        Some(_) => 4,
+        None => 1,
+    };
+    mods.drop_hints();
+    let types = mods.types();
+    let [ty] = types[..] else {
+        scope.error(inst.opcode.span.clone(), format!("`{opcode}` needs exactly one data type"));
+        return None;
+    };
+    if !mods.finish() {
+        return None;
+    }
+    if !expect_operands(scope, inst, &[2]) {
+        return None;
+    }
+    if formatted && opcode == "suld" {
+        return unsupported(scope, inst, guard, "`suld.p` (formatted surface loads)");
+    }
+    if formatted && ty != ScalarType::B32 && opcode == "sust" {
+        scope.error(inst.opcode.span.clone(), "`sust.p` stores `.b32` components");
+        return None;
+    }
+    if vec * ty.bytes() as usize > 32 || (opcode != "sured" && ty.kind() != ir::TypeKind::Bits) {
+        scope.error(inst.opcode.span.clone(), format!("`{opcode}` cannot move `{}` elements", ty.name()));
+        return None;
+    }
+    let (access, value) = if opcode == "suld" { (&ops[1], &ops[0]) } else { (&ops[0], &ops[1]) };
+    let (s, c) = match &access.node {
+        A::Vector(items) if items.len() == 2 => (&items[0], &items[1]),
+        _ => {
+            scope.error(access.span.clone(), format!("`{opcode}` expects a surface access `[surface, coordinates]`"));
+            return None;
+        }
+    };
+    let surf = handle(scope, s, &[HandleKind::Surface])?;
+    let coords = coordinates(scope, c, geom, ScalarType::B32, opcode)?;
+    if let Some(op) = red {
+        if matches!(geom, TexGeom::A1d | TexGeom::A2d) {
+            scope.error(inst.opcode.span.clone(), "`sured` takes `.1d`, `.2d` or `.3d`");
+            return None;
+        }
+        let ok = match op {
+            SurfaceRedOp::Add => matches!(ty, ScalarType::U32 | ScalarType::S32 | ScalarType::U64),
+            SurfaceRedOp::Min | SurfaceRedOp::Max => matches!(ty, ScalarType::U32 | ScalarType::S32 | ScalarType::U64 | ScalarType::S64 | ScalarType::B32 | ScalarType::B64),
+            SurfaceRedOp::And | SurfaceRedOp::Or => matches!(ty, ScalarType::B32 | ScalarType::B64),
+        };
+        if !ok {
+            scope.error(inst.opcode.span.clone(), format!("`sured` cannot apply this operation to `{}`", ty.name()));
+            return None;
+        }
+        let src = scope.src(value, ty, Width::Exact)?;
+        let op = TextureOp::SurfaceReduce { op, formatted, geom, clamp, ty, surface: surf, coords, src };
+        return done(guard, Op::Texture(op), inst);
+    }
+    let elems = scope.vector_elements(value);
+    if elems.len() != vec {
+        scope.error(value.span.clone(), format!("`{opcode}` with {vec} element(s) needs a vector of {vec} operands"));
+        return None;
+    }
+    let op = if opcode == "suld" {
+        let mut dst = vec![];
+        for e in &elems {
+            dst.push(match e.node {
+                A::Sink => None,
+                _ => Some(scope.dst(e, ty, Width::AllowWider)?),
+            });
+        }
+        TextureOp::SurfaceLoad { geom, clamp, ty, dst, surface: surf, coords }
+    } else {
+        let mut src = vec![];
+        for e in &elems {
+            src.push(scope.src(e, ty, Width::AllowWider)?);
+        }
+        TextureOp::SurfaceStore { geom, clamp, formatted, ty, src, surface: surf, coords }
+    };
+    done(guard, Op::Texture(op), inst)
+}
+
+fn istypep(scope: &mut FnScope, inst: &ast::Instruction, mut mods: Mods, guard: Option<ir::PredRef>) -> Option<Converted> {
+    let kind = match mods.one_of(&[".texref", ".samplerref", ".surfref"]) {
+        Some(".texref") => HandleKind::Texture,
+        Some(".samplerref") => HandleKind::Sampler,
+        Some(_) => HandleKind::Surface,
+        None => {
+            scope.error(inst.opcode.span.clone(), "`istypep` needs `.texref`, `.samplerref` or `.surfref`");
+            return None;
+        }
+    };
+    if !mods.finish() || !expect_operands(scope, inst, &[2]) {
+        return None;
+    }
+    let dst = scope.dst(&inst.operands[0], ScalarType::Pred, Width::Exact)?;
+    let a = scope.src(&inst.operands[1], ScalarType::U64, Width::Exact)?;
+    done(guard, Op::Texture(TextureOp::IsType { kind, dst, a }), inst)
+}

@@ -1,0 +1,315 @@
+//! Texture, surface and opaque-type instructions (`Op::Texture`): calls into the runtime's
+//! sampling code (`ptxrt/src/texture.rs`, ABI in `ptxrt_abi.h`), and the module globals
+//! that hold texture, sampler and surface references.
+//!
+//! A reference (`.texref`, ISA 1.x `.tex`, `.samplerref`, `.surfref`) is an 8-byte global
+//! holding a handle, registered with the module as `.texref:NAME` (etc.) so that the host
+//! binds it by name. Using a reference as a value (`mov.u64 %rd, tex`) reads the handle,
+//! so direct and indirect (register) accesses are the same call.
+
+use super::thread::FnCx;
+use super::{abi, LowerError, ModuleLowerer, R};
+use crate::ir::{self, HandleKind, Operand, ScalarType, SurfaceClamp, SurfaceRedOp, TexGeom, TextureOp};
+use inkwell::module::Linkage;
+use inkwell::values::{FunctionValue, GlobalValue, IntValue, PointerValue};
+use inkwell::AddressSpace;
+
+/// Runtime status codes (`PTXRT_TEX_*`).
+const STATUS_OUT_OF_BOUNDS: u64 = 2;
+
+/// Sampler words (`PTXRT_SAMPLER_*`).
+const SAMPLER_TAG: u64 = 0x5A4D << 48;
+const SAMPLER_LINEAR: u64 = 1 << 9;
+const SAMPLER_FORCE_UNNORMALIZED: u64 = 1 << 10;
+/// `clamp_to_edge` in every dimension, nearest filtering.
+const SAMPLER_DEFAULT: u64 = SAMPLER_TAG | 3 | 3 << 3 | 3 << 6;
+
+/// The registry name of a reference.
+pub fn handle_symbol_name(h: &ir::Handle) -> String {
+    let kind = match h.kind {
+        HandleKind::Texture => ".texref",
+        HandleKind::Sampler => ".samplerref",
+        HandleKind::Surface => ".surfref",
+    };
+    format!("{kind}:{}", h.name)
+}
+
+/// The sampler word of a `.samplerref` initializer (`filter_mode = linear`, ...).
+fn sampler_word(h: &ir::Handle) -> R<u64> {
+    let mut word = SAMPLER_DEFAULT;
+    for (field, value) in &h.fields {
+        let bad = || LowerError::At(h.span.clone(), format!("`{value}` is not a valid value of sampler field `{field}`"));
+        match field.as_str() {
+            "addr_mode_0" | "addr_mode_1" | "addr_mode_2" => {
+                let d = (field.as_bytes()[10] - b'0') as u64;
+                let mode = match value.as_str() {
+                    "wrap" => 0,
+                    "mirror" => 1,
+                    "clamp_ogl" => 2,
+                    "clamp_to_edge" => 3,
+                    "clamp_to_border" => 4,
+                    _ => return Err(bad()),
+                };
+                word = (word & !(7 << (3 * d))) | mode << (3 * d);
+            }
+            "filter_mode" => match value.as_str() {
+                "nearest" => word &= !SAMPLER_LINEAR,
+                "linear" => word |= SAMPLER_LINEAR,
+                _ => return Err(bad()),
+            },
+            "force_unnormalized_coords" => match value.as_str() {
+                "0" => word &= !SAMPLER_FORCE_UNNORMALIZED,
+                "1" => word |= SAMPLER_FORCE_UNNORMALIZED,
+                _ => return Err(bad()),
+            },
+            _ => return Err(LowerError::At(h.span.clone(), format!("`{field}` is not a sampler field"))),
+        }
+    }
+    Ok(word)
+}
+
+/// Defines the handle global of each reference (`None` where it could not be defined,
+/// with the error in `errors`).
+pub fn define_handles<'ctx>(ml: &ModuleLowerer<'ctx, '_>, errors: &mut Vec<LowerError>) -> Vec<GlobalValue<'ctx>> {
+    let i64t = ml.cx.i64_type();
+    ml.ir
+        .handles
+        .iter()
+        .map(|h| {
+            let g = ml.module.add_global(i64t, Some(AddressSpace::default()), &abi::ptx_symbol(&h.name));
+            g.set_alignment(8);
+            let init = match h.kind {
+                HandleKind::Sampler => sampler_word(h).unwrap_or_else(|e| {
+                    errors.push(e);
+                    0
+                }),
+                _ => 0,
+            };
+            match h.linkage {
+                ir::Linkage::External => g.set_linkage(Linkage::External),
+                ir::Linkage::Public => {
+                    g.set_linkage(Linkage::External);
+                    g.set_initializer(&i64t.const_int(init, false));
+                }
+                ir::Linkage::Internal => {
+                    g.set_linkage(Linkage::Internal);
+                    g.set_initializer(&i64t.const_int(init, false));
+                }
+            }
+            g
+        })
+        .collect()
+}
+
+fn geom_code(g: TexGeom) -> u64 {
+    match g {
+        TexGeom::D1 => 1,
+        TexGeom::D2 => 2,
+        TexGeom::D3 => 3,
+        TexGeom::A1d => 4,
+        TexGeom::A2d => 5,
+    }
+}
+
+fn clamp_code(c: SurfaceClamp) -> u64 {
+    match c {
+        SurfaceClamp::Trap => 0,
+        SurfaceClamp::Clamp => 1,
+        SurfaceClamp::Zero => 2,
+    }
+}
+
+impl<'ctx> FnCx<'ctx, '_> {
+    /// The handle held by a reference.
+    pub fn handle_value(&self, h: ir::HandleId) -> R<IntValue<'ctx>> {
+        let g = self.ml.handle_global(h)?;
+        Ok(self.b.build_load(self.cx.i64_type(), g.as_pointer_value(), "handle")?.into_int_value())
+    }
+
+    /// A runtime entry point returning an `i32`.
+    fn runtime_fn(&self, name: &str, params: &[inkwell::types::BasicMetadataTypeEnum<'ctx>]) -> FunctionValue<'ctx> {
+        self.module
+            .get_function(name)
+            .unwrap_or_else(|| self.module.add_function(name, self.cx.i32_type().fn_type(params, false), Some(Linkage::External)))
+    }
+
+    /// Stores the coordinate elements as 32-bit words into a 16-byte buffer.
+    fn coord_buffer(&self, coords: &[Operand]) -> R<PointerValue<'ctx>> {
+        let buf = self.entry_alloca(16)?;
+        for i in 0..4 {
+            let v = match coords.get(i) {
+                Some(c) => self.read(*c, ScalarType::B32)?,
+                None => self.i32(0),
+            };
+            let p = self.byte_ptr(buf, 4 * i as u64)?;
+            self.b.build_store(p, v)?;
+        }
+        Ok(buf)
+    }
+
+    fn byte_ptr(&self, base: PointerValue<'ctx>, off: u64) -> R<PointerValue<'ctx>> {
+        // SAFETY (of the generated code): offsets stay inside the entry-block buffers.
+        Ok(unsafe { self.b.build_in_bounds_gep(self.cx.i8_type(), base, &[self.i64(off)], "")? })
+    }
+
+    /// Ends the launch with an error when a runtime call returned a non-zero status.
+    fn check_status(&self, status: IntValue<'ctx>, what: &str) -> R<()> {
+        let ok = self.b.build_int_compare(inkwell::IntPredicate::EQ, status, self.i32(0), "")?;
+        let cont = self.new_block("tex.ok");
+        let failed = self.new_block("tex.failed");
+        let oob = self.new_block("tex.oob");
+        let bad = self.new_block("tex.badhandle");
+        self.b.build_conditional_branch(ok, cont, failed)?;
+        self.b.position_at_end(failed);
+        let is_oob = self.b.build_int_compare(inkwell::IntPredicate::EQ, status, self.i32(STATUS_OUT_OF_BOUNDS), "")?;
+        self.b.build_conditional_branch(is_oob, oob, bad)?;
+        let place = match self.f.kind {
+            ir::FunctionKind::Entry => format!("kernel `{}`", self.f.name),
+            ir::FunctionKind::Func => format!("function `{}`", self.f.name),
+        };
+        self.b.position_at_end(oob);
+        self.report_error(&format!("`{what}` accessed a surface out of bounds (`.trap`) in {place}"))?;
+        self.b.position_at_end(bad);
+        self.report_error(&format!("`{what}` in {place} used a handle that is not a live texture/surface object (unbound reference?)"))?;
+        self.b.position_at_end(cont);
+        Ok(())
+    }
+
+    /// A handle operand's value (see `ir::TextureOp`).
+    fn handle(&self, op: Operand) -> R<IntValue<'ctx>> {
+        match op {
+            Operand::ParamAddr(i, _) => {
+                let p = *self.uni.params.get(i as usize).ok_or_else(|| LowerError::Internal(format!("parameter {i} does not exist")))?;
+                Ok(self.b.build_load(self.cx.i64_type(), p, "handle")?.into_int_value())
+            }
+            _ => self.read(op, ScalarType::U64),
+        }
+    }
+
+    pub fn texture(&mut self, t: &TextureOp) -> R<()> {
+        let i64t = self.cx.i64_type();
+        let i32t = self.cx.i32_type();
+        let ptr = self.ptr_ty();
+        match t {
+            TextureOp::Fetch { gather, geom, dtype, float_coords, dst, texture, sampler, coords } => {
+                let dcode = match dtype {
+                    ScalarType::U32 => 0,
+                    ScalarType::S32 => 1,
+                    ScalarType::F32 => 2,
+                    _ => 3,
+                };
+                let mut op = geom_code(*geom) | (*float_coords as u64) << 4 | dcode << 5;
+                if sampler.is_some() {
+                    op |= 1 << 7;
+                }
+                if let Some(c) = gather {
+                    op |= (*c as u64 + 1) << 8;
+                }
+                let tex = self.handle(*texture)?;
+                let smp = match sampler {
+                    Some(s) => self.handle(*s)?,
+                    None => self.i64(0),
+                };
+                let cbuf = self.coord_buffer(coords)?;
+                let out = self.entry_alloca(16)?;
+                let f = self.runtime_fn("__ptxrt_tex", &[i64t.into(), i64t.into(), i32t.into(), ptr.into(), ptr.into()]);
+                let status = self.b.build_call(f, &[tex.into(), smp.into(), self.i32(op).into(), cbuf.into(), out.into()], "tex")?;
+                let status = status.try_as_basic_value().basic().ok_or_else(|| LowerError::Internal("__ptxrt_tex returns a value".into()))?.into_int_value();
+                self.check_status(status, if gather.is_some() { "tld4" } else { "tex" })?;
+                for (i, d) in dst.iter().enumerate() {
+                    if let Some(d) = d {
+                        let p = self.byte_ptr(out, 4 * i as u64)?;
+                        let v = self.b.build_load(i32t, p, "")?.into_int_value();
+                        self.write(*d, v, ScalarType::U32)?;
+                    }
+                }
+                Ok(())
+            }
+            TextureOp::Query { query, dst, handle } => {
+                let h = self.handle(*handle)?;
+                let out = self.entry_alloca(4)?;
+                let f = self.runtime_fn("__ptxrt_query", &[i64t.into(), i32t.into(), ptr.into()]);
+                let status = self.b.build_call(f, &[h.into(), self.i32(*query as u64).into(), out.into()], "txq")?;
+                let status = status.try_as_basic_value().basic().ok_or_else(|| LowerError::Internal("__ptxrt_query returns a value".into()))?.into_int_value();
+                self.check_status(status, "txq/suq")?;
+                let v = self.b.build_load(i32t, out, "")?.into_int_value();
+                self.write(*dst, v, ScalarType::U32)
+            }
+            TextureOp::IsType { kind, dst, a } => {
+                let h = self.handle(*a)?;
+                let k = match kind {
+                    HandleKind::Texture => 0,
+                    HandleKind::Sampler => 1,
+                    HandleKind::Surface => 2,
+                };
+                let f = self.runtime_fn("__ptxrt_istypep", &[i64t.into(), i32t.into()]);
+                let r = self.b.build_call(f, &[h.into(), self.i32(k).into()], "istypep")?;
+                let r = r.try_as_basic_value().basic().ok_or_else(|| LowerError::Internal("__ptxrt_istypep returns a value".into()))?.into_int_value();
+                let p = self.b.build_int_compare(inkwell::IntPredicate::NE, r, self.i32(0), "")?;
+                self.write(*dst, p, ScalarType::Pred)
+            }
+            TextureOp::SurfaceLoad { geom, clamp, ty, dst, surface, coords } => {
+                let bytes = ty.bytes() as u64 * dst.len() as u64;
+                let op = geom_code(*geom) | (bytes.trailing_zeros() as u64) << 4 | clamp_code(*clamp) << 8;
+                let s = self.handle(*surface)?;
+                let cbuf = self.coord_buffer(coords)?;
+                let data = self.entry_alloca(32)?;
+                let f = self.runtime_fn("__ptxrt_suld", &[i64t.into(), i32t.into(), ptr.into(), ptr.into()]);
+                let status = self.b.build_call(f, &[s.into(), self.i32(op).into(), cbuf.into(), data.into()], "suld")?;
+                let status = status.try_as_basic_value().basic().ok_or_else(|| LowerError::Internal("__ptxrt_suld returns a value".into()))?.into_int_value();
+                self.check_status(status, "suld")?;
+                for (i, d) in dst.iter().enumerate() {
+                    if let Some(d) = d {
+                        let p = self.byte_ptr(data, ty.bytes() as u64 * i as u64)?;
+                        let v = self.b.build_load(self.int_ty(ty.bits()), p, "")?.into_int_value();
+                        self.write(*d, v, *ty)?;
+                    }
+                }
+                Ok(())
+            }
+            TextureOp::SurfaceStore { geom, clamp, formatted, ty, src, surface, coords } => {
+                let bytes = ty.bytes() as u64 * src.len() as u64;
+                let mut op = geom_code(*geom) | (bytes.trailing_zeros() as u64) << 4 | clamp_code(*clamp) << 8;
+                if *formatted {
+                    op |= 1 << 10;
+                }
+                let s = self.handle(*surface)?;
+                let cbuf = self.coord_buffer(coords)?;
+                let data = self.entry_alloca(32)?;
+                for (i, v) in src.iter().enumerate() {
+                    let v = self.read(*v, *ty)?;
+                    let p = self.byte_ptr(data, ty.bytes() as u64 * i as u64)?;
+                    self.b.build_store(p, v)?;
+                }
+                let f = self.runtime_fn("__ptxrt_sust", &[i64t.into(), i32t.into(), ptr.into(), ptr.into()]);
+                let status = self.b.build_call(f, &[s.into(), self.i32(op).into(), cbuf.into(), data.into()], "sust")?;
+                let status = status.try_as_basic_value().basic().ok_or_else(|| LowerError::Internal("__ptxrt_sust returns a value".into()))?.into_int_value();
+                self.check_status(status, "sust")
+            }
+            TextureOp::SurfaceReduce { op: red, formatted, geom, clamp, ty, surface, coords, src } => {
+                let red_code = match red {
+                    SurfaceRedOp::Add => 1,
+                    SurfaceRedOp::Min => 2,
+                    SurfaceRedOp::Max => 3,
+                    SurfaceRedOp::And => 4,
+                    SurfaceRedOp::Or => 5,
+                };
+                let mut op = geom_code(*geom) | (ty.bytes().trailing_zeros() as u64) << 4 | clamp_code(*clamp) << 8 | red_code << 12;
+                if *formatted {
+                    op |= 1 << 10;
+                }
+                if ty.is_signed() {
+                    op |= 1 << 16;
+                }
+                let s = self.handle(*surface)?;
+                let cbuf = self.coord_buffer(coords)?;
+                let v = self.read(*src, *ty)?;
+                let v = self.resize(v, 64, false)?;
+                let f = self.runtime_fn("__ptxrt_sured", &[i64t.into(), i32t.into(), ptr.into(), i64t.into()]);
+                let status = self.b.build_call(f, &[s.into(), self.i32(op).into(), cbuf.into(), v.into()], "sured")?;
+                let status = status.try_as_basic_value().basic().ok_or_else(|| LowerError::Internal("__ptxrt_sured returns a value".into()))?.into_int_value();
+                self.check_status(status, "sured")
+            }
+        }
+    }
+}

@@ -1,0 +1,604 @@
+//! Warp-level matrix instructions (ISA 9.2 §9.7.14), computed by the scheduler once every
+//! live lane of a warp waits at the instruction: `mma.sync`, `wmma.load/.mma/.store`,
+//! `ldmatrix`, `stmatrix`, `movmatrix`.
+//!
+//! The sync point's operand list holds each lane's fragment registers, destinations first,
+//! then the sources (A, B, C of a multiply-accumulate). Its `c` operand is an immediate
+//! with the register counts `d | a << 8 | b << 16 | c << 24`, `a` the memory operand and `b`
+//! the `wmma` stride. `mode` is the shape `m | n << 8 | k << 16`; `flags` as in [`flag`].
+//!
+//! # Fragment layouts
+//! `mma` fragments follow the ISA's tables exactly (see [`mma_position`]). For `wmma` the ISA
+//! leaves the layout to the implementation; ours: a fragment of `E` elements per lane of an
+//! `R x C` matrix (A: MxK, B: KxN, C/D: MxN) holds in element `e` of lane `l` the matrix
+//! element with row-major index `(l * E + e) mod (R * C)`, whatever the memory layout it
+//! was loaded from (`wmma.load`/`wmma.store` apply the `.row`/`.col` layout and stride).
+//! Elements are numbered from the first register's least significant bits. Only the `.f16`
+//! A and B fragments hold more elements than their matrix (each element twice or four times).
+//!
+//! # Arithmetic
+//! Products of `.f16`, `.bf16`, `.tf32` and 8-bit float elements are exact in `f32`; they are
+//! accumulated in `f32` (rounding to nearest even after each addition) in the order
+//! `d = c; for k in 0..K { d += a[row][k] * b[k][col] }`, and a `.f16` result is rounded to
+//! nearest even once at the end. `.tf32` inputs are `.f32` bit patterns whose low 13 mantissa
+//! bits are ignored. `.f64` is the same chain of fused multiply-adds. Integer products are
+//! summed exactly and wrap to 32 bits, or with `.satfinite` clamp to the `.s32` range.
+
+use crate::sched::{Block, SyncOperand, SyncPoint};
+
+/// Operation codes (`SyncPoint::op` of warp sync points).
+pub mod op {
+    pub const MMA: u32 = 7;
+    pub const WMMA_MMA: u32 = 8;
+    pub const WMMA_LOAD: u32 = 9;
+    pub const WMMA_STORE: u32 = 10;
+    pub const LDMATRIX: u32 = 11;
+    pub const STMATRIX: u32 = 12;
+    pub const MOVMATRIX: u32 = 13;
+}
+
+/// `flags`: element types in 4-bit fields (A, B, C, D from bit 0; loads and stores use the
+/// A field), then these bits.
+pub mod flag {
+    pub const A_COL: u32 = 1 << 16;
+    pub const B_COL: u32 = 1 << 17;
+    pub const SATFINITE: u32 = 1 << 18;
+    pub const TRANS: u32 = 1 << 19;
+    /// The memory operand is a shared-window offset (else a host address).
+    pub const SHARED: u32 = 1 << 20;
+    /// `wmma.load`'s matrix (0 A, 1 B, 2 C) at this shift.
+    pub const ROLE_SHIFT: u32 = 22;
+}
+
+pub fn is_matrix_op(code: u32) -> bool {
+    (op::MMA..=op::MOVMATRIX).contains(&code)
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Elem {
+    F16,
+    BF16,
+    TF32,
+    F32,
+    F64,
+    S8,
+    U8,
+    S32,
+    S4,
+    U4,
+    E4M3,
+    E5M2,
+}
+
+impl Elem {
+    fn from_code(code: u32) -> Option<Elem> {
+        Some(match code {
+            1 => Elem::F16,
+            2 => Elem::BF16,
+            3 => Elem::TF32,
+            4 => Elem::F32,
+            5 => Elem::F64,
+            6 => Elem::S8,
+            7 => Elem::U8,
+            8 => Elem::S32,
+            9 => Elem::S4,
+            10 => Elem::U4,
+            11 => Elem::E4M3,
+            12 => Elem::E5M2,
+            _ => return None,
+        })
+    }
+
+    fn bits(self) -> u32 {
+        match self {
+            Elem::F16 | Elem::BF16 => 16,
+            Elem::TF32 | Elem::F32 | Elem::S32 => 32,
+            Elem::F64 => 64,
+            Elem::S8 | Elem::U8 | Elem::E4M3 | Elem::E5M2 => 8,
+            Elem::S4 | Elem::U4 => 4,
+        }
+    }
+
+    /// Elements per fragment register.
+    fn per_reg(self) -> usize {
+        if self.bits() >= 32 {
+            1
+        } else {
+            (32 / self.bits()) as usize
+        }
+    }
+
+    fn is_int(self) -> bool {
+        matches!(self, Elem::S8 | Elem::U8 | Elem::S32 | Elem::S4 | Elem::U4)
+    }
+
+    /// The value of an element's bits (exact in `f64` for every type).
+    fn decode(self, v: u64) -> f64 {
+        match self {
+            Elem::F16 => f16_to_f32(v as u16) as f64,
+            Elem::BF16 => f32::from_bits((v as u32) << 16) as f64,
+            Elem::TF32 => f32::from_bits(v as u32 & 0xffff_e000) as f64,
+            Elem::F32 => f32::from_bits(v as u32) as f64,
+            Elem::F64 => f64::from_bits(v),
+            Elem::S8 => v as u8 as i8 as f64,
+            Elem::U8 => v as u8 as f64,
+            Elem::S32 => v as u32 as i32 as f64,
+            Elem::S4 => (((v as u8) << 4) as i8 >> 4) as f64,
+            Elem::U4 => (v & 15) as f64,
+            Elem::E4M3 => e4m3_to_f32(v as u8) as f64,
+            Elem::E5M2 => f16_to_f32((v as u16 & 0xff) << 8) as f64,
+        }
+    }
+}
+
+/// binary16 bits to `f32` (exact).
+fn f16_to_f32(h: u16) -> f32 {
+    let sign = if h & 0x8000 != 0 { -1.0 } else { 1.0 };
+    let exp = (h >> 10) & 0x1f;
+    let man = (h & 0x3ff) as u32;
+    match exp {
+        0 => sign * man as f32 * f32::from_bits(0x3380_0000), // man * 2^-24
+        0x1f => f32::from_bits(((h as u32 & 0x8000) << 16) | 0x7f80_0000 | (man << 13)),
+        _ => f32::from_bits(((h as u32 & 0x8000) << 16) | ((exp as u32 + 112) << 23) | (man << 13)),
+    }
+}
+
+/// `f32` to binary16 bits, rounding to nearest even (NaNs stay NaN, keeping the payload's top bits).
+fn f32_to_f16(x: f32) -> u16 {
+    let b = x.to_bits();
+    let sign = ((b >> 16) & 0x8000) as u16;
+    let exp = ((b >> 23) & 0xff) as i32;
+    let man = b & 0x7f_ffff;
+    if exp == 0xff {
+        return sign | 0x7c00 | if man != 0 { 0x200 | (man >> 13) as u16 } else { 0 };
+    }
+    let e = exp - 127 + 15;
+    if e >= 0x1f {
+        return sign | 0x7c00;
+    }
+    let round = |value: u32, shift: u32| -> u32 {
+        let r = value >> shift;
+        let rem = value & ((1 << shift) - 1);
+        let half = 1 << (shift - 1);
+        if rem > half || (rem == half && r & 1 == 1) {
+            r + 1
+        } else {
+            r
+        }
+    };
+    if e <= 0 {
+        // Subnormal (or zero) result: units of 2^-24; a carry into bit 10 gives the
+        // smallest normal, which is the right encoding.
+        if e < -10 {
+            return sign;
+        }
+        return sign | round(man | 0x80_0000, (14 - e) as u32) as u16;
+    }
+    // A carry out of the mantissa increments the exponent (up to infinity): still right.
+    sign | round(((e as u32) << 23) | man, 13) as u16
+}
+
+/// OCP FP8 E4M3 (bias 7, no infinities, S.1111.111 is NaN) to `f32`.
+fn e4m3_to_f32(v: u8) -> f32 {
+    let sign = if v & 0x80 != 0 { -1.0 } else { 1.0 };
+    let exp = ((v >> 3) & 15) as i32;
+    let man = (v & 7) as f32;
+    if exp == 15 && v & 7 == 7 {
+        return f32::NAN;
+    }
+    if exp == 0 {
+        sign * man / 8.0 * (2.0f32).powi(-6)
+    } else {
+        sign * (1.0 + man / 8.0) * (2.0f32).powi(exp - 7)
+    }
+}
+
+/// One warp's view of a matrix sync point.
+struct Warp<'a> {
+    b: &'a Block<'a>,
+    p: &'a SyncPoint,
+    ops: &'a [SyncOperand],
+    w: usize,
+    at: u32,
+    /// Register counts: destinations, then the three source groups.
+    counts: [usize; 4],
+    shape: [usize; 3],
+}
+
+impl Warp<'_> {
+    fn present(&self, lane: usize) -> bool {
+        self.at & (1 << lane) != 0
+    }
+
+    fn thread(&self, lane: usize) -> usize {
+        32 * self.w + lane
+    }
+
+    /// The registers of source group `g` (0: A or the stored fragment, 1: B, 2: C) per
+    /// lane; lanes not taking part read as zero.
+    fn sources(&self, g: usize) -> Vec<Vec<u64>> {
+        let first = self.counts[0] + self.counts[1..1 + g].iter().sum::<usize>();
+        (0..32)
+            .map(|l| (0..self.counts[1 + g]).map(|j| if self.present(l) { self.b.read(&self.ops[first + j], self.thread(l)) } else { 0 }).collect())
+            .collect()
+    }
+
+    fn write_dst(&self, regs: &[Vec<u64>]) {
+        for (l, r) in regs.iter().enumerate() {
+            if self.present(l) {
+                for (j, v) in r.iter().enumerate().take(self.counts[0]) {
+                    self.b.write(&self.ops[j], self.thread(l), *v);
+                }
+            }
+        }
+    }
+
+    /// The host address of lane `lane`'s memory operand.
+    fn address(&self, lane: usize) -> Result<*mut u8, String> {
+        let v = self.b.read(&self.p.a, self.thread(lane));
+        if self.p.flags & flag::SHARED != 0 {
+            // SAFETY: PTX shared addresses are offsets inside the block's shared window.
+            Ok(unsafe { self.b.shared.add(v as usize) })
+        } else if v == 0 {
+            Err(format!("lane {lane} of warp {} gives a null address", self.w))
+        } else {
+            Ok(v as usize as *mut u8)
+        }
+    }
+}
+
+fn get(regs: &[u64], e: Elem, i: usize) -> u64 {
+    let per = e.per_reg();
+    let v = regs.get(i / per).copied().unwrap_or(0);
+    if per == 1 {
+        v
+    } else {
+        (v >> ((i % per) as u32 * e.bits())) & ((1 << e.bits()) - 1)
+    }
+}
+
+fn put(regs: &mut [u64], e: Elem, i: usize, v: u64) {
+    let per = e.per_reg();
+    if let Some(r) = regs.get_mut(i / per) {
+        if per == 1 {
+            *r = v;
+        } else {
+            let shift = (i % per) as u32 * e.bits();
+            let mask = ((1u64 << e.bits()) - 1) << shift;
+            *r = (*r & !mask) | ((v << shift) & mask);
+        }
+    }
+}
+
+/// Which matrix of `D = A*B + C` a fragment belongs to.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Role {
+    A,
+    B,
+    Acc,
+}
+
+/// `(computation, row, column)` of element `i` of lane `lane`'s `mma` fragment, from the
+/// ISA's fragment tables (§9.7.14.5.1–11). `acc` is the C/D element type.
+fn mma_position(shape: [usize; 3], ty: Elem, m8n8k4_f16: bool, a_col: bool, b_col: bool, role: Role, lane: usize, i: usize) -> (usize, usize, usize) {
+    if m8n8k4_f16 {
+        // Four 8x8x4 products: lanes 4q..4q+3 (rows/columns 0-3) and 16+4q.. (4-7) form product q.
+        let (q, j, hi) = ((lane % 16) / 4, lane % 4, lane / 16);
+        return match role {
+            Role::A if a_col => (q, i + 4 * hi, j),
+            Role::A => (q, j + 4 * hi, i),
+            Role::B if b_col => (q, i, j + 4 * hi),
+            Role::B => (q, j, i + 4 * hi),
+            Role::Acc if ty == Elem::F32 => (q, (lane & 1) + (i & 2) + 4 * hi, (i & 4) + (lane & 2) + (i & 1)),
+            Role::Acc => (q, j + 4 * hi, i),
+        };
+    }
+    let (group, tig) = (lane >> 2, lane % 4);
+    // Consecutive elements packed in one 32-bit register lie along K; registers alternate
+    // between the upper and lower eight rows (M = 16), then step along K.
+    let p = ty.per_reg();
+    let chunk = i / p;
+    match role {
+        Role::A => {
+            let row_blocks = shape[0] / 8;
+            (0, group + 8 * (chunk % row_blocks), tig * p + i % p + (chunk / row_blocks) * 4 * p)
+        }
+        Role::B => (0, tig * p + i % p + chunk * 4 * p, group),
+        Role::Acc => (0, group + 8 * (i / 2), 2 * tig + (i & 1)),
+    }
+}
+
+/// Our `wmma` layout (module documentation): the row-major index of element `e` of lane `lane`.
+fn wmma_index(lane: usize, e: usize, per_lane: usize, elements: usize) -> usize {
+    (lane * per_lane + e) % elements
+}
+
+/// Runs matrix instruction `p` for the lanes `at` of warp `w`.
+pub(crate) fn run(b: &Block, p: &SyncPoint, w: usize, at: u32) -> Result<(), String> {
+    let ops: &[SyncOperand] = if p.operands.is_null() {
+        &[]
+    } else {
+        // SAFETY: the compiler emits `num_operands` descriptors at `operands`.
+        unsafe { std::slice::from_raw_parts(p.operands, p.num_operands as usize) }
+    };
+    let c = p.c.value;
+    let counts = [(c & 0xff) as usize, ((c >> 8) & 0xff) as usize, ((c >> 16) & 0xff) as usize, ((c >> 24) & 0xff) as usize];
+    if counts.iter().sum::<usize>() != ops.len() {
+        return Err("malformed matrix instruction descriptor".into());
+    }
+    let shape = [(p.mode & 0xff) as usize, ((p.mode >> 8) & 0xff) as usize, (p.mode >> 16) as usize];
+    let x = Warp { b, p, ops, w, at, counts, shape };
+    let ty = |field: u32| Elem::from_code((p.flags >> (4 * field)) & 15).ok_or_else(|| "unknown matrix element type".to_string());
+    match p.op {
+        op::MMA | op::WMMA_MMA => multiply_accumulate(&x, [ty(0)?, ty(1)?, ty(2)?, ty(3)?], p.op == op::WMMA_MMA),
+        op::WMMA_LOAD | op::WMMA_STORE => wmma_memory(&x, ty(0)?),
+        op::LDMATRIX | op::STMATRIX => ld_st_matrix(&x),
+        _ => {
+            // movmatrix: the source fragment as an 8x8 matrix, handed back transposed.
+            let m = gather_8x8(&x.sources(0), 0);
+            x.write_dst(&scatter_8x8(&m, true));
+            Ok(())
+        }
+    }
+}
+
+fn multiply_accumulate(x: &Warp, [ta, tb, tc, td]: [Elem; 4], wmma: bool) -> Result<(), String> {
+    let m8n8k4_f16 = !wmma && x.shape == [8, 8, 4] && ta == Elem::F16;
+    let [m, n, k] = x.shape;
+    let products = if m8n8k4_f16 { 4 } else { 1 };
+    let (a_col, b_col) = (x.p.flags & flag::A_COL != 0, x.p.flags & flag::B_COL != 0);
+    let regs = [x.sources(0), x.sources(1), x.sources(2)];
+    let dims = [(m, k), (k, n), (m, n)];
+    // Gather A, B and C as `products` row-major matrices of values.
+    let mut mats: Vec<Vec<f64>> = dims.iter().map(|(r, c)| vec![0.0; products * r * c]).collect();
+    for (g, (t, role)) in [(ta, Role::A), (tb, Role::B), (tc, Role::Acc)].into_iter().enumerate() {
+        let (rows, cols) = dims[g];
+        let per_lane = x.counts[1 + g] * t.per_reg();
+        for lane in 0..32 {
+            for i in 0..per_lane {
+                let (q, r, c) = if wmma {
+                    if lane * per_lane + i >= rows * cols {
+                        continue; // a second copy of an element (`.f16` A/B)
+                    }
+                    let idx = wmma_index(lane, i, per_lane, rows * cols);
+                    (0, idx / cols, idx % cols)
+                } else {
+                    mma_position(x.shape, t, m8n8k4_f16, a_col, b_col, role, lane, i)
+                };
+                if q < products && r < rows && c < cols {
+                    mats[g][(q * rows + r) * cols + c] = t.decode(get(&regs[g][lane], t, i));
+                }
+            }
+        }
+    }
+    let (a, b, c) = (&mats[0], &mats[1], &mats[2]);
+    let satfinite = x.p.flags & flag::SATFINITE != 0;
+    let mut d = vec![0u64; products * m * n];
+    for q in 0..products {
+        for r in 0..m {
+            for col in 0..n {
+                let at = |mat: &Vec<f64>, rows: usize, cols: usize, rr: usize, cc: usize| mat[(q * rows + rr) * cols + cc];
+                let c0 = at(c, m, n, r, col);
+                d[(q * m + r) * n + col] = if ta.is_int() {
+                    // Exact: |sum| < 2^53.
+                    let s = (0..k).fold(c0, |s, kk| s + at(a, m, k, r, kk) * at(b, k, n, kk, col)) as i64;
+                    let v = if satfinite { s.clamp(i32::MIN as i64, i32::MAX as i64) } else { s as i32 as i64 };
+                    v as u32 as u64
+                } else if ta == Elem::F64 {
+                    (0..k).fold(c0, |s, kk| at(a, m, k, r, kk).mul_add(at(b, k, n, kk, col), s)).to_bits()
+                } else {
+                    // The products are exact in f32 (at most 22 significant bits).
+                    let s = (0..k).fold(c0 as f32, |s, kk| s + (at(a, m, k, r, kk) * at(b, k, n, kk, col)) as f32);
+                    if td == Elem::F16 {
+                        f32_to_f16(s) as u64
+                    } else {
+                        s.to_bits() as u64
+                    }
+                };
+            }
+        }
+    }
+    // Scatter D into the lanes' destination registers.
+    let per_lane = x.counts[0] * td.per_reg();
+    let mut out = vec![vec![0u64; x.counts[0]]; 32];
+    for (lane, regs) in out.iter_mut().enumerate() {
+        for i in 0..per_lane {
+            let (q, r, c) = if wmma {
+                let idx = wmma_index(lane, i, per_lane, m * n);
+                (0, idx / n, idx % n)
+            } else {
+                mma_position(x.shape, td, m8n8k4_f16, a_col, b_col, Role::Acc, lane, i)
+            };
+            if q < products && r < m && c < n {
+                put(regs, td, i, d[(q * m + r) * n + c]);
+            }
+        }
+    }
+    let _ = tc;
+    x.write_dst(&out);
+    Ok(())
+}
+
+/// `wmma.load` / `wmma.store`: each lane moves its own fragment elements (our layout) from
+/// or to memory in the `.row`/`.col` layout with the given stride.
+fn wmma_memory(x: &Warp, e: Elem) -> Result<(), String> {
+    let [m, n, k] = x.shape;
+    let load = x.p.op == op::WMMA_LOAD;
+    let role = if load { (x.p.flags >> flag::ROLE_SHIFT) & 3 } else { 2 };
+    let (rows, cols) = match role {
+        0 => (m, k),
+        1 => (k, n),
+        _ => (m, n),
+    };
+    let col_major = x.p.flags & flag::A_COL != 0;
+    let regs_per_lane = if load { x.counts[0] } else { x.counts[1] };
+    let per_lane = regs_per_lane * e.per_reg();
+    let stored = if load { vec![] } else { x.sources(0) };
+    let mut out = vec![vec![0u64; regs_per_lane]; 32];
+    let bits = e.bits() as usize;
+    for lane in (0..32).filter(|&l| x.present(l)) {
+        let base = x.address(lane)?;
+        let stride = match x.p.b.kind {
+            0 => {
+                if col_major {
+                    rows
+                } else {
+                    cols
+                }
+            }
+            _ => x.b.read(&x.p.b, x.thread(lane)) as u32 as usize,
+        };
+        for i in 0..per_lane {
+            let idx = wmma_index(lane, i, per_lane, rows * cols);
+            let (r, c) = (idx / cols, idx % cols);
+            let elem = if col_major { c * stride + r } else { r * stride + c };
+            let bit = elem * bits;
+            // SAFETY: the program provides a matrix of this shape and stride at the address
+            // (as on the GPU, an out-of-range address is the program's error).
+            unsafe {
+                let at = base.add(bit / 8);
+                if load {
+                    let v = match bits {
+                        4 => ((at.read() >> (bit % 8)) & 15) as u64,
+                        8 => at.read() as u64,
+                        16 => (at as *const u16).read_unaligned() as u64,
+                        32 => (at as *const u32).read_unaligned() as u64,
+                        _ => (at as *const u64).read_unaligned(),
+                    };
+                    put(&mut out[lane], e, i, v);
+                } else {
+                    let v = get(&stored[lane], e, i);
+                    match bits {
+                        4 => {
+                            let shift = bit % 8;
+                            at.write((at.read() & !(15 << shift)) | ((v as u8 & 15) << shift));
+                        }
+                        8 => at.write(v as u8),
+                        16 => (at as *mut u16).write_unaligned(v as u16),
+                        32 => (at as *mut u32).write_unaligned(v as u32),
+                        _ => (at as *mut u64).write_unaligned(v),
+                    }
+                }
+            }
+        }
+    }
+    if load {
+        x.write_dst(&out);
+    }
+    Ok(())
+}
+
+/// The 8x8 matrix of 16-bit elements held in register `j` as `ldmatrix` lays it out: lane
+/// `l` holds row `l / 4`, columns `2 (l % 4)` (low half) and `2 (l % 4) + 1` (high half).
+fn gather_8x8(regs: &[Vec<u64>], j: usize) -> [[u16; 8]; 8] {
+    let mut m = [[0u16; 8]; 8];
+    for (l, r) in regs.iter().enumerate() {
+        let v = r.get(j).copied().unwrap_or(0);
+        m[l / 4][2 * (l % 4)] = v as u16;
+        m[l / 4][2 * (l % 4) + 1] = (v >> 16) as u16;
+    }
+    m
+}
+
+/// The lanes' registers holding `m` (or its transpose) in the `ldmatrix` layout.
+fn scatter_8x8(m: &[[u16; 8]; 8], trans: bool) -> Vec<Vec<u64>> {
+    (0..32)
+        .map(|l| {
+            let (r, c) = (l / 4, 2 * (l % 4));
+            let (lo, hi) = if trans { (m[c][r], m[c + 1][r]) } else { (m[r][c], m[r][c + 1]) };
+            vec![lo as u64 | (hi as u64) << 16]
+        })
+        .collect()
+}
+
+/// `ldmatrix`/`stmatrix` `.m8n8.b16`: matrix `q`'s row `r` lives at the address of lane `8q + r`.
+fn ld_st_matrix(x: &Warp) -> Result<(), String> {
+    let load = x.p.op == op::LDMATRIX;
+    let trans = x.p.flags & flag::TRANS != 0;
+    let num = if load { x.counts[0] } else { x.counts[1] };
+    let stored = if load { vec![] } else { x.sources(0) };
+    let mut out = vec![vec![0u64; num]; 32];
+    for q in 0..num {
+        let mut m = [[0u16; 8]; 8];
+        if !load {
+            let g = gather_8x8(&stored, q);
+            // `.trans`: the registers hold the transpose of the matrix in memory.
+            for (r, row) in m.iter_mut().enumerate() {
+                for (c, v) in row.iter_mut().enumerate() {
+                    *v = if trans { g[c][r] } else { g[r][c] };
+                }
+            }
+        }
+        for (r, row) in m.iter_mut().enumerate() {
+            let lane = 8 * q + r;
+            if !x.present(lane) {
+                continue;
+            }
+            let at = x.address(lane)? as *mut u16;
+            for (c, v) in row.iter_mut().enumerate() {
+                // SAFETY: each row address points at 16 bytes of the matrix (ISA contract).
+                unsafe {
+                    if load {
+                        *v = at.add(c).read_unaligned();
+                    } else {
+                        at.add(c).write_unaligned(*v);
+                    }
+                }
+            }
+        }
+        if load {
+            for (l, regs) in scatter_8x8(&m, trans).into_iter().enumerate() {
+                out[l][q] = regs[0];
+            }
+        }
+    }
+    if load {
+        x.write_dst(&out);
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn half_conversions_round_to_nearest_even() {
+        assert_eq!(f32_to_f16(1.0), 0x3c00);
+        assert_eq!(f32_to_f16(65504.0), 0x7bff);
+        assert_eq!(f32_to_f16(65520.0), 0x7c00, "halfway above the largest finite rounds to infinity");
+        assert_eq!(f32_to_f16(f32::from_bits(0x3380_0000)), 0x0001, "2^-24: the smallest subnormal");
+        assert_eq!(f32_to_f16(f32::from_bits(0x3300_0000)), 0x0000, "2^-25 ties to even zero");
+        assert_eq!(f32_to_f16(1.0 + 2f32.powi(-11)), 0x3c00, "tie to even");
+        assert_eq!(f32_to_f16(1.0 + 3.0 * 2f32.powi(-11)), 0x3c02);
+        assert_eq!(f32_to_f16(-0.0), 0x8000);
+        for h in 0..=0xffffu16 {
+            let f = f16_to_f32(h);
+            if f.is_nan() {
+                assert!(f16_to_f32(f32_to_f16(f)).is_nan());
+            } else {
+                assert_eq!(f32_to_f16(f), h, "round trip of {h:#x}");
+            }
+        }
+        assert_eq!(e4m3_to_f32(0x7e), 448.0);
+        assert_eq!(e4m3_to_f32(0x01), 2f32.powi(-9));
+    }
+
+    #[test]
+    fn mma_m16n8k16_layout_covers_each_element_once() {
+        for (ty, role, rows, cols, count) in [(Elem::F16, Role::A, 16, 16, 8), (Elem::F16, Role::B, 16, 8, 4), (Elem::F32, Role::Acc, 16, 8, 4), (Elem::S8, Role::A, 16, 32, 16)] {
+            let k = if ty == Elem::S8 { 32 } else { 16 };
+            let mut seen = vec![0; rows * cols];
+            for lane in 0..32 {
+                for i in 0..count {
+                    let (_, r, c) = mma_position([16, 8, k], ty, false, false, false, role, lane, i);
+                    seen[r * cols + c] += 1;
+                }
+            }
+            assert!(seen.iter().all(|&s| s == 1), "{ty:?}");
+        }
+        // Spot checks against the ISA's formulas: lane 5 (group 1, thread 1), a6 of m16n8k16 f16.
+        assert_eq!(mma_position([16, 8, 16], Elem::F16, false, false, false, Role::A, 5, 6), (0, 9, 10));
+        assert_eq!(mma_position([16, 8, 16], Elem::F16, false, false, false, Role::B, 5, 3), (0, 11, 1));
+    }
+}

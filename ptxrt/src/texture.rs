@@ -1,0 +1,1353 @@
+//! Textures and surfaces: arrays, texture and surface objects, module texture/surface/
+//! sampler references, and the sampling that generated code calls (`tex`, `tld4`, `txq`,
+//! `suld`, `sust`, `sured`, `suq`, `istypep`).
+//!
+//! Handles are `u64` values: `kind << 32 | slot` for texture and surface objects (a slot of
+//! a lock-free table, so a fetch validates its handle without locking), and
+//! `SAMPLER_TAG | fields` for samplers, whose few fields fit in the value itself (the
+//! compiler encodes `.samplerref` initializers the same way, see `ptxrt_abi.h`).
+//!
+//! Sampling rules (CUDA programming guide, "Texture Fetching"; PTX ISA 9.2 §9.7.10):
+//! - a float coordinate `c` of a dimension of size `N` becomes `u = c * N` when coordinates
+//!   are normalized, else `u = c` (f32 arithmetic);
+//! - point filtering reads texel `floor(u)`; linear filtering reads texels `i = floor(u - 0.5)`
+//!   and `i + 1` with weight `a = frac(u - 0.5)` rounded to 9-bit fixed point with 8
+//!   fraction bits (`round(a * 256) / 256`, so 1.0 is representable), as the hardware does;
+//!   `2^n` taps weighted `Π w_d` (exact) are summed in f32 in index order, x fastest;
+//! - each tap index is mapped by its dimension's address mode: wrap (`i mod N`), mirror
+//!   (period `2N`, reflected), clamp (to `0..N-1`), border (outside: the border colour);
+//!   wrap and mirror need normalized coordinates (CUDA's rule): with unnormalized
+//!   coordinates they act as clamp. `clamp_ogl` (PTX samplers) clamps `u` to `[0, N]`
+//!   and then reads the border outside the texture;
+//! - integer (`.s32`) coordinates are texel indices: no scaling, no filtering, the address
+//!   mode maps them (`tex` with integer coordinates fetches like `tld`); on linear memory
+//!   (`tex1Dfetch`) indices outside read 0;
+//! - array geometries take the layer as the first coordinate (`.u32`, clamped to the layers);
+//! - texels of 8/16-bit integer formats read with `NormalizedFloat` become `x / (2^n - 1)`
+//!   (unsigned) or `max(x / (2^(n-1) - 1), -1)` (signed); channels a format lacks read as
+//!   0, alpha as 1.
+
+use crate::error::Error;
+use crate::registry;
+use std::ffi::CStr;
+use std::sync::atomic::{AtomicPtr, AtomicU32, AtomicU64, Ordering};
+use std::sync::Mutex;
+
+// ---------------------------------------------------------------------------------------
+// Public C types (mirrors of ptxrt.h)
+
+/// `ptxrtChannelFormatKind`.
+pub const FORMAT_KIND_SIGNED: i32 = 0;
+pub const FORMAT_KIND_UNSIGNED: i32 = 1;
+pub const FORMAT_KIND_FLOAT: i32 = 2;
+
+/// `ptxrtChannelFormatDesc` (as `cudaChannelFormatDesc`): bits per channel and the kind.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ChannelFormatDesc {
+    pub x: i32,
+    pub y: i32,
+    pub z: i32,
+    pub w: i32,
+    pub f: i32,
+}
+
+/// `ptxrtExtent` (as `cudaExtent`): width in elements (bytes for pitched memory), height, depth.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Extent {
+    pub width: usize,
+    pub height: usize,
+    pub depth: usize,
+}
+
+/// `ptxrtArrayLayered`: the last dimension of `ptxrtMalloc3DArray`'s extent counts layers.
+pub const ARRAY_LAYERED: u32 = 1;
+/// `ptxrtArraySurfaceLoadStore`: accepted (every array can be bound to a surface).
+pub const ARRAY_SURFACE_LOAD_STORE: u32 = 2;
+
+pub const RESOURCE_TYPE_ARRAY: i32 = 0;
+pub const RESOURCE_TYPE_MIPMAPPED_ARRAY: i32 = 1;
+pub const RESOURCE_TYPE_LINEAR: i32 = 2;
+pub const RESOURCE_TYPE_PITCH2D: i32 = 3;
+
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct ArrayRes {
+    pub array: *mut Array,
+}
+
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct LinearRes {
+    pub dev_ptr: *mut u8,
+    pub desc: ChannelFormatDesc,
+    pub size_in_bytes: usize,
+}
+
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct Pitch2DRes {
+    pub dev_ptr: *mut u8,
+    pub desc: ChannelFormatDesc,
+    pub width: usize,
+    pub height: usize,
+    pub pitch_in_bytes: usize,
+}
+
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub union ResUnion {
+    pub array: ArrayRes,
+    pub linear: LinearRes,
+    pub pitch2d: Pitch2DRes,
+    /// Room for CUDA's 64-byte union.
+    pub reserved: [u64; 8],
+}
+
+/// `ptxrtResourceDesc` (as `cudaResourceDesc`).
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct ResourceDesc {
+    pub res_type: i32,
+    pub res: ResUnion,
+}
+
+pub const ADDRESS_MODE_WRAP: i32 = 0;
+pub const ADDRESS_MODE_CLAMP: i32 = 1;
+pub const ADDRESS_MODE_MIRROR: i32 = 2;
+pub const ADDRESS_MODE_BORDER: i32 = 3;
+pub const FILTER_MODE_POINT: i32 = 0;
+pub const FILTER_MODE_LINEAR: i32 = 1;
+pub const READ_MODE_ELEMENT_TYPE: i32 = 0;
+pub const READ_MODE_NORMALIZED_FLOAT: i32 = 1;
+
+/// `ptxrtTextureDesc` (as `cudaTextureDesc`; the mipmap and anisotropy fields are
+/// accepted and have no effect, since there are no mipmapped arrays).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default)]
+pub struct TextureDesc {
+    pub address_mode: [i32; 3],
+    pub filter_mode: i32,
+    pub read_mode: i32,
+    pub srgb: i32,
+    pub border_color: [f32; 4],
+    pub normalized_coords: i32,
+    pub max_anisotropy: u32,
+    pub mipmap_filter_mode: i32,
+    pub mipmap_level_bias: f32,
+    pub min_mipmap_level_clamp: f32,
+    pub max_mipmap_level_clamp: f32,
+    pub disable_trilinear_optimization: i32,
+    pub seamless_cubemap: i32,
+}
+
+// ---------------------------------------------------------------------------------------
+// Formats and storage
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ChannelType {
+    U8,
+    S8,
+    U16,
+    S16,
+    U32,
+    S32,
+    F16,
+    F32,
+}
+
+impl ChannelType {
+    fn bytes(self) -> usize {
+        match self {
+            ChannelType::U8 | ChannelType::S8 => 1,
+            ChannelType::U16 | ChannelType::S16 | ChannelType::F16 => 2,
+            _ => 4,
+        }
+    }
+
+    fn is_float(self) -> bool {
+        matches!(self, ChannelType::F16 | ChannelType::F32)
+    }
+
+    fn is_signed(self) -> bool {
+        matches!(self, ChannelType::S8 | ChannelType::S16 | ChannelType::S32)
+    }
+}
+
+/// An element format: 1, 2 or 4 channels of one type.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Format {
+    pub channel: ChannelType,
+    pub channels: u32,
+}
+
+impl Format {
+    pub fn from_desc(d: &ChannelFormatDesc) -> Result<Format, Error> {
+        let bits = [d.x, d.y, d.z, d.w];
+        let channels = bits.iter().take_while(|&&b| b != 0).count();
+        let bad = |why: &str| Error::invalid_value(format!("invalid channel format {{{}, {}, {}, {}, kind {}}}: {why}", d.x, d.y, d.z, d.w, d.f));
+        if channels == 0 {
+            return Err(bad("no channel has a size"));
+        }
+        if bits[channels..].iter().any(|&b| b != 0) {
+            return Err(bad("channel sizes must be given from x on without gaps"));
+        }
+        if channels == 3 {
+            return Err(bad("3-channel formats are not supported (use 4 channels)"));
+        }
+        if bits[..channels].iter().any(|&b| b != d.x) {
+            return Err(bad("every channel must have the same size"));
+        }
+        let channel = match (d.f, d.x) {
+            (FORMAT_KIND_UNSIGNED, 8) => ChannelType::U8,
+            (FORMAT_KIND_UNSIGNED, 16) => ChannelType::U16,
+            (FORMAT_KIND_UNSIGNED, 32) => ChannelType::U32,
+            (FORMAT_KIND_SIGNED, 8) => ChannelType::S8,
+            (FORMAT_KIND_SIGNED, 16) => ChannelType::S16,
+            (FORMAT_KIND_SIGNED, 32) => ChannelType::S32,
+            (FORMAT_KIND_FLOAT, 16) => ChannelType::F16,
+            (FORMAT_KIND_FLOAT, 32) => ChannelType::F32,
+            (FORMAT_KIND_SIGNED | FORMAT_KIND_UNSIGNED, _) => return Err(bad("integer channels are 8, 16 or 32 bits")),
+            (FORMAT_KIND_FLOAT, _) => return Err(bad("float channels are 16 or 32 bits")),
+            _ => return Err(bad("the kind must be ptxrtChannelFormatKindSigned, Unsigned or Float")),
+        };
+        Ok(Format { channel, channels: channels as u32 })
+    }
+
+    pub fn bytes(self) -> usize {
+        self.channel.bytes() * self.channels as usize
+    }
+
+    /// The OpenCL channel data type (what `txq`/`suq .channel_data_type` return, PTX ISA Table 12).
+    fn cl_data_type(self, normalized_read: bool) -> u32 {
+        match (self.channel, normalized_read) {
+            (ChannelType::S8, true) => 0x10D0,
+            (ChannelType::S16, true) => 0x10D1,
+            (ChannelType::U8, true) => 0x10D2,
+            (ChannelType::U16, true) => 0x10D3,
+            (ChannelType::S8, false) => 0x10D7,
+            (ChannelType::S16, false) => 0x10D8,
+            (ChannelType::S32, _) => 0x10D9,
+            (ChannelType::U8, false) => 0x10DA,
+            (ChannelType::U16, false) => 0x10DB,
+            (ChannelType::U32, _) => 0x10DC,
+            (ChannelType::F16, _) => 0x10DD,
+            (ChannelType::F32, _) => 0x10DE,
+        }
+    }
+
+    /// The OpenCL channel order (PTX ISA Table 13): `CL_R`, `CL_RG` or `CL_RGBA`.
+    fn cl_order(self) -> u32 {
+        match self.channels {
+            1 => 0x10B0,
+            2 => 0x10B2,
+            _ => 0x10B5,
+        }
+    }
+}
+
+/// A ptxrt array (`ptxrtArray_t`): elements of one format in a 1D, 2D or 3D block,
+/// optionally layered, rows packed without padding, 16-byte aligned.
+#[derive(Debug)]
+pub struct Array {
+    pub format: Format,
+    pub width: usize,
+    /// 0 for 1D arrays (as CUDA reports it).
+    pub height: usize,
+    /// 0 for 1D and 2D arrays; the number of layers of layered arrays.
+    pub depth: usize,
+    pub layered: bool,
+    storage: Vec<u128>,
+}
+
+impl Array {
+    pub fn new(desc: &ChannelFormatDesc, extent: Extent, flags: u32) -> Result<Array, Error> {
+        let format = Format::from_desc(desc)?;
+        if flags & !(ARRAY_LAYERED | ARRAY_SURFACE_LOAD_STORE) != 0 {
+            return Err(Error::invalid_value(format!("unknown array flags {flags:#x}")));
+        }
+        let layered = flags & ARRAY_LAYERED != 0;
+        let Extent { width, height, depth } = extent;
+        if width == 0 {
+            return Err(Error::invalid_value("array width must not be 0"));
+        }
+        if height == 0 && depth != 0 && !layered {
+            return Err(Error::invalid_value("a 3D array needs a height (extent {w, 0, d})"));
+        }
+        if layered && depth == 0 {
+            return Err(Error::invalid_value("a layered array needs at least one layer (extent.depth)"));
+        }
+        const MAX_DIM: usize = 1 << 16;
+        if width > MAX_DIM * 2 || height > MAX_DIM || depth > MAX_DIM {
+            return Err(Error::invalid_value(format!("array extent {width}x{height}x{depth} is too large")));
+        }
+        let bytes = (format.bytes() as u128) * width as u128 * height.max(1) as u128 * depth.max(1) as u128;
+        let bytes = usize::try_from(bytes).ok().filter(|b| *b <= isize::MAX as usize / 2).ok_or_else(|| Error::memory_allocation("array too large"))?;
+        let mut storage = Vec::new();
+        storage.try_reserve_exact(bytes.div_ceil(16)).map_err(|_| Error::memory_allocation(format!("cannot allocate {bytes} bytes for an array")))?;
+        storage.resize(bytes.div_ceil(16), 0);
+        Ok(Array { format, width, height, depth, layered, storage })
+    }
+
+    pub fn row_bytes(&self) -> usize {
+        self.width * self.format.bytes()
+    }
+
+    pub fn rows(&self) -> usize {
+        self.height.max(1) * self.depth.max(1)
+    }
+
+    pub fn byte_len(&self) -> usize {
+        self.row_bytes() * self.rows()
+    }
+
+    pub fn data(&mut self) -> *mut u8 {
+        self.storage.as_mut_ptr() as *mut u8
+    }
+
+    /// `(width, height, depth, layers)` as sampling sees them.
+    fn dims(&self) -> ([usize; 3], usize) {
+        match (self.layered, self.height) {
+            (true, 0) => ([self.width, 1, 1], self.depth),
+            (true, h) => ([self.width, h, 1], self.depth),
+            (false, h) => ([self.width, h.max(1), self.depth.max(1)], 0),
+        }
+    }
+}
+
+/// What a texture or surface reads: a block of texels in memory.
+#[derive(Clone, Copy, Debug)]
+struct Image {
+    data: *mut u8,
+    format: Format,
+    /// Texels per dimension (at least 1).
+    size: [usize; 3],
+    /// Layers of a layered array (0: not layered).
+    layers: usize,
+    /// Bytes between rows and between slices (layers are slices too).
+    pitch: usize,
+    slice: usize,
+    /// Backed by linear or pitched memory rather than an array.
+    linear_layout: bool,
+    /// Linear (1D) memory: integer-coordinate fetches outside it read 0, as CUDA's
+    /// `tex1Dfetch` does, whatever the address mode.
+    zero_outside: bool,
+}
+
+// SAFETY: an image points at memory the program keeps alive while the object exists
+// (as CUDA requires); it is read and written by several workers like any global memory.
+unsafe impl Send for Image {}
+unsafe impl Sync for Image {}
+
+impl Image {
+    fn from_resource(res: &ResourceDesc) -> Result<Image, Error> {
+        match res.res_type {
+            RESOURCE_TYPE_ARRAY => {
+                // SAFETY: the union member selected by res_type.
+                let a = unsafe { res.res.array.array };
+                if a.is_null() {
+                    return Err(Error::invalid_value("resource array is NULL"));
+                }
+                // SAFETY: arrays are created by ptxrtMallocArray and stay valid until freed.
+                let a = unsafe { &mut *a };
+                let (size, layers) = a.dims();
+                let pitch = a.row_bytes();
+                Ok(Image { data: a.data(), format: a.format, size, layers, pitch, slice: pitch * size[1], linear_layout: false, zero_outside: false })
+            }
+            RESOURCE_TYPE_LINEAR => {
+                // SAFETY: the union member selected by res_type.
+                let l = unsafe { res.res.linear };
+                let format = Format::from_desc(&l.desc)?;
+                if l.dev_ptr.is_null() {
+                    return Err(Error::invalid_value("linear resource pointer is NULL"));
+                }
+                let n = l.size_in_bytes / format.bytes();
+                if n == 0 {
+                    return Err(Error::invalid_value(format!("linear resource of {} bytes holds no element of {} bytes", l.size_in_bytes, format.bytes())));
+                }
+                Ok(Image { data: l.dev_ptr, format, size: [n, 1, 1], layers: 0, pitch: l.size_in_bytes, slice: l.size_in_bytes, linear_layout: true, zero_outside: true })
+            }
+            RESOURCE_TYPE_PITCH2D => {
+                // SAFETY: the union member selected by res_type.
+                let p = unsafe { res.res.pitch2d };
+                let format = Format::from_desc(&p.desc)?;
+                if p.dev_ptr.is_null() {
+                    return Err(Error::invalid_value("pitch2D resource pointer is NULL"));
+                }
+                if p.width == 0 || p.height == 0 {
+                    return Err(Error::invalid_value(format!("pitch2D resource of {}x{} texels is empty", p.width, p.height)));
+                }
+                if p.pitch_in_bytes < p.width * format.bytes() {
+                    return Err(Error::invalid_value(format!("pitch {} is smaller than a row ({} bytes)", p.pitch_in_bytes, p.width * format.bytes())));
+                }
+                let slice = p.pitch_in_bytes * p.height;
+                Ok(Image { data: p.dev_ptr, format, size: [p.width, p.height, 1], layers: 0, pitch: p.pitch_in_bytes, slice, linear_layout: true, zero_outside: false })
+            }
+            RESOURCE_TYPE_MIPMAPPED_ARRAY => Err(Error::invalid_value("mipmapped arrays are not supported")),
+            t => Err(Error::invalid_value(format!("unknown resource type {t}"))),
+        }
+    }
+
+    /// Address of texel `idx` of `layer` (indices in range).
+    fn texel(&self, idx: [usize; 3], layer: usize) -> *mut u8 {
+        let off = idx[0] * self.format.bytes() + idx[1] * self.pitch + (idx[2] + layer) * self.slice;
+        // SAFETY (of the callers): indices are within the image, which lies in valid memory.
+        unsafe { self.data.add(off) }
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Samplers and objects
+
+/// PTX's address modes (the `txq .addr_mode_N` values, ISA Table 10 order).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u32)]
+pub enum AddressMode {
+    Wrap = 0,
+    Mirror = 1,
+    ClampOgl = 2,
+    ClampToEdge = 3,
+    ClampToBorder = 4,
+}
+
+impl AddressMode {
+    fn from_bits(b: u64) -> AddressMode {
+        match b & 7 {
+            0 => AddressMode::Wrap,
+            1 => AddressMode::Mirror,
+            2 => AddressMode::ClampOgl,
+            4 => AddressMode::ClampToBorder,
+            _ => AddressMode::ClampToEdge,
+        }
+    }
+
+    fn from_cuda(m: i32) -> Result<AddressMode, Error> {
+        Ok(match m {
+            ADDRESS_MODE_WRAP => AddressMode::Wrap,
+            ADDRESS_MODE_CLAMP => AddressMode::ClampToEdge,
+            ADDRESS_MODE_MIRROR => AddressMode::Mirror,
+            ADDRESS_MODE_BORDER => AddressMode::ClampToBorder,
+            m => return Err(Error::invalid_value(format!("unknown address mode {m}"))),
+        })
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Sampler {
+    pub address: [AddressMode; 3],
+    pub linear: bool,
+    /// Unified mode / texture objects: normalized coordinates. Samplers of the independent
+    /// mode carry `force_unnormalized_coords` instead (see `SAMPLER_FORCE_UNNORMALIZED`).
+    pub normalized: bool,
+    pub force_unnormalized: bool,
+}
+
+/// Tag of sampler handles (bits 48..64); no host pointer or object handle has it.
+pub const SAMPLER_TAG: u64 = 0x5A4D << 48;
+/// Sampler handle fields: address mode `d` at bits `3d..3d+3` (`AddressMode` values),
+/// linear filtering at bit 9, force_unnormalized_coords at bit 10.
+pub const SAMPLER_LINEAR: u64 = 1 << 9;
+pub const SAMPLER_FORCE_UNNORMALIZED: u64 = 1 << 10;
+
+impl Sampler {
+    pub fn encode(&self) -> u64 {
+        let mut v = SAMPLER_TAG;
+        for (d, m) in self.address.iter().enumerate() {
+            v |= (*m as u64) << (3 * d);
+        }
+        if self.linear {
+            v |= SAMPLER_LINEAR;
+        }
+        if self.force_unnormalized {
+            v |= SAMPLER_FORCE_UNNORMALIZED;
+        }
+        v
+    }
+
+    fn decode(v: u64) -> Option<Sampler> {
+        if v & (0xFFFF << 48) != SAMPLER_TAG {
+            return None;
+        }
+        Some(Sampler {
+            address: [0, 1, 2].map(|d| AddressMode::from_bits(v >> (3 * d))),
+            linear: v & SAMPLER_LINEAR != 0,
+            normalized: false,
+            force_unnormalized: v & SAMPLER_FORCE_UNNORMALIZED != 0,
+        })
+    }
+}
+
+pub struct TextureObject {
+    image: Image,
+    sampler: Sampler,
+    read_normalized: bool,
+    border: [f32; 4],
+}
+
+pub struct SurfaceObject {
+    image: Image,
+}
+
+enum Object {
+    Texture(TextureObject),
+    Surface(SurfaceObject),
+}
+
+const KIND_TEXTURE: u64 = 1;
+const KIND_SURFACE: u64 = 2;
+const SLOTS: usize = 1 << 16;
+
+/// Live objects by slot (slot 0 unused so that no handle is 0).
+static OBJECTS: [AtomicPtr<Object>; SLOTS] = [const { AtomicPtr::new(std::ptr::null_mut()) }; SLOTS];
+/// Slots given out so far and slots freed since (guarded together).
+static ALLOCATOR: Mutex<(usize, Vec<usize>)> = Mutex::new((1, Vec::new()));
+
+fn insert(obj: Object, kind: u64) -> Result<u64, Error> {
+    let mut a = registry::lock(&ALLOCATOR);
+    let slot = match a.1.pop() {
+        Some(s) => s,
+        None if a.0 < SLOTS => {
+            a.0 += 1;
+            a.0 - 1
+        }
+        None => return Err(Error::memory_allocation(format!("too many live texture and surface objects (at most {})", SLOTS - 1))),
+    };
+    OBJECTS[slot].store(Box::into_raw(Box::new(obj)), Ordering::Release);
+    Ok(kind << 32 | slot as u64)
+}
+
+fn slot_of(handle: u64, kind: u64) -> Option<usize> {
+    let slot = (handle & 0xFFFF_FFFF) as usize;
+    (handle >> 32 == kind && slot != 0 && slot < SLOTS).then_some(slot)
+}
+
+fn remove(handle: u64, kind: u64) -> Result<(), Error> {
+    let what = if kind == KIND_TEXTURE { "texture" } else { "surface" };
+    let slot = slot_of(handle, kind).ok_or_else(|| Error::invalid_value(format!("{handle:#x} is not a {what} object")))?;
+    let mut a = registry::lock(&ALLOCATOR);
+    let p = OBJECTS[slot].swap(std::ptr::null_mut(), Ordering::AcqRel);
+    if p.is_null() {
+        return Err(Error::invalid_value(format!("{what} object {handle:#x} was already destroyed")));
+    }
+    // SAFETY: created by Box::into_raw in `insert`; the swap made us its only owner.
+    drop(unsafe { Box::from_raw(p) });
+    a.1.push(slot);
+    Ok(())
+}
+
+/// The object behind a handle. Destroying an object while a launch uses it is an error of
+/// the program (as in CUDA).
+fn object(handle: u64) -> Option<&'static Object> {
+    let slot = (handle & 0xFFFF_FFFF) as usize;
+    if !matches!(handle >> 32, KIND_TEXTURE | KIND_SURFACE) || slot == 0 || slot >= SLOTS {
+        return None;
+    }
+    let p = OBJECTS[slot].load(Ordering::Acquire);
+    // SAFETY: non-null slots hold live objects (see above).
+    let obj = unsafe { p.as_ref()? };
+    let kind_ok = match obj {
+        Object::Texture(_) => handle >> 32 == KIND_TEXTURE,
+        Object::Surface(_) => handle >> 32 == KIND_SURFACE,
+    };
+    kind_ok.then_some(obj)
+}
+
+fn texture(handle: u64) -> Option<&'static TextureObject> {
+    match object(handle)? {
+        Object::Texture(t) => Some(t),
+        Object::Surface(_) => None,
+    }
+}
+
+fn surface(handle: u64) -> Option<&'static SurfaceObject> {
+    match object(handle)? {
+        Object::Surface(s) => Some(s),
+        Object::Texture(_) => None,
+    }
+}
+
+/// The sampler of a texture descriptor.
+pub fn sampler_from_desc(d: &TextureDesc) -> Result<Sampler, Error> {
+    let address = [AddressMode::from_cuda(d.address_mode[0])?, AddressMode::from_cuda(d.address_mode[1])?, AddressMode::from_cuda(d.address_mode[2])?];
+    let linear = match d.filter_mode {
+        FILTER_MODE_POINT => false,
+        FILTER_MODE_LINEAR => true,
+        m => return Err(Error::invalid_value(format!("unknown filter mode {m}"))),
+    };
+    Ok(Sampler { address, linear, normalized: d.normalized_coords != 0, force_unnormalized: false })
+}
+
+pub fn create_texture(res: &ResourceDesc, desc: &TextureDesc) -> Result<u64, Error> {
+    let image = Image::from_resource(res)?;
+    let sampler = sampler_from_desc(desc)?;
+    let read_normalized = match desc.read_mode {
+        READ_MODE_ELEMENT_TYPE => false,
+        READ_MODE_NORMALIZED_FLOAT => true,
+        m => return Err(Error::invalid_value(format!("unknown read mode {m}"))),
+    };
+    let ch = image.format.channel;
+    if read_normalized && !matches!(ch, ChannelType::U8 | ChannelType::S8 | ChannelType::U16 | ChannelType::S16) {
+        return Err(Error::invalid_value("ptxrtReadModeNormalizedFloat needs 8- or 16-bit integer channels"));
+    }
+    let float_result = ch.is_float() || read_normalized;
+    if sampler.linear && !float_result {
+        return Err(Error::invalid_value("linear filtering needs a texture that returns floats (float channels or ptxrtReadModeNormalizedFloat)"));
+    }
+    if desc.srgb != 0 {
+        return Err(Error::invalid_value("sRGB textures are not supported"));
+    }
+    if !float_result && desc.border_color.iter().any(|c| *c != 0.0) {
+        return Err(Error::invalid_value("a non-zero border colour needs a texture that returns floats"));
+    }
+    insert(Object::Texture(TextureObject { image, sampler, read_normalized, border: desc.border_color }), KIND_TEXTURE)
+}
+
+pub fn destroy_texture(handle: u64) -> Result<(), Error> {
+    remove(handle, KIND_TEXTURE)
+}
+
+pub fn create_surface(res: &ResourceDesc) -> Result<u64, Error> {
+    if res.res_type != RESOURCE_TYPE_ARRAY {
+        return Err(Error::invalid_value("surface objects need an array resource (ptxrtResourceTypeArray)"));
+    }
+    let image = Image::from_resource(res)?;
+    insert(Object::Surface(SurfaceObject { image }), KIND_SURFACE)
+}
+
+pub fn destroy_surface(handle: u64) -> Result<(), Error> {
+    remove(handle, KIND_SURFACE)
+}
+
+/// Whether `handle` is a live texture object.
+pub fn is_texture(handle: u64) -> bool {
+    texture(handle).is_some()
+}
+
+/// `Some(())` if `handle` is a live surface object.
+pub fn surface_kind(handle: u64) -> Option<()> {
+    surface(handle).map(|_| ())
+}
+
+/// Stores `value` into every module reference `name` of the given kind
+/// (`.texref`, `.surfref`, `.samplerref`): what ptxrtBind*Ref do.
+pub fn bind_reference(kind: &str, name: &CStr, value: u64) -> Result<(), Error> {
+    let mut symbol = Vec::with_capacity(kind.len() + 1 + name.to_bytes().len() + 1);
+    symbol.extend_from_slice(kind.as_bytes());
+    symbol.push(b':');
+    symbol.extend_from_slice(name.to_bytes());
+    let symbol = std::ffi::CString::new(symbol).map_err(|_| Error::invalid_value("reference name contains NUL"))?;
+    let slots = registry::get_symbols(&symbol);
+    if slots.is_empty() {
+        return Err(Error::not_found(format!("no registered module declares a {kind} named '{}'", name.to_string_lossy())));
+    }
+    for (addr, size) in slots {
+        if size != 8 || addr.is_null() {
+            return Err(Error::internal(&format!("{kind} '{}' has a malformed module slot", name.to_string_lossy())));
+        }
+        // SAFETY: the slot is the module's 8-byte, 8-aligned handle global; launches read
+        // it atomically-enough (binding during a launch is a program error, as in CUDA).
+        unsafe { (*(addr as *const AtomicU64)).store(value, Ordering::Release) };
+    }
+    Ok(())
+}
+
+// ---------------------------------------------------------------------------------------
+// Sampling
+
+/// Status codes the device entry points return (generated code turns them into errors).
+pub const STATUS_OK: i32 = 0;
+pub const STATUS_BAD_HANDLE: i32 = 1;
+pub const STATUS_OUT_OF_BOUNDS: i32 = 2;
+
+/// `op` word of `__ptxrt_tex` (see ptxrt_abi.h).
+pub const TEX_GEOM_MASK: u32 = 0xF;
+pub const GEOM_1D: u32 = 1;
+pub const GEOM_2D: u32 = 2;
+pub const GEOM_3D: u32 = 3;
+pub const GEOM_A1D: u32 = 4;
+pub const GEOM_A2D: u32 = 5;
+pub const TEX_FLOAT_COORDS: u32 = 1 << 4;
+pub const TEX_DTYPE_SHIFT: u32 = 5;
+pub const DTYPE_U32: u32 = 0;
+pub const DTYPE_S32: u32 = 1;
+pub const DTYPE_F32: u32 = 2;
+pub const DTYPE_F16: u32 = 3;
+pub const TEX_HAS_SAMPLER: u32 = 1 << 7;
+pub const TEX_GATHER_SHIFT: u32 = 8;
+
+/// A texel's channels: floats (float formats and normalized reads) or integers.
+#[derive(Clone, Copy)]
+enum Texel {
+    Float([f32; 4]),
+    Int([u32; 4]),
+}
+
+impl TextureObject {
+    fn float_result(&self) -> bool {
+        self.image.format.channel.is_float() || self.read_normalized
+    }
+
+    fn read(&self, idx: [usize; 3], layer: usize) -> Texel {
+        let f = self.image.format;
+        let p = self.image.texel(idx, layer);
+        let mut ints = [0u32, 0, 0, 1];
+        let mut floats = [0f32, 0.0, 0.0, 1.0];
+        for c in 0..f.channels as usize {
+            // SAFETY: the texel lies in the image; unaligned reads are fine for any pitch.
+            unsafe {
+                let q = p.add(c * f.channel.bytes());
+                match f.channel {
+                    ChannelType::U8 => ints[c] = q.read() as u32,
+                    ChannelType::S8 => ints[c] = q.cast::<i8>().read() as i32 as u32,
+                    ChannelType::U16 => ints[c] = q.cast::<u16>().read_unaligned() as u32,
+                    ChannelType::S16 => ints[c] = q.cast::<i16>().read_unaligned() as i32 as u32,
+                    ChannelType::U32 | ChannelType::S32 => ints[c] = q.cast::<u32>().read_unaligned(),
+                    ChannelType::F16 => floats[c] = f16_to_f32(q.cast::<u16>().read_unaligned()),
+                    ChannelType::F32 => floats[c] = q.cast::<f32>().read_unaligned(),
+                }
+            }
+            if self.read_normalized {
+                floats[c] = match f.channel {
+                    ChannelType::U8 => ints[c] as f32 / 255.0,
+                    ChannelType::U16 => ints[c] as f32 / 65535.0,
+                    ChannelType::S8 => (ints[c] as i32 as f32 / 127.0).max(-1.0),
+                    ChannelType::S16 => (ints[c] as i32 as f32 / 32767.0).max(-1.0),
+                    _ => floats[c],
+                };
+            }
+        }
+        if self.float_result() {
+            Texel::Float(floats)
+        } else {
+            Texel::Int(ints)
+        }
+    }
+
+    fn border(&self) -> Texel {
+        if self.float_result() {
+            Texel::Float(self.border)
+        } else {
+            Texel::Int([0; 4])
+        }
+    }
+}
+
+/// Maps a texel index of a dimension of `n` texels by the address mode; `None`: border.
+fn address(i: i64, n: usize, mode: AddressMode, normalized: bool) -> Option<usize> {
+    let n = n as i64;
+    let mode = match mode {
+        AddressMode::Wrap | AddressMode::Mirror if !normalized => AddressMode::ClampToEdge,
+        m => m,
+    };
+    Some(match mode {
+        AddressMode::Wrap => i.rem_euclid(n),
+        AddressMode::Mirror => {
+            let m = i.rem_euclid(2 * n);
+            if m >= n {
+                2 * n - 1 - m
+            } else {
+                m
+            }
+        }
+        AddressMode::ClampToEdge => i.clamp(0, n - 1),
+        AddressMode::ClampToBorder | AddressMode::ClampOgl => {
+            if i < 0 || i >= n {
+                return None;
+            }
+            i
+        }
+    } as usize)
+}
+
+/// `floor(x)` as an index, saturated (NaN reads texel 0).
+fn floor_index(x: f32) -> i64 {
+    let f = x.floor();
+    if f.is_nan() {
+        0
+    } else {
+        f.clamp(-(1i64 << 40) as f32, (1i64 << 40) as f32) as i64
+    }
+}
+
+/// The linear-filtering weight of the upper tap: `frac(x)` in 1/256 steps.
+fn weight(x: f32) -> f32 {
+    let a = x - x.floor();
+    if a.is_nan() {
+        return 0.0;
+    }
+    (a * 256.0).round() / 256.0
+}
+
+/// The footprint of one dimension: the lower tap index and the upper tap's weight.
+struct Footprint {
+    base: [i64; 3],
+    weight: [f32; 3],
+}
+
+/// Resolves the coordinates of a fetch: scaled, unnormalized coordinates per dimension.
+fn scaled(tex: &TextureObject, sampler: &Sampler, dims: usize, c: &[f32; 3]) -> [f32; 3] {
+    let mut u = [0f32; 3];
+    for d in 0..dims {
+        let n = tex.image.size[d] as f32;
+        let mut x = if sampler.normalized { c[d] * n } else { c[d] };
+        if sampler.address[d] == AddressMode::ClampOgl {
+            x = x.clamp(0.0, n);
+        }
+        u[d] = x;
+    }
+    u
+}
+
+fn footprint(u: &[f32; 3], dims: usize) -> Footprint {
+    let mut f = Footprint { base: [0; 3], weight: [0.0; 3] };
+    for d in 0..dims {
+        let x = u[d] - 0.5;
+        f.base[d] = floor_index(x);
+        f.weight[d] = weight(x);
+    }
+    f
+}
+
+/// The texel at (possibly out-of-range) integer indices, through the address modes.
+fn fetch(tex: &TextureObject, sampler: &Sampler, dims: usize, idx: [i64; 3], layer: usize) -> Texel {
+    let mut at = [0usize; 3];
+    for d in 0..dims {
+        match address(idx[d], tex.image.size[d], sampler.address[d], sampler.normalized) {
+            Some(i) => at[d] = i,
+            None => return tex.border(),
+        }
+    }
+    tex.read(at, layer)
+}
+
+fn float_channels(t: Texel) -> [f32; 4] {
+    match t {
+        Texel::Float(f) => f,
+        Texel::Int(i) => i.map(f32::from_bits),
+    }
+}
+
+/// One `tex`/`tld4` fetch. `coords` are the PTX coordinate elements as bits.
+fn sample(tex: &TextureObject, sampler: &Sampler, op: u32, coords: &[u32; 4]) -> [u32; 4] {
+    let geom = op & TEX_GEOM_MASK;
+    let (dims, arrayed) = match geom {
+        GEOM_1D => (1, false),
+        GEOM_2D => (2, false),
+        GEOM_3D => (3, false),
+        GEOM_A1D => (1, true),
+        _ => (2, true),
+    };
+    let (layer, c) = if arrayed { (coords[0] as usize, &coords[1..]) } else { (0, &coords[..]) };
+    let layer = layer.min(tex.image.layers.saturating_sub(1));
+    let float_coords = op & TEX_FLOAT_COORDS != 0;
+    let gather = (op >> TEX_GATHER_SHIFT) & 7;
+    let result: Texel = if gather != 0 {
+        // tld4: component `gather - 1` of the 2x2 footprint, counter-clockwise from the
+        // lower left: (i0, j1), (i1, j1), (i1, j0), (i0, j0).
+        let cf = [0, 1, 2].map(|d| if d < c.len() { f32::from_bits(c[d]) } else { 0.0 });
+        let u = scaled(tex, sampler, 2, &cf);
+        let f = footprint(&u, 2);
+        let (i0, j0) = (f.base[0], f.base[1]);
+        let comp = (gather - 1) as usize;
+        let taps = [(i0, j0 + 1), (i0 + 1, j0 + 1), (i0 + 1, j0), (i0, j0)];
+        let texels = taps.map(|(i, j)| fetch(tex, sampler, 2, [i, j, 0], layer));
+        match texels[0] {
+            Texel::Float(_) => Texel::Float(texels.map(|t| float_channels(t)[comp])),
+            Texel::Int(_) => Texel::Int(texels.map(|t| match t {
+                Texel::Int(v) => v[comp],
+                Texel::Float(v) => v[comp].to_bits(),
+            })),
+        }
+    } else if !float_coords {
+        let idx = [0, 1, 2].map(|d| if d < dims { c[d] as i32 as i64 } else { 0 });
+        let point = Sampler { normalized: false, ..*sampler };
+        let outside = tex.image.zero_outside && (idx[0] < 0 || idx[0] >= tex.image.size[0] as i64);
+        match (outside, tex.float_result()) {
+            (true, true) => Texel::Float([0.0; 4]),
+            (true, false) => Texel::Int([0; 4]),
+            (false, _) => fetch(tex, &point, dims, idx, layer),
+        }
+    } else {
+        let cf = [0, 1, 2].map(|d| if d < dims { f32::from_bits(c[d]) } else { 0.0 });
+        let u = scaled(tex, sampler, dims, &cf);
+        if !sampler.linear {
+            let idx = [0, 1, 2].map(|d| if d < dims { floor_index(u[d]) } else { 0 });
+            fetch(tex, sampler, dims, idx, layer)
+        } else {
+            let f = footprint(&u, dims);
+            let mut acc = [0f32; 4];
+            for k in 0..(1usize << dims) {
+                let mut w = 1f32;
+                let mut idx = [0i64; 3];
+                for d in 0..dims {
+                    let upper = (k >> d) & 1 == 1;
+                    idx[d] = f.base[d] + upper as i64;
+                    w *= if upper { f.weight[d] } else { 1.0 - f.weight[d] };
+                }
+                let t = float_channels(fetch(tex, sampler, dims, idx, layer));
+                for ch in 0..4 {
+                    acc[ch] += w * t[ch];
+                }
+            }
+            Texel::Float(acc)
+        }
+    };
+    let dtype = (op >> TEX_DTYPE_SHIFT) & 3;
+    match result {
+        Texel::Float(f) if dtype == DTYPE_F16 => f.map(|x| f32_to_f16(x) as u32),
+        Texel::Float(f) => f.map(f32::to_bits),
+        Texel::Int(i) if dtype == DTYPE_F16 => i.map(|x| x & 0xFFFF),
+        Texel::Int(i) => i,
+    }
+}
+
+/// The sampler a fetch uses: the explicit one (independent mode; the texture's
+/// normalization unless forced off) or the texture's own.
+fn effective_sampler(tex: &TextureObject, sampler: Option<u64>) -> Option<Sampler> {
+    match sampler {
+        None => Some(tex.sampler),
+        Some(v) => {
+            let s = Sampler::decode(v).or_else(|| texture(v).map(|t| t.sampler))?;
+            Some(Sampler { normalized: tex.sampler.normalized && !s.force_unnormalized, ..s })
+        }
+    }
+}
+
+/// `tex`/`tld4` (see ptxrt_abi.h).
+///
+/// # Safety
+/// `coords` points at 4 readable `u32`, `out` at 4 writable `u32`.
+#[no_mangle]
+pub unsafe extern "C" fn __ptxrt_tex(texture_handle: u64, sampler: u64, op: u32, coords: *const u32, out: *mut u32) -> i32 {
+    let Some(tex) = texture(texture_handle) else {
+        return STATUS_BAD_HANDLE;
+    };
+    let Some(s) = effective_sampler(tex, (op & TEX_HAS_SAMPLER != 0).then_some(sampler)) else {
+        return STATUS_BAD_HANDLE;
+    };
+    // SAFETY: per the contract.
+    let c = unsafe { coords.cast::<[u32; 4]>().read_unaligned() };
+    let r = sample(tex, &s, op, &c);
+    // SAFETY: per the contract.
+    unsafe { out.cast::<[u32; 4]>().write_unaligned(r) };
+    STATUS_OK
+}
+
+// ---------------------------------------------------------------------------------------
+// Queries
+
+/// `query` values of `__ptxrt_query` (txq and suq).
+pub const Q_WIDTH: u32 = 0;
+pub const Q_HEIGHT: u32 = 1;
+pub const Q_DEPTH: u32 = 2;
+pub const Q_CHANNEL_DATA_TYPE: u32 = 3;
+pub const Q_CHANNEL_ORDER: u32 = 4;
+pub const Q_NORMALIZED_COORDS: u32 = 5;
+pub const Q_FILTER_MODE: u32 = 6;
+pub const Q_ADDR_MODE_0: u32 = 7;
+pub const Q_ADDR_MODE_1: u32 = 8;
+pub const Q_ADDR_MODE_2: u32 = 9;
+pub const Q_ARRAY_SIZE: u32 = 10;
+pub const Q_NUM_MIPMAP_LEVELS: u32 = 11;
+pub const Q_NUM_SAMPLES: u32 = 12;
+pub const Q_FORCE_UNNORMALIZED_COORDS: u32 = 13;
+pub const Q_MEMORY_LAYOUT: u32 = 14;
+
+fn image_query(img: &Image, q: u32, normalized_read: bool) -> Option<u32> {
+    // Sizes beyond the resource's dimensionality are 1 (a 1D texture has height 1).
+    Some(match q {
+        Q_WIDTH => img.size[0] as u32,
+        Q_HEIGHT => img.size[1] as u32,
+        Q_DEPTH => img.size[2] as u32,
+        Q_CHANNEL_DATA_TYPE => img.format.cl_data_type(normalized_read),
+        Q_CHANNEL_ORDER => img.format.cl_order(),
+        Q_ARRAY_SIZE => img.layers as u32,
+        Q_NUM_MIPMAP_LEVELS | Q_NUM_SAMPLES => 0,
+        Q_MEMORY_LAYOUT => img.linear_layout as u32,
+        _ => return None,
+    })
+}
+
+fn sampler_query(s: &Sampler, q: u32) -> Option<u32> {
+    Some(match q {
+        Q_NORMALIZED_COORDS => s.normalized as u32,
+        Q_FILTER_MODE => s.linear as u32,
+        Q_ADDR_MODE_0 => s.address[0] as u32,
+        Q_ADDR_MODE_1 => s.address[1] as u32,
+        Q_ADDR_MODE_2 => s.address[2] as u32,
+        Q_FORCE_UNNORMALIZED_COORDS => s.force_unnormalized as u32,
+        _ => return None,
+    })
+}
+
+/// `txq`/`suq`: an attribute of a texture, sampler or surface handle.
+///
+/// # Safety
+/// `out` points at a writable `u32`.
+#[no_mangle]
+pub unsafe extern "C" fn __ptxrt_query(handle: u64, query: u32, out: *mut u32) -> i32 {
+    let v = if let Some(s) = Sampler::decode(handle) {
+        sampler_query(&s, query)
+    } else {
+        match object(handle) {
+            Some(Object::Texture(t)) => image_query(&t.image, query, t.read_normalized).or_else(|| sampler_query(&t.sampler, query)),
+            Some(Object::Surface(s)) => image_query(&s.image, query, false),
+            None => return STATUS_BAD_HANDLE,
+        }
+    };
+    // SAFETY: per the contract.
+    unsafe { out.write_unaligned(v.unwrap_or(0)) };
+    STATUS_OK
+}
+
+/// `istypep`: 1 if `handle` is a live object of `kind` (0 texture, 1 sampler, 2 surface).
+#[no_mangle]
+pub extern "C" fn __ptxrt_istypep(handle: u64, kind: u32) -> u32 {
+    (match kind {
+        0 => texture(handle).is_some(),
+        1 => Sampler::decode(handle).is_some(),
+        _ => surface(handle).is_some(),
+    }) as u32
+}
+
+// ---------------------------------------------------------------------------------------
+// Surfaces
+
+/// `op` word of the surface entry points (see ptxrt_abi.h).
+pub const SURF_SIZE_SHIFT: u32 = 4;
+pub const SURF_CLAMP_SHIFT: u32 = 8;
+pub const CLAMP_TRAP: u32 = 0;
+pub const CLAMP_CLAMP: u32 = 1;
+pub const CLAMP_ZERO: u32 = 2;
+pub const SURF_FORMATTED: u32 = 1 << 10;
+pub const SURF_RED_SHIFT: u32 = 12;
+pub const RED_ADD: u32 = 1;
+pub const RED_MIN: u32 = 2;
+pub const RED_MAX: u32 = 3;
+pub const RED_AND: u32 = 4;
+pub const RED_OR: u32 = 5;
+pub const SURF_SIGNED: u32 = 1 << 16;
+
+/// Resolves surface coordinates to the address of an access of `size` bytes, applying the
+/// out-of-range mode. `x` is in bytes (`.b`) or elements (`.p`, scaled by `scale`).
+/// `Ok(None)`: out of range with `.zero`.
+fn surface_address(img: &Image, op: u32, coords: &[i32; 4], size: usize, scale: usize) -> Result<Option<*mut u8>, i32> {
+    let geom = op & TEX_GEOM_MASK;
+    let (dims, arrayed) = match geom {
+        GEOM_1D => (1, false),
+        GEOM_2D => (2, false),
+        GEOM_3D => (3, false),
+        GEOM_A1D => (1, true),
+        _ => (2, true),
+    };
+    let (layer, c) = if arrayed { (coords[0] as u32 as i64, &coords[1..]) } else { (0, &coords[..]) };
+    let clamp = (op >> SURF_CLAMP_SHIFT) & 3;
+    let row = (img.size[0] * img.format.bytes()) as i64;
+    // Misaligned byte offsets: the low address bits are masked off (the ISA leaves it undefined).
+    let x = (c[0] as i64 * scale as i64) & !(size as i64 - 1);
+    let mut at = [x, if dims > 1 { c[1] as i64 } else { 0 }, if dims > 2 { c[2] as i64 } else { 0 }];
+    let limits = [row - size as i64, img.size[1] as i64 - 1, img.size[2] as i64 - 1];
+    let mut layer = layer;
+    let layer_limit = img.layers as i64 - 1;
+    let out = (0..3).any(|d| at[d] < 0 || at[d] > limits[d]) || (arrayed && layer > layer_limit) || row < size as i64;
+    if out {
+        match clamp {
+            CLAMP_CLAMP if row >= size as i64 => {
+                for d in 0..3 {
+                    at[d] = at[d].clamp(0, limits[d]);
+                }
+                at[0] &= !(size as i64 - 1);
+                layer = layer.min(layer_limit.max(0));
+            }
+            CLAMP_ZERO => return Ok(None),
+            _ => return Err(STATUS_OUT_OF_BOUNDS),
+        }
+    }
+    let off = at[0] as usize + at[1] as usize * img.pitch + (at[2] + layer) as usize * img.slice;
+    // SAFETY (of the callers): in range of the image.
+    Ok(Some(unsafe { img.data.add(off) }))
+}
+
+/// `suld.b`: loads `size` bytes (`op` bits 4..8 = log2 size) into `data`.
+///
+/// # Safety
+/// `coords` points at 4 readable `i32`, `data` at `size` writable bytes.
+#[no_mangle]
+pub unsafe extern "C" fn __ptxrt_suld(handle: u64, op: u32, coords: *const i32, data: *mut u8) -> i32 {
+    let Some(s) = surface(handle) else { return STATUS_BAD_HANDLE };
+    let size = 1usize << ((op >> SURF_SIZE_SHIFT) & 0xF);
+    // SAFETY: per the contract.
+    let c = unsafe { coords.cast::<[i32; 4]>().read_unaligned() };
+    match surface_address(&s.image, op, &c, size, 1) {
+        // SAFETY: `p` addresses `size` bytes of the surface; `data` per the contract.
+        Ok(Some(p)) => unsafe { std::ptr::copy_nonoverlapping(p, data, size) },
+        // SAFETY: per the contract.
+        Ok(None) => unsafe { std::ptr::write_bytes(data, 0, size) },
+        Err(e) => return e,
+    }
+    STATUS_OK
+}
+
+/// `sust.b` (raw bytes) and `sust.p` (formatted: `size / 4` 32-bit components, converted
+/// to the surface's element format; integer formats saturate, f16 rounds to nearest even).
+///
+/// # Safety
+/// `coords` points at 4 readable `i32`, `data` at `size` readable bytes.
+#[no_mangle]
+pub unsafe extern "C" fn __ptxrt_sust(handle: u64, op: u32, coords: *const i32, data: *const u8) -> i32 {
+    let Some(s) = surface(handle) else { return STATUS_BAD_HANDLE };
+    let size = 1usize << ((op >> SURF_SIZE_SHIFT) & 0xF);
+    // SAFETY: per the contract.
+    let c = unsafe { coords.cast::<[i32; 4]>().read_unaligned() };
+    let f = s.image.format;
+    if op & SURF_FORMATTED == 0 {
+        match surface_address(&s.image, op, &c, size, 1) {
+            // SAFETY: `p` addresses `size` bytes of the surface; `data` per the contract.
+            Ok(Some(p)) => unsafe { std::ptr::copy_nonoverlapping(data, p, size) },
+            Ok(None) => {}
+            Err(e) => return e,
+        }
+        return STATUS_OK;
+    }
+    let p = match surface_address(&s.image, op, &c, f.bytes(), f.bytes()) {
+        Ok(Some(p)) => p,
+        Ok(None) => return STATUS_OK,
+        Err(e) => return e,
+    };
+    for ch in 0..(f.channels as usize).min(size / 4) {
+        // SAFETY: component `ch` of the source and the element's channel `ch`.
+        unsafe {
+            let v = data.add(4 * ch).cast::<u32>().read_unaligned();
+            let q = p.add(ch * f.channel.bytes());
+            let sat = |lo: i64, hi: i64| if f.channel.is_signed() { (v as i32 as i64).clamp(lo, hi) } else { (v as i64).clamp(lo.max(0), hi) };
+            match f.channel {
+                ChannelType::U8 => q.write(sat(0, 255) as u8),
+                ChannelType::S8 => q.cast::<i8>().write(sat(-128, 127) as i8),
+                ChannelType::U16 => q.cast::<u16>().write_unaligned(sat(0, 65535) as u16),
+                ChannelType::S16 => q.cast::<i16>().write_unaligned(sat(-32768, 32767) as i16),
+                ChannelType::U32 | ChannelType::S32 | ChannelType::F32 => q.cast::<u32>().write_unaligned(v),
+                ChannelType::F16 => q.cast::<u16>().write_unaligned(f32_to_f16(f32::from_bits(v))),
+            }
+        }
+    }
+    STATUS_OK
+}
+
+/// `sured`: an atomic reduction of `value` into a 32- or 64-bit surface location
+/// (`op` size 4 or 8 bytes; `.b` byte addressing, `.p` element addressing).
+///
+/// # Safety
+/// `coords` points at 4 readable `i32`.
+#[no_mangle]
+pub unsafe extern "C" fn __ptxrt_sured(handle: u64, op: u32, coords: *const i32, value: u64) -> i32 {
+    let Some(s) = surface(handle) else { return STATUS_BAD_HANDLE };
+    let size = 1usize << ((op >> SURF_SIZE_SHIFT) & 0xF);
+    // SAFETY: per the contract.
+    let c = unsafe { coords.cast::<[i32; 4]>().read_unaligned() };
+    let scale = if op & SURF_FORMATTED != 0 { size } else { 1 };
+    // `.p` forms take the signedness from the surface format.
+    let signed = if op & SURF_FORMATTED != 0 { s.image.format.channel.is_signed() } else { op & SURF_SIGNED != 0 };
+    let p = match surface_address(&s.image, op, &c, size, scale) {
+        Ok(Some(p)) => p,
+        Ok(None) => return STATUS_OK,
+        Err(e) => return e,
+    };
+    let red = (op >> SURF_RED_SHIFT) & 0xF;
+    if (p as usize) % size != 0 {
+        return STATUS_OUT_OF_BOUNDS;
+    }
+    // SAFETY: aligned, in range; other workers access it only atomically or racily (as on a GPU).
+    unsafe {
+        if size == 8 {
+            let a = &*(p as *const AtomicU64);
+            let _ = match red {
+                RED_ADD => a.fetch_add(value, Ordering::Relaxed),
+                RED_AND => a.fetch_and(value, Ordering::Relaxed),
+                RED_OR => a.fetch_or(value, Ordering::Relaxed),
+                RED_MIN if signed => a.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |o| Some((o as i64).min(value as i64) as u64)).unwrap_or(0),
+                RED_MAX if signed => a.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |o| Some((o as i64).max(value as i64) as u64)).unwrap_or(0),
+                RED_MIN => a.fetch_min(value, Ordering::Relaxed),
+                _ => a.fetch_max(value, Ordering::Relaxed),
+            };
+        } else {
+            let a = &*(p as *const AtomicU32);
+            let v = value as u32;
+            let _ = match red {
+                RED_ADD => a.fetch_add(v, Ordering::Relaxed),
+                RED_AND => a.fetch_and(v, Ordering::Relaxed),
+                RED_OR => a.fetch_or(v, Ordering::Relaxed),
+                RED_MIN if signed => a.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |o| Some((o as i32).min(v as i32) as u32)).unwrap_or(0),
+                RED_MAX if signed => a.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |o| Some((o as i32).max(v as i32) as u32)).unwrap_or(0),
+                RED_MIN => a.fetch_min(v, Ordering::Relaxed),
+                _ => a.fetch_max(v, Ordering::Relaxed),
+            };
+        }
+    }
+    STATUS_OK
+}
+
+// ---------------------------------------------------------------------------------------
+// Half precision
+
+fn f16_to_f32(h: u16) -> f32 {
+    let sign = ((h as u32) & 0x8000) << 16;
+    let exp = ((h >> 10) & 0x1F) as u32;
+    let man = (h & 0x3FF) as u32;
+    let bits = match (exp, man) {
+        (0, 0) => sign,
+        (0, m) => {
+            // Subnormal: m * 2^-24, exact in f32.
+            let v = m as f32 * f32::from_bits(0x3380_0000);
+            return if sign != 0 { -v } else { v };
+        }
+        (0x1F, m) => sign | 0x7F80_0000 | (m << 13),
+        (e, m) => sign | ((e + 112) << 23) | (m << 13),
+    };
+    f32::from_bits(bits)
+}
+
+/// f32 → f16 bits, rounding to nearest even.
+fn f32_to_f16(x: f32) -> u16 {
+    let b = x.to_bits();
+    let sign = ((b >> 16) & 0x8000) as u16;
+    let exp = ((b >> 23) & 0xFF) as i32;
+    let man = b & 0x7F_FFFF;
+    if exp == 0xFF {
+        return sign | 0x7C00 | if man != 0 { 0x200 | (man >> 13) as u16 } else { 0 };
+    }
+    let e = exp - 127 + 15;
+    if e >= 0x1F {
+        return sign | 0x7C00;
+    }
+    if e <= 0 {
+        if e < -10 {
+            return sign;
+        }
+        let m = man | 0x80_0000;
+        let shift = (14 - e) as u32;
+        let half = 1u32 << (shift - 1);
+        let rest = m & ((1 << shift) - 1);
+        let mut r = m >> shift;
+        if rest > half || (rest == half && r & 1 == 1) {
+            r += 1;
+        }
+        return sign | r as u16;
+    }
+    let rest = man & 0x1FFF;
+    let mut r = ((e as u32) << 10) | (man >> 13);
+    if rest > 0x1000 || (rest == 0x1000 && r & 1 == 1) {
+        r += 1;
+    }
+    sign | r as u16
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn desc(x: i32, y: i32, z: i32, w: i32, f: i32) -> ChannelFormatDesc {
+        ChannelFormatDesc { x, y, z, w, f }
+    }
+
+    /// The C layouts of ptxrt.h (sizes and offsets as a C compiler lays them out).
+    #[test]
+    fn c_layouts_match_the_header() {
+        use std::mem::{offset_of, size_of};
+        assert_eq!(size_of::<ChannelFormatDesc>(), 20);
+        assert_eq!(size_of::<Extent>(), 24);
+        assert_eq!(size_of::<ResourceDesc>(), 72);
+        assert_eq!(size_of::<TextureDesc>(), 72);
+        assert_eq!(offset_of!(ResourceDesc, res) + offset_of!(Pitch2DRes, pitch_in_bytes), 56);
+        assert_eq!(offset_of!(ResourceDesc, res) + offset_of!(LinearRes, size_in_bytes), 40);
+        assert_eq!(offset_of!(TextureDesc, normalized_coords), 40);
+    }
+
+    #[test]
+    fn format_validation_rejects_bad_descriptors() {
+        assert!(Format::from_desc(&desc(0, 0, 0, 0, FORMAT_KIND_FLOAT)).unwrap_err().message.contains("no channel"));
+        assert!(Format::from_desc(&desc(32, 32, 32, 0, FORMAT_KIND_FLOAT)).unwrap_err().message.contains("3-channel"));
+        assert!(Format::from_desc(&desc(8, 16, 0, 0, FORMAT_KIND_UNSIGNED)).unwrap_err().message.contains("same size"));
+        assert!(Format::from_desc(&desc(8, 0, 8, 0, FORMAT_KIND_UNSIGNED)).unwrap_err().message.contains("without gaps"));
+        assert!(Format::from_desc(&desc(8, 0, 0, 0, FORMAT_KIND_FLOAT)).unwrap_err().message.contains("float channels"));
+        assert!(Format::from_desc(&desc(12, 0, 0, 0, FORMAT_KIND_SIGNED)).unwrap_err().message.contains("integer channels"));
+        assert!(Format::from_desc(&desc(32, 0, 0, 0, 7)).unwrap_err().message.contains("kind"));
+        let f = Format::from_desc(&desc(16, 16, 16, 16, FORMAT_KIND_FLOAT)).unwrap();
+        assert_eq!((f.channel, f.channels, f.bytes()), (ChannelType::F16, 4, 8));
+    }
+
+    #[test]
+    fn array_validation_rejects_empty_and_inconsistent_extents() {
+        let d = desc(32, 0, 0, 0, FORMAT_KIND_FLOAT);
+        let e = |w, h, dd| Extent { width: w, height: h, depth: dd };
+        assert!(Array::new(&d, e(0, 4, 0), 0).unwrap_err().message.contains("width"));
+        assert!(Array::new(&d, e(4, 0, 3), 0).unwrap_err().message.contains("height"));
+        assert!(Array::new(&d, e(4, 4, 0), ARRAY_LAYERED).unwrap_err().message.contains("layer"));
+        assert!(Array::new(&d, e(4, 4, 0), 0x80).unwrap_err().message.contains("flags"));
+        assert!(Array::new(&d, e(1 << 40, 1 << 16, 1 << 16), 0).is_err());
+        let a = Array::new(&d, e(5, 3, 2), 0).unwrap();
+        assert_eq!((a.row_bytes(), a.rows(), a.byte_len()), (20, 6, 120));
+    }
+
+    #[test]
+    fn texture_descriptor_validation() {
+        let mut a = Array::new(&desc(8, 0, 0, 0, FORMAT_KIND_UNSIGNED), Extent { width: 4, height: 0, depth: 0 }, 0).unwrap();
+        let res = ResourceDesc { res_type: RESOURCE_TYPE_ARRAY, res: ResUnion { array: ArrayRes { array: &mut a } } };
+        let mut td = TextureDesc { filter_mode: FILTER_MODE_LINEAR, ..Default::default() };
+        assert!(create_texture(&res, &td).unwrap_err().message.contains("linear filtering"));
+        td.read_mode = READ_MODE_NORMALIZED_FLOAT;
+        let h = create_texture(&res, &td).unwrap();
+        assert!(is_texture(h));
+        destroy_texture(h).unwrap();
+        assert!(!is_texture(h));
+        assert!(destroy_texture(h).is_err());
+        td.address_mode[1] = 9;
+        assert!(create_texture(&res, &td).unwrap_err().message.contains("address mode"));
+        let null = ResourceDesc { res_type: RESOURCE_TYPE_ARRAY, res: ResUnion { reserved: [0; 8] } };
+        assert!(create_texture(&null, &TextureDesc::default()).unwrap_err().message.contains("NULL"));
+        let bad = ResourceDesc { res_type: 42, res: ResUnion { reserved: [0; 8] } };
+        assert!(create_texture(&bad, &TextureDesc::default()).unwrap_err().message.contains("resource type"));
+        let mut mem = [0u8; 16];
+        let lin = ResourceDesc {
+            res_type: RESOURCE_TYPE_LINEAR,
+            res: ResUnion { linear: LinearRes { dev_ptr: mem.as_mut_ptr(), desc: desc(32, 32, 32, 32, FORMAT_KIND_FLOAT), size_in_bytes: 8 } },
+        };
+        assert!(create_texture(&lin, &TextureDesc::default()).unwrap_err().message.contains("no element"));
+        assert!(create_surface(&lin).unwrap_err().message.contains("array"));
+    }
+
+    #[test]
+    fn address_modes_map_indices() {
+        assert_eq!(address(-1, 4, AddressMode::Wrap, true), Some(3));
+        assert_eq!(address(5, 4, AddressMode::Mirror, true), Some(2));
+        assert_eq!(address(-1, 4, AddressMode::Mirror, true), Some(0));
+        assert_eq!(address(9, 4, AddressMode::ClampToEdge, true), Some(3));
+        assert_eq!(address(4, 4, AddressMode::ClampToBorder, false), None);
+        // Wrap needs normalized coordinates; otherwise it clamps.
+        assert_eq!(address(-1, 4, AddressMode::Wrap, false), Some(0));
+    }
+
+    #[test]
+    fn linear_weights_are_8_bit_fractions() {
+        assert_eq!(weight(0.5), 0.5);
+        assert_eq!(weight(0.1), 26.0 / 256.0);
+        assert_eq!(weight(0.999), 1.0);
+        assert_eq!(weight(-0.25), 0.75);
+    }
+
+    #[test]
+    fn sampler_words_round_trip() {
+        let s = Sampler { address: [AddressMode::Wrap, AddressMode::ClampToBorder, AddressMode::Mirror], linear: true, normalized: false, force_unnormalized: true };
+        assert_eq!(Sampler::decode(s.encode()), Some(s));
+        assert_eq!(Sampler::decode(0x1234), None);
+    }
+
+    #[test]
+    fn half_conversions() {
+        for h in [0u16, 0x3C00, 0xC000, 0x0001, 0x03FF, 0x7BFF, 0x7C00] {
+            assert_eq!(f32_to_f16(f16_to_f32(h)), h, "{h:#x}");
+        }
+        assert_eq!(f16_to_f32(0x0001), 2f32.powi(-24));
+        assert_eq!(f16_to_f32(0x8001), -(2f32.powi(-24)));
+    }
+}
