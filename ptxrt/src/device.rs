@@ -439,6 +439,10 @@ fn alloc_param_buffer(align: u64, size: u64, config: Option<ChildConfig>) -> u64
 /// Checks a device-side launch like a host launch; CUDA's error code on failure.
 fn check_child(func: u64, grid: crate::abi::Dim3, block: crate::abi::Dim3, shared: u32) -> Result<ChildConfig, i32> {
     let k = crate::launch::usable_kernel(func as *const Kernel, "cudaLaunchDevice").map_err(|_| CUDA_ERROR_INVALID_VALUE)?;
+    if k.num_params > 0 && (k.param_sizes.is_null() || k.param_aligns.is_null()) {
+        // Without the parameter layout the buffer cannot be turned into arguments.
+        return Err(CUDA_ERROR_INVALID_VALUE);
+    }
     crate::launch::check_configuration(k, grid, block, shared as usize, crate::registry::max_dynamic_shared(k)).map_err(|_| CUDA_ERROR_INVALID_CONFIGURATION)?;
     Ok(ChildConfig { kernel: func as usize, grid, block, shared })
 }

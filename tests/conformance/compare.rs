@@ -4,6 +4,7 @@
 
 use super::convert_reference::{self as r, Fmt};
 use super::{check_family, Dist, Form, Kernel, Res};
+use rustc_apfloat::Float as _;
 
 const MIN_VECTORS_PER_INSTRUCTION: usize = 10_000;
 

@@ -4,11 +4,12 @@
 
 use super::convert_reference::{self as r, Fmt, Int, Rnd, Want};
 use super::{check_family_at, Dist, Form, Kernel, Res};
+use rustc_apfloat::Float as _;
 
 const MIN_VECTORS_PER_INSTRUCTION: usize = 10_000;
 
-/// The 6- and 4-bit formats need PTX ISA 8.6 and an sm_100a target.
-const HEADER: &str = ".version 8.6\n.target sm_100a";
+/// The 6- and 4-bit formats need an sm_100a target (and the newest forms PTX ISA 9.2).
+const HEADER: &str = ".version 9.2\n.target sm_100a";
 
 const INTS: [Int; 8] = [
     Int { bits: 8, signed: false },
@@ -143,7 +144,11 @@ fn widening_forms(from: Fmt, to: Fmt, forms: &mut Vec<Form>) {
         forms.push(float_form(ptx, to, move |x| {
             let raw = x[0] & r::mask(from.width());
             let raw = if ftz && from == Fmt::F32 { r::flush_f32(raw) } else { raw };
-            r::round_float(from.value(raw), to, Rnd::Rn, false, false)
+            match r::round_float(from.value(raw), to, Rnd::Rn, false, false) {
+                // `.ftz` also flushes subnormal f32 results (from bf16 subnormals).
+                Want::Bits(b) if ftz && to == Fmt::F32 => Want::Bits(r::flush_f32(b)),
+                w => w,
+            }
         }));
     }
 }
@@ -247,7 +252,7 @@ fn packed_from_half_forms(from: Fmt, forms: &mut Vec<Form>) {
     let targets: &[(Fmt, &str)] = if from == Fmt::F16 {
         &[(Fmt::E4m3, "e4m3x2"), (Fmt::E5m2, "e5m2x2"), (Fmt::E2m3, "e2m3x2"), (Fmt::E3m2, "e3m2x2"), (Fmt::E2m1, "e2m1x2")]
     } else {
-        &[(Fmt::E2m3, "e2m3x2"), (Fmt::E3m2, "e3m2x2"), (Fmt::E2m1, "e2m1x2")]
+        &[(Fmt::E4m3, "e4m3x2"), (Fmt::E5m2, "e5m2x2"), (Fmt::E2m3, "e2m3x2"), (Fmt::E3m2, "e3m2x2"), (Fmt::E2m1, "e2m1x2")]
     };
     for &(f, name) in targets {
         for relu in [false, true] {
@@ -262,15 +267,16 @@ fn packed_from_half_forms(from: Fmt, forms: &mut Vec<Form>) {
     }
 }
 
-/// The 8/6/4-bit formats to f16x2 (`cvt.rn.f16x2.e4m3x2 d, a`): exact, `.relu` clamps.
+/// The 8/6/4-bit formats to f16x2 and bf16x2 (`cvt.rn.f16x2.e4m3x2 d, a`): exact, `.relu`
+/// clamps.
 fn packed_to_half_forms(forms: &mut Vec<Form>) {
     for (f, name) in [(Fmt::E4m3, "e4m3x2"), (Fmt::E5m2, "e5m2x2"), (Fmt::E2m3, "e2m3x2"), (Fmt::E3m2, "e3m2x2"), (Fmt::E2m1, "e2m1x2")] {
-        for relu in [false, true] {
-            let inst = format!("cvt.rn{}.f16x2.{name} %o32, {};", if relu { ".relu" } else { "" }, if f == Fmt::E2m1 { "%q" } else { "%a16" });
+        for (relu, to, to_name) in [(false, Fmt::F16, "f16x2"), (true, Fmt::F16, "f16x2"), (false, Fmt::BF16, "bf16x2"), (true, Fmt::BF16, "bf16x2")] {
+            let inst = format!("cvt.rn{}.{to_name}.{name} %o32, {};", if relu { ".relu" } else { "" }, if f == Fmt::E2m1 { "%q" } else { "%a16" });
             let ptx = if f == Fmt::E2m1 { format!("{{\n.reg .b8 %q;\ncvt.u8.u16 %q, %a16;\n{inst}\n}}") } else { inst.clone() };
             let (lane_in, width) = if f == Fmt::E2m1 { (4, 4) } else { (8, f.width()) };
-            forms.push(packed_form(inst, ptx, Res::B32, Fmt::F16, 16, move |x| {
-                [x[0] >> lane_in, x[0]].iter().map(|v| r::round_float(f.value(v & r::mask(width)), Fmt::F16, Rnd::Rn, relu, false)).collect()
+            forms.push(packed_form(inst, ptx, Res::B32, to, 16, move |x| {
+                [x[0] >> lane_in, x[0]].iter().map(|v| r::round_float(f.value(v & r::mask(width)), to, Rnd::Rn, relu, false)).collect()
             }));
         }
     }

@@ -378,11 +378,7 @@ fn show(v: &[u64; 4]) -> String {
 /// Compiles the kernels of one family into one module, runs them all and compares every
 /// result with the reference model. Panics with the mismatches (the first 60 are printed).
 /// Returns the number of vectors checked (forms × threads).
-pub fn run_family(family: &str, kernels: Vec<Kernel>) -> usize {
-    run_family_at(family, ".version 8.2\n.target sm_90", kernels)
-}
-
-/// `run_family` with the module's `.version`/`.target` lines (for forms of newer targets).
+/// `header` is the module's `.version`/`.target` lines.
 pub fn run_family_at(family: &str, header: &str, kernels: Vec<Kernel>) -> usize {
     let work = WorkDir::new(&format!("conformance-{family}"));
     // `.address_size` exists from PTX ISA 2.3 on: PTX ISA 1.x modules go without it.

@@ -420,13 +420,8 @@ fn build_cfg(scope: &mut FnScope, linear: Vec<Linear>, is_entry: bool) -> Vec<ir
                         }
                     },
                     PendingTerm::Indirect { index, targets, scratch } => {
-                        let mut ids = vec![];
-                        for (label, lspan) in &targets {
-                            match labels.get(label) {
-                                Some(id) => ids.push(*id),
-                                None => scope.error(lspan.clone(), format!("undefined label `{label}`")),
-                            }
-                        }
+                        // A name that is not a label was reported with the `.branchtargets` directive.
+                        let ids: Vec<BlockId> = targets.iter().filter_map(|(label, _)| labels.get(label).copied()).collect();
                         (ids.len() == targets.len()).then(|| {
                             let end = if is_entry { ir::Terminator::Exit } else { ir::Terminator::Return };
                             let fault = ir::Inst { guard: None, op: ir::Op::Fault { what: "`brx.idx` index past the end of its `.branchtargets` list".into() }, span: span.clone() };

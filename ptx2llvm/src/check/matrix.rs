@@ -368,7 +368,9 @@ pub(super) fn async_copy(scope: &mut FnScope, inst: &ast::Instruction, mut mods:
     if !shared || !global || !mods.finish() {
         return unsupported(scope, inst, guard, what);
     }
-    if !expect_operands(scope, inst, &[3, 4, 5]) {
+    // [dst], [src], size, then src-size or ignore-src, then the cache policy (with `.L2::cache_hint`).
+    let counts: &[usize] = if policy { &[4, 5] } else { &[3, 4] };
+    if !expect_operands(scope, inst, counts) {
         return None;
     }
     let dst = scope.address_in(&ops[0], StateSpace::Shared)?;

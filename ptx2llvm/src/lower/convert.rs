@@ -203,6 +203,9 @@ impl<'ctx> FnCx<'ctx, '_> {
                 }
             }
         };
+        // NaN results of the hardware conversions carry payloads that differ between CPUs;
+        // give the canonical NaN, as the software path does.
+        let bits = self.canonical_nan(bits, out)?;
         let bits = if ftz_out { self.flush_subnormal(bits, F32)? } else { bits };
         let bits = if sat { self.saturate_unit(bits, out)? } else { bits };
         self.write(dst, bits, dst_ty)
@@ -330,6 +333,15 @@ impl<'ctx> FnCx<'ctx, '_> {
         let tiny = self.icmp(P::EQ, exp, t.const_zero())?;
         let sign = self.b.build_and(bits, t.const_int(1u64 << (l.width() - 1), false), "")?;
         self.select(tiny, sign, bits)
+    }
+
+    /// Any NaN of layout `l` becomes its canonical NaN.
+    fn canonical_nan(&self, bits: IntValue<'ctx>, l: Layout) -> R<IntValue<'ctx>> {
+        let (Some(inf), Some(nan)) = (l.inf(), l.nan) else { return Ok(bits) };
+        let t = bits.get_type();
+        let mag = self.b.build_and(bits, t.const_int(l.magnitude_mask(), false), "")?;
+        let is_nan = self.icmp(P::UGT, mag, t.const_int(inf, false))?;
+        self.select(is_nan, t.const_int(nan, false), bits)
     }
 
     /// `.sat` of a float result: clamped to [+0, 1]; NaN and negative values give +0.

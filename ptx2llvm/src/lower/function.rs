@@ -223,7 +223,17 @@ impl<'ctx> FnCx<'ctx, '_> {
                 let v = self.resize(v, 64, false)?;
                 (Err(self.b.build_int_to_ptr(v, self.ptr_ty(), "fptr")?), None)
             }
-            Callee::External(name) => return Err(LowerError::Unsupported(format!("call of `{name}` (an OptiX runtime function)"))),
+            // An OptiX device-API function (`_rt_buffer_get_64`, ...), which OptiX's PTX calls
+            // without declaring it: an external function with the `.func` ABI (module symbol
+            // naming included), for the program that links the object to provide.
+            Callee::External(name) => {
+                let symbol = abi::ptx_symbol(name);
+                let f = match self.module.get_function(&symbol) {
+                    Some(f) => f,
+                    None => self.module.add_function(&symbol, func_type(self.ml, args.len() + rets.len()), Some(Linkage::External)),
+                };
+                (Ok(f), None)
+            }
         };
         let reg_ty = |op: &Operand| match op {
             Operand::Reg(r) => Some(self.f.regs[r.0 as usize].ty),
