@@ -119,7 +119,7 @@ fn corpus_compiles_for_x86_64_and_aarch64() {
 /// `file:line:col` location) are the only errors; otherwise the first errors.
 fn unsupported_only(stderr: &str) -> Result<BTreeSet<String>, String> {
     let mut found = BTreeSet::new();
-    let errors: Vec<&str> = stderr.lines().filter(|l| l.contains("error")).collect();
+    let errors: Vec<&str> = stderr.lines().filter(|l| l.contains(": error: ")).collect();
     if errors.is_empty() {
         return Err(format!("failed without an error message: {}", stderr.lines().take(5).collect::<Vec<_>>().join("\n  ")));
     }

@@ -278,9 +278,20 @@ enum Role {
     Acc,
 }
 
-/// `(computation, row, column)` of element `i` of lane `lane`'s `mma` fragment, from the
-/// ISA's fragment tables (§9.7.14.5.1–11). `acc` is the C/D element type.
-fn mma_position(shape: [usize; 3], ty: Elem, m8n8k4_f16: bool, a_col: bool, b_col: bool, role: Role, lane: usize, i: usize) -> (usize, usize, usize) {
+/// What selects an `mma` fragment layout besides the matrix and its element type.
+#[derive(Clone, Copy)]
+struct MmaLayout {
+    shape: [usize; 3],
+    /// `mma.m8n8k4` with `.f16` multiplicands: four independent 8x8x4 products.
+    m8n8k4_f16: bool,
+    a_col: bool,
+    b_col: bool,
+}
+
+/// `(computation, row, column)` of element `i` of lane `lane`'s `mma` fragment of `role`
+/// with elements `ty`, from the ISA's fragment tables (§9.7.14.5.1–11).
+fn mma_position(layout: MmaLayout, role: Role, ty: Elem, lane: usize, i: usize) -> (usize, usize, usize) {
+    let MmaLayout { shape, m8n8k4_f16, a_col, b_col } = layout;
     if m8n8k4_f16 {
         // Four 8x8x4 products: lanes 4q..4q+3 (rows/columns 0-3) and 16+4q.. (4-7) form product q.
         let (q, j, hi) = ((lane % 16) / 4, lane % 4, lane / 16);
@@ -346,7 +357,7 @@ fn multiply_accumulate(x: &Warp, [ta, tb, tc, td]: [Elem; 4], wmma: bool) -> Res
     let m8n8k4_f16 = !wmma && x.shape == [8, 8, 4] && ta == Elem::F16;
     let [m, n, k] = x.shape;
     let products = if m8n8k4_f16 { 4 } else { 1 };
-    let (a_col, b_col) = (x.p.flags & flag::A_COL != 0, x.p.flags & flag::B_COL != 0);
+    let layout = MmaLayout { shape: x.shape, m8n8k4_f16, a_col: x.p.flags & flag::A_COL != 0, b_col: x.p.flags & flag::B_COL != 0 };
     let regs = [x.sources(0), x.sources(1), x.sources(2)];
     let dims = [(m, k), (k, n), (m, n)];
     // Gather A, B and C as `products` row-major matrices of values.
@@ -354,7 +365,7 @@ fn multiply_accumulate(x: &Warp, [ta, tb, tc, td]: [Elem; 4], wmma: bool) -> Res
     for (g, (t, role)) in [(ta, Role::A), (tb, Role::B), (tc, Role::Acc)].into_iter().enumerate() {
         let (rows, cols) = dims[g];
         let per_lane = x.counts[1 + g] * t.per_reg();
-        for lane in 0..32 {
+        for (lane, lane_regs) in regs[g].iter().enumerate() {
             for i in 0..per_lane {
                 let (q, r, c) = if wmma {
                     if lane * per_lane + i >= rows * cols {
@@ -363,10 +374,10 @@ fn multiply_accumulate(x: &Warp, [ta, tb, tc, td]: [Elem; 4], wmma: bool) -> Res
                     let idx = wmma_index(lane, i, per_lane, rows * cols);
                     (0, idx / cols, idx % cols)
                 } else {
-                    mma_position(x.shape, t, m8n8k4_f16, a_col, b_col, role, lane, i)
+                    mma_position(layout, role, t, lane, i)
                 };
                 if q < products && r < rows && c < cols {
-                    mats[g][(q * rows + r) * cols + c] = t.decode(get(&regs[g][lane], t, i));
+                    mats[g][(q * rows + r) * cols + c] = t.decode(get(lane_regs, t, i));
                 }
             }
         }
@@ -407,14 +418,13 @@ fn multiply_accumulate(x: &Warp, [ta, tb, tc, td]: [Elem; 4], wmma: bool) -> Res
                 let idx = wmma_index(lane, i, per_lane, m * n);
                 (0, idx / n, idx % n)
             } else {
-                mma_position(x.shape, td, m8n8k4_f16, a_col, b_col, Role::Acc, lane, i)
+                mma_position(layout, Role::Acc, td, lane, i)
             };
             if q < products && r < m && c < n {
                 put(regs, td, i, d[(q * m + r) * n + c]);
             }
         }
     }
-    let _ = tc;
     x.write_dst(&out);
     Ok(())
 }
@@ -547,8 +557,8 @@ fn ld_st_matrix(x: &Warp) -> Result<(), String> {
             }
         }
         if load {
-            for (l, regs) in scatter_8x8(&m, trans).into_iter().enumerate() {
-                out[l][q] = regs[0];
+            for (lane_out, regs) in out.iter_mut().zip(scatter_8x8(&m, trans)) {
+                lane_out[q] = regs[0];
             }
         }
     }
@@ -591,14 +601,16 @@ mod tests {
             let mut seen = vec![0; rows * cols];
             for lane in 0..32 {
                 for i in 0..count {
-                    let (_, r, c) = mma_position([16, 8, k], ty, false, false, false, role, lane, i);
+                    let layout = MmaLayout { shape: [16, 8, k], m8n8k4_f16: false, a_col: false, b_col: false };
+                    let (_, r, c) = mma_position(layout, role, ty, lane, i);
                     seen[r * cols + c] += 1;
                 }
             }
             assert!(seen.iter().all(|&s| s == 1), "{ty:?}");
         }
         // Spot checks against the ISA's formulas: lane 5 (group 1, thread 1), a6 of m16n8k16 f16.
-        assert_eq!(mma_position([16, 8, 16], Elem::F16, false, false, false, Role::A, 5, 6), (0, 9, 10));
-        assert_eq!(mma_position([16, 8, 16], Elem::F16, false, false, false, Role::B, 5, 3), (0, 11, 1));
+        let layout = MmaLayout { shape: [16, 8, 16], m8n8k4_f16: false, a_col: false, b_col: false };
+        assert_eq!(mma_position(layout, Role::A, Elem::F16, 5, 6), (0, 9, 10));
+        assert_eq!(mma_position(layout, Role::B, Elem::F16, 5, 3), (0, 11, 1));
     }
 }

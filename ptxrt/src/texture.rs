@@ -849,7 +849,7 @@ fn sample(tex: &TextureObject, sampler: &Sampler, op: u32, coords: &[u32; 4]) ->
         let u = scaled(tex, sampler, 2, &cf);
         let f = footprint(&u, 2);
         let (i0, j0) = (f.base[0], f.base[1]);
-        let comp = (gather - 1) as usize;
+        let comp = ((gather - 1) as usize).min(3);
         let taps = [(i0, j0 + 1), (i0 + 1, j0 + 1), (i0 + 1, j0), (i0, j0)];
         let texels = taps.map(|(i, j)| fetch(tex, sampler, 2, [i, j, 0], layer));
         match texels[0] {

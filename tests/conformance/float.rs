@@ -59,6 +59,24 @@ fn ieee_kernel(w: u32) -> Kernel {
     Kernel::new(format!("ieee{w}"), [dist(w); 4], forms)
 }
 
+/// Packed `.f32x2` `add sub mul fma` (two `.f32` lanes in a `.b64`): every rounding mode, `.ftz`.
+fn packed_kernel() -> Kernel {
+    let mut forms = vec![];
+    for ftz in [false, true] {
+        let m = if ftz { ".ftz" } else { "" };
+        for op in ["add", "sub", "mul"] {
+            forms.push(Form::inst(format!("{op}{m}.f32x2 %o64, %a64, %b64;"), Res::B64, move |x| r::arith_f32x2(op, Rnd::Rn, ftz, &[x[0], x[1]])));
+            for rnd in Rnd::ALL {
+                forms.push(Form::inst(format!("{op}{}{m}.f32x2 %o64, %a64, %b64;", rnd.name()), Res::B64, move |x| r::arith_f32x2(op, rnd, ftz, &[x[0], x[1]])));
+            }
+        }
+        for rnd in Rnd::ALL {
+            forms.push(Form::inst(format!("fma{}{m}.f32x2 %o64, %a64, %b64, %c64;", rnd.name()), Res::B64, move |x| r::arith_f32x2("fma", rnd, ftz, &[x[0], x[1], x[2]])));
+        }
+    }
+    Kernel::new("packed_f32x2", [Dist::F32; 4], forms)
+}
+
 /// `min max` (`.ftz .NaN .xorsign.abs`, three inputs), `abs neg copysign testp`.
 fn select_kernel(w: u32) -> Kernel {
     let (a, b, c, o, res) = regs(w);
@@ -253,18 +271,20 @@ fn approx_kernel() -> Kernel {
             ulps(got, want, 2, w)
         }));
     }
-    forms.push(accepted("tanh.approx.f32 %o32, %a32;".into(), Res::B32, move |x, got| {
-        let a = x[0] & 0xffff_ffff;
-        let v = r::to_f64(a, w);
-        if v.is_nan() {
-            return special(got, 0x7fc0_0000, w);
-        }
-        if v.is_infinite() || v == 0.0 || r::is_subnormal(a, w) {
-            // ±1, ±0, and subnormals pass through.
-            return special(got, if v.is_infinite() { r::round_f64(v.signum(), w) } else { a }, w);
-        }
-        relative(got, v.tanh(), 2f64.powi(-11), w)
-    }));
+    for (operand, i) in [("%a32", 0), ("%b32", 1)] {
+        forms.push(accepted(format!("tanh.approx.f32 %o32, {operand};"), Res::B32, move |x, got| {
+            let a = x[i] & 0xffff_ffff;
+            let v = r::to_f64(a, w);
+            if v.is_nan() {
+                return special(got, 0x7fc0_0000, w);
+            }
+            if v.is_infinite() || v == 0.0 || r::is_subnormal(a, w) {
+                // ±1, ±0, and subnormals pass through.
+                return special(got, if v.is_infinite() { r::round_f64(v.signum(), w) } else { a }, w);
+            }
+            relative(got, v.tanh(), 2f64.powi(-11), w)
+        }));
+    }
     Kernel::new("approx32", [Dist::F32; 4], forms)
 }
 
@@ -314,8 +334,8 @@ fn approx64_kernel() -> Kernel {
 
 #[test]
 fn float_arithmetic() {
-    let kernels = vec![ieee_kernel(32), ieee_kernel(64), select_kernel(32), select_kernel(64), approx_kernel(), approx64_kernel()];
-    // Three-input `min`/`max` need PTX ISA 8.8 and sm_100.
+    let kernels = vec![ieee_kernel(32), ieee_kernel(64), packed_kernel(), select_kernel(32), select_kernel(64), approx_kernel(), approx64_kernel()];
+    // Three-input `min`/`max` and `.f32x2` need PTX ISA 8.8 (8.6) and sm_100.
     check_family_at("float", ".version 8.8\n.target sm_100", kernels, MIN_VECTORS_PER_INSTRUCTION);
 }
 

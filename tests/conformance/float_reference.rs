@@ -307,3 +307,12 @@ pub fn ulp_distance(x: u64, y: u64, w: u32) -> u64 {
 pub fn round_f64(v: f64, w: u32) -> u64 {
     if w == 32 { (v as f32).to_bits() as u64 } else { v.to_bits() }
 }
+
+/// `.f32x2`: `arith` on each `.f32` lane of the `.b64` operands (lane 0 in the low bits).
+pub fn arith_f32x2(op: &str, r: Rnd, ftz: bool, v: &[u64]) -> u64 {
+    let lane = |i: u32| {
+        let lanes: Vec<u64> = v.iter().map(|x| (x >> (32 * i)) & 0xffff_ffff).collect();
+        arith(op, 32, r, ftz, false, &lanes)
+    };
+    lane(0) | (lane(1) << 32)
+}

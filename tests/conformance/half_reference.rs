@@ -62,7 +62,7 @@ impl Fmt {
     }
 
     /// An f64 rounded to this format with `round`.
-    pub fn from_f64(self, x: f64, round: Round) -> u16 {
+    pub fn round_f64(self, x: f64, round: Round) -> u16 {
         let mut lost = false;
         let d = Double::from_bits(x.to_bits() as u128);
         match self {
@@ -266,8 +266,8 @@ pub fn check_approx(f: Fmt, exact: f64, got: u16, abs_bound: Option<f64>, rel_bo
     if f.is_nan(got) {
         return Err(format!("NaN for {exact:e}"));
     }
-    let lo = f.from_f64(exact, Round::TowardNegative);
-    let hi = f.from_f64(exact, Round::TowardPositive);
+    let lo = f.round_f64(exact, Round::TowardNegative);
+    let hi = f.round_f64(exact, Round::TowardPositive);
     if got == lo || got == hi {
         return Ok(());
     }

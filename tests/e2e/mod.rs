@@ -149,6 +149,16 @@ fn atomics() {
     run_fixture(&ATOMICS);
 }
 
+/// NVRTC output: kernels with more than 12 sync points (an unrolled block scan with 21
+/// barriers and early-exit threads; rounds of warp shuffles and barriers), which run as one
+/// thread loop for all regions.
+const MANY_REGIONS: Fixture = Fixture { ptx: "many_regions.ptx", host: "many_regions_host.c", ok_lines: &["many_regions: 5 shapes OK"] };
+
+#[test]
+fn many_regions() {
+    run_fixture(&MANY_REGIONS);
+}
+
 /// Hand-written PTX: entry guards turned into thread-loop bounds (signed, unsigned, both
 /// operand orders, `!p` and De Morgan, 3D, a uniform exit, a non-affine condition), with
 /// indices that wrap inside a block (where the plain loop must be used instead).

@@ -1,5 +1,6 @@
 //! `.f32`/`.f64` floating-point instruction forms (ISA 9.2 §9.7.3, ISA 1.4 §8.7.2): `add sub
-//! mul fma mad div rcp sqrt rsqrt sin cos lg2 ex2 tanh abs neg min max copysign testp`.
+//! mul fma mad div rcp sqrt rsqrt sin cos lg2 ex2 tanh abs neg min max copysign testp`, and
+//! the packed `.f32x2` forms of `add sub mul fma`.
 //!
 //! The form table has already checked that the modifiers make a valid form for the file's
 //! `.version` and `.target`; this module decides what the form means:
@@ -12,7 +13,7 @@
 //!   with the sm_1x flushing of single precision.
 
 use super::function::FnScope;
-use super::instruction::{done, expect_operands, one_type, rounding, unsupported, Converted, Mods};
+use super::instruction::{done, expect_operands, one_type, rounding, Converted, Mods};
 use super::operands::Width;
 use crate::front::ast;
 use crate::ir::{self, FloatBinOp, FloatClass, FloatUnOp, Op, Rounding, ScalarType};
@@ -53,9 +54,8 @@ impl Target {
 
 pub(super) fn convert(scope: &mut FnScope, inst: &ast::Instruction, mut mods: Mods, guard: Option<ir::PredRef>) -> Option<Converted> {
     let opcode = inst.opcode.node.as_str();
-    if inst.modifiers.iter().any(|m| m.node == ".f32x2") {
-        return unsupported(scope, inst, guard, format!("`{opcode}.f32x2` (packed single precision)"));
-    }
+    // `.f32x2` (`add sub mul fma`): `.b64` operands holding two `.f32` lanes.
+    let packed = inst.modifiers.iter().any(|m| m.node == ".f32x2");
     let target = Target::of(scope);
     let rnd = rounding(&mut mods);
     let approx = mods.one_of(&[".approx", ".full"]);
@@ -65,7 +65,14 @@ pub(super) fn convert(scope: &mut FnScope, inst: &ast::Instruction, mut mods: Mo
     let xorsign = mods.has(".xorsign");
     let abs = mods.has(".abs");
     let class = mods.one_of(&[".finite", ".infinite", ".number", ".notanumber", ".normal", ".subnormal"]);
-    let ty = one_type(scope, &mut mods, inst)?;
+    let ty = if packed {
+        mods.has(".f32x2");
+        ScalarType::F32
+    } else {
+        one_type(scope, &mut mods, inst)?
+    };
+    // The register type of the operands.
+    let reg_ty = if packed { ScalarType::B64 } else { ty };
     if !mods.finish() {
         return None;
     }
@@ -102,9 +109,10 @@ pub(super) fn convert(scope: &mut FnScope, inst: &ast::Instruction, mut mods: Mo
                 rnd: rnd.unwrap_or(Rounding::NearestEven),
                 ftz,
                 sat,
-                dst: scope.dst(&ops[0], ty, Width::Exact)?,
-                a: scope.src(&ops[1], ty, Width::Exact)?,
-                b: scope.src(&ops[2], ty, Width::Exact)?,
+                packed,
+                dst: scope.dst(&ops[0], reg_ty, Width::Exact)?,
+                a: scope.src(&ops[1], reg_ty, Width::Exact)?,
+                b: scope.src(&ops[2], reg_ty, Width::Exact)?,
             };
             done(guard, op, inst)
         }
@@ -148,10 +156,11 @@ pub(super) fn convert(scope: &mut FnScope, inst: &ast::Instruction, mut mods: Mo
                 ftz,
                 sat,
                 fused,
-                dst: scope.dst(&ops[0], ty, Width::Exact)?,
-                a: scope.src(&ops[1], ty, Width::Exact)?,
-                b: scope.src(&ops[2], ty, Width::Exact)?,
-                c: scope.src(&ops[3], ty, Width::Exact)?,
+                packed,
+                dst: scope.dst(&ops[0], reg_ty, Width::Exact)?,
+                a: scope.src(&ops[1], reg_ty, Width::Exact)?,
+                b: scope.src(&ops[2], reg_ty, Width::Exact)?,
+                c: scope.src(&ops[3], reg_ty, Width::Exact)?,
             };
             done(guard, op, inst)
         }

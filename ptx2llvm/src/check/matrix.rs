@@ -168,6 +168,12 @@ fn matrix_space(mods: &mut Mods) -> StateSpace {
     }
 }
 
+/// The instruction as written (`` `mma.sync.aligned...` ``), for `not supported yet` messages.
+fn written(inst: &ast::Instruction) -> String {
+    let mods: String = inst.modifiers.iter().map(|m| m.node.as_str()).collect();
+    format!("`{}{mods}`", inst.opcode.node)
+}
+
 fn finish(op: MatrixOp, prep: Vec<ir::Inst>, guard: Guard) -> Option<Converted> {
     let term = PendingTerm::Sync(ir::SyncPoint::Warp(ir::WarpOp::Matrix(Box::new(op))));
     if prep.is_empty() {
@@ -200,7 +206,7 @@ fn mma_types(types: &[Option<MatrixElem>], a_col: bool, b_col: bool, satfinite: 
 }
 
 fn mma(scope: &mut FnScope, inst: &ast::Instruction, mut mods: Mods, guard: Guard) -> Option<Converted> {
-    let what = format!("`{}`", inst.opcode.node.clone() + &inst.modifiers.iter().map(|m| m.node.as_str()).collect::<String>());
+    let what = written(inst);
     let Some(shape) = shape(&mut mods) else { return unsupported(scope, inst, guard, what) };
     let a_col = mods.one_of(&[".row", ".col"]) == Some(".col");
     let b_col = mods.one_of(&[".row", ".col"]) == Some(".col");
@@ -229,7 +235,7 @@ fn mma_operands(scope: &mut FnScope, inst: &ast::Instruction, kind: MatrixKind, 
 }
 
 fn wmma(scope: &mut FnScope, inst: &ast::Instruction, mut mods: Mods, guard: Guard) -> Option<Converted> {
-    let what = format!("`{}`", inst.opcode.node.clone() + &inst.modifiers.iter().map(|m| m.node.as_str()).collect::<String>());
+    let what = written(inst);
     let action = mods.one_of(&[".load", ".store", ".mma"]);
     let role = match mods.one_of(&[".a", ".b", ".c", ".d"]) {
         Some(".a") => Some(MatrixRole::A),
@@ -298,7 +304,7 @@ fn wmma(scope: &mut FnScope, inst: &ast::Instruction, mut mods: Mods, guard: Gua
 /// `ldmatrix`, `stmatrix`, `movmatrix` on 8x8 matrices of 16-bit elements.
 fn ld_st_mov_matrix(scope: &mut FnScope, inst: &ast::Instruction, mut mods: Mods, guard: Guard) -> Option<Converted> {
     let opcode = inst.opcode.node.as_str();
-    let what = format!("`{}`", inst.opcode.node.clone() + &inst.modifiers.iter().map(|m| m.node.as_str()).collect::<String>());
+    let what = written(inst);
     let m8n8 = mods.has(".m8n8");
     let num = match mods.one_of(&[".x1", ".x2", ".x4"]) {
         Some(".x1") => 1,
@@ -343,7 +349,7 @@ fn ld_st_mov_matrix(scope: &mut FnScope, inst: &ast::Instruction, mut mods: Mods
 /// `cp.async` and its group instructions; the bulk and tensor forms and the mbarrier
 /// tracking stay unsupported.
 pub(super) fn async_copy(scope: &mut FnScope, inst: &ast::Instruction, mut mods: Mods, guard: Guard) -> Option<Converted> {
-    let what = format!("`{}`", inst.opcode.node.clone() + &inst.modifiers.iter().map(|m| m.node.as_str()).collect::<String>());
+    let what = written(inst);
     let done = |op| Some(Converted::Inst(ir::Inst { guard, op, span: inst.span.clone() }));
     if !mods.has(".async") {
         return unsupported(scope, inst, guard, what);

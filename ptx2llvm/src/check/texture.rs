@@ -104,7 +104,7 @@ fn coordinates(scope: &mut FnScope, op: &Spanned<A>, geom: TexGeom, ty: ScalarTy
 
 /// `[a, c]`, `[a, b, c]`, or the bracket-less ISA 1.x `a, c`: (texture, sampler, coordinates, extra operands).
 #[allow(clippy::type_complexity)]
-fn split_access<'a>(ops: &'a [Spanned<A>]) -> Option<(&'a Spanned<A>, Option<&'a Spanned<A>>, &'a Spanned<A>, &'a [Spanned<A>])> {
+fn split_access(ops: &[Spanned<A>]) -> Option<(&Spanned<A>, Option<&Spanned<A>>, &Spanned<A>, &[Spanned<A>])> {
     match &ops.get(1)?.node {
         A::Vector(items) => match items.as_slice() {
             [a, c] => Some((a, None, c, &ops[2..])),

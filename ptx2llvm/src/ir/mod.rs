@@ -811,13 +811,16 @@ pub enum Op {
     /// `.f32` NaN results are the canonical NaN `0x7fffffff`; `.f64` NaN results carry the
     /// payload of the first NaN operand (quieted), or are `0x7fffffffffffffff` when no
     /// operand is a NaN. On a `map_f64_to_f32` target `.f64` operations run in `.f32`.
-    FloatBinary { op: FloatBinOp, ty: ScalarType, rnd: Rounding, ftz: bool, sat: bool, dst: RegId, a: Operand, b: Operand },
+    /// `packed` (`.f32x2`, `ty` = `F32`): the operands and `dst` are `.b64` pairs of `.f32`
+    /// values (lane 0 in the low bits) and the operation applies to each lane.
+    FloatBinary { op: FloatBinOp, ty: ScalarType, rnd: Rounding, ftz: bool, sat: bool, packed: bool, dst: RegId, a: Operand, b: Operand },
     FloatUnary { op: FloatUnOp, ty: ScalarType, rnd: Rounding, ftz: bool, dst: RegId, a: Operand },
     /// `fma` and `mad` on floats: `a * b + c` rounded once (`fused`). `fused == false` is
     /// `mad.f32` of sm_1x targets: the exact product with its mantissa truncated to 24
     /// bits (exponent unbounded) plus `c`, rounded to nearest once; when `c` is ±0 it is
     /// `mul.rn` then `add.rn`.
-    Fma { ty: ScalarType, rnd: Rounding, ftz: bool, sat: bool, fused: bool, dst: RegId, a: Operand, b: Operand, c: Operand },
+    /// `packed`: `.f32x2`, as for `FloatBinary`.
+    Fma { ty: ScalarType, rnd: Rounding, ftz: bool, sat: bool, fused: bool, packed: bool, dst: RegId, a: Operand, b: Operand, c: Operand },
     /// `min`/`max` of `.f32`/`.f64` (and `c` for the three-input form), -0.0 < +0.0: a NaN
     /// operand is ignored unless all are NaN, or with `nan` any NaN gives the canonical NaN.
     /// `abs` compares magnitudes; `xorsign` (with `abs`) gives the result the XOR of the
@@ -883,7 +886,7 @@ pub enum Op {
     IsSpace { space: StateSpace, dst: RegId, a: Operand },
     /// `trap`: ends the launch with an error naming the kernel, block and function.
     Trap,
-    /// An instruction without effect on the CPU (`brkpt`, `pmevent`, `nanosleep`).
+    /// An instruction without effect on the CPU (`pmevent`, `discard`, `applypriority`).
     Nop,
     /// `call`: a direct call of `Module::functions[callee]` or an indirect call through a
     /// register holding a function address with the signature of a `.callprototype`.

@@ -168,17 +168,54 @@ impl<'ctx> FnCx<'ctx, '_> {
         Ok(self.rounded(op, rnd, &args, t.into())?.into_float_value())
     }
 
+    /// The operands lane by lane: one lane, or for `.f32x2` the two `.f32` halves of each
+    /// `.b64` operand (lane 0 in the low bits).
+    fn fp_lanes(&self, ops: &[Operand], ty: ScalarType, packed: bool) -> R<Vec<Vec<FloatValue<'ctx>>>> {
+        if !packed {
+            return Ok(vec![ops.iter().map(|o| self.fp_read_work(*o, ty)).collect::<R<Vec<_>>>()?]);
+        }
+        let i32t = self.cx.i32_type();
+        let f32t = self.cx.f32_type();
+        let words = ops.iter().map(|o| self.read(*o, ScalarType::B64)).collect::<R<Vec<_>>>()?;
+        (0..2u64)
+            .map(|lane| {
+                words
+                    .iter()
+                    .map(|w| {
+                        let shifted = self.b.build_right_shift(*w, self.i64(32 * lane), false, "")?;
+                        self.fp_float_of(self.b.build_int_truncate(shifted, i32t, "")?, f32t)
+                    })
+                    .collect()
+            })
+            .collect()
+    }
+
+    fn fp_write_lanes(&self, dst: RegId, lanes: &[FloatValue<'ctx>], ty: ScalarType, packed: bool) -> R<()> {
+        if !packed {
+            return self.fp_write_work(dst, lanes[0], ty);
+        }
+        let i64t = self.int_ty(64);
+        let lo = self.b.build_int_z_extend(self.fp_bits_of(lanes[0])?, i64t, "")?;
+        let hi = self.b.build_int_z_extend(self.fp_bits_of(lanes[1])?, i64t, "")?;
+        let hi = self.b.build_left_shift(hi, self.i64(32), "")?;
+        self.write(dst, self.b.build_or(lo, hi, "")?, ScalarType::B64)
+    }
+
     #[allow(clippy::too_many_arguments)]
-    pub fn float_binary(&self, op: FloatBinOp, ty: ScalarType, rnd: Rounding, ftz: bool, sat: bool, dst: RegId, a: Operand, b: Operand) -> R<()> {
-        let (x, y) = (self.fp_read_work(a, ty)?, self.fp_read_work(b, ty)?);
+    pub fn float_binary(&self, op: FloatBinOp, ty: ScalarType, rnd: Rounding, ftz: bool, sat: bool, packed: bool, dst: RegId, a: Operand, b: Operand) -> R<()> {
+        let lanes = self.fp_lanes(&[a, b], ty, packed)?;
+        let results = lanes.iter().map(|l| self.fp_binary_value(op, rnd, ftz, sat, l[0], l[1])).collect::<R<Vec<_>>>()?;
+        self.fp_write_lanes(dst, &results, ty, packed)
+    }
+
+    fn fp_binary_value(&self, op: FloatBinOp, rnd: Rounding, ftz: bool, sat: bool, x: FloatValue<'ctx>, y: FloatValue<'ctx>) -> R<FloatValue<'ctx>> {
         if op == FloatBinOp::CopySign {
             // A bit operation: NaNs keep their payload.
             let it = self.int_ty(x.get_type().get_bit_width());
             let (_, sign, _) = Self::fp_masks(x.get_type());
             let s = self.b.build_and(self.fp_bits_of(x)?, it.const_int(sign, false), "")?;
             let m = self.b.build_and(self.fp_bits_of(y)?, it.const_int(!sign & (sign | (sign - 1)), false), "")?;
-            let v = self.fp_float_of(self.b.build_or(s, m, "")?, x.get_type())?;
-            return self.fp_write_work(dst, v, ty);
+            return self.fp_float_of(self.b.build_or(s, m, "")?, x.get_type());
         }
         let (x, y) = (self.fp_flush_if(ftz, x)?, self.fp_flush_if(ftz, y)?);
         let r = match op {
@@ -200,8 +237,7 @@ impl<'ctx> FnCx<'ctx, '_> {
             }
             FloatBinOp::CopySign => unreachable!("handled above"),
         };
-        let v = self.fp_finish(r, ftz, sat, &[x, y])?;
-        self.fp_write_work(dst, v, ty)
+        self.fp_finish(r, ftz, sat, &[x, y])
     }
 
     pub fn float_unary(&self, op: FloatUnOp, ty: ScalarType, rnd: Rounding, ftz: bool, dst: RegId, a: Operand) -> R<()> {
@@ -251,16 +287,18 @@ impl<'ctx> FnCx<'ctx, '_> {
     }
 
     #[allow(clippy::too_many_arguments)]
-    pub fn fma(&self, ty: ScalarType, rnd: Rounding, ftz: bool, sat: bool, fused: bool, dst: RegId, a: Operand, b: Operand, c: Operand) -> R<()> {
-        let (x, y, z) = (self.fp_read_work(a, ty)?, self.fp_read_work(b, ty)?, self.fp_read_work(c, ty)?);
-        let (x, y, z) = (self.fp_flush_if(ftz, x)?, self.fp_flush_if(ftz, y)?, self.fp_flush_if(ftz, z)?);
-        let r = if fused || x.get_type().get_bit_width() != 32 {
-            self.fp_rounded_float(RoundedOp::Fma, rnd, &[x, y, z])?
-        } else {
-            self.fp_legacy_mad_f32(x, y, z, ftz)?
-        };
-        let v = self.fp_finish(r, ftz, sat, &[x, y, z])?;
-        self.fp_write_work(dst, v, ty)
+    pub fn fma(&self, ty: ScalarType, rnd: Rounding, ftz: bool, sat: bool, fused: bool, packed: bool, dst: RegId, a: Operand, b: Operand, c: Operand) -> R<()> {
+        let mut results = vec![];
+        for lane in self.fp_lanes(&[a, b, c], ty, packed)? {
+            let (x, y, z) = (self.fp_flush_if(ftz, lane[0])?, self.fp_flush_if(ftz, lane[1])?, self.fp_flush_if(ftz, lane[2])?);
+            let r = if fused || x.get_type().get_bit_width() != 32 {
+                self.fp_rounded_float(RoundedOp::Fma, rnd, &[x, y, z])?
+            } else {
+                self.fp_legacy_mad_f32(x, y, z, ftz)?
+            };
+            results.push(self.fp_finish(r, ftz, sat, &[x, y, z])?);
+        }
+        self.fp_write_lanes(dst, &results, ty, packed)
     }
 
     /// sm_1x `mad.f32` (ISA 1.4 `mad`): the product of `a` and `b` in double precision with
@@ -485,9 +523,8 @@ impl<'ctx> FnCx<'ctx, '_> {
         let r2 = self.b.build_float_mul(r, r, "")?;
         let sin_coeffs: Vec<f64> = (0..7).map(|i| if i % 2 == 0 { INV_FACTORIAL[2 * i + 1] } else { -INV_FACTORIAL[2 * i + 1] }).collect();
         let cos_coeffs: Vec<f64> = (0..8).map(|i| if i % 2 == 0 { INV_FACTORIAL[2 * i] } else { -INV_FACTORIAL[2 * i] }).collect();
-        // r + r·r²·(…) keeps the sign of a zero r.
-        let sin_tail = self.fp_poly(r2, &sin_coeffs[1..])?;
-        let s = self.b.build_float_add(r, self.b.build_float_mul(self.b.build_float_mul(r, r2, "")?, sin_tail, "")?, "")?;
+        // r · (1 - r²/3! + …) keeps the sign of a zero r.
+        let s = self.b.build_float_mul(r, self.fp_poly(r2, &sin_coeffs)?, "")?;
         let c = self.fp_poly(r2, &cos_coeffs)?;
         let q = self.b.build_and(kbits, i32t.const_int(3, false), "")?;
         let q = if cos { self.b.build_int_add(q, i32t.const_int(1, false), "")? } else { q };

@@ -225,7 +225,7 @@ impl<'ctx> FnCx<'ctx, '_> {
 
     #[allow(clippy::too_many_arguments)]
     pub fn half(&self, op: HalfOp, ty: ScalarType, mods: HalfMods, dst: RegId, a: Operand, b: Option<Operand>, c: Option<Operand>) -> R<()> {
-        let (fmt, n) = lanes_of(ty)?;
+        let (fmt, _) = lanes_of(ty)?;
         let operand = |o: Option<Operand>| -> R<Vec<IntValue<'ctx>>> {
             match o {
                 Some(o) => self.half_read_lanes(o, ty),
@@ -236,8 +236,8 @@ impl<'ctx> FnCx<'ctx, '_> {
         let ys = if matches!(op, HalfOp::Add | HalfOp::Sub | HalfOp::Mul | HalfOp::Fma | HalfOp::Min | HalfOp::Max) { operand(b)? } else { vec![] };
         let zs = if op == HalfOp::Fma { operand(c)? } else { vec![] };
         let mut out = vec![];
-        for i in 0..n as usize {
-            let raw = [Some(xs[i]), ys.get(i).copied(), zs.get(i).copied()];
+        for (i, &x0) in xs.iter().enumerate() {
+            let raw = [Some(x0), ys.get(i).copied(), zs.get(i).copied()];
             let mut v = raw;
             if mods.ftz {
                 for x in v.iter_mut().flatten() {

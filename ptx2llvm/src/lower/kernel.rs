@@ -23,8 +23,10 @@ use std::collections::HashMap;
 
 use super::abi::sync;
 
-/// Above this many regions, each region gets one thread loop instead of two (see
-/// `lower_entry`): kernels with hundreds of sync points stay a manageable size for LLVM.
+/// Above this many regions, a kernel gets one thread loop for all its regions (entered
+/// through a switch on the region) instead of a dense and a checked loop per region with
+/// its own copy of the region's code: kernels with hundreds of sync points in loops stay
+/// linear in size (each IR block emitted once) at some cost in speed.
 const COMPACT_ABOVE_REGIONS: usize = 12;
 
 /// Which threads a region's thread loop runs.
@@ -100,7 +102,7 @@ pub fn lower_entry<'ctx>(ml: &ModuleLowerer<'ctx, '_>, index: usize, f: &ir::Fun
     if !regions.has_sync_points() {
         let start = match guards::analyze(f) {
             Some(narrowing) => emit_narrowed_loop(&mut fc, &regions, &layout, &narrowing, done)?,
-            None => emit_region_loop(&mut fc, &regions, &layout, 0, Filter::All, None, done)?,
+            None => emit_region_loop(&mut fc, &regions, &layout, RegionSel::One(0), Filter::All, None, done)?,
         };
         fc.b.position_at_end(entry);
         fc.b.build_unconditional_branch(start)?;
@@ -141,34 +143,45 @@ pub fn lower_entry<'ctx>(ml: &ModuleLowerer<'ctx, '_>, index: usize, f: &ir::Fun
         let negative = fc.b.build_int_compare(P::SLT, r, i32t.const_zero(), "")?;
         fc.b.build_conditional_branch(negative, failed, dispatch)?;
 
-        // Each region as a dense and a checked thread loop; with many regions, one loop
-        // that tests "dense, or released into this region" keeps the function's size linear.
-        let compact = regions.starts.len() > COMPACT_ABOVE_REGIONS;
-        let mut cases = vec![];
-        for k in 1..regions.starts.len() {
-            let pick = fc.new_block(&format!("region{k}"));
-            if compact {
-                let either = emit_region_loop(&mut fc, &regions, &layout, k, Filter::DenseOrReleased(is_dense), None, schedule)?;
-                cases.push((k, pick, either, either));
-            } else {
-                let dense = emit_region_loop(&mut fc, &regions, &layout, k, Filter::All, None, schedule)?;
-                let checked = emit_region_loop(&mut fc, &regions, &layout, k, Filter::Released, None, schedule)?;
+        if regions.starts.len() > COMPACT_ABOVE_REGIONS {
+            // One thread loop for all regions: the entry region densely, then whichever the
+            // scheduler picks (every thread when it says dense, else the released ones).
+            let shared = fc.new_block("regions");
+            let picked = {
+                fc.b.position_at_end(shared);
+                let k_phi = fc.b.build_phi(i32t, "picked")?;
+                let dense_phi = fc.b.build_phi(cx.bool_type(), "picked.dense")?;
+                k_phi.add_incoming(&[(&i32t.const_zero(), entry), (&k, dispatch)]);
+                dense_phi.add_incoming(&[(&cx.bool_type().const_all_ones(), entry), (&is_dense, dispatch)]);
+                (k_phi.as_basic_value().into_int_value(), dense_phi.as_basic_value().into_int_value())
+            };
+            let lp = emit_region_loop(&mut fc, &regions, &layout, RegionSel::Picked(picked.0), Filter::DenseOrReleased(picked.1), None, schedule)?;
+            fc.b.position_at_end(shared);
+            fc.b.build_unconditional_branch(lp)?;
+            fc.b.position_at_end(entry);
+            fc.b.build_unconditional_branch(shared)?;
+            fc.b.position_at_end(dispatch);
+            // The switch inside the loop sends an unknown region nowhere: check it here.
+            let known = fc.b.build_int_compare(P::ULT, k, i32t.const_int(regions.starts.len() as u64, false), "")?;
+            fc.b.build_conditional_branch(known, shared, failed)?;
+        } else {
+            // Each region as a dense and a checked thread loop.
+            let mut cases = vec![];
+            for k in 1..regions.starts.len() {
+                let pick = fc.new_block(&format!("region{k}"));
+                let dense = emit_region_loop(&mut fc, &regions, &layout, RegionSel::One(k), Filter::All, None, schedule)?;
+                let checked = emit_region_loop(&mut fc, &regions, &layout, RegionSel::One(k), Filter::Released, None, schedule)?;
                 cases.push((k, pick, dense, checked));
             }
-        }
-        // Region 0 (the entry) runs for every thread; then the scheduler decides.
-        let first = emit_region_loop(&mut fc, &regions, &layout, 0, Filter::All, None, schedule)?;
-        fc.b.position_at_end(entry);
-        fc.b.build_unconditional_branch(first)?;
-
-        fc.b.position_at_end(dispatch);
-        let switch_cases: Vec<_> = cases.iter().map(|(k, pick, _, _)| (i32t.const_int(*k as u64, false), *pick)).collect();
-        fc.b.build_switch(k, failed, &switch_cases)?;
-        for (_, pick, dense, checked) in &cases {
-            fc.b.position_at_end(*pick);
-            if dense == checked {
-                fc.b.build_unconditional_branch(*dense)?;
-            } else {
+            // Region 0 (the entry) runs for every thread; then the scheduler decides.
+            let first = emit_region_loop(&mut fc, &regions, &layout, RegionSel::One(0), Filter::All, None, schedule)?;
+            fc.b.position_at_end(entry);
+            fc.b.build_unconditional_branch(first)?;
+            fc.b.position_at_end(dispatch);
+            let switch_cases: Vec<_> = cases.iter().map(|(k, pick, _, _)| (i32t.const_int(*k as u64, false), *pick)).collect();
+            fc.b.build_switch(k, failed, &switch_cases)?;
+            for (_, pick, dense, checked) in &cases {
+                fc.b.position_at_end(*pick);
                 fc.b.build_conditional_branch(is_dense, *dense, *checked)?;
             }
         }
@@ -259,7 +272,7 @@ struct LoopBounds<'ctx> {
 fn emit_narrowed_loop<'ctx>(fc: &mut FnCx<'ctx, '_>, regions: &Regions, layout: &ContextLayout, n: &Narrowing, after: BasicBlock<'ctx>) -> R<BasicBlock<'ctx>> {
     let cx = fc.cx;
     let (i32t, i64t) = (cx.i32_type(), cx.i64_type());
-    let general = emit_region_loop(fc, regions, layout, 0, Filter::All, None, after)?;
+    let general = emit_region_loop(fc, regions, layout, RegionSel::One(0), Filter::All, None, after)?;
     let start = fc.new_block("bounds");
     fc.b.position_at_end(start);
     let zero = i32t.const_zero();
@@ -309,7 +322,7 @@ fn emit_narrowed_loop<'ctx>(fc: &mut FnCx<'ctx, '_>, regions: &Regions, layout: 
     let check_empty = fc.new_block("bounds.exact");
     fc.b.build_conditional_branch(exact, check_empty, general)?;
     fc.known_preds = n.known_preds.clone();
-    let narrowed = emit_region_loop(fc, regions, layout, 0, Filter::All, Some(&bounds), after);
+    let narrowed = emit_region_loop(fc, regions, layout, RegionSel::One(0), Filter::All, Some(&bounds), after);
     fc.known_preds.clear();
     let narrowed = narrowed?;
     fc.b.position_at_end(check_empty);
@@ -317,20 +330,35 @@ fn emit_narrowed_loop<'ctx>(fc: &mut FnCx<'ctx, '_>, regions: &Regions, layout: 
     Ok(start)
 }
 
-/// Emits the thread loop nest of region `k` (over every thread index, or over `bounds`);
+/// Which region a thread loop runs.
+#[derive(Clone, Copy)]
+enum RegionSel<'ctx> {
+    /// Region `k`, with its own copy of the region's code.
+    One(usize),
+    /// The region whose index the value holds (the scheduler's pick): one loop for every
+    /// region, entering each thread's code through a switch, so that each IR block is
+    /// emitted once however many regions reach it.
+    Picked(IntValue<'ctx>),
+}
+
+/// Emits the thread loop nest of a region (over every thread index, or over `bounds`);
 /// returns its first block. Control continues at `after`.
 #[allow(clippy::too_many_arguments)]
 fn emit_region_loop<'ctx>(
     fc: &mut FnCx<'ctx, '_>,
     regions: &Regions,
     layout: &ContextLayout,
-    k: usize,
+    region: RegionSel<'ctx>,
     filter: Filter<'ctx>,
     bounds: Option<&LoopBounds<'ctx>>,
     after: BasicBlock<'ctx>,
 ) -> R<BasicBlock<'ctx>> {
     let cx = fc.cx;
     let i32t = cx.i32_type();
+    let k = match region {
+        RegionSel::One(k) => k.to_string(),
+        RegionSel::Picked(_) => "k".to_string(),
+    };
     let tag = match filter {
         Filter::All if bounds.is_some() => "n",
         Filter::All => "d",
@@ -371,7 +399,11 @@ fn emit_region_loop<'ctx>(
         // it said the whole block continues here).
         let sp = context_elem(fc, layout.state.expect("kernel with sync points has a state array"), 4, lin)?;
         let s = fc.b.build_load(i32t, sp, "state")?.into_int_value();
-        let mut run = fc.b.build_int_compare(P::EQ, s, i32t.const_int(k as u64 | sync::RELEASED, false), "")?;
+        let released = match region {
+            RegionSel::One(k) => i32t.const_int(k as u64 | sync::RELEASED, false),
+            RegionSel::Picked(k) => fc.b.build_or(k, i32t.const_int(sync::RELEASED, false), "")?,
+        };
+        let mut run = fc.b.build_int_compare(P::EQ, s, released, "")?;
         if let Filter::DenseOrReleased(dense) = filter {
             run = fc.b.build_or(run, dense, "")?;
         }
@@ -379,27 +411,40 @@ fn emit_region_loop<'ctx>(
     } else {
         fc.b.build_unconditional_branch(body)?;
     }
-    fc.b.position_at_end(body);
-    for r in regions.live_into_region(k) {
-        let (prefix, size) = layout.slots[&r];
-        let p = context_elem(fc, prefix, size, lin)?;
-        let v = fc.b.build_load(super::thread::int_type(cx, size * 8), p, "")?.into_int_value();
-        let bits = fc.f.regs[r.0 as usize].ty.bits();
-        let v = fc.resize(v, bits, false)?;
-        fc.b.build_store(fc.regs[r.0 as usize], v)?;
-    }
-    // The per-thread code of the region: every IR block reachable without crossing a barrier.
+    // The per-thread code of the region(s): every IR block reachable from a region's start
+    // without crossing a sync point, each emitted once (`bbs`).
     let mut bbs: HashMap<BlockId, BasicBlock<'ctx>> = HashMap::new();
-    let mut work = vec![regions.starts[k]];
-    let first = fc.new_block(&format!("r{k}{tag}.b{}", regions.starts[k].0));
-    bbs.insert(regions.starts[k], first);
-    fc.b.build_unconditional_branch(first)?;
+    let mut work = vec![];
     let mut get = |fc: &FnCx<'ctx, '_>, id: BlockId, work: &mut Vec<BlockId>| -> BasicBlock<'ctx> {
         *bbs.entry(id).or_insert_with(|| {
             work.push(id);
             fc.new_block(&format!("r{k}{tag}.b{}", id.0))
         })
     };
+    let entries: Vec<(usize, BasicBlock<'ctx>)> = match region {
+        RegionSel::One(k) => vec![(k, body)],
+        RegionSel::Picked(picked) => {
+            let entries: Vec<(usize, BasicBlock<'ctx>)> = (0..regions.starts.len()).map(|j| (j, fc.new_block(&format!("r{k}{tag}.enter{j}")))).collect();
+            fc.b.position_at_end(body);
+            let cases: Vec<_> = entries.iter().map(|(j, bb)| (i32t.const_int(*j as u64, false), *bb)).collect();
+            fc.b.build_switch(picked, xl, &cases)?;
+            entries
+        }
+    };
+    for (j, bb) in entries {
+        // Registers live into the region come from the context area.
+        fc.b.position_at_end(bb);
+        for r in regions.live_into_region(j) {
+            let (prefix, size) = layout.slots[&r];
+            let p = context_elem(fc, prefix, size, lin)?;
+            let v = fc.b.build_load(super::thread::int_type(cx, size * 8), p, "")?.into_int_value();
+            let bits = fc.f.regs[r.0 as usize].ty.bits();
+            let v = fc.resize(v, bits, false)?;
+            fc.b.build_store(fc.regs[r.0 as usize], v)?;
+        }
+        let start = get(fc, regions.starts[j], &mut work);
+        fc.b.build_unconditional_branch(start)?;
+    }
     let mut done = std::collections::HashSet::new();
     while let Some(id) = work.pop() {
         if !done.insert(id) {
