@@ -114,6 +114,8 @@ NOTE_FIXES = [
     ("Register operands, thread count, and `bar.{arrive,red}` introduced", "`bar.{arrive,red}` introduced"),
     ("Register operands, thread count, and `bar{.cta}.{arrive,red}` require", "`bar{.cta}.{arrive,red}` require"),
     ("cvt to or from `.f64` requires", "`cvt` with `.f64` requires"),
+    # `{.bf16x2}` is the source type the requirement is about, not an optional part.
+    ("`cvt.rn.satfinite{.relu}{.e5m2x2/.e4m3x2}{.bf16x2}` introduced", "`cvt.rn.satfinite{.relu}{.e5m2x2/.e4m3x2}.bf16x2` introduced"),
     # atom, red
     ("Support for vector types", "Support for `.v2`, `.v4`, `.v8`"),
     # tex: features named in prose
