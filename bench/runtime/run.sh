@@ -13,4 +13,7 @@ clang-19 -O3 -march=native -fopenmp -I ptxrt/include "$here/main.c" "$here/nativ
     target/release/libptxrt.a -lpthread -ldl -lm -o "$out/bench"
 threads="$(nproc)"
 echo "threads: $threads (OMP_NUM_THREADS, PTXRT_NUM_THREADS); medians of 21 runs"
-OMP_NUM_THREADS="$threads" PTXRT_NUM_THREADS="$threads" "$out/bench" "$@"
+# The two runtimes take turns on the same cores: OpenMP's threads must sleep between
+# parallel regions (as ptxrt's workers do) instead of spinning for libomp's default 200 ms
+# block time, which would take a core from ptxrt's workers during every ptx2llvm run.
+OMP_WAIT_POLICY=passive OMP_NUM_THREADS="$threads" PTXRT_NUM_THREADS="$threads" "$out/bench" "$@"
