@@ -393,6 +393,25 @@ fn float_legacy_sm1x() {
         }
         ulps(got, want, 2, 32)
     }));
+    // sm_1x float-to-float `cvt` flushes single-precision subnormal inputs and results
+    // without `.ftz` (NaN: any NaN).
+    forms.push(Form::accept("cvt f32 to f64 (sm_1x flushes the input)", "cvt.f64.f32 %o64, %a32;", Res::B64, |x, got| {
+        let v = r::to_f64(r::flush(x[0], 32), 32);
+        match v.is_nan() {
+            true if f64::from_bits(got).is_nan() => Ok(()),
+            false if got == v.to_bits() => Ok(()),
+            _ => Err(format!("want {:#x}", v.to_bits())),
+        }
+    }));
+    forms.push(Form::accept("cvt.rn.f32.f64 (sm_1x flushes the result)", "cvt.rn.f32.f64 %o32, %a64;", Res::B32, |x, got| {
+        let v = f64::from_bits(x[0]);
+        let want = r::flush(r::round_f64(v, 32), 32);
+        match v.is_nan() {
+            true if f32::from_bits(got as u32).is_nan() => Ok(()),
+            false if got == want => Ok(()),
+            _ => Err(format!("want {want:#x}")),
+        }
+    }));
     // `.f64` forms read the 64-bit views: they get binary64 inputs in a kernel of their own.
     let (forms64, forms32): (Vec<Form>, Vec<Form>) = forms.into_iter().partition(|f| f.label.contains(".f64"));
     let kernels = vec![Kernel::new("legacy32", [Dist::F32; 4], forms32), Kernel::new("legacy64", [Dist::F64; 4], forms64)];

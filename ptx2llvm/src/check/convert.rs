@@ -100,11 +100,20 @@ pub(super) fn cvt(scope: &mut FnScope, inst: &ast::Instruction, mut mods: Mods, 
             }
             // bf16 operands must be `.b16` registers exactly; others may be wider.
             let width = |t: ScalarType| if t == ScalarType::BF16 { Width::Exact } else { Width::AllowWider };
+            // sm_1x flushes single-precision subnormal inputs and results of float-to-float
+            // conversions without `.ftz` (ISA 9.2 cvt, "Floating Point Notes"); integer
+            // rounding flushes only with `.ftz` there, as on later targets.
+            let sm_1x = scope.cx.target_sm.is_some_and(|sm| sm < 20);
+            let legacy_ftz = sm_1x
+                && dst_ty.is_float()
+                && src_ty.is_float()
+                && (dst_ty == ScalarType::F32 || src_ty == ScalarType::F32)
+                && !matches!(rnd, Some(CvtRounding::Integer(_)));
             let op = Op::Cvt {
                 dst_ty,
                 src_ty,
                 rnd,
-                ftz,
+                ftz: ftz || legacy_ftz,
                 sat,
                 relu,
                 satfinite,
