@@ -40,7 +40,14 @@ typedef struct ptxrtBlockEnv {
     /* Error reporting: generated code sets these and returns a non-zero status. */
     int32_t error_code;           /* a ptxrtError_t */
     const char *error_message;    /* static string, e.g. "trap at kernel.ptx:12:5" */
+    /* Blocks run by this call: ctaid.x .. ctaid.x + blocks_x - 1 (same y, z). Always 1
+     * unless the kernel's flags have PTXRT_KERNEL_FUSE_X. */
+    uint32_t blocks_x;
 } ptxrtBlockEnv;
+
+/* ptxrtKernel.flags: the block function runs env->blocks_x neighbouring blocks along x
+ * (a barrier-free kernel that uses %ctaid.x and %tid.x only as ctaid.x * ntid.x + tid.x). */
+#define PTXRT_KERNEL_FUSE_X 1u
 
 /* Runs one whole thread block. Returns 0 on success, otherwise a ptxrtError_t
  * (with env->error_code/error_message describing it). */
@@ -58,7 +65,7 @@ struct ptxrtKernel {
     uint32_t static_shared_bytes;       /* dynamic shared memory starts at align_up(this, 16) */
     uint32_t context_bytes_per_thread;
     uint32_t local_bytes_per_thread;
-    uint32_t flags;                     /* reserved, 0 */
+    uint32_t flags;                     /* PTXRT_KERNEL_FUSE_X or 0 */
     ptxrtDim3 reqntid;                  /* {0,0,0} unless the entry has .reqntid */
     ptxrtDim3 maxntid;                  /* {0,0,0} unless the entry has .maxntid */
 };
@@ -104,12 +111,17 @@ typedef struct ptxrtModule {
 #define PTXRT_GEOM_3D 3u
 #define PTXRT_GEOM_A1D 4u
 #define PTXRT_GEOM_A2D 5u
+#define PTXRT_GEOM_CUBE 6u                    /* coords: x y z (f32) */
+#define PTXRT_GEOM_ACUBE 7u                   /* coords: cube index (u32), x y z (f32) */
 #define PTXRT_TEX_FLOAT_COORDS (1u << 4)      /* .f32 coordinates (else .s32) */
 #define PTXRT_TEX_DTYPE_SHIFT 5               /* 0 .u32, 1 .s32, 2 .f32, 3 .f16 */
 #define PTXRT_TEX_HAS_SAMPLER (1u << 7)       /* `sampler` is the explicit sampler operand */
 #define PTXRT_TEX_GATHER_SHIFT 8              /* tld4: 1 + component (.r .g .b .a); 0: tex */
+#define PTXRT_TEX_HAS_OFFSET (1u << 11)       /* coords[4..7]: the .s32 texel offset operand */
 
-/* tex / tld4: out = the 4 result words (f32 bits, integers, or f16 in the low half). */
+/* tex / tld4: out = the 4 result words (f32 bits, integers, or f16 in the low half).
+ * coords holds 4 words, or 8 with PTXRT_TEX_HAS_OFFSET (offset elements past the
+ * geometry's dimensions are ignored). */
 int32_t __ptxrt_tex(uint64_t texture, uint64_t sampler, uint32_t op, const uint32_t *coords, uint32_t *out);
 
 /* txq / suq: query 0 width, 1 height, 2 depth, 3 channel_data_type, 4 channel_order (OpenCL

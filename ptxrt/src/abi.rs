@@ -74,7 +74,14 @@ pub struct BlockEnv {
     pub error_code: i32,
     /// Static NUL-terminated string describing the error, or null.
     pub error_message: *const c_char,
+    /// Blocks this call runs: `ctaid.x .. ctaid.x + blocks_x` (1 unless the kernel has
+    /// `KERNEL_FUSE_X`).
+    pub blocks_x: u32,
 }
+
+/// `PTXRT_KERNEL_FUSE_X` in `Kernel::flags`: the block function runs `BlockEnv::blocks_x`
+/// neighbouring blocks along x in one call.
+pub const KERNEL_FUSE_X: u32 = 1;
 
 /// `ptxrtBlockFn`: runs one whole thread block; 0 on success.
 pub type BlockFn = unsafe extern "C" fn(env: *mut BlockEnv) -> i32;
@@ -158,7 +165,8 @@ mod tests {
         assert_eq!(offset_of!(BlockEnv, local), 40);
         assert_eq!(offset_of!(BlockEnv, error_code), 48);
         assert_eq!(offset_of!(BlockEnv, error_message), 56);
-        assert_eq!(size_of::<BlockEnv>(), 64);
+        assert_eq!(offset_of!(BlockEnv, blocks_x), 64);
+        assert_eq!(size_of::<BlockEnv>(), 72);
 
         assert_eq!(offset_of!(Kernel, abi_version), 0);
         assert_eq!(offset_of!(Kernel, num_params), 4);

@@ -315,6 +315,10 @@ pub(crate) struct Job {
     /// Set on the first error: workers stop taking blocks.
     abort: AtomicBool,
     first_error: Mutex<Option<Error>>,
+    /// The kernel runs runs of blocks along x in one call (`KERNEL_FUSE_X`), at most
+    /// `max_fused` blocks at a time.
+    fuse_x: bool,
+    max_fused: u64,
 }
 
 impl Job {
@@ -344,6 +348,10 @@ impl Job {
             next: CacheLine(AtomicU64::new(0)),
             abort: AtomicBool::new(false),
             first_error: Mutex::new(None),
+            fuse_x: kernel.flags & crate::abi::KERNEL_FUSE_X != 0,
+            // The row of threads stays below 2^20 (the thread index of a fused call is a
+            // 32-bit value, and a row this long already amortizes the call).
+            max_fused: ((1u64 << 20) / u64::from(info.block.x.max(1))).max(1),
         }
     }
 
@@ -398,6 +406,7 @@ impl Job {
             local,
             error_code: 0,
             error_message: std::ptr::null(),
+            blocks_x: 1,
         };
         loop {
             if self.abort.load(Ordering::Relaxed) {
@@ -410,11 +419,16 @@ impl Job {
             let end = (start + self.chunk).min(self.total_blocks);
             // Linear index -> (x, y, z) once per range, then step x fastest.
             let (mut x, mut y, mut z) = (start % gx, (start / gx) % gy, start / (gx * gy));
-            for _ in start..end {
+            let mut i = start;
+            while i < end {
                 if self.abort.load(Ordering::Relaxed) {
                     return;
                 }
+                // A kernel that can (`KERNEL_FUSE_X`) runs the blocks of this range that
+                // share y and z in one call, as one long row of threads.
+                let run = if self.fuse_x { (end - i).min(gx - x).min(self.max_fused) } else { 1 };
                 env.ctaid = Dim3::new(x as u32, y as u32, z as u32);
+                env.blocks_x = run as u32;
                 env.worker_index = worker as u32;
                 env.shared = shared;
                 env.context = context;
@@ -424,12 +438,14 @@ impl Job {
                 // SAFETY: `block_fn` comes from a kernel descriptor of the current ABI
                 // version and follows the ptxrtBlockFn contract; `env` and everything it
                 // points at (launch info, windows sized for this kernel and block shape)
-                // stay valid and exclusively this worker's for the call.
+                // stay valid and exclusively this worker's for the call; `blocks_x` is 1
+                // unless the kernel declared that it runs runs of blocks.
                 let status = unsafe { (self.block_fn)(&mut env) };
                 if status != 0 {
                     return self.fail(self.block_error(&env));
                 }
-                x += 1;
+                i += run;
+                x += run;
                 if x == gx {
                     x = 0;
                     y += 1;

@@ -43,7 +43,12 @@ pub mod env {
     pub const LOCAL: u32 = 5;
     pub const ERROR_CODE: u32 = 6;
     pub const ERROR_MESSAGE: u32 = 7;
+    pub const BLOCKS_X: u32 = 8;
 }
+
+/// `ptxrtKernel::flags`: the block function can run a run of neighbouring blocks along x
+/// in one call (`ptxrtBlockEnv::blocks_x`; see `lower::fusion`).
+pub const KERNEL_FUSE_X: u64 = 1;
 
 /// `ptxrtErrorLaunchFailure`.
 pub const ERROR_LAUNCH_FAILURE: u64 = 719;
@@ -68,7 +73,7 @@ impl<'ctx> AbiTypes<'ctx> {
         let dim3 = cx.struct_type(&[i32t.into(), i32t.into(), i32t.into()], false);
         let f = |v: &[BasicTypeEnum<'ctx>]| cx.struct_type(v, false);
         let launch_info = f(&[ptr.into(), dim3.into(), dim3.into(), i32t.into(), i32t.into(), i64t.into()]);
-        let block_env = f(&[ptr.into(), dim3.into(), i32t.into(), ptr.into(), ptr.into(), ptr.into(), i32t.into(), ptr.into()]);
+        let block_env = f(&[ptr.into(), dim3.into(), i32t.into(), ptr.into(), ptr.into(), ptr.into(), i32t.into(), ptr.into(), i32t.into()]);
         let kernel = f(&[
             i32t.into(), // abi_version
             i32t.into(), // num_params

@@ -10,6 +10,7 @@
 //! only for the released threads. Kernels without sync points are a single thread loop.
 
 use super::abi;
+use super::fusion;
 use super::guards::{self, Narrowing};
 use super::regions::{self, Regions};
 use super::thread::{FnCx, Thread, Uniform};
@@ -43,6 +44,8 @@ enum Filter<'ctx> {
 pub struct LoweredKernel<'ctx> {
     pub block_fn: FunctionValue<'ctx>,
     pub context_bytes_per_thread: u32,
+    /// The block function runs runs of blocks along x (`fusion`).
+    pub fused_x: bool,
 }
 
 /// Where each saved register lives in the structure-of-arrays context area.
@@ -99,6 +102,14 @@ pub fn lower_entry<'ctx>(ml: &ModuleLowerer<'ctx, '_>, index: usize, f: &ir::Fun
     let mut fc = FnCx { cx, module: &ml.module, b, ml, f, func, regs, uni, thread: None, frame_vars, local_override: None, on_exit: None, known_preds: HashMap::new() };
     let done = fc.new_block("done");
 
+    let fused_x = !regions.has_sync_points() && fusion::fusable_along_x(ml.ir, f);
+    if fused_x {
+        // One call runs `blocks_x` blocks: its x loop covers their threads (see `fusion`).
+        let t = &ml.abi;
+        let p = fc.b.build_struct_gep(t.block_env, fc.uni.env, abi::env::BLOCKS_X, "")?;
+        let blocks_x = fc.b.build_load(cx.i32_type(), p, "blocks_x")?.into_int_value();
+        fc.uni.x_extent = fc.b.build_int_mul(fc.uni.ntid[0], blocks_x, "x_extent")?;
+    }
     if !regions.has_sync_points() {
         let start = match guards::analyze(f) {
             Some(narrowing) => emit_narrowed_loop(&mut fc, &regions, &layout, &narrowing, done)?,
@@ -190,7 +201,7 @@ pub fn lower_entry<'ctx>(ml: &ModuleLowerer<'ctx, '_>, index: usize, f: &ir::Fun
     }
     fc.b.position_at_end(done);
     fc.b.build_return(Some(&cx.i32_type().const_zero()))?;
-    Ok(LoweredKernel { block_fn: func, context_bytes_per_thread: layout.bytes_per_thread as u32 })
+    Ok(LoweredKernel { block_fn: func, context_bytes_per_thread: layout.bytes_per_thread as u32, fused_x })
 }
 
 /// The block-uniform values of a kernel: from the block environment (the block function's
@@ -243,7 +254,7 @@ pub(super) fn load_uniforms<'ctx>(ml: &ModuleLowerer<'ctx, '_>, b: &inkwell::bui
     }
     let nxy = b.build_int_mul(ntid[0], ntid[1], "")?;
     let nthreads = b.build_int_mul(nxy, ntid[2], "nthreads")?;
-    Ok(Uniform { env, ntid, nctaid, ctaid, nthreads, shared, local, context, params, returns: vec![], worker_index, num_workers, dynamic_shared })
+    Ok(Uniform { env, ntid, nctaid, ctaid, nthreads, shared, local, context, params, returns: vec![], worker_index, num_workers, dynamic_shared, x_extent: ntid[0] })
 }
 
 /// Address of a thread's element in a context array whose per-thread prefix is `prefix`.
@@ -288,7 +299,9 @@ fn emit_narrowed_loop<'ctx>(fc: &mut FnCx<'ctx, '_>, regions: &Regions, layout: 
         let exits = if exits_if { v } else { b.build_not(v, "")? };
         everyone_exits = b.build_or(everyone_exits, exits, "")?;
     }
-    let ntid: Vec<IntValue> = fc.uni.ntid.iter().map(|n| b.build_int_z_extend(*n, i64t, "")).collect::<Result<_, _>>()?;
+    // The extent of each thread loop (along x, a fused kernel's run of blocks).
+    let extents = [fc.uni.x_extent, fc.uni.ntid[1], fc.uni.ntid[2]];
+    let ntid: Vec<IntValue> = extents.iter().map(|n| b.build_int_z_extend(*n, i64t, "")).collect::<Result<_, _>>()?;
     let mut lo = [i64t.const_zero(); 3];
     let mut hi = [ntid[0], ntid[1], ntid[2]];
     let mut exact = cx.bool_type().const_all_ones();
@@ -504,7 +517,7 @@ fn emit_region_loop<'ctx>(
     let zero = i32t.const_zero();
     let (lo, hi) = match bounds {
         Some(r) => (r.lo, r.hi),
-        None => ([zero; 3], fc.uni.ntid),
+        None => ([zero; 3], [fc.uni.x_extent, fc.uni.ntid[1], fc.uni.ntid[2]]),
     };
     b.position_at_end(xl);
     let xn = b.build_int_add(xv, one, "")?;

@@ -17,6 +17,7 @@ pub mod kernel;
 mod memory;
 pub mod provenance;
 pub mod regions;
+mod fusion;
 mod guards;
 mod half;
 mod half_bits;
@@ -369,7 +370,7 @@ fn emit_descriptors<'ctx>(ml: &ModuleLowerer<'ctx, '_>, kernels: &[(&ir::Functio
             i32t.const_int(ml.layout.static_shared, false).into(),
             i32t.const_int(k.context_bytes_per_thread as u64, false).into(),
             i32t.const_int(ml.layout.local_bytes, false).into(),
-            i32t.const_zero().into(),
+            i32t.const_int(if k.fused_x { abi::KERNEL_FUSE_X } else { 0 }, false).into(),
             dim3(f.reqntid).into(),
             dim3(f.maxntid).into(),
         ]);

@@ -58,11 +58,28 @@ pub fn analyze(f: &ir::Function) -> Regions {
 
 /// Registers read by an operation (including values kept when a guarded write is skipped).
 pub fn uses(op: &Op, out: &mut Vec<RegId>) {
-    let mut o = |x: &Operand| {
-        if let Operand::Reg(r) = x {
-            out.push(*r)
-        }
-    };
+    let mut operand_regs = vec![];
+    visit_uses(
+        op,
+        &mut |x: &Operand| {
+            if let Operand::Reg(r) = x {
+                operand_regs.push(*r)
+            }
+        },
+        out,
+    );
+    out.extend(operand_regs);
+}
+
+/// Calls `f` with every value operand an operation reads (registers, immediates, special
+/// registers, addresses of variables...); predicates and address registers are not
+/// operands.
+pub fn for_each_operand(op: &Op, f: &mut dyn FnMut(&Operand)) {
+    visit_uses(op, f, &mut vec![]);
+}
+
+/// The reads of `op`: value operands through `o`, predicate and address registers into `out`.
+fn visit_uses(op: &Op, mut o: &mut dyn FnMut(&Operand), out: &mut Vec<RegId>) {
     match op {
         Op::Mov { src, .. } => o(src),
         Op::IntBinary { a, b, .. } | Op::MulWide { a, b, .. } | Op::FloatBinary { a, b, .. } => {

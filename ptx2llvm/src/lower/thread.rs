@@ -44,6 +44,9 @@ pub struct Uniform<'ctx> {
     pub worker_index: IntValue<'ctx>,
     pub num_workers: IntValue<'ctx>,
     pub dynamic_shared: IntValue<'ctx>,
+    /// How far the x thread loop runs: `ntid.x`, or for a kernel that runs several blocks
+    /// along x per call, `ntid.x * blocks_x` (`fusion`).
+    pub x_extent: IntValue<'ctx>,
 }
 
 /// The current thread inside a region loop.
