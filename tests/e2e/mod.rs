@@ -149,6 +149,16 @@ fn atomics() {
     run_fixture(&ATOMICS);
 }
 
+/// NVRTC output: barrier-free 2D kernels run as runs of blocks fused along x (a 5-point
+/// stencil with an interior guard; a 2D/3D-grid tagging kernel), over grid shapes whose rows
+/// the runtime splits between workers.
+const STENCIL: Fixture = Fixture { ptx: "stencil.ptx", host: "stencil_host.c", ok_lines: &["stencil: 25 shapes OK"] };
+
+#[test]
+fn stencil() {
+    run_fixture(&STENCIL);
+}
+
 /// NVRTC output: kernels with more than 12 sync points (an unrolled block scan with 21
 /// barriers and early-exit threads; rounds of warp shuffles and barriers), which run as one
 /// thread loop for all regions.
