@@ -85,6 +85,13 @@ typedef struct ptxrtArray *ptxrtArray_t;
 #define ptxrtArrayDefault 0u
 #define ptxrtArrayLayered 1u          /* extent.depth counts layers of a 1D (height 0) or 2D array */
 #define ptxrtArraySurfaceLoadStore 2u /* accepted; every array may back a surface */
+#define ptxrtArrayCubemap 4u          /* 6 square faces (extent.depth 6; with ptxrtArrayLayered a
+                                         multiple of 6): layer face + 6 * cube, faces +x -x +y -y +z -z */
+/* tex/tld4 .cube/.acube {x, y, z}: the face is the major axis (largest |component|; ties go
+ * to z, then y) with its sign; face coordinates s = (sc/|ma| + 1)/2, t = (tc/|ma| + 1)/2,
+ * (sc, tc) = (-z,-y) (z,-y) (x,z) (x,-z) (x,-y) (-x,-y) for faces 0..5 (CUDA's cubemap
+ * table), looked up with normalized coordinates, clamped to the face's edges (no filtering
+ * across faces), whatever the texture's or sampler's address modes. */
 
 /* cudaMallocArray (height 0: 1D) and cudaMalloc3DArray. Zero width, a depth without a
  * height (not layered), unknown flags or a bad format: ptxrtErrorInvalidValue. */

@@ -65,6 +65,9 @@ pub struct Extent {
 pub const ARRAY_LAYERED: u32 = 1;
 /// `ptxrtArraySurfaceLoadStore`: accepted (every array can be bound to a surface).
 pub const ARRAY_SURFACE_LOAD_STORE: u32 = 2;
+/// `ptxrtArrayCubemap`: a square 2D array of 6 faces (with `ptxrtArrayLayered`, 6 per
+/// cube of a cubemap array), stored as layers (face + 6 * cube).
+pub const ARRAY_CUBEMAP: u32 = 4;
 
 pub const RESOURCE_TYPE_ARRAY: i32 = 0;
 pub const RESOURCE_TYPE_MIPMAPPED_ARRAY: i32 = 1;
@@ -264,11 +267,17 @@ pub struct Array {
 impl Array {
     pub fn new(desc: &ChannelFormatDesc, extent: Extent, flags: u32) -> Result<Array, Error> {
         let format = Format::from_desc(desc)?;
-        if flags & !(ARRAY_LAYERED | ARRAY_SURFACE_LOAD_STORE) != 0 {
+        if flags & !(ARRAY_LAYERED | ARRAY_SURFACE_LOAD_STORE | ARRAY_CUBEMAP) != 0 {
             return Err(Error::invalid_value(format!("unknown array flags {flags:#x}")));
         }
-        let layered = flags & ARRAY_LAYERED != 0;
         let Extent { width, height, depth } = extent;
+        if flags & ARRAY_CUBEMAP != 0 {
+            let faces_ok = if flags & ARRAY_LAYERED != 0 { depth > 0 && depth % 6 == 0 } else { depth == 6 };
+            if width != height || !faces_ok {
+                return Err(Error::invalid_value(format!("a cubemap needs square faces and 6 (per cube) layers, not {width}x{height}x{depth}")));
+            }
+        }
+        let layered = flags & (ARRAY_LAYERED | ARRAY_CUBEMAP) != 0;
         if width == 0 {
             return Err(Error::invalid_value("array width must not be 0"));
         }
@@ -675,6 +684,28 @@ pub const DTYPE_F32: u32 = 2;
 pub const DTYPE_F16: u32 = 3;
 pub const TEX_HAS_SAMPLER: u32 = 1 << 7;
 pub const TEX_GATHER_SHIFT: u32 = 8;
+pub const TEX_HAS_OFFSET: u32 = 1 << 11;
+pub const GEOM_CUBE: u32 = 6;
+pub const GEOM_ACUBE: u32 = 7;
+
+/// The cubemap face a direction selects and the face's normalized coordinates (s, t),
+/// per the CUDA cubemap table (OpenGL's): the major axis is the component of largest
+/// magnitude (ties, which neither defines, go to z, then y, as in Direct3D); face
+/// 0..5 = +x -x +y -y +z -z with (sc, tc) = (-z, -y) (z, -y) (x, z) (x, -z) (x, -y)
+/// (-x, -y), and s = (sc / |ma| + 1) / 2, t = (tc / |ma| + 1) / 2.
+fn cube_face(x: f32, y: f32, z: f32) -> (usize, f32, f32) {
+    let (ax, ay, az) = (x.abs(), y.abs(), z.abs());
+    let (face, sc, tc, ma) = if az >= ax && az >= ay {
+        if z.is_sign_negative() { (5, -x, -y, az) } else { (4, x, -y, az) }
+    } else if ay >= ax {
+        if y.is_sign_negative() { (3, x, -z, ay) } else { (2, x, z, ay) }
+    } else if x.is_sign_negative() {
+        (1, z, -y, ax)
+    } else {
+        (0, -z, -y, ax)
+    };
+    (face, (sc / ma + 1.0) * 0.5, (tc / ma + 1.0) * 0.5)
+}
 
 /// A texel's channels: floats (float formats and normalized reads) or integers.
 #[derive(Clone, Copy)]
@@ -829,8 +860,22 @@ fn float_channels(t: Texel) -> [f32; 4] {
 }
 
 /// One `tex`/`tld4` fetch. `coords` are the PTX coordinate elements as bits.
-fn sample(tex: &TextureObject, sampler: &Sampler, op: u32, coords: &[u32; 4]) -> [u32; 4] {
+/// `offset` is the `tex`/`tld4` offset operand (texels in each dimension): it moves the
+/// integer texel indices (the nearest texel, or every tap of the filter footprint), so the
+/// filter weights are those of the unshifted coordinates.
+fn sample(tex: &TextureObject, sampler: &Sampler, op: u32, coords: &[u32; 4], offset: [i64; 3]) -> [u32; 4] {
     let geom = op & TEX_GEOM_MASK;
+    if geom == GEOM_CUBE || geom == GEOM_ACUBE {
+        // A 2D lookup (normalized coordinates, clamped to the face's edges: faces are not
+        // filtered across) in layer face + 6 * cube.
+        let (cube, d) = if geom == GEOM_ACUBE { (coords[0] as usize, [coords[1], coords[2], coords[3]]) } else { (0, [coords[0], coords[1], coords[2]]) };
+        let [x, y, z] = d.map(f32::from_bits);
+        let (face, s, t) = cube_face(x, y, z);
+        let cube = cube.min((tex.image.layers / 6).max(1) - 1);
+        let face_sampler = Sampler { normalized: true, address: [AddressMode::ClampToEdge; 3], ..*sampler };
+        let op = (op & !TEX_GEOM_MASK) | GEOM_A2D | TEX_FLOAT_COORDS;
+        return sample(tex, &face_sampler, op, &[(6 * cube + face) as u32, s.to_bits(), t.to_bits(), 0], [0; 3]);
+    }
     let (dims, arrayed) = match geom {
         GEOM_1D => (1, false),
         GEOM_2D => (2, false),
@@ -848,7 +893,7 @@ fn sample(tex: &TextureObject, sampler: &Sampler, op: u32, coords: &[u32; 4]) ->
         let cf = [0, 1, 2].map(|d| if d < c.len() { f32::from_bits(c[d]) } else { 0.0 });
         let u = scaled(tex, sampler, 2, &cf);
         let f = footprint(&u, 2);
-        let (i0, j0) = (f.base[0], f.base[1]);
+        let (i0, j0) = (f.base[0] + offset[0], f.base[1] + offset[1]);
         let comp = ((gather - 1) as usize).min(3);
         let taps = [(i0, j0 + 1), (i0 + 1, j0 + 1), (i0 + 1, j0), (i0, j0)];
         let texels = taps.map(|(i, j)| fetch(tex, sampler, 2, [i, j, 0], layer));
@@ -860,7 +905,7 @@ fn sample(tex: &TextureObject, sampler: &Sampler, op: u32, coords: &[u32; 4]) ->
             })),
         }
     } else if !float_coords {
-        let idx = [0, 1, 2].map(|d| if d < dims { c[d] as i32 as i64 } else { 0 });
+        let idx = [0, 1, 2].map(|d| if d < dims { c[d] as i32 as i64 + offset[d] } else { 0 });
         let point = Sampler { normalized: false, ..*sampler };
         let outside = tex.image.zero_outside && (idx[0] < 0 || idx[0] >= tex.image.size[0] as i64);
         match (outside, tex.float_result()) {
@@ -872,7 +917,7 @@ fn sample(tex: &TextureObject, sampler: &Sampler, op: u32, coords: &[u32; 4]) ->
         let cf = [0, 1, 2].map(|d| if d < dims { f32::from_bits(c[d]) } else { 0.0 });
         let u = scaled(tex, sampler, dims, &cf);
         if !sampler.linear {
-            let idx = [0, 1, 2].map(|d| if d < dims { floor_index(u[d]) } else { 0 });
+            let idx = [0, 1, 2].map(|d| if d < dims { floor_index(u[d]) + offset[d] } else { 0 });
             fetch(tex, sampler, dims, idx, layer)
         } else {
             let f = footprint(&u, dims);
@@ -882,7 +927,7 @@ fn sample(tex: &TextureObject, sampler: &Sampler, op: u32, coords: &[u32; 4]) ->
                 let mut idx = [0i64; 3];
                 for d in 0..dims {
                     let upper = (k >> d) & 1 == 1;
-                    idx[d] = f.base[d] + upper as i64;
+                    idx[d] = f.base[d] + offset[d] + upper as i64;
                     w *= if upper { f.weight[d] } else { 1.0 - f.weight[d] };
                 }
                 let t = float_channels(fetch(tex, sampler, dims, idx, layer));
@@ -917,7 +962,7 @@ fn effective_sampler(tex: &TextureObject, sampler: Option<u64>) -> Option<Sample
 /// `tex`/`tld4` (see ptxrt_abi.h).
 ///
 /// # Safety
-/// `coords` points at 4 readable `u32`, `out` at 4 writable `u32`.
+/// `coords` points at 4 readable `u32` (8 with `TEX_HAS_OFFSET`), `out` at 4 writable `u32`.
 #[no_mangle]
 pub unsafe extern "C" fn __ptxrt_tex(texture_handle: u64, sampler: u64, op: u32, coords: *const u32, out: *mut u32) -> i32 {
     let Some(tex) = texture(texture_handle) else {
@@ -928,7 +973,13 @@ pub unsafe extern "C" fn __ptxrt_tex(texture_handle: u64, sampler: u64, op: u32,
     };
     // SAFETY: per the contract.
     let c = unsafe { coords.cast::<[u32; 4]>().read_unaligned() };
-    let r = sample(tex, &s, op, &c);
+    let mut offset = [0i64; 3];
+    if op & TEX_HAS_OFFSET != 0 {
+        // SAFETY: per the contract (the offset words follow the coordinates).
+        let o = unsafe { coords.add(4).cast::<[u32; 3]>().read_unaligned() };
+        offset = o.map(|x| x as i32 as i64);
+    }
+    let r = sample(tex, &s, op, &c, offset);
     // SAFETY: per the contract.
     unsafe { out.cast::<[u32; 4]>().write_unaligned(r) };
     STATUS_OK
@@ -1314,6 +1365,30 @@ mod tests {
         };
         assert!(create_texture(&lin, &TextureDesc::default()).unwrap_err().message.contains("no element"));
         assert!(create_surface(&lin).unwrap_err().message.contains("array"));
+    }
+
+    #[test]
+    fn cubemap_arrays_need_square_faces_and_six_layers_per_cube() {
+        let d = desc(32, 0, 0, 0, FORMAT_KIND_FLOAT);
+        let e = |w, h, dd| Extent { width: w, height: h, depth: dd };
+        assert!(Array::new(&d, e(4, 4, 6), ARRAY_CUBEMAP).is_ok());
+        assert!(Array::new(&d, e(4, 4, 12), ARRAY_CUBEMAP | ARRAY_LAYERED).is_ok());
+        assert!(Array::new(&d, e(4, 5, 6), ARRAY_CUBEMAP).unwrap_err().message.contains("cubemap"));
+        assert!(Array::new(&d, e(4, 4, 12), ARRAY_CUBEMAP).unwrap_err().message.contains("cubemap"));
+        assert!(Array::new(&d, e(4, 4, 8), ARRAY_CUBEMAP | ARRAY_LAYERED).unwrap_err().message.contains("cubemap"));
+    }
+
+    #[test]
+    fn cube_faces_follow_the_major_axis() {
+        assert_eq!(cube_face(1.0, 0.5, -0.5), (0, 0.75, 0.25));
+        assert_eq!(cube_face(-1.0, 0.5, -0.5), (1, 0.25, 0.25));
+        assert_eq!(cube_face(0.5, 2.0, 1.0), (2, 0.625, 0.75));
+        assert_eq!(cube_face(0.5, -2.0, 1.0), (3, 0.625, 0.25));
+        assert_eq!(cube_face(0.5, 0.0, 1.0), (4, 0.75, 0.5));
+        assert_eq!(cube_face(0.5, 0.0, -1.0), (5, 0.25, 0.5));
+        // Ties go to z, then y.
+        assert_eq!(cube_face(1.0, 1.0, 1.0).0, 4);
+        assert_eq!(cube_face(-1.0, 1.0, 0.5).0, 2);
     }
 
     #[test]

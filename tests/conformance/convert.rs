@@ -1,6 +1,7 @@
 //! `cvt` (every integer and float type pair, integer and float rounding, `.ftz .sat .relu
-//! .satfinite`, the packed f16x2/bf16x2/tf32/8-bit/6-bit/4-bit formats) and `cvt.pack`,
-//! checked against `convert_reference.rs`.
+//! .satfinite`, the packed f16x2/bf16x2/tf32/8-bit/6-bit/4-bit formats, `.rs` stochastic
+//! rounding with the x2 and x4 forms, `.ue8m0x2`, `.s2f6x2` and `.scaled::n2::ue8m0`) and
+//! `cvt.pack`, checked against `convert_reference.rs`.
 
 use super::convert_reference::{self as r, Fmt, Int, Rnd, Want};
 use super::{check_family_at, Dist, Form, Kernel, Res};
@@ -209,6 +210,20 @@ fn packed_from_f32_forms(forms: &mut Vec<Form>) {
             }
         }
     }
+    // `.rs`: `rbits` (input c) holds the random bits of `a` in its upper half and of `b` in
+    // its lower half (13 low bits of each half for f16, all 16 for bf16).
+    for (f, name, n) in [(Fmt::F16, "f16x2", 13), (Fmt::BF16, "bf16x2", 16)] {
+        for (relu, satfinite) in [(false, false), (true, false), (false, true), (true, true)] {
+            let mods = format!("{}{}", if relu { ".relu" } else { "" }, if satfinite { ".satfinite" } else { "" });
+            let ptx = format!("cvt.rs{mods}.{name}.f32 %o32, %a32, %b32, %c32;");
+            forms.push(packed_form(ptx.clone(), ptx, Res::B32, f, 16, move |x| {
+                [(x[0], x[2] >> 16), (x[1], x[2])]
+                    .iter()
+                    .map(|&(v, rbits)| r::round_stochastic(float_in(Fmt::F32, v), f, rbits & r::mask(n), n, relu, satfinite))
+                    .collect()
+            }));
+        }
+    }
     for (rnd, relu, satfinite) in [(Rnd::Rna, false, false), (Rnd::Rna, false, true), (Rnd::Rn, false, false), (Rnd::Rz, false, false), (Rnd::Rn, true, false), (Rnd::Rz, false, true), (Rnd::Rn, true, true)] {
         let mods = format!("{}{}", if satfinite { ".satfinite" } else { "" }, if relu { ".relu" } else { "" });
         let ptx = format!("cvt.{}{mods}.tf32.f32 %o32, %a32;", rnd.name());
@@ -229,6 +244,103 @@ fn packed_from_f32_forms(forms: &mut Vec<Form>) {
             forms.push(Form::accept(inst, ptx, res, move |x, actual| {
                 let wants: Vec<Want> = [x[0], x[1]].iter().map(|v| r::round_float(float_in(Fmt::F32, *v), f, Rnd::Rn, relu, true)).collect();
                 check_lanes(&wants, f, lane, actual)
+            }));
+        }
+    }
+}
+
+/// Four f32 values to the 8/6/4-bit formats with stochastic rounding:
+/// `cvt.rs.satfinite.e4m3x4.f32 d, {a, b, e, f}, rbits`. The elements are the low and high
+/// halves of inputs a and b; `rbits` is input c, laid out as `rbits_of_element` says.
+fn four_from_f32_forms(forms: &mut Vec<Form>) {
+    for (f, name) in [(Fmt::E4m3, "e4m3x4"), (Fmt::E5m2, "e5m2x4"), (Fmt::E2m3, "e2m3x4"), (Fmt::E3m2, "e3m2x4"), (Fmt::E2m1, "e2m1x4")] {
+        for relu in [false, true] {
+            let (d, res, lane) = if f == Fmt::E2m1 { ("%o16", Res::B16, 4) } else { ("%o32", Res::B32, 8) };
+            let inst = format!("cvt.rs{}.satfinite.{name}.f32 {d}, {{%t0, %t1, %t2, %t3}}, %c32;", if relu { ".relu" } else { "" });
+            let ptx = format!("mov.b64 {{%t0, %t1}}, %a64;\nmov.b64 {{%t2, %t3}}, %b64;\n{inst}");
+            forms.push(Form::accept(inst, ptx, res, move |x, actual| {
+                let elements = [x[0], x[0] >> 32, x[1], x[1] >> 32];
+                let wants: Vec<Want> = (0..4)
+                    .map(|i| r::round_stochastic(float_in(Fmt::F32, elements[i] & 0xffff_ffff), f, rbits_of_element(f, x[2], i), 8, relu, true))
+                    .collect();
+                check_lanes(&wants, f, lane, actual)
+            }));
+        }
+    }
+}
+
+/// The 8 random bits of element `i` (a, b, e, f) of a four-element `.rs` conversion:
+/// bytes from the top for the 8- and 6-bit formats; for e2m1x4 the upper bytes of the two
+/// halves go to a and b, the lower bytes to e and f.
+fn rbits_of_element(f: Fmt, rbits: u64, i: usize) -> u64 {
+    let at = if f == Fmt::E2m1 { [24, 8, 16, 0][i] } else { [24, 16, 8, 0][i] };
+    (rbits >> at) & 0xff
+}
+
+/// Picks the two elements of a pair conversion out of the inputs (upper lane first).
+type PairOf = fn(&[u64; 4]) -> [u64; 2];
+
+/// Two f32 values (a, b) or a bf16x2 (upper, lower) to `.ue8m0x2`, rounded toward zero or
+/// up: `cvt.rp.satfinite.ue8m0x2.f32 d, a, b`.
+fn ue8m0_forms(from: Fmt, forms: &mut Vec<Form>) {
+    for up in [false, true] {
+        for satfinite in [false, true] {
+            let mods = format!("{}{}", if up { ".rp" } else { ".rz" }, if satfinite { ".satfinite" } else { "" });
+            let (ptx, elements): (String, PairOf) = if from == Fmt::F32 {
+                (format!("cvt{mods}.ue8m0x2.f32 %o16, %a32, %b32;"), |x| [x[0], x[1]])
+            } else {
+                (format!("cvt{mods}.ue8m0x2.bf16x2 %o16, %a32;"), |x| [x[0] >> 16, x[0]])
+            };
+            forms.push(Form::inst(ptx, Res::B16, move |x| {
+                let [a, b] = elements(x).map(|v| r::to_ue8m0(float_in(from, v), up, satfinite));
+                (a << 8) | b
+            }));
+        }
+    }
+}
+
+/// Two f32 values (a, b) or a bf16x2 (upper, lower) to `.s2f6x2`, optionally divided by
+/// the scale factors in input c: `cvt.rn.satfinite.scaled::n2::ue8m0.s2f6x2.f32 d, a, b, c`.
+fn s2f6_forms(from: Fmt, forms: &mut Vec<Form>) {
+    for relu in [false, true] {
+        for scaled in [false, true] {
+            let mods = format!("{}{}", if relu { ".relu" } else { "" }, if scaled { ".scaled::n2::ue8m0" } else { "" });
+            let scale = if scaled { ", %c16" } else { "" };
+            let (ptx, elements): (String, PairOf) = if from == Fmt::F32 {
+                (format!("cvt.rn.satfinite{mods}.s2f6x2.f32 %o16, %a32, %b32{scale};"), |x| [x[0], x[1]])
+            } else {
+                (format!("cvt.rn.satfinite{mods}.s2f6x2.bf16x2 %o16, %a32{scale};"), |x| [x[0] >> 16, x[0]])
+            };
+            forms.push(Form::inst(ptx, Res::B16, move |x| {
+                let sf = if scaled { x[2] & 0xffff } else { 0x7f7f };
+                let [a, b] = elements(x);
+                (r::to_s2f6(float_in(from, a), sf >> 8, relu) << 8) | r::to_s2f6(float_in(from, b), sf, relu)
+            }));
+        }
+    }
+}
+
+/// `.s2f6x2` and (scaled) the 8/6/4-bit formats to bf16x2, multiplied by the scale factors
+/// in input b: `cvt.rn.satfinite.scaled::n2::ue8m0.bf16x2.s2f6x2 d, a, b`.
+fn scaled_to_bf16_forms(forms: &mut Vec<Form>) {
+    for (relu, satfinite) in [(false, false), (true, false), (false, true), (true, true)] {
+        for scaled in [false, true] {
+            let mods = format!("{}{}{}", if satfinite { ".satfinite" } else { "" }, if relu { ".relu" } else { "" }, if scaled { ".scaled::n2::ue8m0" } else { "" });
+            let ptx = format!("cvt.rn{mods}.bf16x2.s2f6x2 %o32, %a16{};", if scaled { ", %b16" } else { "" });
+            forms.push(packed_form(ptx.clone(), ptx, Res::B32, Fmt::BF16, 16, move |x| {
+                let sf = if scaled { x[1] } else { 0x7f7f };
+                vec![r::from_s2f6(x[0] >> 8, sf >> 8, Fmt::BF16, relu, satfinite), r::from_s2f6(x[0], sf, Fmt::BF16, relu, satfinite)]
+            }));
+        }
+    }
+    for (f, name) in [(Fmt::E4m3, "e4m3x2"), (Fmt::E5m2, "e5m2x2"), (Fmt::E2m3, "e2m3x2"), (Fmt::E3m2, "e3m2x2"), (Fmt::E2m1, "e2m1x2")] {
+        for (relu, satfinite) in [(false, false), (true, true)] {
+            let mods = format!("{}{}", if relu { ".relu" } else { "" }, if satfinite { ".satfinite" } else { "" });
+            let inst = format!("cvt.rn{mods}.scaled::n2::ue8m0.bf16x2.{name} %o32, {}, %b16;", if f == Fmt::E2m1 { "%q" } else { "%a16" });
+            let ptx = if f == Fmt::E2m1 { format!("{{\n.reg .b8 %q;\ncvt.u8.u16 %q, %a16;\n{inst}\n}}") } else { inst.clone() };
+            let lane_in = if f == Fmt::E2m1 { 4 } else { 8 };
+            forms.push(packed_form(inst, ptx, Res::B32, Fmt::BF16, 16, move |x| {
+                vec![r::scaled_float(f, x[0] >> lane_in, x[1] >> 8, Fmt::BF16, relu, satfinite), r::scaled_float(f, x[0], x[1], Fmt::BF16, relu, satfinite)]
             }));
         }
     }
@@ -270,6 +382,8 @@ fn packed_from_half_forms(from: Fmt, forms: &mut Vec<Form>) {
 /// The 8/6/4-bit formats to f16x2 and bf16x2 (`cvt.rn.f16x2.e4m3x2 d, a`): exact, `.relu`
 /// clamps.
 fn packed_to_half_forms(forms: &mut Vec<Form>) {
+    let ptx = "cvt.rn.bf16x2.ue8m0x2 %o32, %a16;".to_string();
+    forms.push(packed_form(ptx.clone(), ptx, Res::B32, Fmt::BF16, 16, |x| vec![r::from_ue8m0(x[0] >> 8, Fmt::BF16), r::from_ue8m0(x[0], Fmt::BF16)]));
     for (f, name) in [(Fmt::E4m3, "e4m3x2"), (Fmt::E5m2, "e5m2x2"), (Fmt::E2m3, "e2m3x2"), (Fmt::E3m2, "e3m2x2"), (Fmt::E2m1, "e2m1x2")] {
         for (relu, to, to_name) in [(false, Fmt::F16, "f16x2"), (true, Fmt::F16, "f16x2"), (false, Fmt::BF16, "bf16x2"), (true, Fmt::BF16, "bf16x2")] {
             let inst = format!("cvt.rn{}.{to_name}.{name} %o32, {};", if relu { ".relu" } else { "" }, if f == Fmt::E2m1 { "%q" } else { "%a16" });
@@ -295,6 +409,9 @@ fn f32_kernel() -> Kernel {
 fn f32_packed_kernel() -> Kernel {
     let mut forms = vec![];
     packed_from_f32_forms(&mut forms);
+    four_from_f32_forms(&mut forms);
+    ue8m0_forms(Fmt::F32, &mut forms);
+    s2f6_forms(Fmt::F32, &mut forms);
     Kernel::new("cvt_packed_from_f32", [Dist::F32, Dist::F32, Dist::Any, Dist::Any], forms)
 }
 
@@ -316,6 +433,10 @@ fn half_kernel(f: Fmt) -> Kernel {
     narrowing_forms(f, if f == Fmt::F16 { Fmt::BF16 } else { Fmt::F16 }, &mut forms);
     integral_forms(f, &mut forms);
     packed_from_half_forms(f, &mut forms);
+    if f == Fmt::BF16 {
+        ue8m0_forms(f, &mut forms);
+        s2f6_forms(f, &mut forms);
+    }
     let dist = if f == Fmt::F16 { Dist::F16 } else { Dist::BF16 };
     Kernel::new(format!("cvt_from_{}", f.name()), [dist, dist, Dist::Any, Dist::Any], forms)
 }
@@ -353,6 +474,7 @@ fn int_kernel() -> Kernel {
         forms.push(Form::inst(ptx, Res::B32, move |x| r::pack_sat(x[0], x[1], x[2], bits, signed)));
     }
     packed_to_half_forms(&mut forms);
+    scaled_to_bf16_forms(&mut forms);
     Kernel::new("cvt_from_int", [Dist::Any; 4], forms)
 }
 

@@ -303,6 +303,124 @@ pub fn round_float(q: Quad, to: Fmt, rnd: Rnd, relu: bool, satfinite: bool) -> W
     Want::Bits(bits)
 }
 
+/// `.rs` stochastic rounding of `q` to `to` with the `n` random bits `rbits`: the discarded
+/// fraction of an ulp, taken to `n` bits below the last kept place, plus `rbits` carrying
+/// out of `n` bits rounds away from zero, otherwise the value is truncated. Magnitudes at or
+/// beyond the largest finite value plus one ulp, and carries past it, overflow: infinity, or
+/// the largest finite value with `satfinite`. NaN and `relu` as in `round_float`.
+pub fn round_stochastic(q: Quad, to: Fmt, rbits: u64, n: u32, relu: bool, satfinite: bool) -> Want {
+    if q.is_nan() {
+        return round_float(q, to, Rnd::Rn, relu, satfinite);
+    }
+    let frac_bits = to.layout().1;
+    let mut bits = if q.is_infinite() {
+        match to.inf() {
+            Some(inf) if !satfinite => inf,
+            _ => to.max_finite(),
+        }
+    } else {
+        let mag = q.abs();
+        let truncated = if to.finite_only() { round_by_search(to, mag, Rnd::Rz) } else { bits_of(to, mag, Round::TowardZero) };
+        // apfloat's e4m3 may give NaN for a truncated overflow: the largest finite value, and
+        // the remainder then reaches an ulp.
+        let truncated = if to.is_nan(truncated) { to.max_finite() } else { truncated };
+        // The ulp at the truncated value: the step from the first encoding of its binade.
+        let binade = truncated & !mask(frac_bits);
+        let ulp = (to.value(binade | 1) - to.value(binade)).value;
+        let rem = (mag - to.value(truncated)).value;
+        let scaled = (rem / ulp).value.scalbn(n as i32);
+        let mut lost = false;
+        let discarded = scaled.to_u128_r(128, Round::TowardZero, &mut lost).value;
+        let beyond = rem >= ulp;
+        let carry = discarded.saturating_add(rbits as u128) >= 1u128 << n;
+        let rounded = truncated + carry as u64;
+        if beyond || rounded > to.max_finite() {
+            match to.inf() {
+                Some(inf) if !satfinite => inf,
+                _ => to.max_finite(),
+            }
+        } else {
+            rounded
+        }
+    };
+    if q.is_negative() {
+        bits |= to.sign_bit();
+    }
+    if relu && bits & to.sign_bit() != 0 {
+        return if to.magnitude(bits) == 0 { Want::AnyZero } else { Want::Bits(0) };
+    }
+    Want::Bits(bits)
+}
+
+/// `.ue8m0` (`2^(e - 127)`, `0xff` NaN; no sign, no zero) of `q`, rounded toward zero or
+/// up. The choices the ISA leaves open: the magnitude is converted (the sign is ignored);
+/// zero and magnitudes below 2^-127 give `0x00` toward zero; rounding up gives `0x00` for
+/// zero. Infinity and magnitudes rounding past 2^127 give NaN, or 2^127 with `satfinite`.
+pub fn to_ue8m0(q: Quad, up: bool, satfinite: bool) -> u64 {
+    let big = if satfinite { 0xfe } else { 0xff };
+    if q.is_nan() {
+        return 0xff;
+    }
+    if q.is_infinite() {
+        return big;
+    }
+    let mag = q.abs();
+    let pow = |e: u64| Quad::from_u128(1).value.scalbn(e as i32 - 127);
+    if up {
+        (0..0xff).find(|&e| pow(e) >= mag).unwrap_or(big)
+    } else {
+        (0..0xff).rev().find(|&e| pow(e) <= mag).unwrap_or(0)
+    }
+}
+
+/// `2^(sf - 127)` for a `.ue8m0` scale factor; `None` for its NaN (`0xff`).
+fn ue8m0_scale(sf: u64) -> Option<i32> {
+    (sf & 0xff != 0xff).then(|| (sf & 0xff) as i32 - 127)
+}
+
+/// `.s2f6` (two's complement `k × 2^-6`, k in [-128, 127]) of `q / 2^(sf - 127)`, rounded to
+/// nearest even and saturated; NaN (also from a NaN scale factor) gives +1.984375 (`0x7f`),
+/// `relu` makes negative results +0.
+pub fn to_s2f6(q: Quad, sf: u64, relu: bool) -> u64 {
+    let Some(scale) = ue8m0_scale(sf).filter(|_| !q.is_nan()) else { return 0x7f };
+    let x = q.scalbn(6 - scale);
+    let k = if x.is_infinite() {
+        if x.is_negative() { -128 } else { 127 }
+    } else {
+        let mut lost = false;
+        x.to_i128_r(32, Round::NearestTiesToEven, &mut lost).value.clamp(-128, 127)
+    };
+    let k = if relu { k.max(0) } else { k };
+    (k as u64) & 0xff
+}
+
+/// An `.s2f6` encoding times `2^(sf - 127)` rounded to `to`.
+pub fn from_s2f6(k: u64, sf: u64, to: Fmt, relu: bool, satfinite: bool) -> Want {
+    let k = k as u8 as i8 as i128;
+    let q = match ue8m0_scale(sf) {
+        Some(scale) => Quad::from_i128(k).value.scalbn(scale - 6),
+        None => Quad::NAN,
+    };
+    round_float(q, to, Rnd::Rn, relu, satfinite)
+}
+
+/// A value of format `from` (its encoding `bits`) times `2^(sf - 127)` rounded to `to`.
+pub fn scaled_float(from: Fmt, bits: u64, sf: u64, to: Fmt, relu: bool, satfinite: bool) -> Want {
+    let q = match ue8m0_scale(sf) {
+        Some(scale) => from.value(bits & mask(from.width())).scalbn(scale),
+        None => Quad::NAN,
+    };
+    round_float(q, to, Rnd::Rn, relu, satfinite)
+}
+
+/// A `.ue8m0` encoding's value in a float format (exact for bf16).
+pub fn from_ue8m0(e: u64, to: Fmt) -> Want {
+    if e & 0xff == 0xff {
+        return Want::AnyNan;
+    }
+    round_float(Quad::from_u128(1).value.scalbn((e & 0xff) as i32 - 127), to, Rnd::Rn, false, false)
+}
+
 /// `.sat` of a float result: [0, 1], NaN → +0 (a negative zero may keep its sign).
 pub fn saturate(want: Want, fmt: Fmt) -> Want {
     match want {

@@ -91,6 +91,134 @@ int main(void)
         if (memcmp(want, out + 4 * i, sizeof want) != 0)
             harness_fail(".param .texref at (%.9g, %.9g): got %g, expected %g", xy[2 * i], xy[2 * i + 1], out[4 * i], want[0]);
     }
+    /* The `d|p` residency predicate (always true: every texel is resident) and `.v2.f16x2`
+     * results (channels rounded to f16, {r, g} and {b, a} with the first in the low half). */
+    float *res_out = harness_xmalloc(sizeof(float) * 12 * N);
+    for (int i = 0; i < N; i++) {
+        xy[2 * i] = harness_rng_float(&rng, -1.5f, 2.5f);
+        xy[2 * i + 1] = harness_rng_float(&rng, -1.5f, 2.5f);
+    }
+    void *rargs[] = {&xy, &res_out, &n};
+    PTXRT_CHECK(ptxrtLaunchKernel(harness_find_kernel("sample_resident"), harness_dim3(1, 1, 1), harness_dim3(N, 1, 1), rargs, 0, NULL));
+    for (int i = 0; i < N; i++) {
+        const float *o = res_out + 12 * i;
+        float want[4], want_g[4];
+        ref_sample(&pref, xy + 2 * i, 0, want);
+        ref_gather(&pref, xy + 2 * i, 1, want_g);
+        uint32_t words[4], want_h[2];
+        memcpy(words, o + 4, sizeof words);
+        for (int k = 0; k < 2; k++) {
+            _Float16 lo = (_Float16)want[2 * k], hi = (_Float16)want[2 * k + 1];
+            uint16_t lo_bits, hi_bits;
+            memcpy(&lo_bits, &lo, 2);
+            memcpy(&hi_bits, &hi, 2);
+            want_h[k] = lo_bits | (uint32_t)hi_bits << 16;
+        }
+        if (memcmp(want, o, sizeof want) != 0)
+            harness_fail("tex d|p at (%.9g, %.9g): got (%g %g %g %g), expected (%g %g %g %g)", xy[2 * i], xy[2 * i + 1], o[0], o[1], o[2], o[3], want[0], want[1], want[2], want[3]);
+        if (words[0] != 1 || words[3] != 1)
+            harness_fail("residency predicate at (%.9g, %.9g): tex %u, tld4 %u, expected 1", xy[2 * i], xy[2 * i + 1], words[0], words[3]);
+        if (words[1] != want_h[0] || words[2] != want_h[1])
+            harness_fail("tex.v2.f16x2 at (%.9g, %.9g): got %08x %08x, expected %08x %08x", xy[2 * i], xy[2 * i + 1], words[1], words[2], want_h[0], want_h[1]);
+        if (memcmp(want_g, o + 8, sizeof want_g) != 0)
+            harness_fail("tld4.g d|p at (%.9g, %.9g): got (%g %g %g %g), expected (%g %g %g %g)", xy[2 * i], xy[2 * i + 1], o[8], o[9], o[10], o[11], want_g[0], want_g[1], want_g[2], want_g[3]);
+    }
+    free(res_out);
+    /* The texel offset operand (-8..7 in each dimension): it moves the texel indices. */
+    int32_t *ij = harness_xmalloc(sizeof(int32_t) * 2 * N), *off = harness_xmalloc(sizeof(int32_t) * 2 * N);
+    float *off_out = harness_xmalloc(sizeof(float) * 16 * N);
+    for (int i = 0; i < N; i++) {
+        xy[2 * i] = harness_rng_float(&rng, -1.5f, 2.5f);
+        xy[2 * i + 1] = harness_rng_float(&rng, -1.5f, 2.5f);
+        ij[2 * i] = (int32_t)(harness_rng_u32(&rng) % (W + 6)) - 3;
+        ij[2 * i + 1] = (int32_t)(harness_rng_u32(&rng) % (H + 6)) - 3;
+        off[2 * i] = (int32_t)(harness_rng_u32(&rng) % 16) - 8;
+        off[2 * i + 1] = (int32_t)(harness_rng_u32(&rng) % 16) - 8;
+    }
+    void *oargs[] = {&xy, &ij, &off, &off_out, &n};
+    PTXRT_CHECK(ptxrtLaunchKernel(harness_find_kernel("sample_offset"), harness_dim3(1, 1, 1), harness_dim3(N, 1, 1), oargs, 0, NULL));
+    ref_texture host_ref = {texels, 2, {W, H, 1}, 0, {ptxrtAddressModeMirror, ptxrtAddressModeClamp, ptxrtAddressModeClamp}, 0, 0, {0, 0, 0, 0}};
+    ref_texture int_ref = pref;
+    int_ref.linear = 0;
+    int_ref.normalized = 0;
+    for (int i = 0; i < N; i++) {
+        const float *o = off_out + 16 * i;
+        int o3[3] = {off[2 * i], off[2 * i + 1], 0};
+        float want[4][4];
+        ref_sample_offset(&pref, xy + 2 * i, 0, o3, want[0]);
+        ref_gather_offset(&pref, xy + 2 * i, 2, o3, want[1]);
+        ref_sample_offset(&host_ref, xy + 2 * i, 0, o3, want[2]);
+        long idx[3] = {(long)ij[2 * i] + o3[0], (long)ij[2 * i + 1] + o3[1], 0};
+        ref_fetch(&int_ref, idx, 0, want[3]);
+        static const char *what[4] = {"tex linear", "tld4.b", "tex point (smp_host)", "tex .s32 coordinates"};
+        for (int k = 0; k < 4; k++)
+            if (memcmp(want[k], o + 4 * k, sizeof want[k]) != 0)
+                harness_fail("%s at (%.9g, %.9g) / (%d, %d) offset (%d, %d): got (%g %g %g %g), expected (%g %g %g %g)", what[k], xy[2 * i], xy[2 * i + 1], ij[2 * i], ij[2 * i + 1],
+                             o3[0], o3[1], o[4 * k], o[4 * k + 1], o[4 * k + 2], o[4 * k + 3], want[k][0], want[k][1], want[k][2], want[k][3]);
+    }
+    free(ij);
+    free(off);
+    free(off_out);
+
+    /* Cubemaps: faces (and cubes) are layers; every lookup clamps to the face's edges and
+     * uses normalized face coordinates, whatever the sampler says. */
+    enum { C = 4, CUBES = 2 };
+    float *cube_texels = harness_xmalloc(sizeof(float) * 4 * C * C * 6 * CUBES);
+    harness_fill_float(&rng, cube_texels, 4 * C * C * 6 * CUBES, -8.0f, 8.0f);
+    ptxrtArray_t cube_arrays[2];
+    ptxrtTextureObject_t cube_tex[2];
+    for (int k = 0; k < 2; k++) {
+        size_t layers = k ? 6 * CUBES : 6;
+        PTXRT_CHECK(ptxrtMalloc3DArray(&cube_arrays[k], &f4, (ptxrtExtent){C, C, layers}, k ? ptxrtArrayCubemap | ptxrtArrayLayered : ptxrtArrayCubemap));
+        PTXRT_CHECK(ptxrtMemcpyToArray(cube_arrays[k], 0, 0, cube_texels, sizeof(float) * 4 * C * C * layers));
+        res.res.array.array = cube_arrays[k];
+        PTXRT_CHECK(ptxrtCreateTextureObject(&cube_tex[k], &res, &td, NULL));
+    }
+    ptxrtArray_t bad_cube;
+    if (ptxrtMalloc3DArray(&bad_cube, &f4, (ptxrtExtent){C, C + 1, 6}, ptxrtArrayCubemap) != ptxrtErrorInvalidValue)
+        harness_fail("a cubemap with non-square faces was accepted");
+    float *xyz = harness_xmalloc(sizeof(float) * 4 * N);
+    float *cube_out = harness_xmalloc(sizeof(float) * 12 * N);
+    for (int i = 0; i < N; i++) {
+        for (int d = 0; d < 3; d++)
+            xyz[4 * i + d] = harness_rng_float(&rng, -2.0f, 2.0f);
+        /* Ties between major axes, and the cube index (clamped past the last cube). */
+        if (i % 10 == 1)
+            xyz[4 * i + 2] = -xyz[4 * i];
+        if (i % 10 == 2)
+            xyz[4 * i + 1] = xyz[4 * i];
+        uint32_t cube = harness_rng_u32(&rng) % (CUBES + 1);
+        memcpy(&xyz[4 * i + 3], &cube, 4);
+    }
+    void *cargs[] = {&cube_tex[0], &cube_tex[1], &xyz, &cube_out, &n};
+    PTXRT_CHECK(ptxrtLaunchKernel(harness_find_kernel("sample_cube"), harness_dim3(1, 1, 1), harness_dim3(N, 1, 1), cargs, 0, NULL));
+    for (int i = 0; i < N; i++) {
+        const float *v = xyz + 4 * i, *o = cube_out + 12 * i;
+        float st[2], want[3][4];
+        int face = ref_cube_face(v[0], v[1], v[2], st);
+        uint32_t cube;
+        memcpy(&cube, &v[3], 4);
+        if (cube >= CUBES)
+            cube = CUBES - 1;
+        ref_texture face_ref = {cube_texels + 4 * C * C * face, 2, {C, C, 1}, 0, {ptxrtAddressModeClamp, ptxrtAddressModeClamp, ptxrtAddressModeClamp}, 1, 1, {0, 0, 0, 0}};
+        ref_sample(&face_ref, st, 0, want[0]);
+        ref_gather(&face_ref, st, 3, want[2]);
+        face_ref.texels = cube_texels + 4 * C * C * (6 * cube + face);
+        face_ref.linear = 0;
+        ref_sample(&face_ref, st, 0, want[1]);
+        static const char *what[3] = {"tex.cube linear", "tex.acube point", "tld4.a.cube"};
+        for (int k = 0; k < 3; k++)
+            if (memcmp(want[k], o + 4 * k, sizeof want[k]) != 0)
+                harness_fail("%s at (%.9g, %.9g, %.9g) cube %u (face %d): got (%g %g %g %g), expected (%g %g %g %g)", what[k], v[0], v[1], v[2], cube, face, o[4 * k], o[4 * k + 1],
+                             o[4 * k + 2], o[4 * k + 3], want[k][0], want[k][1], want[k][2], want[k][3]);
+    }
+    for (int k = 0; k < 2; k++) {
+        PTXRT_CHECK(ptxrtDestroyTextureObject(cube_tex[k]));
+        PTXRT_CHECK(ptxrtFreeArray(cube_arrays[k]));
+    }
+    free(cube_texels);
+    free(xyz);
+    free(cube_out);
     PTXRT_CHECK(ptxrtDestroyTextureObject(tex));
     PTXRT_CHECK(ptxrtFreeArray(a));
     free(texels);

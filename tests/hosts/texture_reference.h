@@ -95,8 +95,10 @@ static inline float ref_scaled(const ref_texture *t, int d, float c)
     return u;
 }
 
-/* tex with float coordinates c[0..dims-1] (layer for layered textures, clamped). */
-static inline void ref_sample(const ref_texture *t, const float *c, int layer, float out[4])
+/* tex with float coordinates c[0..dims-1] (layer for layered textures, clamped) and the
+ * texel offset operand off[0..dims-1]: the offset moves the integer texel indices (the
+ * nearest texel or every tap of the linear footprint), not the filter weights. */
+static inline void ref_sample_offset(const ref_texture *t, const float *c, int layer, const int off[3], float out[4])
 {
     if (t->layers > 0) {
         if (layer < 0)
@@ -112,7 +114,7 @@ static inline void ref_sample(const ref_texture *t, const float *c, int layer, f
     if (!t->linear) {
         long idx[3] = {0, 0, 0};
         for (int d = 0; d < t->dims; d++)
-            idx[d] = ref_floor_index(u[d]);
+            idx[d] = ref_floor_index(u[d]) + off[d];
         ref_fetch(t, idx, layer, out);
         return;
     }
@@ -129,7 +131,7 @@ static inline void ref_sample(const ref_texture *t, const float *c, int layer, f
         long idx[3] = {0, 0, 0};
         for (int d = 0; d < t->dims; d++) {
             int upper = (k >> d) & 1;
-            idx[d] = base[d] + upper;
+            idx[d] = base[d] + off[d] + upper;
             float f = upper ? w[d] : 1.0f - w[d];
             weight = weight * f;
         }
@@ -143,18 +145,60 @@ static inline void ref_sample(const ref_texture *t, const float *c, int layer, f
     memcpy(out, acc, sizeof(acc));
 }
 
+/* tex with float coordinates and no offset operand. */
+static inline void ref_sample(const ref_texture *t, const float *c, int layer, float out[4])
+{
+    static const int no_offset[3] = {0, 0, 0};
+    ref_sample_offset(t, c, layer, no_offset, out);
+}
+
 /* tld4 (tex2Dgather): component comp of the 2x2 footprint, counter-clockwise from the
  * lower left: (i0, j1), (i1, j1), (i1, j0), (i0, j0). */
-static inline void ref_gather(const ref_texture *t, const float *c, int comp, float out[4])
+static inline void ref_gather_offset(const ref_texture *t, const float *c, int comp, const int off[2], float out[4])
 {
-    long i0 = ref_floor_index(ref_scaled(t, 0, c[0]) - 0.5f);
-    long j0 = ref_floor_index(ref_scaled(t, 1, c[1]) - 0.5f);
+    long i0 = ref_floor_index(ref_scaled(t, 0, c[0]) - 0.5f) + off[0];
+    long j0 = ref_floor_index(ref_scaled(t, 1, c[1]) - 0.5f) + off[1];
     long taps[4][3] = {{i0, j0 + 1, 0}, {i0 + 1, j0 + 1, 0}, {i0 + 1, j0, 0}, {i0, j0, 0}};
     for (int k = 0; k < 4; k++) {
         float texel[4];
         ref_fetch(t, taps[k], 0, texel);
         out[k] = texel[comp];
     }
+}
+
+static inline void ref_gather(const ref_texture *t, const float *c, int comp, float out[4])
+{
+    static const int no_offset[2] = {0, 0};
+    ref_gather_offset(t, c, comp, no_offset, out);
+}
+
+/* Cubemap face selection (CUDA's cubemap table, OpenGL's): the major axis is the
+ * component of largest magnitude, ties going to z, then y; faces 0..5 = +x -x +y -y +z -z
+ * with (sc, tc) = (-z, -y) (z, -y) (x, z) (x, -z) (x, -y) (-x, -y); the face coordinates
+ * are st[0] = (sc / |ma| + 1) / 2 and st[1] = (tc / |ma| + 1) / 2, normalized. */
+static inline int ref_cube_face(float x, float y, float z, float st[2])
+{
+    float ax = fabsf(x), ay = fabsf(y), az = fabsf(z), sc, tc, ma;
+    int face;
+    if (az >= ax && az >= ay) {
+        face = signbit(z) ? 5 : 4;
+        sc = signbit(z) ? -x : x;
+        tc = -y;
+        ma = az;
+    } else if (ay >= ax) {
+        face = signbit(y) ? 3 : 2;
+        sc = x;
+        tc = signbit(y) ? -z : z;
+        ma = ay;
+    } else {
+        face = signbit(x) ? 1 : 0;
+        sc = signbit(x) ? z : -z;
+        tc = -y;
+        ma = ax;
+    }
+    st[0] = (sc / ma + 1.0f) * 0.5f;
+    st[1] = (tc / ma + 1.0f) * 0.5f;
+    return face;
 }
 
 #endif

@@ -28,6 +28,13 @@ impl CvtType {
             ".e2m3x2" => CvtType::Packed(FloatFormat::E2m3, 2),
             ".e3m2x2" => CvtType::Packed(FloatFormat::E3m2, 2),
             ".e2m1x2" => CvtType::Packed(FloatFormat::E2m1, 2),
+            ".e4m3x4" => CvtType::Packed(FloatFormat::E4m3, 4),
+            ".e5m2x4" => CvtType::Packed(FloatFormat::E5m2, 4),
+            ".e2m3x4" => CvtType::Packed(FloatFormat::E2m3, 4),
+            ".e3m2x4" => CvtType::Packed(FloatFormat::E3m2, 4),
+            ".e2m1x4" => CvtType::Packed(FloatFormat::E2m1, 4),
+            ".ue8m0x2" => CvtType::Packed(FloatFormat::Ue8m0, 2),
+            ".s2f6x2" => CvtType::Packed(FloatFormat::S2f6, 2),
             _ => match ScalarType::from_name(name)? {
                 ScalarType::Pred | ScalarType::B128 => return None,
                 t => CvtType::Scalar(t),
@@ -36,21 +43,15 @@ impl CvtType {
     }
 }
 
-/// Formats of `cvt` that are translated to nothing yet (random-bits rounding, four-element
-/// packs, scale factors, unsigned exponent-only and sign-split formats).
-const NOT_TRANSLATED: &[&str] = &[".rs", ".ue8m0x2", ".s2f6x2", ".e4m3x4", ".e5m2x4", ".e2m1x4", ".e2m3x4", ".e3m2x4", ".scaled::n2::ue8m0"];
-
 pub(super) fn cvt(scope: &mut FnScope, inst: &ast::Instruction, mut mods: Mods, guard: Guard) -> Option<Converted> {
     if mods.has(".pack") {
         return cvt_pack(scope, inst, mods, guard);
     }
-    if let Some(m) = inst.modifiers.iter().find(|m| NOT_TRANSLATED.contains(&m.node.as_str())) {
-        return unsupported(scope, inst, guard, format!("`cvt` with `{}`", m.node));
-    }
     let ops = &inst.operands;
-    let rnd = match mods.one_of(&[".rn", ".rz", ".rm", ".rp", ".rna", ".rni", ".rzi", ".rmi", ".rpi"]) {
+    let rnd = match mods.one_of(&[".rn", ".rz", ".rm", ".rp", ".rna", ".rs", ".rni", ".rzi", ".rmi", ".rpi"]) {
         None => None,
         Some(".rna") => Some(CvtRounding::NearestAway),
+        Some(".rs") => Some(CvtRounding::Stochastic),
         Some(r) => {
             let base = match &r[..3] {
                 ".rn" => Rounding::NearestEven,
@@ -65,6 +66,7 @@ pub(super) fn cvt(scope: &mut FnScope, inst: &ast::Instruction, mut mods: Mods, 
     let sat = mods.has(".sat");
     let relu = mods.has(".relu");
     let satfinite = mods.has(".satfinite");
+    let scaled = mods.has(".scaled::n2::ue8m0");
     // Types in the order written: destination, then source.
     let mut types = vec![];
     for m in &inst.modifiers {
@@ -96,6 +98,14 @@ pub(super) fn cvt(scope: &mut FnScope, inst: &ast::Instruction, mut mods: Mods, 
             }
             if rnd == Some(CvtRounding::NearestAway) {
                 scope.error(inst.opcode.span.clone(), "`.rna` applies only to `cvt.rna.tf32.f32`");
+                return None;
+            }
+            if rnd == Some(CvtRounding::Stochastic) {
+                scope.error(inst.opcode.span.clone(), STOCHASTIC_FORMS);
+                return None;
+            }
+            if scaled {
+                scope.error(inst.opcode.span.clone(), SCALED_FORMS);
                 return None;
             }
             // bf16 operands must be `.b16` registers exactly; others may be wider.
@@ -144,21 +154,79 @@ pub(super) fn cvt(scope: &mut FnScope, inst: &ast::Instruction, mut mods: Mods, 
             if !f32_elements && from_lanes != lanes {
                 return unsupported(scope, inst, guard, format!("`cvt{}`", type_names(inst)));
             }
-            let n_src = if f32_elements { lanes as usize } else { 1 };
-            if !expect_operands(scope, inst, &[1 + n_src]) {
+            let stochastic = rnd == CvtRounding::Stochastic;
+            if to == FloatFormat::Ue8m0 || from == FloatFormat::Ue8m0 {
+                let ok = if to == FloatFormat::Ue8m0 {
+                    matches!(from, FloatFormat::F32 | FloatFormat::BF16) && matches!(rnd, CvtRounding::Float(Rounding::TowardZero | Rounding::Up)) && !relu
+                } else {
+                    to == FloatFormat::BF16 && rnd == CvtRounding::Float(Rounding::NearestEven) && !relu && !satfinite
+                };
+                if !ok {
+                    scope.error(inst.opcode.span.clone(), "`.ue8m0x2` forms are `cvt.{rz,rp}{.satfinite}.ue8m0x2.{f32,bf16x2}` and `cvt.rn.bf16x2.ue8m0x2`");
+                    return None;
+                }
+            }
+            let narrow = matches!(from, FloatFormat::E4m3 | FloatFormat::E5m2 | FloatFormat::E2m3 | FloatFormat::E3m2 | FloatFormat::E2m1);
+            if scaled && !(to == FloatFormat::S2f6 || (to == FloatFormat::BF16 && (narrow || from == FloatFormat::S2f6))) {
+                scope.error(inst.opcode.span.clone(), SCALED_FORMS);
+                return None;
+            }
+            let s2f6_ok = if to == FloatFormat::S2f6 {
+                matches!(from, FloatFormat::F32 | FloatFormat::BF16) && satfinite
+            } else {
+                to == FloatFormat::BF16
+            };
+            if (to == FloatFormat::S2f6 || from == FloatFormat::S2f6) && !(s2f6_ok && rnd == CvtRounding::Float(Rounding::NearestEven)) {
+                scope.error(inst.opcode.span.clone(), "`.s2f6x2` forms are `cvt.rn.satfinite{.relu}.s2f6x2.{f32,bf16x2}` and `cvt.rn{.satfinite}{.relu}.bf16x2.s2f6x2` (each with an optional `.scaled::n2::ue8m0`)");
+                return None;
+            }
+            let four = lanes == 4;
+            if (stochastic != four && !(stochastic && lanes == 2 && matches!(to, FloatFormat::F16 | FloatFormat::BF16))) || (stochastic && !f32_elements) {
+                scope.error(inst.opcode.span.clone(), STOCHASTIC_FORMS);
+                return None;
+            }
+            if four && !satfinite {
+                scope.error(inst.opcode.span.clone(), "the four-element `cvt.rs` forms need `.satfinite`");
+                return None;
+            }
+            // The four elements come as one vector operand `{a, b, e, f}`.
+            let n_src = if four { 1 } else if f32_elements { lanes as usize } else { 1 };
+            // `.rs` takes the random bits `rbits` after the elements.
+            // `.scaled::n2::ue8m0` takes the scale factors last.
+            if !expect_operands(scope, inst, &[1 + n_src + stochastic as usize + scaled as usize]) {
                 return None;
             }
             let dst_bits = lanes * to.container_bits();
             let dst = scope.dst(&ops[0], bits_type(dst_bits), Width::Exact)?;
             let mut src = vec![];
-            for o in &ops[1..] {
+            if four {
+                let elems = scope.vector_elements(&ops[1]);
+                if elems.len() != 4 {
+                    scope.error(ops[1].span.clone(), format!("`cvt{}` takes its inputs as a vector of four `.f32` registers `{{a, b, e, f}}`", type_names(inst)));
+                    return None;
+                }
+                for e in &elems {
+                    src.push(scope.src(e, ScalarType::B32, Width::Exact)?);
+                }
+                src.push(scope.src(&ops[2], ScalarType::B32, Width::Exact)?);
+                return done(guard, Op::CvtPacked { to, from, lanes, rnd, relu, satfinite, dst, src }, inst);
+            }
+            for o in &ops[1..1 + n_src] {
                 let t = if f32_elements { ScalarType::B32 } else { bits_type(lanes * from.container_bits()) };
+                src.push(scope.src(o, t, Width::Exact)?);
+            }
+            if let Some(o) = ops.get(1 + n_src) {
+                // `rbits` is a `.b32`, the two scale factors a `.b16`.
+                let t = if stochastic { ScalarType::B32 } else { ScalarType::B16 };
                 src.push(scope.src(o, t, Width::Exact)?);
             }
             done(guard, Op::CvtPacked { to, from, lanes, rnd, relu, satfinite, dst, src }, inst)
         }
     }
 }
+
+const SCALED_FORMS: &str = "`.scaled::n2::ue8m0` applies only to conversions to `.s2f6x2` and to `.bf16x2` from `.s2f6x2` and the 8/6/4-bit formats";
+const STOCHASTIC_FORMS: &str = "`.rs` applies only to `cvt.rs{.relu}{.satfinite}.{f16x2,bf16x2}.f32 d, a, b, rbits` and the four-element forms";
 
 /// `cvt.pack.sat.{u16,s16}.s32 d, a, b` and `cvt.pack.sat.{u2,s2,u4,s4,u8,s8}.s32.b32 d, a, b, c`.
 fn cvt_pack(scope: &mut FnScope, inst: &ast::Instruction, mut mods: Mods, guard: Guard) -> Option<Converted> {

@@ -253,6 +253,7 @@ fn rename_operand(o: &Spanned<A>, renames: &HashMap<String, String>) -> Spanned<
         A::Name { name, component } => A::Name { name: rn(name), component: component.clone() },
         A::Not(n) => A::Not(rn(n)),
         A::Pair(a, b) => A::Pair(rn(a), rn(b)),
+        A::VectorPair(v, p) => A::VectorPair(Box::new(rename_operand(v, renames)), rn(p)),
         A::Neg(inner) => A::Neg(Box::new(rename_operand(inner, renames))),
         A::Address(base, off) => A::Address(Box::new(rename_operand(base, renames)), *off),
         A::Vector(v) => A::Vector(v.iter().map(|x| rename_operand(x, renames)).collect()),

@@ -344,6 +344,7 @@ impl FnScope<'_> {
         match &op.node {
             A::Name { name, .. } | A::Not(name) => name_ok(self, name, &op.span),
             A::Pair(a, b) => (a == "_" || name_ok(self, a, &op.span)) & name_ok(self, b, &op.span),
+            A::VectorPair(v, p) => self.resolve_any(v) & (p == "_" || name_ok(self, p, &op.span)),
             A::Neg(inner) => self.resolve_any(inner),
             A::Expr(e) => {
                 let mut syms = vec![];

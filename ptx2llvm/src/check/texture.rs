@@ -1,9 +1,8 @@
 //! Texture, surface and opaque-type instructions: `tex`, `tld4`, `txq` (ISA 9.2 §9.7.10),
 //! `suld`, `sust`, `sured`, `suq` (§9.7.11) and `istypep` → `Op::Texture`.
 //!
-//! Forms lowering does not translate yet (cube maps, multi-sample textures, mipmap levels
-//! and gradients, offsets, depth compare, `.f16x2` results, the optional residency
-//! predicate) become `Op::Unsupported`.
+//! Forms lowering does not translate yet (multi-sample textures, mipmap levels
+//! and gradients, depth compare) become `Op::Unsupported`.
 
 use super::function::FnScope;
 use super::instruction::{done, expect_operands, unsupported, Converted, Mods};
@@ -73,6 +72,8 @@ fn geometry(mods: &mut Mods) -> Option<Result<TexGeom, &'static str>> {
         ".3d" => Ok(TexGeom::D3),
         ".a1d" => Ok(TexGeom::A1d),
         ".a2d" => Ok(TexGeom::A2d),
+        ".cube" => Ok(TexGeom::Cube),
+        ".acube" => Ok(TexGeom::ACube),
         other => Err(other),
     })
 }
@@ -87,7 +88,7 @@ fn coordinates(scope: &mut FnScope, op: &Spanned<A>, geom: TexGeom, ty: ScalarTy
         scope.error(op.span.clone(), format!("`{opcode}` with this geometry needs {need} coordinates, found {}", elems.len()));
         return None;
     }
-    let arrayed = matches!(geom, TexGeom::A1d | TexGeom::A2d);
+    let arrayed = matches!(geom, TexGeom::A1d | TexGeom::A2d | TexGeom::ACube);
     let mut out = vec![];
     for (i, e) in elems.iter().enumerate() {
         if i >= need {
@@ -98,6 +99,28 @@ fn coordinates(scope: &mut FnScope, op: &Spanned<A>, geom: TexGeom, ty: ScalarTy
         }
         let t = if arrayed && i == 0 { ScalarType::U32 } else { ty };
         out.push(scope.src(e, t, Width::Exact)?);
+    }
+    Some(out)
+}
+
+/// The `.s32` elements of a texel offset operand `e`: one per dimension of the geometry
+/// (3d takes a fourth, ignored one; elements past the dimensions are resolved and ignored).
+fn offset_elements(scope: &mut FnScope, op: &Spanned<A>, geom: TexGeom, opcode: &str) -> Option<Vec<ir::Operand>> {
+    let dims = geom.coords() - matches!(geom, TexGeom::A1d | TexGeom::A2d | TexGeom::ACube) as usize;
+    let elems = scope.vector_elements(op);
+    if elems.len() < dims {
+        scope.error(op.span.clone(), format!("`{opcode}` with this geometry needs an offset of {dims} elements, found {}", elems.len()));
+        return None;
+    }
+    let mut out = vec![];
+    for (i, e) in elems.iter().enumerate() {
+        if i >= dims {
+            if !scope.resolve_any(e) {
+                return None;
+            }
+            continue;
+        }
+        out.push(scope.src(e, ScalarType::S32, Width::Exact)?);
     }
     Some(out)
 }
@@ -135,13 +158,13 @@ fn fetch(scope: &mut FnScope, inst: &ast::Instruction, mut mods: Mods, guard: Op
     };
     let geom = match geometry(&mut mods) {
         Some(Ok(g)) => g,
-        Some(Err(g)) => return unsupported(scope, inst, guard, format!("`{opcode}{g}` (cube map and multi-sample textures)")),
+        Some(Err(g)) => return unsupported(scope, inst, guard, format!("`{opcode}{g}` (multi-sample textures)")),
         None => {
             scope.error(inst.opcode.span.clone(), format!("`{opcode}` needs a geometry (`.1d`, `.2d`, ...)"));
             return None;
         }
     };
-    if gather.is_some() && !matches!(geom, TexGeom::D2 | TexGeom::A2d) {
+    if gather.is_some() && !matches!(geom, TexGeom::D2 | TexGeom::A2d | TexGeom::Cube | TexGeom::ACube) {
         scope.error(inst.opcode.span.clone(), "`tld4` takes `.2d`, `.a2d`, `.cube` or `.acube`");
         return None;
     }
@@ -149,10 +172,10 @@ fn fetch(scope: &mut FnScope, inst: &ast::Instruction, mut mods: Mods, guard: Op
         return unsupported(scope, inst, guard, format!("`{opcode}{m}` (mipmapped textures)"));
     }
     mods.has(".base");
-    if mods.has(".v2") {
-        return unsupported(scope, inst, guard, format!("`{opcode}` with `.f16x2` results"));
+    let two_element = mods.has(".v2");
+    if !two_element {
+        mods.has(".v4");
     }
-    mods.has(".v4");
     let types = mods.types();
     let [dtype, ctype] = types[..] else {
         scope.error(inst.opcode.span.clone(), format!("`{opcode}` needs a destination and a coordinate type (`{opcode}.2d.v4.f32.f32`)"));
@@ -161,11 +184,17 @@ fn fetch(scope: &mut FnScope, inst: &ast::Instruction, mut mods: Mods, guard: Op
     if !mods.finish() {
         return None;
     }
-    if !matches!(dtype, ScalarType::U32 | ScalarType::S32 | ScalarType::F32 | ScalarType::F16) || (gather.is_some() && dtype == ScalarType::F16) {
+    // `.v2` goes with `.f16x2` (tex only) and `.f16x2` with `.v2`.
+    if two_element != (dtype == ScalarType::F16x2) || (gather.is_some() && dtype == ScalarType::F16x2) {
+        scope.error(inst.opcode.span.clone(), format!("`{opcode}` returns `.v2.f16x2` or a `.v4` of `.u32 .s32 .f32 .f16`"));
+        return None;
+    }
+    if !matches!(dtype, ScalarType::U32 | ScalarType::S32 | ScalarType::F32 | ScalarType::F16 | ScalarType::F16x2) || (gather.is_some() && dtype == ScalarType::F16) {
         scope.error(inst.opcode.span.clone(), format!("`{opcode}` cannot return `{}`", dtype.name()));
         return None;
     }
-    if !matches!(ctype, ScalarType::S32 | ScalarType::F32) || (gather.is_some() && ctype != ScalarType::F32) {
+    let cube = matches!(geom, TexGeom::Cube | TexGeom::ACube);
+    if !matches!(ctype, ScalarType::S32 | ScalarType::F32) || ((gather.is_some() || cube) && ctype != ScalarType::F32) {
         scope.error(inst.opcode.span.clone(), format!("`{opcode}` cannot take `{}` coordinates", ctype.name()));
         return None;
     }
@@ -173,21 +202,46 @@ fn fetch(scope: &mut FnScope, inst: &ast::Instruction, mut mods: Mods, guard: Op
         scope.error(inst.span.clone(), format!("`{opcode}` expects `d, [texture, {{sampler,}} coordinates]`"));
         return None;
     };
-    if !extra.is_empty() {
-        return unsupported(scope, inst, guard, format!("`{opcode}` with offset, level-of-detail or depth-compare operands"));
+    // `{, e} {, f}`: the offset is a vector (`{%r5}`, `{%r5, %r6}`), the depth-compare
+    // value a scalar.
+    let (offset_op, depth_op) = match extra {
+        [] => (None, None),
+        [e] if matches!(e.node, A::Vector(_)) => (Some(e), None),
+        [f] => (None, Some(f)),
+        [e, f] => (Some(e), Some(f)),
+        _ => {
+            scope.error(inst.span.clone(), format!("`{opcode}` takes at most an offset and a depth-compare operand after the access"));
+            return None;
+        }
+    };
+    if cube && offset_op.is_some() {
+        scope.error(inst.span.clone(), format!("`{opcode}` takes no offset operand with cubemap geometries"));
+        return None;
     }
-    if matches!(ops[0].node, A::Pair(..)) {
-        return unsupported(scope, inst, guard, format!("`{opcode}` with a residency predicate"));
+    if depth_op.is_some() {
+        // The ISA does not say which comparison passes (it is a property of the depth
+        // texture that the runtime API here does not carry).
+        return unsupported(scope, inst, guard, format!("`{opcode}` with a depth-compare operand"));
     }
+    // `d|p`: the residency predicate (see `TextureOp::Fetch`).
+    let (data, resident) = match &ops[0].node {
+        A::VectorPair(d, p) => (d.as_ref(), Some(Spanned::new(if p == "_" { A::Sink } else { A::Name { name: p.clone(), component: None } }, ops[0].span.clone()))),
+        _ => (&ops[0], None),
+    };
     let texture = handle(scope, a, &[HandleKind::Texture])?;
     let sampler = match b {
         Some(b) => Some(handle(scope, b, &[HandleKind::Sampler])?),
         None => None,
     };
     let coords = coordinates(scope, c, geom, ctype, opcode)?;
-    let elems = scope.vector_elements(&ops[0]);
-    if elems.len() != 4 {
-        scope.error(ops[0].span.clone(), format!("`{opcode}` writes a vector of 4 registers, found {}", elems.len()));
+    let offset = match offset_op {
+        Some(e) => Some(offset_elements(scope, e, geom, opcode)?),
+        None => None,
+    };
+    let elems = scope.vector_elements(data);
+    let count = if two_element { 2 } else { 4 };
+    if elems.len() != count {
+        scope.error(data.span.clone(), format!("`{opcode}` writes a vector of {count} registers, found {}", elems.len()));
         return None;
     }
     let mut dst = vec![];
@@ -197,7 +251,12 @@ fn fetch(scope: &mut FnScope, inst: &ast::Instruction, mut mods: Mods, guard: Op
             _ => Some(scope.dst(e, dtype, Width::Exact)?),
         });
     }
-    let op = TextureOp::Fetch { gather, geom, dtype, float_coords: ctype == ScalarType::F32, dst, texture, sampler, coords };
+    let resident = match &resident {
+        Some(p) if matches!(p.node, A::Sink) => None,
+        Some(p) => Some(scope.dst(p, ScalarType::Pred, Width::Exact)?),
+        None => None,
+    };
+    let op = TextureOp::Fetch { gather, geom, dtype, float_coords: ctype == ScalarType::F32, dst, resident, texture, sampler, coords, offset };
     done(guard, Op::Texture(op), inst)
 }
 
@@ -275,7 +334,7 @@ fn surface(scope: &mut FnScope, inst: &ast::Instruction, mut mods: Mods, guard: 
         None
     };
     let geom = match geometry(&mut mods) {
-        Some(Ok(g)) => g,
+        Some(Ok(g)) if !matches!(g, TexGeom::Cube | TexGeom::ACube) => g,
         _ => {
             scope.error(inst.opcode.span.clone(), format!("`{opcode}` needs a geometry (`.1d`, `.2d`, `.3d`, `.a1d`, `.a2d`)"));
             return None;

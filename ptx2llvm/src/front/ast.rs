@@ -186,6 +186,9 @@ pub enum Operand {
     Neg(Box<Spanned<Operand>>),
     /// `%p|%q`: the two destinations of setp (`_|%p`: the first one is the sink).
     Pair(String, String),
+    /// `{%f1, %f2, %f3, %f4}|%p`: a vector destination and a predicate (`tex`, `tld4`;
+    /// `_` discards the predicate).
+    VectorPair(Box<Spanned<Operand>>, String),
     /// A constant expression.
     Expr(Expr),
     /// `[base + offset]`, `[imm]`.

@@ -220,7 +220,7 @@ where
         let pair = pair_part
             .clone()
             .then_ignore(just(Token::Pipe))
-            .then(pair_part)
+            .then(pair_part.clone())
             .map(|(a, b)| Operand::Pair(a, b));
         let not = just(Token::Bang).ignore_then(ident()).map(|n| Operand::Not(n.node));
         let neg = just(Token::Minus)
@@ -279,6 +279,11 @@ where
             name,
             address,
             bracket_list,
+            list(Token::LBrace, Token::RBrace)
+                .map_with(|v, e| Spanned::new(Operand::Vector(v), sp(e.span())))
+                .then_ignore(just(Token::Pipe))
+                .then(pair_part)
+                .map(|(v, p)| Operand::VectorPair(Box::new(v), p)),
             list(Token::LBrace, Token::RBrace).map(Operand::Vector),
             // `(1 << 4) - 1` is a constant; `(param0)` (a bare name) is a call's argument list.
             expr().try_map(|e, span| match e {

@@ -841,7 +841,10 @@ pub enum Op {
     /// `.e5m2x2.f16x2`, `.f16x2.e4m3x2`, ...): `lanes` elements of `from` are converted to
     /// `to` and packed, the first element in the upper bits. With `from` = `F32` each source
     /// operand is one element (`a` goes to the upper lane); otherwise `src` is one register
-    /// holding the packed elements.
+    /// holding the packed elements. One more operand may follow the elements: `rbits` with
+    /// `rnd` = `Stochastic`, otherwise the `.scaled::n2::ue8m0` scale factors (a `.b16`
+    /// holding two `.ue8m0`, the upper one for the upper lane): results from `.s2f6x2` and
+    /// the 8/6/4-bit formats are multiplied by them, inputs to `.s2f6x2` divided by them.
     CvtPacked { to: FloatFormat, from: FloatFormat, lanes: u32, rnd: CvtRounding, relu: bool, satfinite: bool, dst: RegId, src: Vec<Operand> },
     /// `cvt.pack.sat.{u,s}{2,4,8,16}.s32{.b32}`: `a` and `b` clamped to the `bits`-wide range
     /// and packed (`b` in the low bits, `a` above it); the remaining upper bits come from the
@@ -1103,6 +1106,10 @@ pub enum CvtRounding {
     Integer(Rounding),
     /// `.rna`: round to nearest, ties away from zero (`.tf32` results only).
     NearestAway,
+    /// `.rs`: stochastic rounding; the random bits are the last source operand of
+    /// `Op::CvtPacked` (`rbits`), added to the discarded significand bits: a carry out
+    /// rounds away from zero, none truncates (semantics in `lower::convert`).
+    Stochastic,
 }
 
 /// Element formats of `cvt`'s packed and narrow conversions (`Op::CvtPacked`).
@@ -1118,6 +1125,12 @@ pub enum FloatFormat {
     E2m3,
     E3m2,
     E2m1,
+    /// `.ue8m0`: an unsigned biased exponent alone, `2^(e - 127)`; `0xff` is NaN. No sign,
+    /// no zero, no infinity.
+    Ue8m0,
+    /// `.s2f6`: an 8-bit two's complement integer `k`, the value `k × 2^-6` (no infinity,
+    /// no NaN).
+    S2f6,
 }
 
 impl FloatFormat {
@@ -1126,7 +1139,7 @@ impl FloatFormat {
         match self {
             FloatFormat::F32 | FloatFormat::Tf32 => 32,
             FloatFormat::F16 | FloatFormat::BF16 => 16,
-            FloatFormat::E4m3 | FloatFormat::E5m2 | FloatFormat::E2m3 | FloatFormat::E3m2 => 8,
+            FloatFormat::E4m3 | FloatFormat::E5m2 | FloatFormat::E2m3 | FloatFormat::E3m2 | FloatFormat::Ue8m0 | FloatFormat::S2f6 => 8,
             FloatFormat::E2m1 => 4,
         }
     }
@@ -1141,6 +1154,10 @@ pub enum TexGeom {
     D3,
     A1d,
     A2d,
+    /// `.cube` (`tex`, `tld4`): a direction `{x, y, z, _}` selecting a face.
+    Cube,
+    /// `.acube`: the cube index (`.u32`), then a direction.
+    ACube,
 }
 
 impl TexGeom {
@@ -1150,7 +1167,8 @@ impl TexGeom {
         match self {
             TexGeom::D1 => 1,
             TexGeom::D2 | TexGeom::A1d => 2,
-            TexGeom::D3 | TexGeom::A2d => 3,
+            TexGeom::D3 | TexGeom::A2d | TexGeom::Cube => 3,
+            TexGeom::ACube => 4,
         }
     }
 }
@@ -1207,9 +1225,12 @@ pub enum TextureOp {
     /// `tex.geom.v4.dtype.ctype d, [t, {s,} c]` (`gather` = `None`), and `tld4.comp.2d`
     /// (`gather` = the component 0..=3: r g b a): a fetch through the texture's (or the
     /// explicit sampler's) filtering and address modes, with the rules of `ptxrt::texture`.
-    /// `dtype` is `.u32 .s32 .f32` or `.f16` (the low half of each result); `float_coords`
-    /// for `.f32` coordinates (else `.s32` texel indices).
-    Fetch { gather: Option<u8>, geom: TexGeom, dtype: ScalarType, float_coords: bool, dst: Vec<Option<RegId>>, texture: Operand, sampler: Option<Operand>, coords: Vec<Operand> },
+    /// `dtype` is `.u32 .s32 .f32`, `.f16` (the low half of each result) or `.f16x2` (two
+    /// destinations: `{r, g}` and `{b, a}`, the first channel in the low half); `float_coords`
+    /// for `.f32` coordinates (else `.s32` texel indices). `resident` is the optional `d|p`
+    /// predicate: every texel is resident in memory here, so it is always set to true.
+    /// `offset` is the optional `.s32` texel offset operand `e` (one element per dimension).
+    Fetch { gather: Option<u8>, geom: TexGeom, dtype: ScalarType, float_coords: bool, dst: Vec<Option<RegId>>, resident: Option<RegId>, texture: Operand, sampler: Option<Operand>, coords: Vec<Operand>, offset: Option<Vec<Operand>> },
     /// `txq.query.b32 d, [a]` and `suq.query.b32 d, [a]`.
     Query { query: TexQuery, dst: RegId, handle: Operand },
     /// `suld.b.geom.vec.ty.clamp d, [s, c]`: `dst.len()` elements of `ty` (`.b8`–`.b64`) from
@@ -1234,10 +1255,11 @@ impl TextureOp {
             }
         };
         match self {
-            TextureOp::Fetch { texture, sampler, coords, .. } => {
+            TextureOp::Fetch { texture, sampler, coords, offset, .. } => {
                 o(texture);
                 sampler.iter().for_each(&mut o);
                 coords.iter().for_each(&mut o);
+                offset.iter().flatten().for_each(&mut o);
             }
             TextureOp::Query { handle, .. } => o(handle),
             TextureOp::SurfaceLoad { surface, coords, .. } => {
@@ -1261,7 +1283,8 @@ impl TextureOp {
     /// Registers the operation writes.
     pub fn defs(&self, out: &mut Vec<RegId>) {
         match self {
-            TextureOp::Fetch { dst, .. } | TextureOp::SurfaceLoad { dst, .. } => out.extend(dst.iter().flatten().copied()),
+            TextureOp::Fetch { dst, resident, .. } => out.extend(dst.iter().flatten().chain(resident).copied()),
+            TextureOp::SurfaceLoad { dst, .. } => out.extend(dst.iter().flatten().copied()),
             TextureOp::Query { dst, .. } | TextureOp::IsType { dst, .. } => out.push(*dst),
             TextureOp::SurfaceStore { .. } | TextureOp::SurfaceReduce { .. } => {}
         }

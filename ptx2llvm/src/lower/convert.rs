@@ -6,7 +6,9 @@
 //! formats), from any source (integers and f64 included: no double rounding), goes through
 //! one branch-free integer routine: the source is unpacked into sign, a normalized 64-bit
 //! significand and an exponent (`Unpacked`), which `round_to_layout` rounds to the destination
-//! layout in any rounding mode with the ISA's `.satfinite` and `.relu` rules.
+//! layout in any rounding mode (`.rs` stochastic rounding included) with the ISA's
+//! `.satfinite` and `.relu` rules. `.s2f6` (fixed point) is rounded through a float layout
+//! and clamped; `.ue8m0` (exponent only) has its own two small routines.
 
 use super::rounding::RoundedOp;
 use super::thread::FnCx;
@@ -80,6 +82,13 @@ fn format_layout(f: FloatFormat) -> Layout {
         FloatFormat::E2m3 => Layout { exp_bits: 2, frac_bits: 3, bias: 1, ieee_specials: false, nan: None },
         FloatFormat::E3m2 => Layout { exp_bits: 3, frac_bits: 2, bias: 3, ieee_specials: false, nan: None },
         FloatFormat::E2m1 => Layout { exp_bits: 2, frac_bits: 1, bias: 1, ieee_specials: false, nan: None },
+        // Has no sign bit: conversions to and from it are special-cased (`to_ue8m0`,
+        // `ue8m0_to_bf16`); the layout only gives the element's 8 bits.
+        FloatFormat::Ue8m0 => Layout { exp_bits: 7, frac_bits: 0, bias: 127, ieee_specials: false, nan: None },
+        // Rounded as sign and magnitude `k × 2^-6` with magnitudes up to 255 (the encodings up
+        // to 128 are `k` itself; above that they exceed the range), then clamped to
+        // [-128, 127] and made two's complement (`fixed_s2f6`).
+        FloatFormat::S2f6 => Layout { exp_bits: 2, frac_bits: 6, bias: 1, ieee_specials: false, nan: None },
     }
 }
 
@@ -100,6 +109,8 @@ enum Mode {
     Zero,
     Down,
     Up,
+    /// `.rs`: away from zero when the random bits added to the discarded bits carry out.
+    Stochastic,
 }
 
 fn mode(r: Rounding) -> Mode {
@@ -115,6 +126,7 @@ fn cvt_mode(r: CvtRounding) -> Mode {
     match r {
         CvtRounding::Float(r) | CvtRounding::Integer(r) => mode(r),
         CvtRounding::NearestAway => Mode::Away,
+        CvtRounding::Stochastic => Mode::Stochastic,
     }
 }
 
@@ -220,6 +232,13 @@ impl<'ctx> FnCx<'ctx, '_> {
         let total = lanes * out_bits;
         let it = self.int_ty(total.max(8));
         let mut packed = it.const_zero();
+        // After the elements: `rbits` for `.rs` (see `rbits_field`), else the scale factors.
+        let n_elements = if from == FloatFormat::F32 { lanes as usize } else { 1 };
+        let (rbits, scales) = match (rnd, src.get(n_elements)) {
+            (CvtRounding::Stochastic, Some(&r)) => (Some(self.read(r, ScalarType::B32)?), None),
+            (_, Some(&sf)) => (None, Some(self.read(sf, ScalarType::B16)?)),
+            _ => (None, None),
+        };
         for lane in 0..lanes {
             // Lane 0 is the upper element.
             let element = if from == FloatFormat::F32 {
@@ -232,14 +251,108 @@ impl<'ctx> FnCx<'ctx, '_> {
                 let masked = self.b.build_and(shifted, self.i64((1u64 << width) - 1), "")?;
                 self.resize(masked, in_layout.width().max(8), false)?
             };
-            let u = self.split_float(element, in_layout)?;
-            let enc = self.round_to_layout(u, out_layout, cvt_mode(rnd), satfinite, relu)?;
+            if to == FloatFormat::Ue8m0 || from == FloatFormat::Ue8m0 {
+                let enc = if to == FloatFormat::Ue8m0 { self.to_ue8m0(element, from, cvt_mode(rnd), satfinite)? } else { self.ue8m0_to_bf16(element)? };
+                let enc = self.resize(enc, total.max(8), false)?;
+                let enc = self.b.build_left_shift(enc, it.const_int(((lanes - 1 - lane) * out_bits) as u64, false), "")?;
+                packed = self.b.build_or(packed, enc, "")?;
+                continue;
+            }
+            let u = if from == FloatFormat::S2f6 {
+                let k = self.b.build_int_truncate(self.resize(element, 32, false)?, self.cx.i8_type(), "")?;
+                let u = self.split_int(k, true)?;
+                Unpacked { exp: self.b.build_int_sub(u.exp, self.i32(6), "")?, ..u }
+            } else {
+                self.split_float(element, in_layout)?
+            };
+            // Scaling by 2^(sf - 127) moves the exponent (exact; rounded once below). A NaN
+            // scale factor (0xff) makes the value NaN.
+            let u = match scales {
+                Some(sf) => {
+                    let sf = self.b.build_and(self.b.build_right_shift(sf, sf.get_type().const_int(((lanes - 1 - lane) * 8) as u64, false), false, "")?, sf.get_type().const_int(0xff, false), "")?;
+                    let sf = self.resize(sf, 32, false)?;
+                    let nan = self.b.build_or(u.nan, self.icmp(P::EQ, sf, self.i32(0xff))?, "")?;
+                    let by = self.b.build_int_sub(sf, self.i32(127), "")?;
+                    // Inputs to `.s2f6` are divided, everything else multiplied.
+                    let exp = if to == FloatFormat::S2f6 { self.b.build_int_sub(u.exp, by, "")? } else { self.b.build_int_add(u.exp, by, "")? };
+                    Unpacked { nan, exp, ..u }
+                }
+                None => u,
+            };
+            let lane_rbits = match rbits {
+                Some(r) => {
+                    let (at, width) = rbits_field(to, lanes, lane);
+                    let field = self.b.build_right_shift(r, self.i32(at as u64), false, "")?;
+                    let field = self.b.build_and(field, self.i32((1u64 << width) - 1), "")?;
+                    Some((self.b.build_int_z_extend(field, self.cx.i64_type(), "")?, width))
+                }
+                None => None,
+            };
+            let enc = self.round_to_layout_with(u, out_layout, cvt_mode(rnd), satfinite, relu, lane_rbits)?;
+            let enc = if to == FloatFormat::S2f6 { self.fixed_s2f6(enc)? } else { enc };
             let enc = if to == FloatFormat::Tf32 { self.b.build_left_shift(self.resize(enc, 32, false)?, self.i32(13), "")? } else { enc };
             let enc = self.resize(enc, total.max(8), false)?;
             let enc = self.b.build_left_shift(enc, it.const_int(((lanes - 1 - lane) * out_bits) as u64, false), "")?;
             packed = self.b.build_or(packed, enc, "")?;
         }
         self.write(dst, packed, bits_type(total.max(8)))
+    }
+
+    /// An `.f32` or `.bf16` element (`from`) to `.ue8m0` (an `i32`), rounded toward zero
+    /// (`Mode::Zero`) or up (otherwise; `.rz`/`.rp` are the only roundings). The format has
+    /// no sign and no zero, which the ISA leaves open; we convert the magnitude (the sign is
+    /// ignored) and zero and magnitudes below 2^-127 give the smallest value 2^-127 (`0x00`)
+    /// when rounding toward zero; rounding up gives `0x00` up to 2^-127 and `0x01` above it.
+    /// Infinity gives NaN (`0xff`), or the largest value 2^127 (`0xfe`) with `satfinite`, as
+    /// does rounding up past 2^127. NaN gives NaN.
+    fn to_ue8m0(&self, element: IntValue<'ctx>, from: FloatFormat, mode: Mode, satfinite: bool) -> R<IntValue<'ctx>> {
+        let x = self.resize(element, 32, false)?;
+        // bf16 is the upper half of an f32 pattern.
+        let x = if from == FloatFormat::BF16 { self.b.build_left_shift(x, self.i32(16), "")? } else { x };
+        let exp = self.b.build_and(self.b.build_right_shift(x, self.i32(23), false, "")?, self.i32(0xff), "")?;
+        let frac = self.b.build_and(x, self.i32(0x7f_ffff), "")?;
+        let up = if mode == Mode::Zero {
+            self.bool_const(false)
+        } else {
+            // Above 2^-127 among the subnormals (exponent field 0) means a fraction above 2^22.
+            let inexact = self.icmp(P::NE, frac, self.i32(0))?;
+            let subnormal = self.icmp(P::EQ, exp, self.i32(0))?;
+            let at_most_min = self.b.build_and(subnormal, self.icmp(P::ULE, frac, self.i32(0x40_0000))?, "")?;
+            self.b.build_and(inexact, self.b.build_not(at_most_min, "")?, "")?
+        };
+        let special = self.icmp(P::EQ, exp, self.i32(0xff))?;
+        let rounded = self.b.build_int_add(exp, self.b.build_int_z_extend(up, self.cx.i32_type(), "")?, "")?;
+        // 0xff here is an overflow (or infinity when `special`).
+        let overflow = self.icmp(P::EQ, rounded, self.i32(0xff))?;
+        let big = self.i32(if satfinite { 0xfe } else { 0xff });
+        let v = self.select(overflow, big, rounded)?;
+        let infinite = self.b.build_and(special, self.icmp(P::EQ, frac, self.i32(0))?, "")?;
+        let nan = self.b.build_and(special, self.b.build_not(infinite, "")?, "")?;
+        let v = self.select(infinite, big, v)?;
+        self.select(nan, self.i32(0xff), v)
+    }
+
+    /// The `.s2f6` encoding of `enc`, a sign and magnitude rounded to the `S2f6` layout:
+    /// magnitudes clamp to 127 (+1.984375) or, negative, 128 (-2.0); NaN arrives as the
+    /// positive largest magnitude and so gives +1.984375 (the ISA's `.satfinite` rule).
+    fn fixed_s2f6(&self, enc: IntValue<'ctx>) -> R<IntValue<'ctx>> {
+        let x = self.resize(enc, 32, false)?;
+        let negative = self.icmp(P::NE, self.b.build_and(x, self.i32(0x100), "")?, self.i32(0))?;
+        let mag = self.b.build_and(x, self.i32(0xff), "")?;
+        let limit = self.select(negative, self.i32(128), self.i32(127))?;
+        let mag = self.call_intrinsic("llvm.umin", &[self.cx.i32_type().into()], &[mag.into(), limit.into()])?.into_int_value();
+        let k = self.select(negative, self.b.build_int_sub(self.i32(0), mag, "")?, mag)?;
+        Ok(self.b.build_and(k, self.i32(0xff), "")?)
+    }
+
+    /// A `.ue8m0` element to `.bf16` (exact): `0x00` is the subnormal 2^-127, NaN the
+    /// canonical bf16 NaN.
+    fn ue8m0_to_bf16(&self, element: IntValue<'ctx>) -> R<IntValue<'ctx>> {
+        let e = self.b.build_and(self.resize(element, 32, false)?, self.i32(0xff), "")?;
+        let normal = self.b.build_left_shift(e, self.i32(7), "")?;
+        let v = self.select(self.icmp(P::EQ, e, self.i32(0))?, self.i32(0x40), normal)?;
+        let nan = self.i32(BF16.nan.unwrap_or(0x7fff));
+        self.select(self.icmp(P::EQ, e, self.i32(0xff))?, nan, v)
     }
 
     /// `cvt.pack.sat` (see `Op::CvtPackSat`).
@@ -420,6 +533,19 @@ impl<'ctx> FnCx<'ctx, '_> {
     /// largest finite value. NaN gives the canonical NaN (or +max for formats without NaN).
     /// `relu` turns negative results (not NaN) into +0.
     fn round_to_layout(&self, u: Unpacked<'ctx>, l: Layout, mode: Mode, satfinite: bool, relu: bool) -> R<IntValue<'ctx>> {
+        self.round_to_layout_with(u, l, mode, satfinite, relu, None)
+    }
+
+    /// `round_to_layout` with the random bits of `Mode::Stochastic`: an `i64` holding `n`
+    /// random bits. They are added to the top `n` of the discarded bits (those just below
+    /// the last kept place); a carry out of the discarded bits rounds away from zero. From
+    /// `.f32` to a normal f16 or any bf16 result these are exactly the discarded bits of the
+    /// input, as the ISA describes; for f16 subnormal results, where more bits are
+    /// discarded, the ISA leaves the alignment open and we keep the random bits aligned
+    /// below the last kept place, so the probability of rounding away stays proportional to
+    /// the discarded fraction. Overflow (the truncated or carried value beyond the largest
+    /// finite one) gives infinity, or the largest finite value with `satfinite`.
+    fn round_to_layout_with(&self, u: Unpacked<'ctx>, l: Layout, mode: Mode, satfinite: bool, relu: bool, rbits: Option<(IntValue<'ctx>, u32)>) -> R<IntValue<'ctx>> {
         let i32t = self.cx.i32_type();
         let i64t = self.cx.i64_type();
         let m = l.frac_bits;
@@ -452,6 +578,22 @@ impl<'ctx> FnCx<'ctx, '_> {
             Mode::Zero => self.bool_const(false),
             Mode::Up => self.b.build_and(positive, inexact, "")?,
             Mode::Down => self.b.build_and(u.sign, inexact, "")?,
+            Mode::Stochastic => match rbits {
+                // The top `n` discarded bits, `floor(rem / ulp * 2^n)`, plus the random bits
+                // carry out of `n` bits. `shift` is at least 63 - m >= n; far below the last
+                // place (`tiny`) nothing is kept and the whole of `sig` is discarded.
+                Some((r, n)) => {
+                    let discarded = self.select(tiny, u.sig, rem)?;
+                    let below_top = self.b.build_int_z_extend(self.b.build_int_sub(shift, self.i32(n as u64), "")?, i64t, "")?;
+                    let out_of_window = self.icmp(P::UGE, below_top, self.i64(64))?;
+                    let below_top = self.b.build_and(below_top, self.i64(63), "")?;
+                    let top = self.b.build_right_shift(discarded, below_top, false, "")?;
+                    let top = self.select(out_of_window, self.i64(0), top)?;
+                    let sum = self.b.build_int_add(top, r, "")?;
+                    self.icmp(P::UGE, sum, self.i64(1u64 << n))?
+                }
+                None => self.bool_const(false),
+            },
         };
         let q = self.b.build_int_add(q, self.b.build_int_z_extend(inc, i64t, "")?, "")?;
         // A carry out of the significand moves into the exponent field by itself.
@@ -463,7 +605,7 @@ impl<'ctx> FnCx<'ctx, '_> {
         let (to_inf, inf_in) = match l.inf().filter(|_| !satfinite) {
             Some(inf) => {
                 let to_inf = match mode {
-                    Mode::Even | Mode::Away => self.bool_const(true),
+                    Mode::Even | Mode::Away | Mode::Stochastic => self.bool_const(true),
                     Mode::Zero => self.bool_const(false),
                     Mode::Up => positive,
                     Mode::Down => u.sign,
@@ -483,6 +625,24 @@ impl<'ctx> FnCx<'ctx, '_> {
         let nan = self.i64(l.nan.unwrap_or(l.max_finite()));
         let v = self.select(u.nan, nan, v)?;
         self.resize(v, scalar_bits(l), false)
+    }
+}
+
+/// Where the random bits of element `lane` (0 = `a`) sit in `rbits` for `.rs`: (lowest
+/// bit, width).
+/// - f16x2/bf16x2: the upper half rounds `a`, the lower half `b`; for f16 only the 13 low
+///   bits of each half are random bits (the ISA has the 3 upper ones zero; they are ignored).
+/// - e4m3x4/e5m2x4/e2m3x4/e3m2x4: the upper half serves `a, b` and the lower half `e, f`;
+///   the ISA's text does not split a half between its two elements, we give the upper byte
+///   of each half to the first of them: `a` bits 31-24, `b` 23-16, `e` 15-8, `f` 7-0.
+/// - e2m1x4: the upper bytes of both halves serve `a, b` and the lower bytes `e, f`
+///   (ISA text): `a` bits 31-24, `b` 15-8, `e` 23-16, `f` 7-0.
+fn rbits_field(to: FloatFormat, lanes: u32, lane: u32) -> (u32, u32) {
+    match (to, lanes) {
+        (FloatFormat::F16, _) => (16 * (1 - lane), 13),
+        (FloatFormat::BF16, _) => (16 * (1 - lane), 16),
+        (FloatFormat::E2m1, _) => ([24, 8, 16, 0][lane as usize & 3], 8),
+        _ => (8 * (3 - lane), 8),
     }
 }
 

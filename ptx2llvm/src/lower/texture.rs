@@ -17,6 +17,9 @@ use inkwell::AddressSpace;
 /// Runtime status codes (`PTXRT_TEX_*`).
 const STATUS_OUT_OF_BOUNDS: u64 = 2;
 
+/// `__ptxrt_tex` op bit: the coordinate buffer carries the offset operand (`PTXRT_TEX_HAS_OFFSET`).
+const TEX_HAS_OFFSET: u64 = 1 << 11;
+
 /// Sampler words (`PTXRT_SAMPLER_*`).
 const SAMPLER_TAG: u64 = 0x5A4D << 48;
 const SAMPLER_LINEAR: u64 = 1 << 9;
@@ -108,6 +111,8 @@ fn geom_code(g: TexGeom) -> u64 {
         TexGeom::D3 => 3,
         TexGeom::A1d => 4,
         TexGeom::A2d => 5,
+        TexGeom::Cube => 6,
+        TexGeom::ACube => 7,
     }
 }
 
@@ -138,6 +143,21 @@ impl<'ctx> FnCx<'ctx, '_> {
         let buf = self.entry_alloca(16)?;
         for i in 0..4 {
             let v = match coords.get(i) {
+                Some(c) => self.read(*c, ScalarType::B32)?,
+                None => self.i32(0),
+            };
+            let p = self.byte_ptr(buf, 4 * i as u64)?;
+            self.b.build_store(p, v)?;
+        }
+        Ok(buf)
+    }
+
+    /// `coord_buffer` followed by the offset elements (`PTXRT_TEX_HAS_OFFSET`): 32 bytes.
+    fn coord_offset_buffer(&self, coords: &[Operand], offset: &[Operand]) -> R<PointerValue<'ctx>> {
+        let buf = self.entry_alloca(32)?;
+        let words = (0..4).map(|i| coords.get(i)).chain((0..4).map(|i| offset.get(i)));
+        for (i, w) in words.enumerate() {
+            let v = match w {
                 Some(c) => self.read(*c, ScalarType::B32)?,
                 None => self.i32(0),
             };
@@ -191,11 +211,12 @@ impl<'ctx> FnCx<'ctx, '_> {
         let i32t = self.cx.i32_type();
         let ptr = self.ptr_ty();
         match t {
-            TextureOp::Fetch { gather, geom, dtype, float_coords, dst, texture, sampler, coords } => {
+            TextureOp::Fetch { gather, geom, dtype, float_coords, dst, resident, texture, sampler, coords, offset } => {
                 let dcode = match dtype {
                     ScalarType::U32 => 0,
                     ScalarType::S32 => 1,
                     ScalarType::F32 => 2,
+                    // `.f16` and `.f16x2`: half-precision channels.
                     _ => 3,
                 };
                 let mut op = geom_code(*geom) | (*float_coords as u64) << 4 | dcode << 5;
@@ -210,18 +231,38 @@ impl<'ctx> FnCx<'ctx, '_> {
                     Some(s) => self.handle(*s)?,
                     None => self.i64(0),
                 };
-                let cbuf = self.coord_buffer(coords)?;
+                let cbuf = match offset {
+                    Some(e) => {
+                        op |= TEX_HAS_OFFSET;
+                        self.coord_offset_buffer(coords, e)?
+                    }
+                    None => self.coord_buffer(coords)?,
+                };
                 let out = self.entry_alloca(16)?;
                 let f = self.runtime_fn("__ptxrt_tex", &[i64t.into(), i64t.into(), i32t.into(), ptr.into(), ptr.into()]);
                 let status = self.b.build_call(f, &[tex.into(), smp.into(), self.i32(op).into(), cbuf.into(), out.into()], "tex")?;
                 let status = status.try_as_basic_value().basic().ok_or_else(|| LowerError::Internal("__ptxrt_tex returns a value".into()))?.into_int_value();
                 self.check_status(status, if gather.is_some() { "tld4" } else { "tex" })?;
+                let channel = |i: u64| -> R<IntValue<'ctx>> {
+                    let p = self.byte_ptr(out, 4 * i)?;
+                    Ok(self.b.build_load(i32t, p, "")?.into_int_value())
+                };
                 for (i, d) in dst.iter().enumerate() {
-                    if let Some(d) = d {
-                        let p = self.byte_ptr(out, 4 * i as u64)?;
-                        let v = self.b.build_load(i32t, p, "")?.into_int_value();
-                        self.write(*d, v, ScalarType::U32)?;
-                    }
+                    let Some(d) = d else { continue };
+                    let v = if *dtype == ScalarType::F16x2 {
+                        // The runtime returns each channel as an `.f16` in the low half of
+                        // its word; destination `i` packs channels 2i (low) and 2i+1 (high).
+                        let lo = self.b.build_and(channel(2 * i as u64)?, self.i32(0xFFFF), "")?;
+                        let hi = self.b.build_left_shift(channel(2 * i as u64 + 1)?, self.i32(16), "")?;
+                        self.b.build_or(lo, hi, "")?
+                    } else {
+                        channel(i as u64)?
+                    };
+                    self.write(*d, v, ScalarType::U32)?;
+                }
+                if let Some(p) = resident {
+                    // Every texel is resident in memory (no sparse textures here).
+                    self.write(*p, self.cx.bool_type().const_int(1, false), ScalarType::Pred)?;
                 }
                 Ok(())
             }
