@@ -371,6 +371,9 @@ fn former_crashers_are_reported() {
         ("huge alignment", format!("{header}.global .align 0xFFFFFFFF .b8 buf[4];\n"), "alignment 4294967295 is not a power of two"),
         // Thousands of `(` made parse time grow steeply (minutes).
         ("deep nesting", kernel(&format!("\tsetp.ge{}.u32 %p1, %r1, %r2;", "(".repeat(6000))), "nested more than"),
+        // Nested braces were parsed twice per level (`{...}` and `{...}|p` as separate
+        // alternatives): exponential time.
+        ("nested braces", kernel(&format!("\tmov.b32 %r1, {}%r2;", "{".repeat(40))), "unexpected"),
         // Unary operator chains likewise.
         ("unary chain", kernel(&format!("\tadd.s32 %r1, %r2, {}1;", "-".repeat(6000))), "nested more than"),
         // `%r<4294967295>` tried to allocate ~100 GB of register names.

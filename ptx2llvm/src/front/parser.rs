@@ -279,12 +279,15 @@ where
             name,
             address,
             bracket_list,
+            // `{a, b}` or `{a, b}|p`: the list is parsed once (trying the two forms as
+            // separate alternatives re-parses nested braces exponentially often).
             list(Token::LBrace, Token::RBrace)
                 .map_with(|v, e| Spanned::new(Operand::Vector(v), sp(e.span())))
-                .then_ignore(just(Token::Pipe))
-                .then(pair_part)
-                .map(|(v, p)| Operand::VectorPair(Box::new(v), p)),
-            list(Token::LBrace, Token::RBrace).map(Operand::Vector),
+                .then(just(Token::Pipe).ignore_then(pair_part).or_not())
+                .map(|(v, p)| match p {
+                    Some(p) => Operand::VectorPair(Box::new(v), p),
+                    None => v.node,
+                }),
             // `(1 << 4) - 1` is a constant; `(param0)` (a bare name) is a call's argument list.
             expr().try_map(|e, span| match e {
                 Expr::Symbol(_) => Err(Rich::custom(span, "a parenthesized name is an argument list")),
