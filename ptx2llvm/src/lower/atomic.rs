@@ -186,40 +186,17 @@ impl<'ctx> FnCx<'ctx, '_> {
         })
     }
 
-    /// `.add/.min/.max.noftz` on one `.f16`/`.bf16` (`i16` bits): the sum rounded to
-    /// nearest even (computing it in f32 and rounding once more is exact: 24 ≥ 2·11 + 2
-    /// bits), subnormals kept. `min`/`max` follow the `min`/`max` instructions: a NaN
-    /// operand yields the other operand (two NaNs the canonical NaN), and -0 < +0.
+    /// `.add/.min/.max.noftz` on one `.f16`/`.bf16` (`i16` bits), with the half-precision
+    /// instructions' own lowering: the exact sum (in f64) rounded once to nearest even,
+    /// subnormals kept; `min`/`max` as the `min`/`max.f16` instructions.
     fn half_atomic_result(&self, op: AtomicOp, ty: ScalarType, old: IntValue<'ctx>, b: IntValue<'ctx>) -> R<IntValue<'ctx>> {
         use super::half_bits::Half;
         let fmt = if ty == ScalarType::F16 { Half::F16 } else { Half::BF16 };
-        let x = self.half_to_f32(fmt, old)?;
-        let y = self.half_to_f32(fmt, b)?;
         if op == AtomicOp::Add {
-            let sum = self.b.build_float_add(x, y, "")?;
-            return self.f32_to_half_rn(fmt, sum);
+            let sum = self.b.build_float_add(self.half_to_f64(fmt, old)?, self.half_to_f64(fmt, b)?, "")?;
+            return self.f64_to_half_rn(fmt, sum);
         }
-        // The canonical NaN of both formats is 0x7fff.
-        let canonical_nan = self.cx.i16_type().const_int(0x7fff, false);
-        let x_nan = self.b.build_float_compare(inkwell::FloatPredicate::UNO, x, x, "")?;
-        let y_nan = self.b.build_float_compare(inkwell::FloatPredicate::UNO, y, y, "")?;
-        // Ordered comparison with -0 below +0: compare, and on equality prefer the operand
-        // whose sign bit says "smaller" (min) or "larger" (max).
-        let (strict, sign_pick) = if op == AtomicOp::Min {
-            (inkwell::FloatPredicate::OLT, IntPredicate::UGT)
-        } else {
-            (inkwell::FloatPredicate::OGT, IntPredicate::ULT)
-        };
-        let x_wins = self.b.build_float_compare(strict, x, y, "")?;
-        let equal = self.b.build_float_compare(inkwell::FloatPredicate::OEQ, x, y, "")?;
-        // For equal values (only ±0 differ in bits): the negative zero has the larger bits.
-        let by_sign = self.icmp(sign_pick, old, b)?;
-        let x_wins = self.b.build_or(x_wins, self.b.build_and(equal, by_sign, "")?, "")?;
-        let picked = self.select(x_wins, old, b)?;
-        let picked = self.select(y_nan, old, picked)?;
-        let picked = self.select(x_nan, b, picked)?;
-        let both_nan = self.b.build_and(x_nan, y_nan, "")?;
-        self.select(both_nan, canonical_nan, picked)
+        self.half_min_max(fmt, op == AtomicOp::Max, Default::default(), old, b)
     }
 
     /// f32 bits with a subnormal value replaced by a zero of the same sign.

@@ -117,13 +117,13 @@ impl<'ctx> FnCx<'ctx, '_> {
     }
 
     /// The exact f64 value of a lane.
-    fn half_to_f64(&self, fmt: Half, h: IntValue<'ctx>) -> R<FloatValue<'ctx>> {
+    pub(super) fn half_to_f64(&self, fmt: Half, h: IntValue<'ctx>) -> R<FloatValue<'ctx>> {
         let x = self.half_to_f32(fmt, h)?;
         Ok(self.b.build_float_ext(x, self.cx.f64_type(), "")?)
     }
 
     /// An f64 rounded to nearest even in a 16-bit format; NaN gives the canonical NaN.
-    fn f64_to_half_rn(&self, fmt: Half, x: FloatValue<'ctx>) -> R<IntValue<'ctx>> {
+    pub(super) fn f64_to_half_rn(&self, fmt: Half, x: FloatValue<'ctx>) -> R<IntValue<'ctx>> {
         let b = &self.b;
         let i64t = self.cx.i64_type();
         let l = layout(fmt);
@@ -199,7 +199,7 @@ impl<'ctx> FnCx<'ctx, '_> {
     }
 
     /// `min`/`max` of one lane (ISA pseudocode of §9.7.4.7/8).
-    fn half_min_max(&self, fmt: Half, max: bool, mods: HalfMods, a: IntValue<'ctx>, b_: IntValue<'ctx>) -> R<IntValue<'ctx>> {
+    pub(super) fn half_min_max(&self, fmt: Half, max: bool, mods: HalfMods, a: IntValue<'ctx>, b_: IntValue<'ctx>) -> R<IntValue<'ctx>> {
         let b = &self.b;
         let (mut x, mut y) = (a, b_);
         let sign = b.build_and(b.build_xor(x, y, "")?, self.half_i16(0x8000), "")?;
