@@ -696,6 +696,58 @@ pub enum LaneOp {
     Max,
 }
 
+impl Op {
+    /// Whether the operation only computes its results from its operands: no memory, no
+    /// side effects, nothing that depends on which thread or block runs it other than
+    /// through its operands (the lowering's guard and block-fusion analyses rely on this).
+    pub fn is_value_computation(&self) -> bool {
+        matches!(
+            self,
+            Op::Mov { .. }
+                | Op::IntBinary { .. }
+                | Op::MulWide { .. }
+                | Op::Mad { .. }
+                | Op::IntUnary { .. }
+                | Op::FloatBinary { .. }
+                | Op::FloatUnary { .. }
+                | Op::Fma { .. }
+                | Op::FloatMinMax { .. }
+                | Op::Testp { .. }
+                | Op::Setp { .. }
+                | Op::Selp { .. }
+                | Op::PredLogic { .. }
+                | Op::Cvt { .. }
+                | Op::CvtPacked { .. }
+                | Op::CvtPackSat { .. }
+                | Op::Nop
+                | Op::Lanes { .. }
+                | Op::Mul24 { .. }
+                | Op::Sad { .. }
+                | Op::Bfe { .. }
+                | Op::Bfi { .. }
+                | Op::Fns { .. }
+                | Op::Szext { .. }
+                | Op::Bmsk { .. }
+                | Op::Dot { .. }
+                | Op::Carry { .. }
+                | Op::FunnelShift { .. }
+                | Op::Prmt { .. }
+                | Op::Lop3 { .. }
+                | Op::Set { .. }
+                | Op::Slct { .. }
+                | Op::Pack { .. }
+                | Op::Unpack { .. }
+                | Op::Video { .. }
+                | Op::VideoMad { .. }
+                | Op::VideoSimd { .. }
+                | Op::Half { .. }
+                | Op::Mixed { .. }
+                | Op::HalfSetp { .. }
+                | Op::HalfSet { .. }
+        )
+    }
+}
+
 /// Operations of `Op::Half`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum HalfOp {

@@ -105,48 +105,7 @@ fn allowed(op: &Op, per_block: &dyn Fn(ir::VarId) -> bool) -> bool {
     match op {
         Op::Load { space, addr, .. } | Op::Store { space, addr, .. } | Op::Atomic { space, addr, .. } => global(space, addr),
         Op::Cvta { space, .. } => *space == StateSpace::Global,
-        Op::Mov { .. }
-        | Op::IntBinary { .. }
-        | Op::MulWide { .. }
-        | Op::Mad { .. }
-        | Op::IntUnary { .. }
-        | Op::FloatBinary { .. }
-        | Op::FloatUnary { .. }
-        | Op::Fma { .. }
-        | Op::FloatMinMax { .. }
-        | Op::Testp { .. }
-        | Op::Setp { .. }
-        | Op::Selp { .. }
-        | Op::PredLogic { .. }
-        | Op::Cvt { .. }
-        | Op::CvtPacked { .. }
-        | Op::CvtPackSat { .. }
-        | Op::Fence { .. }
-        | Op::Nop
-        | Op::Lanes { .. }
-        | Op::Mul24 { .. }
-        | Op::Sad { .. }
-        | Op::Bfe { .. }
-        | Op::Bfi { .. }
-        | Op::Fns { .. }
-        | Op::Szext { .. }
-        | Op::Bmsk { .. }
-        | Op::Dot { .. }
-        | Op::Carry { .. }
-        | Op::FunnelShift { .. }
-        | Op::Prmt { .. }
-        | Op::Lop3 { .. }
-        | Op::Set { .. }
-        | Op::Slct { .. }
-        | Op::Pack { .. }
-        | Op::Unpack { .. }
-        | Op::Video { .. }
-        | Op::VideoMad { .. }
-        | Op::VideoSimd { .. }
-        | Op::Half { .. }
-        | Op::Mixed { .. }
-        | Op::HalfSetp { .. }
-        | Op::HalfSet { .. } => true,
-        _ => false,
+        Op::Fence { .. } => true,
+        op => op.is_value_computation(),
     }
 }

@@ -146,24 +146,7 @@ fn leads_to_exit(f: &ir::Function, mut b: ir::BlockId) -> bool {
 /// Operations a thread can skip without a visible difference (the threads outside the
 /// bounds never run the entry block).
 fn is_pure(op: &Op) -> bool {
-    matches!(
-        op,
-        Op::Mov { .. }
-            | Op::IntBinary { .. }
-            | Op::MulWide { .. }
-            | Op::Mad { .. }
-            | Op::IntUnary { .. }
-            | Op::Setp { .. }
-            | Op::Selp { .. }
-            | Op::PredLogic { .. }
-            | Op::Cvt { .. }
-            | Op::Cvta { .. }
-            | Op::Load { volatile: false, .. }
-            | Op::FloatBinary { .. }
-            | Op::FloatUnary { .. }
-            | Op::Fma { .. }
-            | Op::Nop
-    )
+    op.is_value_computation() || matches!(op, Op::Cvta { .. } | Op::Load { volatile: false, .. })
 }
 
 /// Registers defined exactly once in the function, by an unguarded entry-block instruction.
