@@ -7,7 +7,7 @@ use super::function::FnScope;
 use super::instruction::{cmp_op, done, expect_operands, rounding, Converted, Mods};
 use super::integer::{comparison_fits, COMPARISONS};
 use super::operands::Width;
-use crate::front::ast::{self, Operand as A, Spanned};
+use crate::front::ast::{self, Operand as A};
 use crate::ir::{self, BoolOp, HalfMods, HalfOp, MixedOp, Op, Rounding, ScalarType};
 
 type Guard = Option<ir::PredRef>;
@@ -156,22 +156,12 @@ fn setp(scope: &mut FnScope, inst: &ast::Instruction, mut mods: Mods, guard: Gua
         return None;
     }
     let pair = matches!(ty, ScalarType::F16x2 | ScalarType::BF16x2);
-    let (dst, dst_hi) = match (&ops[0].node, pair) {
-        (A::Pair(p, q), true) => {
-            let p = Spanned::new(A::Name { name: p.clone(), component: None }, ops[0].span.clone());
-            let q = Spanned::new(A::Name { name: q.clone(), component: None }, ops[0].span.clone());
-            (scope.dst(&p, ScalarType::Pred, Width::Exact)?, Some(scope.dst(&q, ScalarType::Pred, Width::Exact)?))
-        }
-        (_, true) => {
-            scope.error(ops[0].span.clone(), format!("`setp{}` writes two predicates: `p|q`", ty.name()));
-            return None;
-        }
-        (A::Pair(..), false) => {
-            scope.error(ops[0].span.clone(), format!("`setp{}` writes one predicate", ty.name()));
-            return None;
-        }
-        _ => (scope.dst(&ops[0], ScalarType::Pred, Width::Exact)?, None),
-    };
+    if matches!(ops[0].node, A::Pair(..)) != pair {
+        let what = if pair { "writes two predicates: `p|q`" } else { "writes one predicate" };
+        scope.error(ops[0].span.clone(), format!("`setp{}` {what}", ty.name()));
+        return None;
+    }
+    let (dst, dst_hi) = super::instruction::setp_destinations(scope, &ops[0])?;
     let a = scope.src(&ops[1], ty, Width::Exact)?;
     let b = scope.src(&ops[2], ty, Width::Exact)?;
     let combine = match combine {

@@ -478,6 +478,18 @@ fn barrier_id_count(scope: &mut FnScope, ops: &[Spanned<A>]) -> Option<(ir::Oper
     Some((id, count))
 }
 
+/// The destinations of `setp`: `p`, or `p|q` (each a predicate register).
+pub(super) fn setp_destinations(scope: &mut FnScope, op: &Spanned<A>) -> Option<(ir::RegId, Option<ir::RegId>)> {
+    match &op.node {
+        A::Pair(a, b) => {
+            let pa = Spanned::new(A::Name { name: a.clone(), component: None }, op.span.clone());
+            let pb = Spanned::new(A::Name { name: b.clone(), component: None }, op.span.clone());
+            Some((scope.dst(&pa, ScalarType::Pred, Width::Exact)?, Some(scope.dst(&pb, ScalarType::Pred, Width::Exact)?)))
+        }
+        _ => Some((scope.dst(op, ScalarType::Pred, Width::Exact)?, None)),
+    }
+}
+
 fn arith(scope: &mut FnScope, inst: &ast::Instruction, mut mods: Mods, guard: Option<ir::PredRef>) -> Option<Converted> {
     let opcode = inst.opcode.node.as_str();
     let ops = &inst.operands;
@@ -710,14 +722,7 @@ fn setp(scope: &mut FnScope, inst: &ast::Instruction, mut mods: Mods, guard: Opt
     if ty.is_float() && !matches!(ty, ScalarType::F32 | ScalarType::F64) {
         return unsupported(scope, inst, guard, format!("`setp{}`", ty.name()));
     }
-    let (dst, dst_not) = match &ops[0].node {
-        A::Pair(a, b) => {
-            let pa = Spanned::new(A::Name { name: a.clone(), component: None }, ops[0].span.clone());
-            let pb = Spanned::new(A::Name { name: b.clone(), component: None }, ops[0].span.clone());
-            (scope.dst(&pa, ScalarType::Pred, Width::Exact)?, Some(scope.dst(&pb, ScalarType::Pred, Width::Exact)?))
-        }
-        _ => (scope.dst(&ops[0], ScalarType::Pred, Width::Exact)?, None),
-    };
+    let (dst, dst_not) = setp_destinations(scope, &ops[0])?;
     let a = scope.src(&ops[1], ty, Width::Exact)?;
     let b = scope.src(&ops[2], ty, Width::Exact)?;
     let combine = match combine {
