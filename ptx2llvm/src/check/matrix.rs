@@ -205,15 +205,20 @@ fn mma_types(types: &[Option<MatrixElem>], a_col: bool, b_col: bool, satfinite: 
     Some(MmaTypes { a: a?, b: b?, c: c?, d: d?, a_col, b_col, satfinite })
 }
 
-fn mma(scope: &mut FnScope, inst: &ast::Instruction, mut mods: Mods, guard: Guard) -> Option<Converted> {
-    let what = written(inst);
-    let Some(shape) = shape(&mut mods) else { return unsupported(scope, inst, guard, what) };
+/// The layouts, `.satfinite`, `.rn` and element types of `mma` and `wmma.mma`.
+fn mma_form(mods: &mut Mods) -> Option<MmaTypes> {
     let a_col = mods.one_of(&[".row", ".col"]) == Some(".col");
     let b_col = mods.one_of(&[".row", ".col"]) == Some(".col");
     let satfinite = mods.has(".satfinite");
     mods.has(".rn");
-    let types = elem_types(&mut mods);
-    let Some(t) = mma_types(&types, a_col, b_col, satfinite) else { return unsupported(scope, inst, guard, what) };
+    let types = elem_types(mods);
+    mma_types(&types, a_col, b_col, satfinite)
+}
+
+fn mma(scope: &mut FnScope, inst: &ast::Instruction, mut mods: Mods, guard: Guard) -> Option<Converted> {
+    let what = written(inst);
+    let Some(shape) = shape(&mut mods) else { return unsupported(scope, inst, guard, what) };
+    let Some(t) = mma_form(&mut mods) else { return unsupported(scope, inst, guard, what) };
     // Block scaling, `.kind::*`, single-bit `.xor.popc` and directed rounding stay unsupported.
     if !mods.finish() {
         return unsupported(scope, inst, guard, what);
@@ -247,12 +252,7 @@ fn wmma(scope: &mut FnScope, inst: &ast::Instruction, mut mods: Mods, guard: Gua
     let ops = &inst.operands;
     match action {
         Some(".mma") => {
-            let a_col = mods.one_of(&[".row", ".col"]) == Some(".col");
-            let b_col = mods.one_of(&[".row", ".col"]) == Some(".col");
-            let satfinite = mods.has(".satfinite");
-            mods.has(".rn");
-            let types = elem_types(&mut mods);
-            let Some(t) = mma_types(&types, a_col, b_col, satfinite) else { return unsupported(scope, inst, guard, what) };
+            let Some(t) = mma_form(&mut mods) else { return unsupported(scope, inst, guard, what) };
             if !mods.finish() {
                 return unsupported(scope, inst, guard, what);
             }
