@@ -36,11 +36,13 @@ pub struct Options {
     /// CPU name; `native` is the host CPU.
     pub cpu: String,
     pub opt_level: u8,
+    /// How kernels run their threads (`lower::Scheduler`).
+    pub scheduler: lower::Scheduler,
 }
 
 impl Default for Options {
     fn default() -> Self {
-        Options { emit: Emit::Obj, target: None, cpu: "generic".into(), opt_level: 2 }
+        Options { emit: Emit::Obj, target: None, cpu: "generic".into(), opt_level: 2, scheduler: lower::Scheduler::Auto }
     }
 }
 
@@ -113,7 +115,7 @@ pub fn compile(source: &str, module_name: &str, opts: &Options) -> Result<(Vec<u
     let module = cx.create_module(module_name);
     module.set_triple(&tm.get_triple());
     module.set_data_layout(&tm.get_target_data().get_data_layout());
-    let module = lower::lower(&cx, module, &ir).map_err(CompileError::Input)?;
+    let module = lower::lower(&cx, module, &ir, opts.scheduler).map_err(CompileError::Input)?;
     if let Err(e) = module.verify() {
         return Err(CompileError::Target(format!("internal error: generated LLVM IR is invalid: {}", e.to_string())));
     }

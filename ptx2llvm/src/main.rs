@@ -16,6 +16,21 @@ enum EmitArg {
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
+enum SchedulerArg {
+    Auto,
+    Fibers,
+}
+
+impl From<SchedulerArg> for ptx2llvm::lower::Scheduler {
+    fn from(s: SchedulerArg) -> Self {
+        match s {
+            SchedulerArg::Auto => ptx2llvm::lower::Scheduler::Auto,
+            SchedulerArg::Fibers => ptx2llvm::lower::Scheduler::Fibers,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
 enum ErrorFormatArg {
     Human,
     Short,
@@ -59,6 +74,11 @@ struct Cli {
     /// Also write a Make-style dependency file (`output: input`) for build systems.
     #[arg(long, value_name = "FILE")]
     depfile: Option<PathBuf>,
+    /// How kernels run their threads: `auto` picks per kernel (thread loops between sync
+    /// points, or fibers where those cannot express the kernel), `fibers` forces the general
+    /// scheduler for every kernel (for debugging and testing).
+    #[arg(long, value_enum, default_value = "auto")]
+    scheduler: SchedulerArg,
     /// Only check the input for errors.
     #[arg(long = "fsyntax-only")]
     syntax_only: bool,
@@ -143,7 +163,7 @@ fn run(cli: Cli) -> ExitCode {
         report(&diags);
         return if driver::has_errors(&diags) { ExitCode::from(1) } else { ExitCode::SUCCESS };
     }
-    let opts = Options { emit, target: cli.target.clone(), cpu: cli.cpu.clone(), opt_level: cli.opt };
+    let opts = Options { emit, target: cli.target.clone(), cpu: cli.cpu.clone(), opt_level: cli.opt, scheduler: cli.scheduler.into() };
     let stem = Path::new(&cli.input).file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "out".into());
     let bytes = match driver::compile(&source, &stem, &opts) {
         Ok((bytes, warnings)) => {

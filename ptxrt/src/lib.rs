@@ -13,6 +13,8 @@
 //! - [`error`]: error codes and the per-host-thread last error;
 //! - [`capi`]: the `extern "C"` functions of `include/ptxrt.h` and `include/ptxrt_abi.h`;
 //! - [`sched`]: the block scheduler (barriers, warp collectives) that block functions call;
+//! - [`fibers`]: the general scheduler for kernels whose threads run as fibers (sync points
+//!   reached through recursion or function pointers);
 //! - [`matrix`]: the warp-level matrix instructions the scheduler computes (`mma`, `wmma`, `ldmatrix`);
 //! - [`device`]: what device code calls by name (`vprintf`, `malloc`, `free`, `__assertfail`);
 //! - [`texture`]: arrays, texture/surface objects and references, and the sampling that
@@ -24,6 +26,7 @@ pub mod abi;
 pub mod capi;
 pub mod device;
 pub mod error;
+pub mod fibers;
 pub mod launch;
 pub mod matrix;
 pub mod pool;

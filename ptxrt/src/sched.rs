@@ -37,6 +37,12 @@ pub const DENSE: i32 = 0x4000_0000;
 pub const DONE: i32 = -1;
 /// Result: the launch fails; the message is in the block environment.
 pub const FAILED: i32 = -2;
+/// `state` of a fiber thread that is running (not waiting at a sync point): live, so
+/// barriers and warp collectives wait for it, but not a waiter itself. Region code never
+/// has running threads while the scheduler decides.
+pub const RUNNING: u32 = 0x7FFF_FFFF;
+/// Result: nothing can complete now, but running threads may still arrive (fibers).
+pub const IDLE: i32 = -3;
 
 pub mod kind {
     pub const ENTRY: u32 = 0;
@@ -110,9 +116,9 @@ thread_local! {
 }
 
 pub(crate) struct Block<'a> {
-    nthreads: usize,
-    state: &'a mut [u32],
-    context: *mut u8,
+    pub(crate) nthreads: usize,
+    pub(crate) state: &'a mut [u32],
+    pub(crate) context: *mut u8,
     /// The block's shared memory (matrix instructions address it).
     pub(crate) shared: *mut u8,
 }
@@ -164,7 +170,7 @@ impl Block<'_> {
     }
 }
 
-fn what(p: &SyncPoint) -> String {
+pub(crate) fn what(p: &SyncPoint) -> String {
     if p.what.is_null() {
         "a sync point".into()
     } else {
@@ -203,7 +209,7 @@ pub unsafe extern "C" fn __ptxrt_schedule(
     }
 }
 
-unsafe fn fail(env: *mut BlockEnv, msg: String) -> i32 {
+pub(crate) unsafe fn fail(env: *mut BlockEnv, msg: String) -> i32 {
     let env = &mut *env;
     let c = CString::new(msg).unwrap_or_default();
     env.error_message = MESSAGE.with(|m| {
@@ -214,7 +220,7 @@ unsafe fn fail(env: *mut BlockEnv, msg: String) -> i32 {
     FAILED
 }
 
-fn schedule(b: &mut Block, points: &[SyncPoint], scratch: &mut [u32; SCRATCH_WORDS]) -> Result<i32, String> {
+pub(crate) fn schedule(b: &mut Block, points: &[SyncPoint], scratch: &mut [u32; SCRATCH_WORDS]) -> Result<i32, String> {
     let n = b.nthreads;
     // The common case first, in one read-only pass: every thread waits at the same plain
     // barrier (no count, not `bar.red`). The dense region loop runs all threads without
@@ -232,9 +238,10 @@ fn schedule(b: &mut Block, points: &[SyncPoint], scratch: &mut [u32; SCRATCH_WOR
     if let Some(k) = (0..n).filter(|&t| b.live(t) && b.state[t] & RELEASED != 0).map(|t| b.state[t] & !RELEASED).min() {
         return Ok(k as i32);
     }
-    let mut waiting: Vec<u32> = (0..n).filter(|&t| b.live(t)).map(|t| b.state[t]).collect();
+    let running = (0..n).any(|t| b.state[t] == RUNNING);
+    let mut waiting: Vec<u32> = (0..n).filter(|&t| b.live(t) && b.state[t] != RUNNING).map(|t| b.state[t]).collect();
     if waiting.is_empty() {
-        return Ok(DONE);
+        return Ok(if running { IDLE } else { DONE });
     }
     waiting.sort_unstable();
     waiting.dedup();
@@ -364,7 +371,10 @@ fn schedule(b: &mut Block, points: &[SyncPoint], scratch: &mut [u32; SCRATCH_WOR
         return Ok(k as i32 | dense_flag(b, k, at_k));
     }
 
-    // 4. Nothing can complete.
+    // 4. Nothing can complete (yet, if threads are still running).
+    if running {
+        return Ok(IDLE);
+    }
     let mut parts = vec![];
     for &k in &waiting {
         let p = point(k)?;

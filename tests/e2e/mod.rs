@@ -200,6 +200,21 @@ fn calls() {
     run_fixture(&CALLS);
 }
 
+/// NVRTC output: barriers and warp collectives reached through recursion and through a
+/// function-pointer table (the fiber scheduler): a recursive tree reduction with exited
+/// threads, shuffles and ballots at a different recursion depth per warp, block max / warp
+/// sum / block scan called indirectly.
+const FIBERS: Fixture = Fixture {
+    ptx: "fibers.ptx",
+    host: "fibers_host.c",
+    ok_lines: &["recursive_tree: 5 shapes OK", "recursive_warps: 4 shapes OK", "dispatch: 4 shapes OK"],
+};
+
+#[test]
+fn fibers() {
+    run_fixture(&FIBERS);
+}
+
 /// NVRTC output: `trap` two calls deep ends the launch with a launch failure naming the
 /// kernel, block and function; the launches before and after it work.
 const TRAP: Fixture = Fixture { ptx: "trap.ptx", host: "trap_host.c", ok_lines: &["trap: 3 shapes OK"] };
@@ -483,7 +498,27 @@ fn texture_independent() {
 }
 
 /// Every fixture above, for the cross-target run.
-const ALL_FIXTURES: &[&Fixture] = &[&MEMORY_FORMS, &SPECIAL_CONTROL, &DEVICE_LAUNCH, &TEXTURES, &TEXREF_LEGACY, &TEXTURE_QUERIES, &TEXTURE_INDEPENDENT, &GUARDS, &ATOMICS_WIDE, &LEGACY_VOTE, &ALGORITHMS, &MEMORY, &SPACES, &CONCURRENT, &VECADD, &REDUCE, &SAXPY_NVOPENCC, &BARRIER_EXIT, &ATOMICS, &CALLS, &TRAP, &DEVICE_LIB, &WARPS, &LEGACY_WARP, &MATRIX, &MATRIX_SM90];
+const ALL_FIXTURES: &[&Fixture] = &[&MEMORY_FORMS, &SPECIAL_CONTROL, &DEVICE_LAUNCH, &TEXTURES, &TEXREF_LEGACY, &TEXTURE_QUERIES, &TEXTURE_INDEPENDENT, &GUARDS, &ATOMICS_WIDE, &LEGACY_VOTE, &ALGORITHMS, &MEMORY, &SPACES, &CONCURRENT, &VECADD, &REDUCE, &SAXPY_NVOPENCC, &BARRIER_EXIT, &ATOMICS, &CALLS, &FIBERS, &TRAP, &DEVICE_LIB, &WARPS, &LEGACY_WARP, &MATRIX, &MATRIX_SM90];
+
+/// Every fixture with every kernel forced onto the fiber scheduler (`--scheduler fibers`):
+/// the general scheduler gives the same results as thread loops on all of them.
+#[test]
+fn fiber_scheduler_runs_every_fixture() {
+    let work = WorkDir::new("fibers-forced");
+    for fx in ALL_FIXTURES {
+        let stem = fx.host.trim_end_matches(".c");
+        let obj = work.join(&format!("{stem}.o"));
+        support::compile_ptx(&support::root_path("tests/kernels").join(fx.ptx), &obj, &["--scheduler", "fibers"], work.path());
+        let exe = work.join(stem);
+        support::link_host(&support::root_path("tests/hosts").join(fx.host), &[obj], &exe, work.path());
+        let mut cmd = Command::new(&exe);
+        let out = support::run_with_timeout(&mut cmd, work.path(), &format!("run-{stem}"), RUN_LIMIT);
+        assert!(out.success(), "{} with --scheduler fibers failed\n{}", fx.host, out.describe(&cmd));
+        for line in fx.ok_lines {
+            assert!(out.stdout.lines().any(|l| l.trim() == *line), "{} with --scheduler fibers did not print {line:?}\n{}", fx.host, out.describe(&cmd));
+        }
+    }
+}
 
 /// The same fixtures cross-compiled for AArch64 (objects from `ptx2llvm --target
 /// aarch64-unknown-linux-gnu`, ptxrt built for aarch64-unknown-linux-gnu, the host with the

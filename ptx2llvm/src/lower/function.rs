@@ -93,22 +93,32 @@ pub fn lower_alias<'ctx>(ml: &ModuleLowerer<'ctx, '_>, alias: u32, target: u32) 
 
 /// Lowers the body of `.func` number `index`.
 pub fn lower_func<'ctx>(ml: &ModuleLowerer<'ctx, '_>, index: usize, f: &ir::Function) -> R<()> {
+    lower_thread_fn(ml, index, f, ml.function(index as u32)?)
+}
+
+/// Lowers function `index` (a `.func`, or an `.entry` run by the fiber scheduler) as
+/// per-thread code into `func`, which has the `.func` ABI (an entry has no parameter
+/// pointers: it reads the launch's arguments, and its `.local` window is the thread's).
+/// Sync points suspend the calling thread's fiber (`fibers`).
+pub fn lower_thread_fn<'ctx>(ml: &ModuleLowerer<'ctx, '_>, index: usize, f: &ir::Function, func: FunctionValue<'ctx>) -> R<()> {
     let cx = ml.cx;
-    let func = ml.function(index as u32)?;
+    let is_entry = f.kind == ir::FunctionKind::Entry;
     let b = cx.create_builder();
     let entry = cx.append_basic_block(func, "entry");
     b.position_at_end(entry);
     let arg = |i: u32| func.get_nth_param(i).ok_or_else(|| LowerError::Internal("missing function argument".into()));
-    let mut uni = load_uniforms(ml, &b, func, None)?;
-    let np = f.params.len() as u32;
-    uni.params = (0..np).map(|i| Ok(arg(5 + i)?.into_pointer_value())).collect::<R<_>>()?;
-    uni.returns = (0..f.returns.len() as u32).map(|i| Ok(arg(5 + np + i)?.into_pointer_value())).collect::<R<_>>()?;
+    let mut uni = load_uniforms(ml, &b, func, is_entry.then_some(f))?;
+    if !is_entry {
+        let np = f.params.len() as u32;
+        uni.params = (0..np).map(|i| Ok(arg(5 + i)?.into_pointer_value())).collect::<R<_>>()?;
+        uni.returns = (0..f.returns.len() as u32).map(|i| Ok(arg(5 + np + i)?.into_pointer_value())).collect::<R<_>>()?;
+    }
     let tid = [arg(2)?.into_int_value(), arg(3)?.into_int_value(), arg(4)?.into_int_value()];
     let zy = b.build_int_mul(tid[2], uni.ntid[1], "")?;
     let zy = b.build_int_add(zy, tid[1], "")?;
     let lin = b.build_int_mul(zy, uni.ntid[0], "")?;
     let linear = b.build_int_add(lin, tid[0], "tid")?;
-    let local = arg(1)?.into_pointer_value();
+    let local = (!is_entry).then(|| arg(1).map(|a| a.into_pointer_value())).transpose()?;
     let frame = frame_vars(ml, &b, index)?;
     let regs = f.regs.iter().map(|r| b.build_alloca(int_type(cx, r.ty.bits()), &r.name)).collect::<Result<Vec<_>, _>>()?;
     let exit_bb = cx.append_basic_block(func, "exit");
@@ -123,7 +133,7 @@ pub fn lower_func<'ctx>(ml: &ModuleLowerer<'ctx, '_>, index: usize, f: &ir::Func
         uni,
         thread: Some(Thread { tid, linear }),
         frame_vars: frame,
-        local_override: Some(local),
+        local_override: local,
         on_exit: Some(exit_bb),
         known_preds: HashMap::new(),
     };
@@ -164,11 +174,10 @@ pub fn lower_func<'ctx>(ml: &ModuleLowerer<'ctx, '_>, index: usize, f: &ir::Func
             Terminator::Exit => {
                 fc.b.build_unconditional_branch(exit_bb)?;
             }
-            Terminator::Sync { .. } => {
+            Terminator::Sync { point, next } => {
                 // Direct calls from kernels are inlined (check/inline.rs); what remains is
-                // reached only through recursion or an indirect call.
-                let msg = format!("not supported yet: function `{}` synchronizes (barrier or warp collective) and was called recursively or indirectly", f.name);
-                fc.report_error(&msg)?;
+                // reached through recursion or an indirect call, from a fiber kernel.
+                fc.fiber_sync(point, bbs[next.0 as usize])?;
             }
         }
     }

@@ -258,7 +258,7 @@ pub(super) fn load_uniforms<'ctx>(ml: &ModuleLowerer<'ctx, '_>, b: &inkwell::bui
 }
 
 /// Address of a thread's element in a context array whose per-thread prefix is `prefix`.
-fn context_elem<'ctx>(fc: &FnCx<'ctx, '_>, prefix: u64, size: u32, tid: IntValue<'ctx>) -> R<PointerValue<'ctx>> {
+pub(super) fn context_elem<'ctx>(fc: &FnCx<'ctx, '_>, prefix: u64, size: u32, tid: IntValue<'ctx>) -> R<PointerValue<'ctx>> {
     let i64t = fc.cx.i64_type();
     let n = fc.b.build_int_z_extend(fc.uni.nthreads, i64t, "")?;
     let base = fc.b.build_int_mul(n, i64t.const_int(prefix, false), "")?;
@@ -556,163 +556,27 @@ impl<'ctx> FnCx<'ctx, '_> {
 /// The scheduler's descriptor of each region's sync point (`ptxrtSyncPoint`, index 0: the
 /// entry): its kind and where each operand and result lives per thread.
 fn sync_point_table<'ctx>(fc: &FnCx<'ctx, '_>, regions: &Regions, layout: &ContextLayout) -> R<PointerValue<'ctx>> {
-    let cx = fc.cx;
-    let t = &fc.ml.abi;
-    let i32t = cx.i32_type();
-    let i64t = cx.i64_type();
-    let operand = |kind: u64, size: u64, value: u64| {
-        t.sync_operand.const_named_struct(&[i32t.const_int(kind, false).into(), i32t.const_int(size, false).into(), i64t.const_int(value, false).into()])
-    };
-    let none = || operand(sync::OPERAND_NONE, 0, 0);
-    let input = |op: &ir::Operand| -> R<inkwell::values::StructValue<'ctx>> {
-        match op {
-            ir::Operand::Reg(r) => {
-                let (prefix, size) = layout.slots[r];
-                Ok(operand(sync::OPERAND_SLOT, size as u64, prefix))
-            }
-            ir::Operand::Imm(v) => Ok(operand(sync::OPERAND_IMM, 0, *v)),
-            _ => Err(LowerError::Unsupported("special registers and addresses as operands of barriers and warp collectives".into())),
-        }
-    };
-    let output = |r: Option<ir::RegId>| match r.and_then(|r| layout.slots.get(&r)) {
-        Some((prefix, size)) => operand(sync::OPERAND_SLOT, *size as u64, *prefix),
-        None => none(),
-    };
-    let ptr = cx.ptr_type(inkwell::AddressSpace::default());
     let mut entries = vec![None; regions.starts.len()];
     for (i, b) in fc.f.blocks.iter().enumerate() {
         let Terminator::Sync { point, .. } = &b.term else { continue };
         let k = regions.sync_region[i].expect("sync point has a region");
-        let (kind, op, mode, flags, a, bb, c, mask, dst, pred, what) = match point {
-            ir::SyncPoint::Barrier(bar) => {
-                let count = match &bar.count {
-                    Some(c) => input(c)?,
-                    None => none(),
-                };
-                let aligned = if bar.aligned { sync::ALIGNED } else { 0 };
-                match bar.kind {
-                    ir::BarrierKind::Sync => (sync::BAR_SYNC, 0, 0, aligned, input(&bar.id)?, count, none(), none(), none(), none(), "bar.sync"),
-                    ir::BarrierKind::Arrive => (sync::BAR_ARRIVE, 0, 0, aligned, input(&bar.id)?, count, none(), none(), none(), none(), "bar.arrive"),
-                    ir::BarrierKind::Red { op, dst, pred } => {
-                        let op = match op {
-                            ir::BarRedOp::Popc => 0,
-                            ir::BarRedOp::And => 1,
-                            ir::BarRedOp::Or => 2,
-                        };
-                        let neg = if pred.negated { sync::NEGATE } else { 0 };
-                        (sync::BAR_RED, op, 0, aligned | neg, input(&bar.id)?, count, input(&ir::Operand::Reg(pred.reg))?, none(), output(Some(dst)), none(), "bar.red")
-                    }
-                }
-            }
-            ir::SyncPoint::Warp(w) => {
-                let mask_of = |m: &Option<ir::Operand>| -> R<inkwell::values::StructValue<'ctx>> {
-                    match m {
-                        Some(m) => input(m),
-                        None => Ok(none()),
-                    }
-                };
-                match w {
-                    ir::WarpOp::Shfl { mode, dst, pred, a, b, c, mask } => {
-                        let mode = match mode {
-                            ir::ShflMode::Up => 0,
-                            ir::ShflMode::Down => 1,
-                            ir::ShflMode::Bfly => 2,
-                            ir::ShflMode::Idx => 3,
-                        };
-                        (sync::WARP, sync::SHFL, mode, 0, input(a)?, input(b)?, input(c)?, mask_of(mask)?, output(Some(*dst)), output(*pred), "shfl")
-                    }
-                    ir::WarpOp::Vote { mode, dst, src, mask } => {
-                        let mode = match mode {
-                            ir::VoteMode::All => 0,
-                            ir::VoteMode::Any => 1,
-                            ir::VoteMode::Uni => 2,
-                            ir::VoteMode::Ballot => 3,
-                        };
-                        let neg = if src.negated { sync::NEGATE } else { 0 };
-                        (sync::WARP, sync::VOTE, mode, neg, input(&ir::Operand::Reg(src.reg))?, none(), none(), mask_of(mask)?, output(Some(*dst)), none(), "vote")
-                    }
-                    ir::WarpOp::Match { all, dst, pred, a, mask, .. } => {
-                        (sync::WARP, sync::MATCH, *all as u64, 0, input(a)?, none(), none(), input(mask)?, output(Some(*dst)), output(*pred), "match.sync")
-                    }
-                    ir::WarpOp::Redux { op, signed, dst, a, mask } => {
-                        let mode = match op {
-                            ir::ReduxOp::Add => 0,
-                            ir::ReduxOp::Min => 1,
-                            ir::ReduxOp::Max => 2,
-                            ir::ReduxOp::And => 3,
-                            ir::ReduxOp::Or => 4,
-                            ir::ReduxOp::Xor => 5,
-                        };
-                        let signed = if *signed { sync::SIGNED } else { 0 };
-                        (sync::WARP, sync::REDUX, mode, signed, input(a)?, none(), none(), input(mask)?, output(Some(*dst)), none(), "redux.sync")
-                    }
-                    ir::WarpOp::ActiveMask { dst } => (sync::WARP, sync::ACTIVEMASK, 0, 0, none(), none(), none(), none(), output(Some(*dst)), none(), "activemask"),
-                    ir::WarpOp::WarpSync { mask } => (sync::WARP, sync::WARP_SYNC, 0, 0, none(), none(), none(), input(mask)?, none(), none(), "bar.warp.sync"),
-                    ir::WarpOp::Lockstep => (sync::WARP, sync::WARP_SYNC, 0, 0, none(), none(), none(), none(), none(), none(), "volatile shared access (warp lockstep)"),
-                    ir::WarpOp::Matrix(m) => {
-                        let (op, flags, what) = matrix_descriptor(m);
-                        let [mm, n, k] = m.shape;
-                        let mode = mm as u64 | (n as u64) << 8 | (k as u64) << 16;
-                        let addr = match &m.addr {
-                            Some((a, _)) => input(a)?,
-                            None => none(),
-                        };
-                        let stride = match &m.stride {
-                            Some(s) => input(s)?,
-                            None => none(),
-                        };
-                        let [na, nb, nc] = m.src_counts.map(|c| c as u64);
-                        let counts = operand(sync::OPERAND_IMM, 0, m.dst.len() as u64 | na << 8 | nb << 16 | nc << 24);
-                        // `.aligned`: the whole warp (every live lane) takes part.
-                        let mask = operand(sync::OPERAND_IMM, 0, 0xffff_ffff);
-                        (sync::WARP, op, mode, flags, addr, stride, counts, mask, none(), none(), what)
-                    }
-                }
-            }
-        };
-        let text = fc.b.build_global_string_ptr(&format!("{what} in `{}`", fc.f.name), "ptxrt.sync.what")?.as_pointer_value();
-        // Matrix instructions: their fragment registers, destinations first, then sources.
-        let (list, list_len) = match point {
-            ir::SyncPoint::Warp(ir::WarpOp::Matrix(m)) => {
-                let mut ops: Vec<_> = m.dst.iter().map(|r| output(Some(*r))).collect();
-                for s in &m.src {
-                    ops.push(input(s)?);
-                }
-                let g = fc.ml.module.add_global(t.sync_operand.array_type(ops.len() as u32), None, &format!("ptxrt.sync_operands.{}", fc.f.name));
-                g.set_initializer(&t.sync_operand.const_array(&ops));
-                g.set_constant(true);
-                g.set_linkage(Linkage::Private);
-                (g.as_pointer_value(), ops.len() as u64)
-            }
-            _ => (ptr.const_null(), 0),
-        };
-        entries[k] = Some(t.sync_point.const_named_struct(&[
-            i32t.const_int(kind, false).into(),
-            i32t.const_int(op, false).into(),
-            i32t.const_int(mode, false).into(),
-            i32t.const_int(flags, false).into(),
-            a.into(),
-            bb.into(),
-            c.into(),
-            mask.into(),
-            dst.into(),
-            pred.into(),
-            text.into(),
-            list.into(),
-            i32t.const_int(list_len, false).into(),
-        ]));
+        entries[k] = Some(sync_point_descriptor(fc, point, &|r| layout.slots.get(&r).copied())?);
     }
+    let t = &fc.ml.abi;
+    let i32t = fc.cx.i32_type();
+    let ptr = fc.cx.ptr_type(inkwell::AddressSpace::default());
+    let none = sync_operand(fc, sync::OPERAND_NONE, 0, 0);
     let entry = t.sync_point.const_named_struct(&[
         i32t.const_int(sync::ENTRY, false).into(),
         i32t.const_zero().into(),
         i32t.const_zero().into(),
         i32t.const_zero().into(),
-        none().into(),
-        none().into(),
-        none().into(),
-        none().into(),
-        none().into(),
-        none().into(),
+        none.into(),
+        none.into(),
+        none.into(),
+        none.into(),
+        none.into(),
+        none.into(),
         ptr.const_null().into(),
         ptr.const_null().into(),
         i32t.const_zero().into(),
@@ -723,6 +587,155 @@ fn sync_point_table<'ctx>(fc: &FnCx<'ctx, '_>, regions: &Regions, layout: &Conte
     table.set_constant(true);
     table.set_linkage(Linkage::Private);
     Ok(table.as_pointer_value())
+}
+
+fn sync_operand<'ctx>(fc: &FnCx<'ctx, '_>, kind: u64, size: u64, value: u64) -> inkwell::values::StructValue<'ctx> {
+    let i32t = fc.cx.i32_type();
+    let i64t = fc.cx.i64_type();
+    fc.ml.abi.sync_operand.const_named_struct(&[i32t.const_int(kind, false).into(), i32t.const_int(size, false).into(), i64t.const_int(value, false).into()])
+}
+
+/// The scheduler's descriptor (`ptxrtSyncPoint`) of one sync point: its kind and where each
+/// operand and result lives per thread (`slot`: a register's context prefix and element size).
+pub(super) fn sync_point_descriptor<'ctx>(fc: &FnCx<'ctx, '_>, point: &ir::SyncPoint, slot: &dyn Fn(ir::RegId) -> Option<(u64, u32)>) -> R<inkwell::values::StructValue<'ctx>> {
+    let cx = fc.cx;
+    let t = &fc.ml.abi;
+    let i32t = cx.i32_type();
+    let operand = |kind: u64, size: u64, value: u64| sync_operand(fc, kind, size, value);
+    let none = || operand(sync::OPERAND_NONE, 0, 0);
+    let input = |op: &ir::Operand| -> R<inkwell::values::StructValue<'ctx>> {
+        match op {
+            ir::Operand::Reg(r) => {
+                let (prefix, size) = slot(*r).ok_or_else(|| LowerError::Internal("sync point operand without a context slot".into()))?;
+                Ok(operand(sync::OPERAND_SLOT, size as u64, prefix))
+            }
+            ir::Operand::Imm(v) => Ok(operand(sync::OPERAND_IMM, 0, *v)),
+            _ => Err(LowerError::Unsupported("special registers and addresses as operands of barriers and warp collectives".into())),
+        }
+    };
+    let output = |r: Option<ir::RegId>| match r.and_then(slot) {
+        Some((prefix, size)) => operand(sync::OPERAND_SLOT, size as u64, prefix),
+        None => none(),
+    };
+    let ptr = cx.ptr_type(inkwell::AddressSpace::default());
+    let (kind, op, mode, flags, a, bb, c, mask, dst, pred, what) = match point {
+        ir::SyncPoint::Barrier(bar) => {
+            let count = match &bar.count {
+                Some(c) => input(c)?,
+                None => none(),
+            };
+            let aligned = if bar.aligned { sync::ALIGNED } else { 0 };
+            match bar.kind {
+                ir::BarrierKind::Sync => (sync::BAR_SYNC, 0, 0, aligned, input(&bar.id)?, count, none(), none(), none(), none(), "bar.sync"),
+                ir::BarrierKind::Arrive => (sync::BAR_ARRIVE, 0, 0, aligned, input(&bar.id)?, count, none(), none(), none(), none(), "bar.arrive"),
+                ir::BarrierKind::Red { op, dst, pred } => {
+                    let op = match op {
+                        ir::BarRedOp::Popc => 0,
+                        ir::BarRedOp::And => 1,
+                        ir::BarRedOp::Or => 2,
+                    };
+                    let neg = if pred.negated { sync::NEGATE } else { 0 };
+                    (sync::BAR_RED, op, 0, aligned | neg, input(&bar.id)?, count, input(&ir::Operand::Reg(pred.reg))?, none(), output(Some(dst)), none(), "bar.red")
+                }
+            }
+        }
+        ir::SyncPoint::Warp(w) => {
+            let mask_of = |m: &Option<ir::Operand>| -> R<inkwell::values::StructValue<'ctx>> {
+                match m {
+                    Some(m) => input(m),
+                    None => Ok(none()),
+                }
+            };
+            match w {
+                ir::WarpOp::Shfl { mode, dst, pred, a, b, c, mask } => {
+                    let mode = match mode {
+                        ir::ShflMode::Up => 0,
+                        ir::ShflMode::Down => 1,
+                        ir::ShflMode::Bfly => 2,
+                        ir::ShflMode::Idx => 3,
+                    };
+                    (sync::WARP, sync::SHFL, mode, 0, input(a)?, input(b)?, input(c)?, mask_of(mask)?, output(Some(*dst)), output(*pred), "shfl")
+                }
+                ir::WarpOp::Vote { mode, dst, src, mask } => {
+                    let mode = match mode {
+                        ir::VoteMode::All => 0,
+                        ir::VoteMode::Any => 1,
+                        ir::VoteMode::Uni => 2,
+                        ir::VoteMode::Ballot => 3,
+                    };
+                    let neg = if src.negated { sync::NEGATE } else { 0 };
+                    (sync::WARP, sync::VOTE, mode, neg, input(&ir::Operand::Reg(src.reg))?, none(), none(), mask_of(mask)?, output(Some(*dst)), none(), "vote")
+                }
+                ir::WarpOp::Match { all, dst, pred, a, mask, .. } => {
+                    (sync::WARP, sync::MATCH, *all as u64, 0, input(a)?, none(), none(), input(mask)?, output(Some(*dst)), output(*pred), "match.sync")
+                }
+                ir::WarpOp::Redux { op, signed, dst, a, mask } => {
+                    let mode = match op {
+                        ir::ReduxOp::Add => 0,
+                        ir::ReduxOp::Min => 1,
+                        ir::ReduxOp::Max => 2,
+                        ir::ReduxOp::And => 3,
+                        ir::ReduxOp::Or => 4,
+                        ir::ReduxOp::Xor => 5,
+                    };
+                    let signed = if *signed { sync::SIGNED } else { 0 };
+                    (sync::WARP, sync::REDUX, mode, signed, input(a)?, none(), none(), input(mask)?, output(Some(*dst)), none(), "redux.sync")
+                }
+                ir::WarpOp::ActiveMask { dst } => (sync::WARP, sync::ACTIVEMASK, 0, 0, none(), none(), none(), none(), output(Some(*dst)), none(), "activemask"),
+                ir::WarpOp::WarpSync { mask } => (sync::WARP, sync::WARP_SYNC, 0, 0, none(), none(), none(), input(mask)?, none(), none(), "bar.warp.sync"),
+                ir::WarpOp::Lockstep => (sync::WARP, sync::WARP_SYNC, 0, 0, none(), none(), none(), none(), none(), none(), "volatile shared access (warp lockstep)"),
+                ir::WarpOp::Matrix(m) => {
+                    let (op, flags, what) = matrix_descriptor(m);
+                    let [mm, n, k] = m.shape;
+                    let mode = mm as u64 | (n as u64) << 8 | (k as u64) << 16;
+                    let addr = match &m.addr {
+                        Some((a, _)) => input(a)?,
+                        None => none(),
+                    };
+                    let stride = match &m.stride {
+                        Some(s) => input(s)?,
+                        None => none(),
+                    };
+                    let [na, nb, nc] = m.src_counts.map(|c| c as u64);
+                    let counts = operand(sync::OPERAND_IMM, 0, m.dst.len() as u64 | na << 8 | nb << 16 | nc << 24);
+                    // `.aligned`: the whole warp (every live lane) takes part.
+                    let mask = operand(sync::OPERAND_IMM, 0, 0xffff_ffff);
+                    (sync::WARP, op, mode, flags, addr, stride, counts, mask, none(), none(), what)
+                }
+            }
+        }
+    };
+    let text = fc.b.build_global_string_ptr(&format!("{what} in `{}`", fc.f.name), "ptxrt.sync.what")?.as_pointer_value();
+    // Matrix instructions: their fragment registers, destinations first, then sources.
+    let (list, list_len) = match point {
+        ir::SyncPoint::Warp(ir::WarpOp::Matrix(m)) => {
+            let mut ops: Vec<_> = m.dst.iter().map(|r| output(Some(*r))).collect();
+            for s in &m.src {
+                ops.push(input(s)?);
+            }
+            let g = fc.ml.module.add_global(t.sync_operand.array_type(ops.len() as u32), None, &format!("ptxrt.sync_operands.{}", fc.f.name));
+            g.set_initializer(&t.sync_operand.const_array(&ops));
+            g.set_constant(true);
+            g.set_linkage(Linkage::Private);
+            (g.as_pointer_value(), ops.len() as u64)
+        }
+        _ => (ptr.const_null(), 0),
+    };
+    Ok(t.sync_point.const_named_struct(&[
+        i32t.const_int(kind, false).into(),
+        i32t.const_int(op, false).into(),
+        i32t.const_int(mode, false).into(),
+        i32t.const_int(flags, false).into(),
+        a.into(),
+        bb.into(),
+        c.into(),
+        mask.into(),
+        dst.into(),
+        pred.into(),
+        text.into(),
+        list.into(),
+        i32t.const_int(list_len, false).into(),
+    ]))
 }
 
 /// The runtime's operation code, `flags` and name of a matrix instruction (see `abi::sync`).

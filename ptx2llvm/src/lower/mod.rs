@@ -13,6 +13,7 @@ mod float;
 mod function;
 mod int;
 mod lockstep;
+pub mod fibers;
 pub mod kernel;
 mod memory;
 pub mod provenance;
@@ -177,7 +178,9 @@ impl<'ctx, 'a> ModuleLowerer<'ctx, 'a> {
 }
 
 /// Lowers a checked module into `module` (whose target triple and data layout are set).
-pub fn lower<'ctx>(cx: &'ctx Context, module: Module<'ctx>, m: &ir::Module) -> Result<Module<'ctx>, Vec<Diagnostic>> {
+pub use fibers::Scheduler;
+
+pub fn lower<'ctx>(cx: &'ctx Context, module: Module<'ctx>, m: &ir::Module, scheduler: Scheduler) -> Result<Module<'ctx>, Vec<Diagnostic>> {
     let with_lockstep = lockstep::insert_lockstep_points(m);
     let m = with_lockstep.as_ref().unwrap_or(m);
     let mut ml = ModuleLowerer { cx, module, abi: AbiTypes::new(cx), ir: m, layout: MemoryLayout::new(m), globals: vec![], handles: vec![], functions: vec![] };
@@ -221,7 +224,8 @@ pub fn lower<'ctx>(cx: &'ctx Context, module: Module<'ctx>, m: &ir::Module) -> R
         if f.kind != ir::FunctionKind::Entry || !f.has_body {
             continue;
         }
-        match kernel::lower_entry(&ml, i, f) {
+        let lowered = if scheduler == Scheduler::Fibers || fibers::needs_fibers(m, i) { fibers::lower_entry(&ml, i, f) } else { kernel::lower_entry(&ml, i, f) };
+        match lowered {
             Ok(k) => kernels.push((f, k)),
             Err(e) => diags.push(to_diag(e, &f.span)),
         }

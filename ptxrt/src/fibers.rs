@@ -1,0 +1,214 @@
+//! The fiber scheduler: runs a block whose threads are fibers (stackful coroutines).
+//!
+//! ptx2llvm compiles a kernel this way when a barrier or warp collective can be reached
+//! through recursion or a function pointer (see the compiler's `lower/fibers.rs`): the
+//! block function calls [`__ptxrt_run_fibers`] with the kernel's per-thread function. Each
+//! thread of the block runs on its own stack until it reaches a sync point, where generated
+//! code calls [`__ptxrt_fiber_sync`] with the point's descriptor (operands and results in
+//! the thread's context slots, as for region code). When no thread can run, the block
+//! scheduler of [`crate::sched`] decides which point completes, exactly as it does for
+//! region code, and the threads it releases run on. Spinning threads can give way with
+//! [`__ptxrt_fiber_yield`].
+//!
+//! Stacks come from a per-worker pool and are reused across blocks and launches; their
+//! size is `PTXRT_FIBER_STACK_BYTES` (default 256 KiB, at least 16 KiB), reserved address
+//! space that the OS commits only as it is used.
+
+use crate::abi::BlockEnv;
+use crate::sched::{self, Block, SyncPoint, DENSE, DONE, EXITED, IDLE, RELEASED, RUNNING, SCRATCH_WORDS};
+use corosensei::stack::DefaultStack;
+use corosensei::{Coroutine, CoroutineResult, Yielder};
+use std::cell::{Cell, RefCell};
+use std::sync::OnceLock;
+
+/// The per-thread function of a fiber kernel: the `.func` ABI without parameters,
+/// `i32 f(env, local (unused), tid.x, tid.y, tid.z)`; returns 0 or `EXIT_STATUS` when the
+/// thread ended, otherwise an error code whose message is in the environment.
+pub type ThreadFn = unsafe extern "C" fn(*mut BlockEnv, *mut u8, u32, u32, u32) -> i32;
+
+/// Status of a thread that executed `exit` (the compiler's `EXIT_STATUS`).
+const EXIT_STATUS: i32 = -1;
+
+/// Why a fiber gave control back.
+#[derive(Clone, Copy)]
+enum Suspend {
+    /// It waits at this sync point.
+    Sync(*const SyncPoint),
+    /// It can go on, but lets other threads run first.
+    Yield,
+}
+
+type Fiber = Coroutine<(), Suspend, i32, DefaultStack>;
+
+thread_local! {
+    /// The yielder of the fiber running on this OS thread (null outside fibers).
+    static CURRENT: Cell<*const Yielder<(), Suspend>> = const { Cell::new(std::ptr::null()) };
+    /// Stacks of finished fibers, for the next ones.
+    static STACKS: RefCell<Vec<DefaultStack>> = const { RefCell::new(Vec::new()) };
+}
+
+fn stack_bytes() -> usize {
+    static BYTES: OnceLock<usize> = OnceLock::new();
+    *BYTES.get_or_init(|| std::env::var("PTXRT_FIBER_STACK_BYTES").ok().and_then(|v| v.trim().parse().ok()).unwrap_or(256 << 10).max(16 << 10))
+}
+
+fn take_stack() -> Result<DefaultStack, String> {
+    match STACKS.with(|s| s.borrow_mut().pop()) {
+        Some(s) => Ok(s),
+        None => DefaultStack::new(stack_bytes()).map_err(|e| format!("cannot allocate a fiber stack of {} bytes: {e}", stack_bytes())),
+    }
+}
+
+fn recycle(fiber: Fiber) {
+    let stack = fiber.into_stack();
+    STACKS.with(|s| s.borrow_mut().push(stack));
+}
+
+/// Suspends the running fiber; `Err` outside fibers.
+fn suspend(why: Suspend) -> Result<(), ()> {
+    let y = CURRENT.with(|c| c.get());
+    if y.is_null() {
+        return Err(());
+    }
+    // SAFETY: CURRENT is set by the fiber itself while it runs and points at its yielder,
+    // which lives on the fiber's stack for the fiber's whole life.
+    unsafe { (*y).suspend(why) };
+    CURRENT.with(|c| c.set(y));
+    Ok(())
+}
+
+/// Called by a fiber thread at a sync point: waits until the scheduler completes `point`.
+/// Returns 0, or an error code (with the message in `env`) when called outside a fiber.
+///
+/// # Safety
+/// `env` is the block's environment; `point` a descriptor that outlives the launch.
+#[no_mangle]
+pub unsafe extern "C" fn __ptxrt_fiber_sync(env: *mut BlockEnv, point: *const SyncPoint) -> i32 {
+    match suspend(Suspend::Sync(point)) {
+        Ok(()) => 0,
+        Err(()) => {
+            let what = sched::what(&*point);
+            sched::fail(env, format!("{what} was reached outside the fiber scheduler (a function that synchronizes called from code the compiler did not expect to)"));
+            crate::error::ErrorCode::LaunchFailure as i32
+        }
+    }
+}
+
+/// Lets the other threads of the block run (a spin-wait's back edge). No-op outside fibers.
+#[no_mangle]
+pub extern "C" fn __ptxrt_fiber_yield() {
+    let _ = suspend(Suspend::Yield);
+}
+
+/// Runs one block of a fiber kernel. Returns 0 or an error code (message in `env`).
+///
+/// # Safety
+/// Called by generated block functions with their environment and per-thread function;
+/// `env.context` holds the kernel's context bytes for every thread of the block.
+#[no_mangle]
+pub unsafe extern "C" fn __ptxrt_run_fibers(env: *mut BlockEnv, thread_fn: ThreadFn) -> i32 {
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run_block(env, thread_fn))) {
+        Ok(Ok(())) => 0,
+        Ok(Err(Failure::Thread(code))) => code,
+        Ok(Err(Failure::Message(msg))) => fail(env, msg),
+        Err(_) => fail(env, "internal error in the fiber scheduler".into()),
+    }
+}
+
+unsafe fn fail(env: *mut BlockEnv, msg: String) -> i32 {
+    sched::fail(env, msg);
+    crate::error::ErrorCode::LaunchFailure as i32
+}
+
+enum Failure {
+    /// A thread returned this error code; its message is in the environment.
+    Thread(i32),
+    Message(String),
+}
+
+unsafe fn run_block(env: *mut BlockEnv, thread_fn: ThreadFn) -> Result<(), Failure> {
+    let launch = &*(*env).launch;
+    let dims = launch.block;
+    let n = (dims.x * dims.y * dims.z) as usize;
+    let mut fibers: Vec<Option<Fiber>> = (0..n).map(|_| None).collect();
+    let result = drive(env, thread_fn, dims, &mut fibers);
+    // Threads left suspended (after an error): their stacks hold only generated code's
+    // frames and the suspend call, nothing to drop, so they are reset, not unwound.
+    for f in fibers.iter_mut().filter_map(Option::take) {
+        let mut f = f;
+        if !f.done() {
+            f.force_reset();
+        }
+        recycle(f);
+    }
+    result
+}
+
+unsafe fn drive(env: *mut BlockEnv, thread_fn: ThreadFn, dims: crate::abi::Dim3, fibers: &mut [Option<Fiber>]) -> Result<(), Failure> {
+    let n = fibers.len();
+    let mut state = vec![RUNNING; n];
+    // The sync points threads have waited at, by the index the scheduler knows them by.
+    let mut points: Vec<SyncPoint> = vec![];
+    let mut point_addrs: Vec<*const SyncPoint> = vec![];
+    let mut scratch = [0u32; SCRATCH_WORDS];
+    let mut runnable: Vec<usize> = (0..n).collect();
+    loop {
+        let mut yielded = vec![];
+        for &t in &runnable {
+            state[t] = RUNNING;
+            let fiber = match &mut fibers[t] {
+                Some(f) => f,
+                slot => {
+                    let stack = take_stack().map_err(Failure::Message)?;
+                    let (x, y, z) = (t as u32 % dims.x, t as u32 / dims.x % dims.y, t as u32 / (dims.x * dims.y));
+                    slot.insert(Coroutine::with_stack(stack, move |yielder: &Yielder<(), Suspend>, ()| {
+                        CURRENT.with(|c| c.set(yielder));
+                        // SAFETY: the compiler's per-thread function for this block's launch.
+                        unsafe { thread_fn(env, std::ptr::null_mut(), x, y, z) }
+                    }))
+                }
+            };
+            let outcome = fiber.resume(());
+            CURRENT.with(|c| c.set(std::ptr::null()));
+            match outcome {
+                CoroutineResult::Yield(Suspend::Sync(p)) => {
+                    let k = match point_addrs.iter().position(|&q| q == p) {
+                        Some(k) => k,
+                        None => {
+                            point_addrs.push(p);
+                            points.push(std::ptr::read(p));
+                            points.len() - 1
+                        }
+                    };
+                    state[t] = k as u32;
+                }
+                CoroutineResult::Yield(Suspend::Yield) => yielded.push(t),
+                CoroutineResult::Return(0 | EXIT_STATUS) => {
+                    state[t] = EXITED;
+                    if let Some(f) = fibers[t].take() {
+                        recycle(f);
+                    }
+                }
+                CoroutineResult::Return(code) => return Err(Failure::Thread(code)),
+            }
+        }
+        let mut block = Block { nthreads: n, state: &mut state, context: (*env).context, shared: (*env).shared };
+        let r = sched::schedule(&mut block, &points, &mut scratch).map_err(Failure::Message)?;
+        runnable = match r {
+            DONE => return Ok(()),
+            IDLE => vec![],
+            r if r >= 0 => {
+                let k = (r & 0xFFFF) as u32;
+                let dense = r & DENSE != 0;
+                (0..n).filter(|&t| state[t] == k | RELEASED || (dense && state[t] == k)).collect()
+            }
+            _ => return Err(Failure::Message("the block scheduler failed".into())),
+        };
+        runnable.extend(yielded);
+        runnable.sort_unstable();
+        runnable.dedup();
+        if runnable.is_empty() {
+            return Err(Failure::Message("internal error in the fiber scheduler: no thread can run".into()));
+        }
+    }
+}
