@@ -7,15 +7,14 @@
 //! code calls [`__ptxrt_fiber_sync`] with the point's descriptor (operands and results in
 //! the thread's context slots, as for region code). When no thread can run, the block
 //! scheduler of [`crate::sched`] decides which point completes, exactly as it does for
-//! region code, and the threads it releases run on. Spinning threads can give way with
-//! [`__ptxrt_fiber_yield`].
+//! region code, and the threads it releases run on.
 //!
 //! Stacks come from a per-worker pool and are reused across blocks and launches; their
 //! size is `PTXRT_FIBER_STACK_BYTES` (default 256 KiB, at least 16 KiB), reserved address
 //! space that the OS commits only as it is used.
 
 use crate::abi::BlockEnv;
-use crate::sched::{self, Block, SyncPoint, DENSE, DONE, EXITED, IDLE, RELEASED, RUNNING, SCRATCH_WORDS};
+use crate::sched::{self, Block, SyncPoint, DENSE, DONE, EXITED, RELEASED, SCRATCH_WORDS};
 use corosensei::stack::DefaultStack;
 use corosensei::{Coroutine, CoroutineResult, Yielder};
 use std::cell::{Cell, RefCell};
@@ -29,20 +28,12 @@ pub type ThreadFn = unsafe extern "C" fn(*mut BlockEnv, *mut u8, u32, u32, u32) 
 /// Status of a thread that executed `exit` (the compiler's `EXIT_STATUS`).
 const EXIT_STATUS: i32 = -1;
 
-/// Why a fiber gave control back.
-#[derive(Clone, Copy)]
-enum Suspend {
-    /// It waits at this sync point.
-    Sync(*const SyncPoint),
-    /// It can go on, but lets other threads run first.
-    Yield,
-}
-
-type Fiber = Coroutine<(), Suspend, i32, DefaultStack>;
+/// A fiber gives control back only to wait at a sync point (this descriptor).
+type Fiber = Coroutine<(), *const SyncPoint, i32, DefaultStack>;
 
 thread_local! {
     /// The yielder of the fiber running on this OS thread (null outside fibers).
-    static CURRENT: Cell<*const Yielder<(), Suspend>> = const { Cell::new(std::ptr::null()) };
+    static CURRENT: Cell<*const Yielder<(), *const SyncPoint>> = const { Cell::new(std::ptr::null()) };
     /// Stacks of finished fibers, for the next ones.
     static STACKS: RefCell<Vec<DefaultStack>> = const { RefCell::new(Vec::new()) };
 }
@@ -64,15 +55,15 @@ fn recycle(fiber: Fiber) {
     STACKS.with(|s| s.borrow_mut().push(stack));
 }
 
-/// Suspends the running fiber; `Err` outside fibers.
-fn suspend(why: Suspend) -> Result<(), ()> {
+/// Suspends the running fiber at `point`; `Err` outside fibers.
+fn suspend(point: *const SyncPoint) -> Result<(), ()> {
     let y = CURRENT.with(|c| c.get());
     if y.is_null() {
         return Err(());
     }
     // SAFETY: CURRENT is set by the fiber itself while it runs and points at its yielder,
     // which lives on the fiber's stack for the fiber's whole life.
-    unsafe { (*y).suspend(why) };
+    unsafe { (*y).suspend(point) };
     CURRENT.with(|c| c.set(y));
     Ok(())
 }
@@ -84,7 +75,7 @@ fn suspend(why: Suspend) -> Result<(), ()> {
 /// `env` is the block's environment; `point` a descriptor that outlives the launch.
 #[no_mangle]
 pub unsafe extern "C" fn __ptxrt_fiber_sync(env: *mut BlockEnv, point: *const SyncPoint) -> i32 {
-    match suspend(Suspend::Sync(point)) {
+    match suspend(point) {
         Ok(()) => 0,
         Err(()) => {
             let what = sched::what(&*point);
@@ -92,12 +83,6 @@ pub unsafe extern "C" fn __ptxrt_fiber_sync(env: *mut BlockEnv, point: *const Sy
             crate::error::ErrorCode::LaunchFailure as i32
         }
     }
-}
-
-/// Lets the other threads of the block run (a spin-wait's back edge). No-op outside fibers.
-#[no_mangle]
-pub extern "C" fn __ptxrt_fiber_yield() {
-    let _ = suspend(Suspend::Yield);
 }
 
 /// Runs one block of a fiber kernel. Returns 0 or an error code (message in `env`).
@@ -146,22 +131,21 @@ unsafe fn run_block(env: *mut BlockEnv, thread_fn: ThreadFn) -> Result<(), Failu
 
 unsafe fn drive(env: *mut BlockEnv, thread_fn: ThreadFn, dims: crate::abi::Dim3, fibers: &mut [Option<Fiber>]) -> Result<(), Failure> {
     let n = fibers.len();
-    let mut state = vec![RUNNING; n];
+    // Overwritten for each thread when it first stops.
+    let mut state = vec![EXITED; n];
     // The sync points threads have waited at, by the index the scheduler knows them by.
     let mut points: Vec<SyncPoint> = vec![];
     let mut point_addrs: Vec<*const SyncPoint> = vec![];
     let mut scratch = [0u32; SCRATCH_WORDS];
     let mut runnable: Vec<usize> = (0..n).collect();
     loop {
-        let mut yielded = vec![];
         for &t in &runnable {
-            state[t] = RUNNING;
             let fiber = match &mut fibers[t] {
                 Some(f) => f,
                 slot => {
                     let stack = take_stack().map_err(Failure::Message)?;
                     let (x, y, z) = (t as u32 % dims.x, t as u32 / dims.x % dims.y, t as u32 / (dims.x * dims.y));
-                    slot.insert(Coroutine::with_stack(stack, move |yielder: &Yielder<(), Suspend>, ()| {
+                    slot.insert(Coroutine::with_stack(stack, move |yielder: &Yielder<(), *const SyncPoint>, ()| {
                         CURRENT.with(|c| c.set(yielder));
                         // SAFETY: the compiler's per-thread function for this block's launch.
                         unsafe { thread_fn(env, std::ptr::null_mut(), x, y, z) }
@@ -171,7 +155,7 @@ unsafe fn drive(env: *mut BlockEnv, thread_fn: ThreadFn, dims: crate::abi::Dim3,
             let outcome = fiber.resume(());
             CURRENT.with(|c| c.set(std::ptr::null()));
             match outcome {
-                CoroutineResult::Yield(Suspend::Sync(p)) => {
+                CoroutineResult::Yield(p) => {
                     let k = match point_addrs.iter().position(|&q| q == p) {
                         Some(k) => k,
                         None => {
@@ -182,7 +166,6 @@ unsafe fn drive(env: *mut BlockEnv, thread_fn: ThreadFn, dims: crate::abi::Dim3,
                     };
                     state[t] = k as u32;
                 }
-                CoroutineResult::Yield(Suspend::Yield) => yielded.push(t),
                 CoroutineResult::Return(0 | EXIT_STATUS) => {
                     state[t] = EXITED;
                     if let Some(f) = fibers[t].take() {
@@ -196,7 +179,6 @@ unsafe fn drive(env: *mut BlockEnv, thread_fn: ThreadFn, dims: crate::abi::Dim3,
         let r = sched::schedule(&mut block, &points, &mut scratch).map_err(Failure::Message)?;
         runnable = match r {
             DONE => return Ok(()),
-            IDLE => vec![],
             r if r >= 0 => {
                 let k = (r & 0xFFFF) as u32;
                 let dense = r & DENSE != 0;
@@ -204,9 +186,6 @@ unsafe fn drive(env: *mut BlockEnv, thread_fn: ThreadFn, dims: crate::abi::Dim3,
             }
             _ => return Err(Failure::Message("the block scheduler failed".into())),
         };
-        runnable.extend(yielded);
-        runnable.sort_unstable();
-        runnable.dedup();
         if runnable.is_empty() {
             return Err(Failure::Message("internal error in the fiber scheduler: no thread can run".into()));
         }

@@ -37,12 +37,6 @@ pub const DENSE: i32 = 0x4000_0000;
 pub const DONE: i32 = -1;
 /// Result: the launch fails; the message is in the block environment.
 pub const FAILED: i32 = -2;
-/// `state` of a fiber thread that is running (not waiting at a sync point): live, so
-/// barriers and warp collectives wait for it, but not a waiter itself. Region code never
-/// has running threads while the scheduler decides.
-pub const RUNNING: u32 = 0x7FFF_FFFF;
-/// Result: nothing can complete now, but running threads may still arrive (fibers).
-pub const IDLE: i32 = -3;
 
 pub mod kind {
     pub const ENTRY: u32 = 0;
@@ -238,10 +232,9 @@ pub(crate) fn schedule(b: &mut Block, points: &[SyncPoint], scratch: &mut [u32; 
     if let Some(k) = (0..n).filter(|&t| b.live(t) && b.state[t] & RELEASED != 0).map(|t| b.state[t] & !RELEASED).min() {
         return Ok(k as i32);
     }
-    let running = (0..n).any(|t| b.state[t] == RUNNING);
-    let mut waiting: Vec<u32> = (0..n).filter(|&t| b.live(t) && b.state[t] != RUNNING).map(|t| b.state[t]).collect();
+    let mut waiting: Vec<u32> = (0..n).filter(|&t| b.live(t)).map(|t| b.state[t]).collect();
     if waiting.is_empty() {
-        return Ok(if running { IDLE } else { DONE });
+        return Ok(DONE);
     }
     waiting.sort_unstable();
     waiting.dedup();
@@ -371,10 +364,7 @@ pub(crate) fn schedule(b: &mut Block, points: &[SyncPoint], scratch: &mut [u32; 
         return Ok(k as i32 | dense_flag(b, k, at_k));
     }
 
-    // 4. Nothing can complete (yet, if threads are still running).
-    if running {
-        return Ok(IDLE);
-    }
+    // 4. Nothing can complete.
     let mut parts = vec![];
     for &k in &waiting {
         let p = point(k)?;

@@ -100,15 +100,8 @@ pub struct Pitch2DRes {
 
 #[repr(C)]
 #[derive(Clone, Copy)]
-pub struct MipmapRes {
-    pub mipmap: *mut MipmappedArray,
-}
-
-#[repr(C)]
-#[derive(Clone, Copy)]
 pub union ResUnion {
     pub array: ArrayRes,
-    pub mipmap: MipmapRes,
     pub linear: LinearRes,
     pub pitch2d: Pitch2DRes,
     /// Room for CUDA's 64-byte union.
@@ -132,8 +125,8 @@ pub const FILTER_MODE_LINEAR: i32 = 1;
 pub const READ_MODE_ELEMENT_TYPE: i32 = 0;
 pub const READ_MODE_NORMALIZED_FLOAT: i32 = 1;
 
-/// `ptxrtTextureDesc` (as `cudaTextureDesc`; the anisotropy, trilinear-optimization and
-/// seamless-cubemap fields are accepted and have no effect).
+/// `ptxrtTextureDesc` (as `cudaTextureDesc`; the mipmap and anisotropy fields are
+/// accepted and have no effect, since there are no mipmapped arrays).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default)]
 pub struct TextureDesc {
@@ -268,41 +261,11 @@ pub struct Array {
     /// 0 for 1D and 2D arrays; the number of layers of layered arrays.
     pub depth: usize,
     pub layered: bool,
-    /// Samples per texel of a multisample array (0: not multisample). Sample `s` of layer
-    /// `l` is slice `l * samples + s`.
-    pub samples: usize,
-    /// A level of a mipmapped array: freed with it, not by ptxrtFreeArray.
-    pub mip_level: bool,
     storage: Vec<u128>,
 }
 
-/// Most samples per texel of a multisample array.
-pub const MAX_SAMPLES: usize = 32;
-
 impl Array {
     pub fn new(desc: &ChannelFormatDesc, extent: Extent, flags: u32) -> Result<Array, Error> {
-        Array::with_samples(desc, extent, flags, 0)
-    }
-
-    /// `ptxrtMallocMultisampleArray`: a 2D array (layered with `ptxrtArrayLayered`) of
-    /// `samples` (1..=32) samples per texel.
-    pub fn multisample(desc: &ChannelFormatDesc, extent: Extent, samples: usize, flags: u32) -> Result<Array, Error> {
-        if samples == 0 || samples > MAX_SAMPLES {
-            return Err(Error::invalid_value(format!("a multisample array has 1 to {MAX_SAMPLES} samples per texel, not {samples}")));
-        }
-        if flags & !(ARRAY_LAYERED) != 0 {
-            return Err(Error::invalid_value(format!("multisample arrays take no flags but ptxrtArrayLayered, not {flags:#x}")));
-        }
-        if extent.height == 0 || (flags & ARRAY_LAYERED == 0 && extent.depth != 0) {
-            return Err(Error::invalid_value(format!(
-                "a multisample array is 2D (extent {{w, h, 0}}, or {{w, h, layers}} with ptxrtArrayLayered), not {}x{}x{}",
-                extent.width, extent.height, extent.depth
-            )));
-        }
-        Array::with_samples(desc, extent, flags, samples)
-    }
-
-    fn with_samples(desc: &ChannelFormatDesc, extent: Extent, flags: u32, samples: usize) -> Result<Array, Error> {
         let format = Format::from_desc(desc)?;
         if flags & !(ARRAY_LAYERED | ARRAY_SURFACE_LOAD_STORE | ARRAY_CUBEMAP) != 0 {
             return Err(Error::invalid_value(format!("unknown array flags {flags:#x}")));
@@ -328,12 +291,12 @@ impl Array {
         if width > MAX_DIM * 2 || height > MAX_DIM || depth > MAX_DIM {
             return Err(Error::invalid_value(format!("array extent {width}x{height}x{depth} is too large")));
         }
-        let bytes = (format.bytes() as u128) * width as u128 * height.max(1) as u128 * depth.max(1) as u128 * samples.max(1) as u128;
+        let bytes = (format.bytes() as u128) * width as u128 * height.max(1) as u128 * depth.max(1) as u128;
         let bytes = usize::try_from(bytes).ok().filter(|b| *b <= isize::MAX as usize / 2).ok_or_else(|| Error::memory_allocation("array too large"))?;
         let mut storage = Vec::new();
         storage.try_reserve_exact(bytes.div_ceil(16)).map_err(|_| Error::memory_allocation(format!("cannot allocate {bytes} bytes for an array")))?;
         storage.resize(bytes.div_ceil(16), 0);
-        Ok(Array { format, width, height, depth, layered, samples, mip_level: false, storage })
+        Ok(Array { format, width, height, depth, layered, storage })
     }
 
     pub fn row_bytes(&self) -> usize {
@@ -341,7 +304,7 @@ impl Array {
     }
 
     pub fn rows(&self) -> usize {
-        self.height.max(1) * self.depth.max(1) * self.samples.max(1)
+        self.height.max(1) * self.depth.max(1)
     }
 
     pub fn byte_len(&self) -> usize {
@@ -362,37 +325,6 @@ impl Array {
     }
 }
 
-/// A mipmapped array (`ptxrtMipmappedArray_t`, as `cudaMipmappedArray_t`): level `i` is an
-/// array of `max(1, floor(n / 2^i))` texels in each of width, height and (3D) depth; layers
-/// and cubemap faces are not reduced (PTX ISA 9.2 §9.7.10.2).
-#[derive(Debug)]
-pub struct MipmappedArray {
-    /// The levels, finest first; boxed so that `ptxrtGetMipmappedArrayLevel` can hand out
-    /// stable `ptxrtArray_t` pointers.
-    pub levels: Vec<Box<Array>>,
-}
-
-impl MipmappedArray {
-    /// `cudaMallocMipmappedArray`: `num_levels` is clamped to
-    /// `[1, 1 + floor(log2(max(width, height, depth)))]` (depth of 3D arrays only), as CUDA does.
-    pub fn new(desc: &ChannelFormatDesc, extent: Extent, num_levels: u32, flags: u32) -> Result<MipmappedArray, Error> {
-        let layered = flags & (ARRAY_LAYERED | ARRAY_CUBEMAP) != 0;
-        let Extent { width, height, depth } = extent;
-        let largest = width.max(height).max(if layered { 0 } else { depth }).max(1);
-        let complete = 1 + largest.ilog2();
-        let levels = num_levels.clamp(1, complete);
-        let mut out = Vec::with_capacity(levels as usize);
-        for i in 0..levels {
-            let shrink = |n: usize| if n == 0 { 0 } else { (n >> i).max(1) };
-            let level_extent = Extent { width: shrink(width), height: shrink(height), depth: if layered { depth } else { shrink(depth) } };
-            let mut a = Array::new(desc, level_extent, flags)?;
-            a.mip_level = true;
-            out.push(Box::new(a));
-        }
-        Ok(MipmappedArray { levels: out })
-    }
-}
-
 /// What a texture or surface reads: a block of texels in memory.
 #[derive(Clone, Copy, Debug)]
 struct Image {
@@ -402,9 +334,6 @@ struct Image {
     size: [usize; 3],
     /// Layers of a layered array (0: not layered).
     layers: usize,
-    /// Samples per texel of a multisample array (0: not multisample); layer `l`'s sample
-    /// `s` is slice `l * samples + s`.
-    samples: usize,
     /// Bytes between rows and between slices (layers are slices too).
     pitch: usize,
     slice: usize,
@@ -430,7 +359,10 @@ impl Image {
                     return Err(Error::invalid_value("resource array is NULL"));
                 }
                 // SAFETY: arrays are created by ptxrtMallocArray and stay valid until freed.
-                Ok(Image::of_array(unsafe { &mut *a }))
+                let a = unsafe { &mut *a };
+                let (size, layers) = a.dims();
+                let pitch = a.row_bytes();
+                Ok(Image { data: a.data(), format: a.format, size, layers, pitch, slice: pitch * size[1], linear_layout: false, zero_outside: false })
             }
             RESOURCE_TYPE_LINEAR => {
                 // SAFETY: the union member selected by res_type.
@@ -443,7 +375,7 @@ impl Image {
                 if n == 0 {
                     return Err(Error::invalid_value(format!("linear resource of {} bytes holds no element of {} bytes", l.size_in_bytes, format.bytes())));
                 }
-                Ok(Image { data: l.dev_ptr, format, size: [n, 1, 1], layers: 0, samples: 0, pitch: l.size_in_bytes, slice: l.size_in_bytes, linear_layout: true, zero_outside: true })
+                Ok(Image { data: l.dev_ptr, format, size: [n, 1, 1], layers: 0, pitch: l.size_in_bytes, slice: l.size_in_bytes, linear_layout: true, zero_outside: true })
             }
             RESOURCE_TYPE_PITCH2D => {
                 // SAFETY: the union member selected by res_type.
@@ -459,33 +391,11 @@ impl Image {
                     return Err(Error::invalid_value(format!("pitch {} is smaller than a row ({} bytes)", p.pitch_in_bytes, p.width * format.bytes())));
                 }
                 let slice = p.pitch_in_bytes * p.height;
-                Ok(Image { data: p.dev_ptr, format, size: [p.width, p.height, 1], layers: 0, samples: 0, pitch: p.pitch_in_bytes, slice, linear_layout: true, zero_outside: false })
+                Ok(Image { data: p.dev_ptr, format, size: [p.width, p.height, 1], layers: 0, pitch: p.pitch_in_bytes, slice, linear_layout: true, zero_outside: false })
             }
-            RESOURCE_TYPE_MIPMAPPED_ARRAY => Err(Error::invalid_value("a mipmapped array cannot back a surface (use one of its levels, from ptxrtGetMipmappedArrayLevel)")),
+            RESOURCE_TYPE_MIPMAPPED_ARRAY => Err(Error::invalid_value("mipmapped arrays are not supported")),
             t => Err(Error::invalid_value(format!("unknown resource type {t}"))),
         }
-    }
-
-    fn of_array(a: &mut Array) -> Image {
-        let (size, layers) = a.dims();
-        let pitch = a.row_bytes();
-        Image { data: a.data(), format: a.format, size, layers, samples: a.samples, pitch, slice: pitch * size[1], linear_layout: false, zero_outside: false }
-    }
-
-    /// The images of a texture's resource, finest first (one unless it is a mipmapped array),
-    /// and whether it is a mipmapped array.
-    fn levels_of_resource(res: &ResourceDesc) -> Result<(Vec<Image>, bool), Error> {
-        if res.res_type != RESOURCE_TYPE_MIPMAPPED_ARRAY {
-            return Ok((vec![Image::from_resource(res)?], false));
-        }
-        // SAFETY: the union member selected by res_type.
-        let m = unsafe { res.res.mipmap.mipmap };
-        if m.is_null() {
-            return Err(Error::invalid_value("resource mipmapped array is NULL"));
-        }
-        // SAFETY: created by ptxrtMallocMipmappedArray and valid until freed.
-        let m = unsafe { &mut *m };
-        Ok((m.levels.iter_mut().map(|a| Image::of_array(a)).collect(), true))
     }
 
     /// Address of texel `idx` of `layer` (indices in range).
@@ -578,26 +488,10 @@ impl Sampler {
 }
 
 pub struct TextureObject {
-    /// The image sampled (level 0 of a mipmapped texture).
     image: Image,
     sampler: Sampler,
     read_normalized: bool,
     border: [f32; 4],
-    /// Levels 1.. of a mipmapped texture (empty otherwise).
-    coarser: Vec<Image>,
-    mip: Mipmap,
-}
-
-/// The mipmap fields of a texture (`ptxrtTextureDesc`).
-#[derive(Clone, Copy, Debug)]
-struct Mipmap {
-    /// Backed by a mipmapped array (what `txq.num_mipmap_levels` tells apart).
-    mipmapped: bool,
-    /// `mipmapFilterMode` linear: blend the two nearest levels.
-    linear: bool,
-    bias: f32,
-    min_clamp: f32,
-    max_clamp: f32,
 }
 
 pub struct SurfaceObject {
@@ -694,11 +588,7 @@ pub fn sampler_from_desc(d: &TextureDesc) -> Result<Sampler, Error> {
 }
 
 pub fn create_texture(res: &ResourceDesc, desc: &TextureDesc) -> Result<u64, Error> {
-    let (levels, mipmapped) = Image::levels_of_resource(res)?;
-    let Some((&image, coarser)) = levels.split_first() else {
-        return Err(Error::invalid_value("the resource has no image"));
-    };
-    let coarser = coarser.to_vec();
+    let image = Image::from_resource(res)?;
     let sampler = sampler_from_desc(desc)?;
     let read_normalized = match desc.read_mode {
         READ_MODE_ELEMENT_TYPE => false,
@@ -719,24 +609,7 @@ pub fn create_texture(res: &ResourceDesc, desc: &TextureDesc) -> Result<u64, Err
     if !float_result && desc.border_color.iter().any(|c| *c != 0.0) {
         return Err(Error::invalid_value("a non-zero border colour needs a texture that returns floats"));
     }
-    let mip_linear = match desc.mipmap_filter_mode {
-        FILTER_MODE_POINT => false,
-        FILTER_MODE_LINEAR => true,
-        m => return Err(Error::invalid_value(format!("unknown mipmap filter mode {m}"))),
-    };
-    let (bias, min_clamp, max_clamp) = (desc.mipmap_level_bias, desc.min_mipmap_level_clamp, desc.max_mipmap_level_clamp);
-    if mipmapped {
-        if mip_linear && !float_result {
-            return Err(Error::invalid_value("linear mipmap filtering needs a texture that returns floats (float channels or ptxrtReadModeNormalizedFloat)"));
-        }
-        if !(bias.is_finite() && min_clamp.is_finite() && max_clamp.is_finite()) || min_clamp > max_clamp {
-            return Err(Error::invalid_value(format!(
-                "mipmapLevelBias ({bias}), minMipmapLevelClamp ({min_clamp}) and maxMipmapLevelClamp ({max_clamp}) must be finite, with min <= max"
-            )));
-        }
-    }
-    let mip = Mipmap { mipmapped, linear: mip_linear, bias, min_clamp, max_clamp };
-    insert(Object::Texture(TextureObject { image, sampler, read_normalized, border: desc.border_color, coarser, mip }), KIND_TEXTURE)
+    insert(Object::Texture(TextureObject { image, sampler, read_normalized, border: desc.border_color }), KIND_TEXTURE)
 }
 
 pub fn destroy_texture(handle: u64) -> Result<(), Error> {
@@ -748,9 +621,6 @@ pub fn create_surface(res: &ResourceDesc) -> Result<u64, Error> {
         return Err(Error::invalid_value("surface objects need an array resource (ptxrtResourceTypeArray)"));
     }
     let image = Image::from_resource(res)?;
-    if image.samples != 0 {
-        return Err(Error::invalid_value("a multisample array cannot back a surface"));
-    }
     insert(Object::Surface(SurfaceObject { image }), KIND_SURFACE)
 }
 
@@ -817,17 +687,6 @@ pub const TEX_GATHER_SHIFT: u32 = 8;
 pub const TEX_HAS_OFFSET: u32 = 1 << 11;
 pub const GEOM_CUBE: u32 = 6;
 pub const GEOM_ACUBE: u32 = 7;
-/// `.2dms`: coords sample (`.u32`), x, y (`.s32`).
-pub const GEOM_2DMS: u32 = 8;
-/// `.a2dms`: coords layer (`.u32`), sample (`.u32`), x, y (`.s32`).
-pub const GEOM_A2DMS: u32 = 9;
-/// Level-of-detail mode at bits 12..14: base level, `.level` or `.grad` (with either,
-/// `coords` holds 16 words: coordinates 0..4, offset 4..8, the level in word 8 or dPdx in
-/// 8..12 and dPdy in 12..16).
-pub const TEX_LOD_SHIFT: u32 = 12;
-pub const LOD_BASE: u32 = 0;
-pub const LOD_LEVEL: u32 = 1;
-pub const LOD_GRAD: u32 = 2;
 
 /// The cubemap face a direction selects and the face's normalized coordinates (s, t),
 /// per the CUDA cubemap table (OpenGL's): the major axis is the component of largest
@@ -1004,19 +863,8 @@ fn float_channels(t: Texel) -> [f32; 4] {
 /// `offset` is the `tex`/`tld4` offset operand (texels in each dimension): it moves the
 /// integer texel indices (the nearest texel, or every tap of the filter footprint), so the
 /// filter weights are those of the unshifted coordinates.
-fn sample_texel(tex: &TextureObject, sampler: &Sampler, op: u32, coords: &[u32; 4], offset: [i64; 3]) -> Texel {
+fn sample(tex: &TextureObject, sampler: &Sampler, op: u32, coords: &[u32; 4], offset: [i64; 3]) -> [u32; 4] {
     let geom = op & TEX_GEOM_MASK;
-    if geom == GEOM_2DMS || geom == GEOM_A2DMS {
-        // Texel indices (through the address modes, as integer coordinates) in the slice of
-        // the layer's sample; layer and sample are clamped to the array.
-        let (layer, sample, x, y) = if geom == GEOM_A2DMS { (coords[0], coords[1], coords[2], coords[3]) } else { (0, coords[0], coords[1], coords[2]) };
-        let samples = tex.image.samples.max(1);
-        let layer = (layer as usize).min(tex.image.layers.max(1) - 1);
-        let slice = layer * samples + (sample as usize).min(samples - 1);
-        let point = Sampler { normalized: false, ..*sampler };
-        let idx = [x as i32 as i64 + offset[0], y as i32 as i64 + offset[1], 0];
-        return fetch(tex, &point, 2, idx, slice);
-    }
     if geom == GEOM_CUBE || geom == GEOM_ACUBE {
         // A 2D lookup (normalized coordinates, clamped to the face's edges: faces are not
         // filtered across) in layer face + 6 * cube.
@@ -1026,7 +874,7 @@ fn sample_texel(tex: &TextureObject, sampler: &Sampler, op: u32, coords: &[u32; 
         let cube = cube.min((tex.image.layers / 6).max(1) - 1);
         let face_sampler = Sampler { normalized: true, address: [AddressMode::ClampToEdge; 3], ..*sampler };
         let op = (op & !TEX_GEOM_MASK) | GEOM_A2D | TEX_FLOAT_COORDS;
-        return sample_texel(tex, &face_sampler, op, &[(6 * cube + face) as u32, s.to_bits(), t.to_bits(), 0], [0; 3]);
+        return sample(tex, &face_sampler, op, &[(6 * cube + face) as u32, s.to_bits(), t.to_bits(), 0], [0; 3]);
     }
     let (dims, arrayed) = match geom {
         GEOM_1D => (1, false),
@@ -1036,11 +884,10 @@ fn sample_texel(tex: &TextureObject, sampler: &Sampler, op: u32, coords: &[u32; 
         _ => (2, true),
     };
     let (layer, c) = if arrayed { (coords[0] as usize, &coords[1..]) } else { (0, &coords[..]) };
-    // Multisample arrays read as other geometries: sample 0 of the layer.
-    let layer = layer.min(tex.image.layers.saturating_sub(1)) * tex.image.samples.max(1);
+    let layer = layer.min(tex.image.layers.saturating_sub(1));
     let float_coords = op & TEX_FLOAT_COORDS != 0;
     let gather = (op >> TEX_GATHER_SHIFT) & 7;
-    if gather != 0 {
+    let result: Texel = if gather != 0 {
         // tld4: component `gather - 1` of the 2x2 footprint, counter-clockwise from the
         // lower left: (i0, j1), (i1, j1), (i1, j0), (i0, j0).
         let cf = [0, 1, 2].map(|d| if d < c.len() { f32::from_bits(c[d]) } else { 0.0 });
@@ -1090,11 +937,7 @@ fn sample_texel(tex: &TextureObject, sampler: &Sampler, op: u32, coords: &[u32; 
             }
             Texel::Float(acc)
         }
-    }
-}
-
-/// The 4 result words of a fetch in the instruction's destination type.
-fn result_words(result: Texel, op: u32) -> [u32; 4] {
+    };
     let dtype = (op >> TEX_DTYPE_SHIFT) & 3;
     match result {
         Texel::Float(f) if dtype == DTYPE_F16 => f.map(|x| f32_to_f16(x) as u32),

@@ -215,6 +215,19 @@ fn fibers() {
     run_fixture(&FIBERS);
 }
 
+/// NVRTC output: warps of a block spin on global flags set by other warps of the block
+/// (volatile loads, `ld.acquire`, atomic polling): each poll lets the other warps run.
+const SPIN_WAIT: Fixture = Fixture {
+    ptx: "spin_wait.ptx",
+    host: "spin_wait_host.c",
+    ok_lines: &["spin_volatile: 4 shapes OK", "spin_acquire: 4 shapes OK", "spin_atomic: 4 shapes OK"],
+};
+
+#[test]
+fn spin_wait() {
+    run_fixture(&SPIN_WAIT);
+}
+
 /// NVRTC output: `trap` two calls deep ends the launch with a launch failure naming the
 /// kernel, block and function; the launches before and after it work.
 const TRAP: Fixture = Fixture { ptx: "trap.ptx", host: "trap_host.c", ok_lines: &["trap: 3 shapes OK"] };
@@ -498,7 +511,7 @@ fn texture_independent() {
 }
 
 /// Every fixture above, for the cross-target run.
-const ALL_FIXTURES: &[&Fixture] = &[&MEMORY_FORMS, &SPECIAL_CONTROL, &DEVICE_LAUNCH, &TEXTURES, &TEXREF_LEGACY, &TEXTURE_QUERIES, &TEXTURE_INDEPENDENT, &GUARDS, &ATOMICS_WIDE, &LEGACY_VOTE, &ALGORITHMS, &MEMORY, &SPACES, &CONCURRENT, &VECADD, &REDUCE, &SAXPY_NVOPENCC, &BARRIER_EXIT, &ATOMICS, &CALLS, &FIBERS, &TRAP, &DEVICE_LIB, &WARPS, &LEGACY_WARP, &MATRIX, &MATRIX_SM90];
+const ALL_FIXTURES: &[&Fixture] = &[&MEMORY_FORMS, &SPECIAL_CONTROL, &DEVICE_LAUNCH, &TEXTURES, &TEXREF_LEGACY, &TEXTURE_QUERIES, &TEXTURE_INDEPENDENT, &GUARDS, &ATOMICS_WIDE, &LEGACY_VOTE, &ALGORITHMS, &MEMORY, &SPACES, &CONCURRENT, &VECADD, &REDUCE, &SAXPY_NVOPENCC, &BARRIER_EXIT, &ATOMICS, &CALLS, &FIBERS, &SPIN_WAIT, &TRAP, &DEVICE_LIB, &WARPS, &LEGACY_WARP, &MATRIX, &MATRIX_SM90];
 
 /// Every fixture with every kernel forced onto the fiber scheduler (`--scheduler fibers`):
 /// the general scheduler gives the same results as thread loops on all of them.

@@ -11,7 +11,7 @@ use super::function::{FnScope, LocalOrGlobal, LocalSymbol};
 use super::instruction::{expect_operands, unsupported, Converted, Mods, PendingTerm};
 use super::operands::Width;
 use crate::front::ast::{self, Operand as A, Spanned};
-use crate::ir::{self, AddressBase, IntBinOp, MatrixElem, MatrixKind, MatrixOp, MatrixRole, MmaBitOp, MmaTypes, Op, Operand, Rounding, ScalarType, StateSpace};
+use crate::ir::{self, AddressBase, IntBinOp, MatrixElem, MatrixKind, MatrixOp, MatrixRole, MmaTypes, Op, Operand, ScalarType, StateSpace};
 
 type Guard = Option<ir::PredRef>;
 
@@ -36,16 +36,12 @@ fn elem(name: &str) -> Option<MatrixElem> {
         ".u4" => MatrixElem::U4,
         ".e4m3" => MatrixElem::E4M3,
         ".e5m2" => MatrixElem::E5M2,
-        ".b1" => MatrixElem::B1,
-        ".e3m2" => MatrixElem::E3M2,
-        ".e2m3" => MatrixElem::E2M3,
-        ".e2m1" => MatrixElem::E2M1,
         _ => return None,
     })
 }
 
 /// The element-type modifiers in written order; `None` for types the runtime lacks
-/// (`.b16`, `.b8` of the load/store forms it does not translate).
+/// (`.b1`, the 6- and 4-bit floats).
 fn elem_types(mods: &mut Mods) -> Vec<Option<MatrixElem>> {
     let mut out = vec![];
     while let Some(n) = mods.one_of(ELEM_NAMES) {
@@ -200,46 +196,30 @@ pub(super) fn warp_matrix(scope: &mut FnScope, inst: &ast::Instruction, mut mods
 
 /// The types of `mma`/`wmma.mma` from the written type list (`.dtype.atype.btype.ctype`,
 /// or `.dtype.ctype` for `.f16` multiplicands).
-fn mma_types(types: &[Option<MatrixElem>]) -> Option<[MatrixElem; 4]> {
+fn mma_types(types: &[Option<MatrixElem>], a_col: bool, b_col: bool, satfinite: bool) -> Option<MmaTypes> {
     let [d, a, b, c] = match types {
         [d, c] => [*d, Some(MatrixElem::F16), Some(MatrixElem::F16), *c],
         [d, a, b, c] => [*d, *a, *b, *c],
         _ => return None,
     };
-    Some([a?, b?, c?, d?])
+    Some(MmaTypes { a: a?, b: b?, c: c?, d: d?, a_col, b_col, satfinite })
 }
 
-/// The layouts, `.satfinite`, rounding, single-bit operation, `.kind::f8f6f4` and element
-/// types of `mma` and `wmma.mma`. The form table has checked which of them go together.
+/// The layouts, `.satfinite`, `.rn` and element types of `mma` and `wmma.mma`.
 fn mma_form(mods: &mut Mods) -> Option<MmaTypes> {
     let a_col = mods.one_of(&[".row", ".col"]) == Some(".col");
     let b_col = mods.one_of(&[".row", ".col"]) == Some(".col");
     let satfinite = mods.has(".satfinite");
-    let rounding = match mods.one_of(&[".rn", ".rz", ".rm", ".rp"]) {
-        Some(".rz") => Rounding::TowardZero,
-        Some(".rm") => Rounding::Down,
-        Some(".rp") => Rounding::Up,
-        _ => Rounding::NearestEven,
-    };
-    let bit_op = match mods.one_of(&[".xor", ".and"]) {
-        Some(".xor") => Some(MmaBitOp::Xor),
-        Some(_) => Some(MmaBitOp::And),
-        None => None,
-    };
-    // `.popc` completes the single-bit operation (the form table requires it there).
-    mods.has(".popc");
-    // The f8f6f4 kind only says that 6- and 4-bit elements sit in 8-bit containers,
-    // which their element types already say.
-    mods.has(".kind::f8f6f4");
-    let [a, b, c, d] = mma_types(&elem_types(mods))?;
-    Some(MmaTypes { a, b, c, d, a_col, b_col, satfinite, rounding, bit_op })
+    mods.has(".rn");
+    let types = elem_types(mods);
+    mma_types(&types, a_col, b_col, satfinite)
 }
 
 fn mma(scope: &mut FnScope, inst: &ast::Instruction, mut mods: Mods, guard: Guard) -> Option<Converted> {
     let what = written(inst);
     let Some(shape) = shape(&mut mods) else { return unsupported(scope, inst, guard, what) };
     let Some(t) = mma_form(&mut mods) else { return unsupported(scope, inst, guard, what) };
-    // Block scaling (`.kind::mxf*`, `.block_scale`) stays unsupported.
+    // Block scaling, `.kind::*`, single-bit `.xor.popc` and directed rounding stay unsupported.
     if !mods.finish() {
         return unsupported(scope, inst, guard, what);
     }
@@ -273,8 +253,7 @@ fn wmma(scope: &mut FnScope, inst: &ast::Instruction, mut mods: Mods, guard: Gua
     match action {
         Some(".mma") => {
             let Some(t) = mma_form(&mut mods) else { return unsupported(scope, inst, guard, what) };
-            // Single-bit `wmma` fragments are not implemented in our `wmma` layout.
-            if t.bit_op.is_some() || !mods.finish() {
+            if !mods.finish() {
                 return unsupported(scope, inst, guard, what);
             }
             if !expect_operands(scope, inst, &[4]) {
@@ -293,7 +272,7 @@ fn wmma(scope: &mut FnScope, inst: &ast::Instruction, mut mods: Mods, guard: Gua
             let space = matrix_space(&mut mods);
             let types = elem_types(&mut mods);
             let Some(&[Some(e)]) = Some(&types[..]) else { return unsupported(scope, inst, guard, what) };
-            if e == MatrixElem::B1 || !mods.finish() {
+            if !mods.finish() {
                 return unsupported(scope, inst, guard, what);
             }
             if !expect_operands(scope, inst, &[2, 3]) {

@@ -258,13 +258,6 @@ pub enum MatrixElem {
     U4,
     E4M3,
     E5M2,
-    /// `.b1`: single bits, 32 to a register (`mma` with `.xor.popc`/`.and.popc`).
-    B1,
-    /// `.kind::f8f6f4` 6- and 4-bit floats, each in an 8-bit container: `.e3m2`/`.e2m3` in
-    /// the low 6 bits, `.e2m1` in bits 2..5 (the other bits are padding).
-    E3M2,
-    E2M3,
-    E2M1,
 }
 
 impl MatrixElem {
@@ -274,9 +267,8 @@ impl MatrixElem {
             MatrixElem::F16 | MatrixElem::BF16 => 16,
             MatrixElem::TF32 | MatrixElem::F32 | MatrixElem::S32 => 32,
             MatrixElem::F64 => 64,
-            MatrixElem::S8 | MatrixElem::U8 | MatrixElem::E4M3 | MatrixElem::E5M2 | MatrixElem::E3M2 | MatrixElem::E2M3 | MatrixElem::E2M1 => 8,
+            MatrixElem::S8 | MatrixElem::U8 | MatrixElem::E4M3 | MatrixElem::E5M2 => 8,
             MatrixElem::S4 | MatrixElem::U4 => 4,
-            MatrixElem::B1 => 1,
         }
     }
 }
@@ -301,17 +293,6 @@ pub struct MmaTypes {
     pub b_col: bool,
     /// `.satfinite` (integer types): the result is clamped to the `.s32` range instead of wrapping.
     pub satfinite: bool,
-    /// `.rn`/`.rz`/`.rm`/`.rp` of `.f64` products: the rounding of every fused multiply-add.
-    pub rounding: Rounding,
-    /// Single-bit products (`.b1`): `D = C + popc(row of A <op> column of B)`.
-    pub bit_op: Option<MmaBitOp>,
-}
-
-/// The logical operation of a single-bit `mma` (`.xor.popc`, `.and.popc`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum MmaBitOp {
-    Xor,
-    And,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]

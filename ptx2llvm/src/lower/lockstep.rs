@@ -7,9 +7,16 @@
 //! sequence before the next lane's and read values the other lanes have not written yet.
 //! So in kernels, every `volatile` access to shared (or generic, possibly shared) memory
 //! becomes a warp sync point: the lanes of a warp that arrive together perform it
-//! together, as the GPU did. Accesses to global memory are left alone.
+//! together, as the GPU did. Accesses to global memory are left alone, except where a
+//! thread polls: a loop without sync points whose exit depends on a `volatile`, `.relaxed`
+//! or `.acquire` load or a non-exchanging atomic in the loop (a spin-wait on a flag that
+//! another warp of the block sets). A thread loop would run the spinning thread forever
+//! before the thread that sets the flag, so each polling access becomes a warp point too:
+//! every iteration, the scheduler lets the other warps run.
 
-use crate::ir::{self, BlockId, Op, StateSpace, SyncPoint, Terminator, WarpOp};
+use super::regions;
+use crate::ir::{self, AtomicOp, BlockId, MemOrder, Op, RegId, StateSpace, SyncPoint, Terminator, WarpOp};
+use std::collections::{BTreeSet, HashSet};
 
 fn is_lockstep_access(op: &Op) -> bool {
     match op {
@@ -18,37 +25,161 @@ fn is_lockstep_access(op: &Op) -> bool {
     }
 }
 
-/// The module with a lockstep point before every `volatile` shared/generic access of every
-/// kernel (`.func` bodies are called per thread and are left as they are).
+/// An access a spin-wait polls: its result can change because another thread writes.
+fn is_polling_access(op: &Op) -> bool {
+    match op {
+        Op::Load { volatile, order, .. } => *volatile || matches!(order, Some((MemOrder::Relaxed | MemOrder::Acquire, _))),
+        // Exchanges and compare-and-swaps loop until they win (locks, CAS retries): the
+        // thread that holds the lock or raced them has already run, so thread loops are fine.
+        Op::Atomic { op, .. } => !matches!(op, AtomicOp::Exch | AtomicOp::Cas),
+        _ => false,
+    }
+}
+
+/// The module with a lockstep point before every `volatile` shared/generic access and
+/// every polling access of a spin-wait in every kernel (`.func` bodies are called per
+/// thread and are left as they are).
 pub fn insert_lockstep_points(m: &ir::Module) -> Option<ir::Module> {
-    let needed = m
+    let plans: Vec<Option<HashSet<(usize, usize)>>> = m
         .functions
         .iter()
-        .any(|f| f.kind == ir::FunctionKind::Entry && f.blocks.iter().any(|b| b.insts.iter().any(|i| is_lockstep_access(&i.op))));
-    if !needed {
+        .map(|f| {
+            if f.kind != ir::FunctionKind::Entry {
+                return None;
+            }
+            let mut at: HashSet<(usize, usize)> = spin_wait_polls(f);
+            for (bi, b) in f.blocks.iter().enumerate() {
+                at.extend(b.insts.iter().enumerate().filter(|(_, i)| is_lockstep_access(&i.op)).map(|(ii, _)| (bi, ii)));
+            }
+            (!at.is_empty()).then_some(at)
+        })
+        .collect();
+    if plans.iter().all(Option::is_none) {
         return None;
     }
     let mut out = m.clone();
-    for f in &mut out.functions {
-        if f.kind == ir::FunctionKind::Entry {
-            split_blocks(f);
+    for (f, plan) in out.functions.iter_mut().zip(plans) {
+        if let Some(at) = plan {
+            split_blocks(f, &at);
         }
     }
     Some(out)
 }
 
-fn split_blocks(f: &mut ir::Function) {
-    // Blocks created by a split are appended and start with the access they were split
-    // for (its lockstep point is already in front of it): search them from the second
-    // instruction on.
-    let original = f.blocks.len();
-    let mut i = 0;
-    while i < f.blocks.len() {
-        let from = usize::from(i >= original);
-        if let Some(p) = f.blocks[i].insts.iter().skip(from).position(|inst| is_lockstep_access(&inst.op)) {
-            split_at(f, i, p + from);
+/// The polling accesses (block, instruction) of `f`'s spin-wait loops: natural loops
+/// without sync points in which a branch leaving the loop depends on a polling access
+/// made in the loop.
+fn spin_wait_polls(f: &ir::Function) -> HashSet<(usize, usize)> {
+    let mut out = HashSet::new();
+    for (latch, header) in back_edges(f) {
+        let body = natural_loop(f, latch, header);
+        if body.iter().any(|&b| matches!(f.blocks[b].term, Terminator::Sync { .. })) {
+            continue;
         }
-        i += 1;
+        let polls: Vec<(usize, usize)> = body.iter().flat_map(|&b| f.blocks[b].insts.iter().enumerate().filter(|(_, i)| is_polling_access(&i.op)).map(move |(ii, _)| (b, ii))).collect();
+        if polls.is_empty() {
+            continue;
+        }
+        // Registers that depend on a polled value, within the loop.
+        let mut tainted: HashSet<RegId> = HashSet::new();
+        let mut defs = vec![];
+        for &(b, ii) in &polls {
+            regions::defs(&f.blocks[b].insts[ii].op, &mut defs);
+        }
+        tainted.extend(defs.drain(..));
+        loop {
+            let before = tainted.len();
+            for &b in &body {
+                for inst in &f.blocks[b].insts {
+                    let mut uses = vec![];
+                    regions::uses(&inst.op, &mut uses);
+                    if uses.iter().any(|r| tainted.contains(r)) {
+                        regions::defs(&inst.op, &mut defs);
+                        tainted.extend(defs.drain(..));
+                    }
+                }
+            }
+            if tainted.len() == before {
+                break;
+            }
+        }
+        let exits_on_poll = body.iter().any(|&b| match &f.blocks[b].term {
+            Terminator::Branch { cond, then_, else_ } => tainted.contains(&cond.reg) && (!body.contains(&(then_.0 as usize)) || !body.contains(&(else_.0 as usize))),
+            _ => false,
+        });
+        if exits_on_poll {
+            out.extend(polls);
+        }
+    }
+    out
+}
+
+/// Edges `latch -> header` where `header` is on the depth-first path to `latch`.
+fn back_edges(f: &ir::Function) -> Vec<(usize, usize)> {
+    let n = f.blocks.len();
+    let mut out = vec![];
+    let mut on_path = vec![false; n];
+    let mut seen = vec![false; n];
+    // Iterative DFS: (block, index of the next successor to visit).
+    let mut stack: Vec<(usize, usize)> = vec![];
+    if n > 0 {
+        stack.push((0, 0));
+        seen[0] = true;
+        on_path[0] = true;
+    }
+    while let Some(&mut (b, ref mut next)) = stack.last_mut() {
+        let succ = regions::successors(&f.blocks[b].term);
+        if let Some(s) = succ.get(*next).map(|s| s.0 as usize) {
+            *next += 1;
+            if on_path[s] {
+                out.push((b, s));
+            } else if !seen[s] {
+                seen[s] = true;
+                on_path[s] = true;
+                stack.push((s, 0));
+            }
+        } else {
+            on_path[b] = false;
+            stack.pop();
+        }
+    }
+    out
+}
+
+/// The blocks of the natural loop of back edge `latch -> header`.
+fn natural_loop(f: &ir::Function, latch: usize, header: usize) -> BTreeSet<usize> {
+    let mut preds: Vec<Vec<usize>> = vec![vec![]; f.blocks.len()];
+    for (b, block) in f.blocks.iter().enumerate() {
+        for s in regions::successors(&block.term) {
+            preds[s.0 as usize].push(b);
+        }
+    }
+    let mut body = BTreeSet::from([header, latch]);
+    let mut work = vec![latch];
+    while let Some(b) = work.pop() {
+        if b == header {
+            continue;
+        }
+        for &p in &preds[b] {
+            if body.insert(p) {
+                work.push(p);
+            }
+        }
+    }
+    body
+}
+
+/// Puts a lockstep point before each instruction `at` names (block, index).
+fn split_blocks(f: &mut ir::Function, at: &HashSet<(usize, usize)>) {
+    // Split each block at its marked instructions, last first, so that earlier indices
+    // stay valid; the pieces are appended and chained by lockstep points.
+    let original = f.blocks.len();
+    for b in 0..original {
+        let mut marks: Vec<usize> = at.iter().filter(|(bb, _)| *bb == b).map(|(_, i)| *i).collect();
+        marks.sort_unstable();
+        for &i in marks.iter().rev() {
+            split_at(f, b, i);
+        }
     }
 }
 
