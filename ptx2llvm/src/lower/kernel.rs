@@ -683,7 +683,7 @@ pub(super) fn sync_point_descriptor<'ctx>(fc: &FnCx<'ctx, '_>, point: &ir::SyncP
                 }
                 ir::WarpOp::ActiveMask { dst } => (sync::WARP, sync::ACTIVEMASK, 0, 0, none(), none(), none(), none(), output(Some(*dst)), none(), "activemask"),
                 ir::WarpOp::WarpSync { mask } => (sync::WARP, sync::WARP_SYNC, 0, 0, none(), none(), none(), input(mask)?, none(), none(), "bar.warp.sync"),
-                ir::WarpOp::Lockstep => (sync::WARP, sync::WARP_SYNC, 0, 0, none(), none(), none(), none(), none(), none(), "volatile shared access (warp lockstep)"),
+                ir::WarpOp::Lockstep => (sync::WARP, sync::WARP_SYNC, 0, 0, none(), none(), none(), none(), none(), none(), "warp lockstep point (a volatile shared access or a spin-wait poll)"),
                 ir::WarpOp::Matrix(m) => {
                     let (op, flags, what) = matrix_descriptor(m);
                     let [mm, n, k] = m.shape;
