@@ -220,7 +220,7 @@ fn fibers() {
 const SPIN_WAIT: Fixture = Fixture {
     ptx: "spin_wait.ptx",
     host: "spin_wait_host.c",
-    ok_lines: &["spin_volatile: 4 shapes OK", "spin_acquire: 4 shapes OK", "spin_atomic: 4 shapes OK"],
+    ok_lines: &["spin_volatile: 4 shapes OK", "spin_acquire: 4 shapes OK", "spin_atomic: 4 shapes OK", "spin_call: 4 shapes OK"],
 };
 
 #[test]

@@ -37,10 +37,10 @@ static int run(const char *name, unsigned grid, unsigned block)
 
 int main(void)
 {
-    static const char *const kernels[] = {"spin_volatile", "spin_acquire", "spin_atomic"};
+    static const char *const kernels[] = {"spin_volatile", "spin_acquire", "spin_atomic", "spin_call"};
     static const unsigned shapes[][2] = {{3, 64}, {7, 96}, {4, 256}, {2, 1024}};
     int rc = 0;
-    for (size_t i = 0; i < 3; i++) {
+    for (size_t i = 0; i < sizeof kernels / sizeof kernels[0]; i++) {
         int failures = 0;
         for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) failures += run(kernels[i], shapes[s][0], shapes[s][1]);
         rc |= harness_finish(kernels[i], (int)(sizeof shapes / sizeof shapes[0]), failures);

@@ -73,3 +73,27 @@ extern "C" __global__ void spin_atomic(int *flags, int *vals, int *out)
     }
     out[blockIdx.x * blockDim.x + threadIdx.x] = mine;
 }
+
+// The same chain with the wait in a function the compiler does not inline (the kernel
+// runs as fibers: the poll inside the function is a sync point).
+__device__ __noinline__ int wait_for(volatile int *flag, volatile int *val)
+{
+    while (*flag == 0) { }
+    return *val;
+}
+
+extern "C" __global__ void spin_call(int *flags, int *vals, int *out)
+{
+    int warps = blockDim.x / 32, w = threadIdx.x / 32, lane = threadIdx.x % 32;
+    volatile int *flag = flags + blockIdx.x * warps;
+    volatile int *val = vals + blockIdx.x * warps;
+    int mine = (int)blockIdx.x * 1000 + w;
+    if (w + 1 < warps) mine += wait_for(flag + w + 1, val + w + 1);
+    __syncwarp();
+    if (lane == 0) {
+        val[w] = mine;
+        __threadfence();
+        flag[w] = 1;
+    }
+    out[blockIdx.x * blockDim.x + threadIdx.x] = mine;
+}

@@ -36,20 +36,20 @@ fn is_polling_access(op: &Op) -> bool {
     }
 }
 
-/// The module with a lockstep point before every `volatile` shared/generic access and
-/// every polling access of a spin-wait in every kernel (`.func` bodies are called per
-/// thread and are left as they are).
+/// The module with a lockstep point before every `volatile` shared/generic access of every
+/// kernel, and before every polling access of a spin-wait in any function. (A `.func` with
+/// a spin-wait thus synchronizes, and the kernels that call it without inlining it run as
+/// fibers, `fibers::needs_fibers`.)
 pub fn insert_lockstep_points(m: &ir::Module) -> Option<ir::Module> {
     let plans: Vec<Option<HashSet<(usize, usize)>>> = m
         .functions
         .iter()
         .map(|f| {
-            if f.kind != ir::FunctionKind::Entry {
-                return None;
-            }
             let mut at: HashSet<(usize, usize)> = spin_wait_polls(f);
-            for (bi, b) in f.blocks.iter().enumerate() {
-                at.extend(b.insts.iter().enumerate().filter(|(_, i)| is_lockstep_access(&i.op)).map(|(ii, _)| (bi, ii)));
+            if f.kind == ir::FunctionKind::Entry {
+                for (bi, b) in f.blocks.iter().enumerate() {
+                    at.extend(b.insts.iter().enumerate().filter(|(_, i)| is_lockstep_access(&i.op)).map(|(ii, _)| (bi, ii)));
+                }
             }
             (!at.is_empty()).then_some(at)
         })
