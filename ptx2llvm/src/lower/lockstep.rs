@@ -9,13 +9,13 @@
 //! becomes a warp sync point: the lanes of a warp that arrive together perform it
 //! together, as the GPU did. Accesses to global memory are left alone, except where a
 //! thread polls: a loop without sync points whose exit depends on a `volatile`, `.relaxed`
-//! or `.acquire` load or a non-exchanging atomic in the loop (a spin-wait on a flag that
+//! or `.acquire` load or an atomic that does not change memory in the loop (a spin-wait on a flag that
 //! another warp of the block sets). A thread loop would run the spinning thread forever
 //! before the thread that sets the flag, so each polling access becomes a warp point too:
 //! every iteration, the scheduler lets the other warps run.
 
 use super::regions;
-use crate::ir::{self, AtomicOp, BlockId, MemOrder, Op, RegId, StateSpace, SyncPoint, Terminator, WarpOp};
+use crate::ir::{self, AtomicOp, BlockId, MemOrder, Op, Operand, RegId, StateSpace, SyncPoint, Terminator, WarpOp};
 use std::collections::{BTreeSet, HashSet};
 
 fn is_lockstep_access(op: &Op) -> bool {
@@ -29,10 +29,24 @@ fn is_lockstep_access(op: &Op) -> bool {
 fn is_polling_access(op: &Op) -> bool {
     match op {
         Op::Load { volatile, order, .. } => *volatile || matches!(order, Some((MemOrder::Relaxed | MemOrder::Acquire, _))),
-        // Exchanges and compare-and-swaps loop until they win (locks, CAS retries): the
-        // thread that holds the lock or raced them has already run, so thread loops are fine.
-        Op::Atomic { op, .. } => !matches!(op, AtomicOp::Exch | AtomicOp::Cas),
+        // An atomic that leaves memory as it is (`atomicOr(flag, 0)`) only reads. Atomics
+        // that change memory make progress by themselves: exchanges and compare-and-swaps
+        // loop until they win (locks, CAS retries; the thread that holds the lock or raced
+        // them has already run), `atomicAdd(&next, 1)` hands out work.
+        Op::Atomic { op, ty, b, .. } => match (op, b.as_slice()) {
+            (AtomicOp::Add | AtomicOp::Or | AtomicOp::Xor, [Operand::Imm(0)]) => ty.kind() != ir::TypeKind::Float,
+            (AtomicOp::And, [Operand::Imm(v)]) => ty.bits() <= 64 && *v & mask(ty.bits()) == mask(ty.bits()),
+            _ => false,
+        },
         _ => false,
+    }
+}
+
+fn mask(bits: u32) -> u64 {
+    if bits >= 64 {
+        u64::MAX
+    } else {
+        (1u64 << bits) - 1
     }
 }
 
