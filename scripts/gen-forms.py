@@ -24,8 +24,11 @@ What is read:
     the named modifiers, and only when an instruction has them (an opcode alone names all
     of that opcode's forms). A subject that is not just code and a few known words
     ("Indirect texture access", "`min` with three input arguments") is left out rather
-    than guessed at. Without a subject-less "Introduced in", a section's opcode dates from
-    the earliest version its notes introduce anything in (`bar.sync` 1.0, `barrier` 6.0).
+    than guessed at. A subject ending in "for sm_NN" makes a rule that holds only for files
+    targeting exactly sm_NN ("cvt with `.e4m3x2` for sm_89 introduced in PTX ISA version
+    8.1"); "for sm_NN or higher" is dropped from the subject. Without a subject-less
+    "Introduced in", a section's opcode dates from the earliest version its notes introduce
+    anything in (`bar.sync` 1.0, `barrier` 6.0).
 
 Each statement becomes one or more forms: the opcode (first word), an ordered list of slots
 (fixed text or a set of alternatives, required or optional), an operand-count range, the
@@ -95,6 +98,11 @@ STATEMENT_FIXES = {
         "cvt{.ftz}{.sat}.f64.bf16 d, a;",
         "cvt{.ftz}{.sat}.f64.f32 d, a;",
     ],
+    # The `.f64` description lists the rounding modifiers `.rn .rz .rm .rp` (the examples
+    # write `.rn` last); the syntax line leaves them out. ptxas 12.9 takes each of them.
+    "mma.sync.aligned.shape.row.col.f64.f64.f64.f64 d, a, b, c;": [
+        "mma.sync.aligned.shape.row.col.f64.f64.f64.f64{.rnd} d, a, b, c;",
+    ],
 }
 
 # Notes that name forms in prose or ambiguously: (text as written, text meant). The notes
@@ -138,6 +146,12 @@ NOTE_FIXES = [
     # wmma: the form without `.aligned` is an old spelling (OLD_SPELLINGS)
     ("Modifier `.aligned` is required from PTX ISA version 6.3 onwards, and considered implicit in PTX ISA versions less than 6.3.",
      "Support for `.aligned` introduced in PTX ISA version 6.3."),
+    # mma: the single-bit `.and` and the `.m8n8k128` target note lack code or a verb.
+    ("Support for `.and` operation in single-bit mma introduced", "Support for `.and` introduced"),
+    ("`.and` operation in single-bit mma requires", "`.and` requires"),
+    ("with `.m8n8k128` shape `sm_75` or higher", "with `.m8n8k128` shape requires `sm_75` or higher"),
+    # cvt: "sm89" is sm_89 (ptxas: "Feature 'cvt with .e4m3x2/.e5m2x2' requires .target sm_89").
+    ("`.e5m2x2` requires sm89 or higher", "`.e5m2x2` requires sm_89 or higher"),
     # video: `vavrg` is misspelled
     ("`varvg2`", "`vavrg2`"),
     ("`varvg4`", "`vavrg4`"),
@@ -197,6 +211,8 @@ RULE_EXCEPTIONS = [
 DEFINITION_FIXES = {
     # `.m8n84` is a typo for `.m8n8k4`.
     ("mma.sync.aligned.shape.row.col.f64", ".shape"): [".m8n8k4", ".m16n8k4", ".m16n8k8", ".m16n8k16"],
+    # The roundings of the `.f64` form added in STATEMENT_FIXES.
+    ("mma.sync.aligned.shape.row.col.f64", ".rnd"): [".rn", ".rz", ".rm", ".rp"],
     # `.ctype` is defined twice in the block (for `sured.b` and for `sured.p`).
     ("sured.b", ".ctype"): [".u32", ".u64", ".s32", ".b32", ".s64"],
 }
@@ -875,6 +891,16 @@ def parse_requirements(ptx_notes, target_notes, resolve, opcodes):
         if not kw:
             return
         subject = sentence[:kw.start()].strip().rstrip(":").strip()
+        # "X for sm_90 or higher introduced in 7.8" is X's requirement; "X for sm_89
+        # introduced in 8.1" holds only for files targeting exactly sm_89.
+        only_on = 0
+        target = re.match(r"^(.*\S)\s+for sm_(\d+)(\s+or higher)?$", subject)
+        if target:
+            subject = target.group(1)
+            if not target.group(3):
+                if not version:
+                    return
+                only_on = int(target.group(2))
         if not subject or re.match(r"^(This|The) instruction( is)?$", subject):
             if version:
                 base_v = version if base_v is None else min(base_v, version)
@@ -885,7 +911,7 @@ def parse_requirements(ptx_notes, target_notes, resolve, opcodes):
         if sets is None:
             return
         for opcode, mods in sets:
-            rules.append((opcode, tuple(mods), version, sm))
+            rules.append((opcode, tuple(mods), version, sm, only_on))
 
     for sentence in split_sentences(ptx_notes):
         m = VERSION_RE.search(sentence)
@@ -1081,7 +1107,7 @@ def build(spec_dir, video, isa14):
                 sv, ssm = STATEMENT_REQUIREMENTS[f.stmt]
                 v, sm = max(v, sv), max(sm, (ssm, ""))
             kept = []
-            for opcode, mods, rv, rsm in rules:
+            for opcode, mods, rv, rsm, only_on in rules:
                 if opcode is not None and opcode != f.opcode:
                     continue
                 for mods in expand_sub_qualifiers(mods, f):
@@ -1093,15 +1119,15 @@ def build(spec_dir, video, isa14):
                     if not types_fit_in_order(mods, f):
                         continue  # `cvt.f32.bf16` says nothing about `cvt.rn.bf16.f32`
                     if is_double_precision_rule(mods, rsm):
-                        kept.append((mods, None, rsm))  # kept whole: `map_f64_to_f32` lifts it
+                        kept.append((mods, None, rsm, 0))  # kept whole: `map_f64_to_f32` lifts it
                         continue
                     # modifiers that every instance of the form has do not condition
                     rest = tuple(m for m in mods if not any(alts == (m,) and not o for alts, o in f.slots))
-                    if not rest:
+                    if not rest and not only_on:
                         v = max(v, rv) if rv else v
                         sm = max(sm, rsm) if rsm else sm
                     else:
-                        kept.append((rest, rv, rsm))
+                        kept.append((rest, rv, rsm, only_on))
             f.base = (v, sm)
             f.rules = tuple(sorted(set(kept), key=str))
             f.src = src
@@ -1200,7 +1226,7 @@ def emit(forms, out):
         return slot_lists[key]
 
     def rules_id(rules):
-        key = tuple((tuple(m), v, s) for m, v, s in rules)
+        key = tuple((tuple(m), v, s, o) for m, v, s, o in rules)
         if key not in rule_lists:
             rule_lists[key] = len(rule_lists)
         return rule_lists[key]
@@ -1239,9 +1265,9 @@ def emit(forms, out):
     w("\n")
     for key, i in sorted(rule_lists.items(), key=lambda x: x[1]):
         items = []
-        for mods, v, s in key:
-            items.append("Rule { mods: &[%s], version: (%d, %d), sm: %d }" % (
-                ", ".join(rust_str(m) for m in mods), v[0] if v else 1, v[1] if v else 0, s[0] if s else 0))
+        for mods, v, s, o in key:
+            items.append("Rule { mods: &[%s], version: (%d, %d), sm: %d, only_on: %d }" % (
+                ", ".join(rust_str(m) for m in mods), v[0] if v else 1, v[1] if v else 0, s[0] if s else 0, o))
         w("const RULES_%d: &[Rule] = &[%s];\n" % (i, ", ".join(items)))
     w("\n/// Every opcode with its forms, sorted by opcode (binary search).\n")
     w("pub(super) static OPCODES: &[OpcodeForms] = &[\n%s\n];\n" % "\n".join(body))

@@ -33,3 +33,23 @@ extern "C" __global__ void block_sum(int n, const float *in, float *partial)
     }
     if (t == 0) partial[blockIdx.x] = s[0];
 }
+
+// C = A * B (row-major; A is m x k, B is k x n) with 16 x 16 shared-memory tiles, 16 x 16
+// thread blocks, one element of C per thread.
+#define TILE 16
+extern "C" __global__ void sgemm(int m, int n, int k, const float *a, const float *b, float *c)
+{
+    __shared__ float as[TILE][TILE];
+    __shared__ float bs[TILE][TILE];
+    int tx = threadIdx.x, ty = threadIdx.y;
+    int row = blockIdx.y * TILE + ty, col = blockIdx.x * TILE + tx;
+    float acc = 0.0f;
+    for (int p0 = 0; p0 < k; p0 += TILE) {
+        as[ty][tx] = row < m && p0 + tx < k ? a[(size_t)row * k + p0 + tx] : 0.0f;
+        bs[ty][tx] = p0 + ty < k && col < n ? b[(size_t)(p0 + ty) * n + col] : 0.0f;
+        __syncthreads();
+        for (int kk = 0; kk < TILE; kk++) acc += as[ty][kk] * bs[kk][tx];
+        __syncthreads();
+    }
+    if (row < m && col < n) c[(size_t)row * n + col] = acc;
+}

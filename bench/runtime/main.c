@@ -11,6 +11,7 @@
 void axpy_native(int n, float a, const float *x, float *y);
 void stencil_native(int w, int h, const float *in, float *out);
 float sum_native(int n, const float *in);
+void sgemm_native(int m, int n, int k, const float *a, const float *b, float *c);
 
 static double now(void)
 {
@@ -110,5 +111,25 @@ int main(int argc, char **argv)
     }
     if (fabsf(s1 - s2) > 1e-3f * fabsf(s2)) { fprintf(stderr, "sum results differ: %g %g\n", s1, s2); return 1; }
     report("sum", tp, tn);
+
+    /* sgemm: 512 x 512 x 512, 16 x 16 tiles */
+    int mm = 512 * scale, nn = 512, kk = 512;
+    float *ma = malloc((size_t)mm * kk * 4), *mb = malloc((size_t)kk * nn * 4);
+    float *mc1 = malloc((size_t)mm * nn * 4), *mc2 = malloc((size_t)mm * nn * 4);
+    for (size_t i = 0; i < (size_t)mm * kk; i++) ma[i] = (float)(i % 17) * 0.125f - 1.0f;
+    for (size_t i = 0; i < (size_t)kk * nn; i++) mb[i] = (float)(i % 13) * 0.25f - 1.5f;
+    k = kernel("sgemm");
+    for (int r = 0; r < REPS; r++) {
+        void *args[] = {&mm, &nn, &kk, &ma, &mb, &mc1};
+        double t0 = now();
+        check(ptxrtLaunchKernel(k, (ptxrtDim3){(unsigned)(nn + 15) / 16, (unsigned)(mm + 15) / 16, 1}, (ptxrtDim3){16, 16, 1}, args, 0, NULL));
+        double t1 = now();
+        sgemm_native(mm, nn, kk, ma, mb, mc2);
+        double t2 = now();
+        tp[r] = t1 - t0; tn[r] = t2 - t1;
+    }
+    for (size_t i = 0; i < (size_t)mm * nn; i++)
+        if (fabsf(mc1[i] - mc2[i]) > 1e-3f * (1.0f + fabsf(mc2[i]))) { fprintf(stderr, "sgemm results differ at %zu: %g %g\n", i, mc1[i], mc2[i]); return 1; }
+    report("sgemm", tp, tn);
     return 0;
 }

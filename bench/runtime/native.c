@@ -26,3 +26,32 @@ float sum_native(int n, const float *in)
     for (int i = 0; i < n; i++) s += in[i];
     return s;
 }
+
+/* C = A * B, row-major. Blocked for the caches: each task owns MB rows x NB columns of C,
+ * and walks K in slices of KB so that the KB x NB slice of B (128 KB) is reused by all MB
+ * rows; the innermost loop runs along a row of B and C (unit stride, vectorized). Each
+ * element of C sums its products in increasing k, like the CUDA kernel. */
+void sgemm_native(int m, int n, int k, const float *a, const float *b, float *c)
+{
+    enum { MB = 32, NB = 256, KB = 128 };
+#pragma omp parallel for collapse(2) schedule(static)
+    for (int i0 = 0; i0 < m; i0 += MB) {
+        for (int j0 = 0; j0 < n; j0 += NB) {
+            int i1 = i0 + MB < m ? i0 + MB : m, j1 = j0 + NB < n ? j0 + NB : n;
+            for (int i = i0; i < i1; i++)
+                for (int j = j0; j < j1; j++) c[(size_t)i * n + j] = 0.0f;
+            for (int p0 = 0; p0 < k; p0 += KB) {
+                int p1 = p0 + KB < k ? p0 + KB : k;
+                for (int i = i0; i < i1; i++) {
+                    float *ci = c + (size_t)i * n;
+                    for (int p = p0; p < p1; p++) {
+                        float aip = a[(size_t)i * k + p];
+                        const float *bp = b + (size_t)p * n;
+#pragma omp simd
+                        for (int j = j0; j < j1; j++) ci[j] += aip * bp[j];
+                    }
+                }
+            }
+        }
+    }
+}

@@ -8,9 +8,10 @@ cd "$root"
 cargo build --release --quiet -p ptx2llvm -p ptxrt
 out="$(mktemp -d)"
 trap 'rm -rf "$out"' EXIT
-target/release/ptx2llvm "$here/kernels.ptx" -O3 --cpu native -o "$out/kernels.o"
+tgt="${CARGO_TARGET_DIR:-target}"
+"$tgt/release/ptx2llvm" "$here/kernels.ptx" -O3 --cpu native -o "$out/kernels.o"
 clang-19 -O3 -march=native -fopenmp -I ptxrt/include "$here/main.c" "$here/native.c" "$out/kernels.o" \
-    target/release/libptxrt.a -lpthread -ldl -lm -o "$out/bench"
+    "$tgt/release/libptxrt.a" -lpthread -ldl -lm -o "$out/bench"
 threads="$(nproc)"
 echo "threads: $threads (OMP_NUM_THREADS, PTXRT_NUM_THREADS); medians of 21 runs"
 # The two runtimes take turns on the same cores: OpenMP's threads must sleep between

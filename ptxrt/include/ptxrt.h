@@ -93,12 +93,59 @@ typedef struct ptxrtArray *ptxrtArray_t;
  * table), looked up with normalized coordinates, clamped to the face's edges (no filtering
  * across faces), whatever the texture's or sampler's address modes. */
 
+/* Mipmaps (tex.level, tex.grad; PTX ISA 9.2 section 9.7.10.2): level i of a mipmapped array
+ * has max(1, floor(n / 2^i)) texels in each of width, height and (3D) depth; layers and
+ * cubemap faces are not reduced. The level of detail (LOD) of a fetch is:
+ *   tex.level: the lod operand (.f32, or .s32 with integer coordinates);
+ *   tex.grad:  log2(max(|dPdx|, |dPdy|)), the gradient vectors in texels of level 0 (scaled
+ *              by the size when the coordinates are normalized .f32; for cubemaps the
+ *              derivatives of the face coordinates, ds = (dsc |ma| - sc d|ma|) / (2 ma^2),
+ *              times the face size), rounded to 8 fraction bits (round(256 * lod) / 256,
+ *              computed exactly; zero gradients give -infinity, NaN ones NaN);
+ *   tex (base): level 0, whatever the texture.
+ * The LOD plus mipmapLevelBias is clamped to [minMipmapLevelClamp, maxMipmapLevelClamp] (as in
+ * CUDA, a zeroed descriptor clamps every fetch to level 0), then to [0, levels - 1]; NaN reads
+ * level 0. mipmapFilterMode point reads the nearest level, ceil(lod + 0.5) - 1 (a half goes
+ * to the finer level); linear reads levels floor(lod) and the next (the last level alone at
+ * the end) and blends them as (1 - w) * T0 + w * T1 in f32, w = frac(lod) rounded to 8
+ * fraction bits like the texel weights. Integer (.s32) coordinates read the nearest level.
+ * Textures over an ordinary array have the one level 0 (txq.num_mipmap_levels gives 0 for
+ * them, the level count for mipmapped ones). txq.level.{width,height,depth} answers for
+ * level lod of the texture, 0 for a level it does not have. */
+typedef struct ptxrtMipmappedArray *ptxrtMipmappedArray_t;
+typedef const struct ptxrtMipmappedArray *ptxrtMipmappedArray_const_t;
+
+/* Multisample textures (tex.2dms, tex.a2dms): 2D arrays with several samples per texel.
+ * The coordinates are {sample, x, y} (.2dms) and {layer, sample, x, y} (.a2dms; the ISA 9.2
+ * text gives this order in its introduction and example, while one sentence of it names the
+ * sample first), x and y texel indices (.s32) mapped by the address modes like integer
+ * coordinates; sample and layer are clamped to the array. Other geometries read sample 0.
+ * txq.num_samples gives the sample count (0 for other textures). The samples are stored as
+ * slices: sample s of layer l is slice l * numSamples + s, so ptxrtMemcpy2DToArray's hOffset
+ * for row y of it is (l * numSamples + s) * height + y. */
+
 /* cudaMallocArray (height 0: 1D) and cudaMalloc3DArray. Zero width, a depth without a
  * height (not layered), unknown flags or a bad format: ptxrtErrorInvalidValue. */
 ptxrtError_t ptxrtMallocArray(ptxrtArray_t *array, const ptxrtChannelFormatDesc *desc,
                               size_t width, size_t height, unsigned int flags);
 ptxrtError_t ptxrtMalloc3DArray(ptxrtArray_t *array, const ptxrtChannelFormatDesc *desc,
                                 ptxrtExtent extent, unsigned int flags);
+/* A multisample array of numSamples (1..32) samples per texel: extent {width, height, 0}, or
+ * {width, height, layers} with ptxrtArrayLayered (the only flag). It backs textures (not
+ * surfaces). */
+ptxrtError_t ptxrtMallocMultisampleArray(ptxrtArray_t *array, const ptxrtChannelFormatDesc *desc,
+                                         ptxrtExtent extent, unsigned int numSamples, unsigned int flags);
+/* cudaMallocMipmappedArray: extent and flags as ptxrtMalloc3DArray's (cubemaps and layered
+ * arrays too); numLevels is clamped to [1, 1 + floor(log2(max(width, height, depth)))]
+ * (depth of 3D arrays only), as CUDA does. */
+ptxrtError_t ptxrtMallocMipmappedArray(ptxrtMipmappedArray_t *mipmappedArray, const ptxrtChannelFormatDesc *desc,
+                                       ptxrtExtent extent, unsigned int numLevels, unsigned int flags);
+/* cudaGetMipmappedArrayLevel: the array of one level, to copy texels into or to back a
+ * surface. It belongs to the mipmapped array (ptxrtFreeArray refuses it). */
+ptxrtError_t ptxrtGetMipmappedArrayLevel(ptxrtArray_t *levelArray, ptxrtMipmappedArray_const_t mipmappedArray,
+                                         unsigned int level);
+/* Must not be used by a live texture or surface object. NULL is allowed. */
+ptxrtError_t ptxrtFreeMipmappedArray(ptxrtMipmappedArray_t mipmappedArray);
 /* Must not be used by a live texture or surface object. NULL is allowed. */
 ptxrtError_t ptxrtFreeArray(ptxrtArray_t array);
 /* Array rows are width * element bytes long; the rows of all slices (3D) or layers follow
@@ -114,7 +161,7 @@ ptxrtError_t ptxrtMemcpyFromArray(void *dst, ptxrtArray_t src, size_t wOffset, s
 
 typedef enum {
     ptxrtResourceTypeArray = 0,
-    ptxrtResourceTypeMipmappedArray = 1,   /* not supported */
+    ptxrtResourceTypeMipmappedArray = 1,   /* textures only */
     ptxrtResourceTypeLinear = 2,
     ptxrtResourceTypePitch2D = 3
 } ptxrtResourceType;
@@ -123,7 +170,7 @@ typedef struct ptxrtResourceDesc {
     ptxrtResourceType resType;
     union {
         struct { ptxrtArray_t array; } array;
-        struct { void *mipmap; } mipmap;
+        struct { ptxrtMipmappedArray_t mipmap; } mipmap;
         struct { void *devPtr; ptxrtChannelFormatDesc desc; size_t sizeInBytes; } linear;
         struct { void *devPtr; ptxrtChannelFormatDesc desc; size_t width, height, pitchInBytes; } pitch2D;
         unsigned long long reserved[8];
@@ -139,10 +186,43 @@ typedef enum {
 typedef enum { ptxrtFilterModePoint = 0, ptxrtFilterModeLinear = 1 } ptxrtTextureFilterMode;
 typedef enum { ptxrtReadModeElementType = 0, ptxrtReadModeNormalizedFloat = 1 } ptxrtTextureReadMode;
 
+/* Depth compare (the operand f of tex and tld4; PTX ISA 9.2 sections 9.7.10.3, 9.7.10.4).
+ * The ISA leaves the comparison to the texture, as graphics APIs do: it is compareFunc of
+ * the descriptor, tested as `f <op> texel` in OpenGL's order (the reference f on the left:
+ * LessEqual passes when f <= texel) against the texel's first channel as float (normalized
+ * reads give the normalized value; integer element reads their value, signed for signed
+ * formats; border texels their first border channel). NaN on either side fails every
+ * comparison but NotEqual and Always. A zeroed descriptor compares with LessEqual.
+ *   tex with f: each texel of the footprint (one for point filtering, the 2 (1D) or 2x2
+ *     taps of linear filtering with the weights above, in each level of a mipmap blend)
+ *     is replaced by 1.0 where the comparison passes, else 0.0, then filtered as usual; the
+ *     result r is returned in all four components, as a float whatever the texture's format
+ *     (f32 bits in .u32/.s32/.f32 destinations, f16 in .f16 ones).
+ *   tld4 with f: each of the four gathered components is the comparison result of its texel.
+ * The comparison is sampling state like the filter mode: with an explicit sampler operand
+ * (independent texturing mode) the sampler's compareFunc applies: ptxrtBindSamplerRef takes
+ * it from its descriptor, and `.samplerref` initializers in PTX (which have no compare
+ * field) compare with LessEqual. Texture references (`.texref`, ISA 1.x `.tex`) are bound to
+ * texture objects and use the object's compareFunc. f is not allowed with .3d, .2dms,
+ * .a2dms or .s32 coordinates (the translator rejects those forms). */
+typedef enum {
+    ptxrtCompareLessEqual = 0,
+    ptxrtCompareGreaterEqual = 1,
+    ptxrtCompareLess = 2,
+    ptxrtCompareGreater = 3,
+    ptxrtCompareEqual = 4,
+    ptxrtCompareNotEqual = 5,
+    ptxrtCompareAlways = 6,
+    ptxrtCompareNever = 7
+} ptxrtTextureCompareFunc;
+
 /* As cudaTextureDesc. Linear filtering needs float results (float channels or
  * NormalizedFloat); NormalizedFloat needs 8/16-bit integer channels; sRGB must be 0; a
- * non-zero borderColor needs float results. The anisotropy, mipmap and cubemap fields are
- * accepted and have no effect (there are no mipmapped arrays). */
+ * non-zero borderColor needs float results. The mipmap fields apply to textures over
+ * mipmapped arrays (see Mipmaps above: linear mipmapFilterMode needs float results; bias
+ * and clamps finite, min <= max). maxAnisotropy, disableTrilinearOptimization and
+ * seamlessCubemap are accepted and have no effect. compareFunc (a ptxrtTextureCompareFunc,
+ * after CUDA's fields) is the comparison of depth-compare fetches (see Depth compare). */
 typedef struct ptxrtTextureDesc {
     ptxrtTextureAddressMode addressMode[3];
     ptxrtTextureFilterMode filterMode;
@@ -157,6 +237,7 @@ typedef struct ptxrtTextureDesc {
     float maxMipmapLevelClamp;
     int disableTrilinearOptimization;
     int seamlessCubemap;
+    int compareFunc;
 } ptxrtTextureDesc;
 
 typedef unsigned long long ptxrtTextureObject_t;
@@ -176,7 +257,8 @@ ptxrtError_t ptxrtDestroySurfaceObject(ptxrtSurfaceObject_t surfObject);
 /* Binds an object to every module reference of that PTX name (in all linked modules);
  * 0 unbinds (fetches from an unbound reference fail the launch). ptxrtErrorNotFound if
  * no module declares one. ptxrtBindSamplerRef sets a `.samplerref` (independent
- * texturing mode) from a descriptor's address modes, filter mode and normalizedCoords. */
+ * texturing mode) from a descriptor's address modes, filter mode, normalizedCoords and
+ * compareFunc. */
 ptxrtError_t ptxrtBindTextureRef(const char *name, ptxrtTextureObject_t texObject);
 ptxrtError_t ptxrtBindSurfaceRef(const char *name, ptxrtSurfaceObject_t surfObject);
 ptxrtError_t ptxrtBindSamplerRef(const char *name, const ptxrtTextureDesc *desc);

@@ -92,11 +92,13 @@ typedef struct ptxrtModule {
  * A handle is 0 (unbound), a texture/surface object (ptxrtTextureObject_t/
  * ptxrtSurfaceObject_t), or a sampler word: PTXRT_SAMPLER_TAG | address mode of dimension
  * d at bits 3d..3d+2 (0 wrap, 1 mirror, 2 clamp_ogl, 3 clamp_to_edge, 4 clamp_to_border)
- * | PTXRT_SAMPLER_LINEAR | PTXRT_SAMPLER_FORCE_UNNORMALIZED. The compiler writes a
- * `.samplerref`'s initializer as such a word. */
+ * | PTXRT_SAMPLER_LINEAR | PTXRT_SAMPLER_FORCE_UNNORMALIZED | the ptxrtTextureCompareFunc
+ * of depth-compare fetches << PTXRT_SAMPLER_COMPARE_SHIFT (3 bits). The compiler writes a
+ * `.samplerref`'s initializer as such a word (compare bits 0: LessEqual). */
 #define PTXRT_SAMPLER_TAG 0x5A4D000000000000ull
 #define PTXRT_SAMPLER_LINEAR (1ull << 9)
 #define PTXRT_SAMPLER_FORCE_UNNORMALIZED (1ull << 10)
+#define PTXRT_SAMPLER_COMPARE_SHIFT 11
 
 /* Texture and surface instructions call these. They return 0, PTXRT_TEX_BAD_HANDLE (not a
  * live object of the right kind) or PTXRT_TEX_OUT_OF_BOUNDS (a surface access outside the
@@ -118,10 +120,18 @@ typedef struct ptxrtModule {
 #define PTXRT_TEX_HAS_SAMPLER (1u << 7)       /* `sampler` is the explicit sampler operand */
 #define PTXRT_TEX_GATHER_SHIFT 8              /* tld4: 1 + component (.r .g .b .a); 0: tex */
 #define PTXRT_TEX_HAS_OFFSET (1u << 11)       /* coords[4..7]: the .s32 texel offset operand */
+#define PTXRT_GEOM_2DMS 8u                    /* coords: sample (u32), x y (s32) */
+#define PTXRT_GEOM_A2DMS 9u                   /* coords: layer (u32), sample (u32), x y (s32) */
+#define PTXRT_TEX_LOD_SHIFT 12                /* 0 base level, 1 .level, 2 .grad */
+#define PTXRT_TEX_DEPTH_COMPARE (1u << 14)    /* the depth-compare operand f: coords[16] */
 
 /* tex / tld4: out = the 4 result words (f32 bits, integers, or f16 in the low half).
  * coords holds 4 words, or 8 with PTXRT_TEX_HAS_OFFSET (offset elements past the
- * geometry's dimensions are ignored). */
+ * geometry's dimensions are ignored), or 16 with a level-of-detail mode: coordinates 0..3,
+ * offset 4..7 (read with PTXRT_TEX_HAS_OFFSET), then the lod (word 8, typed like the
+ * coordinates) or the gradients dPdx (8..10) and dPdy (12..14) as f32; or 17 with
+ * PTXRT_TEX_DEPTH_COMPARE: the 16 words as above, then the compare value f (word 16, f32;
+ * ptxrt.h's "Depth compare"). */
 int32_t __ptxrt_tex(uint64_t texture, uint64_t sampler, uint32_t op, const uint32_t *coords, uint32_t *out);
 
 /* txq / suq: query 0 width, 1 height, 2 depth, 3 channel_data_type, 4 channel_order (OpenCL
@@ -129,6 +139,9 @@ int32_t __ptxrt_tex(uint64_t texture, uint64_t sampler, uint32_t op, const uint3
  * 10 array_size, 11 num_mipmap_levels, 12 num_samples, 13 force_unnormalized_coords,
  * 14 memory_layout. */
 int32_t __ptxrt_query(uint64_t handle, uint32_t query, uint32_t *out);
+
+/* txq.level: query 0 width, 1 height, 2 depth of level `level` of a texture. */
+int32_t __ptxrt_query_level(uint64_t handle, uint32_t query, int32_t level, uint32_t *out);
 
 /* istypep: kind 0 .texref, 1 .samplerref, 2 .surfref; returns 1 or 0. */
 uint32_t __ptxrt_istypep(uint64_t handle, uint32_t kind);

@@ -191,7 +191,7 @@ pub extern "C" fn ptxrtGetLastErrorMessage() -> *const c_char {
 // ---------------------------------------------------------------------------------------
 // Arrays, textures and surfaces (`texture`): CUDA runtime shapes with ptxrt names.
 
-use crate::texture::{self, Array, ChannelFormatDesc, Extent, ResourceDesc, TextureDesc};
+use crate::texture::{self, Array, ChannelFormatDesc, Extent, MipmappedArray, ResourceDesc, TextureDesc};
 
 /// Checks an output pointer of the C API.
 fn out_ptr<T>(p: *mut T, what: &str) -> Result<*mut T, Error> {
@@ -244,13 +244,85 @@ pub unsafe extern "C" fn ptxrtMalloc3DArray(array: *mut *mut Array, desc: *const
     })
 }
 
-/// `cudaFreeArray` (NULL is allowed).
+/// A 2D multisample array (layered with `ptxrtArrayLayered`) of `num_samples` samples per
+/// texel, for `tex.2dms`/`tex.a2dms` (CUDA has no runtime-API counterpart).
+///
+/// # Safety
+/// `array` is writable; `desc` points at a channel format.
+#[no_mangle]
+pub unsafe extern "C" fn ptxrtMallocMultisampleArray(array: *mut *mut Array, desc: *const ChannelFormatDesc, extent: Extent, num_samples: u32, flags: u32) -> ptxrtError_t {
+    status(|| {
+        let out = out_ptr(array, "ptxrtMallocMultisampleArray: array")?;
+        // SAFETY: forwarded contract (checked for NULL).
+        let desc = unsafe { desc.as_ref() }.ok_or_else(|| Error::invalid_value("ptxrtMallocMultisampleArray: desc must not be NULL"))?;
+        let a = Box::new(Array::multisample(desc, extent, num_samples as usize, flags)?);
+        // SAFETY: checked non-null, writable per the contract.
+        unsafe { *out = Box::into_raw(a) };
+        Ok(())
+    })
+}
+
+/// `cudaMallocMipmappedArray`.
+///
+/// # Safety
+/// `mipmap` is writable; `desc` points at a channel format.
+#[no_mangle]
+pub unsafe extern "C" fn ptxrtMallocMipmappedArray(mipmap: *mut *mut MipmappedArray, desc: *const ChannelFormatDesc, extent: Extent, num_levels: u32, flags: u32) -> ptxrtError_t {
+    status(|| {
+        let out = out_ptr(mipmap, "ptxrtMallocMipmappedArray: mipmappedArray")?;
+        // SAFETY: forwarded contract (checked for NULL).
+        let desc = unsafe { desc.as_ref() }.ok_or_else(|| Error::invalid_value("ptxrtMallocMipmappedArray: desc must not be NULL"))?;
+        let m = Box::new(MipmappedArray::new(desc, extent, num_levels, flags)?);
+        // SAFETY: checked non-null, writable per the contract.
+        unsafe { *out = Box::into_raw(m) };
+        Ok(())
+    })
+}
+
+/// `cudaGetMipmappedArrayLevel`: the array of one level (owned by the mipmapped array).
+///
+/// # Safety
+/// `level_array` is writable; `mipmap` is null or a live mipmapped array.
+#[no_mangle]
+pub unsafe extern "C" fn ptxrtGetMipmappedArrayLevel(level_array: *mut *mut Array, mipmap: *mut MipmappedArray, level: u32) -> ptxrtError_t {
+    status(|| {
+        let out = out_ptr(level_array, "ptxrtGetMipmappedArrayLevel: levelArray")?;
+        // SAFETY: forwarded contract.
+        let m = unsafe { mipmap.as_mut() }.ok_or_else(|| Error::invalid_value("ptxrtGetMipmappedArrayLevel: mipmappedArray is NULL"))?;
+        let count = m.levels.len();
+        let a = m.levels.get_mut(level as usize).ok_or_else(|| Error::invalid_value(format!("ptxrtGetMipmappedArrayLevel: level {level} of a mipmapped array of {count} levels")))?;
+        // SAFETY: checked non-null, writable per the contract.
+        unsafe { *out = &mut **a as *mut Array };
+        Ok(())
+    })
+}
+
+/// `cudaFreeMipmappedArray` (NULL is allowed): frees the levels too.
+///
+/// # Safety
+/// `mipmap` is null or a mipmapped array not yet freed, used by no texture or surface object.
+#[no_mangle]
+pub unsafe extern "C" fn ptxrtFreeMipmappedArray(mipmap: *mut MipmappedArray) -> ptxrtError_t {
+    status(|| {
+        if !mipmap.is_null() {
+            // SAFETY: created by Box::into_raw in ptxrtMallocMipmappedArray (forwarded contract).
+            drop(unsafe { Box::from_raw(mipmap) });
+        }
+        Ok(())
+    })
+}
+
+/// `cudaFreeArray` (NULL is allowed; levels of mipmapped arrays are refused).
 ///
 /// # Safety
 /// `array` is null or an array not yet freed, used by no texture or surface object.
 #[no_mangle]
 pub unsafe extern "C" fn ptxrtFreeArray(array: *mut Array) -> ptxrtError_t {
     status(|| {
+        // SAFETY: forwarded contract (null or live).
+        if unsafe { array.as_ref() }.is_some_and(|a| a.mip_level) {
+            return Err(Error::invalid_value("ptxrtFreeArray: the array is a level of a mipmapped array (free that with ptxrtFreeMipmappedArray)"));
+        }
         if !array.is_null() {
             // SAFETY: created by Box::into_raw in ptxrtMalloc3DArray (forwarded contract).
             drop(unsafe { Box::from_raw(array) });

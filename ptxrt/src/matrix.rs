@@ -21,8 +21,16 @@
 //! accumulated in `f32` (rounding to nearest even after each addition) in the order
 //! `d = c; for k in 0..K { d += a[row][k] * b[k][col] }`, and a `.f16` result is rounded to
 //! nearest even once at the end. `.tf32` inputs are `.f32` bit patterns whose low 13 mantissa
-//! bits are ignored. `.f64` is the same chain of fused multiply-adds. Integer products are
-//! summed exactly and wrap to 32 bits, or with `.satfinite` clamp to the `.s32` range.
+//! bits are ignored; the 6- and 4-bit floats of `.kind::f8f6f4` (OCP MX `.e3m2`, `.e2m3`,
+//! `.e2m1`, all finite) are read from their 8-bit containers. `.f64` is the same chain of
+//! fused multiply-adds, each rounded in the instruction's mode (`.rn`, `.rz`, `.rm`, `.rp`;
+//! the directed ones exactly in software, so the host's floating-point environment is never
+//! touched). Integer products are summed exactly and wrap to 32 bits, or with `.satfinite`
+//! clamp to the `.s32` range. Single-bit products add `popc(row of A xor/and column of B)`
+//! to C, wrapping to 32 bits.
+
+use rustc_apfloat::ieee::Double;
+use rustc_apfloat::{Float as _, Round};
 
 use crate::sched::{Block, SyncOperand, SyncPoint};
 
@@ -37,17 +45,22 @@ pub mod op {
     pub const MOVMATRIX: u32 = 13;
 }
 
-/// `flags`: element types in 4-bit fields (A, B, C, D from bit 0; loads and stores use the
+/// `flags`: element types in 5-bit fields (A, B, C, D from bit 0; loads and stores use the
 /// A field), then these bits.
 pub mod flag {
-    pub const A_COL: u32 = 1 << 16;
-    pub const B_COL: u32 = 1 << 17;
-    pub const SATFINITE: u32 = 1 << 18;
-    pub const TRANS: u32 = 1 << 19;
+    pub const ELEM_BITS: u32 = 5;
+    pub const A_COL: u32 = 1 << 20;
+    pub const B_COL: u32 = 1 << 21;
+    pub const SATFINITE: u32 = 1 << 22;
+    pub const TRANS: u32 = 1 << 23;
     /// The memory operand is a shared-window offset (else a host address).
-    pub const SHARED: u32 = 1 << 20;
+    pub const SHARED: u32 = 1 << 24;
     /// `wmma.load`'s matrix (0 A, 1 B, 2 C) at this shift.
-    pub const ROLE_SHIFT: u32 = 22;
+    pub const ROLE_SHIFT: u32 = 25;
+    /// The rounding of `.f64` products at this shift: 0 `.rn`, 1 `.rz`, 2 `.rm`, 3 `.rp`.
+    pub const ROUND_SHIFT: u32 = 27;
+    /// Single-bit products use AND (else XOR) before the population count.
+    pub const POPC_AND: u32 = 1 << 29;
 }
 
 pub fn is_matrix_op(code: u32) -> bool {
@@ -68,6 +81,10 @@ enum Elem {
     U4,
     E4M3,
     E5M2,
+    B1,
+    E3M2,
+    E2M3,
+    E2M1,
 }
 
 impl Elem {
@@ -85,6 +102,10 @@ impl Elem {
             10 => Elem::U4,
             11 => Elem::E4M3,
             12 => Elem::E5M2,
+            13 => Elem::B1,
+            14 => Elem::E3M2,
+            15 => Elem::E2M3,
+            16 => Elem::E2M1,
             _ => return None,
         })
     }
@@ -94,8 +115,9 @@ impl Elem {
             Elem::F16 | Elem::BF16 => 16,
             Elem::TF32 | Elem::F32 | Elem::S32 => 32,
             Elem::F64 => 64,
-            Elem::S8 | Elem::U8 | Elem::E4M3 | Elem::E5M2 => 8,
+            Elem::S8 | Elem::U8 | Elem::E4M3 | Elem::E5M2 | Elem::E3M2 | Elem::E2M3 | Elem::E2M1 => 8,
             Elem::S4 | Elem::U4 => 4,
+            Elem::B1 => 1,
         }
     }
 
@@ -127,6 +149,11 @@ impl Elem {
             Elem::U4 => (v & 15) as f64,
             Elem::E4M3 => e4m3_to_f32(v as u8) as f64,
             Elem::E5M2 => f16_to_f32((v as u16 & 0xff) << 8) as f64,
+            Elem::B1 => (v & 1) as f64,
+            // Containers: `.e3m2`/`.e2m3` in bits 0..5, `.e2m1` in bits 2..5.
+            Elem::E3M2 => small_float(v as u32 & 0x3f, 3, 2, 3),
+            Elem::E2M3 => small_float(v as u32 & 0x3f, 2, 3, 1),
+            Elem::E2M1 => small_float((v as u32 >> 2) & 0xf, 2, 1, 1),
         }
     }
 }
@@ -191,6 +218,35 @@ fn e4m3_to_f32(v: u8) -> f32 {
     } else {
         sign * (1.0 + man / 8.0) * (2.0f32).powi(exp - 7)
     }
+}
+
+/// The value of an OCP MX float of `exp` exponent and `man` mantissa bits (sign above
+/// them) with exponent bias `bias`; these formats have no infinities or NaNs.
+fn small_float(v: u32, exp: u32, man: u32, bias: i32) -> f64 {
+    let e = (v >> man) & ((1 << exp) - 1);
+    let m = (v & ((1 << man) - 1)) as f64 / (1u32 << man) as f64;
+    let magnitude = if e == 0 { m * 2f64.powi(1 - bias) } else { (1.0 + m) * 2f64.powi(e as i32 - bias) };
+    if v >> (exp + man) & 1 != 0 {
+        -magnitude
+    } else {
+        magnitude
+    }
+}
+
+/// `a * b + c` rounded once in `mode` (0 `.rn`, 1 `.rz`, 2 `.rm`, 3 `.rp`).
+fn fma_f64(a: f64, b: f64, c: f64, mode: u32) -> f64 {
+    let nearest = a.mul_add(b, c);
+    // A NaN result does not depend on the rounding: keep the hardware's NaN.
+    if mode == 0 || nearest.is_nan() {
+        return nearest;
+    }
+    let round = match mode {
+        1 => Round::TowardZero,
+        2 => Round::TowardNegative,
+        _ => Round::TowardPositive,
+    };
+    let d = |x: f64| Double::from_bits(x.to_bits() as u128);
+    f64::from_bits(d(a).mul_add_r(d(b), d(c), round).value.to_bits() as u64)
 }
 
 /// One warp's view of a matrix sync point.
@@ -339,7 +395,7 @@ pub(crate) fn run(b: &Block, p: &SyncPoint, w: usize, at: u32) -> Result<(), Str
     }
     let shape = [(p.mode & 0xff) as usize, ((p.mode >> 8) & 0xff) as usize, (p.mode >> 16) as usize];
     let x = Warp { b, p, ops, w, at, counts, shape };
-    let ty = |field: u32| Elem::from_code((p.flags >> (4 * field)) & 15).ok_or_else(|| "unknown matrix element type".to_string());
+    let ty = |field: u32| Elem::from_code((p.flags >> (flag::ELEM_BITS * field)) & ((1 << flag::ELEM_BITS) - 1)).ok_or_else(|| "unknown matrix element type".to_string());
     match p.op {
         op::MMA | op::WMMA_MMA => multiply_accumulate(&x, [ty(0)?, ty(1)?, ty(2)?, ty(3)?], p.op == op::WMMA_MMA),
         op::WMMA_LOAD | op::WMMA_STORE => wmma_memory(&x, ty(0)?),
@@ -384,19 +440,33 @@ fn multiply_accumulate(x: &Warp, [ta, tb, tc, td]: [Elem; 4], wmma: bool) -> Res
     }
     let (a, b, c) = (&mats[0], &mats[1], &mats[2]);
     let satfinite = x.p.flags & flag::SATFINITE != 0;
+    let rounding = (x.p.flags >> flag::ROUND_SHIFT) & 3;
+    let popc_and = x.p.flags & flag::POPC_AND != 0;
     let mut d = vec![0u64; products * m * n];
     for q in 0..products {
         for r in 0..m {
             for col in 0..n {
                 let at = |mat: &Vec<f64>, rows: usize, cols: usize, rr: usize, cc: usize| mat[(q * rows + rr) * cols + cc];
                 let c0 = at(c, m, n, r, col);
-                d[(q * m + r) * n + col] = if ta.is_int() {
+                d[(q * m + r) * n + col] = if ta == Elem::B1 {
+                    let ones = (0..k)
+                        .filter(|&kk| {
+                            let (x, y) = (at(a, m, k, r, kk) != 0.0, at(b, k, n, kk, col) != 0.0);
+                            if popc_and {
+                                x && y
+                            } else {
+                                x != y
+                            }
+                        })
+                        .count();
+                    (c0 as i64 as i32).wrapping_add(ones as i32) as u32 as u64
+                } else if ta.is_int() {
                     // Exact: |sum| < 2^53.
                     let s = (0..k).fold(c0, |s, kk| s + at(a, m, k, r, kk) * at(b, k, n, kk, col)) as i64;
                     let v = if satfinite { s.clamp(i32::MIN as i64, i32::MAX as i64) } else { s as i32 as i64 };
                     v as u32 as u64
                 } else if ta == Elem::F64 {
-                    (0..k).fold(c0, |s, kk| at(a, m, k, r, kk).mul_add(at(b, k, n, kk, col), s)).to_bits()
+                    (0..k).fold(c0, |s, kk| fma_f64(at(a, m, k, r, kk), at(b, k, n, kk, col), s, rounding)).to_bits()
                 } else {
                     // The products are exact in f32 (at most 22 significant bits).
                     let s = (0..k).fold(c0 as f32, |s, kk| s + (at(a, m, k, r, kk) * at(b, k, n, kk, col)) as f32);
@@ -592,6 +662,70 @@ mod tests {
         }
         assert_eq!(e4m3_to_f32(0x7e), 448.0);
         assert_eq!(e4m3_to_f32(0x01), 2f32.powi(-9));
+    }
+
+    #[test]
+    fn mx_floats_decode_from_their_containers() {
+        // e2m1 (bits 2..5): 0, 0.5, 1, 1.5, 2, 3, 4, 6 and their negatives.
+        let e2m1: Vec<f64> = (0..16u64).map(|v| Elem::E2M1.decode(v << 2 | 0xc3)).collect();
+        assert_eq!(e2m1, [0.0, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0, -0.0, -0.5, -1.0, -1.5, -2.0, -3.0, -4.0, -6.0]);
+        // e2m3: subnormals in units of 1/8, largest 7.5; e3m2: subnormals in units of 1/16, largest 28.
+        assert_eq!(Elem::E2M3.decode(0x01), 0.125);
+        assert_eq!(Elem::E2M3.decode(0xdf), 7.5, "padding bits are ignored");
+        assert_eq!(Elem::E2M3.decode(0x3f), -7.5);
+        assert_eq!(Elem::E2M3.decode(0x08), 1.0);
+        assert_eq!(Elem::E3M2.decode(0x01), 0.0625);
+        assert_eq!(Elem::E3M2.decode(0x1f), 28.0);
+        assert_eq!(Elem::E3M2.decode(0x2c), -1.0);
+        assert_eq!(Elem::E3M2.decode(0x0d), 1.25);
+    }
+
+    #[test]
+    fn f64_fma_rounds_in_each_mode() {
+        let third = 1.0 / 3.0;
+        // 3 * RN(1/3) = 1 - 2^-54 exactly: below 1 by half an ulp of the binade under 1.
+        let exact_below_one = |mode| fma_f64(3.0, third, 0.0, mode);
+        assert_eq!(exact_below_one(0), 1.0);
+        assert_eq!(exact_below_one(1), 1.0 - f64::EPSILON / 2.0);
+        assert_eq!(exact_below_one(2), 1.0 - f64::EPSILON / 2.0);
+        assert_eq!(exact_below_one(3), 1.0);
+        assert_eq!(fma_f64(-3.0, third, 0.0, 1), -(1.0 - f64::EPSILON / 2.0));
+        assert_eq!(fma_f64(-3.0, third, 0.0, 2), -1.0);
+        // Overflow: toward zero stays finite, away from it becomes infinite.
+        assert_eq!(fma_f64(f64::MAX, 2.0, 0.0, 1), f64::MAX);
+        assert_eq!(fma_f64(f64::MAX, 2.0, 0.0, 3), f64::INFINITY);
+        assert_eq!(fma_f64(f64::MAX, 2.0, 0.0, 2), f64::MAX);
+        // An exact zero sum is -0 only when rounding down.
+        assert!(fma_f64(1.0, 1.0, -1.0, 2).is_sign_negative());
+        assert!(fma_f64(1.0, 1.0, -1.0, 3).is_sign_positive());
+        // Subnormal results: 2^-1074 * 0.5 rounds to 0 toward zero/down, to 2^-1074 up.
+        let tiny = f64::from_bits(1);
+        assert_eq!(fma_f64(tiny, 0.5, 0.0, 1), 0.0);
+        assert_eq!(fma_f64(tiny, 0.5, 0.0, 3), tiny);
+        assert!(fma_f64(f64::NAN, 1.0, 0.0, 2).is_nan());
+    }
+
+    #[test]
+    fn mma_b1_layouts_cover_each_element_once() {
+        for (shape, na, nb) in [([8, 8, 128], 1, 1), ([16, 8, 128], 2, 1), ([16, 8, 256], 4, 2)] {
+            let layout = MmaLayout { shape, m8n8k4_f16: false, a_col: false, b_col: false };
+            let [m, n, k] = shape;
+            for (role, rows, cols, regs) in [(Role::A, m, k, na), (Role::B, k, n, nb)] {
+                let mut seen = vec![0; rows * cols];
+                for lane in 0..32 {
+                    for i in 0..32 * regs {
+                        let (_, r, c) = mma_position(layout, role, Elem::B1, lane, i);
+                        seen[r * cols + c] += 1;
+                    }
+                }
+                assert!(seen.iter().all(|&s| s == 1), "{shape:?}");
+            }
+        }
+        // The ISA's formulas for m16n8k256: a70 of lane 6 is row 1, column 2 * 32 + 6 + 128.
+        let layout = MmaLayout { shape: [16, 8, 256], m8n8k4_f16: false, a_col: false, b_col: false };
+        assert_eq!(mma_position(layout, Role::A, Elem::B1, 6, 70), (0, 1, 198));
+        assert_eq!(mma_position(layout, Role::A, Elem::B1, 6, 40), (0, 9, 72));
+        assert_eq!(mma_position(layout, Role::B, Elem::B1, 6, 40), (0, 64 + 8 + 128, 1));
     }
 
     #[test]

@@ -25,7 +25,11 @@
 //! - array geometries take the layer as the first coordinate (`.u32`, clamped to the layers);
 //! - texels of 8/16-bit integer formats read with `NormalizedFloat` become `x / (2^n - 1)`
 //!   (unsigned) or `max(x / (2^(n-1) - 1), -1)` (signed); channels a format lacks read as
-//!   0, alpha as 1.
+//!   0, alpha as 1;
+//! - mipmapped textures (`tex.level`, `tex.grad`) pick levels by the level of detail as
+//!   ptxrt.h's "Mipmaps" rule says (gradient LOD in exact 1/256 steps, bias and clamps,
+//!   point or linear mipmap filtering); multi-sample textures store sample `s` of layer `l`
+//!   as slice `l * samples + s`.
 
 use crate::error::Error;
 use crate::registry;
@@ -100,8 +104,15 @@ pub struct Pitch2DRes {
 
 #[repr(C)]
 #[derive(Clone, Copy)]
+pub struct MipmapRes {
+    pub mipmap: *mut MipmappedArray,
+}
+
+#[repr(C)]
+#[derive(Clone, Copy)]
 pub union ResUnion {
     pub array: ArrayRes,
+    pub mipmap: MipmapRes,
     pub linear: LinearRes,
     pub pitch2d: Pitch2DRes,
     /// Room for CUDA's 64-byte union.
@@ -125,8 +136,8 @@ pub const FILTER_MODE_LINEAR: i32 = 1;
 pub const READ_MODE_ELEMENT_TYPE: i32 = 0;
 pub const READ_MODE_NORMALIZED_FLOAT: i32 = 1;
 
-/// `ptxrtTextureDesc` (as `cudaTextureDesc`; the mipmap and anisotropy fields are
-/// accepted and have no effect, since there are no mipmapped arrays).
+/// `ptxrtTextureDesc` (as `cudaTextureDesc`; the anisotropy, trilinear-optimization and
+/// seamless-cubemap fields are accepted and have no effect).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default)]
 pub struct TextureDesc {
@@ -143,6 +154,8 @@ pub struct TextureDesc {
     pub max_mipmap_level_clamp: f32,
     pub disable_trilinear_optimization: i32,
     pub seamless_cubemap: i32,
+    /// `ptxrtTextureCompareFunc`: the comparison of depth-compare fetches.
+    pub compare_func: i32,
 }
 
 // ---------------------------------------------------------------------------------------
@@ -261,11 +274,41 @@ pub struct Array {
     /// 0 for 1D and 2D arrays; the number of layers of layered arrays.
     pub depth: usize,
     pub layered: bool,
+    /// Samples per texel of a multisample array (0: not multisample). Sample `s` of layer
+    /// `l` is slice `l * samples + s`.
+    pub samples: usize,
+    /// A level of a mipmapped array: freed with it, not by ptxrtFreeArray.
+    pub mip_level: bool,
     storage: Vec<u128>,
 }
 
+/// Most samples per texel of a multisample array.
+pub const MAX_SAMPLES: usize = 32;
+
 impl Array {
     pub fn new(desc: &ChannelFormatDesc, extent: Extent, flags: u32) -> Result<Array, Error> {
+        Array::with_samples(desc, extent, flags, 0)
+    }
+
+    /// `ptxrtMallocMultisampleArray`: a 2D array (layered with `ptxrtArrayLayered`) of
+    /// `samples` (1..=32) samples per texel.
+    pub fn multisample(desc: &ChannelFormatDesc, extent: Extent, samples: usize, flags: u32) -> Result<Array, Error> {
+        if samples == 0 || samples > MAX_SAMPLES {
+            return Err(Error::invalid_value(format!("a multisample array has 1 to {MAX_SAMPLES} samples per texel, not {samples}")));
+        }
+        if flags & !(ARRAY_LAYERED) != 0 {
+            return Err(Error::invalid_value(format!("multisample arrays take no flags but ptxrtArrayLayered, not {flags:#x}")));
+        }
+        if extent.height == 0 || (flags & ARRAY_LAYERED == 0 && extent.depth != 0) {
+            return Err(Error::invalid_value(format!(
+                "a multisample array is 2D (extent {{w, h, 0}}, or {{w, h, layers}} with ptxrtArrayLayered), not {}x{}x{}",
+                extent.width, extent.height, extent.depth
+            )));
+        }
+        Array::with_samples(desc, extent, flags, samples)
+    }
+
+    fn with_samples(desc: &ChannelFormatDesc, extent: Extent, flags: u32, samples: usize) -> Result<Array, Error> {
         let format = Format::from_desc(desc)?;
         if flags & !(ARRAY_LAYERED | ARRAY_SURFACE_LOAD_STORE | ARRAY_CUBEMAP) != 0 {
             return Err(Error::invalid_value(format!("unknown array flags {flags:#x}")));
@@ -291,12 +334,12 @@ impl Array {
         if width > MAX_DIM * 2 || height > MAX_DIM || depth > MAX_DIM {
             return Err(Error::invalid_value(format!("array extent {width}x{height}x{depth} is too large")));
         }
-        let bytes = (format.bytes() as u128) * width as u128 * height.max(1) as u128 * depth.max(1) as u128;
+        let bytes = (format.bytes() as u128) * width as u128 * height.max(1) as u128 * depth.max(1) as u128 * samples.max(1) as u128;
         let bytes = usize::try_from(bytes).ok().filter(|b| *b <= isize::MAX as usize / 2).ok_or_else(|| Error::memory_allocation("array too large"))?;
         let mut storage = Vec::new();
         storage.try_reserve_exact(bytes.div_ceil(16)).map_err(|_| Error::memory_allocation(format!("cannot allocate {bytes} bytes for an array")))?;
         storage.resize(bytes.div_ceil(16), 0);
-        Ok(Array { format, width, height, depth, layered, storage })
+        Ok(Array { format, width, height, depth, layered, samples, mip_level: false, storage })
     }
 
     pub fn row_bytes(&self) -> usize {
@@ -304,7 +347,7 @@ impl Array {
     }
 
     pub fn rows(&self) -> usize {
-        self.height.max(1) * self.depth.max(1)
+        self.height.max(1) * self.depth.max(1) * self.samples.max(1)
     }
 
     pub fn byte_len(&self) -> usize {
@@ -325,6 +368,37 @@ impl Array {
     }
 }
 
+/// A mipmapped array (`ptxrtMipmappedArray_t`, as `cudaMipmappedArray_t`): level `i` is an
+/// array of `max(1, floor(n / 2^i))` texels in each of width, height and (3D) depth; layers
+/// and cubemap faces are not reduced (PTX ISA 9.2 §9.7.10.2).
+#[derive(Debug)]
+pub struct MipmappedArray {
+    /// The levels, finest first; boxed so that `ptxrtGetMipmappedArrayLevel` can hand out
+    /// stable `ptxrtArray_t` pointers.
+    pub levels: Vec<Box<Array>>,
+}
+
+impl MipmappedArray {
+    /// `cudaMallocMipmappedArray`: `num_levels` is clamped to
+    /// `[1, 1 + floor(log2(max(width, height, depth)))]` (depth of 3D arrays only), as CUDA does.
+    pub fn new(desc: &ChannelFormatDesc, extent: Extent, num_levels: u32, flags: u32) -> Result<MipmappedArray, Error> {
+        let layered = flags & (ARRAY_LAYERED | ARRAY_CUBEMAP) != 0;
+        let Extent { width, height, depth } = extent;
+        let largest = width.max(height).max(if layered { 0 } else { depth }).max(1);
+        let complete = 1 + largest.ilog2();
+        let levels = num_levels.clamp(1, complete);
+        let mut out = Vec::with_capacity(levels as usize);
+        for i in 0..levels {
+            let shrink = |n: usize| if n == 0 { 0 } else { (n >> i).max(1) };
+            let level_extent = Extent { width: shrink(width), height: shrink(height), depth: if layered { depth } else { shrink(depth) } };
+            let mut a = Array::new(desc, level_extent, flags)?;
+            a.mip_level = true;
+            out.push(Box::new(a));
+        }
+        Ok(MipmappedArray { levels: out })
+    }
+}
+
 /// What a texture or surface reads: a block of texels in memory.
 #[derive(Clone, Copy, Debug)]
 struct Image {
@@ -334,6 +408,9 @@ struct Image {
     size: [usize; 3],
     /// Layers of a layered array (0: not layered).
     layers: usize,
+    /// Samples per texel of a multisample array (0: not multisample); layer `l`'s sample
+    /// `s` is slice `l * samples + s`.
+    samples: usize,
     /// Bytes between rows and between slices (layers are slices too).
     pitch: usize,
     slice: usize,
@@ -359,10 +436,7 @@ impl Image {
                     return Err(Error::invalid_value("resource array is NULL"));
                 }
                 // SAFETY: arrays are created by ptxrtMallocArray and stay valid until freed.
-                let a = unsafe { &mut *a };
-                let (size, layers) = a.dims();
-                let pitch = a.row_bytes();
-                Ok(Image { data: a.data(), format: a.format, size, layers, pitch, slice: pitch * size[1], linear_layout: false, zero_outside: false })
+                Ok(Image::of_array(unsafe { &mut *a }))
             }
             RESOURCE_TYPE_LINEAR => {
                 // SAFETY: the union member selected by res_type.
@@ -375,7 +449,7 @@ impl Image {
                 if n == 0 {
                     return Err(Error::invalid_value(format!("linear resource of {} bytes holds no element of {} bytes", l.size_in_bytes, format.bytes())));
                 }
-                Ok(Image { data: l.dev_ptr, format, size: [n, 1, 1], layers: 0, pitch: l.size_in_bytes, slice: l.size_in_bytes, linear_layout: true, zero_outside: true })
+                Ok(Image { data: l.dev_ptr, format, size: [n, 1, 1], layers: 0, samples: 0, pitch: l.size_in_bytes, slice: l.size_in_bytes, linear_layout: true, zero_outside: true })
             }
             RESOURCE_TYPE_PITCH2D => {
                 // SAFETY: the union member selected by res_type.
@@ -391,11 +465,33 @@ impl Image {
                     return Err(Error::invalid_value(format!("pitch {} is smaller than a row ({} bytes)", p.pitch_in_bytes, p.width * format.bytes())));
                 }
                 let slice = p.pitch_in_bytes * p.height;
-                Ok(Image { data: p.dev_ptr, format, size: [p.width, p.height, 1], layers: 0, pitch: p.pitch_in_bytes, slice, linear_layout: true, zero_outside: false })
+                Ok(Image { data: p.dev_ptr, format, size: [p.width, p.height, 1], layers: 0, samples: 0, pitch: p.pitch_in_bytes, slice, linear_layout: true, zero_outside: false })
             }
-            RESOURCE_TYPE_MIPMAPPED_ARRAY => Err(Error::invalid_value("mipmapped arrays are not supported")),
+            RESOURCE_TYPE_MIPMAPPED_ARRAY => Err(Error::invalid_value("a mipmapped array cannot back a surface (use one of its levels, from ptxrtGetMipmappedArrayLevel)")),
             t => Err(Error::invalid_value(format!("unknown resource type {t}"))),
         }
+    }
+
+    fn of_array(a: &mut Array) -> Image {
+        let (size, layers) = a.dims();
+        let pitch = a.row_bytes();
+        Image { data: a.data(), format: a.format, size, layers, samples: a.samples, pitch, slice: pitch * size[1], linear_layout: false, zero_outside: false }
+    }
+
+    /// The images of a texture's resource, finest first (one unless it is a mipmapped array),
+    /// and whether it is a mipmapped array.
+    fn levels_of_resource(res: &ResourceDesc) -> Result<(Vec<Image>, bool), Error> {
+        if res.res_type != RESOURCE_TYPE_MIPMAPPED_ARRAY {
+            return Ok((vec![Image::from_resource(res)?], false));
+        }
+        // SAFETY: the union member selected by res_type.
+        let m = unsafe { res.res.mipmap.mipmap };
+        if m.is_null() {
+            return Err(Error::invalid_value("resource mipmapped array is NULL"));
+        }
+        // SAFETY: created by ptxrtMallocMipmappedArray and valid until freed.
+        let m = unsafe { &mut *m };
+        Ok((m.levels.iter_mut().map(|a| Image::of_array(a)).collect(), true))
     }
 
     /// Address of texel `idx` of `layer` (indices in range).
@@ -442,6 +538,57 @@ impl AddressMode {
     }
 }
 
+/// The comparison of depth-compare fetches (`ptxrtTextureCompareFunc`, in its order):
+/// `f <op> texel`, the reference value on the left as in OpenGL.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u32)]
+pub enum CompareFunc {
+    LessEqual = 0,
+    GreaterEqual = 1,
+    Less = 2,
+    Greater = 3,
+    Equal = 4,
+    NotEqual = 5,
+    Always = 6,
+    Never = 7,
+}
+
+impl CompareFunc {
+    const ALL: [CompareFunc; 8] = [
+        CompareFunc::LessEqual,
+        CompareFunc::GreaterEqual,
+        CompareFunc::Less,
+        CompareFunc::Greater,
+        CompareFunc::Equal,
+        CompareFunc::NotEqual,
+        CompareFunc::Always,
+        CompareFunc::Never,
+    ];
+
+    fn from_bits(b: u64) -> CompareFunc {
+        CompareFunc::ALL[(b & 7) as usize]
+    }
+
+    fn from_desc(v: i32) -> Result<CompareFunc, Error> {
+        usize::try_from(v).ok().and_then(|i| CompareFunc::ALL.get(i).copied()).ok_or_else(|| Error::invalid_value(format!("unknown compare function {v}")))
+    }
+
+    /// Whether `reference <op> value` holds; NaN on either side fails the ordered
+    /// comparisons and `Equal`, and passes `NotEqual` (IEEE comparisons).
+    fn passes(self, reference: f32, value: f32) -> bool {
+        match self {
+            CompareFunc::LessEqual => reference <= value,
+            CompareFunc::GreaterEqual => reference >= value,
+            CompareFunc::Less => reference < value,
+            CompareFunc::Greater => reference > value,
+            CompareFunc::Equal => reference == value,
+            CompareFunc::NotEqual => reference != value,
+            CompareFunc::Always => true,
+            CompareFunc::Never => false,
+        }
+    }
+}
+
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Sampler {
     pub address: [AddressMode; 3],
@@ -450,14 +597,18 @@ pub struct Sampler {
     /// mode carry `force_unnormalized_coords` instead (see `SAMPLER_FORCE_UNNORMALIZED`).
     pub normalized: bool,
     pub force_unnormalized: bool,
+    /// The comparison of depth-compare fetches (`compareFunc`).
+    pub compare: CompareFunc,
 }
 
 /// Tag of sampler handles (bits 48..64); no host pointer or object handle has it.
 pub const SAMPLER_TAG: u64 = 0x5A4D << 48;
 /// Sampler handle fields: address mode `d` at bits `3d..3d+3` (`AddressMode` values),
-/// linear filtering at bit 9, force_unnormalized_coords at bit 10.
+/// linear filtering at bit 9, force_unnormalized_coords at bit 10, the compare function
+/// at bits 11..14 (`CompareFunc` values; 0, LessEqual, in `.samplerref` initializers).
 pub const SAMPLER_LINEAR: u64 = 1 << 9;
 pub const SAMPLER_FORCE_UNNORMALIZED: u64 = 1 << 10;
+pub const SAMPLER_COMPARE_SHIFT: u32 = 11;
 
 impl Sampler {
     pub fn encode(&self) -> u64 {
@@ -471,7 +622,7 @@ impl Sampler {
         if self.force_unnormalized {
             v |= SAMPLER_FORCE_UNNORMALIZED;
         }
-        v
+        v | (self.compare as u64) << SAMPLER_COMPARE_SHIFT
     }
 
     fn decode(v: u64) -> Option<Sampler> {
@@ -483,15 +634,32 @@ impl Sampler {
             linear: v & SAMPLER_LINEAR != 0,
             normalized: false,
             force_unnormalized: v & SAMPLER_FORCE_UNNORMALIZED != 0,
+            compare: CompareFunc::from_bits(v >> SAMPLER_COMPARE_SHIFT),
         })
     }
 }
 
 pub struct TextureObject {
+    /// The image sampled (level 0 of a mipmapped texture).
     image: Image,
     sampler: Sampler,
     read_normalized: bool,
     border: [f32; 4],
+    /// Levels 1.. of a mipmapped texture (empty otherwise).
+    coarser: Vec<Image>,
+    mip: Mipmap,
+}
+
+/// The mipmap fields of a texture (`ptxrtTextureDesc`).
+#[derive(Clone, Copy, Debug)]
+struct Mipmap {
+    /// Backed by a mipmapped array (what `txq.num_mipmap_levels` tells apart).
+    mipmapped: bool,
+    /// `mipmapFilterMode` linear: blend the two nearest levels.
+    linear: bool,
+    bias: f32,
+    min_clamp: f32,
+    max_clamp: f32,
 }
 
 pub struct SurfaceObject {
@@ -584,11 +752,16 @@ pub fn sampler_from_desc(d: &TextureDesc) -> Result<Sampler, Error> {
         FILTER_MODE_LINEAR => true,
         m => return Err(Error::invalid_value(format!("unknown filter mode {m}"))),
     };
-    Ok(Sampler { address, linear, normalized: d.normalized_coords != 0, force_unnormalized: false })
+    let compare = CompareFunc::from_desc(d.compare_func)?;
+    Ok(Sampler { address, linear, normalized: d.normalized_coords != 0, force_unnormalized: false, compare })
 }
 
 pub fn create_texture(res: &ResourceDesc, desc: &TextureDesc) -> Result<u64, Error> {
-    let image = Image::from_resource(res)?;
+    let (levels, mipmapped) = Image::levels_of_resource(res)?;
+    let Some((&image, coarser)) = levels.split_first() else {
+        return Err(Error::invalid_value("the resource has no image"));
+    };
+    let coarser = coarser.to_vec();
     let sampler = sampler_from_desc(desc)?;
     let read_normalized = match desc.read_mode {
         READ_MODE_ELEMENT_TYPE => false,
@@ -609,7 +782,24 @@ pub fn create_texture(res: &ResourceDesc, desc: &TextureDesc) -> Result<u64, Err
     if !float_result && desc.border_color.iter().any(|c| *c != 0.0) {
         return Err(Error::invalid_value("a non-zero border colour needs a texture that returns floats"));
     }
-    insert(Object::Texture(TextureObject { image, sampler, read_normalized, border: desc.border_color }), KIND_TEXTURE)
+    let mip_linear = match desc.mipmap_filter_mode {
+        FILTER_MODE_POINT => false,
+        FILTER_MODE_LINEAR => true,
+        m => return Err(Error::invalid_value(format!("unknown mipmap filter mode {m}"))),
+    };
+    let (bias, min_clamp, max_clamp) = (desc.mipmap_level_bias, desc.min_mipmap_level_clamp, desc.max_mipmap_level_clamp);
+    if mipmapped {
+        if mip_linear && !float_result {
+            return Err(Error::invalid_value("linear mipmap filtering needs a texture that returns floats (float channels or ptxrtReadModeNormalizedFloat)"));
+        }
+        if !(bias.is_finite() && min_clamp.is_finite() && max_clamp.is_finite()) || min_clamp > max_clamp {
+            return Err(Error::invalid_value(format!(
+                "mipmapLevelBias ({bias}), minMipmapLevelClamp ({min_clamp}) and maxMipmapLevelClamp ({max_clamp}) must be finite, with min <= max"
+            )));
+        }
+    }
+    let mip = Mipmap { mipmapped, linear: mip_linear, bias, min_clamp, max_clamp };
+    insert(Object::Texture(TextureObject { image, sampler, read_normalized, border: desc.border_color, coarser, mip }), KIND_TEXTURE)
 }
 
 pub fn destroy_texture(handle: u64) -> Result<(), Error> {
@@ -621,6 +811,9 @@ pub fn create_surface(res: &ResourceDesc) -> Result<u64, Error> {
         return Err(Error::invalid_value("surface objects need an array resource (ptxrtResourceTypeArray)"));
     }
     let image = Image::from_resource(res)?;
+    if image.samples != 0 {
+        return Err(Error::invalid_value("a multisample array cannot back a surface"));
+    }
     insert(Object::Surface(SurfaceObject { image }), KIND_SURFACE)
 }
 
@@ -687,6 +880,22 @@ pub const TEX_GATHER_SHIFT: u32 = 8;
 pub const TEX_HAS_OFFSET: u32 = 1 << 11;
 pub const GEOM_CUBE: u32 = 6;
 pub const GEOM_ACUBE: u32 = 7;
+/// `.2dms`: coords sample (`.u32`), x, y (`.s32`).
+pub const GEOM_2DMS: u32 = 8;
+/// `.a2dms`: coords layer (`.u32`), sample (`.u32`), x, y (`.s32`).
+pub const GEOM_A2DMS: u32 = 9;
+/// Level-of-detail mode at bits 12..14: base level, `.level` or `.grad` (with either,
+/// `coords` holds 16 words: coordinates 0..4, offset 4..8, the level in word 8 or dPdx in
+/// 8..12 and dPdy in 12..16).
+pub const TEX_LOD_SHIFT: u32 = 12;
+pub const LOD_BASE: u32 = 0;
+pub const LOD_LEVEL: u32 = 1;
+pub const LOD_GRAD: u32 = 2;
+/// A depth-compare fetch (`tex`/`tld4` with operand `f`): `coords` holds 17 words, the
+/// `.f32` compare value in word `DEPTH_COMPARE_WORD` (the coordinates, offset and
+/// level-of-detail words before it are laid out as without it).
+pub const TEX_DEPTH_COMPARE: u32 = 1 << 14;
+pub const DEPTH_COMPARE_WORD: usize = 16;
 
 /// The cubemap face a direction selects and the face's normalized coordinates (s, t),
 /// per the CUDA cubemap table (OpenGL's): the major axis is the component of largest
@@ -840,16 +1049,31 @@ fn footprint(u: &[f32; 3], dims: usize) -> Footprint {
     f
 }
 
-/// The texel at (possibly out-of-range) integer indices, through the address modes.
-fn fetch(tex: &TextureObject, sampler: &Sampler, dims: usize, idx: [i64; 3], layer: usize) -> Texel {
+/// The texel at (possibly out-of-range) integer indices, through the address modes; with
+/// a depth-compare value, its comparison result (see `depth_compared`).
+fn fetch(tex: &TextureObject, sampler: &Sampler, dims: usize, idx: [i64; 3], layer: usize, depth: Option<f32>) -> Texel {
     let mut at = [0usize; 3];
     for d in 0..dims {
         match address(idx[d], tex.image.size[d], sampler.address[d], sampler.normalized) {
             Some(i) => at[d] = i,
-            None => return tex.border(),
+            None => return depth_compared(tex, sampler, depth, tex.border()),
         }
     }
-    tex.read(at, layer)
+    depth_compared(tex, sampler, depth, tex.read(at, layer))
+}
+
+/// A texel of a depth-compare fetch (`depth` = the compare value `f`): 1.0 in every channel
+/// where `f <compare> texel` holds for its first channel, else 0.0; these replace the texels
+/// before filtering. Integer channels compare by value (signed formats as signed). Without
+/// a compare value the texel itself.
+fn depth_compared(tex: &TextureObject, sampler: &Sampler, depth: Option<f32>, t: Texel) -> Texel {
+    let Some(reference) = depth else { return t };
+    let value = match t {
+        Texel::Float(f) => f[0],
+        Texel::Int(i) if tex.image.format.channel.is_signed() => i[0] as i32 as f32,
+        Texel::Int(i) => i[0] as f32,
+    };
+    Texel::Float([if sampler.compare.passes(reference, value) { 1.0 } else { 0.0 }; 4])
 }
 
 fn float_channels(t: Texel) -> [f32; 4] {
@@ -862,9 +1086,21 @@ fn float_channels(t: Texel) -> [f32; 4] {
 /// One `tex`/`tld4` fetch. `coords` are the PTX coordinate elements as bits.
 /// `offset` is the `tex`/`tld4` offset operand (texels in each dimension): it moves the
 /// integer texel indices (the nearest texel, or every tap of the filter footprint), so the
-/// filter weights are those of the unshifted coordinates.
-fn sample(tex: &TextureObject, sampler: &Sampler, op: u32, coords: &[u32; 4], offset: [i64; 3]) -> [u32; 4] {
+/// filter weights are those of the unshifted coordinates. `depth` is the depth-compare
+/// value: each texel read is replaced by its comparison result (`depth_compared`).
+fn sample_texel(tex: &TextureObject, sampler: &Sampler, op: u32, coords: &[u32; 4], offset: [i64; 3], depth: Option<f32>) -> Texel {
     let geom = op & TEX_GEOM_MASK;
+    if geom == GEOM_2DMS || geom == GEOM_A2DMS {
+        // Texel indices (through the address modes, as integer coordinates) in the slice of
+        // the layer's sample; layer and sample are clamped to the array.
+        let (layer, sample, x, y) = if geom == GEOM_A2DMS { (coords[0], coords[1], coords[2], coords[3]) } else { (0, coords[0], coords[1], coords[2]) };
+        let samples = tex.image.samples.max(1);
+        let layer = (layer as usize).min(tex.image.layers.max(1) - 1);
+        let slice = layer * samples + (sample as usize).min(samples - 1);
+        let point = Sampler { normalized: false, ..*sampler };
+        let idx = [x as i32 as i64 + offset[0], y as i32 as i64 + offset[1], 0];
+        return fetch(tex, &point, 2, idx, slice, depth);
+    }
     if geom == GEOM_CUBE || geom == GEOM_ACUBE {
         // A 2D lookup (normalized coordinates, clamped to the face's edges: faces are not
         // filtered across) in layer face + 6 * cube.
@@ -874,7 +1110,7 @@ fn sample(tex: &TextureObject, sampler: &Sampler, op: u32, coords: &[u32; 4], of
         let cube = cube.min((tex.image.layers / 6).max(1) - 1);
         let face_sampler = Sampler { normalized: true, address: [AddressMode::ClampToEdge; 3], ..*sampler };
         let op = (op & !TEX_GEOM_MASK) | GEOM_A2D | TEX_FLOAT_COORDS;
-        return sample(tex, &face_sampler, op, &[(6 * cube + face) as u32, s.to_bits(), t.to_bits(), 0], [0; 3]);
+        return sample_texel(tex, &face_sampler, op, &[(6 * cube + face) as u32, s.to_bits(), t.to_bits(), 0], [0; 3], depth);
     }
     let (dims, arrayed) = match geom {
         GEOM_1D => (1, false),
@@ -884,10 +1120,11 @@ fn sample(tex: &TextureObject, sampler: &Sampler, op: u32, coords: &[u32; 4], of
         _ => (2, true),
     };
     let (layer, c) = if arrayed { (coords[0] as usize, &coords[1..]) } else { (0, &coords[..]) };
-    let layer = layer.min(tex.image.layers.saturating_sub(1));
+    // Multisample arrays read as other geometries: sample 0 of the layer.
+    let layer = layer.min(tex.image.layers.saturating_sub(1)) * tex.image.samples.max(1);
     let float_coords = op & TEX_FLOAT_COORDS != 0;
     let gather = (op >> TEX_GATHER_SHIFT) & 7;
-    let result: Texel = if gather != 0 {
+    if gather != 0 {
         // tld4: component `gather - 1` of the 2x2 footprint, counter-clockwise from the
         // lower left: (i0, j1), (i1, j1), (i1, j0), (i0, j0).
         let cf = [0, 1, 2].map(|d| if d < c.len() { f32::from_bits(c[d]) } else { 0.0 });
@@ -896,7 +1133,7 @@ fn sample(tex: &TextureObject, sampler: &Sampler, op: u32, coords: &[u32; 4], of
         let (i0, j0) = (f.base[0] + offset[0], f.base[1] + offset[1]);
         let comp = ((gather - 1) as usize).min(3);
         let taps = [(i0, j0 + 1), (i0 + 1, j0 + 1), (i0 + 1, j0), (i0, j0)];
-        let texels = taps.map(|(i, j)| fetch(tex, sampler, 2, [i, j, 0], layer));
+        let texels = taps.map(|(i, j)| fetch(tex, sampler, 2, [i, j, 0], layer, depth));
         match texels[0] {
             Texel::Float(_) => Texel::Float(texels.map(|t| float_channels(t)[comp])),
             Texel::Int(_) => Texel::Int(texels.map(|t| match t {
@@ -909,16 +1146,16 @@ fn sample(tex: &TextureObject, sampler: &Sampler, op: u32, coords: &[u32; 4], of
         let point = Sampler { normalized: false, ..*sampler };
         let outside = tex.image.zero_outside && (idx[0] < 0 || idx[0] >= tex.image.size[0] as i64);
         match (outside, tex.float_result()) {
-            (true, true) => Texel::Float([0.0; 4]),
-            (true, false) => Texel::Int([0; 4]),
-            (false, _) => fetch(tex, &point, dims, idx, layer),
+            (true, true) => depth_compared(tex, sampler, depth, Texel::Float([0.0; 4])),
+            (true, false) => depth_compared(tex, sampler, depth, Texel::Int([0; 4])),
+            (false, _) => fetch(tex, &point, dims, idx, layer, depth),
         }
     } else {
         let cf = [0, 1, 2].map(|d| if d < dims { f32::from_bits(c[d]) } else { 0.0 });
         let u = scaled(tex, sampler, dims, &cf);
         if !sampler.linear {
             let idx = [0, 1, 2].map(|d| if d < dims { floor_index(u[d]) + offset[d] } else { 0 });
-            fetch(tex, sampler, dims, idx, layer)
+            fetch(tex, sampler, dims, idx, layer, depth)
         } else {
             let f = footprint(&u, dims);
             let mut acc = [0f32; 4];
@@ -930,20 +1167,178 @@ fn sample(tex: &TextureObject, sampler: &Sampler, op: u32, coords: &[u32; 4], of
                     idx[d] = f.base[d] + offset[d] + upper as i64;
                     w *= if upper { f.weight[d] } else { 1.0 - f.weight[d] };
                 }
-                let t = float_channels(fetch(tex, sampler, dims, idx, layer));
+                let t = float_channels(fetch(tex, sampler, dims, idx, layer, depth));
                 for ch in 0..4 {
                     acc[ch] += w * t[ch];
                 }
             }
             Texel::Float(acc)
         }
-    };
+    }
+}
+
+/// The 4 result words of a fetch in the instruction's destination type.
+fn result_words(result: Texel, op: u32) -> [u32; 4] {
     let dtype = (op >> TEX_DTYPE_SHIFT) & 3;
     match result {
         Texel::Float(f) if dtype == DTYPE_F16 => f.map(|x| f32_to_f16(x) as u32),
         Texel::Float(f) => f.map(f32::to_bits),
         Texel::Int(i) if dtype == DTYPE_F16 => i.map(|x| x & 0xFFFF),
         Texel::Int(i) => i,
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Mipmaps
+
+/// `2^((2j - 1) / 256)` for j = 1..=128 as f64 bit patterns, each rounded up: a positive
+/// f64 `m` is at least the power exactly when `m.to_bits()` is at least the entry (the
+/// powers are irrational, so no f64 lies between one and its rounding up).
+const HALF_LOD_STEPS: [u64; 128] = [
+    0x3FF00B1AFA5ABCBF, 0x3FF02168143B0281, 0x3FF037D42E11BBCD, 0x3FF04E5F72F654B2,
+    0x3FF0650A0E3C1F89, 0x3FF07BD42B72A837, 0x3FF092BDF66607E0, 0x3FF0A9C79B1F391A,
+    0x3FF0C0F145E46C86, 0x3FF0D83B23395DEC, 0x3FF0EFA55FDFA9C5, 0x3FF1073028D7233F,
+    0x3FF11EDBAB5E2AB6, 0x3FF136A814F204AB, 0x3FF14E95934F312E, 0x3FF166A45471C3C3,
+    0x3FF17ED48695BBC1, 0x3FF1972658375D30, 0x3FF1AF99F8138A1D, 0x3FF1C82F95281C6C,
+    0x3FF1E0E75EB44027, 0x3FF1F9C18438CE4D, 0x3FF212BE3578A81A, 0x3FF22BDDA27912D2,
+    0x3FF2451FFB82140B, 0x3FF25E85711ECE76, 0x3FF2780E341DDF2A, 0x3FF291BA7591BB70,
+    0x3FF2AB8A66D10F13, 0x3FF2C57E39771B2F, 0x3FF2DF961F64158A, 0x3FF2F9D24ABD886B,
+    0x3FF31432EDEEB2FE, 0x3FF32EB83BA8EA32, 0x3FF3496266E3FA2D, 0x3FF36431A2DE883B,
+    0x3FF37F26231E754A, 0x3FF39A401B7140EF, 0x3FF3B57FBFEC6CF5, 0x3FF3D0E544EDE174,
+    0x3FF3EC70DF1C5175, 0x3FF40822C367A025, 0x3FF423FB2709468A, 0x3FF43FFA3F84B9D5,
+    0x3FF45C2042A7D232, 0x3FF4786D668B3237, 0x3FF494E1E192AED2, 0x3FF4B17DEA6DB7D7,
+    0x3FF4CE41B817C115, 0x3FF4EB2D81D8ABFF, 0x3FF508417F4531EF, 0x3FF5257DE83F4EEF,
+    0x3FF542E2F4F6AD28, 0x3FF56070DDE910D2, 0x3FF57E27DBE2C4CF, 0x3FF59C0827FF07CC,
+    0x3FF5BA11FBA87A03, 0x3FF5D84590998B93, 0x3FF5F6A320DCEB71, 0x3FF6152AE6CDF6F5,
+    0x3FF633DD1D1929FE, 0x3FF652B9FEBC8FB7, 0x3FF671C1C70833F6, 0x3FF690F4B19E9539,
+    0x3FF6B052FA75173F, 0x3FF6CFDCDDD47646, 0x3FF6EF9298593AE5, 0x3FF70F7466F42E88,
+    0x3FF72F8286EAD08A, 0x3FF74FBD35D7CBFE, 0x3FF77024B1AB6E0A, 0x3FF790B938AC1CF7,
+    0x3FF7B17B0976CFDB, 0x3FF7D26A62FF86F1, 0x3FF7F3878491C491, 0x3FF814D2ADD106DA,
+    0x3FF8364C1EB941F8, 0x3FF857F4179F5B21, 0x3FF879CAD931A437, 0x3FF89BD0A4785810,
+    0x3FF8BE05BAD61779, 0x3FF8E06A5E0866D9, 0x3FF902FED0282C8B, 0x3FF925C353AA2FE2,
+    0x3FF948B82B5F98E5, 0x3FF96BDD9A7670B3, 0x3FF98F33E47A22A3, 0x3FF9B2BB4D53FE0D,
+    0x3FF9D674194BB8D5, 0x3FF9FA5E8D07F29E, 0x3FFA1E7AED8EB8BC, 0x3FFA42C980460AD8,
+    0x3FFA674A8AF46053, 0x3FFA8BFE53C12E59, 0x3FFAB0E521356EBB, 0x3FFAD5FF3A3C2775,
+    0x3FFAFB4CE622F2FF, 0x3FFB20CE6C9A8953, 0x3FFB468415B749B1, 0x3FFB6C6E29F1C52B,
+    0x3FFB928CF22749E4, 0x3FFBB8E0B79A6F1F, 0x3FFBDF69C3F3A207, 0x3FFC06286141B33D,
+    0x3FFC2D1CD9FA652C, 0x3FFC544778FAFB23, 0x3FFC7BA88988C933, 0x3FFCA3405751C4DB,
+    0x3FFCCB0F2E6D1675, 0x3FFCF3155B5BAB74, 0x3FFD1B532B08C969, 0x3FFD43C8EACAA1D7,
+    0x3FFD6C76E862E6D4, 0x3FFD955D71FF6076, 0x3FFDBE7CD63A8315, 0x3FFDE7D5641C0658,
+    0x3FFE11676B197D17, 0x3FFE3B333B16EE12, 0x3FFE653924676D76, 0x3FFE8F7977CDB740,
+    0x3FFEB9F4867CCA6F, 0x3FFEE4AAA2188511, 0x3FFF0F9C1CB6412A, 0x3FFF3AC948DD7274,
+    0x3FFF6632798844F9, 0x3FFF91D802243C89, 0x3FFFBDBA3692D514, 0x3FFFE9D96B2A23DA,
+];
+
+/// `round(128 * log2(q))` for a normal f64 `q > 0`, exactly: `256 * log2(sqrt(q))`, the
+/// level of detail of a gradient of squared length `q` in steps of 1/256.
+fn lod_steps(q: f64) -> i64 {
+    let bits = q.to_bits();
+    let exponent = ((bits >> 52) & 0x7FF) as i64 - 1023;
+    let mantissa = (bits & ((1 << 52) - 1)) | (1023 << 52);
+    128 * exponent + HALF_LOD_STEPS.partition_point(|&t| mantissa >= t) as i64
+}
+
+/// Components (sc, tc, ma) of `v` for cubemap face `face` (the table of `cube_face`).
+fn cube_select(face: usize, v: [f64; 3]) -> (f64, f64, f64) {
+    let [x, y, z] = v;
+    match face {
+        0 => (-z, -y, x),
+        1 => (z, -y, x),
+        2 => (x, z, y),
+        3 => (x, -z, y),
+        4 => (x, -y, z),
+        _ => (-x, -y, z),
+    }
+}
+
+/// The level of detail of a `.grad` fetch: `log2(max(|du/dx|, |du/dy|))`, the gradients
+/// `dPdx`, `dPdy` scaled to texels of level 0 (by the size when the coordinates are
+/// normalized `.f32`; cubemaps project them onto the face first), in steps of 1/256.
+fn grad_lod(tex: &TextureObject, sampler: &Sampler, op: u32, coords: &[u32; 4], dpdx: [f32; 3], dpdy: [f32; 3]) -> f32 {
+    let geom = op & TEX_GEOM_MASK;
+    let size = tex.image.size.map(|n| n as f64);
+    let (dx, dy): ([f64; 3], [f64; 3]) = if geom == GEOM_CUBE || geom == GEOM_ACUBE {
+        // s = (sc / |ma| + 1) / 2, so ds = (dsc * |ma| - sc * d|ma|) / (2 ma^2).
+        let d = if geom == GEOM_ACUBE { [coords[1], coords[2], coords[3]] } else { [coords[0], coords[1], coords[2]] }.map(f32::from_bits);
+        let (face, _, _) = cube_face(d[0], d[1], d[2]);
+        let (sc, tc, ma) = cube_select(face, d.map(f64::from));
+        let project = |g: [f32; 3]| {
+            let (dsc, dtc, dma) = cube_select(face, g.map(f64::from));
+            let dabs = if ma.is_sign_negative() { -dma } else { dma };
+            let k = 2.0 * ma * ma;
+            [(dsc * ma.abs() - sc * dabs) / k * size[0], (dtc * ma.abs() - tc * dabs) / k * size[1], 0.0]
+        };
+        (project(dpdx), project(dpdy))
+    } else {
+        let dims = match geom {
+            GEOM_1D | GEOM_A1D => 1,
+            GEOM_3D => 3,
+            _ => 2,
+        };
+        let scale = |d: usize| if d >= dims { 0.0 } else if sampler.normalized && op & TEX_FLOAT_COORDS != 0 { size[d] } else { 1.0 };
+        ([0, 1, 2].map(|d| dpdx[d] as f64 * scale(d)), [0, 1, 2].map(|d| dpdy[d] as f64 * scale(d)))
+    };
+    let length2 = |g: [f64; 3]| g[0] * g[0] + g[1] * g[1] + g[2] * g[2];
+    let (qx, qy) = (length2(dx), length2(dy));
+    let q = qx.max(qy);
+    if qx.is_nan() || qy.is_nan() {
+        f32::NAN
+    } else if q < f64::MIN_POSITIVE {
+        f32::NEG_INFINITY
+    } else if q.is_infinite() {
+        f32::INFINITY
+    } else {
+        lod_steps(q) as f32 / 256.0
+    }
+}
+
+impl TextureObject {
+    /// The levels a fetch at level of detail `lod` reads and the weight of the second:
+    /// `lod + bias`, clamped to `[minMipmapLevelClamp, maxMipmapLevelClamp]` and to the
+    /// levels there are (NaN: level 0); point mipmap filtering (or `blend` false) takes
+    /// the nearest level (`ceil(lod + 0.5) - 1`, halves go to the finer level), linear
+    /// levels `floor(lod)` and the next with weight `frac(lod)` in 1/256 steps.
+    fn mip_levels(&self, lod: f32, blend: bool) -> (usize, usize, f32) {
+        let last = self.coarser.len();
+        let mut l = lod + self.mip.bias;
+        if l.is_nan() {
+            return (0, 0, 0.0);
+        }
+        if self.mip.mipmapped {
+            l = l.max(self.mip.min_clamp).min(self.mip.max_clamp);
+        }
+        let l = l.clamp(0.0, last as f32);
+        if !(blend && self.mip.linear) {
+            let nearest = if l <= 0.5 { 0 } else { (l + 0.5).ceil() as usize - 1 };
+            let nearest = nearest.min(last);
+            return (nearest, nearest, 0.0);
+        }
+        let lower = (l.floor() as usize).min(last);
+        match weight(l) {
+            0.0 => (lower, lower, 0.0),
+            w => (lower, (lower + 1).min(last), w),
+        }
+    }
+
+    /// Level `k` as a texture of its own (same sampler and read mode).
+    fn level(&self, k: usize) -> TextureObject {
+        let image = if k == 0 { self.image } else { self.coarser.get(k - 1).copied().unwrap_or(self.image) };
+        TextureObject { image, sampler: self.sampler, read_normalized: self.read_normalized, border: self.border, coarser: Vec::new(), mip: self.mip }
+    }
+}
+
+/// A fetch at level of detail `lod` (`.level`, `.grad`): one level, or two blended as
+/// `(1 - w) * T0 + w * T1` (f32, per channel).
+fn sample_lod(tex: &TextureObject, sampler: &Sampler, op: u32, coords: &[u32; 4], offset: [i64; 3], lod: f32, depth: Option<f32>) -> Texel {
+    let (d0, d1, w) = tex.mip_levels(lod, op & TEX_FLOAT_COORDS != 0);
+    let t0 = sample_texel(&tex.level(d0), sampler, op, coords, offset, depth);
+    if d1 == d0 || w == 0.0 {
+        return t0;
+    }
+    let t1 = sample_texel(&tex.level(d1), sampler, op, coords, offset, depth);
+    match (t0, t1) {
+        (Texel::Float(a), Texel::Float(b)) => Texel::Float([0, 1, 2, 3].map(|c| a[c] * (1.0 - w) + b[c] * w)),
+        _ => t0,
     }
 }
 
@@ -962,7 +1357,8 @@ fn effective_sampler(tex: &TextureObject, sampler: Option<u64>) -> Option<Sample
 /// `tex`/`tld4` (see ptxrt_abi.h).
 ///
 /// # Safety
-/// `coords` points at 4 readable `u32` (8 with `TEX_HAS_OFFSET`), `out` at 4 writable `u32`.
+/// `coords` points at 4 readable `u32` (8 with `TEX_HAS_OFFSET`, 16 with a level-of-detail
+/// mode, 17 with `TEX_DEPTH_COMPARE`), `out` at 4 writable `u32`.
 #[no_mangle]
 pub unsafe extern "C" fn __ptxrt_tex(texture_handle: u64, sampler: u64, op: u32, coords: *const u32, out: *mut u32) -> i32 {
     let Some(tex) = texture(texture_handle) else {
@@ -979,7 +1375,27 @@ pub unsafe extern "C" fn __ptxrt_tex(texture_handle: u64, sampler: u64, op: u32,
         let o = unsafe { coords.add(4).cast::<[u32; 3]>().read_unaligned() };
         offset = o.map(|x| x as i32 as i64);
     }
-    let r = sample(tex, &s, op, &c, offset);
+    let depth = if op & TEX_DEPTH_COMPARE != 0 {
+        // SAFETY: per the contract (17 words with a depth-compare value).
+        Some(f32::from_bits(unsafe { coords.add(DEPTH_COMPARE_WORD).read_unaligned() }))
+    } else {
+        None
+    };
+    let texel = match (op >> TEX_LOD_SHIFT) & 3 {
+        LOD_BASE => sample_texel(tex, &s, op, &c, offset, depth),
+        mode => {
+            // SAFETY: per the contract (16 words with a level-of-detail mode).
+            let w = unsafe { coords.add(8).cast::<[u32; 8]>().read_unaligned() };
+            let lod = if mode == LOD_LEVEL {
+                if op & TEX_FLOAT_COORDS != 0 { f32::from_bits(w[0]) } else { w[0] as i32 as f32 }
+            } else {
+                let g = |i: usize| [w[i], w[i + 1], w[i + 2]].map(f32::from_bits);
+                grad_lod(tex, &s, op, &c, g(0), g(4))
+            };
+            sample_lod(tex, &s, op, &c, offset, lod, depth)
+        }
+    };
+    let r = result_words(texel, op);
     // SAFETY: per the contract.
     unsafe { out.cast::<[u32; 4]>().write_unaligned(r) };
     STATUS_OK
@@ -1014,7 +1430,7 @@ fn image_query(img: &Image, q: u32, normalized_read: bool) -> Option<u32> {
         Q_CHANNEL_DATA_TYPE => img.format.cl_data_type(normalized_read),
         Q_CHANNEL_ORDER => img.format.cl_order(),
         Q_ARRAY_SIZE => img.layers as u32,
-        Q_NUM_MIPMAP_LEVELS | Q_NUM_SAMPLES => 0,
+        Q_NUM_SAMPLES => img.samples as u32,
         Q_MEMORY_LAYOUT => img.linear_layout as u32,
         _ => return None,
     })
@@ -1042,6 +1458,7 @@ pub unsafe extern "C" fn __ptxrt_query(handle: u64, query: u32, out: *mut u32) -
         sampler_query(&s, query)
     } else {
         match object(handle) {
+            Some(Object::Texture(t)) if query == Q_NUM_MIPMAP_LEVELS => Some(if t.mip.mipmapped { t.coarser.len() as u32 + 1 } else { 0 }),
             Some(Object::Texture(t)) => image_query(&t.image, query, t.read_normalized).or_else(|| sampler_query(&t.sampler, query)),
             Some(Object::Surface(s)) => image_query(&s.image, query, false),
             None => return STATUS_BAD_HANDLE,
@@ -1049,6 +1466,24 @@ pub unsafe extern "C" fn __ptxrt_query(handle: u64, query: u32, out: *mut u32) -
     };
     // SAFETY: per the contract.
     unsafe { out.write_unaligned(v.unwrap_or(0)) };
+    STATUS_OK
+}
+
+/// `txq.level`: the width, height or depth of level `level` of a texture (level 0 of a
+/// texture without mipmaps is the texture; levels it does not have answer 0).
+///
+/// # Safety
+/// `out` points at a writable `u32`.
+#[no_mangle]
+pub unsafe extern "C" fn __ptxrt_query_level(handle: u64, query: u32, level: i32, out: *mut u32) -> i32 {
+    let Some(t) = texture(handle) else { return STATUS_BAD_HANDLE };
+    let exists = usize::try_from(level).is_ok_and(|l| l <= t.coarser.len());
+    let v = match query {
+        Q_WIDTH | Q_HEIGHT | Q_DEPTH if exists => image_query(&t.level(level as usize).image, query, false).unwrap_or(0),
+        _ => 0,
+    };
+    // SAFETY: per the contract.
+    unsafe { out.write_unaligned(v) };
     STATUS_OK
 }
 
@@ -1308,7 +1743,8 @@ mod tests {
         assert_eq!(size_of::<ChannelFormatDesc>(), 20);
         assert_eq!(size_of::<Extent>(), 24);
         assert_eq!(size_of::<ResourceDesc>(), 72);
-        assert_eq!(size_of::<TextureDesc>(), 72);
+        assert_eq!(size_of::<TextureDesc>(), 76);
+        assert_eq!(offset_of!(TextureDesc, compare_func), 72);
         assert_eq!(offset_of!(ResourceDesc, res) + offset_of!(Pitch2DRes, pitch_in_bytes), 56);
         assert_eq!(offset_of!(ResourceDesc, res) + offset_of!(LinearRes, size_in_bytes), 40);
         assert_eq!(offset_of!(TextureDesc, normalized_coords), 40);
@@ -1352,6 +1788,10 @@ mod tests {
         destroy_texture(h).unwrap();
         assert!(!is_texture(h));
         assert!(destroy_texture(h).is_err());
+        td.compare_func = 8;
+        assert!(create_texture(&res, &td).unwrap_err().message.contains("compare function"));
+        td.compare_func = CompareFunc::Never as i32;
+        destroy_texture(create_texture(&res, &td).unwrap()).unwrap();
         td.address_mode[1] = 9;
         assert!(create_texture(&res, &td).unwrap_err().message.contains("address mode"));
         let null = ResourceDesc { res_type: RESOURCE_TYPE_ARRAY, res: ResUnion { reserved: [0; 8] } };
@@ -1412,9 +1852,205 @@ mod tests {
 
     #[test]
     fn sampler_words_round_trip() {
-        let s = Sampler { address: [AddressMode::Wrap, AddressMode::ClampToBorder, AddressMode::Mirror], linear: true, normalized: false, force_unnormalized: true };
+        let s = Sampler { address: [AddressMode::Wrap, AddressMode::ClampToBorder, AddressMode::Mirror], linear: true, normalized: false, force_unnormalized: true, compare: CompareFunc::Never };
         assert_eq!(Sampler::decode(s.encode()), Some(s));
         assert_eq!(Sampler::decode(0x1234), None);
+        // `.samplerref` initializers leave the compare bits 0: LessEqual.
+        assert_eq!(Sampler::decode(SAMPLER_TAG).map(|s| s.compare), Some(CompareFunc::LessEqual));
+        for f in CompareFunc::ALL {
+            assert_eq!(Sampler::decode(Sampler { compare: f, ..s }.encode()).map(|s| s.compare), Some(f));
+        }
+    }
+
+    #[test]
+    fn compare_functions_put_the_reference_on_the_left() {
+        use CompareFunc::*;
+        // (function, passes for f < texel, f == texel, f > texel, a NaN on either side)
+        let table = [
+            (LessEqual, [true, true, false], false),
+            (GreaterEqual, [false, true, true], false),
+            (Less, [true, false, false], false),
+            (Greater, [false, false, true], false),
+            (Equal, [false, true, false], false),
+            (NotEqual, [true, false, true], true),
+            (Always, [true, true, true], true),
+            (Never, [false, false, false], false),
+        ];
+        for (f, order, nan) in table {
+            assert_eq!([f.passes(0.25, 0.5), f.passes(0.5, 0.5), f.passes(0.75, 0.5)], order, "{f:?}");
+            assert_eq!([f.passes(f32::NAN, 0.5), f.passes(0.5, f32::NAN), f.passes(f32::NAN, f32::NAN)], [nan; 3], "{f:?}");
+            assert_eq!(f.passes(-0.0, 0.0), order[1], "{f:?}: -0 == +0");
+            assert_eq!(CompareFunc::from_desc(f as i32).ok(), Some(f));
+        }
+        assert!(CompareFunc::from_desc(8).is_err() && CompareFunc::from_desc(-1).is_err());
+    }
+
+    /// tex with a depth-compare value: the comparison results of the footprint are filtered
+    /// (here 2 of the 4 linear taps pass: 0.5); tld4 gathers the results per texel.
+    #[test]
+    fn depth_compare_filters_comparison_results() {
+        let mut texels = [0.1f32, 0.9, 0.3, 0.7];
+        let img = Image {
+            data: texels.as_mut_ptr().cast(),
+            format: Format { channel: ChannelType::F32, channels: 1 },
+            size: [2, 2, 1],
+            layers: 0,
+            samples: 0,
+            pitch: 8,
+            slice: 16,
+            linear_layout: false,
+            zero_outside: false,
+        };
+        let sampler = Sampler { address: [AddressMode::ClampToEdge; 3], linear: true, normalized: false, force_unnormalized: false, compare: CompareFunc::GreaterEqual };
+        let mip = Mipmap { mipmapped: false, linear: false, bias: 0.0, min_clamp: 0.0, max_clamp: 0.0 };
+        let tex = TextureObject { image: img, sampler, read_normalized: false, border: [0.0; 4], coarser: Vec::new(), mip };
+        let center = [1.0f32.to_bits(), 1.0f32.to_bits(), 0, 0];
+        let op = GEOM_2D | TEX_FLOAT_COORDS | DTYPE_F32 << TEX_DTYPE_SHIFT;
+        let floats = |t: Texel| match t {
+            Texel::Float(f) => f,
+            Texel::Int(_) => panic!("a depth-compare fetch returns floats"),
+        };
+        // 0.5 >= {0.1, 0.9, 0.3, 0.7}: taps 0 and 2 pass.
+        assert_eq!(floats(sample_texel(&tex, &sampler, op, &center, [0; 3], Some(0.5))), [0.5; 4]);
+        assert_eq!(floats(sample_texel(&tex, &sampler, op, &center, [0; 3], Some(f32::NAN))), [0.0; 4]);
+        let point = Sampler { linear: false, ..sampler };
+        assert_eq!(floats(sample_texel(&tex, &point, op, &center, [0; 3], Some(0.5))), [0.0; 4]); // texel (1, 1) = 0.7
+        // tld4: (i0, j1), (i1, j1), (i1, j0), (i0, j0) = 0.3, 0.7, 0.9, 0.1.
+        let gather = op | 1 << TEX_GATHER_SHIFT;
+        assert_eq!(floats(sample_texel(&tex, &sampler, gather, &center, [0; 3], Some(0.5))), [1.0, 0.0, 0.0, 1.0]);
+        // Without a compare value, the texels themselves.
+        assert_eq!(floats(sample_texel(&tex, &sampler, gather, &center, [0; 3], None)), [0.3, 0.7, 0.9, 0.1]);
+    }
+
+    #[test]
+    fn mipmap_levels_halve_and_keep_layers() {
+        let d = desc(32, 0, 0, 0, FORMAT_KIND_FLOAT);
+        let sizes = |m: &MipmappedArray| m.levels.iter().map(|a| (a.width, a.height, a.depth)).collect::<Vec<_>>();
+        // Levels are clamped to the complete pyramid: 1 + floor(log2(10)) = 4.
+        let m = MipmappedArray::new(&d, Extent { width: 10, height: 3, depth: 0 }, 9, 0).unwrap();
+        assert_eq!(sizes(&m), [(10, 3, 0), (5, 1, 0), (2, 1, 0), (1, 1, 0)]);
+        let m = MipmappedArray::new(&d, Extent { width: 4, height: 2, depth: 8 }, 0, 0).unwrap();
+        assert_eq!(sizes(&m), [(4, 2, 8)]);
+        let m = MipmappedArray::new(&d, Extent { width: 4, height: 2, depth: 8 }, 4, 0).unwrap();
+        assert_eq!(sizes(&m), [(4, 2, 8), (2, 1, 4), (1, 1, 2), (1, 1, 1)]);
+        let m = MipmappedArray::new(&d, Extent { width: 8, height: 0, depth: 3 }, 4, ARRAY_LAYERED).unwrap();
+        assert_eq!(sizes(&m), [(8, 0, 3), (4, 0, 3), (2, 0, 3), (1, 0, 3)]);
+        assert!(m.levels.iter().all(|a| a.mip_level));
+        assert!(MipmappedArray::new(&d, Extent { width: 0, height: 2, depth: 0 }, 2, 0).is_err());
+    }
+
+    #[test]
+    fn lod_steps_are_exact_roundings() {
+        // round(128 * log2(q)) at powers of two and just around the half steps.
+        assert_eq!(lod_steps(1.0), 0);
+        assert_eq!(lod_steps(4.0), 256);
+        assert_eq!(lod_steps(0.25), -256);
+        for j in 1..=128i64 {
+            let t = f64::from_bits(HALF_LOD_STEPS[j as usize - 1]);
+            assert_eq!(lod_steps(t), j, "{t}");
+            assert_eq!(lod_steps(f64::from_bits(t.to_bits() - 1)), j - 1, "{t}");
+            // The table against the library's log2 (which may err by an ulp).
+            let approx = 128.0 * t.log2();
+            assert!((approx - (j as f64 - 0.5)).abs() < 1e-12, "{j}: {approx}");
+        }
+    }
+
+    fn mip_texture(levels: usize, linear: bool, bias: f32, min_clamp: f32, max_clamp: f32) -> TextureObject {
+        let img = Image { data: std::ptr::null_mut(), format: Format { channel: ChannelType::F32, channels: 1 }, size: [1, 1, 1], layers: 0, samples: 0, pitch: 4, slice: 4, linear_layout: false, zero_outside: false };
+        let sampler = Sampler { address: [AddressMode::ClampToEdge; 3], linear: false, normalized: true, force_unnormalized: false, compare: CompareFunc::LessEqual };
+        TextureObject { image: img, sampler, read_normalized: false, border: [0.0; 4], coarser: vec![img; levels - 1], mip: Mipmap { mipmapped: true, linear, bias, min_clamp, max_clamp } }
+    }
+
+    #[test]
+    fn mip_level_selection() {
+        let t = mip_texture(4, false, 0.0, 0.0, 10.0);
+        assert_eq!(t.mip_levels(0.5, true), (0, 0, 0.0));
+        assert_eq!(t.mip_levels(0.75, true), (1, 1, 0.0));
+        assert_eq!(t.mip_levels(1.5, true), (1, 1, 0.0));
+        assert_eq!(t.mip_levels(f32::INFINITY, true), (3, 3, 0.0));
+        assert_eq!(t.mip_levels(f32::NEG_INFINITY, true), (0, 0, 0.0));
+        assert_eq!(t.mip_levels(f32::NAN, true), (0, 0, 0.0));
+        let t = mip_texture(4, true, 0.25, 0.0, 2.5);
+        assert_eq!(t.mip_levels(1.0, true), (1, 2, 0.25));
+        assert_eq!(t.mip_levels(9.0, true), (2, 3, 0.5));
+        // Integer coordinates do not blend.
+        assert_eq!(t.mip_levels(1.0, false), (1, 1, 0.0));
+        // A zeroed descriptor clamps to level 0 (as CUDA).
+        let t = mip_texture(4, true, 0.0, 0.0, 0.0);
+        assert_eq!(t.mip_levels(2.0, true), (0, 0, 0.0));
+    }
+
+    #[test]
+    fn gradients_are_scaled_to_texels_of_level_0() {
+        let mut t = mip_texture(4, false, 0.0, 0.0, 3.0);
+        t.image.size = [8, 4, 1];
+        let normalized = t.sampler;
+        let unnormalized = Sampler { normalized: false, ..normalized };
+        let c = [0u32; 4];
+        let op2d = GEOM_2D | TEX_FLOAT_COORDS;
+        // Normalized .f32 coordinates: (0.25, 0) * (8, 4) = 2 texels; the longer gradient wins.
+        assert_eq!(grad_lod(&t, &normalized, op2d, &c, [0.25, 0.0, 0.0], [0.0, 0.25, 0.0]), 1.0);
+        assert_eq!(grad_lod(&t, &unnormalized, op2d, &c, [2.0, 0.0, 0.0], [0.0, 1.0, 0.0]), 1.0);
+        // Integer coordinates are texels already; 1d ignores the second component.
+        assert_eq!(grad_lod(&t, &normalized, GEOM_2D, &c, [4.0, 0.0, 0.0], [0.0, 0.0, 0.0]), 2.0);
+        assert_eq!(grad_lod(&t, &normalized, GEOM_1D | TEX_FLOAT_COORDS, &c, [0.0, 9.0, 0.0], [0.0; 3]), f32::NEG_INFINITY);
+        // sqrt(3^2 + 4^2) = 5 texels: log2(5) = 2.3219..., 594.4 / 256 rounds to 594 / 256.
+        assert_eq!(grad_lod(&t, &unnormalized, op2d, &c, [3.0, 4.0, 0.0], [0.0; 3]), 594.0 / 256.0);
+        assert!(grad_lod(&t, &unnormalized, op2d, &c, [f32::NAN, 0.0, 0.0], [0.0; 3]).is_nan());
+        assert_eq!(grad_lod(&t, &unnormalized, op2d, &c, [f32::INFINITY, 0.0, 0.0], [0.0; 3]), f32::INFINITY);
+    }
+
+    #[test]
+    fn multisample_arrays_are_2d() {
+        let d = desc(32, 0, 0, 0, FORMAT_KIND_FLOAT);
+        let e = |w, h, dd| Extent { width: w, height: h, depth: dd };
+        let a = Array::multisample(&d, e(3, 2, 0), 4, 0).unwrap();
+        assert_eq!((a.rows(), a.byte_len()), (8, 96));
+        let a = Array::multisample(&d, e(3, 2, 5), 2, ARRAY_LAYERED).unwrap();
+        assert_eq!(a.rows(), 20);
+        assert!(Array::multisample(&d, e(3, 2, 0), 0, 0).unwrap_err().message.contains("samples"));
+        assert!(Array::multisample(&d, e(3, 2, 0), 33, 0).is_err());
+        assert!(Array::multisample(&d, e(3, 0, 0), 2, 0).unwrap_err().message.contains("2D"));
+        assert!(Array::multisample(&d, e(3, 2, 2), 2, 0).unwrap_err().message.contains("2D"));
+        assert!(Array::multisample(&d, e(3, 2, 0), 2, ARRAY_CUBEMAP).unwrap_err().message.contains("flags"));
+        let mut a = Array::multisample(&d, e(3, 2, 0), 2, 0).unwrap();
+        let res = ResourceDesc { res_type: RESOURCE_TYPE_ARRAY, res: ResUnion { array: ArrayRes { array: &mut a } } };
+        assert!(create_surface(&res).unwrap_err().message.contains("multisample"));
+    }
+
+    #[test]
+    fn mipmapped_texture_descriptors() {
+        let d = desc(8, 0, 0, 0, FORMAT_KIND_UNSIGNED);
+        let mut m = MipmappedArray::new(&d, Extent { width: 4, height: 4, depth: 0 }, 3, 0).unwrap();
+        let res = ResourceDesc { res_type: RESOURCE_TYPE_MIPMAPPED_ARRAY, res: ResUnion { mipmap: MipmapRes { mipmap: &mut m } } };
+        let mut td = TextureDesc { mipmap_filter_mode: FILTER_MODE_LINEAR, max_mipmap_level_clamp: 2.0, ..Default::default() };
+        assert!(create_texture(&res, &td).unwrap_err().message.contains("linear mipmap"));
+        td.read_mode = READ_MODE_NORMALIZED_FLOAT;
+        td.min_mipmap_level_clamp = 3.0;
+        assert!(create_texture(&res, &td).unwrap_err().message.contains("min <= max"));
+        td.min_mipmap_level_clamp = 0.0;
+        let h = create_texture(&res, &td).unwrap();
+        let mut levels = 0u32;
+        // SAFETY: a writable u32.
+        assert_eq!(unsafe { __ptxrt_query(h, Q_NUM_MIPMAP_LEVELS, &mut levels) }, STATUS_OK);
+        assert_eq!(levels, 3);
+        let mut w = 0u32;
+        // SAFETY: as above.
+        unsafe {
+            assert_eq!(__ptxrt_query_level(h, Q_WIDTH, 2, &mut w), STATUS_OK);
+            assert_eq!(w, 1);
+            assert_eq!(__ptxrt_query_level(h, Q_HEIGHT, 1, &mut w), STATUS_OK);
+            assert_eq!(w, 2);
+            assert_eq!(__ptxrt_query_level(h, Q_WIDTH, 3, &mut w), STATUS_OK);
+            assert_eq!(w, 0);
+            assert_eq!(__ptxrt_query_level(h, Q_WIDTH, -1, &mut w), STATUS_OK);
+            assert_eq!(w, 0);
+            assert_eq!(__ptxrt_query_level(0x1234, Q_WIDTH, 0, &mut w), STATUS_BAD_HANDLE);
+        }
+        destroy_texture(h).unwrap();
+        let null = ResourceDesc { res_type: RESOURCE_TYPE_MIPMAPPED_ARRAY, res: ResUnion { reserved: [0; 8] } };
+        assert!(create_texture(&null, &td).unwrap_err().message.contains("NULL"));
+        assert!(create_surface(&res).is_err());
     }
 
     #[test]

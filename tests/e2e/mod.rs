@@ -169,6 +169,16 @@ fn many_regions() {
     run_fixture(&MANY_REGIONS);
 }
 
+/// NVRTC output: grid-stride loops whose trip counts differ between threads (zero for some;
+/// 32- and 64-bit inductions, 2D blocks, an early return inside the loop, loops before and
+/// after barriers), which block functions run one iteration of every thread at a time.
+const INTERCHANGE: Fixture = Fixture { ptx: "interchange.ptx", host: "interchange_host.c", ok_lines: &["interchange: 18 shapes OK"] };
+
+#[test]
+fn interchange() {
+    run_fixture(&INTERCHANGE);
+}
+
 /// Hand-written PTX: entry guards turned into thread-loop bounds (signed, unsigned, both
 /// operand orders, `!p` and De Morgan, 3D, a uniform exit, a non-affine condition), with
 /// indices that wrap inside a block (where the plain loop must be used instead).
@@ -298,6 +308,22 @@ const MATRIX_SM90: Fixture = Fixture {
 #[test]
 fn matrix_sm90() {
     run_fixture(&MATRIX_SM90);
+}
+
+/// Hand-written PTX for sm_120a: single-bit `mma` with `.xor.popc`/`.and.popc` (m8n8k128,
+/// m16n8k128, m16n8k256; exact, with wrapping), `.f64` `mma` with each rounding `.rn .rz .rm
+/// .rp` (every shape, and `wmma.mma` m8n8k4; exact on one-product-per-element inputs) and
+/// `.kind::f8f6f4` with the 6- and 4-bit floats and `.e4m3`/`.e5m2` into `.f32` and `.f16`
+/// accumulators.
+const MATRIX_SM120: Fixture = Fixture {
+        ptx: "matrix_sm120.ptx",
+        host: "matrix_sm120_host.c",
+        ok_lines: &["mma_b1: 12 shapes OK", "mma_f64_rounding: 26 shapes OK", "mma_f8f6f4: 12 shapes OK"],
+    };
+
+#[test]
+fn matrix_sm120() {
+    run_fixture(&MATRIX_SM120);
 }
 
 /// NVRTC output of code written for lockstep warps: the classic reduction whose last warp
@@ -510,8 +536,37 @@ fn texture_independent() {
     run_fixture(&TEXTURE_INDEPENDENT);
 }
 
+/// Hand-written PTX 6.0: mipmapped textures (`tex.level` with `.f32`/`.s32` levels,
+/// `tex.grad` on 2d with an offset and on cubemaps, bias/clamps/point and linear mipmap
+/// filtering), multi-sample textures (`tex.2dms`, `tex.a2dms`) and `txq.level`,
+/// `num_mipmap_levels`, `num_samples`, against the host reference of the ptxrt.h rules.
+const TEXTURE_MIPMAPS: Fixture = Fixture {
+        ptx: "texture_mipmaps.ptx",
+        host: "texture_mipmaps_host.c",
+        ok_lines: &["texture_mipmaps: all checks OK"],
+    };
+
+#[test]
+fn texture_mipmaps() {
+    run_fixture(&TEXTURE_MIPMAPS);
+}
+
+/// Hand-written PTX 6.0: the depth-compare operand of `tex`/`tld4` on 2d, a2d (normalized
+/// u16), cube and mipmapped 2d textures with every `compareFunc` x point/linear filtering,
+/// ties, NaN and border texels, an offset, `.level`, and the zeroed descriptor (LessEqual).
+const TEXTURE_DEPTH_COMPARE: Fixture = Fixture {
+        ptx: "texture_depth_compare.ptx",
+        host: "texture_depth_compare_host.c",
+        ok_lines: &["texture_depth_compare: all checks OK"],
+    };
+
+#[test]
+fn texture_depth_compare() {
+    run_fixture(&TEXTURE_DEPTH_COMPARE);
+}
+
 /// Every fixture above, for the cross-target run.
-const ALL_FIXTURES: &[&Fixture] = &[&MEMORY_FORMS, &SPECIAL_CONTROL, &DEVICE_LAUNCH, &TEXTURES, &TEXREF_LEGACY, &TEXTURE_QUERIES, &TEXTURE_INDEPENDENT, &GUARDS, &ATOMICS_WIDE, &LEGACY_VOTE, &ALGORITHMS, &MEMORY, &SPACES, &CONCURRENT, &VECADD, &REDUCE, &SAXPY_NVOPENCC, &BARRIER_EXIT, &ATOMICS, &CALLS, &FIBERS, &SPIN_WAIT, &TRAP, &DEVICE_LIB, &WARPS, &LEGACY_WARP, &MATRIX, &MATRIX_SM90];
+const ALL_FIXTURES: &[&Fixture] = &[&MEMORY_FORMS, &SPECIAL_CONTROL, &DEVICE_LAUNCH, &TEXTURES, &TEXREF_LEGACY, &TEXTURE_QUERIES, &TEXTURE_INDEPENDENT, &TEXTURE_MIPMAPS, &TEXTURE_DEPTH_COMPARE, &GUARDS, &ATOMICS_WIDE, &LEGACY_VOTE, &ALGORITHMS, &MEMORY, &SPACES, &CONCURRENT, &VECADD, &REDUCE, &SAXPY_NVOPENCC, &BARRIER_EXIT, &ATOMICS, &CALLS, &FIBERS, &SPIN_WAIT, &TRAP, &DEVICE_LIB, &WARPS, &LEGACY_WARP, &MATRIX, &MATRIX_SM90, &MATRIX_SM120];
 
 /// Every fixture with every kernel forced onto the fiber scheduler (`--scheduler fibers`):
 /// the general scheduler gives the same results as thread loops on all of them.

@@ -43,6 +43,9 @@ pub(super) struct Rule {
     pub mods: &'static [&'static str],
     pub version: (u8, u8),
     pub sm: u16,
+    /// Non-zero: the rule holds only for files targeting exactly this `sm_NN` (`cvt` with
+    /// `.e4m3x2` needs PTX 8.1 on sm_89 but 7.8 on sm_90).
+    pub only_on: u16,
 }
 
 #[derive(Debug)]
@@ -87,6 +90,8 @@ pub(crate) struct FormMatch {
     pub operands: RangeInclusive<usize>,
     /// The PTX ISA version (`.version`) the form needs at least.
     pub min_version: (u32, u32),
+    /// The file's target when `min_version` is a requirement of that target only.
+    pub min_version_on: Option<u32>,
     /// The `sm_NN` target the form needs at least (10 when any target will do).
     pub min_sm: u32,
     /// For forms that later versions dropped: the last `.version` that accepts them.
@@ -176,9 +181,14 @@ pub(crate) fn match_form(opcode: &str, modifiers: &[&str], operands: Option<usiz
 
 fn form_match(form: &Form, modifiers: &[&str], file: &FileTarget) -> FormMatch {
     let (mut version, mut sm) = (form.version, form.sm);
+    let mut version_on = None;
     for rule in form.rules {
         let lifted = file.maps_f64_to_f32 && rule.sm == DOUBLE_PRECISION_SM && rule.mods.contains(&".f64");
-        if rule_applies(rule, form, modifiers) && !lifted {
+        let elsewhere = rule.only_on != 0 && file.sm != Some(rule.only_on as u32);
+        if rule_applies(rule, form, modifiers) && !lifted && !elsewhere {
+            if rule.version > version {
+                version_on = (rule.only_on != 0).then_some(rule.only_on as u32);
+            }
             version = version.max(rule.version);
             sm = sm.max(rule.sm);
         }
@@ -187,6 +197,7 @@ fn form_match(form: &Form, modifiers: &[&str], file: &FileTarget) -> FormMatch {
     FormMatch {
         operands: form.operands.0 as usize..=form.operands.1 as usize,
         min_version: (version.0 as u32, version.1 as u32),
+        min_version_on: version_on,
         min_sm: sm.max(10) as u32,
         // 99.9 and sm_999 are the generator's "no limit".
         max_version: (until_major < 99).then_some((until_major as u32, until_minor as u32)),

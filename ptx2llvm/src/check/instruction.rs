@@ -342,7 +342,8 @@ fn check_form(scope: &mut FnScope, inst: &ast::Instruction) -> Option<()> {
     let version = scope.cx.out.version;
     let needs = |(major, minor): (u32, u32)| format!("{major}.{minor}");
     if version < form.min_version {
-        let msg = format!("`{}` requires PTX ISA version {} or later (the file declares `.version {}`)", full_name(inst), needs(form.min_version), needs(version));
+        let on = form.min_version_on.map(|sm| format!(" on `sm_{sm}`")).unwrap_or_default();
+        let msg = format!("`{}` requires PTX ISA version {} or later{on} (the file declares `.version {}`)", full_name(inst), needs(form.min_version), needs(version));
         scope.error(inst.opcode.span.start..inst.span.end, msg);
         return None;
     }

@@ -11,7 +11,7 @@ use super::function::{FnScope, LocalOrGlobal, LocalSymbol};
 use super::instruction::{expect_operands, unsupported, Converted, Mods, PendingTerm};
 use super::operands::Width;
 use crate::front::ast::{self, Operand as A, Spanned};
-use crate::ir::{self, AddressBase, IntBinOp, MatrixElem, MatrixKind, MatrixOp, MatrixRole, MmaTypes, Op, Operand, ScalarType, StateSpace};
+use crate::ir::{self, AddressBase, IntBinOp, MatrixElem, MatrixKind, MatrixOp, MatrixRole, MmaBitOp, MmaTypes, Op, Operand, Rounding, ScalarType, StateSpace};
 
 type Guard = Option<ir::PredRef>;
 
@@ -36,12 +36,16 @@ fn elem(name: &str) -> Option<MatrixElem> {
         ".u4" => MatrixElem::U4,
         ".e4m3" => MatrixElem::E4M3,
         ".e5m2" => MatrixElem::E5M2,
+        ".b1" => MatrixElem::B1,
+        ".e3m2" => MatrixElem::E3M2,
+        ".e2m3" => MatrixElem::E2M3,
+        ".e2m1" => MatrixElem::E2M1,
         _ => return None,
     })
 }
 
 /// The element-type modifiers in written order; `None` for types the runtime lacks
-/// (`.b1`, the 6- and 4-bit floats).
+/// (`.b16`, `.b8` of the load/store forms it does not translate).
 fn elem_types(mods: &mut Mods) -> Vec<Option<MatrixElem>> {
     let mut out = vec![];
     while let Some(n) = mods.one_of(ELEM_NAMES) {
@@ -196,30 +200,46 @@ pub(super) fn warp_matrix(scope: &mut FnScope, inst: &ast::Instruction, mut mods
 
 /// The types of `mma`/`wmma.mma` from the written type list (`.dtype.atype.btype.ctype`,
 /// or `.dtype.ctype` for `.f16` multiplicands).
-fn mma_types(types: &[Option<MatrixElem>], a_col: bool, b_col: bool, satfinite: bool) -> Option<MmaTypes> {
+fn mma_types(types: &[Option<MatrixElem>]) -> Option<[MatrixElem; 4]> {
     let [d, a, b, c] = match types {
         [d, c] => [*d, Some(MatrixElem::F16), Some(MatrixElem::F16), *c],
         [d, a, b, c] => [*d, *a, *b, *c],
         _ => return None,
     };
-    Some(MmaTypes { a: a?, b: b?, c: c?, d: d?, a_col, b_col, satfinite })
+    Some([a?, b?, c?, d?])
 }
 
-/// The layouts, `.satfinite`, `.rn` and element types of `mma` and `wmma.mma`.
+/// The layouts, `.satfinite`, rounding, single-bit operation, `.kind::f8f6f4` and element
+/// types of `mma` and `wmma.mma`. The form table has checked which of them go together.
 fn mma_form(mods: &mut Mods) -> Option<MmaTypes> {
     let a_col = mods.one_of(&[".row", ".col"]) == Some(".col");
     let b_col = mods.one_of(&[".row", ".col"]) == Some(".col");
     let satfinite = mods.has(".satfinite");
-    mods.has(".rn");
-    let types = elem_types(mods);
-    mma_types(&types, a_col, b_col, satfinite)
+    let rounding = match mods.one_of(&[".rn", ".rz", ".rm", ".rp"]) {
+        Some(".rz") => Rounding::TowardZero,
+        Some(".rm") => Rounding::Down,
+        Some(".rp") => Rounding::Up,
+        _ => Rounding::NearestEven,
+    };
+    let bit_op = match mods.one_of(&[".xor", ".and"]) {
+        Some(".xor") => Some(MmaBitOp::Xor),
+        Some(_) => Some(MmaBitOp::And),
+        None => None,
+    };
+    // `.popc` completes the single-bit operation (the form table requires it there).
+    mods.has(".popc");
+    // The f8f6f4 kind only says that 6- and 4-bit elements sit in 8-bit containers,
+    // which their element types already say.
+    mods.has(".kind::f8f6f4");
+    let [a, b, c, d] = mma_types(&elem_types(mods))?;
+    Some(MmaTypes { a, b, c, d, a_col, b_col, satfinite, rounding, bit_op })
 }
 
 fn mma(scope: &mut FnScope, inst: &ast::Instruction, mut mods: Mods, guard: Guard) -> Option<Converted> {
     let what = written(inst);
     let Some(shape) = shape(&mut mods) else { return unsupported(scope, inst, guard, what) };
     let Some(t) = mma_form(&mut mods) else { return unsupported(scope, inst, guard, what) };
-    // Block scaling, `.kind::*`, single-bit `.xor.popc` and directed rounding stay unsupported.
+    // Block scaling (`.kind::mxf*`, `.block_scale`) stays unsupported.
     if !mods.finish() {
         return unsupported(scope, inst, guard, what);
     }
@@ -253,7 +273,8 @@ fn wmma(scope: &mut FnScope, inst: &ast::Instruction, mut mods: Mods, guard: Gua
     match action {
         Some(".mma") => {
             let Some(t) = mma_form(&mut mods) else { return unsupported(scope, inst, guard, what) };
-            if !mods.finish() {
+            // Single-bit `wmma` fragments are not implemented in our `wmma` layout.
+            if t.bit_op.is_some() || !mods.finish() {
                 return unsupported(scope, inst, guard, what);
             }
             if !expect_operands(scope, inst, &[4]) {
@@ -272,7 +293,7 @@ fn wmma(scope: &mut FnScope, inst: &ast::Instruction, mut mods: Mods, guard: Gua
             let space = matrix_space(&mut mods);
             let types = elem_types(&mut mods);
             let Some(&[Some(e)]) = Some(&types[..]) else { return unsupported(scope, inst, guard, what) };
-            if !mods.finish() {
+            if e == MatrixElem::B1 || !mods.finish() {
                 return unsupported(scope, inst, guard, what);
             }
             if !expect_operands(scope, inst, &[2, 3]) {

@@ -1,14 +1,14 @@
 //! Texture, surface and opaque-type instructions: `tex`, `tld4`, `txq` (ISA 9.2 §9.7.10),
 //! `suld`, `sust`, `sured`, `suq` (§9.7.11) and `istypep` → `Op::Texture`.
 //!
-//! Forms lowering does not translate yet (multi-sample textures, mipmap levels
-//! and gradients, depth compare) become `Op::Unsupported`.
+//! The depth-compare operand `f` of `tex`/`tld4` is kept as `TextureOp::Fetch::depth_compare`;
+//! which comparison passes is state of the texture or sampler (`compareFunc`, ptxrt.h).
 
 use super::function::FnScope;
 use super::instruction::{done, expect_operands, unsupported, Converted, Mods};
 use super::operands::Width;
 use crate::front::ast::{self, Operand as A, Spanned};
-use crate::ir::{self, HandleKind, Op, ScalarType, SurfaceClamp, SurfaceRedOp, TexGeom, TexQuery, TextureOp};
+use crate::ir::{self, HandleKind, Op, ScalarType, SurfaceClamp, SurfaceRedOp, TexGeom, TexLod, TexQuery, TextureOp};
 
 pub(super) fn convert(scope: &mut FnScope, inst: &ast::Instruction, mods: Mods, guard: Option<ir::PredRef>) -> Option<Converted> {
     match inst.opcode.node.as_str() {
@@ -65,22 +65,23 @@ fn handle(scope: &mut FnScope, op: &Spanned<A>, want: &[HandleKind]) -> Option<i
     }
 }
 
-fn geometry(mods: &mut Mods) -> Option<Result<TexGeom, &'static str>> {
+fn geometry(mods: &mut Mods) -> Option<TexGeom> {
     Some(match mods.one_of(&[".1d", ".2d", ".3d", ".a1d", ".a2d", ".cube", ".acube", ".2dms", ".a2dms"])? {
-        ".1d" => Ok(TexGeom::D1),
-        ".2d" => Ok(TexGeom::D2),
-        ".3d" => Ok(TexGeom::D3),
-        ".a1d" => Ok(TexGeom::A1d),
-        ".a2d" => Ok(TexGeom::A2d),
-        ".cube" => Ok(TexGeom::Cube),
-        ".acube" => Ok(TexGeom::ACube),
-        other => Err(other),
+        ".1d" => TexGeom::D1,
+        ".2d" => TexGeom::D2,
+        ".3d" => TexGeom::D3,
+        ".a1d" => TexGeom::A1d,
+        ".a2d" => TexGeom::A2d,
+        ".cube" => TexGeom::Cube,
+        ".acube" => TexGeom::ACube,
+        ".2dms" => TexGeom::D2ms,
+        _ => TexGeom::A2dms,
     })
 }
 
 /// The coordinate elements: a vector `{x, y}` or a scalar (1d). Elements past what the
 /// geometry uses are resolved and ignored (the ISA allows `.v4` vectors for any geometry).
-/// The layer of array geometries is `.u32`; the others have type `ty`.
+/// The leading index elements (layer, cube, sample) are `.u32`; the others have type `ty`.
 fn coordinates(scope: &mut FnScope, op: &Spanned<A>, geom: TexGeom, ty: ScalarType, opcode: &str) -> Option<Vec<ir::Operand>> {
     let elems = scope.vector_elements(op);
     let need = geom.coords();
@@ -88,7 +89,6 @@ fn coordinates(scope: &mut FnScope, op: &Spanned<A>, geom: TexGeom, ty: ScalarTy
         scope.error(op.span.clone(), format!("`{opcode}` with this geometry needs {need} coordinates, found {}", elems.len()));
         return None;
     }
-    let arrayed = matches!(geom, TexGeom::A1d | TexGeom::A2d | TexGeom::ACube);
     let mut out = vec![];
     for (i, e) in elems.iter().enumerate() {
         if i >= need {
@@ -97,7 +97,7 @@ fn coordinates(scope: &mut FnScope, op: &Spanned<A>, geom: TexGeom, ty: ScalarTy
             }
             continue;
         }
-        let t = if arrayed && i == 0 { ScalarType::U32 } else { ty };
+        let t = if i < geom.indices() { ScalarType::U32 } else { ty };
         out.push(scope.src(e, t, Width::Exact)?);
     }
     Some(out)
@@ -106,7 +106,7 @@ fn coordinates(scope: &mut FnScope, op: &Spanned<A>, geom: TexGeom, ty: ScalarTy
 /// The `.s32` elements of a texel offset operand `e`: one per dimension of the geometry
 /// (3d takes a fourth, ignored one; elements past the dimensions are resolved and ignored).
 fn offset_elements(scope: &mut FnScope, op: &Spanned<A>, geom: TexGeom, opcode: &str) -> Option<Vec<ir::Operand>> {
-    let dims = geom.coords() - matches!(geom, TexGeom::A1d | TexGeom::A2d | TexGeom::ACube) as usize;
+    let dims = geom.coords() - geom.indices();
     let elems = scope.vector_elements(op);
     if elems.len() < dims {
         scope.error(op.span.clone(), format!("`{opcode}` with this geometry needs an offset of {dims} elements, found {}", elems.len()));
@@ -157,8 +157,7 @@ fn fetch(scope: &mut FnScope, inst: &ast::Instruction, mut mods: Mods, guard: Op
         None
     };
     let geom = match geometry(&mut mods) {
-        Some(Ok(g)) => g,
-        Some(Err(g)) => return unsupported(scope, inst, guard, format!("`{opcode}{g}` (multi-sample textures)")),
+        Some(g) => g,
         None => {
             scope.error(inst.opcode.span.clone(), format!("`{opcode}` needs a geometry (`.1d`, `.2d`, ...)"));
             return None;
@@ -168,10 +167,18 @@ fn fetch(scope: &mut FnScope, inst: &ast::Instruction, mut mods: Mods, guard: Op
         scope.error(inst.opcode.span.clone(), "`tld4` takes `.2d`, `.a2d`, `.cube` or `.acube`");
         return None;
     }
-    if let Some(m) = mods.one_of(&[".level", ".grad"]) {
-        return unsupported(scope, inst, guard, format!("`{opcode}{m}` (mipmapped textures)"));
+    let multisample = matches!(geom, TexGeom::D2ms | TexGeom::A2dms);
+    let lod_mode = mods.one_of(&[".base", ".level", ".grad"]).filter(|m| *m != ".base");
+    if let Some(m) = lod_mode {
+        if gather.is_some() {
+            scope.error(inst.opcode.span.clone(), format!("`tld4` takes no mipmap mode (`{m}`)"));
+            return None;
+        }
+        if multisample {
+            scope.error(inst.opcode.span.clone(), format!("`tex{m}` does not apply to multi-sample textures (`.2dms`, `.a2dms`)"));
+            return None;
+        }
     }
-    mods.has(".base");
     let two_element = mods.has(".v2");
     if !two_element {
         mods.has(".v4");
@@ -198,10 +205,26 @@ fn fetch(scope: &mut FnScope, inst: &ast::Instruction, mut mods: Mods, guard: Op
         scope.error(inst.opcode.span.clone(), format!("`{opcode}` cannot take `{}` coordinates", ctype.name()));
         return None;
     }
+    if multisample && ctype != ScalarType::S32 {
+        scope.error(inst.opcode.span.clone(), "multi-sample textures (`.2dms`, `.a2dms`) take `.s32` coordinates");
+        return None;
+    }
     let Some((a, b, c, extra)) = split_access(ops) else {
         scope.error(inst.span.clone(), format!("`{opcode}` expects `d, [texture, {{sampler,}} coordinates]`"));
         return None;
     };
+    // `.level` takes `lod`, `.grad` `dPdx, dPdy` before the optional operands.
+    let lod_operands = match lod_mode {
+        Some(".level") => 1,
+        Some(_) => 2,
+        None => 0,
+    };
+    if extra.len() < lod_operands {
+        let what = if lod_operands == 1 { "a level-of-detail operand" } else { "the gradients `dPdx, dPdy`" };
+        scope.error(inst.span.clone(), format!("`tex{}` needs {what} after the access", lod_mode.unwrap_or_default()));
+        return None;
+    }
+    let (lod_ops, extra) = extra.split_at(lod_operands);
     // `{, e} {, f}`: the offset is a vector (`{%r5}`, `{%r5, %r6}`), the depth-compare
     // value a scalar.
     let (offset_op, depth_op) = match extra {
@@ -218,10 +241,13 @@ fn fetch(scope: &mut FnScope, inst: &ast::Instruction, mut mods: Mods, guard: Op
         scope.error(inst.span.clone(), format!("`{opcode}` takes no offset operand with cubemap geometries"));
         return None;
     }
-    if depth_op.is_some() {
-        // The ISA does not say which comparison passes (it is a property of the depth
-        // texture that the runtime API here does not carry).
-        return unsupported(scope, inst, guard, format!("`{opcode}` with a depth-compare operand"));
+    if depth_op.is_some() && (multisample || geom == TexGeom::D3) {
+        scope.error(inst.span.clone(), format!("`{opcode}` takes no depth-compare operand with `.3d`, `.2dms` or `.a2dms`"));
+        return None;
+    }
+    if depth_op.is_some() && ctype != ScalarType::F32 {
+        scope.error(inst.opcode.span.clone(), format!("`{opcode}` with a depth-compare operand takes `.f32` coordinates"));
+        return None;
     }
     // `d|p`: the residency predicate (see `TextureOp::Fetch`).
     let (data, resident) = match &ops[0].node {
@@ -236,6 +262,15 @@ fn fetch(scope: &mut FnScope, inst: &ast::Instruction, mut mods: Mods, guard: Op
     let coords = coordinates(scope, c, geom, ctype, opcode)?;
     let offset = match offset_op {
         Some(e) => Some(offset_elements(scope, e, geom, opcode)?),
+        None => None,
+    };
+    let lod = match lod_ops {
+        [level] => TexLod::Level(scope.src(level, ctype, Width::Exact)?),
+        [dpdx, dpdy] => TexLod::Grad(gradient(scope, dpdx, geom)?, gradient(scope, dpdy, geom)?),
+        _ => TexLod::Base,
+    };
+    let depth_compare = match depth_op {
+        Some(f) => Some(scope.src(f, ScalarType::F32, Width::Exact)?),
         None => None,
     };
     let elems = scope.vector_elements(data);
@@ -256,16 +291,40 @@ fn fetch(scope: &mut FnScope, inst: &ast::Instruction, mut mods: Mods, guard: Op
         Some(p) => Some(scope.dst(p, ScalarType::Pred, Width::Exact)?),
         None => None,
     };
-    let op = TextureOp::Fetch { gather, geom, dtype, float_coords: ctype == ScalarType::F32, dst, resident, texture, sampler, coords, offset };
+    let op = TextureOp::Fetch { gather, geom, dtype, float_coords: ctype == ScalarType::F32, dst, resident, texture, sampler, coords, offset, lod, depth_compare };
     done(guard, Op::Texture(op), inst)
+}
+
+/// The `.f32` elements of a `tex.grad` partial: one per dimension (three for cubemaps; a
+/// fourth element of 3d and cubemap vectors is resolved and ignored).
+fn gradient(scope: &mut FnScope, op: &Spanned<A>, geom: TexGeom) -> Option<Vec<ir::Operand>> {
+    let dims = match geom {
+        TexGeom::D1 | TexGeom::A1d => 1,
+        TexGeom::D2 | TexGeom::A2d | TexGeom::D2ms | TexGeom::A2dms => 2,
+        TexGeom::D3 | TexGeom::Cube | TexGeom::ACube => 3,
+    };
+    let elems = scope.vector_elements(op);
+    if elems.len() < dims {
+        scope.error(op.span.clone(), format!("`tex.grad` with this geometry needs gradients of {dims} elements, found {}", elems.len()));
+        return None;
+    }
+    let mut out = vec![];
+    for (i, e) in elems.iter().enumerate() {
+        if i >= dims {
+            if !scope.resolve_any(e) {
+                return None;
+            }
+            continue;
+        }
+        out.push(scope.src(e, ScalarType::F32, Width::Exact)?);
+    }
+    Some(out)
 }
 
 fn query(scope: &mut FnScope, inst: &ast::Instruction, mut mods: Mods, guard: Option<ir::PredRef>) -> Option<Converted> {
     let opcode = inst.opcode.node.as_str();
     let ops = &inst.operands;
-    if mods.has(".level") {
-        return unsupported(scope, inst, guard, "`txq.level` (mipmapped textures)");
-    }
+    let level = mods.has(".level");
     let texture_queries: &[(&str, TexQuery)] = &[
         (".width", TexQuery::Width),
         (".height", TexQuery::Height),
@@ -291,7 +350,11 @@ fn query(scope: &mut FnScope, inst: &ast::Instruction, mut mods: Mods, guard: Op
         return None;
     };
     mods.has(".b32");
-    if !mods.finish() || !expect_operands(scope, inst, &[2]) {
+    if !mods.finish() || !expect_operands(scope, inst, &[if level { 3 } else { 2 }]) {
+        return None;
+    }
+    if level && (opcode != "txq" || !matches!(name, ".width" | ".height" | ".depth")) {
+        scope.error(inst.opcode.span.clone(), "`.level` queries are `txq.level.width`, `.height` and `.depth`");
         return None;
     }
     let is_sampler_query = sampler_queries.iter().any(|(n, _)| *n == name);
@@ -304,7 +367,11 @@ fn query(scope: &mut FnScope, inst: &ast::Instruction, mut mods: Mods, guard: Op
     };
     let dst = scope.dst(&ops[0], ScalarType::B32, Width::Exact)?;
     let h = handle(scope, &ops[1], kinds)?;
-    done(guard, Op::Texture(TextureOp::Query { query, dst, handle: h }), inst)
+    let level = match level {
+        true => Some(scope.src(&ops[2], ScalarType::S32, Width::Exact)?),
+        false => None,
+    };
+    done(guard, Op::Texture(TextureOp::Query { query, dst, handle: h, level }), inst)
 }
 
 fn surface(scope: &mut FnScope, inst: &ast::Instruction, mut mods: Mods, guard: Option<ir::PredRef>) -> Option<Converted> {
@@ -334,7 +401,7 @@ fn surface(scope: &mut FnScope, inst: &ast::Instruction, mut mods: Mods, guard: 
         None
     };
     let geom = match geometry(&mut mods) {
-        Some(Ok(g)) if !matches!(g, TexGeom::Cube | TexGeom::ACube) => g,
+        Some(g) if !matches!(g, TexGeom::Cube | TexGeom::ACube | TexGeom::D2ms | TexGeom::A2dms) => g,
         _ => {
             scope.error(inst.opcode.span.clone(), format!("`{opcode}` needs a geometry (`.1d`, `.2d`, `.3d`, `.a1d`, `.a2d`)"));
             return None;

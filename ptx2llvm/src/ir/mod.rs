@@ -258,6 +258,13 @@ pub enum MatrixElem {
     U4,
     E4M3,
     E5M2,
+    /// `.b1`: single bits, 32 to a register (`mma` with `.xor.popc`/`.and.popc`).
+    B1,
+    /// `.kind::f8f6f4` 6- and 4-bit floats, each in an 8-bit container: `.e3m2`/`.e2m3` in
+    /// the low 6 bits, `.e2m1` in bits 2..5 (the other bits are padding).
+    E3M2,
+    E2M3,
+    E2M1,
 }
 
 impl MatrixElem {
@@ -267,8 +274,9 @@ impl MatrixElem {
             MatrixElem::F16 | MatrixElem::BF16 => 16,
             MatrixElem::TF32 | MatrixElem::F32 | MatrixElem::S32 => 32,
             MatrixElem::F64 => 64,
-            MatrixElem::S8 | MatrixElem::U8 | MatrixElem::E4M3 | MatrixElem::E5M2 => 8,
+            MatrixElem::S8 | MatrixElem::U8 | MatrixElem::E4M3 | MatrixElem::E5M2 | MatrixElem::E3M2 | MatrixElem::E2M3 | MatrixElem::E2M1 => 8,
             MatrixElem::S4 | MatrixElem::U4 => 4,
+            MatrixElem::B1 => 1,
         }
     }
 }
@@ -293,6 +301,17 @@ pub struct MmaTypes {
     pub b_col: bool,
     /// `.satfinite` (integer types): the result is clamped to the `.s32` range instead of wrapping.
     pub satfinite: bool,
+    /// `.rn`/`.rz`/`.rm`/`.rp` of `.f64` products: the rounding of every fused multiply-add.
+    pub rounding: Rounding,
+    /// Single-bit products (`.b1`): `D = C + popc(row of A <op> column of B)`.
+    pub bit_op: Option<MmaBitOp>,
+}
+
+/// The logical operation of a single-bit `mma` (`.xor.popc`, `.and.popc`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MmaBitOp {
+    Xor,
+    And,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -1210,6 +1229,10 @@ pub enum TexGeom {
     Cube,
     /// `.acube`: the cube index (`.u32`), then a direction.
     ACube,
+    /// `.2dms` (`tex`): the sample (`.u32`), then `.s32` texel indices x, y.
+    D2ms,
+    /// `.a2dms` (`tex`): the layer and the sample (`.u32`), then x, y.
+    A2dms,
 }
 
 impl TexGeom {
@@ -1219,10 +1242,31 @@ impl TexGeom {
         match self {
             TexGeom::D1 => 1,
             TexGeom::D2 | TexGeom::A1d => 2,
-            TexGeom::D3 | TexGeom::A2d | TexGeom::Cube => 3,
-            TexGeom::ACube => 4,
+            TexGeom::D3 | TexGeom::A2d | TexGeom::Cube | TexGeom::D2ms => 3,
+            TexGeom::ACube | TexGeom::A2dms => 4,
         }
     }
+
+    /// Leading `.u32` index elements of the coordinates (layer, cube, sample).
+    pub fn indices(self) -> usize {
+        match self {
+            TexGeom::D1 | TexGeom::D2 | TexGeom::D3 | TexGeom::Cube => 0,
+            TexGeom::A1d | TexGeom::A2d | TexGeom::ACube | TexGeom::D2ms => 1,
+            TexGeom::A2dms => 2,
+        }
+    }
+}
+
+/// How a `tex` picks the mipmap level (ISA 9.2 §9.7.10.3, "Mipmaps").
+#[derive(Debug, Clone)]
+pub enum TexLod {
+    /// `.base` (or no mode): level 0.
+    Base,
+    /// `.level`: the level of detail, typed like the coordinates (`.f32` or `.s32`).
+    Level(Operand),
+    /// `.grad`: the `.f32` partials dPdx and dPdy (one element per coordinate dimension;
+    /// three for cubemaps).
+    Grad(Vec<Operand>, Vec<Operand>),
 }
 
 /// What a surface access does outside the surface (`.trap .clamp .zero`).
@@ -1281,10 +1325,12 @@ pub enum TextureOp {
     /// destinations: `{r, g}` and `{b, a}`, the first channel in the low half); `float_coords`
     /// for `.f32` coordinates (else `.s32` texel indices). `resident` is the optional `d|p`
     /// predicate: every texel is resident in memory here, so it is always set to true.
-    /// `offset` is the optional `.s32` texel offset operand `e` (one element per dimension).
-    Fetch { gather: Option<u8>, geom: TexGeom, dtype: ScalarType, float_coords: bool, dst: Vec<Option<RegId>>, resident: Option<RegId>, texture: Operand, sampler: Option<Operand>, coords: Vec<Operand>, offset: Option<Vec<Operand>> },
-    /// `txq.query.b32 d, [a]` and `suq.query.b32 d, [a]`.
-    Query { query: TexQuery, dst: RegId, handle: Operand },
+    /// `offset` is the optional `.s32` texel offset operand `e` (one element per dimension);
+    /// `lod` the mipmap mode; `depth_compare` the optional `.f32` depth-compare operand `f`
+    /// (each texel becomes 1.0 or 0.0 by the texture's or sampler's comparison with it).
+    Fetch { gather: Option<u8>, geom: TexGeom, dtype: ScalarType, float_coords: bool, dst: Vec<Option<RegId>>, resident: Option<RegId>, texture: Operand, sampler: Option<Operand>, coords: Vec<Operand>, offset: Option<Vec<Operand>>, lod: TexLod, depth_compare: Option<Operand> },
+    /// `txq.query.b32 d, [a]`, `suq.query.b32 d, [a]` and `txq.level.query.b32 d, [a], level`.
+    Query { query: TexQuery, dst: RegId, handle: Operand, level: Option<Operand> },
     /// `suld.b.geom.vec.ty.clamp d, [s, c]`: `dst.len()` elements of `ty` (`.b8`–`.b64`) from
     /// byte offset `c[0]` of the row.
     SurfaceLoad { geom: TexGeom, clamp: SurfaceClamp, ty: ScalarType, dst: Vec<Option<RegId>>, surface: Operand, coords: Vec<Operand> },
@@ -1307,13 +1353,22 @@ impl TextureOp {
             }
         };
         match self {
-            TextureOp::Fetch { texture, sampler, coords, offset, .. } => {
+            TextureOp::Fetch { texture, sampler, coords, offset, lod, depth_compare, .. } => {
                 o(texture);
                 sampler.iter().for_each(&mut o);
+                depth_compare.iter().for_each(&mut o);
                 coords.iter().for_each(&mut o);
                 offset.iter().flatten().for_each(&mut o);
+                match lod {
+                    TexLod::Base => {}
+                    TexLod::Level(l) => o(l),
+                    TexLod::Grad(dx, dy) => dx.iter().chain(dy).for_each(&mut o),
+                }
             }
-            TextureOp::Query { handle, .. } => o(handle),
+            TextureOp::Query { handle, level, .. } => {
+                o(handle);
+                level.iter().for_each(&mut o);
+            }
             TextureOp::SurfaceLoad { surface, coords, .. } => {
                 o(surface);
                 coords.iter().for_each(&mut o);

@@ -121,14 +121,19 @@ pub mod sync {
     pub const STMATRIX: u64 = 12;
     pub const MOVMATRIX: u64 = 13;
 
-    /// Matrix instruction `flags`: element types in 4-bit fields (A, B, C, D from bit 0),
-    /// then these bits; `MATRIX_ROLE_SHIFT` holds a `wmma.load`'s matrix (0 A, 1 B, 2 C).
-    pub const MATRIX_A_COL: u64 = 1 << 16;
-    pub const MATRIX_B_COL: u64 = 1 << 17;
-    pub const MATRIX_SATFINITE: u64 = 1 << 18;
-    pub const MATRIX_TRANS: u64 = 1 << 19;
-    pub const MATRIX_SHARED: u64 = 1 << 20;
-    pub const MATRIX_ROLE_SHIFT: u64 = 22;
+    /// Matrix instruction `flags`: element types in 5-bit fields (A, B, C, D from bit 0),
+    /// then these bits; `MATRIX_ROLE_SHIFT` holds a `wmma.load`'s matrix (0 A, 1 B, 2 C),
+    /// `MATRIX_ROUND_SHIFT` the rounding of `.f64` products (0 `.rn`, 1 `.rz`, 2 `.rm`, 3 `.rp`).
+    pub const MATRIX_ELEM_BITS: u64 = 5;
+    pub const MATRIX_A_COL: u64 = 1 << 20;
+    pub const MATRIX_B_COL: u64 = 1 << 21;
+    pub const MATRIX_SATFINITE: u64 = 1 << 22;
+    pub const MATRIX_TRANS: u64 = 1 << 23;
+    pub const MATRIX_SHARED: u64 = 1 << 24;
+    pub const MATRIX_ROLE_SHIFT: u64 = 25;
+    pub const MATRIX_ROUND_SHIFT: u64 = 27;
+    /// Single-bit products: `.and.popc` (else `.xor.popc`).
+    pub const MATRIX_POPC_AND: u64 = 1 << 29;
 
     pub const ALIGNED: u64 = 1;
     pub const SIGNED: u64 = 2;

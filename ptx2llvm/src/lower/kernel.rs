@@ -12,6 +12,7 @@
 use super::abi;
 use super::fusion;
 use super::guards::{self, Narrowing};
+use super::interchange;
 use super::regions::{self, Regions};
 use super::thread::{FnCx, Thread, Uniform};
 use super::{LowerError, ModuleLowerer, R};
@@ -32,13 +33,15 @@ const COMPACT_ABOVE_REGIONS: usize = 12;
 
 /// Which threads a region's thread loop runs.
 #[derive(Clone, Copy)]
-enum Filter<'ctx> {
+pub(super) enum Filter<'ctx> {
     /// Every thread (the entry region, or the scheduler said the whole block continues).
     All,
     /// The threads whose state says the scheduler released them into the region.
     Released,
     /// Every thread if the value is true, else the released ones.
     DenseOrReleased(IntValue<'ctx>),
+    /// The threads parked at interchange point `q` (`interchange`).
+    Waiting(usize),
 }
 
 pub struct LoweredKernel<'ctx> {
@@ -49,26 +52,39 @@ pub struct LoweredKernel<'ctx> {
 }
 
 /// Where each saved register lives in the structure-of-arrays context area.
-struct ContextLayout {
+pub(super) struct ContextLayout<'ctx> {
     /// Per register (by index): (per-thread byte offset prefix, element size).
-    slots: HashMap<ir::RegId, (u64, u32)>,
+    pub(super) slots: HashMap<ir::RegId, (u64, u32)>,
     /// Prefix of the i32 state array, if the kernel has barriers.
     state: Option<u64>,
+    /// Prefix of the i32 array of interchange points threads are parked at (`interchange`).
+    pub(super) wait: Option<u64>,
     bytes_per_thread: u64,
+    /// The kernel's interchanged loops.
+    pub(super) interchange: Option<interchange::State<'ctx>>,
 }
 
-fn context_layout(f: &ir::Function, regions: &Regions) -> ContextLayout {
-    let mut items: Vec<(Option<ir::RegId>, u32)> = regions.saved.iter().map(|r| (Some(*r), f.regs[r.0 as usize].ty.bytes())).collect();
+fn context_layout<'ctx>(f: &ir::Function, regions: &Regions, plan: Option<&interchange::Plan>) -> ContextLayout<'ctx> {
+    let mut saved: std::collections::BTreeSet<ir::RegId> = regions.saved.iter().copied().collect();
+    saved.extend(plan.map(|p| p.saved_regs()).unwrap_or_default());
+    let mut items: Vec<(Option<ir::RegId>, u32)> = saved.iter().map(|r| (Some(*r), f.regs[r.0 as usize].ty.bytes())).collect();
     if regions.has_sync_points() {
         items.push((None, 4));
+    }
+    // The wait array: after the state array (same size, sorted by the register index key).
+    let wait_key = ir::RegId(u32::MAX);
+    if plan.is_some() {
+        items.push((Some(wait_key), 4));
     }
     // Larger elements first keeps every array naturally aligned for any thread count.
     items.sort_by_key(|(r, size)| (std::cmp::Reverse(*size), r.map(|r| r.0)));
     let mut slots = HashMap::new();
     let mut state = None;
+    let mut wait = None;
     let mut off = 0u64;
     for (r, size) in items {
         match r {
+            Some(r) if r == wait_key => wait = Some(off),
             Some(r) => {
                 slots.insert(r, (off, size));
             }
@@ -76,13 +92,14 @@ fn context_layout(f: &ir::Function, regions: &Regions) -> ContextLayout {
         }
         off += size as u64;
     }
-    ContextLayout { slots, state, bytes_per_thread: off }
+    ContextLayout { slots, state, wait, bytes_per_thread: off, interchange: None }
 }
 
 pub fn lower_entry<'ctx>(ml: &ModuleLowerer<'ctx, '_>, index: usize, f: &ir::Function) -> R<LoweredKernel<'ctx>> {
     let cx = ml.cx;
     let regions = regions::analyze(f);
-    let layout = context_layout(f, &regions);
+    let plan = interchange::analyze(f, &regions);
+    let mut layout = context_layout(f, &regions, plan.as_ref());
     let ptr = cx.ptr_type(inkwell::AddressSpace::default());
     let fn_ty = cx.i32_type().fn_type(&[ptr.into()], false);
     let func = ml.module.add_function(&abi::block_fn_symbol(&f.name), fn_ty, Some(Linkage::Internal));
@@ -100,9 +117,13 @@ pub fn lower_entry<'ctx>(ml: &ModuleLowerer<'ctx, '_>, index: usize, f: &ir::Fun
         .collect::<Result<Vec<_>, _>>()?;
     let frame_vars = super::function::frame_vars(ml, &b, index)?;
     let mut fc = FnCx { cx, module: &ml.module, b, ml, f, func, regs, uni, thread: None, frame_vars, local_override: None, on_exit: None, known_preds: HashMap::new() };
+    if let Some(plan) = plan {
+        layout.interchange = Some(interchange::State::new(&fc, layout.wait.expect("a plan has wait words"), plan)?);
+    }
     let done = fc.new_block("done");
 
-    let fused_x = !regions.has_sync_points() && fusion::fusable_along_x(ml.ir, f);
+    // Interchanged loops need every thread's context: no fusion, no narrowing.
+    let fused_x = !regions.has_sync_points() && layout.interchange.is_none() && fusion::fusable_along_x(ml.ir, f);
     if fused_x {
         // One call runs `blocks_x` blocks: its x loop covers their threads (see `fusion`).
         let t = &ml.abi;
@@ -111,9 +132,10 @@ pub fn lower_entry<'ctx>(ml: &ModuleLowerer<'ctx, '_>, index: usize, f: &ir::Fun
         fc.uni.x_extent = fc.b.build_int_mul(fc.uni.ntid[0], blocks_x, "x_extent")?;
     }
     if !regions.has_sync_points() {
-        let start = match guards::analyze(f) {
-            Some(narrowing) => emit_narrowed_loop(&mut fc, &regions, &layout, &narrowing, done)?,
-            None => emit_region_loop(&mut fc, &regions, &layout, RegionSel::One(0), Filter::All, None, done)?,
+        let after = interchange::emit_dispatch(&mut fc, &regions, &layout, done)?;
+        let start = match guards::analyze(f).filter(|_| layout.interchange.is_none()) {
+            Some(narrowing) => emit_narrowed_loop(&mut fc, &regions, &layout, &narrowing, after)?,
+            None => emit_region_loop(&mut fc, &regions, &layout, RegionSel::One(0), Filter::All, None, after)?,
         };
         fc.b.position_at_end(entry);
         fc.b.build_unconditional_branch(start)?;
@@ -153,6 +175,8 @@ pub fn lower_entry<'ctx>(ml: &ModuleLowerer<'ctx, '_>, index: usize, f: &ir::Fun
         fc.b.position_at_end(not_done);
         let negative = fc.b.build_int_compare(P::SLT, r, i32t.const_zero(), "")?;
         fc.b.build_conditional_branch(negative, failed, dispatch)?;
+        // Region loops end in the interchange dispatcher (if any), then the scheduler.
+        let schedule = interchange::emit_dispatch(&mut fc, &regions, &layout, schedule)?;
 
         if regions.starts.len() > COMPACT_ABOVE_REGIONS {
             // One thread loop for all regions: the entry region densely, then whichever the
@@ -271,7 +295,7 @@ pub(super) fn context_elem<'ctx>(fc: &FnCx<'ctx, '_>, prefix: u64, size: u32, ti
 
 /// Thread index ranges `[lo, hi)` per dimension (x, y, z) of a narrowed thread loop, none
 /// of them empty.
-struct LoopBounds<'ctx> {
+pub(super) struct LoopBounds<'ctx> {
     lo: [IntValue<'ctx>; 3],
     hi: [IntValue<'ctx>; 3],
 }
@@ -280,7 +304,7 @@ struct LoopBounds<'ctx> {
 /// block, compute the bounds from the guard's uniform operands (its instructions evaluated
 /// with thread index 0), then run the thread loop over them with the guard known false, or,
 /// if the guard's `tid + u` could wrap in this block, the ordinary loop.
-fn emit_narrowed_loop<'ctx>(fc: &mut FnCx<'ctx, '_>, regions: &Regions, layout: &ContextLayout, n: &Narrowing, after: BasicBlock<'ctx>) -> R<BasicBlock<'ctx>> {
+fn emit_narrowed_loop<'ctx>(fc: &mut FnCx<'ctx, '_>, regions: &Regions, layout: &ContextLayout<'ctx>, n: &Narrowing, after: BasicBlock<'ctx>) -> R<BasicBlock<'ctx>> {
     let cx = fc.cx;
     let (i32t, i64t) = (cx.i32_type(), cx.i64_type());
     let general = emit_region_loop(fc, regions, layout, RegionSel::One(0), Filter::All, None, after)?;
@@ -345,22 +369,24 @@ fn emit_narrowed_loop<'ctx>(fc: &mut FnCx<'ctx, '_>, regions: &Regions, layout: 
 
 /// Which region a thread loop runs.
 #[derive(Clone, Copy)]
-enum RegionSel<'ctx> {
+pub(super) enum RegionSel<'ctx> {
     /// Region `k`, with its own copy of the region's code.
     One(usize),
     /// The region whose index the value holds (the scheduler's pick): one loop for every
     /// region, entering each thread's code through a switch, so that each IR block is
     /// emitted once however many regions reach it.
     Picked(IntValue<'ctx>),
+    /// The threads parked at interchange point `q`, from that point on (`interchange`).
+    Point(usize),
 }
 
 /// Emits the thread loop nest of a region (over every thread index, or over `bounds`);
 /// returns its first block. Control continues at `after`.
 #[allow(clippy::too_many_arguments)]
-fn emit_region_loop<'ctx>(
+pub(super) fn emit_region_loop<'ctx>(
     fc: &mut FnCx<'ctx, '_>,
     regions: &Regions,
-    layout: &ContextLayout,
+    layout: &ContextLayout<'ctx>,
     region: RegionSel<'ctx>,
     filter: Filter<'ctx>,
     bounds: Option<&LoopBounds<'ctx>>,
@@ -371,12 +397,14 @@ fn emit_region_loop<'ctx>(
     let k = match region {
         RegionSel::One(k) => k.to_string(),
         RegionSel::Picked(_) => "k".to_string(),
+        RegionSel::Point(q) => format!("p{q}"),
     };
     let tag = match filter {
         Filter::All if bounds.is_some() => "n",
         Filter::All => "d",
         Filter::Released => "c",
         Filter::DenseOrReleased(_) => "e",
+        Filter::Waiting(_) => "w",
     };
     let pre = fc.new_block(&format!("r{k}{tag}.pre"));
     let zh = fc.new_block(&format!("r{k}{tag}.z"));
@@ -415,11 +443,18 @@ fn emit_region_loop<'ctx>(
         let released = match region {
             RegionSel::One(k) => i32t.const_int(k as u64 | sync::RELEASED, false),
             RegionSel::Picked(k) => fc.b.build_or(k, i32t.const_int(sync::RELEASED, false), "")?,
+            // Parked threads run under `Filter::Waiting`; the scheduler never names them.
+            RegionSel::Point(_) => return Err(LowerError::Internal("interchange points run their parked threads".into())),
         };
         let mut run = fc.b.build_int_compare(P::EQ, s, released, "")?;
         if let Filter::DenseOrReleased(dense) = filter {
             run = fc.b.build_or(run, dense, "")?;
         }
+        fc.b.build_conditional_branch(run, body, xl)?;
+    } else if let Filter::Waiting(q) = filter {
+        let wp = context_elem(fc, layout.wait.expect("a plan has wait words"), 4, lin)?;
+        let w = fc.b.build_load(i32t, wp, "wait")?.into_int_value();
+        let run = fc.b.build_int_compare(P::EQ, w, i32t.const_int(q as u64 + 1, false), "")?;
         fc.b.build_conditional_branch(run, body, xl)?;
     } else {
         fc.b.build_unconditional_branch(body)?;
@@ -427,15 +462,35 @@ fn emit_region_loop<'ctx>(
     // The per-thread code of the region(s): every IR block reachable from a region's start
     // without crossing a sync point, each emitted once (`bbs`).
     let mut bbs: HashMap<BlockId, BasicBlock<'ctx>> = HashMap::new();
-    let mut work = vec![];
-    let mut get = |fc: &FnCx<'ctx, '_>, id: BlockId, work: &mut Vec<BlockId>| -> BasicBlock<'ctx> {
+    let mut work: Vec<(BlockId, BasicBlock<'ctx>)> = vec![];
+    let mut get = |fc: &FnCx<'ctx, '_>, id: BlockId, work: &mut Vec<(BlockId, BasicBlock<'ctx>)>| -> BasicBlock<'ctx> {
         *bbs.entry(id).or_insert_with(|| {
-            work.push(id);
-            fc.new_block(&format!("r{k}{tag}.b{}", id.0))
+            let bb = fc.new_block(&format!("r{k}{tag}.b{}", id.0));
+            work.push((id, bb));
+            bb
         })
+    };
+    // Interchange points: a thread resumes at its point's own code; every edge (and region
+    // start) that reaches a point parks the thread there instead (`interchange`).
+    let plan = layout.interchange.as_ref().map(|s| &s.plan);
+    let resume_at = match region {
+        RegionSel::Point(q) => Some((q, get(fc, plan.expect("a point implies a plan").points[q].block, &mut work))),
+        _ => None,
+    };
+    let mut parks: Vec<((usize, bool), BasicBlock<'ctx>)> = vec![];
+    let mut edge = |fc: &FnCx<'ctx, '_>, from: Option<BlockId>, id: BlockId, work: &mut Vec<(BlockId, BasicBlock<'ctx>)>| -> BasicBlock<'ctx> {
+        let Some((plan, q)) = plan.and_then(|p| Some((p, p.point_at(id)?))) else { return get(fc, id, work) };
+        let key = (q, plan.entering(q, from));
+        if let Some((_, bb)) = parks.iter().find(|(k, _)| *k == key) {
+            return *bb;
+        }
+        let bb = fc.new_block(&format!("r{k}{tag}.park{q}"));
+        parks.push((key, bb));
+        bb
     };
     let entries: Vec<(usize, BasicBlock<'ctx>)> = match region {
         RegionSel::One(k) => vec![(k, body)],
+        RegionSel::Point(_) => vec![],
         RegionSel::Picked(picked) => {
             let entries: Vec<(usize, BasicBlock<'ctx>)> = (0..regions.starts.len()).map(|j| (j, fc.new_block(&format!("r{k}{tag}.enter{j}")))).collect();
             fc.b.position_at_end(body);
@@ -455,15 +510,19 @@ fn emit_region_loop<'ctx>(
             let v = fc.resize(v, bits, false)?;
             fc.b.build_store(fc.regs[r.0 as usize], v)?;
         }
-        let start = get(fc, regions.starts[j], &mut work);
+        let start = edge(fc, None, regions.starts[j], &mut work);
+        fc.b.build_unconditional_branch(start)?;
+    }
+    if let Some((q, start)) = resume_at {
+        fc.b.position_at_end(body);
+        super::interchange::emit_resume(fc, layout, q, lin)?;
         fc.b.build_unconditional_branch(start)?;
     }
     let mut done = std::collections::HashSet::new();
-    while let Some(id) = work.pop() {
+    while let Some((id, bb)) = work.pop() {
         if !done.insert(id) {
             continue;
         }
-        let bb = get(fc, id, &mut work);
         fc.b.position_at_end(bb);
         let block = &fc.f.blocks[id.0 as usize];
         for inst in &block.insts {
@@ -471,12 +530,12 @@ fn emit_region_loop<'ctx>(
         }
         match &block.term {
             Terminator::Jump(t) => {
-                let t = get(fc, *t, &mut work);
+                let t = edge(fc, Some(id), *t, &mut work);
                 fc.b.build_unconditional_branch(t)?;
             }
             Terminator::Branch { cond, then_, else_ } => {
                 let c = fc.read_pred(*cond)?;
-                let (t, e) = (get(fc, *then_, &mut work), get(fc, *else_, &mut work));
+                let (t, e) = (edge(fc, Some(id), *then_, &mut work), edge(fc, Some(id), *else_, &mut work));
                 fc.b.build_conditional_branch(c, t, e)?;
             }
             Terminator::Sync { next, point } => {
@@ -501,6 +560,11 @@ fn emit_region_loop<'ctx>(
                 fc.b.build_unconditional_branch(exit_bb)?;
             }
         }
+    }
+    for ((q, entering), bb) in parks {
+        fc.b.position_at_end(bb);
+        super::interchange::emit_park(fc, layout, q, entering, lin)?;
+        fc.b.build_unconditional_branch(xl)?;
     }
     fc.b.position_at_end(exit_bb);
     if let Some(state) = layout.state {
@@ -555,7 +619,7 @@ impl<'ctx> FnCx<'ctx, '_> {
 
 /// The scheduler's descriptor of each region's sync point (`ptxrtSyncPoint`, index 0: the
 /// entry): its kind and where each operand and result lives per thread.
-fn sync_point_table<'ctx>(fc: &FnCx<'ctx, '_>, regions: &Regions, layout: &ContextLayout) -> R<PointerValue<'ctx>> {
+fn sync_point_table<'ctx>(fc: &FnCx<'ctx, '_>, regions: &Regions, layout: &ContextLayout<'ctx>) -> R<PointerValue<'ctx>> {
     let mut entries = vec![None; regions.starts.len()];
     for (i, b) in fc.f.blocks.iter().enumerate() {
         let Terminator::Sync { point, .. } = &b.term else { continue };
@@ -756,10 +820,25 @@ fn matrix_descriptor(m: &ir::MatrixOp) -> (u64, u64, &'static str) {
             E::U4 => 10,
             E::E4M3 => 11,
             E::E5M2 => 12,
+            E::B1 => 13,
+            E::E3M2 => 14,
+            E::E2M3 => 15,
+            E::E2M1 => 16,
         }
     };
     let mma = |t: &ir::MmaTypes| {
-        let mut f = elem(t.a) | elem(t.b) << 4 | elem(t.c) << 8 | elem(t.d) << 12;
+        let field = sync::MATRIX_ELEM_BITS;
+        let mut f = elem(t.a) | elem(t.b) << field | elem(t.c) << (2 * field) | elem(t.d) << (3 * field);
+        let rounding = match t.rounding {
+            ir::Rounding::NearestEven => 0,
+            ir::Rounding::TowardZero => 1,
+            ir::Rounding::Down => 2,
+            ir::Rounding::Up => 3,
+        };
+        f |= rounding << sync::MATRIX_ROUND_SHIFT;
+        if t.bit_op == Some(ir::MmaBitOp::And) {
+            f |= sync::MATRIX_POPC_AND
+        }
         if t.a_col {
             f |= sync::MATRIX_A_COL
         }

@@ -12,6 +12,7 @@ mod convert;
 mod float;
 mod function;
 mod int;
+mod interchange;
 mod lockstep;
 pub mod fibers;
 pub mod kernel;

@@ -9,7 +9,7 @@
 
 use super::thread::FnCx;
 use super::{abi, LowerError, ModuleLowerer, R};
-use crate::ir::{self, HandleKind, Operand, ScalarType, SurfaceClamp, SurfaceRedOp, TexGeom, TextureOp};
+use crate::ir::{self, HandleKind, Operand, ScalarType, SurfaceClamp, SurfaceRedOp, TexGeom, TexLod, TextureOp};
 use inkwell::module::Linkage;
 use inkwell::values::{FunctionValue, GlobalValue, IntValue, PointerValue};
 use inkwell::AddressSpace;
@@ -19,6 +19,14 @@ const STATUS_OUT_OF_BOUNDS: u64 = 2;
 
 /// `__ptxrt_tex` op bit: the coordinate buffer carries the offset operand (`PTXRT_TEX_HAS_OFFSET`).
 const TEX_HAS_OFFSET: u64 = 1 << 11;
+/// `__ptxrt_tex` level-of-detail mode (`PTXRT_TEX_LOD_SHIFT`): 1 `.level`, 2 `.grad`; the
+/// coordinate buffer then has 16 words (coordinates, offset, lod or dPdx, dPdy).
+const TEX_LOD_SHIFT: u64 = 12;
+/// `__ptxrt_tex` op bit: a depth-compare fetch (`PTXRT_TEX_DEPTH_COMPARE`); the coordinate
+/// buffer then has 17 words, the `.f32` compare value in word 16.
+const TEX_DEPTH_COMPARE: u64 = 1 << 14;
+/// The word of the coordinate buffer holding the depth-compare value.
+const DEPTH_COMPARE_WORD: usize = 16;
 
 /// Sampler words (`PTXRT_SAMPLER_*`).
 const SAMPLER_TAG: u64 = 0x5A4D << 48;
@@ -113,6 +121,8 @@ fn geom_code(g: TexGeom) -> u64 {
         TexGeom::A2d => 5,
         TexGeom::Cube => 6,
         TexGeom::ACube => 7,
+        TexGeom::D2ms => 8,
+        TexGeom::A2dms => 9,
     }
 }
 
@@ -152,11 +162,20 @@ impl<'ctx> FnCx<'ctx, '_> {
         Ok(buf)
     }
 
-    /// `coord_buffer` followed by the offset elements (`PTXRT_TEX_HAS_OFFSET`): 32 bytes.
-    fn coord_offset_buffer(&self, coords: &[Operand], offset: &[Operand]) -> R<PointerValue<'ctx>> {
-        let buf = self.entry_alloca(32)?;
-        let words = (0..4).map(|i| coords.get(i)).chain((0..4).map(|i| offset.get(i)));
-        for (i, w) in words.enumerate() {
+    /// `coord_buffer` followed by the offset elements (`PTXRT_TEX_HAS_OFFSET`): 32 bytes;
+    /// with `lod` words (`.level`: the lod; `.grad`: dPdx then dPdy, 4 words each) 64 bytes;
+    /// with a depth-compare value 68 bytes (the value in word `DEPTH_COMPARE_WORD`).
+    fn coord_offset_buffer(&self, coords: &[Operand], offset: &[Operand], lod: &[&[Operand]], depth_compare: Option<&Operand>) -> R<PointerValue<'ctx>> {
+        let lod_words = lod.iter().flat_map(|v| (0..4).map(|i| v.get(i)));
+        let mut words: Vec<Option<&Operand>> = (0..4).map(|i| coords.get(i)).chain((0..4).map(|i| offset.get(i))).chain(lod_words).collect();
+        if !lod.is_empty() || depth_compare.is_some() {
+            words.resize(DEPTH_COMPARE_WORD, None);
+        }
+        if let Some(f) = depth_compare {
+            words.push(Some(f));
+        }
+        let buf = self.entry_alloca(4 * words.len() as u32)?;
+        for (i, w) in words.into_iter().enumerate() {
             let v = match w {
                 Some(c) => self.read(*c, ScalarType::B32)?,
                 None => self.i32(0),
@@ -211,7 +230,7 @@ impl<'ctx> FnCx<'ctx, '_> {
         let i32t = self.cx.i32_type();
         let ptr = self.ptr_ty();
         match t {
-            TextureOp::Fetch { gather, geom, dtype, float_coords, dst, resident, texture, sampler, coords, offset } => {
+            TextureOp::Fetch { gather, geom, dtype, float_coords, dst, resident, texture, sampler, coords, offset, lod, depth_compare } => {
                 let dcode = match dtype {
                     ScalarType::U32 => 0,
                     ScalarType::S32 => 1,
@@ -231,12 +250,26 @@ impl<'ctx> FnCx<'ctx, '_> {
                     Some(s) => self.handle(*s)?,
                     None => self.i64(0),
                 };
-                let cbuf = match offset {
-                    Some(e) => {
-                        op |= TEX_HAS_OFFSET;
-                        self.coord_offset_buffer(coords, e)?
+                if offset.is_some() {
+                    op |= TEX_HAS_OFFSET;
+                }
+                let lod_words: Vec<&[Operand]> = match lod {
+                    TexLod::Base => vec![],
+                    TexLod::Level(l) => {
+                        op |= 1 << TEX_LOD_SHIFT;
+                        vec![std::slice::from_ref(l)]
                     }
-                    None => self.coord_buffer(coords)?,
+                    TexLod::Grad(dx, dy) => {
+                        op |= 2 << TEX_LOD_SHIFT;
+                        vec![dx, dy]
+                    }
+                };
+                if depth_compare.is_some() {
+                    op |= TEX_DEPTH_COMPARE;
+                }
+                let cbuf = match (offset, lod_words.is_empty(), depth_compare) {
+                    (None, true, None) => self.coord_buffer(coords)?,
+                    (offset, _, depth_compare) => self.coord_offset_buffer(coords, offset.as_deref().unwrap_or(&[]), &lod_words, depth_compare.as_ref())?,
                 };
                 let out = self.entry_alloca(16)?;
                 let f = self.runtime_fn("__ptxrt_tex", &[i64t.into(), i64t.into(), i32t.into(), ptr.into(), ptr.into()]);
@@ -266,11 +299,20 @@ impl<'ctx> FnCx<'ctx, '_> {
                 }
                 Ok(())
             }
-            TextureOp::Query { query, dst, handle } => {
+            TextureOp::Query { query, dst, handle, level } => {
                 let h = self.handle(*handle)?;
                 let out = self.entry_alloca(4)?;
-                let f = self.runtime_fn("__ptxrt_query", &[i64t.into(), i32t.into(), ptr.into()]);
-                let status = self.b.build_call(f, &[h.into(), self.i32(*query as u64).into(), out.into()], "txq")?;
+                let status = match level {
+                    Some(l) => {
+                        let l = self.read(*l, ScalarType::S32)?;
+                        let f = self.runtime_fn("__ptxrt_query_level", &[i64t.into(), i32t.into(), i32t.into(), ptr.into()]);
+                        self.b.build_call(f, &[h.into(), self.i32(*query as u64).into(), l.into(), out.into()], "txq")?
+                    }
+                    None => {
+                        let f = self.runtime_fn("__ptxrt_query", &[i64t.into(), i32t.into(), ptr.into()]);
+                        self.b.build_call(f, &[h.into(), self.i32(*query as u64).into(), out.into()], "txq")?
+                    }
+                };
                 let status = status.try_as_basic_value().basic().ok_or_else(|| LowerError::Internal("__ptxrt_query returns a value".into()))?.into_int_value();
                 self.check_status(status, "txq/suq")?;
                 let v = self.b.build_load(i32t, out, "")?.into_int_value();

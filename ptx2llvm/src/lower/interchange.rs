@@ -1,0 +1,649 @@
+//! Loop interchange for loops whose trip count depends on the thread (grid-stride loops).
+//!
+//! A region's thread loop runs each thread to its next sync point before the next thread
+//! starts. For `for (i = blockIdx.x * blockDim.x + t; i < n; i += gridDim.x * blockDim.x)`
+//! that means one thread's whole loop after another's: consecutive threads read addresses a
+//! grid apart, every cache line is fetched once per thread that touches it, and nothing
+//! vectorizes across threads. This module turns the thread-outer order into an
+//! iteration-outer one: "while any thread is still in the loop, run one iteration of every
+//! thread that is".
+//!
+//! How. The loop's header and its exit blocks become *resume points*. A thread whose
+//! control flow reaches a resume point (entering the loop, taking the back edge, or leaving
+//! the loop) *parks*: it saves its per-thread live registers in the context area, records
+//! the point in its `wait` word and the block function counts it; the thread loop moves on
+//! to the next thread. After each thread loop the block function's *dispatcher* runs the
+//! first point (in a fixed order: each loop's header, then its exits) with parked threads:
+//! one thread loop over them that reloads their registers and continues at the point, over
+//! every thread without a test when the whole block waits there (the common case), else
+//! over the threads whose `wait` word names the point. A pass of the header point is
+//! exactly one iteration of every thread still in the loop. When no thread is parked any
+//! more, the block function goes on as before (to the runtime's scheduler, or done). This
+//! happens entirely in the generated code: no runtime call per iteration. It is valid
+//! because the loop contains no sync point, so the threads of the block may interleave in
+//! any order there; the threads keep their own control flow (different trip counts,
+//! including zero, and `exit` are fine).
+//!
+//! What is saved. Following "recompute, don't save" (values read back from the context
+//! area defeat vectorization: "cannot identify array bounds"), a live register is not
+//! saved when its value is a pure function of the thread and block indices: it has one
+//! unguarded definition that dominates the point, computed from immediates, parameters,
+//! `%tid`/`%ntid`/`%ctaid`/`%nctaid` and registers of the same kind. The resume code
+//! replays those definitions instead. The induction register itself has two definitions;
+//! at the header it is recomputed as `start(tid) + j * stride`, where `j` is the pass
+//! counter of the loop: every thread parked at the header entered the loop before the
+//! first pass (nothing outside the loop runs between its passes, and the loop is in no
+//! outer cycle) and advanced once per pass. So the dense pass of a grid-stride loop loads
+//! `in[start(tid) + j * stride]`, unit-stride in the thread index, and its only context
+//! traffic is the per-thread accumulator.
+//!
+//! Which loops: in kernels, natural loops that form a whole strongly connected component
+//! (not nested in another cycle), contain no sync point and no call, and have an
+//! induction register `i` defined once outside the loop from a thread-dependent value
+//! (recomputable as above, dominating the header) and once inside as `add i, i, s` with a
+//! block-uniform `s` (executed exactly once per iteration), with an exit branch on
+//! `setp i, bound` against a block-uniform `bound`.
+
+use super::kernel::{self, ContextLayout, Filter, RegionSel};
+use super::regions::{self, Regions};
+use super::thread::FnCx;
+use super::R;
+use crate::ir::{self, BlockId, Op, Operand, RegId, ScalarType, SpecialReg, StateSpace, Terminator};
+use inkwell::basic_block::BasicBlock;
+use inkwell::values::{IntValue, PointerValue};
+use inkwell::IntPredicate as P;
+use std::collections::BTreeSet;
+
+/// A block where threads park until the dispatcher runs them on together.
+#[derive(Debug)]
+pub struct Point {
+    pub block: BlockId,
+    /// The loop this point belongs to (its header or one of its exits).
+    pub loop_index: usize,
+    pub is_header: bool,
+    /// Instructions `(block, index)` that recompute the thread-affine registers live here,
+    /// in execution order.
+    pub replay: Vec<(BlockId, usize)>,
+}
+
+/// `i = start + j * stride` at the start of iteration `j`.
+#[derive(Debug)]
+pub struct Induction {
+    pub reg: RegId,
+    /// The type of the `add` (the register's width).
+    pub ty: ScalarType,
+    pub stride: Operand,
+}
+
+#[derive(Debug)]
+pub struct Loop {
+    pub header: BlockId,
+    /// Membership of each IR block.
+    pub body: Vec<bool>,
+    /// Per-thread registers saved at every park at this loop's points and reloaded at every
+    /// resume (the same set on every edge keeps the stores unconditional).
+    pub saved: Vec<RegId>,
+    pub induction: Induction,
+}
+
+/// The interchanged loops of a kernel.
+#[derive(Debug)]
+pub struct Plan {
+    pub loops: Vec<Loop>,
+    pub points: Vec<Point>,
+}
+
+impl Plan {
+    pub fn point_at(&self, b: BlockId) -> Option<usize> {
+        self.points.iter().position(|p| p.block == b)
+    }
+
+    /// Whether control reaching point `q` from block `from` (`None`: a region's start)
+    /// enters its loop (rather than taking a back edge or leaving it).
+    pub fn entering(&self, q: usize, from: Option<BlockId>) -> bool {
+        let point = &self.points[q];
+        point.is_header && from.is_none_or(|b| !self.loops[point.loop_index].body[b.0 as usize])
+    }
+
+    /// Every register some loop saves per thread.
+    pub fn saved_regs(&self) -> BTreeSet<RegId> {
+        self.loops.iter().flat_map(|l| l.saved.iter().copied()).collect()
+    }
+}
+
+/// The plan and the block function's per-block bookkeeping.
+pub struct State<'ctx> {
+    pub plan: Plan,
+    /// Per point: how many threads are parked there (an `i32` alloca).
+    counts: Vec<PointerValue<'ctx>>,
+    /// Per loop: passes of its header since the threads entered (`j`, an `i32` alloca).
+    passes: Vec<PointerValue<'ctx>>,
+}
+
+impl<'ctx> State<'ctx> {
+    /// Allocates the counters at the current position (the block function's entry) and
+    /// clears the `wait` words (the context area is reused across blocks).
+    pub fn new(fc: &FnCx<'ctx, '_>, wait_prefix: u64, plan: Plan) -> R<Self> {
+        let i32t = fc.cx.i32_type();
+        let alloca = |name: &str| -> R<PointerValue<'ctx>> {
+            let p = fc.b.build_alloca(i32t, name)?;
+            fc.b.build_store(p, i32t.const_zero())?;
+            Ok(p)
+        };
+        let counts = (0..plan.points.len()).map(|i| alloca(&format!("ix.parked{i}"))).collect::<R<Vec<_>>>()?;
+        let passes = (0..plan.loops.len()).map(|i| alloca(&format!("ix.pass{i}"))).collect::<R<Vec<_>>>()?;
+        let wait = kernel::context_elem(fc, wait_prefix, 4, i32t.const_zero())?;
+        let bytes = fc.b.build_int_mul(fc.b.build_int_z_extend(fc.uni.nthreads, fc.cx.i64_type(), "")?, fc.i64(4), "")?;
+        fc.b.build_memset(wait, 4, fc.cx.i8_type().const_zero(), bytes).map_err(|e| super::LowerError::Internal(e.to_string()))?;
+        Ok(State { plan, counts, passes })
+    }
+}
+
+/// Finds the loops of kernel `f` to interchange; `None` if there are none.
+pub fn analyze(f: &ir::Function, regions: &Regions) -> Option<Plan> {
+    if f.kind != ir::FunctionKind::Entry || f.blocks.is_empty() {
+        return None;
+    }
+    let cfg = Cfg::new(f);
+    let defs = Defs::new(f);
+    let mut plan = Plan { loops: vec![], points: vec![] };
+    for h in 0..f.blocks.len() {
+        let Some(body) = cfg.natural_loop(h) else { continue };
+        let Some(induction) = find_induction(f, &cfg, &defs, h, &body) else { continue };
+        let loop_index = plan.loops.len();
+        let mut blocks = vec![h];
+        for (b, inside) in body.iter().enumerate() {
+            if *inside {
+                for s in &cfg.succs[b] {
+                    if !body[*s] && !blocks.contains(s) {
+                        blocks.push(*s);
+                    }
+                }
+            }
+        }
+        // Loops keep to themselves: no point of one inside another, no header shared. (Two
+        // loops may leave to the same block: it stays the first loop's point.)
+        let in_other_loop = |b: usize| plan.loops.iter().any(|l| l.body[b]);
+        let is_point = |b: usize| plan.points.iter().any(|p| p.block.0 as usize == b);
+        if (0..body.len()).any(|b| body[b] && is_point(b)) || in_other_loop(h) || blocks[1..].iter().any(|&x| in_other_loop(x) || plan.loops.iter().any(|l| l.header.0 as usize == x)) {
+            continue;
+        }
+        let mut saved = BTreeSet::new();
+        for (k, &b) in blocks.iter().enumerate() {
+            if plan.point_at(BlockId(b as u32)).is_some() {
+                continue; // already a point of an earlier loop (its exit, say)
+            }
+            let is_header = k == 0;
+            let mut replay = BTreeSet::new();
+            for &r in &regions.live_in[b] {
+                let recompute = defs.single(r).is_some_and(|(db, _)| db != b && cfg.dominates(db, b)) && defs.recomputable(f, &cfg, r, &mut replay, 0);
+                if !(recompute || is_header && r == induction.0.reg) {
+                    saved.insert(r);
+                }
+            }
+            if is_header {
+                // The induction's start value: its definition before the loop, replayed.
+                let (db, di) = induction.1;
+                let mut uses = vec![];
+                regions::uses(&f.blocks[db].insts[di].op, &mut uses);
+                for r in uses {
+                    defs.recomputable(f, &cfg, r, &mut replay, 0);
+                }
+                replay.insert((cfg.rpo_index[db], db, di));
+            }
+            let replay = replay.into_iter().map(|(_, b, i)| (BlockId(b as u32), i)).collect();
+            plan.points.push(Point { block: BlockId(b as u32), loop_index, is_header, replay });
+        }
+        plan.loops.push(Loop { header: BlockId(h as u32), body, saved: saved.into_iter().collect(), induction: induction.0 });
+    }
+    (!plan.loops.is_empty()).then_some(plan)
+}
+
+/// The control-flow graph of the IR with dominators and strongly connected components.
+struct Cfg {
+    succs: Vec<Vec<usize>>,
+    preds: Vec<Vec<usize>>,
+    /// Reverse post-order position (`usize::MAX`: unreachable).
+    rpo_index: Vec<usize>,
+    idom: Vec<usize>,
+    scc: Vec<usize>,
+}
+
+impl Cfg {
+    fn new(f: &ir::Function) -> Cfg {
+        let n = f.blocks.len();
+        let succs: Vec<Vec<usize>> = f.blocks.iter().map(|b| regions::successors(&b.term).into_iter().map(|s| s.0 as usize).filter(|s| *s < n).collect()).collect();
+        let mut preds = vec![vec![]; n];
+        for (b, ss) in succs.iter().enumerate() {
+            for &s in ss {
+                preds[s].push(b);
+            }
+        }
+        let post = post_order(n, &succs, &[0]);
+        let rpo: Vec<usize> = post.iter().rev().copied().collect();
+        let mut rpo_index = vec![usize::MAX; n];
+        for (i, &b) in rpo.iter().enumerate() {
+            rpo_index[b] = i;
+        }
+        // Cooper, Harvey, Kennedy: "A Simple, Fast Dominance Algorithm".
+        let mut idom = vec![usize::MAX; n];
+        idom[0] = 0;
+        let mut changed = true;
+        while changed {
+            changed = false;
+            for &b in &rpo[1..] {
+                let mut new = usize::MAX;
+                for &p in &preds[b] {
+                    if idom[p] == usize::MAX {
+                        continue;
+                    }
+                    new = if new == usize::MAX {
+                        p
+                    } else {
+                        let (mut x, mut y) = (p, new);
+                        while x != y {
+                            while rpo_index[x] > rpo_index[y] {
+                                x = idom[x];
+                            }
+                            while rpo_index[y] > rpo_index[x] {
+                                y = idom[y];
+                            }
+                        }
+                        x
+                    };
+                }
+                if new != usize::MAX && idom[b] != new {
+                    idom[b] = new;
+                    changed = true;
+                }
+            }
+        }
+        // Kosaraju: components in the reversed graph, taken in reverse post-order.
+        let mut scc = vec![usize::MAX; n];
+        let mut id = 0;
+        for &root in &rpo {
+            if scc[root] != usize::MAX {
+                continue;
+            }
+            let mut stack = vec![root];
+            scc[root] = id;
+            while let Some(b) = stack.pop() {
+                for &p in &preds[b] {
+                    if scc[p] == usize::MAX && rpo_index[p] != usize::MAX {
+                        scc[p] = id;
+                        stack.push(p);
+                    }
+                }
+            }
+            id += 1;
+        }
+        Cfg { succs, preds, rpo_index, idom, scc }
+    }
+
+    fn reachable(&self, b: usize) -> bool {
+        self.rpo_index[b] != usize::MAX
+    }
+
+    fn dominates(&self, a: usize, mut b: usize) -> bool {
+        if !self.reachable(a) || !self.reachable(b) {
+            return false;
+        }
+        loop {
+            if a == b {
+                return true;
+            }
+            if b == 0 {
+                return false;
+            }
+            b = self.idom[b];
+        }
+    }
+
+    /// The body of the natural loop with header `h`, if it is a whole strongly connected
+    /// component (no outer cycle, no other entry).
+    fn natural_loop(&self, h: usize) -> Option<Vec<bool>> {
+        if !self.reachable(h) {
+            return None;
+        }
+        let latches: Vec<usize> = self.preds[h].iter().copied().filter(|&p| self.dominates(h, p)).collect();
+        if latches.is_empty() {
+            return None;
+        }
+        let mut body = vec![false; self.succs.len()];
+        body[h] = true;
+        let mut stack = latches;
+        while let Some(b) = stack.pop() {
+            if !body[b] {
+                body[b] = true;
+                stack.extend(self.preds[b].iter().copied());
+            }
+        }
+        let whole = (0..body.len()).all(|b| body[b] == (self.reachable(b) && self.scc[b] == self.scc[h]));
+        whole.then_some(body)
+    }
+
+    /// Whether block `b` of `body` lies on a cycle that avoids the header `h`.
+    fn in_inner_cycle(&self, b: usize, h: usize, body: &[bool]) -> bool {
+        let mut seen = vec![false; body.len()];
+        let mut stack: Vec<usize> = self.succs[b].clone();
+        while let Some(x) = stack.pop() {
+            if x == h || !body[x] || seen[x] {
+                continue;
+            }
+            if x == b {
+                return true;
+            }
+            seen[x] = true;
+            stack.extend(self.succs[x].iter().copied());
+        }
+        false
+    }
+}
+
+/// Post-order of the blocks reachable from `roots` (iterative depth-first search).
+fn post_order(n: usize, succs: &[Vec<usize>], roots: &[usize]) -> Vec<usize> {
+    let mut seen = vec![false; n];
+    let mut out = vec![];
+    for &r in roots {
+        if r >= n || seen[r] {
+            continue;
+        }
+        seen[r] = true;
+        let mut stack = vec![(r, 0usize)];
+        while let Some((b, i)) = stack.last_mut() {
+            if let Some(&s) = succs[*b].get(*i) {
+                *i += 1;
+                if !seen[s] {
+                    seen[s] = true;
+                    stack.push((s, 0));
+                }
+            } else {
+                out.push(*b);
+                stack.pop();
+            }
+        }
+    }
+    out
+}
+
+/// Where each register is defined.
+struct Defs {
+    /// Per register: its definitions `(block, instruction index, guarded)`.
+    sites: Vec<Vec<(usize, usize, bool)>>,
+}
+
+/// Deepest chain of definitions `recomputable` follows.
+const MAX_CHAIN: u32 = 32;
+
+impl Defs {
+    fn new(f: &ir::Function) -> Defs {
+        let mut sites = vec![vec![]; f.regs.len()];
+        let mut buf = vec![];
+        for (b, block) in f.blocks.iter().enumerate() {
+            for (i, inst) in block.insts.iter().enumerate() {
+                buf.clear();
+                regions::defs(&inst.op, &mut buf);
+                for r in &buf {
+                    if let Some(s) = sites.get_mut(r.0 as usize) {
+                        s.push((b, i, inst.guard.is_some()));
+                    }
+                }
+            }
+        }
+        Defs { sites }
+    }
+
+    /// The register's only definition, if it has exactly one and it is unguarded.
+    fn single(&self, r: RegId) -> Option<(usize, usize)> {
+        match self.sites.get(r.0 as usize).map(|s| &s[..]) {
+            Some([(b, i, false)]) => Some((*b, *i)),
+            _ => None,
+        }
+    }
+
+    /// Whether `r` holds a pure function of the thread and block indices, parameters and
+    /// immediates (see the module documentation); adds the instructions that compute it to
+    /// `replay` as `(rpo position, block, index)`.
+    fn recomputable(&self, f: &ir::Function, cfg: &Cfg, r: RegId, replay: &mut BTreeSet<(usize, usize, usize)>, depth: u32) -> bool {
+        let Some((b, i)) = self.single(r) else { return false };
+        if replay.contains(&(cfg.rpo_index[b], b, i)) {
+            return true;
+        }
+        if depth > MAX_CHAIN || !cfg.reachable(b) {
+            return false;
+        }
+        let inst = &f.blocks[b].insts[i];
+        if !recomputable_op(&inst.op) {
+            return false;
+        }
+        // Replaying writes every destination: each must be defined only here.
+        let mut dsts = vec![];
+        regions::defs(&inst.op, &mut dsts);
+        if dsts.iter().any(|d| self.single(*d) != Some((b, i))) {
+            return false;
+        }
+        let mut specials_ok = true;
+        regions::for_each_operand(&inst.op, &mut |o| {
+            if let Operand::Special(s) = o {
+                specials_ok &= matches!(s, SpecialReg::Tid(_) | SpecialReg::Ntid(_) | SpecialReg::Ctaid(_) | SpecialReg::Nctaid(_));
+            }
+        });
+        if !specials_ok {
+            return false;
+        }
+        let mut uses = vec![];
+        regions::uses(&inst.op, &mut uses);
+        let mut chain = replay.clone();
+        for u in uses {
+            // The operand's value at this instruction must be its only definition's.
+            let Some((ub, ui)) = self.single(u) else { return false };
+            let before = if ub == b { ui < i } else { cfg.dominates(ub, b) };
+            if !before || !self.recomputable(f, cfg, u, &mut chain, depth + 1) {
+                return false;
+            }
+        }
+        *replay = chain;
+        replay.insert((cfg.rpo_index[b], b, i));
+        true
+    }
+
+    /// Whether `r` is recomputable without the thread index (block-uniform) and available at
+    /// the start of block `at`.
+    fn uniform_at(&self, f: &ir::Function, cfg: &Cfg, r: RegId, at: usize) -> bool {
+        let Some((db, _)) = self.single(r) else { return false };
+        let mut chain = BTreeSet::new();
+        db != at && cfg.dominates(db, at) && self.recomputable(f, cfg, r, &mut chain, 0) && !chain_reads_tid(f, &chain)
+    }
+}
+
+fn recomputable_op(op: &Op) -> bool {
+    match op {
+        // Kernel parameters are read-only.
+        Op::Load { space: StateSpace::Param, volatile: false, order: None, addr: ir::Address { base: ir::AddressBase::Param(_), .. }, dst, .. } => dst.len() == 1,
+        Op::Cvta { .. } => true,
+        Op::Carry { .. } => false,
+        op => op.is_value_computation(),
+    }
+}
+
+fn chain_reads_tid(f: &ir::Function, chain: &BTreeSet<(usize, usize, usize)>) -> bool {
+    let mut tid = false;
+    for &(_, b, i) in chain {
+        regions::for_each_operand(&f.blocks[b].insts[i].op, &mut |o| tid |= matches!(o, Operand::Special(SpecialReg::Tid(_))));
+    }
+    tid
+}
+
+/// The grid-stride induction of loop `h`: the register, and its start value's definition.
+fn find_induction(f: &ir::Function, cfg: &Cfg, defs: &Defs, h: usize, body: &[bool]) -> Option<(Induction, (usize, usize))> {
+    let mut has_exit_branch = vec![];
+    for (b, inside) in body.iter().enumerate() {
+        if !inside {
+            continue;
+        }
+        let block = &f.blocks[b];
+        match &block.term {
+            Terminator::Sync { .. } | Terminator::Return => return None,
+            Terminator::Branch { cond, then_, else_ } if !body[then_.0 as usize] || !body[else_.0 as usize] => has_exit_branch.push(cond.reg),
+            _ => {}
+        }
+        if block.insts.iter().any(|i| matches!(i.op, Op::Call { .. })) {
+            return None;
+        }
+    }
+    let latches: Vec<usize> = cfg.preds[h].iter().copied().filter(|p| body[*p]).collect();
+    let uniform = |o: &Operand| match o {
+        Operand::Imm(_) => true,
+        Operand::Special(s) => matches!(s, SpecialReg::Ntid(_) | SpecialReg::Nctaid(_) | SpecialReg::Ctaid(_)),
+        Operand::Reg(r) => defs.uniform_at(f, cfg, *r, h),
+        _ => false,
+    };
+    for (r, sites) in defs.sites.iter().enumerate() {
+        let reg = RegId(r as u32);
+        let &[a, b] = &sites[..] else { continue };
+        let ((ib, ii, ig), (ob, oi, og)) = if body[a.0] && !body[b.0] { (a, b) } else if body[b.0] && !body[a.0] { (b, a) } else { continue };
+        if ig || og {
+            continue;
+        }
+        let Op::IntBinary { op: ir::IntBinOp::Add, ty, sat: false, dst, a: x, b: y } = &f.blocks[ib].insts[ii].op else { continue };
+        let stride = match (x, y) {
+            (Operand::Reg(x), s) if *x == reg => *s,
+            (s, Operand::Reg(y)) if *y == reg => *s,
+            _ => continue,
+        };
+        if *dst != reg || ty.bits() != f.regs[r].ty.bits() || !uniform(&stride) {
+            continue;
+        }
+        // Exactly once per iteration.
+        if !latches.iter().all(|l| cfg.dominates(ib, *l)) || cfg.in_inner_cycle(ib, h, body) {
+            continue;
+        }
+        // The start value: thread-dependent, recomputable, before the loop.
+        if ob == h || !cfg.dominates(ob, h) {
+            continue;
+        }
+        let init = &f.blocks[ob].insts[oi];
+        let mut dsts = vec![];
+        regions::defs(&init.op, &mut dsts);
+        if dsts != [reg] || !recomputable_op(&init.op) {
+            continue;
+        }
+        let mut chain = BTreeSet::new();
+        let mut uses = vec![];
+        regions::uses(&init.op, &mut uses);
+        let mut ok = true;
+        regions::for_each_operand(&init.op, &mut |o| ok &= !matches!(o, Operand::Special(s) if !matches!(s, SpecialReg::Tid(_) | SpecialReg::Ntid(_) | SpecialReg::Ctaid(_) | SpecialReg::Nctaid(_))));
+        for u in uses {
+            let before = defs.single(u).is_some_and(|(ub, ui)| if ub == ob { ui < oi } else { cfg.dominates(ub, ob) });
+            ok &= before && defs.recomputable(f, cfg, u, &mut chain, 0);
+        }
+        chain.insert((cfg.rpo_index[ob], ob, oi));
+        if !ok || !chain_reads_tid(f, &chain) {
+            continue;
+        }
+        // An exit branch on `setp i, bound` (either order) with a uniform bound.
+        let compares = has_exit_branch.iter().any(|p| {
+            let Some((pb, pi)) = defs.single(*p) else { return false };
+            let Op::Setp { a, b, combine: None, .. } = &f.blocks[pb].insts[pi].op else { return false };
+            body[pb] && ((*a == Operand::Reg(reg) && uniform(b)) || (*b == Operand::Reg(reg) && uniform(a)))
+        });
+        if compares {
+            return Some((Induction { reg, ty: *ty, stride }, (ob, oi)));
+        }
+    }
+    None
+}
+
+/// The thread's code when control reaches point `q` (`entering` its loop, see
+/// `Plan::entering`): save its registers, park it there. The caller then branches on to
+/// the next thread.
+pub(super) fn emit_park<'ctx>(fc: &FnCx<'ctx, '_>, layout: &ContextLayout<'ctx>, q: usize, entering: bool, lin: IntValue<'ctx>) -> R<()> {
+    let st = layout.interchange.as_ref().expect("a point implies a plan");
+    let point = &st.plan.points[q];
+    let lp = &st.plan.loops[point.loop_index];
+    let i32t = fc.cx.i32_type();
+    for r in &lp.saved {
+        let (prefix, size) = layout.slots[r];
+        let p = kernel::context_elem(fc, prefix, size, lin)?;
+        let v = fc.load_reg(*r)?;
+        let v = fc.resize(v, size * 8, false)?;
+        fc.b.build_store(p, v)?;
+    }
+    let wp = kernel::context_elem(fc, layout.wait.expect("a plan has wait words"), 4, lin)?;
+    fc.b.build_store(wp, i32t.const_int(q as u64 + 1, false))?;
+    let c = fc.b.build_load(i32t, st.counts[q], "")?.into_int_value();
+    fc.b.build_store(st.counts[q], fc.b.build_int_add(c, i32t.const_int(1, false), "")?)?;
+    if entering {
+        // Entering the loop: its passes count from here.
+        fc.b.build_store(st.passes[point.loop_index], i32t.const_zero())?;
+    }
+    Ok(())
+}
+
+/// The start of a thread's run from point `q`: its saved registers, the recomputed ones,
+/// and at a header the induction register of this pass.
+pub(super) fn emit_resume<'ctx>(fc: &mut FnCx<'ctx, '_>, layout: &ContextLayout<'ctx>, q: usize, lin: IntValue<'ctx>) -> R<()> {
+    let st = layout.interchange.as_ref().expect("a point implies a plan");
+    let point = &st.plan.points[q];
+    let lp = &st.plan.loops[point.loop_index];
+    let i32t = fc.cx.i32_type();
+    let wp = kernel::context_elem(fc, layout.wait.expect("a plan has wait words"), 4, lin)?;
+    fc.b.build_store(wp, i32t.const_zero())?;
+    for r in &lp.saved {
+        let (prefix, size) = layout.slots[r];
+        let p = kernel::context_elem(fc, prefix, size, lin)?;
+        let v = fc.b.build_load(fc.int_ty(size * 8), p, "")?.into_int_value();
+        let v = fc.resize(v, fc.f.regs[r.0 as usize].ty.bits(), false)?;
+        fc.b.build_store(fc.regs[r.0 as usize], v)?;
+    }
+    let f = fc.f;
+    for &(b, i) in &point.replay {
+        let inst = &f.blocks[b.0 as usize].insts[i];
+        fc.inst(inst).map_err(|e| e.at(&inst.span))?;
+    }
+    if point.is_header {
+        let ind = &lp.induction;
+        let bits = ind.ty.bits();
+        let j = fc.b.build_load(i32t, st.passes[point.loop_index], "ix.j")?.into_int_value();
+        let j = fc.resize(j, bits, false)?;
+        let start = fc.read(Operand::Reg(ind.reg), ind.ty)?;
+        let stride = fc.read(ind.stride, ind.ty)?;
+        let v = fc.b.build_int_add(start, fc.b.build_int_mul(j, stride, "")?, "ix.i")?;
+        fc.write(ind.reg, v, ind.ty)?;
+    }
+    Ok(())
+}
+
+/// The dispatcher that runs parked threads on (see the module documentation); control
+/// continues at `after` once no thread is parked. Without a plan: `after` itself.
+pub(super) fn emit_dispatch<'ctx>(fc: &mut FnCx<'ctx, '_>, regions: &Regions, layout: &ContextLayout<'ctx>, after: BasicBlock<'ctx>) -> R<BasicBlock<'ctx>> {
+    let Some(st) = &layout.interchange else { return Ok(after) };
+    let i32t = fc.cx.i32_type();
+    let n = st.plan.points.len();
+    let checks: Vec<BasicBlock<'ctx>> = (0..n).map(|q| fc.new_block(&format!("ix.check{q}"))).collect();
+    for q in 0..n {
+        let run = fc.new_block(&format!("ix.run{q}"));
+        let next_pass = fc.new_block(&format!("ix.passed{q}"));
+        let dense = kernel::emit_region_loop(fc, regions, layout, RegionSel::Point(q), Filter::All, None, next_pass)?;
+        let waiting = kernel::emit_region_loop(fc, regions, layout, RegionSel::Point(q), Filter::Waiting(q), None, next_pass)?;
+        let b = &fc.b;
+        b.position_at_end(checks[q]);
+        let parked = b.build_load(i32t, st.counts[q], "parked")?.into_int_value();
+        let any = b.build_int_compare(P::NE, parked, i32t.const_zero(), "")?;
+        b.build_conditional_branch(any, run, checks.get(q + 1).copied().unwrap_or(after))?;
+        b.position_at_end(run);
+        b.build_store(st.counts[q], i32t.const_zero())?;
+        let all = b.build_int_compare(P::EQ, parked, fc.uni.nthreads, "")?;
+        b.build_conditional_branch(all, dense, waiting)?;
+        b.position_at_end(next_pass);
+        let point = &st.plan.points[q];
+        if point.is_header {
+            let p = st.passes[point.loop_index];
+            let j = b.build_load(i32t, p, "")?.into_int_value();
+            b.build_store(p, b.build_int_add(j, i32t.const_int(1, false), "")?)?;
+        }
+        b.build_unconditional_branch(checks[0])?;
+    }
+    Ok(checks[0])
+}
+
