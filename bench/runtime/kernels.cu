@@ -7,6 +7,12 @@ extern "C" __global__ void axpy(int n, float a, const float *x, float *y)
     if (i < n) y[i] = a * x[i] + y[i];
 }
 
+// The same with a fixed grid: each thread walks the array in steps of the grid's size.
+extern "C" __global__ void axpy_grid_stride(int n, float a, const float *x, float *y)
+{
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) y[i] = a * x[i] + y[i];
+}
+
 // 5-point stencil on a w x h grid (interior points), 16 x 16 thread blocks.
 extern "C" __global__ void stencil(int w, int h, const float *in, float *out)
 {

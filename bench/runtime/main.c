@@ -76,6 +76,20 @@ int main(int argc, char **argv)
     if (memcmp(y, y2, (size_t)n * 4) != 0) { fprintf(stderr, "axpy results differ\n"); return 1; }
     report("axpy", tp, tn);
 
+    /* axpy with a grid-stride loop: 1024 blocks of 256 threads, 64 elements per thread */
+    k = kernel("axpy_grid_stride");
+    for (int r = 0; r < REPS; r++) {
+        void *args[] = {&n, &a, &x, &y};
+        double t0 = now();
+        check(ptxrtLaunchKernel(k, (ptxrtDim3){1024, 1, 1}, (ptxrtDim3){256, 1, 1}, args, 0, NULL));
+        double t1 = now();
+        axpy_native(n, a, x, y2);
+        double t2 = now();
+        tp[r] = t1 - t0; tn[r] = t2 - t1;
+    }
+    if (memcmp(y, y2, (size_t)n * 4) != 0) { fprintf(stderr, "axpy_grid_stride results differ\n"); return 1; }
+    report("axpy_gs", tp, tn);
+
     /* stencil: 4096 x 4096 */
     int w = 4096, h = 4096 * scale;
     float *in = malloc((size_t)w * h * 4), *o1 = calloc((size_t)w * h, 4), *o2 = calloc((size_t)w * h, 4);

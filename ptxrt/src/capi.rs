@@ -527,7 +527,7 @@ pub unsafe extern "C" fn ptxrtBindSurfaceRef(name: *const c_char, surf: u64) -> 
 }
 
 /// Sets every module `.samplerref` of this PTX name (independent texturing mode) from the
-/// address modes, filter mode and normalizedCoords of a texture descriptor
+/// address modes, filter mode, normalizedCoords and compareFunc of a texture descriptor
 /// (normalizedCoords 0 sets `force_unnormalized_coords`).
 ///
 /// # Safety

@@ -29,7 +29,10 @@
 //! - mipmapped textures (`tex.level`, `tex.grad`) pick levels by the level of detail as
 //!   ptxrt.h's "Mipmaps" rule says (gradient LOD in exact 1/256 steps, bias and clamps,
 //!   point or linear mipmap filtering); multi-sample textures store sample `s` of layer `l`
-//!   as slice `l * samples + s`.
+//!   as slice `l * samples + s`;
+//! - a depth-compare fetch (`tex`/`tld4` operand `f`) replaces every texel it reads (border
+//!   texels too) by 1.0 where `f <compareFunc> first channel` holds, else 0.0, before the
+//!   filtering (ptxrt.h's "Depth compare"); the compare function is sampler state.
 
 use crate::error::Error;
 use crate::registry;

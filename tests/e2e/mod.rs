@@ -524,7 +524,8 @@ fn device_launch() {
 }
 
 /// Hand-written PTX 6.0, `texmode_independent`: `.samplerref`s initialized in the module
-/// and bound from the host decide filtering and address modes of a bound `.texref`.
+/// and bound from the host decide filtering, address modes and the depth comparison of a
+/// bound `.texref`.
 const TEXTURE_INDEPENDENT: Fixture = Fixture {
         ptx: "texture_independent.ptx",
         host: "texture_independent_host.c",
@@ -566,7 +567,7 @@ fn texture_depth_compare() {
 }
 
 /// Every fixture above, for the cross-target run.
-const ALL_FIXTURES: &[&Fixture] = &[&MEMORY_FORMS, &SPECIAL_CONTROL, &DEVICE_LAUNCH, &TEXTURES, &TEXREF_LEGACY, &TEXTURE_QUERIES, &TEXTURE_INDEPENDENT, &TEXTURE_MIPMAPS, &TEXTURE_DEPTH_COMPARE, &GUARDS, &ATOMICS_WIDE, &LEGACY_VOTE, &ALGORITHMS, &MEMORY, &SPACES, &CONCURRENT, &VECADD, &REDUCE, &SAXPY_NVOPENCC, &BARRIER_EXIT, &ATOMICS, &CALLS, &FIBERS, &SPIN_WAIT, &TRAP, &DEVICE_LIB, &WARPS, &LEGACY_WARP, &MATRIX, &MATRIX_SM90, &MATRIX_SM120];
+const ALL_FIXTURES: &[&Fixture] = &[&MEMORY_FORMS, &SPECIAL_CONTROL, &DEVICE_LAUNCH, &TEXTURES, &TEXREF_LEGACY, &TEXTURE_QUERIES, &TEXTURE_INDEPENDENT, &TEXTURE_MIPMAPS, &TEXTURE_DEPTH_COMPARE, &GUARDS, &ATOMICS_WIDE, &LEGACY_VOTE, &ALGORITHMS, &MEMORY, &SPACES, &CONCURRENT, &VECADD, &REDUCE, &INTERCHANGE, &SAXPY_NVOPENCC, &BARRIER_EXIT, &ATOMICS, &CALLS, &FIBERS, &SPIN_WAIT, &TRAP, &DEVICE_LIB, &WARPS, &LEGACY_WARP, &MATRIX, &MATRIX_SM90, &MATRIX_SM120];
 
 /// Every fixture with every kernel forced onto the fiber scheduler (`--scheduler fibers`):
 /// the general scheduler gives the same results as thread loops on all of them.

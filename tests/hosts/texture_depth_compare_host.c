@@ -65,40 +65,6 @@ static ptxrtResourceDesc array_resource(ptxrtArray_t a)
     return r;
 }
 
-/* ---- The comparison rules of ptxrt.h -------------------------------------------------- */
-
-/* Whether `f <func> value` holds (C's comparisons are IEEE's: NaN fails all but !=). */
-static int ref_passes(int func, float f, float value)
-{
-    switch (func) {
-    case ptxrtCompareLessEqual: return f <= value;
-    case ptxrtCompareGreaterEqual: return f >= value;
-    case ptxrtCompareLess: return f < value;
-    case ptxrtCompareGreater: return f > value;
-    case ptxrtCompareEqual: return f == value;
-    case ptxrtCompareNotEqual: return f != value;
-    case ptxrtCompareAlways: return 1;
-    default: return 0;
-    }
-}
-
-/* The texture whose texels (and border) are the comparison results of `t`'s: what a
- * depth-compare fetch filters. `scratch` holds 4 floats per texel of `t`. */
-static ref_texture ref_compared(const ref_texture *t, int texel_count, int func, float f, float *scratch)
-{
-    ref_texture c = *t;
-    for (int i = 0; i < texel_count; i++) {
-        float r = ref_passes(func, f, t->texels[4 * i]) ? 1.0f : 0.0f;
-        for (int ch = 0; ch < 4; ch++)
-            scratch[4 * i + ch] = r;
-    }
-    float b = ref_passes(func, f, t->border[0]) ? 1.0f : 0.0f;
-    for (int ch = 0; ch < 4; ch++)
-        c.border[ch] = b;
-    c.texels = scratch;
-    return c;
-}
-
 /* tld4 of channel 0 (every channel of a compared texture is the same) in a layer. */
 static void ref_gather_layer(const ref_texture *t, const float c[2], int layer, const int off[2], float out[4])
 {

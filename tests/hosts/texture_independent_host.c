@@ -6,7 +6,9 @@
  * initializer (wrap x, border y, linear), `smp_host` from ptxrtBindSamplerRef (mirror,
  * clamp, point, unnormalized, i.e. force_unnormalized_coords). Results are compared with
  * texture_reference.h; txq of the samplers is checked too, and a `.param .texref` kernel
- * parameter receives a texture object.
+ * parameter receives a texture object. Depth-compare fetches use the samplers' comparison
+ * (LessEqual for `smp`, whose initializer has none; Greater bound for `smp_host`), not the
+ * texture's (Never).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,6 +37,7 @@ int main(void)
     td.addressMode[0] = td.addressMode[1] = ptxrtAddressModeClamp;
     td.filterMode = ptxrtFilterModePoint;
     td.normalizedCoords = 1;
+    td.compareFunc = ptxrtCompareNever;
     ptxrtTextureObject_t tex;
     PTXRT_CHECK(ptxrtCreateTextureObject(&tex, &res, &td, NULL));
     PTXRT_CHECK(ptxrtBindTextureRef("img", tex));
@@ -44,6 +47,7 @@ int main(void)
     sd.addressMode[1] = ptxrtAddressModeClamp;
     sd.filterMode = ptxrtFilterModePoint;
     sd.normalizedCoords = 0;
+    sd.compareFunc = ptxrtCompareGreater;
     PTXRT_CHECK(ptxrtBindSamplerRef("smp_host", &sd));
 
     float *xy = harness_xmalloc(sizeof(float) * 2 * N);
@@ -219,6 +223,33 @@ int main(void)
     free(cube_texels);
     free(xyz);
     free(cube_out);
+
+    /* Depth compare: the sampler's comparison of each texel's first channel, then filtered. */
+    float *depth = harness_xmalloc(sizeof(float) * N), *depth_out = harness_xmalloc(sizeof(float) * 8 * N);
+    float *compared = harness_xmalloc(sizeof(float) * 4 * W * H);
+    for (int i = 0; i < N; i++) {
+        xy[2 * i] = harness_rng_float(&rng, -1.5f, 2.5f);
+        xy[2 * i + 1] = harness_rng_float(&rng, -1.5f, 2.5f);
+        /* Ties with texel values half of the time. */
+        depth[i] = i % 2 ? texels[4 * (harness_rng_u32(&rng) % (W * H))] : harness_rng_float(&rng, -8.0f, 8.0f);
+    }
+    void *dargs[] = {&xy, &depth, &depth_out, &n};
+    PTXRT_CHECK(ptxrtLaunchKernel(harness_find_kernel("sample_depth"), harness_dim3(1, 1, 1), harness_dim3(N, 1, 1), dargs, 0, NULL));
+    for (int i = 0; i < N; i++) {
+        float want[2][4];
+        ref_texture c = ref_compared(&pref, W * H, ptxrtCompareLessEqual, depth[i], compared);
+        ref_sample(&c, xy + 2 * i, 0, want[0]);
+        /* smp_host takes the same values as unnormalized coordinates (texel units). */
+        c = ref_compared(&host_ref, W * H, ptxrtCompareGreater, depth[i], compared);
+        ref_sample(&c, xy + 2 * i, 0, want[1]);
+        for (int k = 0; k < 2; k++)
+            if (memcmp(want[k], depth_out + 8 * i + 4 * k, sizeof want[k]) != 0)
+                harness_fail("depth compare through %s at (%.9g, %.9g) f %.9g: got %g, expected %g", k ? "smp_host" : "smp", xy[2 * i], xy[2 * i + 1], depth[i],
+                             depth_out[8 * i + 4 * k], want[k][0]);
+    }
+    free(depth);
+    free(depth_out);
+    free(compared);
     PTXRT_CHECK(ptxrtDestroyTextureObject(tex));
     PTXRT_CHECK(ptxrtFreeArray(a));
     free(texels);

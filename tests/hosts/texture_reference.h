@@ -2,7 +2,8 @@
  * runtime documents in ptxrt.h (CUDA's texture fetching: point = texel floor(u); linear =
  * texels floor(u - 0.5) and the next one, weight frac(u - 0.5) rounded to 1/256; address
  * modes per tap index; wrap/mirror clamp with unnormalized coordinates; border reads the
- * border colour). Used by the texture hosts; every function is static.
+ * border colour; depth compare filters the texels' comparison results). Used by the
+ * texture hosts; every function is static.
  */
 #ifndef TEXTURE_REFERENCE_H
 #define TEXTURE_REFERENCE_H
@@ -170,6 +171,39 @@ static inline void ref_gather(const ref_texture *t, const float *c, int comp, fl
 {
     static const int no_offset[2] = {0, 0};
     ref_gather_offset(t, c, comp, no_offset, out);
+}
+
+/* Depth compare (ptxrt.h): whether `f <func> value` holds, reference on the left (C's
+ * comparisons are IEEE's: NaN fails all but !=). */
+static inline int ref_passes(int func, float f, float value)
+{
+    switch (func) {
+    case ptxrtCompareLessEqual: return f <= value;
+    case ptxrtCompareGreaterEqual: return f >= value;
+    case ptxrtCompareLess: return f < value;
+    case ptxrtCompareGreater: return f > value;
+    case ptxrtCompareEqual: return f == value;
+    case ptxrtCompareNotEqual: return f != value;
+    case ptxrtCompareAlways: return 1;
+    default: return 0;
+    }
+}
+
+/* The texture whose texels (and border) are the comparison results of `t`'s: what a
+ * depth-compare fetch filters. `scratch` holds 4 floats per texel of `t`. */
+static inline ref_texture ref_compared(const ref_texture *t, int texel_count, int func, float f, float *scratch)
+{
+    ref_texture c = *t;
+    for (int i = 0; i < texel_count; i++) {
+        float r = ref_passes(func, f, t->texels[4 * i]) ? 1.0f : 0.0f;
+        for (int ch = 0; ch < 4; ch++)
+            scratch[4 * i + ch] = r;
+    }
+    float b = ref_passes(func, f, t->border[0]) ? 1.0f : 0.0f;
+    for (int ch = 0; ch < 4; ch++)
+        c.border[ch] = b;
+    c.texels = scratch;
+    return c;
 }
 
 /* Cubemap face selection (CUDA's cubemap table, OpenGL's): the major axis is the

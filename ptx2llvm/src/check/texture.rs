@@ -249,6 +249,18 @@ fn fetch(scope: &mut FnScope, inst: &ast::Instruction, mut mods: Mods, guard: Op
         scope.error(inst.opcode.span.clone(), format!("`{opcode}` with a depth-compare operand takes `.f32` coordinates"));
         return None;
     }
+    // The ISA's notes: offset and depth compare from PTX 4.3 and sm_30, the residency
+    // predicate from PTX 7.1 and sm_60.
+    let optional_operands = [
+        (offset_op.is_some(), "the offset operand", (4, 3), 30),
+        (depth_op.is_some(), "the depth-compare operand", (4, 3), 30),
+        (matches!(ops[0].node, A::VectorPair(..)), "the residency predicate `d|p`", (7, 1), 60),
+    ];
+    for (used, what, version, sm) in optional_operands {
+        if used && !operand_allowed(scope, inst, what, version, sm) {
+            return None;
+        }
+    }
     // `d|p`: the residency predicate (see `TextureOp::Fetch`).
     let (data, resident) = match &ops[0].node {
         A::VectorPair(d, p) => (d.as_ref(), Some(Spanned::new(if p == "_" { A::Sink } else { A::Name { name: p.clone(), component: None } }, ops[0].span.clone()))),
@@ -293,6 +305,25 @@ fn fetch(scope: &mut FnScope, inst: &ast::Instruction, mut mods: Mods, guard: Op
     };
     let op = TextureOp::Fetch { gather, geom, dtype, float_coords: ctype == ScalarType::F32, dst, resident, texture, sampler, coords, offset, lod, depth_compare };
     done(guard, Op::Texture(op), inst)
+}
+
+/// Whether the file's `.version` and `.target` allow an optional operand introduced in PTX
+/// `version` that requires `sm_{sm}` (an error otherwise).
+fn operand_allowed(scope: &mut FnScope, inst: &ast::Instruction, what: &str, version: (u32, u32), sm: u32) -> bool {
+    let opcode = inst.opcode.node.as_str();
+    let declared = scope.cx.out.version;
+    if declared < version {
+        let msg = format!("{what} of `{opcode}` requires PTX ISA version {}.{} or later (the file declares `.version {}.{}`)", version.0, version.1, declared.0, declared.1);
+        scope.error(inst.span.clone(), msg);
+        return false;
+    }
+    match scope.cx.target_sm {
+        Some(target) if target < sm => {
+            scope.error(inst.span.clone(), format!("{what} of `{opcode}` requires `.target sm_{sm}` or higher (the file targets `sm_{target}`)"));
+            false
+        }
+        _ => true,
+    }
 }
 
 /// The `.f32` elements of a `tex.grad` partial: one per dimension (three for cubemaps; a

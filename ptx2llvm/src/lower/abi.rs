@@ -5,7 +5,7 @@ use inkwell::context::Context;
 use inkwell::types::{BasicTypeEnum, StructType};
 use inkwell::AddressSpace;
 
-pub const ABI_VERSION: u32 = 2;
+pub const ABI_VERSION: u32 = 3;
 
 /// Symbol of a kernel's descriptor.
 pub fn kernel_symbol(entry: &str) -> String {

@@ -168,6 +168,8 @@ impl<'ctx> FnCx<'ctx, '_> {
     fn coord_offset_buffer(&self, coords: &[Operand], offset: &[Operand], lod: &[&[Operand]], depth_compare: Option<&Operand>) -> R<PointerValue<'ctx>> {
         let lod_words = lod.iter().flat_map(|v| (0..4).map(|i| v.get(i)));
         let mut words: Vec<Option<&Operand>> = (0..4).map(|i| coords.get(i)).chain((0..4).map(|i| offset.get(i))).chain(lod_words).collect();
+        // The level-of-detail words fill words 8..16 (the runtime reads all 8 in either lod
+        // mode); the depth-compare value comes after them.
         if !lod.is_empty() || depth_compare.is_some() {
             words.resize(DEPTH_COMPARE_WORD, None);
         }
