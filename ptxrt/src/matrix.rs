@@ -3,9 +3,13 @@
 //! `ldmatrix`, `stmatrix`, `movmatrix`.
 //!
 //! The sync point's operand list holds each lane's fragment registers, destinations first,
-//! then the sources (A, B, C of a multiply-accumulate). Its `c` operand is an immediate
-//! with the register counts `d | a << 8 | b << 16 | c << 24`, `a` the memory operand and `b`
-//! the `wmma` stride. `mode` is the shape `m | n << 8 | k << 16`; `flags` as in [`flag`].
+//! then the sources (A, B, C of a multiply-accumulate), then for a block-scaled `mma` its six
+//! scale operands (scale-a-data, byte-id-a, thread-id-a, scale-b-data, byte-id-b,
+//! thread-id-b). Its `c` operand is an immediate with the register counts `d | a << 8 | b <<
+//! 16 | c << 24` and the block scaling from bit [`SCALE_SHIFT`] (the scale vector size 1, 2
+//! or 4, or 0 without scaling; bit 8 of that field: `.ue4m3` scale factors, else `.ue8m0`).
+//! `a` is the memory operand and `b` the `wmma` stride. `mode` is the shape `m | n << 8 | k <<
+//! 16`; `flags` as in [`flag`].
 //!
 //! # Fragment layouts
 //! `mma` fragments follow the ISA's tables exactly (see [`mma_position`]). For `wmma` the ISA
@@ -15,6 +19,13 @@
 //! was loaded from (`wmma.load`/`wmma.store` apply the `.row`/`.col` layout and stride).
 //! Elements are numbered from the first register's least significant bits. Only the `.f16`
 //! A and B fragments hold more elements than their matrix (each element twice or four times).
+//! In memory, sub-byte elements are packed from each byte's least significant bit on and
+//! strides count elements: `.b1` (`m8n8k128`) element `k` of A's row or B's column is bit
+//! `k % 8` of byte `k / 8`, i.e. bit `k % 32` of the 32-bit word `k / 32`, as single-bit
+//! `mma` packs its operands. Its fragments follow the general rule: lane `l`'s one A
+//! register holds `A[l / 4][32 (l % 4) + j]` in bit `j`, its one B register
+//! `B[4l + j / 8][j % 8]` (rows `4l..4l+3` of the KxN matrix), and its two C/D registers
+//! `C[l / 4][2 (l % 4) + j]` in register `j`.
 //!
 //! # Arithmetic
 //! Products of `.f16`, `.bf16`, `.tf32` and 8-bit float elements are exact in `f32`; they are
@@ -28,6 +39,26 @@
 //! touched). Integer products are summed exactly and wrap to 32 bits, or with `.satfinite`
 //! clamp to the `.s32` range. Single-bit products add `popc(row of A xor/and column of B)`
 //! to C, wrapping to 32 bits.
+//!
+//! # Block scaling (`.kind::mxf8f6f4`, `.kind::mxf4`, `.kind::mxf4nvf4`, §9.7.14.3)
+//! `D = C + sum_k (A[m][k] * SF_A[m][k / (K/V)]) * (B[k][n] * SF_B[k / (K/V)][n])` for the
+//! scale vector size `V`; each scaled product is exact in `f64`, is rounded to `f32` and
+//! accumulated like the unscaled products. `.ue8m0` scale factors are `2^(e - 127)` (`0xff`:
+//! NaN), `.ue4m3` ones unsigned E4M3 (`0x7f`: NaN; bit 7 is padding). `.kind::mxf4*` packs
+//! `.e2m1` eight to a register (no 8-bit containers); its fragments follow the `.s4` layout.
+//!
+//! Which lane and byte supply which scale factor is drawn only in the ISA's figures 43-45;
+//! our reading of them, which follows the A and B fragment layouts (row `g` and `g + 8` of A
+//! and column `g` of B belong to quad `g`, lanes `4g..4g+3`):
+//! - thread-id-a `t`: lane `4g + 2t` supplies the scale factors of A's row `g`, lane
+//!   `4g + 2t + 1` those of row `g + 8`;
+//! - thread-id-b `t`: lane `4g + t` supplies those of B's column `g`;
+//! - byte-id selects, in the 32-bit scale-data register, the byte (1X), the byte pair
+//!   `byte-id, byte-id + 1` (2X) or all four bytes (4X, byte-id 0), the lower byte holding
+//!   the lower scale-vector index.
+//!
+//! The selectors must be the same in every lane and take the values of the ISA's Table 37;
+//! other values are reported as errors.
 
 use rustc_apfloat::ieee::Double;
 use rustc_apfloat::{Float as _, Round};
@@ -63,6 +94,12 @@ pub mod flag {
     pub const POPC_AND: u32 = 1 << 29;
 }
 
+/// The bit of the `c` operand where an `mma`'s block scaling starts (module documentation).
+pub const SCALE_SHIFT: u32 = 32;
+
+/// Scale operands of a block-scaled `mma` after its C fragment.
+const SCALE_OPERANDS: usize = 6;
+
 pub fn is_matrix_op(code: u32) -> bool {
     (op::MMA..=op::MOVMATRIX).contains(&code)
 }
@@ -85,6 +122,8 @@ enum Elem {
     E3M2,
     E2M3,
     E2M1,
+    /// `.e2m1` without a container, eight to a register (`.kind::mxf4*`).
+    E2M1Packed,
 }
 
 impl Elem {
@@ -106,6 +145,7 @@ impl Elem {
             14 => Elem::E3M2,
             15 => Elem::E2M3,
             16 => Elem::E2M1,
+            17 => Elem::E2M1Packed,
             _ => return None,
         })
     }
@@ -116,7 +156,7 @@ impl Elem {
             Elem::TF32 | Elem::F32 | Elem::S32 => 32,
             Elem::F64 => 64,
             Elem::S8 | Elem::U8 | Elem::E4M3 | Elem::E5M2 | Elem::E3M2 | Elem::E2M3 | Elem::E2M1 => 8,
-            Elem::S4 | Elem::U4 => 4,
+            Elem::S4 | Elem::U4 | Elem::E2M1Packed => 4,
             Elem::B1 => 1,
         }
     }
@@ -154,6 +194,7 @@ impl Elem {
             Elem::E3M2 => small_float(v as u32 & 0x3f, 3, 2, 3),
             Elem::E2M3 => small_float(v as u32 & 0x3f, 2, 3, 1),
             Elem::E2M1 => small_float((v as u32 >> 2) & 0xf, 2, 1, 1),
+            Elem::E2M1Packed => small_float(v as u32 & 0xf, 2, 1, 1),
         }
     }
 }
@@ -259,6 +300,15 @@ struct Warp<'a> {
     /// Register counts: destinations, then the three source groups.
     counts: [usize; 4],
     shape: [usize; 3],
+    scaling: Option<Scaling>,
+}
+
+/// The block scaling of an `mma` (module documentation).
+#[derive(Clone, Copy)]
+struct Scaling {
+    /// Scale factors per row of A and column of B: 1, 2 or 4.
+    vec: usize,
+    ue4m3: bool,
 }
 
 impl Warp<'_> {
@@ -390,11 +440,17 @@ pub(crate) fn run(b: &Block, p: &SyncPoint, w: usize, at: u32) -> Result<(), Str
     };
     let c = p.c.value;
     let counts = [(c & 0xff) as usize, ((c >> 8) & 0xff) as usize, ((c >> 16) & 0xff) as usize, ((c >> 24) & 0xff) as usize];
-    if counts.iter().sum::<usize>() != ops.len() {
+    let scaling = match (c >> SCALE_SHIFT) & 0xff {
+        0 => None,
+        vec @ (1 | 2 | 4) => Some(Scaling { vec: vec as usize, ue4m3: (c >> (SCALE_SHIFT + 8)) & 1 != 0 }),
+        _ => return Err("malformed matrix instruction descriptor".into()),
+    };
+    let scale_operands = if scaling.is_some() { SCALE_OPERANDS } else { 0 };
+    if counts.iter().sum::<usize>() + scale_operands != ops.len() {
         return Err("malformed matrix instruction descriptor".into());
     }
     let shape = [(p.mode & 0xff) as usize, ((p.mode >> 8) & 0xff) as usize, (p.mode >> 16) as usize];
-    let x = Warp { b, p, ops, w, at, counts, shape };
+    let x = Warp { b, p, ops, w, at, counts, shape, scaling };
     let ty = |field: u32| Elem::from_code((p.flags >> (flag::ELEM_BITS * field)) & ((1 << flag::ELEM_BITS) - 1)).ok_or_else(|| "unknown matrix element type".to_string());
     match p.op {
         op::MMA | op::WMMA_MMA => multiply_accumulate(&x, [ty(0)?, ty(1)?, ty(2)?, ty(3)?], p.op == op::WMMA_MMA),
@@ -439,6 +495,18 @@ fn multiply_accumulate(x: &Warp, [ta, tb, tc, td]: [Elem; 4], wmma: bool) -> Res
         }
     }
     let (a, b, c) = (&mats[0], &mats[1], &mats[2]);
+    let scales = match x.scaling {
+        Some(s) => Some(scale_factors(x, s)?),
+        None => None,
+    };
+    // The product of A[r][kk] and B[kk][col] with their scale factors (exact in f64).
+    let product = |r: usize, kk: usize, col: usize, av: f64, bv: f64| match &scales {
+        Some((sf_a, sf_b, vec)) => {
+            let block = kk * vec / k;
+            (av * sf_a[r * vec + block]) * (bv * sf_b[block * n + col])
+        }
+        None => av * bv,
+    };
     let satfinite = x.p.flags & flag::SATFINITE != 0;
     let rounding = (x.p.flags >> flag::ROUND_SHIFT) & 3;
     let popc_and = x.p.flags & flag::POPC_AND != 0;
@@ -468,8 +536,8 @@ fn multiply_accumulate(x: &Warp, [ta, tb, tc, td]: [Elem; 4], wmma: bool) -> Res
                 } else if ta == Elem::F64 {
                     (0..k).fold(c0, |s, kk| fma_f64(at(a, m, k, r, kk), at(b, k, n, kk, col), s, rounding)).to_bits()
                 } else {
-                    // The products are exact in f32 (at most 22 significant bits).
-                    let s = (0..k).fold(c0 as f32, |s, kk| s + (at(a, m, k, r, kk) * at(b, k, n, kk, col)) as f32);
+                    // Unscaled products are exact in f32 (at most 22 significant bits).
+                    let s = (0..k).fold(c0 as f32, |s, kk| s + product(r, kk, col, at(a, m, k, r, kk), at(b, k, n, kk, col)) as f32);
                     if td == Elem::F16 {
                         f32_to_f16(s) as u64
                     } else {
@@ -497,6 +565,66 @@ fn multiply_accumulate(x: &Warp, [ta, tb, tc, td]: [Elem; 4], wmma: bool) -> Res
     }
     x.write_dst(&out);
     Ok(())
+}
+
+/// The value of a block-scaling factor's byte.
+fn scale_value(byte: u8, ue4m3: bool) -> f64 {
+    if ue4m3 {
+        // Bit 7 is padding; 0x7f (exponent 15, mantissa 7) is NaN.
+        e4m3_to_f32(byte & 0x7f) as f64
+    } else if byte == 0xff {
+        f64::NAN
+    } else {
+        2f64.powi(byte as i32 - 127)
+    }
+}
+
+/// The scale factors of a block-scaled `mma`: SF_A (M x V, row-major), SF_B (V x N,
+/// row-major) and V, gathered from the lanes and bytes its selectors name (module
+/// documentation).
+fn scale_factors(x: &Warp, s: Scaling) -> Result<(Vec<f64>, Vec<f64>, usize), String> {
+    let [m, n, _] = x.shape;
+    let first = x.counts.iter().sum::<usize>();
+    let operand = |j: usize, lane: usize| if x.present(lane) { x.b.read(&x.ops[first + j], x.thread(lane)) } else { 0 };
+    // A selector must be the same in every lane of the warp.
+    let selector = |j: usize, name: &str| -> Result<u64, String> {
+        let mut lanes = (0..32).filter(|&l| x.present(l)).map(|l| operand(j, l) as u16 as u64);
+        let v = lanes.next().unwrap_or(0);
+        if lanes.any(|o| o != v) {
+            return Err(format!("{name} differs between the lanes of warp {}", x.w));
+        }
+        Ok(v)
+    };
+    let bytes: &[u64] = match s.vec {
+        1 => &[0, 1, 2, 3],
+        2 => &[0, 2],
+        _ => &[0],
+    };
+    let mut ids = [0usize; 4];
+    for (slot, (j, name, valid)) in [(1, "byte-id-a", bytes), (2, "thread-id-a", &[0, 1][..]), (4, "byte-id-b", bytes), (5, "thread-id-b", &[0, 1, 2, 3][..])].into_iter().enumerate() {
+        let v = selector(j, name)?;
+        if !valid.contains(&v) {
+            return Err(format!("{name} {v} is not valid with .scale_vec::{}X (ISA Table 37)", s.vec));
+        }
+        ids[slot] = v as usize;
+    }
+    let [byte_a, thread_a, byte_b, thread_b] = ids;
+    let factor = |data: u64, byte_id: usize, v: usize| scale_value((data >> (8 * (byte_id + v))) as u8, s.ue4m3);
+    let mut sf_a = vec![0.0; m * s.vec];
+    for row in 0..m {
+        let data = operand(0, 4 * (row % 8) + 2 * thread_a + row / 8);
+        for v in 0..s.vec {
+            sf_a[row * s.vec + v] = factor(data, byte_a, v);
+        }
+    }
+    let mut sf_b = vec![0.0; s.vec * n];
+    for col in 0..n {
+        let data = operand(3, 4 * col + thread_b);
+        for v in 0..s.vec {
+            sf_b[v * n + col] = factor(data, byte_b, v);
+        }
+    }
+    Ok((sf_a, sf_b, s.vec))
 }
 
 /// `wmma.load` / `wmma.store`: each lane moves its own fragment elements (our layout) from
@@ -539,6 +667,7 @@ fn wmma_memory(x: &Warp, e: Elem) -> Result<(), String> {
                 let at = base.add(bit / 8);
                 if load {
                     let v = match bits {
+                        1 => ((at.read() >> (bit % 8)) & 1) as u64,
                         4 => ((at.read() >> (bit % 8)) & 15) as u64,
                         8 => at.read() as u64,
                         16 => (at as *const u16).read_unaligned() as u64,
@@ -549,6 +678,10 @@ fn wmma_memory(x: &Warp, e: Elem) -> Result<(), String> {
                 } else {
                     let v = get(&stored[lane], e, i);
                     match bits {
+                        1 => {
+                            let shift = bit % 8;
+                            at.write((at.read() & !(1 << shift)) | ((v as u8 & 1) << shift));
+                        }
                         4 => {
                             let shift = bit % 8;
                             at.write((at.read() & !(15 << shift)) | ((v as u8 & 15) << shift));
@@ -678,6 +811,24 @@ mod tests {
         assert_eq!(Elem::E3M2.decode(0x1f), 28.0);
         assert_eq!(Elem::E3M2.decode(0x2c), -1.0);
         assert_eq!(Elem::E3M2.decode(0x0d), 1.25);
+    }
+
+    #[test]
+    fn block_scale_factors_decode() {
+        assert_eq!(scale_value(127, false), 1.0);
+        assert_eq!(scale_value(0, false), 2f64.powi(-127));
+        assert_eq!(scale_value(0xfe, false), 2f64.powi(127));
+        assert!(scale_value(0xff, false).is_nan());
+        // ue4m3: bias 7, subnormals in units of 2^-9, 0x7e the largest (448), 0x7f NaN.
+        assert_eq!(scale_value(0x38, true), 1.0);
+        assert_eq!(scale_value(0x01, true), 2f64.powi(-9));
+        assert_eq!(scale_value(0x7e, true), 448.0);
+        assert!(scale_value(0x7f, true).is_nan());
+        assert_eq!(scale_value(0xb8, true), 1.0, "bit 7 is padding");
+        // `.kind::mxf4*` e2m1 without a container: the low four bits.
+        assert_eq!(Elem::E2M1Packed.decode(0x7), 6.0);
+        assert_eq!(Elem::E2M1Packed.decode(0xa), -1.0);
+        assert_eq!(Elem::E2M1Packed.per_reg(), 8);
     }
 
     #[test]

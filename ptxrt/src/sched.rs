@@ -53,6 +53,8 @@ pub mod warp_op {
     pub const REDUX: u32 = 4;
     pub const ACTIVEMASK: u32 = 5;
     pub const WARP_SYNC: u32 = 6;
+    /// Codes 7..=39 belong to matrix instructions (`matrix::op`).
+    pub const ELECT: u32 = 40;
 }
 
 pub mod flags {
@@ -477,6 +479,16 @@ fn collective(b: &Block, p: &SyncPoint, w: usize, at: u32) -> Result<(), String>
                 b.write(&p.dst, t(l), at as u64);
             }
         }
+        warp_op::ELECT => {
+            // The leader: the lowest-numbered lane of the membermask among the lanes that
+            // arrived (lanes with another membermask at the same instruction elect their own).
+            for &l in &lanes {
+                let members = b.read(&p.mask, t(l)) as u32 & at;
+                let leader = if members == 0 { l as u32 } else { members.trailing_zeros() };
+                b.write(&p.dst, t(l), leader as u64);
+                b.write(&p.pred, t(l), (leader == l as u32) as u64);
+            }
+        }
         warp_op::WARP_SYNC => {}
         op if crate::matrix::is_matrix_op(op) => crate::matrix::run(b, p, w, at).map_err(|e| format!("{e} at {}", what(p)))?,
         other => return Err(format!("unknown warp collective {other} at {}", what(p))),
@@ -507,6 +519,37 @@ mod tests {
 
     fn point(kind: u32, op: u32, mode: u32, a: SyncOperand, b: SyncOperand, c: SyncOperand, dst: SyncOperand) -> SyncPoint {
         SyncPoint { kind, op, mode, flags: 0, a, b, c, mask: none(), dst, pred: none(), what: std::ptr::null(), operands: std::ptr::null(), num_operands: 0 }
+    }
+
+    #[test]
+    fn elect_picks_the_lowest_live_lane_of_each_membermask() {
+        // 40 threads: a full warp whose lanes 0-2 exited, electing over half-warp masks, and
+        // 8 lanes of a second warp with a full membermask. Slots: mask (prefix 0, 4 bytes),
+        // leader (prefix 4, 4 bytes), is-leader (prefix 8, 1 byte).
+        let n = 40usize;
+        let mut ctx = vec![0u8; n * 9];
+        for t in 0..n {
+            let mask: u32 = if t >= 32 { u32::MAX } else if t % 32 < 16 { 0x0000_ffff } else { 0xffff_0000 };
+            ctx[t * 4..t * 4 + 4].copy_from_slice(&mask.to_le_bytes());
+        }
+        let slot = |prefix, size| SyncOperand { kind: 2, size, value: prefix };
+        let points = [
+            point(kind::ENTRY, 0, 0, none(), none(), none(), none()),
+            SyncPoint { mask: slot(0, 4), pred: slot(8, 1), ..point(kind::WARP, warp_op::ELECT, 0, none(), none(), none(), slot(4, 4)) },
+        ];
+        let mut state = vec![1u32; n];
+        state[..3].fill(EXITED);
+        let mut scratch = [0u32; SCRATCH_WORDS];
+        let mut block = Block { nthreads: n, state: &mut state, context: ctx.as_mut_ptr(), shared: std::ptr::null_mut() };
+        assert_eq!(schedule(&mut block, &points, &mut scratch).unwrap() & 0xffff, 1);
+        assert_eq!(schedule(&mut block, &points, &mut scratch).unwrap() & 0xffff, 1, "the second warp is released next");
+        let leader = |t: usize| u32::from_le_bytes(ctx[n * 4 + t * 4..n * 4 + t * 4 + 4].try_into().unwrap());
+        let is_leader = |t: usize| ctx[n * 8 + t] != 0;
+        for t in 3..n {
+            let want = if t >= 32 { 0 } else if t < 16 { 3 } else { 16 };
+            assert_eq!(leader(t), want, "thread {t}");
+            assert_eq!(is_leader(t), t % 32 == want as usize, "thread {t}");
+        }
     }
 
     #[test]

@@ -238,6 +238,16 @@ fn spin_wait() {
     run_fixture(&SPIN_WAIT);
 }
 
+/// Hand-written PTX 7.3: `alloca` (64- and 32-bit local addresses, alignment), stack
+/// arrays kept across a barrier and read through generic addresses, `alloca` in a
+/// recursive function, `stacksave`/`stackrestore` freeing 1 KiB per iteration 2000 times.
+const STACK: Fixture = Fixture { ptx: "stack.ptx", host: "stack_host.c", ok_lines: &["stack_kernel: 5 shapes OK", "stack_loop: 5 shapes OK"] };
+
+#[test]
+fn stack() {
+    run_fixture(&STACK);
+}
+
 /// NVRTC output: `trap` two calls deep ends the launch with a launch failure naming the
 /// kernel, block and function; the launches before and after it work.
 const TRAP: Fixture = Fixture { ptx: "trap.ptx", host: "trap_host.c", ok_lines: &["trap: 3 shapes OK"] };
@@ -298,11 +308,12 @@ fn matrix() {
 }
 
 /// Hand-written PTX for sm_90: `stmatrix` x1/x2/x4 with and without `.trans` (shared and
-/// generic addresses) and `movmatrix.trans`.
+/// generic addresses), `movmatrix.trans` and single-bit `wmma` m8n8k128 (`.xor`/`.and`,
+/// global and shared, strides larger than the tile, C/D in both layouts, wrapping sums).
 const MATRIX_SM90: Fixture = Fixture {
         ptx: "matrix_sm90.ptx",
         host: "matrix_sm90_host.c",
-        ok_lines: &["stmatrix: 1 shapes OK", "movmatrix: 2 shapes OK"],
+        ok_lines: &["stmatrix: 1 shapes OK", "movmatrix: 2 shapes OK", "wmma_b1: 4 shapes OK"],
     };
 
 #[test]
@@ -314,11 +325,12 @@ fn matrix_sm90() {
 /// m16n8k128, m16n8k256; exact, with wrapping), `.f64` `mma` with each rounding `.rn .rz .rm
 /// .rp` (every shape, and `wmma.mma` m8n8k4; exact on one-product-per-element inputs) and
 /// `.kind::f8f6f4` with the 6- and 4-bit floats and `.e4m3`/`.e5m2` into `.f32` and `.f16`
-/// accumulators.
+/// accumulators, and block-scaled `mma` (`.kind::mxf8f6f4`, `.kind::mxf4`, `.kind::mxf4nvf4`
+/// with `.ue8m0`/`.ue4m3`) for every selector value, with NaN scale factors.
 const MATRIX_SM120: Fixture = Fixture {
         ptx: "matrix_sm120.ptx",
         host: "matrix_sm120_host.c",
-        ok_lines: &["mma_b1: 12 shapes OK", "mma_f64_rounding: 26 shapes OK", "mma_f8f6f4: 12 shapes OK"],
+        ok_lines: &["mma_b1: 12 shapes OK", "mma_f64_rounding: 26 shapes OK", "mma_f8f6f4: 12 shapes OK", "mma_block_scale: 470 shapes OK"],
     };
 
 #[test]
@@ -566,8 +578,22 @@ fn texture_depth_compare() {
     run_fixture(&TEXTURE_DEPTH_COMPARE);
 }
 
+const CLUSTER_MISC: Fixture = Fixture {
+    ptx: "cluster_misc.ptx",
+    host: "cluster_misc_host.c",
+    ok_lines: &["elect_leader: 3 shapes OK", "cluster_map: 2 shapes OK", "multimem_ops: 2 shapes OK"],
+};
+
+/// Hand-written PTX 8.2 (`sm_90a`): `elect.sync` over whole and half warps with exited
+/// lanes, `mapa`/`getctarank` on one-block clusters (and `mapa`'s out-of-range rank error),
+/// `griddepcontrol`, `setmaxnreg`, and `multimem.ld_reduce`/`st`/`red` on one replica.
+#[test]
+fn cluster_misc() {
+    run_fixture(&CLUSTER_MISC);
+}
+
 /// Every fixture above, for the cross-target run.
-const ALL_FIXTURES: &[&Fixture] = &[&MEMORY_FORMS, &SPECIAL_CONTROL, &DEVICE_LAUNCH, &TEXTURES, &TEXREF_LEGACY, &TEXTURE_QUERIES, &TEXTURE_INDEPENDENT, &TEXTURE_MIPMAPS, &TEXTURE_DEPTH_COMPARE, &GUARDS, &ATOMICS_WIDE, &LEGACY_VOTE, &ALGORITHMS, &MEMORY, &SPACES, &CONCURRENT, &VECADD, &REDUCE, &INTERCHANGE, &SAXPY_NVOPENCC, &BARRIER_EXIT, &ATOMICS, &CALLS, &FIBERS, &SPIN_WAIT, &TRAP, &DEVICE_LIB, &WARPS, &LEGACY_WARP, &MATRIX, &MATRIX_SM90, &MATRIX_SM120];
+const ALL_FIXTURES: &[&Fixture] = &[&MEMORY_FORMS, &SPECIAL_CONTROL, &DEVICE_LAUNCH, &TEXTURES, &TEXREF_LEGACY, &TEXTURE_QUERIES, &TEXTURE_INDEPENDENT, &TEXTURE_MIPMAPS, &TEXTURE_DEPTH_COMPARE, &GUARDS, &ATOMICS_WIDE, &LEGACY_VOTE, &ALGORITHMS, &MEMORY, &SPACES, &CONCURRENT, &VECADD, &REDUCE, &INTERCHANGE, &SAXPY_NVOPENCC, &BARRIER_EXIT, &ATOMICS, &CALLS, &FIBERS, &SPIN_WAIT, &STACK, &TRAP, &DEVICE_LIB, &WARPS, &LEGACY_WARP, &MATRIX, &MATRIX_SM90, &MATRIX_SM120, &CLUSTER_MISC];
 
 /// Every fixture with every kernel forced onto the fiber scheduler (`--scheduler fibers`):
 /// the general scheduler gives the same results as thread loops on all of them.

@@ -9,7 +9,15 @@
  *   different results), and on dense matrices within the accumulation-order bound.
  * - .kind::f8f6f4 (.e3m2, .e2m3, .e2m1 in 8-bit containers, .e4m3, .e5m2) with .f32 and
  *   .f16 accumulators: within the accumulation-order bound of a double-precision product
- *   (the ISA leaves the order and the intermediate rounding open). */
+ *   (the ISA leaves the order and the intermediate rounding open).
+ * - block scaling (.kind::mxf8f6f4 1X, .kind::mxf4 2X, .kind::mxf4nvf4 2X/4X with .ue8m0
+ *   and .ue4m3) for every selector value of the ISA's Table 37: D = C + sum_k (A * SF_A) *
+ *   (B * SF_B) with the scale factors taken from the lanes and bytes our reading of the
+ *   ISA's figures gives (quad g: lane 4g + 2 thread-id-a for A's row g, + 1 for row g + 8;
+ *   lane 4g + thread-id-b for B's column g; byte-id and the following bytes for the scale
+ *   vector, lower byte first). Every byte of every lane's scale registers is random, so
+ *   another mapping gives other factors; one run in four has a NaN scale factor. Exact where
+ *   every partial sum is exact in f32, else within the accumulation-order bound. */
 #include <fenv.h>
 #include <math.h>
 #include <stdint.h>
@@ -338,6 +346,130 @@ static int check_fp(harness_rng *rng, const char *kernel, fp_t ta, fp_t tb, int 
     return bad != 0;
 }
 
+/* ---- block scaling ---- */
+
+typedef struct {
+    const char *kernel;
+    int k; /* 32: 8-bit containers (.kind::mxf8f6f4); 64: .e2m1 packed eight to a register */
+    fp_t a, b;
+    int vec, ue4m3;
+    int imm;          /* the kernel's selectors are immediates: only `imm_sel` runs */
+    uint16_t imm_sel[4]; /* byte-id-a, thread-id-a, byte-id-b, thread-id-b */
+} scaled_t;
+
+static void run_scaled(const char *kernel, void *in, void *out, const uint16_t sel[4], int warps)
+{
+    const ptxrtKernel *k = harness_find_kernel(kernel);
+    uint16_t s0 = sel[0], s1 = sel[1], s2 = sel[2], s3 = sel[3];
+    void *args[] = {&in, &out, &s0, &s1, &s2, &s3};
+    PTXRT_CHECK(ptxrtLaunchKernel(k, harness_dim3(1, 1, 1), harness_dim3(32 * warps, 1, 1), args, 0, NULL));
+}
+
+/* .ue8m0: 2^(e - 127), 0xff NaN; .ue4m3: unsigned E4M3 (bias 7), 0x7f NaN. */
+static double scale_value(unsigned byte, int ue4m3)
+{
+    if (!ue4m3) return byte == 0xff ? NAN : ldexp(1, (int)byte - 127);
+    if (byte == 0x7f) return NAN;
+    int exp = byte >> 3, man = byte & 7;
+    return exp == 0 ? ldexp(man, -9) : ldexp(8 + man, exp - 10);
+}
+
+/* A random scale factor: .ue8m0 2^[-w, w] (w 3, or 20 when `wide`), .ue4m3 with
+ * exponents 4..10 (about 2^-3 to 2^4). */
+static unsigned random_scale(harness_rng *rng, int ue4m3, int wide)
+{
+    uint32_t r = harness_rng_u32(rng);
+    if (ue4m3) return (4 + (r >> 8) % 7) << 3 | (r & 7);
+    int w = wide ? 20 : 3;
+    return (unsigned)(127 - w + (int)((r >> 8) % (uint32_t)(2 * w + 1)));
+}
+
+/* The exponent of the lowest set bit of a non-zero finite double. */
+static int low_bit(double v)
+{
+    int e;
+    double f = frexp(fabs(v), &e);
+    return e - 53 + __builtin_ctzll((uint64_t)ldexp(f, 53));
+}
+
+/* One launch; `nan_row` >= 0 puts a NaN in the last warp's SF_A of that row. Counts the
+ * elements checked exactly in *exact. */
+static int check_scaled(harness_rng *rng, const scaled_t *f, const uint16_t sel[4], int nan_row, int wide, int warps, int *exact)
+{
+    const int m = 16, n = 8, k = f->k, regs = 12, per_reg = k == 64 ? 8 : 4, bits = 32 / per_reg, vec = f->vec;
+    uint32_t *in = harness_xmalloc((size_t)warps * regs * 32 * 4), *out = harness_xmalloc((size_t)warps * 4 * 32 * 4);
+    double *exp = harness_xmalloc((size_t)warps * 4 * 32 * 8), *tol = harness_xmalloc((size_t)warps * 4 * 32 * 8);
+    unsigned a[16 * 64], b[64 * 8];
+    double c[16 * 8], sfa[16 * 4], sfb[4 * 8];
+    for (int w = 0; w < warps; w++) {
+        uint32_t *win = in + (size_t)w * regs * 32;
+        memset(win, 0, (size_t)regs * 32 * 4);
+        for (int j = 0; j < m * k; j++) a[j] = k == 64 ? harness_rng_u32(rng) & 15 : random_fp(rng, f->a);
+        for (int j = 0; j < k * n; j++) b[j] = k == 64 ? harness_rng_u32(rng) & 15 : random_fp(rng, f->b);
+        for (int j = 0; j < m * n; j++) c[j] = ((int)(harness_rng_u32(rng) % 4096) - 2048) / 256.0;
+        for (int lane = 0; lane < 32; lane++)
+            for (int byte = 0; byte < 4; byte++) {
+                win[10 * 32 + lane] |= random_scale(rng, f->ue4m3, wide) << (8 * byte);
+                win[11 * 32 + lane] |= random_scale(rng, f->ue4m3, wide) << (8 * byte);
+            }
+        if (nan_row >= 0 && w == warps - 1) {
+            int lane = 4 * (nan_row % 8) + 2 * sel[1] + nan_row / 8;
+            win[10 * 32 + lane] |= (f->ue4m3 ? 0x7fu : 0xffu) << (8 * sel[0]);
+        }
+        for (int row = 0; row < m; row++)
+            for (int v = 0; v < vec; v++)
+                sfa[row * vec + v] = scale_value((win[10 * 32 + 4 * (row % 8) + 2 * sel[1] + row / 8] >> (8 * (sel[0] + v))) & 0xff, f->ue4m3);
+        for (int col = 0; col < n; col++)
+            for (int v = 0; v < vec; v++)
+                sfb[v * n + col] = scale_value((win[11 * 32 + 4 * col + sel[3]] >> (8 * (sel[2] + v))) & 0xff, f->ue4m3);
+        for (int lane = 0; lane < 32; lane++) {
+            int g = lane >> 2, t = lane % 4;
+            for (int i = 0; i < 4 * per_reg; i++) {
+                int row = g + 8 * ((i / per_reg) % 2), col = t * per_reg + i % per_reg + 4 * per_reg * (i / (2 * per_reg));
+                win[(i / per_reg) * 32 + lane] |= a[row * k + col] << (bits * (i % per_reg));
+            }
+            for (int i = 0; i < 2 * per_reg; i++) {
+                int row = t * per_reg + i % per_reg + 4 * per_reg * (i / per_reg);
+                win[(4 + i / per_reg) * 32 + lane] |= b[row * n + g] << (bits * (i % per_reg));
+            }
+            for (int i = 0; i < 4; i++) {
+                int r, col;
+                acc_position(lane, i, &r, &col);
+                float cf = (float)c[r * n + col];
+                memcpy(&win[(6 + i) * 32 + lane], &cf, 4);
+                double e = c[r * n + col], mag = fabs(e);
+                int lo = e != 0 ? low_bit(e) : 1 << 20;
+                for (int j = 0; j < k; j++) {
+                    int blk = j * vec / k;
+                    double av = k == 64 ? fp_value(E2M1, a[r * k + j] << 2) : fp_value(f->a, a[r * k + j]);
+                    double bv = k == 64 ? fp_value(E2M1, b[j * n + col] << 2) : fp_value(f->b, b[j * n + col]);
+                    double p = (av * sfa[r * vec + blk]) * (bv * sfb[blk * n + col]); /* exact */
+                    e += p;
+                    mag += fabs(p);
+                    if (p != 0 && isfinite(p) && low_bit(p) < lo) lo = low_bit(p);
+                }
+                size_t at = ((size_t)w * 4 + i) * 32 + lane;
+                exp[at] = e;
+                /* Multiples of 2^lo below 2^(lo + 24): every partial sum is exact in f32. */
+                int is_exact = isnan(e) || mag < ldexp(1, lo + 24);
+                tol[at] = is_exact ? 0 : (k + 1) * ldexp(mag, -24);
+                *exact += is_exact;
+            }
+        }
+    }
+    run_scaled(f->kernel, in, out, sel, warps);
+    size_t bad = 0;
+    for (size_t at = 0; at < (size_t)warps * 4 * 32; at++) {
+        float got;
+        memcpy(&got, &out[at], 4);
+        int ok = isnan(exp[at]) ? isnan(got) : tol[at] == 0 ? got == exp[at] : fabs(got - exp[at]) <= tol[at];
+        if (!ok && bad++ < HARNESS_MAX_REPORTED)
+            fprintf(stderr, "  %s {%u,%u} {%u,%u} [%zu]: expected %.9g (+-%.3g), actual %.9g\n", f->kernel, sel[0], sel[1], sel[2], sel[3], at, exp[at], tol[at], got);
+    }
+    free(in); free(out); free(exp); free(tol);
+    return bad != 0;
+}
+
 int main(void)
 {
     harness_rng rng;
@@ -376,5 +508,44 @@ int main(void)
     for (size_t i = 0; i < sizeof fp / sizeof fp[0]; i++)
         for (int warps = 1; warps <= 3; warps += 2, shapes++) fails += check_fp(&rng, fp[i].kernel, fp[i].a, fp[i].b, fp[i].d_f16, warps);
     rc |= harness_finish("mma_f8f6f4", shapes, fails);
+
+    static const scaled_t scaled[] = {
+        {"mxf8f6f4_e4m3_e2m1", 32, E4M3, E2M1, 1, 0, 0, {0}},
+        {"mxf8f6f4_1x_e3m2_e2m3", 32, E3M2, E2M3, 1, 0, 0, {0}},
+        {"mxf8f6f4_1x_e5m2_e4m3", 32, E5M2, E4M3, 1, 0, 0, {0}},
+        {"mxf8f6f4_imm_e2m1_e3m2", 32, E2M1, E3M2, 1, 0, 1, {3, 1, 2, 3}},
+        {"mxf4_e2m1", 64, E2M1, E2M1, 2, 0, 0, {0}},
+        {"mxf4_2x_imm", 64, E2M1, E2M1, 2, 0, 1, {2, 1, 0, 2}},
+        {"mxf4nvf4_2x_ue8m0", 64, E2M1, E2M1, 2, 0, 0, {0}},
+        {"mxf4nvf4_4x_ue8m0", 64, E2M1, E2M1, 4, 0, 0, {0}},
+        {"mxf4nvf4_4x_ue4m3", 64, E2M1, E2M1, 4, 1, 0, {0}},
+        {"mxf4nvf4_4x_ue4m3_imm", 64, E2M1, E2M1, 4, 1, 1, {0, 1, 0, 3}},
+    };
+    int exact = 0;
+    fails = shapes = 0;
+    for (size_t i = 0; i < sizeof scaled / sizeof scaled[0]; i++) {
+        const scaled_t *f = &scaled[i];
+        if (f->imm) {
+            for (int warps = 1; warps <= 3; warps += 2, shapes++) fails += check_scaled(&rng, f, f->imm_sel, warps == 3 ? 11 : -1, warps == 3, warps, &exact);
+            continue;
+        }
+        /* Every selector combination of Table 37 for the kernel's scale vector size. */
+        int run_no = 0;
+        for (uint16_t byte_a = 0; byte_a < 4; byte_a++)
+            for (uint16_t thread_a = 0; thread_a < 2; thread_a++)
+                for (uint16_t byte_b = 0; byte_b < 4; byte_b++)
+                    for (uint16_t thread_b = 0; thread_b < 4; thread_b++) {
+                        if (byte_a % f->vec || byte_b % f->vec || byte_a + f->vec > 4 || byte_b + f->vec > 4) continue;
+                        const uint16_t sel[4] = {byte_a, thread_a, byte_b, thread_b};
+                        int nan_row = run_no % 4 == 3 ? run_no % 16 : -1;
+                        fails += check_scaled(&rng, f, sel, nan_row, run_no % 2, 1 + run_no % 3, &exact);
+                        run_no++, shapes++;
+                    }
+    }
+    if (exact == 0) {
+        fprintf(stderr, "  mma_block_scale: no element was checked exactly\n");
+        fails++;
+    }
+    rc |= harness_finish("mma_block_scale", shapes, fails);
     return rc;
 }

@@ -341,6 +341,7 @@ fn walk(scope: &mut FnScope, stmts: &[ast::Statement], out: &mut Vec<Linear>) {
             }
             ast::Statement::Instruction(inst) => match convert(scope, inst) {
                 Some(Converted::Inst(i)) => out.push(Linear::Inst(i)),
+                Some(Converted::Insts(insts)) => out.extend(insts.into_iter().map(Linear::Inst)),
                 Some(Converted::Term(t, guard)) => out.push(Linear::Term(t, guard, inst.span.clone())),
                 Some(Converted::Prepared(insts, t, guard)) => {
                     out.extend(insts.into_iter().map(Linear::Inst));

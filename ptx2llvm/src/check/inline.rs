@@ -15,7 +15,7 @@ use crate::front::ast::{self, Expr, Instruction, Operand as A, Spanned, Statemen
 use std::collections::{HashMap, HashSet};
 
 /// Opcodes that make a function synchronize.
-const SYNC_OPCODES: &[&str] = &["bar", "barrier", "shfl", "vote", "match", "redux", "activemask", "mma", "wmma", "ldmatrix", "stmatrix", "movmatrix"];
+const SYNC_OPCODES: &[&str] = &["bar", "barrier", "shfl", "vote", "match", "redux", "activemask", "elect", "mma", "wmma", "ldmatrix", "stmatrix", "movmatrix"];
 
 /// How deep calls of synchronizing functions are inlined (deeper ones stay calls).
 const MAX_DEPTH: u32 = 16;

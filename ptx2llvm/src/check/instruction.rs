@@ -11,6 +11,8 @@ use crate::ir::{self, BoolOp, CmpOp, IntBinOp, IntUnOp, MulMode, Op, Rounding, S
 
 pub(crate) enum Converted {
     Inst(ir::Inst),
+    /// Several instructions in order (each with its own guard).
+    Insts(Vec<ir::Inst>),
     Term(PendingTerm, Option<ir::PredRef>),
     /// Unguarded instructions that compute an operand of the terminator (the address a
     /// warp matrix instruction reads), then the terminator.
@@ -270,16 +272,57 @@ fn convert_form(scope: &mut FnScope, inst: &ast::Instruction) -> Option<Converte
             }
             Op::Cvta { to_generic: !to, space: sp, ty, dst: scope.dst(&ops[0], ty, Width::Exact)?, src: scope.src(&ops[1], ty, Width::Exact)? }
         }
+        "alloca" | "stacksave" | "stackrestore" => {
+            mods.has(".local");
+            let ty = one_type(scope, &mut mods, inst)?;
+            let counts: &[usize] = match opcode {
+                "alloca" => &[2, 3],
+                _ => &[1],
+            };
+            if !mods.finish() || !expect_operands(scope, inst, counts) {
+                return None;
+            }
+            if !matches!(ty, ScalarType::U32 | ScalarType::U64) {
+                scope.error(inst.opcode.span.clone(), format!("`{opcode}` type must be `.u32` or `.u64`"));
+                return None;
+            }
+            match opcode {
+                "alloca" => {
+                    let align = match ops.get(2) {
+                        None => 8,
+                        Some(op) => match scope.src(op, ScalarType::U32, Width::Exact)? {
+                            ir::Operand::Imm(a) if a.is_power_of_two() && a <= 1 << 16 => a as u32,
+                            ir::Operand::Imm(_) => {
+                                scope.error(op.span.clone(), "the alignment of `alloca` must be a power of two (at most 65536)");
+                                return None;
+                            }
+                            _ => {
+                                scope.error(op.span.clone(), "the alignment of `alloca` must be an immediate");
+                                return None;
+                            }
+                        },
+                    };
+                    Op::Alloca { ty, dst: scope.dst(&ops[0], ty, Width::Exact)?, size: scope.src(&ops[1], ty, Width::Exact)?, align }
+                }
+                "stacksave" => Op::StackSave { ty, dst: scope.dst(&ops[0], ty, Width::Exact)? },
+                _ => Op::StackRestore { ty, a: scope.src(&ops[0], ty, Width::Exact)? },
+            }
+        }
         "ld" | "ldu" | "st" => return load_store(scope, inst, mods, guard),
         "prefetch" | "prefetchu" => return prefetch(scope, inst, mods, guard),
         "createpolicy" => return createpolicy(scope, inst, mods, guard),
         "discard" | "applypriority" => return cache_control(scope, inst, mods, guard),
         "brx" => return brx(scope, inst, mods, guard),
         "call" => return super::call::call(scope, inst, mods, guard),
-        "shfl" | "vote" | "match" | "redux" | "activemask" => return super::warp::collective(scope, inst, mods, guard),
+        "shfl" | "vote" | "match" | "redux" | "activemask" | "elect" => return super::warp::collective(scope, inst, mods, guard),
         "mma" | "wmma" | "ldmatrix" | "stmatrix" | "movmatrix" => return super::matrix::warp_matrix(scope, inst, mods, guard),
         "cp" => return super::matrix::async_copy(scope, inst, mods, guard),
         "atom" | "red" => return super::atomic::atom(scope, inst, mods, guard),
+        "getctarank" => return super::cluster::getctarank(scope, inst, mods, guard),
+        "mapa" => return super::cluster::mapa(scope, inst, mods, guard),
+        "multimem" => return super::multimem::multimem(scope, inst, mods, guard),
+        "griddepcontrol" => return super::cluster::griddepcontrol(scope, inst, mods, guard),
+        "setmaxnreg" => return super::cluster::setmaxnreg(scope, inst, mods, guard),
         "membar" | "fence" => return super::atomic::fence(scope, inst, mods, guard),
         "trap" => Op::Trap,
         "brkpt" => {

@@ -11,7 +11,7 @@ use super::function::{FnScope, LocalOrGlobal, LocalSymbol};
 use super::instruction::{expect_operands, unsupported, Converted, Mods, PendingTerm};
 use super::operands::Width;
 use crate::front::ast::{self, Operand as A, Spanned};
-use crate::ir::{self, AddressBase, IntBinOp, MatrixElem, MatrixKind, MatrixOp, MatrixRole, MmaBitOp, MmaTypes, Op, Operand, Rounding, ScalarType, StateSpace};
+use crate::ir::{self, AddressBase, BlockScale, IntBinOp, MatrixElem, MatrixKind, MatrixOp, MatrixRole, MmaBitOp, MmaTypes, Op, Operand, Rounding, ScalarType, StateSpace};
 
 type Guard = Option<ir::PredRef>;
 
@@ -73,12 +73,12 @@ fn register_type(e: MatrixElem) -> ScalarType {
     }
 }
 
-/// Registers of an `mma` fragment holding `elements` elements of type `e` per lane.
-fn packed_regs(elements: u32, e: MatrixElem) -> u32 {
-    if e.bits() >= 32 {
+/// Registers of an `mma` fragment holding `elements` elements of `bits` bits per lane.
+fn packed_regs(elements: u32, bits: u32) -> u32 {
+    if bits >= 32 {
         elements
     } else {
-        elements * e.bits() / 32
+        elements * bits / 32
     }
 }
 
@@ -87,9 +87,11 @@ fn mma_regs(shape: [u32; 3], t: &MmaTypes) -> [u32; 4] {
     let [m, n, k] = shape;
     if shape == [8, 8, 4] && t.a == MatrixElem::F16 {
         // Four 8x8x4 products per warp: each lane holds 4 elements of A and B, 8 of C/D.
-        return [2, 2, packed_regs(8, t.c), packed_regs(8, t.d)];
+        return [2, 2, packed_regs(8, t.c.bits()), packed_regs(8, t.d.bits())];
     }
-    [packed_regs(m * k / 32, t.a), packed_regs(k * n / 32, t.b), packed_regs(m * n / 32, t.c), packed_regs(m * n / 32, t.d)]
+    // `.kind::mxf4*` packs `.e2m1` eight to a register instead of in 8-bit containers.
+    let multiplicand_bits = |e: MatrixElem| if t.block_scale.is_some_and(|s| s.packed_e2m1) { 4 } else { e.bits() };
+    [packed_regs(m * k / 32, multiplicand_bits(t.a)), packed_regs(k * n / 32, multiplicand_bits(t.b)), packed_regs(m * n / 32, t.c.bits()), packed_regs(m * n / 32, t.d.bits())]
 }
 
 /// Registers per lane of a `wmma` fragment of `role` (`None`: C/D) with elements `e`, per the
@@ -105,7 +107,7 @@ fn wmma_regs(shape: [u32; 3], role: Option<MatrixRole>, e: MatrixElem) -> u32 {
     if e == MatrixElem::F16 && role.is_some_and(|r| r != MatrixRole::C) {
         return 8;
     }
-    packed_regs(elements, e)
+    packed_regs(elements, e.bits())
 }
 
 /// The registers of a vector operand `{r0, r1, ...}` as destinations.
@@ -209,8 +211,9 @@ fn mma_types(types: &[Option<MatrixElem>]) -> Option<[MatrixElem; 4]> {
     Some([a?, b?, c?, d?])
 }
 
-/// The layouts, `.satfinite`, rounding, single-bit operation, `.kind::f8f6f4` and element
-/// types of `mma` and `wmma.mma`. The form table has checked which of them go together.
+/// The layouts, `.satfinite`, rounding, single-bit operation, `.kind`, block scaling and
+/// element types of `mma` and `wmma.mma`. The form table has checked which of them go
+/// together, except `.ue4m3` with `.scale_vec::2X` (see `mma`).
 fn mma_form(mods: &mut Mods) -> Option<MmaTypes> {
     let a_col = mods.one_of(&[".row", ".col"]) == Some(".col");
     let b_col = mods.one_of(&[".row", ".col"]) == Some(".col");
@@ -228,33 +231,111 @@ fn mma_form(mods: &mut Mods) -> Option<MmaTypes> {
     };
     // `.popc` completes the single-bit operation (the form table requires it there).
     mods.has(".popc");
-    // The f8f6f4 kind only says that 6- and 4-bit elements sit in 8-bit containers,
-    // which their element types already say.
-    mods.has(".kind::f8f6f4");
+    // `.kind::f8f6f4` and `.kind::mxf8f6f4` only say that 6- and 4-bit elements sit in
+    // 8-bit containers, which their element types already say; `.kind::mxf4*` packs them.
+    let kind = mods.one_of(&[".kind::f8f6f4", ".kind::mxf8f6f4", ".kind::mxf4", ".kind::mxf4nvf4"]);
+    let scaled = mods.has(".block_scale");
+    let vec = mods.one_of(&[".scale_vec::1X", ".scale_vec::2X", ".scale_vec::4X"]);
     let [a, b, c, d] = mma_types(&elem_types(mods))?;
-    Some(MmaTypes { a, b, c, d, a_col, b_col, satfinite, rounding, bit_op })
+    let stype = mods.one_of(&[".ue8m0", ".ue4m3"]);
+    let block_scale = match (scaled, vec, stype) {
+        (false, None, None) => None,
+        (false, ..) => return None,
+        (true, ..) => {
+            let packed_e2m1 = matches!(kind, Some(".kind::mxf4" | ".kind::mxf4nvf4"));
+            // Without `.scale_vec`: 2X for `.kind::mxf4`, 1X for `.kind::mxf8f6f4`.
+            let vec = match vec {
+                Some(".scale_vec::1X") => 1,
+                Some(".scale_vec::2X") => 2,
+                Some(_) => 4,
+                None if packed_e2m1 => 2,
+                None => 1,
+            };
+            Some(BlockScale { vec, ue4m3: stype == Some(".ue4m3"), packed_e2m1 })
+        }
+    };
+    Some(MmaTypes { a, b, c, d, a_col, b_col, satfinite, rounding, bit_op, block_scale })
 }
 
 fn mma(scope: &mut FnScope, inst: &ast::Instruction, mut mods: Mods, guard: Guard) -> Option<Converted> {
     let what = written(inst);
     let Some(shape) = shape(&mut mods) else { return unsupported(scope, inst, guard, what) };
     let Some(t) = mma_form(&mut mods) else { return unsupported(scope, inst, guard, what) };
-    // Block scaling (`.kind::mxf*`, `.block_scale`) stays unsupported.
     if !mods.finish() {
         return unsupported(scope, inst, guard, what);
     }
-    if !expect_operands(scope, inst, &[4]) {
+    let Some(scaling) = t.block_scale else {
+        if !expect_operands(scope, inst, &[4]) {
+            return None;
+        }
+        return mma_operands(scope, inst, MatrixKind::Mma(t), shape, mma_regs(shape, &t), &t, vec![], guard);
+    };
+    if !expect_operands(scope, inst, &[8]) {
         return None;
     }
-    mma_operands(scope, inst, MatrixKind::Mma(t), shape, mma_regs(shape, &t), &t, guard)
+    // Table 36: `.ue4m3` scale factors come four per register only.
+    if scaling.ue4m3 && scaling.vec != 4 {
+        scope.error(inst.opcode.span.clone(), "`.ue4m3` scale factors need `.scale_vec::4X`");
+        return None;
+    }
+    // A combination the form table cannot express: four `.ue8m0` per register came with 9.1.
+    let version = scope.cx.out.version;
+    if scaling.vec == 4 && !scaling.ue4m3 && version < (9, 1) {
+        let msg = format!("`.scale_vec::4X` with `.ue8m0` requires PTX ISA version 9.1 or later (the file declares `.version {}.{}`)", version.0, version.1);
+        scope.error(inst.opcode.span.clone(), msg);
+        return None;
+    }
+    let scales = scale_operands(scope, inst, scaling)?;
+    mma_operands(scope, inst, MatrixKind::Mma(t), shape, mma_regs(shape, &t), &t, scales, guard)
 }
 
-fn mma_operands(scope: &mut FnScope, inst: &ast::Instruction, kind: MatrixKind, shape: [u32; 3], regs: [u32; 4], t: &MmaTypes, guard: Guard) -> Option<Converted> {
+/// Operands 4 to 7 of a block-scaled `mma`: scale-a-data, `{byte-id-a, thread-id-a}`,
+/// scale-b-data, `{byte-id-b, thread-id-b}` as six values. Immediate selectors are checked
+/// against the ISA's Table 37 (other values are undefined behaviour).
+fn scale_operands(scope: &mut FnScope, inst: &ast::Instruction, scaling: BlockScale) -> Option<Vec<Operand>> {
+    let ops = &inst.operands;
+    let mut out = vec![];
+    // thread-id-a picks a lane pair of each quad, thread-id-b one lane.
+    for (data, selector, matrix, lanes) in [(&ops[4], &ops[5], 'a', 2), (&ops[6], &ops[7], 'b', 4)] {
+        out.push(scope.src(data, ScalarType::B32, Width::Exact)?);
+        let what = format!("the selector `{{byte-id-{matrix}, thread-id-{matrix}}}`");
+        let pair = src_vector(scope, selector, 2, ScalarType::U16, &what)?;
+        let elems = scope.vector_elements(selector);
+        let bytes: &[u64] = match scaling.vec {
+            1 => &[0, 1, 2, 3],
+            2 => &[0, 2],
+            _ => &[0],
+        };
+        if let Operand::Imm(byte) = pair[0] {
+            if !bytes.contains(&byte) {
+                let valid = match bytes {
+                    [only] => format!("is {only}"),
+                    _ => format!("is one of {}", bytes.iter().map(|b| b.to_string()).collect::<Vec<_>>().join(", ")),
+                };
+                scope.error(elems[0].span.clone(), format!("byte-id-{matrix} {valid} with `.scale_vec::{}X`, found {byte}", scaling.vec));
+                return None;
+            }
+        }
+        if let Operand::Imm(thread) = pair[1] {
+            if thread >= lanes {
+                scope.error(elems[1].span.clone(), format!("thread-id-{matrix} is 0 to {}, found {thread}", lanes - 1));
+                return None;
+            }
+        }
+        out.extend(pair);
+    }
+    Some(out)
+}
+
+/// The operands of `mma` and `wmma.mma`: D, A, B, C fragments, then `extra` sources.
+#[allow(clippy::too_many_arguments)]
+fn mma_operands(scope: &mut FnScope, inst: &ast::Instruction, kind: MatrixKind, shape: [u32; 3], regs: [u32; 4], t: &MmaTypes, extra: Vec<Operand>, guard: Guard) -> Option<Converted> {
     let ops = &inst.operands;
     let dst = dst_vector(scope, &ops[0], regs[3], register_type(t.d), "the D fragment")?;
     let mut src = src_vector(scope, &ops[1], regs[0], register_type(t.a), "the A fragment")?;
     src.extend(src_vector(scope, &ops[2], regs[1], register_type(t.b), "the B fragment")?);
     src.extend(src_vector(scope, &ops[3], regs[2], register_type(t.c), "the C fragment")?);
+    src.extend(extra);
     let op = MatrixOp { kind, shape, dst, src, src_counts: [regs[0], regs[1], regs[2]], addr: None, stride: None };
     finish(op, vec![], guard)
 }
@@ -273,9 +354,21 @@ fn wmma(scope: &mut FnScope, inst: &ast::Instruction, mut mods: Mods, guard: Gua
     match action {
         Some(".mma") => {
             let Some(t) = mma_form(&mut mods) else { return unsupported(scope, inst, guard, what) };
-            // Single-bit `wmma` fragments are not implemented in our `wmma` layout.
-            if t.bit_op.is_some() || !mods.finish() {
+            if t.block_scale.is_some() || !mods.finish() {
                 return unsupported(scope, inst, guard, what);
+            }
+            // The form table has no separate entry for single-bit `.and` (ISA: PTX 7.1, `sm_80`).
+            if t.bit_op == Some(MmaBitOp::And) {
+                let declared = scope.cx.out.version;
+                let target = scope.cx.target_sm.filter(|&sm| sm < 80);
+                if declared < (7, 1) || target.is_some() {
+                    let file = match target {
+                        Some(sm) => format!("the file targets `sm_{sm}`"),
+                        None => format!("the file declares `.version {}.{}`", declared.0, declared.1),
+                    };
+                    scope.error(inst.opcode.span.start..inst.span.end, format!("`.and` in {what} requires PTX ISA version 7.1 and `.target sm_80` or higher ({file})"));
+                    return None;
+                }
             }
             if !expect_operands(scope, inst, &[4]) {
                 return None;
@@ -286,14 +379,14 @@ fn wmma(scope: &mut FnScope, inst: &ast::Instruction, mut mods: Mods, guard: Gua
                 wmma_regs(shape, None, t.c),
                 wmma_regs(shape, None, t.d),
             ];
-            mma_operands(scope, inst, MatrixKind::WmmaMma(t), shape, regs, &t, guard)
+            mma_operands(scope, inst, MatrixKind::WmmaMma(t), shape, regs, &t, vec![], guard)
         }
         Some(action) => {
             let col = mods.one_of(&[".row", ".col"]) == Some(".col");
             let space = matrix_space(&mut mods);
             let types = elem_types(&mut mods);
             let Some(&[Some(e)]) = Some(&types[..]) else { return unsupported(scope, inst, guard, what) };
-            if e == MatrixElem::B1 || !mods.finish() {
+            if !mods.finish() {
                 return unsupported(scope, inst, guard, what);
             }
             if !expect_operands(scope, inst, &[2, 3]) {

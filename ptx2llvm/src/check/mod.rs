@@ -4,6 +4,7 @@
 
 mod atomic;
 mod call;
+mod cluster;
 mod convert;
 mod float;
 mod forms;
@@ -14,6 +15,7 @@ mod inline;
 mod instruction;
 mod integer;
 mod matrix;
+mod multimem;
 mod operands;
 mod texture;
 mod warp;

@@ -1,5 +1,5 @@
-//! Warp collectives: `shfl`, `vote`, `match`, `redux`, `activemask` (ISA 9.2 §9.7.9.6,
-//! §9.7.13.7–9.7.13.10). Each becomes a warp-scoped sync point (`ir::SyncPoint::Warp`).
+//! Warp collectives: `shfl`, `vote`, `match`, `redux`, `activemask`, `elect` (ISA 9.2
+//! §9.7.9.6, §9.7.13.7–9.7.13.12, §9.7.13.14). Each becomes a warp-scoped sync point (`ir::SyncPoint::Warp`).
 
 use super::function::FnScope;
 use super::instruction::{expect_operands, one_type, Converted, Mods, PendingTerm};
@@ -137,6 +137,23 @@ pub(super) fn collective(scope: &mut FnScope, inst: &ast::Instruction, mut mods:
             let a = scope.src(&ops[1], ty, Width::Exact)?;
             let mask = scope.src(&ops[2], ScalarType::B32, Width::Exact)?;
             sync_point(WarpOp::Redux { op, signed: ty == ScalarType::S32, dst, a, mask }, guard)
+        }
+        "elect" => {
+            // elect.sync d|p, membermask (`_` may stand for `d`, not for `p`)
+            if !mods.finish() || !expect_operands(scope, inst, &[2]) {
+                return None;
+            }
+            if matches!(&ops[0].node, A::Pair(_, p) if p == "_") {
+                scope.error(ops[0].span.clone(), "`elect.sync` needs a predicate destination: `d|p` (only `d` may be `_`)");
+                return None;
+            }
+            let (dst, pred) = dst_pair(scope, &ops[0], ScalarType::B32)?;
+            let Some(pred) = pred else {
+                scope.error(ops[0].span.clone(), "`elect.sync` writes a lane id and a predicate: `d|p`");
+                return None;
+            };
+            let mask = scope.src(&ops[1], ScalarType::B32, Width::Exact)?;
+            sync_point(WarpOp::Elect { dst, pred, mask }, guard)
         }
         _ => {
             // activemask.b32 d

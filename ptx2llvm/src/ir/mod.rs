@@ -232,6 +232,9 @@ pub enum WarpOp {
     Redux { op: ReduxOp, signed: bool, dst: RegId, a: Operand, mask: Operand },
     /// `activemask.b32 d`: the lanes executing this instruction together.
     ActiveMask { dst: RegId },
+    /// `elect.sync d|p, mask` (ISA 9.2 §9.7.13.14): the leader is the lowest-numbered lane
+    /// of `mask` among the lanes that take part; `d` = its lane id, `p` = this lane is it.
+    Elect { dst: RegId, pred: RegId, mask: Operand },
     /// `bar.warp.sync mask`.
     WarpSync { mask: Operand },
     /// Not a PTX instruction: the lanes of a warp that arrive together continue together
@@ -305,6 +308,23 @@ pub struct MmaTypes {
     pub rounding: Rounding,
     /// Single-bit products (`.b1`): `D = C + popc(row of A <op> column of B)`.
     pub bit_op: Option<MmaBitOp>,
+    /// `.block_scale`: A and B are multiplied by per-block scale factors; the `mma`'s
+    /// sources then end with scale-a-data, byte-id-a, thread-id-a, scale-b-data, byte-id-b,
+    /// thread-id-b (after the C fragment).
+    pub block_scale: Option<BlockScale>,
+}
+
+/// The block scaling of `mma.kind::mxf8f6f4/mxf4/mxf4nvf4.block_scale` (ISA 9.2 §9.7.14.3).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BlockScale {
+    /// `.scale_vec::NX`: scale factors per row of A and per column of B (1, 2 or 4), each
+    /// scaling `K / N` consecutive elements along K.
+    pub vec: u8,
+    /// `.ue4m3` scale factors (else `.ue8m0`).
+    pub ue4m3: bool,
+    /// `.kind::mxf4`/`.kind::mxf4nvf4`: `.e2m1` elements packed eight to a register, without
+    /// the 8-bit containers of `.kind::mxf8f6f4`.
+    pub packed_e2m1: bool,
 }
 
 /// The logical operation of a single-bit `mma` (`.xor.popc`, `.and.popc`).
@@ -404,7 +424,7 @@ impl WarpOp {
                 o(mask);
             }
             WarpOp::ActiveMask { .. } | WarpOp::Lockstep => {}
-            WarpOp::WarpSync { mask } => o(mask),
+            WarpOp::WarpSync { mask } | WarpOp::Elect { mask, .. } => o(mask),
             WarpOp::Matrix(m) => {
                 m.src.iter().for_each(&mut o);
                 if let Some((a, _)) = &m.addr {
@@ -423,6 +443,7 @@ impl WarpOp {
                 out.extend(pred.iter().copied());
             }
             WarpOp::Vote { dst, .. } | WarpOp::Redux { dst, .. } | WarpOp::ActiveMask { dst } => out.push(*dst),
+            WarpOp::Elect { dst, pred, .. } => out.extend([*dst, *pred]),
             WarpOp::WarpSync { .. } | WarpOp::Lockstep => {}
             WarpOp::Matrix(m) => out.extend(m.dst.iter().copied()),
         }
@@ -936,6 +957,15 @@ pub enum Op {
     /// `nanosleep.u32 t`: the thread sleeps about `t` nanoseconds (the ISA allows any time
     /// in `[0, 2t]`, at most 1 ms).
     Nanosleep { ns: Operand },
+    /// `alloca.ty dst, size, align`: `size` bytes (`ty`-sized, unsigned) aligned to `align`
+    /// on the thread's stack, freed when the function returns or by `stackrestore`; `dst`
+    /// is a `.local` address. Kernels that use the stack run as fibers (`lower/fibers.rs`).
+    Alloca { ty: ScalarType, dst: RegId, size: Operand, align: u32 },
+    /// `stacksave.ty dst`: the thread's stack pointer, as a `.local` address.
+    StackSave { ty: ScalarType, dst: RegId },
+    /// `stackrestore.ty a`: sets the stack pointer to `a`, a value of `stacksave`, freeing
+    /// what was allocated since.
+    StackRestore { ty: ScalarType, a: Operand },
     /// `brkpt`: calls the runtime's breakpoint hook (`__ptxrt_brkpt`, a place for a
     /// debugger breakpoint; with `PTXRT_BRKPT=trap` it raises `SIGTRAP`).
     Breakpoint,

@@ -120,6 +120,8 @@ pub mod sync {
     pub const LDMATRIX: u64 = 11;
     pub const STMATRIX: u64 = 12;
     pub const MOVMATRIX: u64 = 13;
+    /// `elect.sync` (after a gap that keeps the codes from 14 on for matrix instructions).
+    pub const ELECT: u64 = 40;
 
     /// Matrix instruction `flags`: element types in 5-bit fields (A, B, C, D from bit 0),
     /// then these bits; `MATRIX_ROLE_SHIFT` holds a `wmma.load`'s matrix (0 A, 1 B, 2 C),
@@ -134,6 +136,15 @@ pub mod sync {
     pub const MATRIX_ROUND_SHIFT: u64 = 27;
     /// Single-bit products: `.and.popc` (else `.xor.popc`).
     pub const MATRIX_POPC_AND: u64 = 1 << 29;
+    /// Element type code of `.e2m1` packed eight to a register (`.kind::mxf4*`); the other
+    /// codes are those of `ir::MatrixElem` in `matrix_descriptor`.
+    pub const MATRIX_ELEM_E2M1_PACKED: u64 = 17;
+    /// A matrix sync point's `c` operand holds the register counts `d | a << 8 | b << 16 |
+    /// c << 24` and, from this bit, an `mma`'s block scaling: the scale vector size (1, 2,
+    /// 4; 0 without `.block_scale`) and `.ue4m3` scale factors at bit 8 of the field. A
+    /// block-scaled `mma`'s operand list ends with six scale operands after C: scale-a-data,
+    /// byte-id-a, thread-id-a, scale-b-data, byte-id-b, thread-id-b.
+    pub const MATRIX_SCALE_SHIFT: u64 = 32;
 
     pub const ALIGNED: u64 = 1;
     pub const SIGNED: u64 = 2;

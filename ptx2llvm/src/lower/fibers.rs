@@ -14,8 +14,11 @@
 //! at one point at a time).
 //!
 //! The compiler picks this per kernel (`needs_fibers`): the kernel calls, directly but not
-//! inlined (recursion) or through a function pointer, a function that may synchronize.
-//! `--scheduler fibers` forces it for every kernel.
+//! inlined (recursion) or through a function pointer, a function that may synchronize; or
+//! it uses the stack (`alloca`, `stacksave`, `stackrestore`), itself or in a function it
+//! calls: each thread then has a real stack, which keeps its allocations across barriers,
+//! and its `.local` window lives in that stack, so that stack allocations have small
+//! `.local` addresses (32-bit ones too). `--scheduler fibers` forces it for every kernel.
 
 use super::abi;
 use super::function::{func_type, lower_thread_fn};
@@ -38,16 +41,19 @@ pub enum Scheduler {
     Fibers,
 }
 
-/// Whether kernel `entry` can reach a sync point through a call that stays a call: a direct
-/// call the inliner left (recursion, depth), or an indirect call when some function whose
-/// address the module takes may synchronize.
+/// Whether kernel `entry` uses the stack, or can reach a sync point or a stack operation
+/// through a call that stays a call: a direct call the inliner left (recursion, depth), or
+/// an indirect call when some function whose address the module takes may do so.
 pub fn needs_fibers(m: &ir::Module, entry: usize) -> bool {
+    if uses_stack(&m.functions[entry]) {
+        return true;
+    }
     let address_taken = address_taken_functions(m);
     let mut syncs: HashSet<usize> = m
         .functions
         .iter()
         .enumerate()
-        .filter(|(_, f)| f.blocks.iter().any(|b| matches!(b.term, Terminator::Sync { .. })))
+        .filter(|(_, f)| f.kind == ir::FunctionKind::Func && (uses_stack(f) || f.blocks.iter().any(|b| matches!(b.term, Terminator::Sync { .. }))))
         .map(|(i, _)| i)
         .collect();
     let reaches = |f: &ir::Function, syncs: &HashSet<usize>| {
@@ -71,6 +77,10 @@ pub fn needs_fibers(m: &ir::Module, entry: usize) -> bool {
         syncs.extend(grown);
     }
     reaches(&m.functions[entry], &syncs)
+}
+
+fn uses_stack(f: &ir::Function) -> bool {
+    f.blocks.iter().flat_map(|b| b.insts.iter()).any(|i| matches!(i.op, Op::Alloca { .. } | Op::StackSave { .. } | Op::StackRestore { .. }))
 }
 
 fn calls(f: &ir::Function) -> impl Iterator<Item = &Callee> {

@@ -118,7 +118,18 @@ pub fn lower_thread_fn<'ctx>(ml: &ModuleLowerer<'ctx, '_>, index: usize, f: &ir:
     let zy = b.build_int_add(zy, tid[1], "")?;
     let lin = b.build_int_mul(zy, uni.ntid[0], "")?;
     let linear = b.build_int_add(lin, tid[0], "tid")?;
-    let local = (!is_entry).then(|| arg(1).map(|a| a.into_pointer_value())).transpose()?;
+    let local = if is_entry {
+        // A fiber kernel's thread keeps its `.local` window in its own stack (see `fibers`).
+        let window = b.build_alloca(cx.i8_type().array_type(ml.layout.local_bytes.max(1) as u32), "local")?;
+        window
+            .as_instruction()
+            .ok_or_else(|| LowerError::Internal("alloca is not an instruction".into()))?
+            .set_alignment(16)
+            .map_err(|e| LowerError::Internal(e.to_string()))?;
+        window
+    } else {
+        arg(1)?.into_pointer_value()
+    };
     let frame = frame_vars(ml, &b, index)?;
     let regs = f.regs.iter().map(|r| b.build_alloca(int_type(cx, r.ty.bits()), &r.name)).collect::<Result<Vec<_>, _>>()?;
     let exit_bb = cx.append_basic_block(func, "exit");
@@ -133,7 +144,7 @@ pub fn lower_thread_fn<'ctx>(ml: &ModuleLowerer<'ctx, '_>, index: usize, f: &ir:
         uni,
         thread: Some(Thread { tid, linear }),
         frame_vars: frame,
-        local_override: local,
+        local_override: Some(local),
         on_exit: Some(exit_bb),
         known_preds: HashMap::new(),
     };

@@ -35,7 +35,7 @@
 //! first pass (nothing outside the loop runs between its passes, and the loop is in no
 //! outer cycle) and advanced once per pass. So the dense pass of a grid-stride loop loads
 //! `in[start(tid) + j * stride]`, unit-stride in the thread index, and its only context
-//! traffic is the per-thread accumulator.
+//! traffic is the per-thread accumulator and the wait word.
 //!
 //! Which loops: in kernels, natural loops that form a whole strongly connected component
 //! (not nested in another cycle), contain no sync point and no call, and have an
@@ -45,10 +45,11 @@
 //! `setp i, bound` against a block-uniform `bound`.
 
 use super::kernel::{self, ContextLayout, Filter, RegionSel};
+use super::recompute::{chain_reads_tid, recomputable_op, Cfg, Defs};
 use super::regions::{self, Regions};
 use super::thread::FnCx;
 use super::R;
-use crate::ir::{self, BlockId, Op, Operand, RegId, ScalarType, SpecialReg, StateSpace, Terminator};
+use crate::ir::{self, BlockId, Op, Operand, RegId, ScalarType, SpecialReg, Terminator};
 use inkwell::basic_block::BasicBlock;
 use inkwell::values::{IntValue, PointerValue};
 use inkwell::IntPredicate as P;
@@ -169,15 +170,21 @@ pub fn analyze(f: &ir::Function, regions: &Regions) -> Option<Plan> {
             continue;
         }
         let mut saved = BTreeSet::new();
+        let mut points = vec![];
+        let mut consistent = true;
         for (k, &b) in blocks.iter().enumerate() {
             if plan.point_at(BlockId(b as u32)).is_some() {
                 continue; // already a point of an earlier loop (its exit, say)
             }
             let is_header = k == 0;
             let mut replay = BTreeSet::new();
+            let mut recomputed = vec![];
             for &r in &regions.live_in[b] {
-                let recompute = defs.single(r).is_some_and(|(db, _)| db != b && cfg.dominates(db, b)) && defs.recomputable(f, &cfg, r, &mut replay, 0);
-                if !(recompute || is_header && r == induction.0.reg) {
+                let def = defs.single(r).filter(|&(db, _)| db != b && cfg.dominates(db, b));
+                let recompute = def.is_some() && defs.recomputable(f, &cfg, r, &mut replay, 0);
+                if let (true, Some(def)) = (recompute, def) {
+                    recomputed.push((r, def));
+                } else if !(is_header && r == induction.0.reg) {
                     saved.insert(r);
                 }
             }
@@ -191,287 +198,17 @@ pub fn analyze(f: &ir::Function, regions: &Regions) -> Option<Plan> {
                 }
                 replay.insert((cfg.rpo_index[db], db, di));
             }
+            consistent &= defs.replay_consistent(f, &cfg, &replay, &recomputed);
             let replay = replay.into_iter().map(|(_, b, i)| (BlockId(b as u32), i)).collect();
-            plan.points.push(Point { block: BlockId(b as u32), loop_index, is_header, replay });
+            points.push(Point { block: BlockId(b as u32), loop_index, is_header, replay });
         }
+        if !consistent {
+            continue;
+        }
+        plan.points.extend(points);
         plan.loops.push(Loop { header: BlockId(h as u32), body, saved: saved.into_iter().collect(), induction: induction.0 });
     }
     (!plan.loops.is_empty()).then_some(plan)
-}
-
-/// The control-flow graph of the IR with dominators and strongly connected components.
-struct Cfg {
-    succs: Vec<Vec<usize>>,
-    preds: Vec<Vec<usize>>,
-    /// Reverse post-order position (`usize::MAX`: unreachable).
-    rpo_index: Vec<usize>,
-    idom: Vec<usize>,
-    scc: Vec<usize>,
-}
-
-impl Cfg {
-    fn new(f: &ir::Function) -> Cfg {
-        let n = f.blocks.len();
-        let succs: Vec<Vec<usize>> = f.blocks.iter().map(|b| regions::successors(&b.term).into_iter().map(|s| s.0 as usize).filter(|s| *s < n).collect()).collect();
-        let mut preds = vec![vec![]; n];
-        for (b, ss) in succs.iter().enumerate() {
-            for &s in ss {
-                preds[s].push(b);
-            }
-        }
-        let post = post_order(n, &succs, &[0]);
-        let rpo: Vec<usize> = post.iter().rev().copied().collect();
-        let mut rpo_index = vec![usize::MAX; n];
-        for (i, &b) in rpo.iter().enumerate() {
-            rpo_index[b] = i;
-        }
-        // Cooper, Harvey, Kennedy: "A Simple, Fast Dominance Algorithm".
-        let mut idom = vec![usize::MAX; n];
-        idom[0] = 0;
-        let mut changed = true;
-        while changed {
-            changed = false;
-            for &b in &rpo[1..] {
-                let mut new = usize::MAX;
-                for &p in &preds[b] {
-                    if idom[p] == usize::MAX {
-                        continue;
-                    }
-                    new = if new == usize::MAX {
-                        p
-                    } else {
-                        let (mut x, mut y) = (p, new);
-                        while x != y {
-                            while rpo_index[x] > rpo_index[y] {
-                                x = idom[x];
-                            }
-                            while rpo_index[y] > rpo_index[x] {
-                                y = idom[y];
-                            }
-                        }
-                        x
-                    };
-                }
-                if new != usize::MAX && idom[b] != new {
-                    idom[b] = new;
-                    changed = true;
-                }
-            }
-        }
-        // Kosaraju: components in the reversed graph, taken in reverse post-order.
-        let mut scc = vec![usize::MAX; n];
-        let mut id = 0;
-        for &root in &rpo {
-            if scc[root] != usize::MAX {
-                continue;
-            }
-            let mut stack = vec![root];
-            scc[root] = id;
-            while let Some(b) = stack.pop() {
-                for &p in &preds[b] {
-                    if scc[p] == usize::MAX && rpo_index[p] != usize::MAX {
-                        scc[p] = id;
-                        stack.push(p);
-                    }
-                }
-            }
-            id += 1;
-        }
-        Cfg { succs, preds, rpo_index, idom, scc }
-    }
-
-    fn reachable(&self, b: usize) -> bool {
-        self.rpo_index[b] != usize::MAX
-    }
-
-    fn dominates(&self, a: usize, mut b: usize) -> bool {
-        if !self.reachable(a) || !self.reachable(b) {
-            return false;
-        }
-        loop {
-            if a == b {
-                return true;
-            }
-            if b == 0 {
-                return false;
-            }
-            b = self.idom[b];
-        }
-    }
-
-    /// The body of the natural loop with header `h`, if it is a whole strongly connected
-    /// component (no outer cycle, no other entry).
-    fn natural_loop(&self, h: usize) -> Option<Vec<bool>> {
-        if !self.reachable(h) {
-            return None;
-        }
-        let latches: Vec<usize> = self.preds[h].iter().copied().filter(|&p| self.dominates(h, p)).collect();
-        if latches.is_empty() {
-            return None;
-        }
-        let mut body = vec![false; self.succs.len()];
-        body[h] = true;
-        let mut stack = latches;
-        while let Some(b) = stack.pop() {
-            if !body[b] {
-                body[b] = true;
-                stack.extend(self.preds[b].iter().copied());
-            }
-        }
-        let whole = (0..body.len()).all(|b| body[b] == (self.reachable(b) && self.scc[b] == self.scc[h]));
-        whole.then_some(body)
-    }
-
-    /// Whether block `b` of `body` lies on a cycle that avoids the header `h`.
-    fn in_inner_cycle(&self, b: usize, h: usize, body: &[bool]) -> bool {
-        let mut seen = vec![false; body.len()];
-        let mut stack: Vec<usize> = self.succs[b].clone();
-        while let Some(x) = stack.pop() {
-            if x == h || !body[x] || seen[x] {
-                continue;
-            }
-            if x == b {
-                return true;
-            }
-            seen[x] = true;
-            stack.extend(self.succs[x].iter().copied());
-        }
-        false
-    }
-}
-
-/// Post-order of the blocks reachable from `roots` (iterative depth-first search).
-fn post_order(n: usize, succs: &[Vec<usize>], roots: &[usize]) -> Vec<usize> {
-    let mut seen = vec![false; n];
-    let mut out = vec![];
-    for &r in roots {
-        if r >= n || seen[r] {
-            continue;
-        }
-        seen[r] = true;
-        let mut stack = vec![(r, 0usize)];
-        while let Some((b, i)) = stack.last_mut() {
-            if let Some(&s) = succs[*b].get(*i) {
-                *i += 1;
-                if !seen[s] {
-                    seen[s] = true;
-                    stack.push((s, 0));
-                }
-            } else {
-                out.push(*b);
-                stack.pop();
-            }
-        }
-    }
-    out
-}
-
-/// Where each register is defined.
-struct Defs {
-    /// Per register: its definitions `(block, instruction index, guarded)`.
-    sites: Vec<Vec<(usize, usize, bool)>>,
-}
-
-/// Deepest chain of definitions `recomputable` follows.
-const MAX_CHAIN: u32 = 32;
-
-impl Defs {
-    fn new(f: &ir::Function) -> Defs {
-        let mut sites = vec![vec![]; f.regs.len()];
-        let mut buf = vec![];
-        for (b, block) in f.blocks.iter().enumerate() {
-            for (i, inst) in block.insts.iter().enumerate() {
-                buf.clear();
-                regions::defs(&inst.op, &mut buf);
-                for r in &buf {
-                    if let Some(s) = sites.get_mut(r.0 as usize) {
-                        s.push((b, i, inst.guard.is_some()));
-                    }
-                }
-            }
-        }
-        Defs { sites }
-    }
-
-    /// The register's only definition, if it has exactly one and it is unguarded.
-    fn single(&self, r: RegId) -> Option<(usize, usize)> {
-        match self.sites.get(r.0 as usize).map(|s| &s[..]) {
-            Some([(b, i, false)]) => Some((*b, *i)),
-            _ => None,
-        }
-    }
-
-    /// Whether `r` holds a pure function of the thread and block indices, parameters and
-    /// immediates (see the module documentation); adds the instructions that compute it to
-    /// `replay` as `(rpo position, block, index)`.
-    fn recomputable(&self, f: &ir::Function, cfg: &Cfg, r: RegId, replay: &mut BTreeSet<(usize, usize, usize)>, depth: u32) -> bool {
-        let Some((b, i)) = self.single(r) else { return false };
-        if replay.contains(&(cfg.rpo_index[b], b, i)) {
-            return true;
-        }
-        if depth > MAX_CHAIN || !cfg.reachable(b) {
-            return false;
-        }
-        let inst = &f.blocks[b].insts[i];
-        if !recomputable_op(&inst.op) {
-            return false;
-        }
-        // Replaying writes every destination: each must be defined only here.
-        let mut dsts = vec![];
-        regions::defs(&inst.op, &mut dsts);
-        if dsts.iter().any(|d| self.single(*d) != Some((b, i))) {
-            return false;
-        }
-        let mut specials_ok = true;
-        regions::for_each_operand(&inst.op, &mut |o| {
-            if let Operand::Special(s) = o {
-                specials_ok &= matches!(s, SpecialReg::Tid(_) | SpecialReg::Ntid(_) | SpecialReg::Ctaid(_) | SpecialReg::Nctaid(_));
-            }
-        });
-        if !specials_ok {
-            return false;
-        }
-        let mut uses = vec![];
-        regions::uses(&inst.op, &mut uses);
-        let mut chain = replay.clone();
-        for u in uses {
-            // The operand's value at this instruction must be its only definition's.
-            let Some((ub, ui)) = self.single(u) else { return false };
-            let before = if ub == b { ui < i } else { cfg.dominates(ub, b) };
-            if !before || !self.recomputable(f, cfg, u, &mut chain, depth + 1) {
-                return false;
-            }
-        }
-        *replay = chain;
-        replay.insert((cfg.rpo_index[b], b, i));
-        true
-    }
-
-    /// Whether `r` is recomputable without the thread index (block-uniform) and available at
-    /// the start of block `at`.
-    fn uniform_at(&self, f: &ir::Function, cfg: &Cfg, r: RegId, at: usize) -> bool {
-        let Some((db, _)) = self.single(r) else { return false };
-        let mut chain = BTreeSet::new();
-        db != at && cfg.dominates(db, at) && self.recomputable(f, cfg, r, &mut chain, 0) && !chain_reads_tid(f, &chain)
-    }
-}
-
-fn recomputable_op(op: &Op) -> bool {
-    match op {
-        // Kernel parameters are read-only.
-        Op::Load { space: StateSpace::Param, volatile: false, order: None, addr: ir::Address { base: ir::AddressBase::Param(_), .. }, dst, .. } => dst.len() == 1,
-        Op::Cvta { .. } => true,
-        Op::Carry { .. } => false,
-        op => op.is_value_computation(),
-    }
-}
-
-fn chain_reads_tid(f: &ir::Function, chain: &BTreeSet<(usize, usize, usize)>) -> bool {
-    let mut tid = false;
-    for &(_, b, i) in chain {
-        regions::for_each_operand(&f.blocks[b].insts[i].op, &mut |o| tid |= matches!(o, Operand::Special(SpecialReg::Tid(_))));
-    }
-    tid
 }
 
 /// The grid-stride induction of loop `h`: the register, and its start value's definition.
@@ -580,8 +317,9 @@ pub(super) fn emit_park<'ctx>(fc: &FnCx<'ctx, '_>, layout: &ContextLayout<'ctx>,
     Ok(())
 }
 
-/// The start of a thread's run from point `q`: its saved registers, the recomputed ones,
-/// and at a header the induction register of this pass.
+/// The start of a thread's run from point `q`: the recomputed registers, its saved ones
+/// (after the replay, which may overwrite them: see `recompute`), and at a header the
+/// induction register of this pass.
 pub(super) fn emit_resume<'ctx>(fc: &mut FnCx<'ctx, '_>, layout: &ContextLayout<'ctx>, q: usize, lin: IntValue<'ctx>) -> R<()> {
     let st = layout.interchange.as_ref().expect("a point implies a plan");
     let point = &st.plan.points[q];
@@ -589,6 +327,18 @@ pub(super) fn emit_resume<'ctx>(fc: &mut FnCx<'ctx, '_>, layout: &ContextLayout<
     let i32t = fc.cx.i32_type();
     let wp = kernel::context_elem(fc, layout.wait.expect("a plan has wait words"), 4, lin)?;
     fc.b.build_store(wp, i32t.const_zero())?;
+    let f = fc.f;
+    for &(b, i) in &point.replay {
+        let inst = &f.blocks[b.0 as usize].insts[i];
+        fc.inst(inst).map_err(|e| e.at(&inst.span))?;
+    }
+    // The induction's start value as replayed, before the reloads.
+    let start = if point.is_header {
+        let ind = &lp.induction;
+        Some(fc.read(Operand::Reg(ind.reg), ind.ty)?)
+    } else {
+        None
+    };
     for r in &lp.saved {
         let (prefix, size) = layout.slots[r];
         let p = kernel::context_elem(fc, prefix, size, lin)?;
@@ -596,18 +346,12 @@ pub(super) fn emit_resume<'ctx>(fc: &mut FnCx<'ctx, '_>, layout: &ContextLayout<
         let v = fc.resize(v, fc.f.regs[r.0 as usize].ty.bits(), false)?;
         fc.b.build_store(fc.regs[r.0 as usize], v)?;
     }
-    let f = fc.f;
-    for &(b, i) in &point.replay {
-        let inst = &f.blocks[b.0 as usize].insts[i];
-        fc.inst(inst).map_err(|e| e.at(&inst.span))?;
-    }
-    if point.is_header {
+    if let Some(start) = start {
         let ind = &lp.induction;
         let bits = ind.ty.bits();
+        let stride = fc.read(ind.stride, ind.ty)?;
         let j = fc.b.build_load(i32t, st.passes[point.loop_index], "ix.j")?.into_int_value();
         let j = fc.resize(j, bits, false)?;
-        let start = fc.read(Operand::Reg(ind.reg), ind.ty)?;
-        let stride = fc.read(ind.stride, ind.ty)?;
         let v = fc.b.build_int_add(start, fc.b.build_int_mul(j, stride, "")?, "ix.i")?;
         fc.write(ind.reg, v, ind.ty)?;
     }

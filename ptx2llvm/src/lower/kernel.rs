@@ -500,8 +500,15 @@ pub(super) fn emit_region_loop<'ctx>(
         }
     };
     for (j, bb) in entries {
-        // Registers live into the region come from the context area.
+        // Registers live into the region: recomputed from the thread and block indices
+        // where they can be (`recompute`), the others from the context area (after the
+        // replay, which may overwrite them).
         fc.b.position_at_end(bb);
+        let f = fc.f;
+        for &(b, i) in &regions.replay[j] {
+            let inst = &f.blocks[b.0 as usize].insts[i];
+            fc.inst(inst).map_err(|e| e.at(&inst.span))?;
+        }
         for r in regions.live_into_region(j) {
             let (prefix, size) = layout.slots[&r];
             let p = context_elem(fc, prefix, size, lin)?;
@@ -540,8 +547,9 @@ pub(super) fn emit_region_loop<'ctx>(
             }
             Terminator::Sync { next, point } => {
                 let j = regions.sync_region[id.0 as usize].expect("sync point has a region");
-                // Keep what lives across the point and what the scheduler reads.
-                let mut keep: std::collections::BTreeSet<ir::RegId> = regions.live_in[next.0 as usize].clone();
+                // Keep what lives across the point (unless the next region recomputes it) and
+                // what the scheduler reads.
+                let mut keep: std::collections::BTreeSet<ir::RegId> = regions.live_in[next.0 as usize].difference(&regions.recomputed[j]).copied().collect();
                 let mut inputs = vec![];
                 point.uses(&mut inputs);
                 keep.extend(inputs);
@@ -746,6 +754,7 @@ pub(super) fn sync_point_descriptor<'ctx>(fc: &FnCx<'ctx, '_>, point: &ir::SyncP
                     (sync::WARP, sync::REDUX, mode, signed, input(a)?, none(), none(), input(mask)?, output(Some(*dst)), none(), "redux.sync")
                 }
                 ir::WarpOp::ActiveMask { dst } => (sync::WARP, sync::ACTIVEMASK, 0, 0, none(), none(), none(), none(), output(Some(*dst)), none(), "activemask"),
+                ir::WarpOp::Elect { dst, pred, mask } => (sync::WARP, sync::ELECT, 0, 0, none(), none(), none(), input(mask)?, output(Some(*dst)), output(Some(*pred)), "elect.sync"),
                 ir::WarpOp::WarpSync { mask } => (sync::WARP, sync::WARP_SYNC, 0, 0, none(), none(), none(), input(mask)?, none(), none(), "bar.warp.sync"),
                 ir::WarpOp::Lockstep => (sync::WARP, sync::WARP_SYNC, 0, 0, none(), none(), none(), none(), none(), none(), "warp lockstep point (a volatile shared access or a spin-wait poll)"),
                 ir::WarpOp::Matrix(m) => {
@@ -761,7 +770,11 @@ pub(super) fn sync_point_descriptor<'ctx>(fc: &FnCx<'ctx, '_>, point: &ir::SyncP
                         None => none(),
                     };
                     let [na, nb, nc] = m.src_counts.map(|c| c as u64);
-                    let counts = operand(sync::OPERAND_IMM, 0, m.dst.len() as u64 | na << 8 | nb << 16 | nc << 24);
+                    let scaling = match &m.kind {
+                        ir::MatrixKind::Mma(ir::MmaTypes { block_scale: Some(s), .. }) => s.vec as u64 | (s.ue4m3 as u64) << 8,
+                        _ => 0,
+                    };
+                    let counts = operand(sync::OPERAND_IMM, 0, m.dst.len() as u64 | na << 8 | nb << 16 | nc << 24 | scaling << sync::MATRIX_SCALE_SHIFT);
                     // `.aligned`: the whole warp (every live lane) takes part.
                     let mask = operand(sync::OPERAND_IMM, 0, 0xffff_ffff);
                     (sync::WARP, op, mode, flags, addr, stride, counts, mask, none(), none(), what)
@@ -828,7 +841,9 @@ fn matrix_descriptor(m: &ir::MatrixOp) -> (u64, u64, &'static str) {
     };
     let mma = |t: &ir::MmaTypes| {
         let field = sync::MATRIX_ELEM_BITS;
-        let mut f = elem(t.a) | elem(t.b) << field | elem(t.c) << (2 * field) | elem(t.d) << (3 * field);
+        // `.kind::mxf4*`: `.e2m1` without its 8-bit container.
+        let multiplicand = |e| if t.block_scale.is_some_and(|s| s.packed_e2m1) { sync::MATRIX_ELEM_E2M1_PACKED } else { elem(e) };
+        let mut f = multiplicand(t.a) | multiplicand(t.b) << field | elem(t.c) << (2 * field) | elem(t.d) << (3 * field);
         let rounding = match t.rounding {
             ir::Rounding::NearestEven => 0,
             ir::Rounding::TowardZero => 1,

@@ -38,7 +38,7 @@ impl<'ctx> FnCx<'ctx, '_> {
             }
             AddressBase::Reg(r) => {
                 let v = self.load_reg(r)?;
-                let v = self.resize(v, 64, false)?;
+                let v = if space == StateSpace::Local { self.local_address_to_64(v)? } else { self.resize(v, 64, false)? };
                 let v = self.b.build_int_add(v, off, "")?;
                 self.window_pointer(space, v)
             }
@@ -52,6 +52,14 @@ impl<'ctx> FnCx<'ctx, '_> {
         Ok(match space {
             // SAFETY (of the generated code): in-window offsets by the PTX memory model.
             StateSpace::Shared => unsafe { self.b.build_gep(i8t, self.uni.shared, &[v], "")? },
+            // An address that may lie in another allocation than the window (a stack
+            // allocation): computed as an integer, so that LLVM does not take it to be
+            // derived from (and only alias) the window.
+            StateSpace::Local if self.ml.layout.stack_allocations => {
+                let base = self.b.build_ptr_to_int(self.local_base()?, self.cx.i64_type(), "")?;
+                let a = self.b.build_int_add(base, v, "")?;
+                self.b.build_int_to_ptr(a, self.ptr_ty(), "")?
+            }
             StateSpace::Local => unsafe { self.b.build_gep(i8t, self.local_base()?, &[v], "")? },
             _ => self.b.build_int_to_ptr(v, self.ptr_ty(), "")?,
         })
@@ -190,7 +198,9 @@ impl<'ctx> FnCx<'ctx, '_> {
             let n = self.b.build_int_z_extend(self.uni.nthreads, i64t, "")?;
             self.b.build_int_mul(n, self.i64(self.ml.layout.local_bytes), "")?
         };
-        let in_local = within(ptr_int(self.uni.local)?, local_bytes)?;
+        // Any thread's window in the block's local buffer, or this thread's own window (a
+        // fiber kernel keeps it in the thread's stack).
+        let in_local = self.b.build_or(within(ptr_int(self.uni.local)?, local_bytes)?, within(ptr_int(self.local_base()?)?, self.i64(self.ml.layout.local_bytes))?, "")?;
         let mut in_const = self.cx.bool_type().const_zero();
         for (i, v) in self.ml.ir.vars.iter().enumerate() {
             if v.space == StateSpace::Const {
@@ -218,9 +228,53 @@ impl<'ctx> FnCx<'ctx, '_> {
         self.write(dst, v, ScalarType::Pred)
     }
 
+    /// `alloca`: an LLVM dynamic allocation in the function's frame (on the thread's fiber
+    /// stack: kernels that use the stack run as fibers), as a `.local` address relative to
+    /// the thread's window. In a fiber kernel the window is in the same stack, so the
+    /// offset also fits a 32-bit address (`.local` addresses sign-extend).
+    pub fn alloca(&self, ty: ScalarType, dst: RegId, size: Operand, align: u32) -> R<()> {
+        let bytes = self.read(size, ty)?;
+        let slot = self.b.build_array_alloca(self.cx.i8_type(), bytes, "alloca")?;
+        slot.as_instruction()
+            .ok_or_else(|| LowerError::Internal("alloca is not an instruction".into()))?
+            .set_alignment(align)
+            .map_err(|e| LowerError::Internal(e.to_string()))?;
+        let offset = self.local_offset_of(slot)?;
+        self.write(dst, self.resize(offset, ty.bits(), false)?, ty)
+    }
+
+    pub fn stack_save(&self, ty: ScalarType, dst: RegId) -> R<()> {
+        let save = self.ml.intrinsic("llvm.stacksave", &[self.ptr_ty().into()])?;
+        let sp = self.b.build_call(save, &[], "sp")?.try_as_basic_value().basic().ok_or_else(|| LowerError::Internal("stacksave returns a pointer".into()))?;
+        let offset = self.local_offset_of(sp.into_pointer_value())?;
+        self.write(dst, self.resize(offset, ty.bits(), false)?, ty)
+    }
+
+    pub fn stack_restore(&self, ty: ScalarType, a: Operand) -> R<()> {
+        let v = self.read(a, ty)?;
+        let sp = self.window_pointer(StateSpace::Local, self.local_address_to_64(v)?)?;
+        let restore = self.ml.intrinsic("llvm.stackrestore", &[self.ptr_ty().into()])?;
+        self.b.build_call(restore, &[sp.into()], "")?;
+        Ok(())
+    }
+
+    /// A host pointer as a `.local` address (offset from the thread's window).
+    fn local_offset_of(&self, p: PointerValue<'ctx>) -> R<inkwell::values::IntValue<'ctx>> {
+        let i64t = self.cx.i64_type();
+        let a = self.b.build_ptr_to_int(p, i64t, "")?;
+        let base = self.b.build_ptr_to_int(self.local_base()?, i64t, "")?;
+        Ok(self.b.build_int_sub(a, base, "")?)
+    }
+
+    /// A `.local` address register widened to 64 bits: 32-bit local addresses are signed
+    /// offsets (stack allocations of a fiber lie below its window).
+    pub(super) fn local_address_to_64(&self, v: inkwell::values::IntValue<'ctx>) -> R<inkwell::values::IntValue<'ctx>> {
+        self.resize(v, 64, v.get_type().get_bit_width() < 64)
+    }
+
     pub fn cvta(&self, to_generic: bool, space: StateSpace, ty: ScalarType, dst: RegId, src: Operand) -> R<()> {
         let v = self.read(src, ty)?;
-        let v64 = self.resize(v, 64, false)?;
+        let v64 = if space == StateSpace::Local && to_generic { self.local_address_to_64(v)? } else { self.resize(v, 64, false)? };
         let base = match space {
             StateSpace::Shared => Some(self.uni.shared),
             StateSpace::Local => Some(self.local_base()?),

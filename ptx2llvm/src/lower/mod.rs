@@ -18,6 +18,7 @@ pub mod fibers;
 pub mod kernel;
 mod memory;
 pub mod provenance;
+mod recompute;
 pub mod regions;
 mod fusion;
 mod guards;
@@ -71,6 +72,10 @@ pub struct MemoryLayout {
     pub static_shared: u64,
     /// Bytes of `.local` memory per thread.
     pub local_bytes: u64,
+    /// Some function allocates on the stack (`alloca`, `stackrestore`): `.local` addresses
+    /// may then point outside the window (into the thread's stack), so accesses through
+    /// them are not derived from the window pointer (`FnCx::window_pointer`).
+    pub stack_allocations: bool,
 }
 
 impl MemoryLayout {
@@ -102,6 +107,7 @@ impl MemoryLayout {
             }
         }
         l.local_bytes = align_up(l.local_bytes, 16);
+        l.stack_allocations = m.functions.iter().flat_map(|f| f.blocks.iter().flat_map(|b| b.insts.iter())).any(|i| matches!(i.op, ir::Op::Alloca { .. } | ir::Op::StackRestore { .. }));
         l
     }
 

@@ -6,6 +6,7 @@
 //! the sync points themselves (which the runtime's scheduler reads and writes), are kept per
 //! thread in the context area; this module finds the regions and those registers.
 
+use super::recompute::{Cfg, Defs};
 use crate::ir::{self, BlockId, Op, Operand, RegId, Terminator};
 use std::collections::BTreeSet;
 
@@ -17,9 +18,13 @@ pub struct Regions {
     pub sync_region: Vec<Option<usize>>,
     /// Registers live at the start of each block.
     pub live_in: Vec<BTreeSet<RegId>>,
-    /// Registers kept in the context area (live into some region after a sync point, or an
-    /// operand or result of a sync point), in slot order.
+    /// Registers kept in the context area (live into some region after a sync point and not
+    /// recomputed there, or an operand or result of a sync point), in slot order.
     pub saved: Vec<RegId>,
+    /// Per region: the registers live into it that its start recomputes instead of
+    /// reloading them (`recompute`; kernels only), and the instructions that do, in order.
+    pub recomputed: Vec<BTreeSet<RegId>>,
+    pub replay: Vec<Vec<(BlockId, usize)>>,
 }
 
 impl Regions {
@@ -27,10 +32,11 @@ impl Regions {
         self.starts.len() > 1
     }
 
-    /// Registers to reload at the start of region `k` (none for the entry region).
+    /// Registers to reload at the start of region `k` (none for the entry region): those
+    /// live into it that it does not recompute.
     pub fn live_into_region(&self, k: usize) -> impl Iterator<Item = RegId> + '_ {
         let set = if k == 0 { None } else { Some(&self.live_in[self.starts[k].0 as usize]) };
-        set.into_iter().flatten().copied()
+        set.into_iter().flatten().copied().filter(move |r| !self.recomputed[k].contains(r))
     }
 }
 
@@ -50,10 +56,21 @@ pub fn analyze(f: &ir::Function) -> Regions {
         }
     }
     let live_in = liveness(f);
+    let mut recomputed = vec![BTreeSet::new()];
+    let mut replay = vec![vec![]];
+    let analysis = (starts.len() > 1 && f.kind == ir::FunctionKind::Entry).then(|| (Cfg::new(f), Defs::new(f)));
     for s in &starts[1..] {
-        saved_set.extend(live_in[s.0 as usize].iter().copied());
+        let live = &live_in[s.0 as usize];
+        let (regs, insts) = match &analysis {
+            Some((cfg, defs)) => defs.recomputable_at(f, cfg, s.0 as usize, live),
+            None => Default::default(),
+        };
+        let regs: BTreeSet<RegId> = regs.into_iter().map(|(r, _)| r).collect();
+        saved_set.extend(live.difference(&regs).copied());
+        recomputed.push(regs);
+        replay.push(insts.into_iter().map(|(_, b, i)| (BlockId(b as u32), i)).collect());
     }
-    Regions { starts, sync_region, live_in, saved: saved_set.into_iter().collect() }
+    Regions { starts, sync_region, live_in, saved: saved_set.into_iter().collect(), recomputed, replay }
 }
 
 /// Registers read by an operation (including values kept when a guarded write is skipped).
@@ -256,6 +273,9 @@ fn visit_uses(op: &Op, mut o: &mut dyn FnMut(&Operand), out: &mut Vec<RegId>) {
             }
         }
         Op::Nanosleep { ns } => o(ns),
+        Op::Alloca { size, .. } => o(size),
+        Op::StackRestore { a, .. } => o(a),
+        Op::StackSave { .. } => {}
         Op::Fence { .. } | Op::Trap | Op::Nop | Op::Breakpoint | Op::Fault { .. } | Op::Unsupported { .. } => {}
     }
 }
@@ -330,6 +350,8 @@ pub fn defs(op: &Op, out: &mut Vec<RegId>) {
         Op::Texture(t) => t.defs(out),
         Op::Store { .. } | Op::AsyncCopy { .. } | Op::Fence { .. } | Op::Trap | Op::Nop | Op::Unsupported { .. } => {}
         Op::Prefetch { .. } | Op::Nanosleep { .. } | Op::Breakpoint | Op::Fault { .. } => {}
+        Op::Alloca { dst, .. } | Op::StackSave { dst, .. } => out.push(*dst),
+        Op::StackRestore { .. } => {}
     }
 }
 

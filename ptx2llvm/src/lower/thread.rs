@@ -375,6 +375,9 @@ impl<'ctx, 'a> FnCx<'ctx, 'a> {
             Op::Load { space, ty, volatile, order, dst, addr } => self.load(*space, *ty, *volatile, *order, dst, *addr),
             Op::Store { space, ty, volatile, order, src, addr } => self.store(*space, *ty, *volatile, *order, src, *addr),
             Op::Prefetch { space, addr } => self.prefetch(*space, *addr),
+            Op::Alloca { ty, dst, size, align } => self.alloca(*ty, *dst, *size, *align),
+            Op::StackSave { ty, dst } => self.stack_save(*ty, *dst),
+            Op::StackRestore { ty, a } => self.stack_restore(*ty, *a),
             Op::Nanosleep { ns } => {
                 let ns = self.read(*ns, ScalarType::U32)?;
                 let f = self.runtime_function("__ptxrt_nanosleep", self.cx.void_type().fn_type(&[self.cx.i32_type().into()], false));
