@@ -28,8 +28,8 @@
 //! area defeat vectorization: "cannot identify array bounds"), a live register is not
 //! saved when its value is a pure function of the thread and block indices: it has one
 //! unguarded definition that dominates the point, computed from immediates, parameters,
-//! `%tid`/`%ntid`/`%ctaid`/`%nctaid` and registers of the same kind. The resume code
-//! replays those definitions instead. The induction register itself has two definitions;
+//! `%tid`/`%ntid`/`%ctaid`/`%nctaid` and registers of the same kind (`recompute`). The
+//! resume code replays those definitions instead. The induction register itself has two definitions;
 //! at the header it is recomputed as `start(tid) + j * stride`, where `j` is the pass
 //! counter of the loop: every thread parked at the header entered the loop before the
 //! first pass (nothing outside the loop runs between its passes, and the loop is in no

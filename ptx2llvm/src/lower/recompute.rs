@@ -198,8 +198,13 @@ pub(super) struct Defs {
     /// Definitions found not recomputable (keeps the search linear on long chains).
     rejected: RefCell<HashSet<(usize, usize)>>,
     /// Answers of `reaching_only` by register and position.
-    reaching: RefCell<HashMap<(RegId, usize, usize), Option<(usize, usize)>>>,
+    reaching: RefCell<HashMap<(RegId, usize, usize), Option<InstPos>>>,
 }
+
+/// An instruction: its block and index.
+pub(super) type InstPos = (usize, usize);
+/// Instructions to replay, in execution order: `(rpo position, block, index)`.
+pub(super) type Replay = BTreeSet<(usize, usize, usize)>;
 
 /// Deepest chain of definitions `recomputable` follows.
 const MAX_CHAIN: u32 = 32;
@@ -375,7 +380,7 @@ impl Defs {
     /// The registers of `live` (live at the start of block `at`) that can be recomputed
     /// there, with their definitions, and the instructions that recompute them in order;
     /// nothing if the replay would not be consistent (`replay_consistent`).
-    pub(super) fn recomputable_at(&self, f: &ir::Function, cfg: &Cfg, at: usize, live: &BTreeSet<RegId>) -> (Vec<(RegId, (usize, usize))>, BTreeSet<(usize, usize, usize)>) {
+    pub(super) fn recomputable_at(&self, f: &ir::Function, cfg: &Cfg, at: usize, live: &BTreeSet<RegId>) -> (Vec<(RegId, InstPos)>, Replay) {
         let mut replay = BTreeSet::new();
         let mut recomputed = vec![];
         for &r in live {
