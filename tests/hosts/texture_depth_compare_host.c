@@ -15,27 +15,10 @@
 #include <string.h>
 
 #include "harness.h"
+#include "texture_host.h"
 #include "texture_reference.h"
 
 static int checks;
-
-static unsigned blocks_for(int n)
-{
-    return (unsigned)((n + 63) / 64);
-}
-
-static void launch(const char *name, int n, void **args)
-{
-    PTXRT_CHECK(ptxrtLaunchKernel(harness_find_kernel(name), harness_dim3(blocks_for(n), 1, 1), harness_dim3(64, 1, 1), args, 0, NULL));
-}
-
-static int same_f32(float a, float b)
-{
-    uint32_t x, y;
-    memcpy(&x, &a, 4);
-    memcpy(&y, &b, 4);
-    return x == y || (isnan(a) && isnan(b));
-}
 
 static const char *const compare_names[8] = {"LessEqual", "GreaterEqual", "Less", "Greater", "Equal", "NotEqual", "Always", "Never"};
 
@@ -54,15 +37,6 @@ static void expect_invalid(ptxrtError_t err, const char *what, const char *needl
         harness_fail("%s: got %s (%s), expected ptxrtErrorInvalidValue mentioning '%s'", what, ptxrtGetErrorName(err), ptxrtGetLastErrorMessage(), needle);
     ptxrtGetLastError();
     checks++;
-}
-
-static ptxrtResourceDesc array_resource(ptxrtArray_t a)
-{
-    ptxrtResourceDesc r;
-    memset(&r, 0, sizeof(r));
-    r.resType = ptxrtResourceTypeArray;
-    r.res.array.array = a;
-    return r;
 }
 
 /* tld4 of channel 0 (every channel of a compared texture is the same) in a layer. */

@@ -13,27 +13,10 @@
 #include <string.h>
 
 #include "harness.h"
+#include "texture_host.h"
 #include "texture_reference.h"
 
 static int checks;
-
-static unsigned blocks_for(int n)
-{
-    return (unsigned)((n + 63) / 64);
-}
-
-static void launch(const char *name, int n, void **args)
-{
-    PTXRT_CHECK(ptxrtLaunchKernel(harness_find_kernel(name), harness_dim3(blocks_for(n), 1, 1), harness_dim3(64, 1, 1), args, 0, NULL));
-}
-
-static int same_f32(float a, float b)
-{
-    uint32_t x, y;
-    memcpy(&x, &a, 4);
-    memcpy(&y, &b, 4);
-    return x == y || (isnan(a) && isnan(b));
-}
 
 static void expect4f(const char *what, int i, const float *want, const float *got)
 {
@@ -72,15 +55,6 @@ static ptxrtResourceDesc mipmap_resource(ptxrtMipmappedArray_t m)
     memset(&r, 0, sizeof(r));
     r.resType = ptxrtResourceTypeMipmappedArray;
     r.res.mipmap.mipmap = m;
-    return r;
-}
-
-static ptxrtResourceDesc array_resource(ptxrtArray_t a)
-{
-    ptxrtResourceDesc r;
-    memset(&r, 0, sizeof(r));
-    r.resType = ptxrtResourceTypeArray;
-    r.res.array.array = a;
     return r;
 }
 

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "harness.h"
+#include "texture_host.h"
 #include "texture_reference.h"
 
 static int checks;
@@ -19,15 +20,6 @@ static void expect_u32(const char *what, uint32_t got, uint32_t want)
     if (got != want)
         harness_fail("%s: got %u (%#x), expected %u (%#x)", what, got, got, want, want);
     checks++;
-}
-
-static ptxrtResourceDesc array_resource(ptxrtArray_t a)
-{
-    ptxrtResourceDesc r;
-    memset(&r, 0, sizeof(r));
-    r.resType = ptxrtResourceTypeArray;
-    r.res.array.array = a;
-    return r;
 }
 
 int main(void)

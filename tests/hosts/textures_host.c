@@ -15,27 +15,10 @@
 #include <string.h>
 
 #include "harness.h"
+#include "texture_host.h"
 #include "texture_reference.h"
 
 static int checks;
-
-static unsigned blocks_for(int n)
-{
-    return (unsigned)((n + 63) / 64);
-}
-
-static void launch(const char *name, int n, void **args)
-{
-    PTXRT_CHECK(ptxrtLaunchKernel(harness_find_kernel(name), harness_dim3(blocks_for(n), 1, 1), harness_dim3(64, 1, 1), args, 0, NULL));
-}
-
-static int same_f32(float a, float b)
-{
-    uint32_t x, y;
-    memcpy(&x, &a, 4);
-    memcpy(&y, &b, 4);
-    return x == y || (isnan(a) && isnan(b));
-}
 
 static void expect4(const char *what, int i, const float *coords, int ncoords, const float *want, const float *got)
 {
@@ -139,15 +122,6 @@ static ptxrtArray_t float4_array(const float *texels, int w, int h, int d, unsig
     size_t count = (size_t)w * (h ? h : 1) * (d ? d : 1) * 16;
     PTXRT_CHECK(ptxrtMemcpyToArray(a, 0, 0, texels, count));
     return a;
-}
-
-static ptxrtResourceDesc array_resource(ptxrtArray_t a)
-{
-    ptxrtResourceDesc r;
-    memset(&r, 0, sizeof(r));
-    r.resType = ptxrtResourceTypeArray;
-    r.res.array.array = a;
-    return r;
 }
 
 static float *random_texels(harness_rng *rng, size_t count)

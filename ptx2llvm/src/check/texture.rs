@@ -106,10 +106,15 @@ fn coordinates(scope: &mut FnScope, op: &Spanned<A>, geom: TexGeom, ty: ScalarTy
 /// The `.s32` elements of a texel offset operand `e`: one per dimension of the geometry
 /// (3d takes a fourth, ignored one; elements past the dimensions are resolved and ignored).
 fn offset_elements(scope: &mut FnScope, op: &Spanned<A>, geom: TexGeom, opcode: &str) -> Option<Vec<ir::Operand>> {
-    let dims = geom.coords() - geom.indices();
+    leading_elements(scope, op, geom.coords() - geom.indices(), ScalarType::S32, &format!("`{opcode}` with this geometry needs an offset"))
+}
+
+/// The first `dims` elements of vector operand `op` as `ty` sources; further elements are
+/// resolved and ignored. Fewer than `dims` is an error: "{what} of N elements".
+fn leading_elements(scope: &mut FnScope, op: &Spanned<A>, dims: usize, ty: ScalarType, what: &str) -> Option<Vec<ir::Operand>> {
     let elems = scope.vector_elements(op);
     if elems.len() < dims {
-        scope.error(op.span.clone(), format!("`{opcode}` with this geometry needs an offset of {dims} elements, found {}", elems.len()));
+        scope.error(op.span.clone(), format!("{what} of {dims} elements, found {}", elems.len()));
         return None;
     }
     let mut out = vec![];
@@ -120,7 +125,7 @@ fn offset_elements(scope: &mut FnScope, op: &Spanned<A>, geom: TexGeom, opcode: 
             }
             continue;
         }
-        out.push(scope.src(e, ScalarType::S32, Width::Exact)?);
+        out.push(scope.src(e, ty, Width::Exact)?);
     }
     Some(out)
 }
@@ -334,22 +339,7 @@ fn gradient(scope: &mut FnScope, op: &Spanned<A>, geom: TexGeom) -> Option<Vec<i
         TexGeom::D2 | TexGeom::A2d | TexGeom::D2ms | TexGeom::A2dms => 2,
         TexGeom::D3 | TexGeom::Cube | TexGeom::ACube => 3,
     };
-    let elems = scope.vector_elements(op);
-    if elems.len() < dims {
-        scope.error(op.span.clone(), format!("`tex.grad` with this geometry needs gradients of {dims} elements, found {}", elems.len()));
-        return None;
-    }
-    let mut out = vec![];
-    for (i, e) in elems.iter().enumerate() {
-        if i >= dims {
-            if !scope.resolve_any(e) {
-                return None;
-            }
-            continue;
-        }
-        out.push(scope.src(e, ScalarType::F32, Width::Exact)?);
-    }
-    Some(out)
+    leading_elements(scope, op, dims, ScalarType::F32, "`tex.grad` with this geometry needs gradients")
 }
 
 fn query(scope: &mut FnScope, inst: &ast::Instruction, mut mods: Mods, guard: Option<ir::PredRef>) -> Option<Converted> {
