@@ -16,7 +16,7 @@ extern "C" {
 #endif
 
 /* Bumped on every incompatible change of the structures below. */
-#define PTXRT_ABI_VERSION 3u
+#define PTXRT_ABI_VERSION 4u
 
 /* One launch, shared by all blocks of the grid. Read-only for generated code. */
 typedef struct ptxrtLaunchInfo {

@@ -7,7 +7,7 @@
 use std::ffi::{c_char, c_int, c_void};
 
 /// `PTXRT_ABI_VERSION`: modules and kernels carrying another value are not used.
-pub const ABI_VERSION: u32 = 3;
+pub const ABI_VERSION: u32 = 4;
 
 /// `ptxrtError_t` as it crosses the C boundary. A plain integer rather than a Rust enum,
 /// because C may hand us any value (e.g. to `ptxrtGetErrorName`).

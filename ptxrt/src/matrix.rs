@@ -3,10 +3,10 @@
 //! `ldmatrix`, `stmatrix`, `movmatrix`.
 //!
 //! The sync point's operand list holds each lane's fragment registers, destinations first,
-//! then the sources (A, B, C of a multiply-accumulate), then for a block-scaled `mma` its six
-//! scale operands (scale-a-data, byte-id-a, thread-id-a, scale-b-data, byte-id-b,
-//! thread-id-b). Its `c` operand is an immediate with the register counts `d | a << 8 | b <<
-//! 16 | c << 24` and the block scaling from bit [`SCALE_SHIFT`] (the scale vector size 1, 2
+//! then the sources (A, B, C of a multiply-accumulate), then for `mma.sp` its metadata and
+//! sparsity selector, then for a block-scaled `mma` its six scale operands (scale-a-data,
+//! byte-id-a, thread-id-a, scale-b-data, byte-id-b, thread-id-b). Its `c` operand is an
+//! immediate with the register counts `d | a << 8 | b << 16 | c << 24` and the block scaling from bit [`SCALE_SHIFT`] (the scale vector size 1, 2
 //! or 4, or 0 without scaling; bit 8 of that field: `.ue4m3` scale factors, else `.ue8m0`).
 //! `a` is the memory operand and `b` the `wmma` stride. `mode` is the shape `m | n << 8 | k <<
 //! 16`; `flags` as in [`flag`].
@@ -59,6 +59,30 @@
 //!
 //! The selectors must be the same in every lane and take the values of the ISA's Table 37;
 //! other values are reported as errors.
+//!
+//! # Sparse A (`mma.sp`, `mma.sp::ordered_metadata`, §9.7.14.6)
+//! Each row of the MxK matrix A is cut into chunks: 4 elements of which 2 are stored (2:4;
+//! `.f16`, `.bf16`, 8-bit types), 2 of which 1 is stored (1:2, `.tf32`), or 8 of which 4 are
+//! stored as two pairs (4:8, `.s4`/`.u4` and packed `.e2m1`). The A fragment holds the stored
+//! elements as an Mx(K/2) matrix in the layout of a dense A of K/2 columns (the ISA's text
+//! gives each register's row and chunk). Four metadata bits per chunk place the stored
+//! elements: two 2-bit indices, the lower for the first stored element (for `.tf32` they
+//! name 16-bit halves, so bit 1 picks the element; for 4:8 they name element pairs). The
+//! product is `D = C + sum over stored elements` in storage order: elements that are not
+//! stored are zeros that are never multiplied (an infinite B element there gives no NaN).
+//!
+//! Which lane and bits hold a chunk's metadata is drawn only in the ISA's figures; the text
+//! fixes the lanes of each quad `g` (rows `g` and `g + 8`) that hold it: one lane (selector
+//! 0-3), a lane pair (selector 0: lanes 0, 1; 1: lanes 2, 3) or all four (selector 0). Our
+//! reading, which is the layout the reference sparse GEMM library for these instructions
+//! (CUTLASS) stores metadata in for its loads:
+//! - 16- and 32-bit elements: selected lane `j` holds chunks `4j..4j+3` of row `g` in bits
+//!   0-15 and of row `g + 8` in bits 16-31, chunk `4j + i` at bit `4i`;
+//! - 8- and 4-bit elements: selected lane `2j + h` holds chunks `8j..8j+7` of row `g + 8h`,
+//!   chunk `8j + i` at bit `4i`.
+//! A selector the ISA leaves undefined for the shape (2 or 3 for a lane pair) is an error;
+//! `mma.sp` and `mma.sp::ordered_metadata` compute the same (unsorted or equal indices are
+//! undefined for the latter; equal indices put both elements in one column).
 
 use rustc_apfloat::ieee::Double;
 use rustc_apfloat::{Float as _, Round};
@@ -92,13 +116,18 @@ pub mod flag {
     pub const ROUND_SHIFT: u32 = 27;
     /// Single-bit products use AND (else XOR) before the population count.
     pub const POPC_AND: u32 = 1 << 29;
+    /// `mma.sp`: A is structured sparse; the metadata and the sparsity selector follow C.
+    pub const SPARSE: u32 = 1 << 30;
 }
 
 /// The bit of the `c` operand where an `mma`'s block scaling starts (module documentation).
 pub const SCALE_SHIFT: u32 = 32;
 
-/// Scale operands of a block-scaled `mma` after its C fragment.
+/// Scale operands of a block-scaled `mma` after its C fragment (and sparsity operands).
 const SCALE_OPERANDS: usize = 6;
+
+/// Sparsity operands of `mma.sp` after its C fragment: the metadata and the selector.
+const SPARSE_OPERANDS: usize = 2;
 
 pub fn is_matrix_op(code: u32) -> bool {
     (op::MMA..=op::MOVMATRIX).contains(&code)
@@ -301,6 +330,8 @@ struct Warp<'a> {
     counts: [usize; 4],
     shape: [usize; 3],
     scaling: Option<Scaling>,
+    /// `mma.sp`: the sparsity metadata and selector follow the C fragment.
+    sparse: bool,
 }
 
 /// The block scaling of an `mma` (module documentation).
@@ -318,6 +349,16 @@ impl Warp<'_> {
 
     fn thread(&self, lane: usize) -> usize {
         32 * self.w + lane
+    }
+
+    /// Operand `j` after the fragments (sparsity, then scale operands) of lane `lane`; zero
+    /// for lanes not taking part.
+    fn trailing(&self, j: usize, lane: usize) -> u64 {
+        if self.present(lane) {
+            self.b.read(&self.ops[self.counts.iter().sum::<usize>() + j], self.thread(lane))
+        } else {
+            0
+        }
     }
 
     /// The registers of source group `g` (0: A or the stored fragment, 1: B, 2: C) per
@@ -445,12 +486,13 @@ pub(crate) fn run(b: &Block, p: &SyncPoint, w: usize, at: u32) -> Result<(), Str
         vec @ (1 | 2 | 4) => Some(Scaling { vec: vec as usize, ue4m3: (c >> (SCALE_SHIFT + 8)) & 1 != 0 }),
         _ => return Err("malformed matrix instruction descriptor".into()),
     };
-    let scale_operands = if scaling.is_some() { SCALE_OPERANDS } else { 0 };
-    if counts.iter().sum::<usize>() + scale_operands != ops.len() {
+    let sparse = p.op == op::MMA && p.flags & flag::SPARSE != 0;
+    let extra = if scaling.is_some() { SCALE_OPERANDS } else { 0 } + if sparse { SPARSE_OPERANDS } else { 0 };
+    if counts.iter().sum::<usize>() + extra != ops.len() {
         return Err("malformed matrix instruction descriptor".into());
     }
     let shape = [(p.mode & 0xff) as usize, ((p.mode >> 8) & 0xff) as usize, (p.mode >> 16) as usize];
-    let x = Warp { b, p, ops, w, at, counts, shape, scaling };
+    let x = Warp { b, p, ops, w, at, counts, shape, scaling, sparse };
     let ty = |field: u32| Elem::from_code((p.flags >> (flag::ELEM_BITS * field)) & ((1 << flag::ELEM_BITS) - 1)).ok_or_else(|| "unknown matrix element type".to_string());
     match p.op {
         op::MMA | op::WMMA_MMA => multiply_accumulate(&x, [ty(0)?, ty(1)?, ty(2)?, ty(3)?], p.op == op::WMMA_MMA),
@@ -471,7 +513,9 @@ fn multiply_accumulate(x: &Warp, [ta, tb, tc, td]: [Elem; 4], wmma: bool) -> Res
     let products = if m8n8k4_f16 { 4 } else { 1 };
     let layout = MmaLayout { shape: x.shape, m8n8k4_f16, a_col: x.p.flags & flag::A_COL != 0, b_col: x.p.flags & flag::B_COL != 0 };
     let regs = [x.sources(0), x.sources(1), x.sources(2)];
-    let dims = [(m, k), (k, n), (m, n)];
+    // A sparse A holds K/2 columns, laid out like a dense A of K/2 columns.
+    let a_cols = if x.sparse { k / 2 } else { k };
+    let dims = [(m, a_cols), (k, n), (m, n)];
     // Gather A, B and C as `products` row-major matrices of values.
     let mut mats: Vec<Vec<f64>> = dims.iter().map(|(r, c)| vec![0.0; products * r * c]).collect();
     for (g, (t, role)) in [(ta, Role::A), (tb, Role::B), (tc, Role::Acc)].into_iter().enumerate() {
@@ -495,6 +539,12 @@ fn multiply_accumulate(x: &Warp, [ta, tb, tc, td]: [Elem; 4], wmma: bool) -> Res
         }
     }
     let (a, b, c) = (&mats[0], &mats[1], &mats[2]);
+    // Each row of A as the (column, value) terms it contributes, in accumulation order.
+    let rows: Vec<Vec<(usize, f64)>> = if x.sparse {
+        sparse_rows(x, ta, a)?
+    } else {
+        (0..products * m).map(|qr| (0..k).map(|kk| (kk, a[qr * k + kk])).collect()).collect()
+    };
     let scales = match x.scaling {
         Some(s) => Some(scale_factors(x, s)?),
         None => None,
@@ -513,13 +563,15 @@ fn multiply_accumulate(x: &Warp, [ta, tb, tc, td]: [Elem; 4], wmma: bool) -> Res
     let mut d = vec![0u64; products * m * n];
     for q in 0..products {
         for r in 0..m {
+            let terms = &rows[q * m + r];
             for col in 0..n {
-                let at = |mat: &Vec<f64>, rows: usize, cols: usize, rr: usize, cc: usize| mat[(q * rows + rr) * cols + cc];
-                let c0 = at(c, m, n, r, col);
+                let bv = |kk: usize| b[(q * k + kk) * n + col];
+                let c0 = c[(q * m + r) * n + col];
                 d[(q * m + r) * n + col] = if ta == Elem::B1 {
-                    let ones = (0..k)
-                        .filter(|&kk| {
-                            let (x, y) = (at(a, m, k, r, kk) != 0.0, at(b, k, n, kk, col) != 0.0);
+                    let ones = terms
+                        .iter()
+                        .filter(|&&(kk, av)| {
+                            let (x, y) = (av != 0.0, bv(kk) != 0.0);
                             if popc_and {
                                 x && y
                             } else {
@@ -530,14 +582,14 @@ fn multiply_accumulate(x: &Warp, [ta, tb, tc, td]: [Elem; 4], wmma: bool) -> Res
                     (c0 as i64 as i32).wrapping_add(ones as i32) as u32 as u64
                 } else if ta.is_int() {
                     // Exact: |sum| < 2^53.
-                    let s = (0..k).fold(c0, |s, kk| s + at(a, m, k, r, kk) * at(b, k, n, kk, col)) as i64;
+                    let s = terms.iter().fold(c0, |s, &(kk, av)| s + av * bv(kk)) as i64;
                     let v = if satfinite { s.clamp(i32::MIN as i64, i32::MAX as i64) } else { s as i32 as i64 };
                     v as u32 as u64
                 } else if ta == Elem::F64 {
-                    (0..k).fold(c0, |s, kk| fma_f64(at(a, m, k, r, kk), at(b, k, n, kk, col), s, rounding)).to_bits()
+                    terms.iter().fold(c0, |s, &(kk, av)| fma_f64(av, bv(kk), s, rounding)).to_bits()
                 } else {
                     // Unscaled products are exact in f32 (at most 22 significant bits).
-                    let s = (0..k).fold(c0 as f32, |s, kk| s + product(r, kk, col, at(a, m, k, r, kk), at(b, k, n, kk, col)) as f32);
+                    let s = terms.iter().fold(c0 as f32, |s, &(kk, av)| s + product(r, kk, col, av, bv(kk)) as f32);
                     if td == Elem::F16 {
                         f32_to_f16(s) as u64
                     } else {
@@ -567,6 +619,85 @@ fn multiply_accumulate(x: &Warp, [ta, tb, tc, td]: [Elem; 4], wmma: bool) -> Res
     Ok(())
 }
 
+/// The structured sparsity of `mma.sp`'s A (§9.7.14.6.1): each row is cut into chunks of
+/// `width` elements of which `stored` are held in the A fragment, and 4 metadata bits per
+/// chunk say where they go (module documentation).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Sparsity {
+    width: usize,
+    stored: usize,
+    /// 16- and 32-bit elements: a metadata register holds 4 chunks of two rows (`g`, `g + 8`);
+    /// 8- and 4-bit elements: 8 chunks of one row.
+    two_rows: bool,
+    /// Lanes of each quad that hold metadata: 1, 2 (a pair) or 4.
+    lanes: usize,
+}
+
+impl Sparsity {
+    fn of(ta: Elem, k: usize) -> Sparsity {
+        let (width, stored) = match ta.bits() {
+            32 => (2, 1),
+            4 => (8, 4),
+            _ => (4, 2),
+        };
+        Sparsity { width, stored, two_rows: ta.bits() >= 16, lanes: k / width / 4 }
+    }
+
+    /// The lane (counted from the selected lanes of row `row`'s quad) and bit offset of the
+    /// metadata of chunk `chunk` of row `row`.
+    fn slot(self, row: usize, chunk: usize) -> (usize, u32) {
+        if self.two_rows {
+            (chunk / 4, (16 * (row / 8) + 4 * (chunk % 4)) as u32)
+        } else {
+            (2 * (chunk / 8) + row / 8, (4 * (chunk % 8)) as u32)
+        }
+    }
+
+    /// The column inside its chunk of a chunk's `j`-th stored element, from the chunk's
+    /// four metadata bits: two 2-bit indices, the lower one for the first element (`.tf32`:
+    /// the indices name 16-bit halves, so bit 1 picks the element; 4-bit elements: they name
+    /// pairs of elements).
+    fn column(self, bits: u64, j: usize) -> usize {
+        match self.stored {
+            1 => ((bits >> 1) & 1) as usize,
+            2 => ((bits >> (2 * j)) & 3) as usize,
+            _ => 2 * ((bits >> (2 * (j / 2))) & 3) as usize + j % 2,
+        }
+    }
+}
+
+/// The rows of a sparse A as (column, value) terms: stored element `c` of row `r` goes to the
+/// column its chunk's metadata names. Equal indices (undefined in the ISA) put both elements
+/// in one column, so both products are added.
+fn sparse_rows(x: &Warp, ta: Elem, a: &[f64]) -> Result<Vec<Vec<(usize, f64)>>, String> {
+    let [m, _, k] = x.shape;
+    let geometry = Sparsity::of(ta, k);
+    let selector = (0..32).find(|&l| x.present(l)).map_or(0, |l| x.trailing(1, l)) as usize;
+    // The selector names one lane of each quad, a lane pair, or (0) all four lanes.
+    let first_lane = match (geometry.lanes, selector) {
+        (1, s) if s < 4 => s,
+        (2, s) if s < 2 => 2 * s,
+        (4, 0) => 0,
+        (lanes, s) => {
+            let valid = if lanes == 2 { "0 or 1" } else { "0" };
+            return Err(format!("sparsity selector {s} of mma.sp in warp {} is undefined for this shape and type (ISA §9.7.14.6.1: {valid})", x.w));
+        }
+    };
+    let half = k / 2;
+    Ok((0..m)
+        .map(|r| {
+            (0..half)
+                .map(|c| {
+                    let chunk = c / geometry.stored;
+                    let (lane, shift) = geometry.slot(r, chunk);
+                    let bits = (x.trailing(0, 4 * (r % 8) + first_lane + lane) >> shift) & 0xf;
+                    (chunk * geometry.width + geometry.column(bits, c % geometry.stored), a[r * half + c])
+                })
+                .collect()
+        })
+        .collect())
+}
+
 /// The value of a block-scaling factor's byte.
 fn scale_value(byte: u8, ue4m3: bool) -> f64 {
     if ue4m3 {
@@ -584,8 +715,8 @@ fn scale_value(byte: u8, ue4m3: bool) -> f64 {
 /// documentation).
 fn scale_factors(x: &Warp, s: Scaling) -> Result<(Vec<f64>, Vec<f64>, usize), String> {
     let [m, n, _] = x.shape;
-    let first = x.counts.iter().sum::<usize>();
-    let operand = |j: usize, lane: usize| if x.present(lane) { x.b.read(&x.ops[first + j], x.thread(lane)) } else { 0 };
+    let skip = if x.sparse { SPARSE_OPERANDS } else { 0 };
+    let operand = |j: usize, lane: usize| x.trailing(skip + j, lane);
     // A selector must be the same in every lane of the warp.
     let selector = |j: usize, name: &str| -> Result<u64, String> {
         let mut lanes = (0..32).filter(|&l| x.present(l)).map(|l| operand(j, l) as u16 as u64);

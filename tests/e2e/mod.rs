@@ -338,6 +338,22 @@ fn matrix_sm120() {
     run_fixture(&MATRIX_SM120);
 }
 
+/// Hand-written PTX for sm_120a: sparse `mma.sp`/`mma.sp::ordered_metadata` for every shape
+/// and type family (`.f16`, `.bf16`, `.tf32`, 8- and 4-bit integers with and without
+/// `.satfinite`, 8/6/4-bit floats, block scaling) and every sparsity selector each allows,
+/// against a host product over the stored elements; metadata in the lanes the selector does
+/// not pick is noise, and B holds +inf where every row of A is pruned.
+const MATRIX_SPARSE: Fixture = Fixture {
+        ptx: "matrix_sparse.ptx",
+        host: "matrix_sparse_host.c",
+        ok_lines: &["mma_sparse: 26 shapes OK"],
+    };
+
+#[test]
+fn matrix_sparse() {
+    run_fixture(&MATRIX_SPARSE);
+}
+
 /// NVRTC output of code written for lockstep warps: the classic reduction whose last warp
 /// exchanges partial sums through `volatile` shared memory without barriers, and a warp
 /// spinning on a `volatile` shared flag that another warp sets.
@@ -593,7 +609,7 @@ fn cluster_misc() {
 }
 
 /// Every fixture above, for the cross-target run.
-const ALL_FIXTURES: &[&Fixture] = &[&MEMORY_FORMS, &SPECIAL_CONTROL, &DEVICE_LAUNCH, &TEXTURES, &TEXREF_LEGACY, &TEXTURE_QUERIES, &TEXTURE_INDEPENDENT, &TEXTURE_MIPMAPS, &TEXTURE_DEPTH_COMPARE, &GUARDS, &ATOMICS_WIDE, &LEGACY_VOTE, &ALGORITHMS, &MEMORY, &SPACES, &CONCURRENT, &VECADD, &REDUCE, &INTERCHANGE, &SAXPY_NVOPENCC, &BARRIER_EXIT, &ATOMICS, &CALLS, &FIBERS, &SPIN_WAIT, &STACK, &TRAP, &DEVICE_LIB, &WARPS, &LEGACY_WARP, &MATRIX, &MATRIX_SM90, &MATRIX_SM120, &CLUSTER_MISC];
+const ALL_FIXTURES: &[&Fixture] = &[&MEMORY_FORMS, &SPECIAL_CONTROL, &DEVICE_LAUNCH, &TEXTURES, &TEXREF_LEGACY, &TEXTURE_QUERIES, &TEXTURE_INDEPENDENT, &TEXTURE_MIPMAPS, &TEXTURE_DEPTH_COMPARE, &GUARDS, &ATOMICS_WIDE, &LEGACY_VOTE, &ALGORITHMS, &MEMORY, &SPACES, &CONCURRENT, &VECADD, &REDUCE, &INTERCHANGE, &SAXPY_NVOPENCC, &BARRIER_EXIT, &ATOMICS, &CALLS, &FIBERS, &SPIN_WAIT, &STACK, &TRAP, &DEVICE_LIB, &WARPS, &LEGACY_WARP, &MATRIX, &MATRIX_SM90, &MATRIX_SM120, &MATRIX_SPARSE, &CLUSTER_MISC];
 
 /// Every fixture with every kernel forced onto the fiber scheduler (`--scheduler fibers`):
 /// the general scheduler gives the same results as thread loops on all of them.

@@ -26,6 +26,7 @@
 #include <string.h>
 
 #include "harness.h"
+#include "matrix_elements.h"
 
 /* Launches `kernel` on one block of `warps` warps; in/out as the PTX file describes. */
 static void run(const char *kernel, void *in, void *out, int warps)
@@ -241,17 +242,8 @@ typedef enum { E4M3, E5M2, E3M2, E2M3, E2M1 } fp_t;
 /* The value of an element's 8-bit container. */
 static double fp_value(fp_t t, unsigned byte)
 {
-    int sign, exp, man, man_bits, bias;
-    switch (t) {
-    case E4M3: sign = byte >> 7; exp = (byte >> 3) & 15; man = byte & 7; man_bits = 3; bias = 7; break;
-    case E5M2: sign = byte >> 7; exp = (byte >> 2) & 31; man = byte & 3; man_bits = 2; bias = 15; break;
-    case E3M2: sign = (byte >> 5) & 1; exp = (byte >> 2) & 7; man = byte & 3; man_bits = 2; bias = 3; break;
-    case E2M3: sign = (byte >> 5) & 1; exp = (byte >> 3) & 3; man = byte & 7; man_bits = 3; bias = 1; break;
-    default: /* E2M1: bits 2..5 of the container */
-        sign = (byte >> 5) & 1; exp = (byte >> 3) & 3; man = (byte >> 2) & 1; man_bits = 1; bias = 1; break;
-    }
-    double v = exp == 0 ? ldexp(man, 1 - bias - man_bits) : ldexp((1 << man_bits) + man, exp - bias - man_bits);
-    return sign ? -v : v;
+    static const elem_t as_elem[] = {T_E4M3, T_E5M2, T_E3M2, T_E2M3, T_E2M1};
+    return decode(as_elem[t], byte);
 }
 
 /* A random finite container (padding bits zero); .e4m3/.e5m2 kept below 2^5 in magnitude
@@ -265,23 +257,6 @@ static unsigned random_fp(harness_rng *rng, fp_t t)
     case E2M1: return (r & 15) << 2;
     default: return r & 0x3f;
     }
-}
-
-static uint16_t f16_bits(double v) /* v exact in binary16 */
-{
-    if (v == 0) return signbit(v) ? 0x8000 : 0;
-    uint16_t s = v < 0 ? 0x8000 : 0;
-    int e;
-    double f = frexp(fabs(v), &e); /* |v| = f * 2^e, f in [0.5, 1) */
-    if (e - 1 + 15 <= 0) return s | (uint16_t)lrint(fabs(v) * 16777216.0);
-    return s | (uint16_t)((e - 1 + 15) << 10) | (uint16_t)(lrint((f * 2 - 1) * 1024) & 0x3ff);
-}
-
-static double f16_value(uint16_t h)
-{
-    int exp = (h >> 10) & 31, man = h & 0x3ff;
-    double v = exp == 0 ? ldexp(man, -24) : exp == 31 ? (man ? NAN : INFINITY) : ldexp(1024 + man, exp - 25);
-    return (h & 0x8000) ? -v : v;
 }
 
 static int check_fp(harness_rng *rng, const char *kernel, fp_t ta, fp_t tb, int d_f16, int warps)

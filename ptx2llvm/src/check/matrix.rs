@@ -254,25 +254,34 @@ fn mma_form(mods: &mut Mods) -> Option<MmaTypes> {
             Some(BlockScale { vec, ue4m3: stype == Some(".ue4m3"), packed_e2m1 })
         }
     };
-    Some(MmaTypes { a, b, c, d, a_col, b_col, satfinite, rounding, bit_op, block_scale })
+    Some(MmaTypes { a, b, c, d, a_col, b_col, satfinite, rounding, bit_op, block_scale, sparse: false })
 }
 
 fn mma(scope: &mut FnScope, inst: &ast::Instruction, mut mods: Mods, guard: Guard) -> Option<Converted> {
     let what = written(inst);
+    // `.sp::ordered_metadata` only promises sorted metadata indices: the same product.
+    let sparse = mods.one_of(&[".sp", ".sp::ordered_metadata"]).is_some();
     let Some(shape) = shape(&mut mods) else { return unsupported(scope, inst, guard, what) };
-    let Some(t) = mma_form(&mut mods) else { return unsupported(scope, inst, guard, what) };
+    let Some(mut t) = mma_form(&mut mods) else { return unsupported(scope, inst, guard, what) };
     if !mods.finish() {
         return unsupported(scope, inst, guard, what);
     }
-    let Some(scaling) = t.block_scale else {
-        if !expect_operands(scope, inst, &[4]) {
-            return None;
-        }
-        return mma_operands(scope, inst, MatrixKind::Mma(t), shape, mma_regs(shape, &t), &t, vec![], guard);
-    };
-    if !expect_operands(scope, inst, &[8]) {
+    t.sparse = sparse;
+    // d, a, b, c; then e, f of a sparse A; then the block-scaling operands.
+    let scale_first = if sparse { 6 } else { 4 };
+    if !expect_operands(scope, inst, &[scale_first + if t.block_scale.is_some() { 4 } else { 0 }]) {
         return None;
     }
+    let mut regs = mma_regs(shape, &t);
+    let mut extra = vec![];
+    if sparse {
+        // A sparse A fragment holds the K/2 stored columns.
+        regs[0] /= 2;
+        extra = sparsity_operands(scope, inst, shape, &t)?;
+    }
+    let Some(scaling) = t.block_scale else {
+        return mma_operands(scope, inst, MatrixKind::Mma(t), shape, regs, &t, extra, guard);
+    };
     // Table 36: `.ue4m3` scale factors come four per register only.
     if scaling.ue4m3 && scaling.vec != 4 {
         scope.error(inst.opcode.span.clone(), "`.ue4m3` scale factors need `.scale_vec::4X`");
@@ -285,18 +294,56 @@ fn mma(scope: &mut FnScope, inst: &ast::Instruction, mut mods: Mods, guard: Guar
         scope.error(inst.opcode.span.clone(), msg);
         return None;
     }
-    let scales = scale_operands(scope, inst, scaling)?;
-    mma_operands(scope, inst, MatrixKind::Mma(t), shape, mma_regs(shape, &t), &t, scales, guard)
+    extra.extend(scale_operands(scope, &inst.operands[scale_first..], scaling)?);
+    mma_operands(scope, inst, MatrixKind::Mma(t), shape, regs, &t, extra, guard)
 }
 
-/// Operands 4 to 7 of a block-scaled `mma`: scale-a-data, `{byte-id-a, thread-id-a}`,
-/// scale-b-data, `{byte-id-b, thread-id-b}` as six values. Immediate selectors are checked
-/// against the ISA's Table 37 (other values are undefined behaviour).
-fn scale_operands(scope: &mut FnScope, inst: &ast::Instruction, scaling: BlockScale) -> Option<Vec<Operand>> {
+/// Operands `e, f` of `mma.sp`: the sparsity metadata (a 32-bit register) and the sparsity
+/// selector, an integer constant naming the lanes of each quad that hold the metadata
+/// (§9.7.14.6.1): one lane (0 to 3), a lane pair (0 or 1) or all four (0). The ranges are
+/// ptxas's, which also accepts 2 and 3 for `.f16` m16n8k32 with `.f32` accumulators
+/// (undefined behaviour there, reported at run time).
+fn sparsity_operands(scope: &mut FnScope, inst: &ast::Instruction, shape: [u32; 3], t: &MmaTypes) -> Option<Vec<Operand>> {
     let ops = &inst.operands;
+    let metadata = scope.src(&ops[4], ScalarType::B32, Width::Exact)?;
+    if let Operand::Imm(_) = metadata {
+        scope.error(ops[4].span.clone(), "the sparsity metadata of `mma.sp` is a register");
+        return None;
+    }
+    let selector = scope.src(&ops[5], ScalarType::U32, Width::Exact)?;
+    let Operand::Imm(value) = selector else {
+        scope.error(ops[5].span.clone(), "the sparsity selector of `mma.sp` is an integer constant");
+        return None;
+    };
+    // Chunks of a row of A (4 elements; 2 for `.tf32`, 8 for 4-bit ones), 4 per metadata lane.
+    let bits = if t.block_scale.is_some_and(|s| s.packed_e2m1) { 4 } else { t.a.bits() };
+    let chunk = match bits {
+        32 => 2,
+        4 => 8,
+        _ => 4,
+    };
+    let max = match shape[2] / chunk / 4 {
+        1 => 3,
+        2 if t.a == MatrixElem::F16 && t.d == MatrixElem::F32 => 3,
+        2 => 1,
+        _ => 0,
+    };
+    if value > max {
+        let valid = if max == 0 { "0".to_string() } else { format!("0 to {max}") };
+        scope.error(ops[5].span.clone(), format!("the sparsity selector is {valid} for this shape and type, found {value}"));
+        return None;
+    }
+    Some(vec![metadata, selector])
+}
+
+/// The four operands of a block-scaled `mma` after its fragments (and sparsity operands):
+/// scale-a-data, `{byte-id-a, thread-id-a}`, scale-b-data, `{byte-id-b, thread-id-b}` as six
+/// values. Immediate selectors are checked against the ISA's Table 37 (other values are
+/// undefined behaviour).
+fn scale_operands(scope: &mut FnScope, ops: &[Spanned<A>], scaling: BlockScale) -> Option<Vec<Operand>> {
     let mut out = vec![];
     // thread-id-a picks a lane pair of each quad, thread-id-b one lane.
-    for (data, selector, matrix, lanes) in [(&ops[4], &ops[5], 'a', 2), (&ops[6], &ops[7], 'b', 4)] {
+    for (data, selector, matrix, lanes) in [(&ops[0], &ops[1], 'a', 2), (&ops[2], &ops[3], 'b', 4)] {
         out.push(scope.src(data, ScalarType::B32, Width::Exact)?);
         let what = format!("the selector `{{byte-id-{matrix}, thread-id-{matrix}}}`");
         let pair = src_vector(scope, selector, 2, ScalarType::U16, &what)?;

@@ -312,6 +312,10 @@ pub struct MmaTypes {
     /// sources then end with scale-a-data, byte-id-a, thread-id-a, scale-b-data, byte-id-b,
     /// thread-id-b (after the C fragment).
     pub block_scale: Option<BlockScale>,
+    /// `mma.sp`/`mma.sp::ordered_metadata`: A is structured sparse, its fragment holds K/2
+    /// columns; the sources continue after C with the sparsity metadata and selector (before
+    /// any scale operands).
+    pub sparse: bool,
 }
 
 /// The block scaling of `mma.kind::mxf8f6f4/mxf4/mxf4nvf4.block_scale` (ISA 9.2 §9.7.14.3).

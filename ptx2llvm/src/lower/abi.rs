@@ -5,7 +5,7 @@ use inkwell::context::Context;
 use inkwell::types::{BasicTypeEnum, StructType};
 use inkwell::AddressSpace;
 
-pub const ABI_VERSION: u32 = 3;
+pub const ABI_VERSION: u32 = 4;
 
 /// Symbol of a kernel's descriptor.
 pub fn kernel_symbol(entry: &str) -> String {
@@ -136,6 +136,9 @@ pub mod sync {
     pub const MATRIX_ROUND_SHIFT: u64 = 27;
     /// Single-bit products: `.and.popc` (else `.xor.popc`).
     pub const MATRIX_POPC_AND: u64 = 1 << 29;
+    /// `mma.sp`: A is structured sparse; its operand list continues after C with the
+    /// sparsity metadata and selector (before any scale operands).
+    pub const MATRIX_SPARSE: u64 = 1 << 30;
     /// Element type code of `.e2m1` packed eight to a register (`.kind::mxf4*`); the other
     /// codes are those of `ir::MatrixElem` in `matrix_descriptor`.
     pub const MATRIX_ELEM_E2M1_PACKED: u64 = 17;

@@ -863,6 +863,9 @@ fn matrix_descriptor(m: &ir::MatrixOp) -> (u64, u64, &'static str) {
         if t.satfinite {
             f |= sync::MATRIX_SATFINITE
         }
+        if t.sparse {
+            f |= sync::MATRIX_SPARSE
+        }
         f
     };
     let shared = match m.addr {
@@ -872,6 +875,7 @@ fn matrix_descriptor(m: &ir::MatrixOp) -> (u64, u64, &'static str) {
     let col = |c: bool| if c { sync::MATRIX_A_COL } else { 0 };
     let trans = |t: bool| if t { sync::MATRIX_TRANS } else { 0 };
     match &m.kind {
+        K::Mma(t) if t.sparse => (sync::MMA, mma(t), "mma.sp.sync"),
         K::Mma(t) => (sync::MMA, mma(t), "mma.sync"),
         K::WmmaMma(t) => (sync::WMMA_MMA, mma(t), "wmma.mma.sync"),
         K::WmmaLoad { role, elem: e, col: c } => {
