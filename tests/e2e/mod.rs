@@ -597,12 +597,13 @@ fn texture_depth_compare() {
 const CLUSTER_MISC: Fixture = Fixture {
     ptx: "cluster_misc.ptx",
     host: "cluster_misc_host.c",
-    ok_lines: &["elect_leader: 3 shapes OK", "cluster_map: 2 shapes OK", "multimem_ops: 2 shapes OK"],
+    ok_lines: &["elect_leader: 3 shapes OK", "cluster_map: 2 shapes OK", "multimem_ops: 2 shapes OK", "multimem_fp8: 2 shapes OK"],
 };
 
-/// Hand-written PTX 8.2 (`sm_90a`): `elect.sync` over whole and half warps with exited
+/// Hand-written PTX 8.6 (`sm_100a`): `elect.sync` over whole and half warps with exited
 /// lanes, `mapa`/`getctarank` on one-block clusters (and `mapa`'s out-of-range rank error),
-/// `griddepcontrol`, `setmaxnreg`, and `multimem.ld_reduce`/`st`/`red` on one replica.
+/// `griddepcontrol`, `setmaxnreg`, and `multimem.ld_reduce`/`st`/`red` on one replica
+/// (`ld_reduce`/`st` also on `.e5m2`/`.e4m3` vectors and packs).
 #[test]
 fn cluster_misc() {
     run_fixture(&CLUSTER_MISC);

@@ -1,8 +1,9 @@
-/* cluster_misc_host.c: tests/kernels/cluster_misc.ptx (hand-written, PTX 8.2).
+/* cluster_misc_host.c: tests/kernels/cluster_misc.ptx (hand-written, PTX 8.6).
  * elect_leader: elect.sync picks the lowest lane of the membermask among the lanes that
  * did not exit, per warp and per half warp. cluster_map: mapa/getctarank on one-block
  * clusters (rank 0 is the identity; another rank fails the launch naming mapa).
- * multimem_ops: multimem.red/ld_reduce/st on a single replica. */
+ * multimem_ops: multimem.red/ld_reduce/st on a single replica. multimem_fp8: ld_reduce
+ * and st of e5m2/e4m3 vectors on a single replica move their bytes unchanged. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -122,6 +123,44 @@ static int check_multimem(const ptxrtKernel *k, harness_rng *rng, unsigned grid,
     return bad;
 }
 
+/* A random 8-bit float pattern that is not infinite or NaN: e5m2 (exponent field 0x7c all
+ * ones) or e4m3 (only S.1111.111 is NaN; it has no infinities). */
+static uint8_t finite_e5m2(harness_rng *rng)
+{
+    uint8_t b;
+    do b = (uint8_t)harness_rng_u32(rng); while ((b & 0x7cu) == 0x7cu);
+    return b;
+}
+
+static uint8_t finite_e4m3(harness_rng *rng)
+{
+    uint8_t b;
+    do b = (uint8_t)harness_rng_u32(rng); while ((b & 0x7fu) == 0x7fu);
+    return b;
+}
+
+static int check_multimem_fp8(const ptxrtKernel *k, harness_rng *rng, unsigned grid, unsigned block)
+{
+    unsigned n = grid * block;
+    uint8_t *in = harness_xmalloc(48 * (size_t)n), *out = harness_xmalloc(48 * (size_t)n);
+    for (unsigned i = 0; i < 48 * n; i++) {
+        /* The kernel's layout: e5m2 at bytes 0-3, 8-11 and 32-47 of each thread's 48. */
+        unsigned at = i % 48;
+        int e5m2 = at < 4 || (at >= 8 && at < 12) || at >= 32;
+        in[i] = e5m2 ? finite_e5m2(rng) : finite_e4m3(rng);
+    }
+    memset(out, 0xa5, 48 * (size_t)n);
+    void *args[] = {&in, &out};
+    PTXRT_CHECK(ptxrtLaunchKernel(k, harness_dim3(grid, 1, 1), harness_dim3(block, 1, 1), args, 0, NULL));
+    /* One replica: each reduction is over the one value, whatever its accumulation precision. */
+    uint32_t *expw = harness_xmalloc(48 * (size_t)n), *outw = harness_xmalloc(48 * (size_t)n);
+    memcpy(expw, in, 48 * (size_t)n);
+    memcpy(outw, out, 48 * (size_t)n);
+    int bad = harness_compare_u32("multimem.ld_reduce/st on e5m2/e4m3 vectors (bytes, 4 per word)", expw, outw, 12 * (size_t)n) != 0;
+    free(in); free(out); free(expw); free(outw);
+    return bad;
+}
+
 int main(void)
 {
     harness_rng rng;
@@ -137,5 +176,8 @@ int main(void)
     const ptxrtKernel *mm = harness_find_kernel("multimem_ops");
     failures = check_multimem(mm, &rng, 2, 32) + check_multimem(mm, &rng, 2, 128);
     status |= harness_finish("multimem_ops", 2, failures);
+    const ptxrtKernel *fp8 = harness_find_kernel("multimem_fp8");
+    failures = check_multimem_fp8(fp8, &rng, 2, 32) + check_multimem_fp8(fp8, &rng, 3, 96);
+    status |= harness_finish("multimem_fp8", 2, failures);
     return status;
 }

@@ -3,6 +3,8 @@
 //! so the object has a single replica at that address: `ld_reduce` reduces one value (a
 //! load), `st` stores to it, `red` is an atomic reduction of it. The orderings are those
 //! of the ISA (`ld_reduce`/`st` default to `.weak`, `red` to `.relaxed` at `.sys` scope).
+//! The 8-bit float types (`.e5m2`, `.e4m3` and their x2/x4 packs, for `ld_reduce` and `st`)
+//! live in registers of their total width (8, 16 or 32 bits), of any type of that size.
 
 use super::atomic::{scope_of, sem};
 use super::function::FnScope;
@@ -16,24 +18,29 @@ pub(super) fn multimem(scope: &mut FnScope, inst: &ast::Instruction, mut mods: M
         // The `multimem.cp` family (bulk copies) is not translated yet.
         return unsupported(scope, inst, guard, format!("`multimem{}`", inst.modifiers.first().map_or("", |m| m.node.as_str())));
     };
-    // 8-bit float elements (sm_100a and later) are not translated yet.
-    if inst.modifiers.iter().any(|m| m.node.starts_with(".e5m2") || m.node.starts_with(".e4m3")) {
-        return unsupported(scope, inst, guard, format!("`multimem{kind}` on 8-bit floats"));
-    }
     let weak = mods.has(".weak");
     let order = sem(&mut mods);
     let mem_scope = scope_of(&mut mods).unwrap_or(MemScope::Sys);
     let space = if mods.has(".global") { StateSpace::Global } else { StateSpace::Generic };
     let op = mods.one_of(&[".min", ".max", ".add", ".and", ".or", ".xor"]);
-    // A reduction over one value is that value at any accumulation precision.
-    mods.has(".acc::f32");
+    let acc = mods.one_of(&[".acc::f32", ".acc::f16"]);
     let lanes = match mods.one_of(&[".v2", ".v4", ".v8"]) {
         Some(".v2") => 2,
         Some(".v4") => 4,
         Some(_) => 8,
         None => 1,
     };
-    let ty = one_type(scope, &mut mods, inst)?;
+    // `ty`: the register type of one element (8-bit floats: the bit type of their width).
+    let fp8 = mods.one_of(&[".e5m2", ".e5m2x2", ".e5m2x4", ".e4m3", ".e4m3x2", ".e4m3x4"]);
+    let (ty, type_name) = match fp8 {
+        Some(name) if name.ends_with("x4") => (T::B32, name),
+        Some(name) if name.ends_with("x2") => (T::B16, name),
+        Some(name) => (T::B8, name),
+        None => {
+            let ty = one_type(scope, &mut mods, inst)?;
+            (ty, ty.name())
+        }
+    };
     if !mods.finish() || !expect_operands(scope, inst, &[2]) {
         return None;
     }
@@ -42,17 +49,33 @@ pub(super) fn multimem(scope: &mut FnScope, inst: &ast::Instruction, mut mods: M
         scope.error(inst.opcode.span.clone(), msg);
         None
     };
-    // Element types and `.vec` (the ISA's table: 32, 64 or 128 bits in all, no `.f64` vectors).
-    let is_float = matches!(ty, T::F16 | T::BF16 | T::F16x2 | T::BF16x2 | T::F32 | T::F64);
-    let vec_ok = match lanes {
-        1 => !matches!(ty, T::F16 | T::BF16),
-        2 | 4 => matches!(ty, T::F16 | T::BF16 | T::F16x2 | T::BF16x2 | T::F32),
-        _ => matches!(ty, T::F16 | T::BF16),
-    };
-    let type_ok = is_float || matches!(ty, T::B32 | T::B64 | T::U32 | T::U64 | T::S32 | T::S64);
+    // Element types and `.vec`: integers take no `.vec`; float types (`.red`: not the 8-bit
+    // ones) make 32, 64 or 128 bits with their `.vec`, and `.f64` takes no `.vec` (this is
+    // the ISA's table of `.vec` and base types).
+    let f16_or_bf16 = matches!(ty, T::F16 | T::BF16 | T::F16x2 | T::BF16x2) && fp8.is_none();
+    let is_float = fp8.is_some() || matches!(ty, T::F16 | T::BF16 | T::F16x2 | T::BF16x2 | T::F32 | T::F64);
+    let int = fp8.is_none() && matches!(ty, T::B32 | T::B64 | T::U32 | T::U64 | T::S32 | T::S64);
+    let type_ok = if fp8.is_some() { kind != ".red" } else { is_float || int };
+    let vec_ok = if is_float { matches!(lanes as u32 * ty.bits(), 32 | 64 | 128) && !(ty == T::F64 && lanes > 1) } else { lanes == 1 };
     if !type_ok || !vec_ok {
         let vec = if lanes > 1 { format!(".v{lanes}") } else { String::new() };
-        return fail(scope, format!("`{name}` does not take `{vec}{}`", ty.name()));
+        return fail(scope, format!("`{name}` does not take `{vec}{type_name}`"));
+    }
+    // `.acc_prec` raises the precision of the accumulation of a sum (`min`/`max` accumulate
+    // nothing; NVIDIA's assembler rejects them with it): `.acc::f32` of 16-bit floats,
+    // `.acc::f16` of 8-bit floats. The reduction of one value is that value at any precision.
+    if let Some(acc) = acc {
+        let (fits, which) = if acc == ".acc::f16" { (fp8.is_some(), "the 8-bit float types (`.e5m2`, `.e4m3` and their x2/x4 packs)") } else { (f16_or_bf16, "`.f16`, `.f16x2`, `.bf16` and `.bf16x2`") };
+        let problem = match op {
+            Some(op) if op != ".add" => Some(format!("`{acc}` applies only to `.add`, not to `{op}`")),
+            _ if !fits => Some(format!("`{acc}` applies only to {which}, not to `{type_name}`")),
+            _ => None,
+        };
+        if let Some(msg) = problem {
+            let span = inst.modifiers.iter().find(|m| m.node == acc).map_or(inst.opcode.span.clone(), |m| m.span.clone());
+            scope.error(span, msg);
+            return None;
+        }
     }
     let atomic_op = match (kind, op) {
         (".st", None) => None,
@@ -61,12 +84,12 @@ pub(super) fn multimem(scope: &mut FnScope, inst: &ast::Instruction, mut mods: M
         (_, Some(op)) => {
             // The ISA's table of operations and base types (`red` on floats: `.add` only).
             let ok = match op {
-                ".add" => matches!(ty, T::U32 | T::U64 | T::S32) || is_float,
-                ".and" | ".or" | ".xor" => matches!(ty, T::B32 | T::B64),
-                _ => matches!(ty, T::U32 | T::S32 | T::U64 | T::S64) || kind == ".ld_reduce" && matches!(ty, T::F16 | T::BF16 | T::F16x2 | T::BF16x2),
+                ".add" => int && matches!(ty, T::U32 | T::U64 | T::S32) || is_float,
+                ".and" | ".or" | ".xor" => int && matches!(ty, T::B32 | T::B64),
+                _ => int && matches!(ty, T::U32 | T::S32 | T::U64 | T::S64) || kind == ".ld_reduce" && (f16_or_bf16 || fp8.is_some()),
             };
             if !ok {
-                return fail(scope, format!("`{name}{op}` does not take `{}`", ty.name()));
+                return fail(scope, format!("`{name}{op}` does not take `{type_name}`"));
             }
             Some(match op {
                 ".add" => AtomicOp::Add,
@@ -112,6 +135,7 @@ pub(super) fn multimem(scope: &mut FnScope, inst: &ast::Instruction, mut mods: M
     }
     // Loads and stores move the elements' bits; the reduction of one value is the value.
     let bits_ty = match ty.bits() {
+        8 => T::B8,
         16 => T::B16,
         32 => T::B32,
         _ => T::B64,
