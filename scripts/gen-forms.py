@@ -26,7 +26,10 @@ What is read:
     ("Indirect texture access", "`min` with three input arguments") is left out rather
     than guessed at. A subject ending in "for sm_NN" makes a rule that holds only for files
     targeting exactly sm_NN ("cvt with `.e4m3x2` for sm_89 introduced in PTX ISA version
-    8.1"); "for sm_NN or higher" is dropped from the subject. Without a subject-less
+    8.1"); "for sm_NN or higher" is dropped from the subject. A note that lists
+    architecture- or family-specific targets ("supported on sm_100a, sm_120a. And is
+    supported on family-specific architectures: sm_100f or higher in the same family")
+    makes the feature exist only on those targets (`specific_targets`). Without a subject-less
     "Introduced in", a section's opcode dates from the earliest version its notes introduce
     anything in (`bar.sync` 1.0, `barrier` 6.0).
 
@@ -152,6 +155,30 @@ NOTE_FIXES = [
     ("with `.m8n8k128` shape `sm_75` or higher", "with `.m8n8k128` shape requires `sm_75` or higher"),
     # cvt: "sm89" is sm_89 (ptxas: "Feature 'cvt with .e4m3x2/.e5m2x2' requires .target sm_89").
     ("`.e5m2x2` requires sm89 or higher", "`.e5m2x2` requires sm_89 or higher"),
+    # Architecture- and family-specific features where NVIDIA's ptxas 12.9 accepts more
+    # than the notes say (the checker accepts what ptxas accepts):
+    # - mma, mma.sp: `.kind::f8f6f4` with `.e4m3`/`.e5m2` also on sm_100a/sm_101a and their
+    #   families ("Feature '.kind::f8f6f4' not supported on .target 'sm_100'"); block
+    #   scaling only on sm_120a and its family ("'mma with block scale' not supported on
+    #   .target 'sm_100a'"), `.kind::mxf4`/`.kind::mxf4nvf4` included (accepted on sm_120f).
+    ("Support for `.kind`, `.block_scale`, `.scale_vec_size` qualifier requires `sm_120a` and are supported on `sm_120f` or higher in the same family from PTX ISA version 8.8.",
+     "`.kind::f8f6f4` is supported on `sm_100a`, `sm_101a`, `sm_120a` and family-specific architectures. "
+     "`.block_scale` requires `sm_120a` and is supported on `sm_120f` or higher in the same family."),
+    ("Support for `.kind`, `.block_scale`, `.scale_vec_size` qualifier requires `sm_120a` and are supported on `sm_120f` and later generation targets in the same family from PTX ISA version 8.8 except for `.kind::mxf4nvf4`/`.kind::mxf4`.",
+     "`.kind::f8f6f4` is supported on `sm_100a`, `sm_101a`, `sm_120a` and family-specific architectures. "
+     "`.block_scale` requires `sm_120a` and is supported on `sm_120f` or higher in the same family."),
+    ("Qualifiers `.kind::mxf4nvf4` and `.kind::mxf4` are supported on following architectures:",
+     "Qualifiers `.kind::mxf4nvf4` and `.kind::mxf4` are supported on `sm_120f` or higher in the same family and on following architectures:"),
+    # - cp.async.bulk.tensor: the requirement depends on the destination state space, and
+    #   ptxas also takes `.shared::cluster` on sm_101a/sm_101f.
+    ("Qualifiers `.tile::gather4` and `.im2col::w` require: sm_100a when destination state space is `.shared::cluster` and is supported on sm_100f from PTX ISA version 8.8; sm_100 or higher when destination state space is `.shared::cta`.",
+     "`.tile::gather4`/`.im2col::w` with `.shared::cluster` is supported on sm_100a, sm_101a and family-specific architectures. "
+     "`.tile::gather4`/`.im2col::w` with `.shared::cta` requires sm_100 or higher."),
+    # - cvt: the note names the conversions from `.f32`; ptxas gates every `cvt` with these
+    #   types ("Instruction 'cvt with .ue8m0x2' not supported on .target 'sm_100'"), also
+    #   `.rz` and the conversions to `.f16x2`/`.bf16x2`.
+    ("`cvt.rn.satfinite{.relu}.{e2m1x2/e2m3x2/e3m2x2/ue8m0x2}.f32` is supported on",
+     "cvt with `.e2m1x2/.e2m3x2/.e3m2x2/.ue8m0x2` is supported on"),
     # video: `vavrg` is misspelled
     ("`varvg2`", "`vavrg2`"),
     ("`varvg4`", "`vavrg4`"),
@@ -217,6 +244,11 @@ DEFINITION_FIXES = {
     ("sured.b", ".ctype"): [".u32", ".u64", ".s32", ".b32", ".s64"],
 }
 
+# The target notes of every tcgen05 instruction (ptxas 12.9 agrees: sm_100a, sm_101a, sm_103a
+# and the family targets sm_100f, sm_101f, sm_103f; not sm_120a).
+TCGEN05_TARGETS = ("Supported on sm_100a, sm_101a (Renamed to sm_110a from PTX ISA version 9.0). "
+                   "And is supported on family-specific architectures from PTX ISA version 8.8.")
+
 # Instructions whose chapters are missing from the Markdown conversion of the 9.2 text
 # (miscellaneous, stack manipulation, tcgen05), and irregular forms written out by hand.
 # Each entry: (PTX ISA notes line, target notes line, syntax text); an entry with a fourth
@@ -228,7 +260,11 @@ EXTRA_SECTIONS = [
     ("Introduced in PTX ISA version 1.0.", "Supported on all target architectures.",
      "pmevent a;\npmevent.mask a;"),
     ("Introduced in PTX ISA version 6.3.", "Requires sm_70 or higher.", "nanosleep.u32 t;"),
-    ("Introduced in PTX ISA version 8.0.", "Requires sm_90a.",
+    # setmaxnreg: ptxas 12.9 takes it on sm_90a and on every `a`/`f` target of sm_100 to
+    # sm_121, on no plain target ("Instruction 'setmaxnreg.inc' not supported on .target 'sm_100'").
+    ("Introduced in PTX ISA version 8.0.",
+     "Supported on sm_90a, sm_100a, sm_101a (Renamed to sm_110a from PTX ISA version 9.0), sm_120a. "
+     "And is supported on family-specific architectures from PTX ISA version 8.8.",
      "setmaxnreg.action.sync.aligned.u32 imm-reg-count;\n.action = { .inc, .dec };"),
     # 9.7.17 Stack manipulation (not in the Markdown conversion).
     ("Introduced in PTX ISA version 7.3.", "Requires sm_52 or higher.",
@@ -250,12 +286,12 @@ EXTRA_SECTIONS = [
      "tensormap.cp_fenceproxy.global.shared::cta.tensormap::generic.release.scope.sync.aligned [dst], [src], size;\n"
      ".scope = { .cta, .cluster, .gpu, .sys };"),
     # 9.7.16 tcgen05 (only the chapter's introduction is in the Markdown conversion).
-    ("Introduced in PTX ISA version 8.6.", "Requires sm_100a.",
+    ("Introduced in PTX ISA version 8.6.", TCGEN05_TARGETS,
      "tcgen05.alloc.cta_group.sync.aligned{.shared::cta}.b32 [dst], nCols;\n"
      "tcgen05.dealloc.cta_group.sync.aligned.b32 taddr, nCols;\n"
      "tcgen05.relinquish_alloc_permit.cta_group.sync.aligned;\n"
      ".cta_group = { .cta_group::1, .cta_group::2 };"),
-    ("Introduced in PTX ISA version 8.6.", "Requires sm_100a.",
+    ("Introduced in PTX ISA version 8.6.", TCGEN05_TARGETS,
      "tcgen05.ld.sync.aligned.shape1.num{.pack}.b32 r, [taddr];\n"
      "tcgen05.ld.sync.aligned.shape2.num{.pack}.b32 r, [taddr], immHalfSplitoff;\n"
      "tcgen05.st.sync.aligned.shape1.num{.unpack}.b32 [taddr], r;\n"
@@ -265,26 +301,26 @@ EXTRA_SECTIONS = [
      ".num = { .x1, .x2, .x4, .x8, .x16, .x32, .x64, .x128 };\n"
      ".pack = { .pack::16b };\n"
      ".unpack = { .unpack::16b };"),
-    ("Introduced in PTX ISA version 8.6.", "Requires sm_100a.",
+    ("Introduced in PTX ISA version 8.6.", TCGEN05_TARGETS,
      "tcgen05.wait_operation.sync.aligned;\n"
      ".wait_operation = { .wait::ld, .wait::st };"),
-    ("Introduced in PTX ISA version 8.6.", "Requires sm_100a.",
+    ("Introduced in PTX ISA version 8.6.", TCGEN05_TARGETS,
      "tcgen05.commit.cta_group.completion_mechanism{.shared::cluster}{.multicast}.b64 [mbar]{, ctaMask};\n"
      ".cta_group = { .cta_group::1, .cta_group::2 };\n"
      ".completion_mechanism = { .mbarrier::arrive::one };\n"
      ".multicast = { .multicast::cluster };"),
-    ("Introduced in PTX ISA version 8.6.", "Requires sm_100a.",
+    ("Introduced in PTX ISA version 8.6.", TCGEN05_TARGETS,
      "tcgen05.fence_kind;\n.fence_kind = { .fence::before_thread_sync, .fence::after_thread_sync };"),
-    ("Introduced in PTX ISA version 8.6.", "Requires sm_100a.",
+    ("Introduced in PTX ISA version 8.6.", TCGEN05_TARGETS,
      "tcgen05.cp.cta_group.shape{.multicast}{.dst_fmt.src_fmt} [taddr], s-desc;\n"
      ".cta_group = { .cta_group::1, .cta_group::2 };\n"
      ".shape = { .128x256b, .4x256b, .128x128b, .64x128b, .32x128b };\n"
      ".multicast = { .warpx2::02_13, .warpx2::01_23, .warpx4 };\n"
      ".dst_fmt = { .b8x16 };\n"
      ".src_fmt = { .b6x16_p32, .b4x16_p64 };"),
-    ("Introduced in PTX ISA version 8.6.", "Requires sm_100a.",
+    ("Introduced in PTX ISA version 8.6.", TCGEN05_TARGETS,
      "tcgen05.shift.cta_group.down [taddr];\n.cta_group = { .cta_group::1, .cta_group::2 };"),
-    ("Introduced in PTX ISA version 8.6.", "Requires sm_100a.",
+    ("Introduced in PTX ISA version 8.6.", TCGEN05_TARGETS,
      "tcgen05.mma.cta_group.kind [d-tmem], a-desc, b-desc, idesc, {disable-output-lane}, enable-input-d {, scale-input-d};\n"
      "tcgen05.mma.cta_group.kind [d-tmem], [a-tmem], b-desc, idesc, {disable-output-lane}, enable-input-d {, scale-input-d};\n"
      "tcgen05.mma.cta_group.kind [d-tmem], a-desc, b-desc, idesc, enable-input-d {, scale-input-d};\n"
@@ -493,6 +529,7 @@ class Form:
         self.stmt = ""  # the statement, whitespace-normalized
         self.limit = NO_LIMIT  # last (version, target) the form is valid for
         self.base = ((1, 0), (10, ""))  # filled later: base requirement
+        self.targets = ()  # filled later: the specific targets the form needs, if any
         self.rules = ()  # filled later: requirement rules
         self.legacy = False  # filled later: a form of the 1.x texts only
 
@@ -871,12 +908,29 @@ def parse_subject(subject, resolve):
     return combined or None
 
 
+def specific_targets(sentence):
+    """The architecture- and family-specific targets a target note lists ("supported on
+    sm_100a, sm_101a (Renamed to sm_110a ...), sm_120a. And is supported on family-specific
+    architectures: sm_100f or higher in the same family, ..."), as a sorted tuple of
+    (sm, family) pairs: (100, False) is `sm_100a`, (100, True) is `sm_100f` and the later
+    members of its family. "and family-specific architectures" without a list names the
+    families of the listed `a` targets (sm_90 has no family target). Empty when the note
+    names no such target."""
+    found = {(int(n), suffix == "f") for n, suffix in SM_RE.findall(sentence) if suffix}
+    if found and re.search(r"family-specific architectures", sentence) and not any(f for _, f in found):
+        found |= {(n, True) for n, _ in found if n >= 100}
+    return tuple(sorted(found, key=lambda t: (t[1], t[0])))
+
+
 def parse_requirements(ptx_notes, target_notes, resolve, opcodes):
     """Reads a section's `PTX ISA Notes` and `Target ISA Notes`. Returns (base version or
-    None, base sm or None, every version mentioned as an introduction, rules); a rule is
-    (opcode or None, modifiers, version, sm) and applies to the forms that hold all of the
-    modifiers (an opcode and no modifiers: every form of that opcode)."""
-    base_v, base_sm = None, None
+    None, base sm or None, base specific targets, every version mentioned as an
+    introduction, rules); a rule is (opcode or None, modifiers, version, sm, only_on,
+    specific targets) and applies to the forms that hold all of the modifiers (an opcode
+    and no modifiers: every form of that opcode). Specific targets (`specific_targets`), when
+    a note lists them, are the only targets that have the feature; its sm is then the
+    lowest of their numbers."""
+    base_v, base_sm, base_targets = None, None, ()
     introduced = []
     rules = []
     for wrong, meant in NOTE_FIXES:
@@ -885,8 +939,8 @@ def parse_requirements(ptx_notes, target_notes, resolve, opcodes):
     ptx_notes = quote_code(ptx_notes, opcodes)
     target_notes = quote_code(target_notes, opcodes)
 
-    def add(sentence, version=None, sm=None):
-        nonlocal base_v, base_sm
+    def add(sentence, version=None, sm=None, targets=()):
+        nonlocal base_v, base_sm, base_targets
         kw = re.search(r"[Ii]ntroduced|\badded\b|[Rr]equires?\b|[Ss]upported on", sentence)
         if not kw:
             return
@@ -906,12 +960,14 @@ def parse_requirements(ptx_notes, target_notes, resolve, opcodes):
                 base_v = version if base_v is None else min(base_v, version)
             if sm:
                 base_sm = sm if base_sm is None else min(base_sm, sm)
+            if targets:
+                base_targets = tuple(sorted(set(base_targets) | set(targets), key=lambda t: (t[1], t[0])))
             return
         sets = parse_subject(subject, resolve)
         if sets is None:
             return
         for opcode, mods in sets:
-            rules.append((opcode, tuple(mods), version, sm, only_on))
+            rules.append((opcode, tuple(mods), version, sm, only_on, targets))
 
     for sentence in split_sentences(ptx_notes):
         m = VERSION_RE.search(sentence)
@@ -920,8 +976,20 @@ def parse_requirements(ptx_notes, target_notes, resolve, opcodes):
         version = (int(m.group(1)), int(m.group(2)))
         introduced.append(version)
         add(sentence, version=version)
+    # "X is supported on: sm_100a, sm_120a. And is supported on family-specific
+    # architectures: ..." is one requirement.
+    target_sentences = []
     for sentence in split_sentences(target_notes):
+        if target_sentences and sentence.startswith("And "):
+            target_sentences[-1] += " " + sentence
+        else:
+            target_sentences.append(sentence)
+    for sentence in target_sentences:
         if re.search(r"\bnot supported\b|\bdeprecated\b|\badvised\b", sentence, re.I):
+            continue
+        targets = specific_targets(sentence)
+        if targets:
+            add(sentence, sm=(min(n for n, _ in targets), ""), targets=targets)
             continue
         sms = [(int(a), b) for a, b in SM_RE.findall(sentence)]
         if not sms:
@@ -929,7 +997,7 @@ def parse_requirements(ptx_notes, target_notes, resolve, opcodes):
         if re.search(r"\bor\b.*\.target", sentence):
             sms = sms[:1]
         add(sentence, sm=min(sms))
-    return base_v, base_sm, introduced, rules
+    return base_v, base_sm, base_targets, introduced, rules
 
 
 def split_sentences(text):
@@ -1094,7 +1162,7 @@ def build(spec_dir, video, isa14):
             return lookup(groups, 0, name)
 
         opcodes = sorted(set(f.opcode for f in forms))
-        base_v, base_sm, introduced, rules = parse_requirements(ptx_notes, target_notes, resolve, opcodes)
+        base_v, base_sm, base_targets, introduced, rules = parse_requirements(ptx_notes, target_notes, resolve, opcodes)
         if base_v is None:
             # No unconditional "Introduced in": the opcode came with the earliest of the
             # things the notes introduce (`bar.sync` 1.0, `bar.red` 2.0, `barrier` 6.0).
@@ -1107,7 +1175,7 @@ def build(spec_dir, video, isa14):
                 sv, ssm = STATEMENT_REQUIREMENTS[f.stmt]
                 v, sm = max(v, sv), max(sm, (ssm, ""))
             kept = []
-            for opcode, mods, rv, rsm, only_on in rules:
+            for opcode, mods, rv, rsm, only_on, targets in rules:
                 if opcode is not None and opcode != f.opcode:
                     continue
                 for mods in expand_sub_qualifiers(mods, f):
@@ -1119,16 +1187,17 @@ def build(spec_dir, video, isa14):
                     if not types_fit_in_order(mods, f):
                         continue  # `cvt.f32.bf16` says nothing about `cvt.rn.bf16.f32`
                     if is_double_precision_rule(mods, rsm):
-                        kept.append((mods, None, rsm, 0))  # kept whole: `map_f64_to_f32` lifts it
+                        kept.append((mods, None, rsm, 0, ()))  # kept whole: `map_f64_to_f32` lifts it
                         continue
                     # modifiers that every instance of the form has do not condition
                     rest = tuple(m for m in mods if not any(alts == (m,) and not o for alts, o in f.slots))
-                    if not rest and not only_on:
+                    if not rest and not only_on and not targets:
                         v = max(v, rv) if rv else v
                         sm = max(sm, rsm) if rsm else sm
                     else:
-                        kept.append((rest, rv, rsm, only_on))
+                        kept.append((rest, rv, rsm, only_on, targets))
             f.base = (v, sm)
+            f.targets = base_targets
             f.rules = tuple(sorted(set(kept), key=str))
             f.src = src
             f.legacy = legacy
@@ -1225,8 +1294,15 @@ def emit(forms, out):
             slot_lists[key] = len(slot_lists)
         return slot_lists[key]
 
+    target_lists = {(): 0}
+
+    def targets_id(targets):
+        if targets not in target_lists:
+            target_lists[targets] = len(target_lists)
+        return target_lists[targets]
+
     def rules_id(rules):
-        key = tuple((tuple(m), v, s, o) for m, v, s, o in rules)
+        key = tuple((tuple(m), v, s, o, targets_id(t)) for m, v, s, o, t in rules)
         if key not in rule_lists:
             rule_lists[key] = len(rule_lists)
         return rule_lists[key]
@@ -1243,8 +1319,9 @@ def emit(forms, out):
             rid = rules_id(f.rules)
             (v, (sm, suffix)) = f.base
             (lv, lsm) = f.limit
-            rows.append("        Form { slots: SLOTS_%d, operands: (%d, %d), version: (%d, %d), sm: %d, rules: RULES_%d, until: ((%d, %d), %d), legacy: %s },"
-                        % (sid, f.ops[0], min(f.ops[1], 255), v[0], v[1], sm, rid, lv[0], lv[1], lsm, "true" if f.legacy else "false"))
+            tid = targets_id(f.targets)
+            rows.append("        Form { slots: SLOTS_%d, operands: (%d, %d), version: (%d, %d), sm: %d, targets: TARGETS_%d, rules: RULES_%d, until: ((%d, %d), %d), legacy: %s },"
+                        % (sid, f.ops[0], min(f.ops[1], 255), v[0], v[1], sm, tid, rid, lv[0], lv[1], lsm, "true" if f.legacy else "false"))
             total += 1
         body.append("    OpcodeForms {\n        opcode: %s,\n        forms: &[\n%s\n        ],\n    }," % (rust_str(op), "\n".join("    " + r for r in rows)))
 
@@ -1253,7 +1330,7 @@ def emit(forms, out):
     w("// `PTX ISA Notes`/`Target ISA Notes`), the video chapter 9.7.18, the PTX ISA 1.4 text and the\n")
     w("// script's hand-written overrides. Do not edit; rerun the script.\n")
     w("//\n// %d opcodes, %d forms, %d alternative sets, %d slot lists.\n\n" % (len(by_op), total, len(alt_sets), len(slot_lists)))
-    w("use super::forms::{Form, OpcodeForms, Rule, Slot};\n\n")
+    w("use super::forms::{Form, OpcodeForms, Rule, Slot, SpecificTarget};\n\n")
     for alts, i in sorted(alt_sets.items(), key=lambda x: x[1]):
         w("const A%d: &[&str] = &[%s];\n" % (i, ", ".join(rust_str(a) for a in alts)))
     w("\n")
@@ -1265,10 +1342,14 @@ def emit(forms, out):
     w("\n")
     for key, i in sorted(rule_lists.items(), key=lambda x: x[1]):
         items = []
-        for mods, v, s, o in key:
-            items.append("Rule { mods: &[%s], version: (%d, %d), sm: %d, only_on: %d }" % (
-                ", ".join(rust_str(m) for m in mods), v[0] if v else 1, v[1] if v else 0, s[0] if s else 0, o))
+        for mods, v, s, o, t in key:
+            items.append("Rule { mods: &[%s], version: (%d, %d), sm: %d, only_on: %d, targets: TARGETS_%d }" % (
+                ", ".join(rust_str(m) for m in mods), v[0] if v else 1, v[1] if v else 0, s[0] if s else 0, o, t))
         w("const RULES_%d: &[Rule] = &[%s];\n" % (i, ", ".join(items)))
+    w("\n")
+    for targets, i in sorted(target_lists.items(), key=lambda x: x[1]):
+        w("const TARGETS_%d: &[SpecificTarget] = &[%s];\n" % (i, ", ".join(
+            "SpecificTarget { sm: %d, family: %s }" % (n, "true" if fam else "false") for n, fam in targets)))
     w("\n/// Every opcode with its forms, sorted by opcode (binary search).\n")
     w("pub(super) static OPCODES: &[OpcodeForms] = &[\n%s\n];\n" % "\n".join(body))
     return len(by_op), total

@@ -58,7 +58,7 @@ const ALLOWED_UNSUPPORTED: &[(&str, &[&str])] = &[
 ];
 
 /// The only instructions that may appear in `ALLOWED_UNSUPPORTED`.
-const EXCEPTION_KINDS: &[&str] = &["wgmma", "tcgen05", "cp.async.bulk", "cp.reduce.async.bulk", "mbarrier"];
+const EXCEPTION_KINDS: &[&str] = &["wgmma", "tcgen05", "cp.async.bulk", "cp.reduce.async.bulk"];
 
 /// Every corpus file compiles to an object for x86-64 and for AArch64; the only errors
 /// allowed are `not supported yet: <instruction>` for the instructions of

@@ -125,6 +125,7 @@ pub fn compile(source: &str, module_name: &str, opts: &Options) -> Result<(Vec<u
             .run_passes("function(sroa,mem2reg,instcombine<no-verify-fixpoint>)", &tm, PassBuilderOptions::create())
             .map_err(|e| CompileError::Target(format!("internal error: LLVM optimization failed: {}", e.to_string())))?;
         lower::provenance::rebase_integer_addresses(&module);
+        lower::nan_payload::drop_unobserved_nan_canonicalizations(&module);
         // A debugging aid: the IR the optimization pipeline starts from.
         if let Some(path) = std::env::var_os("PTX2LLVM_DUMP_PRE_OPT") {
             let _ = module.print_to_file(path);

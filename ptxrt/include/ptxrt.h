@@ -46,6 +46,15 @@ ptxrtError_t ptxrtFuncSetMaxDynamicSharedMemory(const ptxrtKernel *kernel, size_
 ptxrtError_t ptxrtSetNumThreads(int n);
 int ptxrtGetNumThreads(void);
 
+/* Stacks: every worker runs blocks on a stack of PTXRT_STACK_BYTES (default 8 MiB), each
+ * thread of a kernel that runs as fibers on one of PTXRT_FIBER_STACK_BYTES (default
+ * 256 KiB); both are read once and are reserved address space, committed as used. A kernel
+ * that overflows one (deep recursion) fails its launch with ptxrtErrorLaunchFailure and a
+ * message naming the kernel, the block (and the thread, for fibers); the process goes on.
+ * For this ptxrt installs a SIGSEGV/SIGBUS handler at the first launch (faults that are
+ * not a kernel's stack overflow go to the handler installed before it, or end the process
+ * as before) and gives threads that run blocks an alternate signal stack if they have none. */
+
 /* ---- Arrays, textures and surfaces --------------------------------------------------
  * The shapes of CUDA's runtime API with ptxrt names (cudaX -> ptxrtX), so porting host code
  * is mechanical. All memory is host memory: copies take no cudaMemcpyKind argument.

@@ -26,6 +26,26 @@ thread_local! {
     static ASSERT_MESSAGE: RefCell<CString> = RefCell::new(CString::default());
 }
 
+/// Stack a device library call needs free when it starts: C's `printf` and `malloc` and
+/// the runtime's launch queue take locks, and a stack overflow while one is held would
+/// leave it held for the rest of the process (see `crate::stacks`).
+const LIBRARY_CALL_STACK_BYTES: usize = 16 << 10;
+
+/// Ends the launch with a stack overflow (returns the status to give back) when the calling
+/// thread's stack has no room left for the library call `what`.
+unsafe fn check_stack_room(env: *mut BlockEnv, tx: u32, ty: u32, tz: u32, what: &str) -> Result<(), i32> {
+    if crate::stacks::check_room(LIBRARY_CALL_STACK_BYTES).is_ok() {
+        return Ok(());
+    }
+    crate::sched::fail(
+        env,
+        format!(
+            "stack overflow in thread ({tx},{ty},{tz}): too little stack left to call `{what}` (unbounded or too deep recursion?); raise PTXRT_STACK_BYTES (or PTXRT_FIBER_STACK_BYTES for a kernel that runs as fibers) if the depth is intended"
+        ),
+    );
+    Err(ErrorCode::LaunchFailure as i32)
+}
+
 /// One argument of a device `printf`, as the format string says to read it.
 enum Arg {
     Int(i64),
@@ -193,7 +213,10 @@ fn arg_ref(a: &Arg) -> ArgRef {
 /// # Safety
 /// Called by generated code with pointers to the `.param` arguments.
 #[no_mangle]
-pub unsafe extern "C" fn __ptx_vprintf(_env: *mut BlockEnv, _local: *mut u8, _tx: u32, _ty: u32, _tz: u32, format: *const u64, args: *const u64, ret: *mut i32) -> i32 {
+pub unsafe extern "C" fn __ptx_vprintf(env: *mut BlockEnv, _local: *mut u8, tx: u32, ty: u32, tz: u32, format: *const u64, args: *const u64, ret: *mut i32) -> i32 {
+    if let Err(status) = check_stack_room(env, tx, ty, tz, "printf") {
+        return status;
+    }
     let fmt = format.read_unaligned() as *const c_char;
     let buf = args.read_unaligned() as *const u8;
     if fmt.is_null() {
@@ -211,7 +234,10 @@ pub unsafe extern "C" fn __ptx_vprintf(_env: *mut BlockEnv, _local: *mut u8, _tx
 /// # Safety
 /// Called by generated code with pointers to the `.param` arguments.
 #[no_mangle]
-pub unsafe extern "C" fn __ptx_malloc(_env: *mut BlockEnv, _local: *mut u8, _tx: u32, _ty: u32, _tz: u32, size: *const u64, ret: *mut u64) -> i32 {
+pub unsafe extern "C" fn __ptx_malloc(env: *mut BlockEnv, _local: *mut u8, tx: u32, ty: u32, tz: u32, size: *const u64, ret: *mut u64) -> i32 {
+    if let Err(status) = check_stack_room(env, tx, ty, tz, "malloc") {
+        return status;
+    }
     ret.write_unaligned(malloc(size.read_unaligned() as usize) as u64);
     0
 }
@@ -222,7 +248,10 @@ pub unsafe extern "C" fn __ptx_malloc(_env: *mut BlockEnv, _local: *mut u8, _tx:
 /// Called by generated code with pointers to the `.param` arguments; the pointer came
 /// from device `malloc` (or is null).
 #[no_mangle]
-pub unsafe extern "C" fn __ptx_free(_env: *mut BlockEnv, _local: *mut u8, _tx: u32, _ty: u32, _tz: u32, ptr: *const u64) -> i32 {
+pub unsafe extern "C" fn __ptx_free(env: *mut BlockEnv, _local: *mut u8, tx: u32, ty: u32, tz: u32, ptr: *const u64) -> i32 {
+    if let Err(status) = check_stack_room(env, tx, ty, tz, "free") {
+        return status;
+    }
     free(ptr.read_unaligned() as *mut c_void);
     0
 }
@@ -247,6 +276,9 @@ pub unsafe extern "C" fn __ptx___assertfail(
     function: *const u64,
     _char_size: *const u64,
 ) -> i32 {
+    if let Err(status) = check_stack_room(env, tx, ty, tz, "__assertfail") {
+        return status;
+    }
     let text = |p: *const u64| {
         let s = p.read_unaligned() as *const c_char;
         if s.is_null() {
@@ -471,7 +503,10 @@ unsafe fn read_dim3(p: *const u32) -> crate::abi::Dim3 {
 /// # Safety
 /// Called by generated code with pointers to the `.param` arguments.
 #[no_mangle]
-pub unsafe extern "C" fn __ptx_cudaGetParameterBuffer(_env: *mut BlockEnv, _local: *mut u8, _tx: u32, _ty: u32, _tz: u32, align: *const u64, size: *const u64, ret: *mut u64) -> i32 {
+pub unsafe extern "C" fn __ptx_cudaGetParameterBuffer(env: *mut BlockEnv, _local: *mut u8, tx: u32, ty: u32, tz: u32, align: *const u64, size: *const u64, ret: *mut u64) -> i32 {
+    if let Err(status) = check_stack_room(env, tx, ty, tz, "cudaGetParameterBuffer") {
+        return status;
+    }
     ret.write_unaligned(alloc_param_buffer(align.read_unaligned(), size.read_unaligned(), None));
     0
 }
@@ -486,17 +521,20 @@ pub unsafe extern "C" fn __ptx_cudaGetParameterBuffer(_env: *mut BlockEnv, _loca
 #[no_mangle]
 #[allow(clippy::too_many_arguments)]
 pub unsafe extern "C" fn __ptx_cudaGetParameterBufferV2(
-    _env: *mut BlockEnv,
+    env: *mut BlockEnv,
     _local: *mut u8,
-    _tx: u32,
-    _ty: u32,
-    _tz: u32,
+    tx: u32,
+    ty: u32,
+    tz: u32,
     func: *const u64,
     grid: *const u32,
     block: *const u32,
     shared: *const u32,
     ret: *mut u64,
 ) -> i32 {
+    if let Err(status) = check_stack_room(env, tx, ty, tz, "cudaGetParameterBufferV2") {
+        return status;
+    }
     let buffer = match check_child(func.read_unaligned(), read_dim3(grid), read_dim3(block), shared.read_unaligned()) {
         Ok(config) => {
             // SAFETY: validated by `check_child`.
@@ -518,11 +556,11 @@ pub unsafe extern "C" fn __ptx_cudaGetParameterBufferV2(
 #[no_mangle]
 #[allow(clippy::too_many_arguments)]
 pub unsafe extern "C" fn __ptx_cudaLaunchDevice(
-    _env: *mut BlockEnv,
+    env: *mut BlockEnv,
     _local: *mut u8,
-    _tx: u32,
-    _ty: u32,
-    _tz: u32,
+    tx: u32,
+    ty: u32,
+    tz: u32,
     func: *const u64,
     buffer: *const u64,
     grid: *const u32,
@@ -531,6 +569,9 @@ pub unsafe extern "C" fn __ptx_cudaLaunchDevice(
     _stream: *const u64,
     ret: *mut i32,
 ) -> i32 {
+    if let Err(status) = check_stack_room(env, tx, ty, tz, "cudaLaunchDevice") {
+        return status;
+    }
     let status = match check_child(func.read_unaligned(), read_dim3(grid), read_dim3(block), shared.read_unaligned()) {
         Ok(config) => enqueue(config, buffer.read_unaligned()),
         Err(code) => code,
@@ -545,7 +586,10 @@ pub unsafe extern "C" fn __ptx_cudaLaunchDevice(
 /// # Safety
 /// Called by generated code with pointers to the `.param` arguments.
 #[no_mangle]
-pub unsafe extern "C" fn __ptx_cudaLaunchDeviceV2(_env: *mut BlockEnv, _local: *mut u8, _tx: u32, _ty: u32, _tz: u32, buffer: *const u64, _stream: *const u64, ret: *mut i32) -> i32 {
+pub unsafe extern "C" fn __ptx_cudaLaunchDeviceV2(env: *mut BlockEnv, _local: *mut u8, tx: u32, ty: u32, tz: u32, buffer: *const u64, _stream: *const u64, ret: *mut i32) -> i32 {
+    if let Err(status) = check_stack_room(env, tx, ty, tz, "cudaLaunchDeviceV2") {
+        return status;
+    }
     let buffer = buffer.read_unaligned();
     let status = match with_launches(|l| l.buffers.get(&(buffer as usize)).and_then(|b| b.config)) {
         Some(config) => enqueue(config, buffer),

@@ -67,7 +67,7 @@ impl ErrorCode {
             ErrorCode::MemoryAllocation => c"out of memory: the runtime could not allocate the buffers a launch needs",
             ErrorCode::InvalidConfiguration => c"invalid configuration argument: the grid, block or shared memory size of the launch is not allowed for this kernel",
             ErrorCode::NotFound => c"named symbol not found: no registered module defines a kernel or variable of that name",
-            ErrorCode::LaunchFailure => c"unspecified launch failure: a thread block of the kernel stopped with an error (trap, failed assertion, invalid barrier use, ...)",
+            ErrorCode::LaunchFailure => c"unspecified launch failure: a thread block of the kernel stopped with an error (trap, failed assertion, invalid barrier use, stack overflow, ...)",
             ErrorCode::Unknown => c"unknown error: an internal error of the ptxrt runtime",
         }
     }

@@ -10,13 +10,14 @@
 //! region code, and the threads it releases run on.
 //!
 //! Stacks come from a per-worker pool and are reused across blocks and launches; their
-//! size is `PTXRT_FIBER_STACK_BYTES` (default 256 KiB, at least 16 KiB), reserved address
-//! space that the OS commits only as it is used.
+//! size is `PTXRT_FIBER_STACK_BYTES` (default 256 KiB, at least 64 KiB), reserved address
+//! space that the OS commits only as it is used. A thread that overflows its stack (deep
+//! recursion) ends the launch with an error naming it (see [`crate::stacks`]).
 
 use crate::abi::BlockEnv;
 use crate::sched::{self, Block, SyncPoint, DENSE, DONE, EXITED, RELEASED, SCRATCH_WORDS};
-use corosensei::stack::DefaultStack;
-use corosensei::{Coroutine, CoroutineResult, Yielder};
+use crate::stacks::{GuardedCoroutine, GuardedStack, StackOverflow};
+use corosensei::{CoroutineResult, Yielder};
 use std::cell::{Cell, RefCell};
 use std::sync::OnceLock;
 
@@ -29,24 +30,24 @@ pub type ThreadFn = unsafe extern "C" fn(*mut BlockEnv, *mut u8, u32, u32, u32) 
 const EXIT_STATUS: i32 = -1;
 
 /// A fiber gives control back only to wait at a sync point (this descriptor).
-type Fiber = Coroutine<(), *const SyncPoint, i32, DefaultStack>;
+type Fiber = GuardedCoroutine<*const SyncPoint>;
 
 thread_local! {
     /// The yielder of the fiber running on this OS thread (null outside fibers).
     static CURRENT: Cell<*const Yielder<(), *const SyncPoint>> = const { Cell::new(std::ptr::null()) };
     /// Stacks of finished fibers, for the next ones.
-    static STACKS: RefCell<Vec<DefaultStack>> = const { RefCell::new(Vec::new()) };
+    static STACKS: RefCell<Vec<GuardedStack>> = const { RefCell::new(Vec::new()) };
 }
 
 fn stack_bytes() -> usize {
     static BYTES: OnceLock<usize> = OnceLock::new();
-    *BYTES.get_or_init(|| std::env::var("PTXRT_FIBER_STACK_BYTES").ok().and_then(|v| v.trim().parse().ok()).unwrap_or(256 << 10).max(16 << 10))
+    *BYTES.get_or_init(|| std::env::var("PTXRT_FIBER_STACK_BYTES").ok().and_then(|v| v.trim().parse().ok()).unwrap_or(256 << 10).max(64 << 10))
 }
 
-fn take_stack() -> Result<DefaultStack, String> {
+fn take_stack() -> Result<GuardedStack, String> {
     match STACKS.with(|s| s.borrow_mut().pop()) {
         Some(s) => Ok(s),
-        None => DefaultStack::new(stack_bytes()).map_err(|e| format!("cannot allocate a fiber stack of {} bytes: {e}", stack_bytes())),
+        None => GuardedStack::new(stack_bytes()).map_err(|e| format!("cannot allocate a fiber stack of {} bytes: {e}", stack_bytes())),
     }
 }
 
@@ -129,6 +130,12 @@ unsafe fn run_block(env: *mut BlockEnv, thread_fn: ThreadFn) -> Result<(), Failu
     result
 }
 
+/// `%tid` of the block's `t`-th thread (x fastest).
+fn thread_index(t: usize, dims: crate::abi::Dim3) -> (u32, u32, u32) {
+    let t = t as u32;
+    (t % dims.x, t / dims.x % dims.y, t / (dims.x * dims.y))
+}
+
 unsafe fn drive(env: *mut BlockEnv, thread_fn: ThreadFn, dims: crate::abi::Dim3, fibers: &mut [Option<Fiber>]) -> Result<(), Failure> {
     let n = fibers.len();
     // Overwritten for each thread when it first stops.
@@ -144,15 +151,15 @@ unsafe fn drive(env: *mut BlockEnv, thread_fn: ThreadFn, dims: crate::abi::Dim3,
                 Some(f) => f,
                 slot => {
                     let stack = take_stack().map_err(Failure::Message)?;
-                    let (x, y, z) = (t as u32 % dims.x, t as u32 / dims.x % dims.y, t as u32 / (dims.x * dims.y));
-                    slot.insert(Coroutine::with_stack(stack, move |yielder: &Yielder<(), *const SyncPoint>, ()| {
+                    let (x, y, z) = thread_index(t, dims);
+                    slot.insert(GuardedCoroutine::new(stack, move |yielder: &Yielder<(), *const SyncPoint>| {
                         CURRENT.with(|c| c.set(yielder));
                         // SAFETY: the compiler's per-thread function for this block's launch.
                         unsafe { thread_fn(env, std::ptr::null_mut(), x, y, z) }
                     }))
                 }
             };
-            let outcome = fiber.resume(());
+            let outcome = fiber.resume();
             CURRENT.with(|c| c.set(std::ptr::null()));
             match outcome {
                 CoroutineResult::Yield(p) => {
@@ -166,13 +173,20 @@ unsafe fn drive(env: *mut BlockEnv, thread_fn: ThreadFn, dims: crate::abi::Dim3,
                     };
                     state[t] = k as u32;
                 }
-                CoroutineResult::Return(0 | EXIT_STATUS) => {
+                CoroutineResult::Return(Ok(0 | EXIT_STATUS)) => {
                     state[t] = EXITED;
                     if let Some(f) = fibers[t].take() {
                         recycle(f);
                     }
                 }
-                CoroutineResult::Return(code) => return Err(Failure::Thread(code)),
+                CoroutineResult::Return(Ok(code)) => return Err(Failure::Thread(code)),
+                CoroutineResult::Return(Err(StackOverflow)) => {
+                    let (x, y, z) = thread_index(t, dims);
+                    return Err(Failure::Message(format!(
+                        "stack overflow in thread ({x},{y},{z}): its calls needed more than its fiber stack of {} bytes (unbounded or too deep recursion?); raise PTXRT_FIBER_STACK_BYTES if the depth is intended",
+                        stack_bytes()
+                    )));
+                }
             }
         }
         let mut block = Block { nthreads: n, state: &mut state, context: (*env).context, shared: (*env).shared };

@@ -15,6 +15,8 @@
 //! - [`sched`]: the block scheduler (barriers, warp collectives) that block functions call;
 //! - [`fibers`]: the general scheduler for kernels whose threads run as fibers (sync points
 //!   reached through recursion or function pointers);
+//! - [`stacks`]: the guarded stacks blocks and fibers run on, whose overflow fails the
+//!   launch instead of ending the process;
 //! - [`matrix`]: the warp-level matrix instructions the scheduler computes (`mma`, `wmma`, `ldmatrix`);
 //! - [`device`]: what device code calls by name (`vprintf`, `malloc`, `free`, `__assertfail`);
 //! - [`texture`]: arrays, texture/surface objects and references, and the sampling that
@@ -32,6 +34,7 @@ pub mod matrix;
 pub mod pool;
 pub mod registry;
 pub mod sched;
+pub mod stacks;
 pub mod texture;
 
 pub use abi::{BlockEnv, BlockFn, Dim3, Kernel, LaunchInfo, Module, SymbolInfo, ABI_VERSION};

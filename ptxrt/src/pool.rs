@@ -7,6 +7,11 @@
 //! shared/context/local buffers and reuses them across blocks and launches, so running a
 //! block never allocates. Launches are serialized by a mutex: the pool runs one grid at a
 //! time, which is what keeps concurrent host threads safe.
+//!
+//! Every worker, the launching thread included, runs its blocks on a block stack of its
+//! own (`PTXRT_STACK_BYTES`, default 8 MiB, reserved address space committed as used),
+//! entered once per launch: a block that overflows it (deep recursion in region code)
+//! fails the launch with an error instead of ending the process (see [`crate::stacks`]).
 
 use std::alloc::{self, Layout};
 use std::cell::Cell;
@@ -19,14 +24,31 @@ use std::sync::{Arc, Condvar, Mutex, OnceLock};
 use crate::abi::{BlockEnv, BlockFn, Dim3, Kernel, LaunchInfo};
 use crate::error::Error;
 use crate::registry::lock;
+use crate::stacks::{self, GuardedStack};
 
 /// Upper bound on workers: far above any core count ptx2llvm runs on, and low enough that
 /// a typo in `PTXRT_NUM_THREADS` cannot make us spawn a million threads.
 pub const MAX_THREADS: usize = 1024;
 
-/// Stack size of helper threads: what a Linux main thread usually has, because generated
-/// block functions may keep sizeable per-thread arrays on the stack.
-const HELPER_STACK_BYTES: usize = 8 << 20;
+/// Stack size of helper threads: they run blocks on their block stack, so their own stack
+/// only holds the pool's loop.
+const HELPER_STACK_BYTES: usize = 512 << 10;
+
+/// Default size of a worker's block stack: what a Linux main thread usually has, because
+/// generated block functions may keep sizeable per-thread arrays on the stack.
+const DEFAULT_BLOCK_STACK_BYTES: usize = 8 << 20;
+
+/// Size of the block stacks: `PTXRT_STACK_BYTES` (bytes, at least 64 KiB) or the default.
+pub fn block_stack_bytes() -> usize {
+    static BYTES: OnceLock<usize> = OnceLock::new();
+    *BYTES.get_or_init(|| {
+        std::env::var("PTXRT_STACK_BYTES")
+            .ok()
+            .and_then(|v| v.trim().parse().ok())
+            .unwrap_or(DEFAULT_BLOCK_STACK_BYTES)
+            .max(64 << 10)
+    })
+}
 
 /// Every buffer is aligned this much (a cache line; the ABI promises 16 for shared and 64
 /// for context and local memory).
@@ -254,12 +276,14 @@ impl Drop for AlignedBuf {
     }
 }
 
-/// The three memory windows one worker hands to the blocks it runs.
+/// The three memory windows one worker hands to the blocks it runs, and the stack it runs
+/// them on (allocated by the first launch).
 #[derive(Default)]
 pub struct WorkerBuffers {
     shared: AlignedBuf,
     context: AlignedBuf,
     local: AlignedBuf,
+    block_stack: Option<GuardedStack>,
 }
 
 impl WorkerBuffers {
@@ -395,8 +419,19 @@ impl Job {
             Ok(windows) => windows,
             Err(e) => return self.fail(e),
         };
-        let grid = self.info.grid;
-        let (gx, gy) = (u64::from(grid.x), u64::from(grid.y));
+        let stack = match buffers.block_stack.take() {
+            Some(stack) => stack,
+            None => match GuardedStack::new(block_stack_bytes()) {
+                Ok(stack) => stack,
+                Err(e) => {
+                    return self.fail(Error::memory_allocation(format!(
+                        "kernel '{}': cannot allocate a block stack of {} bytes ({e})",
+                        self.kernel_name(),
+                        block_stack_bytes()
+                    )))
+                }
+            },
+        };
         let mut env = BlockEnv {
             launch: &self.info,
             ctaid: Dim3::default(),
@@ -408,6 +443,24 @@ impl Job {
             error_message: std::ptr::null(),
             blocks_x: 1,
         };
+        // `env` lives here, outside the block stack, so that after an overflow it still
+        // says which block was running.
+        let (stack, outcome) = stacks::run_on(stack, || {
+            self.block_loop(worker, &mut env);
+            0
+        });
+        buffers.block_stack = Some(stack);
+        if outcome.is_err() {
+            self.fail(self.overflow_error(&env));
+        }
+    }
+
+    /// The loop of [`Job::run_blocks`] over the blocks this worker grabs, on its block
+    /// stack. `env` holds the worker's windows.
+    fn block_loop(&self, worker: usize, env: &mut BlockEnv) {
+        let (shared, context, local) = (env.shared, env.context, env.local);
+        let grid = self.info.grid;
+        let (gx, gy) = (u64::from(grid.x), u64::from(grid.y));
         loop {
             if self.abort.load(Ordering::Relaxed) {
                 return;
@@ -440,9 +493,9 @@ impl Job {
                 // points at (launch info, windows sized for this kernel and block shape)
                 // stay valid and exclusively this worker's for the call; `blocks_x` is 1
                 // unless the kernel declared that it runs runs of blocks.
-                let status = unsafe { (self.block_fn)(&mut env) };
+                let status = unsafe { (self.block_fn)(env) };
                 if status != 0 {
-                    return self.fail(self.block_error(&env));
+                    return self.fail(self.block_error(env));
                 }
                 i += run;
                 x += run;
@@ -456,6 +509,23 @@ impl Job {
                 }
             }
         }
+    }
+
+    /// The error of a block whose calls overflowed the block stack. Which of its threads
+    /// did is not known: the block function runs them all.
+    fn overflow_error(&self, env: &BlockEnv) -> Error {
+        let Dim3 { x, y, z } = env.ctaid;
+        let blocks = match env.blocks_x {
+            0 | 1 => format!("block ({x},{y},{z})"),
+            n => format!("blocks ({x}..{},{y},{z})", u64::from(x) + u64::from(n) - 1),
+        };
+        Error::launch_failure(format!(
+            "kernel '{}' {blocks}: stack overflow: a thread's calls needed more than the block \
+             stack of {} bytes (unbounded or too deep recursion?); raise PTXRT_STACK_BYTES if \
+             the depth is intended",
+            self.kernel_name(),
+            block_stack_bytes()
+        ))
     }
 
     fn block_error(&self, env: &BlockEnv) -> Error {

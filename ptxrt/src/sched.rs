@@ -18,6 +18,10 @@
 //!    wait on the same id at different instructions unless the barrier is `.aligned`.
 //! 4. If nothing can complete, the block can never finish: the launch fails with a message.
 //!
+//! When threads are back at the warp point served last (a spin-wait), steps 2 and 3 come
+//! first: warps spinning at warp points (polls of a flag or an mbarrier) must not keep
+//! threads at a barrier waiting.
+//!
 //! Registers are read and written in the context area as the block function lays them out:
 //! structure of arrays, the slot of thread `t` for a register with per-thread prefix `p` and
 //! element size `s` at `context + nthreads * p + t * s`.
@@ -65,9 +69,11 @@ pub mod flags {
 }
 
 /// Words of per-block scheduler scratch the block function provides (zeroed at its start):
-/// arrivals per barrier id (16), then the warp point served last (round robin).
+/// arrivals per barrier id (16), then the warp point served last (round robin), then
+/// whether the last decision served a warp point.
 pub const SCRATCH_WORDS: usize = 32;
 const LAST_WARP_POINT: usize = 16;
+const SERVED_WARP_POINT: usize = 17;
 
 /// `ptxrtSyncOperand`: where a sync point's operand comes from, per thread.
 #[repr(C)]
@@ -242,6 +248,18 @@ pub(crate) fn schedule(b: &mut Block, points: &[SyncPoint], scratch: &mut [u32; 
     waiting.dedup();
     let point = |k: u32| points.get(k as usize).ok_or_else(|| format!("thread state {k} names no sync point"));
 
+    // When threads are back at the warp point served last (a spin-wait: polls of a flag or
+    // an mbarrier) while others wait at a barrier, a barrier that can complete goes first:
+    // the spinning warps would otherwise be served again and again while the threads they
+    // wait for sit at the barrier.
+    let spinning = std::mem::take(&mut scratch[SERVED_WARP_POINT]) != 0 && waiting.binary_search(&scratch[LAST_WARP_POINT]).is_ok();
+    let at_barrier = || waiting.iter().any(|&k| points.get(k as usize).is_some_and(|p| matches!(p.kind, kind::BAR_SYNC | kind::BAR_RED | kind::BAR_ARRIVE)));
+    if spinning && at_barrier() {
+        if let Some(r) = complete_barriers(b, points, &waiting, scratch)? {
+            return Ok(r);
+        }
+    }
+
     // 1. Warp collectives, per warp; round robin from the point after the one served
     //    last, so that warps spinning on a flag another warp sets let that warp run.
     let last = scratch[LAST_WARP_POINT];
@@ -282,12 +300,32 @@ pub(crate) fn schedule(b: &mut Block, points: &[SyncPoint], scratch: &mut [u32; 
         }
         if released > 0 {
             scratch[LAST_WARP_POINT] = k;
+            scratch[SERVED_WARP_POINT] = 1;
             return Ok(k as i32 | dense_flag(b, k, released));
         }
     }
 
-    // 2. `bar.arrive`: counts and goes on.
+    if let Some(r) = complete_barriers(b, points, &waiting, scratch)? {
+        return Ok(r);
+    }
+
+    // 4. Nothing can complete.
+    let mut parts = vec![];
     for &k in &waiting {
+        let p = point(k)?;
+        let threads = (0..n).filter(|&t| b.state[t] == k).count();
+        parts.push(format!("{threads} thread(s) at {}", what(p)));
+    }
+    Err(format!("the block can never finish (deadlock at barriers or warp collectives): {}", parts.join(", ")))
+}
+
+/// Steps 2 and 3 of `schedule`: releases the threads of a `bar.arrive` or of a barrier
+/// that can complete, if there is one.
+fn complete_barriers(b: &mut Block, points: &[SyncPoint], waiting: &[u32], scratch: &mut [u32; SCRATCH_WORDS]) -> Result<Option<i32>, String> {
+    let n = b.nthreads;
+    let point = |k: u32| points.get(k as usize).ok_or_else(|| format!("thread state {k} names no sync point"));
+    // 2. `bar.arrive`: counts and goes on.
+    for &k in waiting {
         let p = point(k)?;
         if p.kind != kind::BAR_ARRIVE {
             continue;
@@ -299,7 +337,7 @@ pub(crate) fn schedule(b: &mut Block, points: &[SyncPoint], scratch: &mut [u32; 
                 b.state[t] |= RELEASED;
             }
         }
-        return Ok(k as i32);
+        return Ok(Some(k as i32));
     }
 
     // 3. Barriers that can complete.
@@ -363,17 +401,10 @@ pub(crate) fn schedule(b: &mut Block, points: &[SyncPoint], scratch: &mut [u32; 
         }
         let k = sites[0];
         let at_k = released.iter().filter(|&&t| b.state[t] & !RELEASED == k).count();
-        return Ok(k as i32 | dense_flag(b, k, at_k));
+        return Ok(Some(k as i32 | dense_flag(b, k, at_k)));
     }
 
-    // 4. Nothing can complete.
-    let mut parts = vec![];
-    for &k in &waiting {
-        let p = point(k)?;
-        let threads = (0..n).filter(|&t| b.state[t] == k).count();
-        parts.push(format!("{threads} thread(s) at {}", what(p)));
-    }
-    Err(format!("the block can never finish (deadlock at barriers or warp collectives): {}", parts.join(", ")))
+    Ok(None)
 }
 
 /// `DENSE` when all `nthreads` threads were released into region `k`.
@@ -550,6 +581,30 @@ mod tests {
             assert_eq!(leader(t), want, "thread {t}");
             assert_eq!(is_leader(t), t % 32 == want as usize, "thread {t}");
         }
+    }
+
+    #[test]
+    fn a_spinning_warp_lets_a_barrier_complete() {
+        // 64 threads: warp 0 polls at a warp lockstep point (a spin-wait), warp 1 waits at
+        // `bar.sync 1, 32`. The poll is served, comes back to its point, and then the
+        // barrier completes instead of the poll being served forever.
+        let n = 64usize;
+        let imm = |v| SyncOperand { kind: 1, size: 4, value: v };
+        let points = [
+            point(kind::ENTRY, 0, 0, none(), none(), none(), none()),
+            point(kind::WARP, warp_op::WARP_SYNC, 0, none(), none(), none(), none()),
+            point(kind::BAR_SYNC, 0, 0, imm(1), imm(32), none(), none()),
+        ];
+        let mut state: Vec<u32> = (0..n).map(|t| if t < 32 { 1 } else { 2 }).collect();
+        let mut scratch = [0u32; SCRATCH_WORDS];
+        let mut block = Block { nthreads: n, state: &mut state, context: std::ptr::null_mut(), shared: std::ptr::null_mut() };
+        assert_eq!(schedule(&mut block, &points, &mut scratch).unwrap() & 0xffff, 1);
+        // Warp 0 polled and is back at its point.
+        block.state[..32].fill(1);
+        assert_eq!(schedule(&mut block, &points, &mut scratch).unwrap() & 0xffff, 2, "the barrier completes next");
+        assert!(block.state[32..].iter().all(|&s| s == 2 | RELEASED));
+        block.state[32..].fill(EXITED);
+        assert_eq!(schedule(&mut block, &points, &mut scratch).unwrap() & 0xffff, 1);
     }
 
     #[test]

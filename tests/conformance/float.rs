@@ -56,6 +56,24 @@ fn ieee_kernel(w: u32) -> Kernel {
     // Immediate operands.
     let one = if w == 32 { "0f3F800000" } else { "0d3FF0000000000000" };
     forms.push(Form::inst(format!("add.rz{t} {o}, {a}, {one};"), res, move |x| r::arith("add", w, Rnd::Rz, false, false, &[x[0], r::round_f64(1.0, w)])));
+    // A chain (a dot product's `fma` after `fma`, then `mul sqrt div sub`): only the last
+    // result's NaN can be seen, so the compiler may drop the NaN canonicalizations between
+    // the links (lower/nan_payload.rs); the result must stay the one of each step in turn.
+    let d = if w == 32 { "%d32" } else { "%d64" };
+    let s: Vec<String> = (0..5).map(|i| if w == 32 { format!("%t{i}") } else { format!("%u{i}") }).collect();
+    let chain = format!(
+        "fma.rn{t} {s0}, {a}, {b}, {c}; fma.rn{t} {s1}, {b}, {d}, {s0}; mul.rn{t} {s2}, {s1}, {a}; sqrt.rn{t} {s3}, {s2}; div.rn{t} {s4}, {s3}, {c}; sub.rn{t} {o}, {s4}, {d};",
+        s0 = s[0], s1 = s[1], s2 = s[2], s3 = s[3], s4 = s[4]
+    );
+    forms.push(Form::new(format!("fma fma mul sqrt div sub{t} chain"), chain, res, move |x| {
+        let rn = |op: &str, v: &[u64]| r::arith(op, w, Rnd::Rn, false, false, v);
+        let s0 = rn("fma", &[x[0], x[1], x[2]]);
+        let s1 = rn("fma", &[x[1], x[3], s0]);
+        let s2 = rn("mul", &[s1, x[0]]);
+        let s3 = rn("sqrt", &[s2]);
+        let s4 = rn("div", &[s3, x[2]]);
+        rn("sub", &[s4, x[3]])
+    }));
     Kernel::new(format!("ieee{w}"), [dist(w); 4], forms)
 }
 

@@ -248,6 +248,19 @@ fn stack() {
     run_fixture(&STACK);
 }
 
+/// Hand-written PTX: recursion whose depth is a kernel parameter, in region code (on the
+/// worker's block stack) and in a fiber kernel (alloca in the recursive function). A thread
+/// that recurses far too deep fails the launch with a stack-overflow message naming the
+/// kernel and block (and the thread, for fibers); launches before and after it work. With
+/// malloc/free at every level, the overflow is caught before a library call (which could
+/// otherwise be left holding a lock).
+const STACK_OVERFLOW: Fixture = Fixture { ptx: "stack_overflow.ptx", host: "stack_overflow_host.c", ok_lines: &["deep_region: 3 shapes OK", "deep_fiber: 3 shapes OK", "deep_malloc: 3 shapes OK"] };
+
+#[test]
+fn stack_overflow() {
+    run_fixture(&STACK_OVERFLOW);
+}
+
 /// NVRTC output: `trap` two calls deep ends the launch with a launch failure naming the
 /// kernel, block and function; the launches before and after it work.
 const TRAP: Fixture = Fixture { ptx: "trap.ptx", host: "trap_host.c", ok_lines: &["trap: 3 shapes OK"] };
@@ -609,8 +622,58 @@ fn cluster_misc() {
     run_fixture(&CLUSTER_MISC);
 }
 
+const MBARRIER: Fixture = Fixture {
+    ptx: "mbarrier.ptx",
+    host: "mbarrier_host.c",
+    ok_lines: &[
+        "block_wait: 7 shapes OK",
+        "producer_consumer: 5 shapes OK",
+        "named_producers: 4 shapes OK",
+        "multi_phase: 7 shapes OK",
+        "drop_early: 7 shapes OK",
+        "counts: 7 shapes OK",
+        "tx_count: 7 shapes OK",
+        "async_copy: 7 shapes OK",
+    ],
+};
+
+/// Hand-written PTX 8.6 (`sm_90`): `mbarrier` waits in loops of `test_wait`/`try_wait`
+/// (block-wide, producer/consumer warps over several phases with `.parity`, producers
+/// that meet at a named barrier while the consumers spin, generic addresses),
+/// `arrive_drop` by threads that exit, `.noComplete` counts and
+/// `pending_count`, expect-tx/complete-tx, and `cp.async.mbarrier.arrive` with and without
+/// `.noinc`; block sizes from 1 to 1024, partial warps included.
+#[test]
+fn mbarrier() {
+    run_fixture(&MBARRIER);
+}
+
+const CUDA_BARRIER: Fixture = Fixture {
+    ptx: "cuda_barrier.ptx",
+    host: "cuda_barrier_host.c",
+    ok_lines: &["rounds: 7 shapes OK", "copy_async: 7 shapes OK", "drop: 7 shapes OK", "pipeline: 5 shapes OK"],
+};
+
+/// NVRTC output (`sm_80`) of libcu++'s `cuda::barrier<cuda::thread_scope_block>`:
+/// `arrive_and_wait` rounds, `cuda::memcpy_async` completed through the barrier,
+/// `arrive_and_drop`, and a full/empty barrier pipeline between warps (mbarrier wait loops
+/// with `%globaltimer` back-off and `nanosleep`).
+#[test]
+fn cuda_barrier() {
+    run_fixture(&CUDA_BARRIER);
+}
+
+const CUDA_BARRIER_SM90: Fixture = Fixture { ptx: "cuda_barrier_sm90.ptx", ..CUDA_BARRIER };
+
+/// The same CUDA source compiled by NVRTC for `sm_90`, where libcu++ arrives with a count
+/// (`mbarrier.arrive.shared::cta.b64 state, [bar], n`) and waits with `try_wait` loops.
+#[test]
+fn cuda_barrier_sm90() {
+    run_fixture(&CUDA_BARRIER_SM90);
+}
+
 /// Every fixture above, for the cross-target run.
-const ALL_FIXTURES: &[&Fixture] = &[&MEMORY_FORMS, &SPECIAL_CONTROL, &DEVICE_LAUNCH, &TEXTURES, &TEXREF_LEGACY, &TEXTURE_QUERIES, &TEXTURE_INDEPENDENT, &TEXTURE_MIPMAPS, &TEXTURE_DEPTH_COMPARE, &GUARDS, &ATOMICS_WIDE, &LEGACY_VOTE, &ALGORITHMS, &MEMORY, &SPACES, &CONCURRENT, &VECADD, &REDUCE, &INTERCHANGE, &SAXPY_NVOPENCC, &BARRIER_EXIT, &ATOMICS, &CALLS, &FIBERS, &SPIN_WAIT, &STACK, &TRAP, &DEVICE_LIB, &WARPS, &LEGACY_WARP, &MATRIX, &MATRIX_SM90, &MATRIX_SM120, &MATRIX_SPARSE, &CLUSTER_MISC];
+const ALL_FIXTURES: &[&Fixture] = &[&MEMORY_FORMS, &SPECIAL_CONTROL, &DEVICE_LAUNCH, &TEXTURES, &TEXREF_LEGACY, &TEXTURE_QUERIES, &TEXTURE_INDEPENDENT, &TEXTURE_MIPMAPS, &TEXTURE_DEPTH_COMPARE, &GUARDS, &ATOMICS_WIDE, &LEGACY_VOTE, &ALGORITHMS, &MEMORY, &SPACES, &CONCURRENT, &VECADD, &REDUCE, &INTERCHANGE, &SAXPY_NVOPENCC, &BARRIER_EXIT, &ATOMICS, &CALLS, &FIBERS, &SPIN_WAIT, &STACK, &STACK_OVERFLOW, &TRAP, &DEVICE_LIB, &WARPS, &LEGACY_WARP, &MATRIX, &MATRIX_SM90, &MATRIX_SM120, &MATRIX_SPARSE, &CLUSTER_MISC, &MBARRIER, &CUDA_BARRIER, &CUDA_BARRIER_SM90];
 
 /// Every fixture with every kernel forced onto the fiber scheduler (`--scheduler fibers`):
 /// the general scheduler gives the same results as thread loops on all of them.

@@ -10,7 +10,10 @@
 //!
 //! Requirements: a form needs the version and target its opcode (or that form) was
 //! introduced with, plus each `Rule` whose modifiers the instruction has (`ld` needs PTX
-//! 1.0, `ld.volatile` 1.1, `ld.global.L2::128B` 7.4 and sm_75).
+//! 1.0, `ld.volatile` 1.1, `ld.global.L2::128B` 7.4 and sm_75). Architecture- and
+//! family-specific features (`wgmma` on `sm_90a`, `multimem` on 8-bit floats on `sm_100a`,
+//! `sm_100f`, ...) name the targets that have them (`SpecificTarget`): a plain `sm_NN`
+//! never has them, whatever its number.
 //!
 //! How it was checked: every instruction of the real-world corpus (`PTX2LLVM_CORPUS`, the
 //! 42 files of ISA 1.4 to 9.0) matches a form that its file's `.version` and `.target`
@@ -46,6 +49,44 @@ pub(super) struct Rule {
     /// Non-zero: the rule holds only for files targeting exactly this `sm_NN` (`cvt` with
     /// `.e4m3x2` needs PTX 8.1 on sm_89 but 7.8 on sm_90).
     pub only_on: u16,
+    /// Non-empty: the feature exists only on these targets (`SpecificTarget`).
+    pub targets: &'static [SpecificTarget],
+}
+
+/// A target that has an architecture- or family-specific feature. The PTX ISA (`.target`)
+/// gives such features to `sm_NNa` and `sm_NNf` targets only, never to plain `sm_NN`:
+/// `sm_NNa` code runs on exactly that architecture and has the features listed for it;
+/// `sm_NNf` code runs on the later members of its family and has the family's features
+/// from `sm_NNf` on, and so has every later `a` or `f` target of the family (`sm_100f`
+/// features are on `sm_103f` and `sm_103a`, not on `sm_120f`). A family is a generation
+/// (`sm_10x`: sm_100, sm_103; `sm_12x`: sm_120, sm_121), except that sm_101, renamed
+/// sm_110 in PTX ISA 9.0, belongs to `sm_11x`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct SpecificTarget {
+    pub sm: u16,
+    /// `sm_NNf` and the later targets of its family; else exactly `sm_NNa`.
+    pub family: bool,
+}
+
+impl SpecificTarget {
+    fn is_met_by(&self, sm: u32, variant: TargetVariant) -> bool {
+        let (have, want) = (renamed(sm), renamed(self.sm as u32));
+        match variant {
+            TargetVariant::Baseline => false,
+            _ if self.family => have / 10 == want / 10 && have >= want,
+            TargetVariant::ArchSpecific => have == want,
+            TargetVariant::FamilySpecific => false,
+        }
+    }
+}
+
+/// sm_101 is sm_110 under its PTX ISA 9.0 name.
+fn renamed(sm: u32) -> u32 {
+    if sm == 101 {
+        110
+    } else {
+        sm
+    }
 }
 
 #[derive(Debug)]
@@ -54,6 +95,8 @@ pub(super) struct Form {
     pub operands: (u8, u8),
     pub version: (u8, u8),
     pub sm: u16,
+    /// Non-empty: the form exists only on these targets (`wgmma` on `sm_90a`).
+    pub targets: &'static [SpecificTarget],
     pub rules: &'static [Rule],
     /// The last PTX ISA version and target the form is valid for (forms later dropped).
     pub until: ((u8, u8), u16),
@@ -67,10 +110,52 @@ pub(super) struct Form {
 pub(crate) struct FileTarget {
     /// `.version`
     pub version: (u32, u32),
-    /// The `sm_NN` of `.target`, if it names one (then any target requirement is met).
+    /// The `sm_NN` of `.target`, if it names one (without one any target requirement is met).
     pub sm: Option<u32>,
+    /// The suffix of that `sm_NN`.
+    pub variant: TargetVariant,
     /// `.target map_f64_to_f32`: `.f64` instructions are allowed before sm_13.
     pub maps_f64_to_f32: bool,
+}
+
+/// The kind of an `sm_NN` target: `sm_90`, `sm_100f` or `sm_90a`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum TargetVariant {
+    Baseline,
+    FamilySpecific,
+    ArchSpecific,
+}
+
+impl FileTarget {
+    /// What a module declares with `.version` and the names of its `.target` (the first
+    /// `sm_NN` name counts).
+    pub(crate) fn declared<'a>(version: (u32, u32), targets: impl IntoIterator<Item = &'a str>) -> FileTarget {
+        let mut file = FileTarget { version, sm: None, variant: TargetVariant::Baseline, maps_f64_to_f32: false };
+        for name in targets {
+            file.maps_f64_to_f32 |= name == "map_f64_to_f32";
+            if file.sm.is_none() {
+                if let Some(sm) = super::target_sm(name) {
+                    file.sm = Some(sm);
+                    file.variant = match name.as_bytes().last() {
+                        Some(b'a') => TargetVariant::ArchSpecific,
+                        Some(b'f') => TargetVariant::FamilySpecific,
+                        _ => TargetVariant::Baseline,
+                    };
+                }
+            }
+        }
+        file
+    }
+
+    /// The `sm_NN` target as written (`sm_100a`), if there is one.
+    pub(crate) fn target_name(&self) -> Option<String> {
+        let suffix = match self.variant {
+            TargetVariant::Baseline => "",
+            TargetVariant::FamilySpecific => "f",
+            TargetVariant::ArchSpecific => "a",
+        };
+        self.sm.map(|sm| format!("sm_{sm}{suffix}"))
+    }
 }
 
 /// sm_13 added double precision; before it `.f64` instructions need `map_f64_to_f32`
@@ -98,6 +183,47 @@ pub(crate) struct FormMatch {
     pub max_version: Option<(u32, u32)>,
     /// For forms that later targets dropped: the last `sm_NN` that accepts them.
     pub max_sm: Option<u32>,
+    /// Architecture- or family-specific features the form (or its modifiers) needs.
+    pub specific: Vec<SpecificRequirement>,
+}
+
+/// A feature that only some `a`/`f` targets have.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct SpecificRequirement {
+    /// The modifiers that make the feature; empty: the form itself.
+    pub mods: &'static [&'static str],
+    pub targets: &'static [SpecificTarget],
+}
+
+impl SpecificRequirement {
+    fn is_met_by(&self, file: &FileTarget) -> bool {
+        file.sm.is_none_or(|sm| self.targets.iter().any(|t| t.is_met_by(sm, file.variant)))
+    }
+
+    /// The diagnostic for a file that lacks the feature: names the feature (the modifiers
+    /// in `instruction`, or the instruction) and the targets that have it.
+    pub(crate) fn message(&self, instruction: &str, file: &FileTarget) -> String {
+        let feature = if self.mods.is_empty() {
+            format!("`{instruction}`")
+        } else {
+            let mods: Vec<String> = self.mods.iter().map(|m| format!("`{m}`")).collect();
+            format!("{} in `{instruction}`", mods.join(" with "))
+        };
+        let list = |family: bool| {
+            let names: Vec<String> =
+                self.targets.iter().filter(|t| t.family == family).map(|t| format!("`sm_{}{}`", t.sm, if family { "f" } else { "a" })).collect();
+            names.join(", ")
+        };
+        let (arch, family) = (list(false), list(true));
+        let later = if self.targets.iter().filter(|t| t.family).count() > 1 { "their families" } else { "its family" };
+        let wanted = match (arch.is_empty(), family.is_empty()) {
+            (false, true) => format!("an architecture-specific target ({arch})"),
+            (true, false) => format!("a family-specific target ({family} or a later `a` or `f` target of {later})"),
+            _ => format!("an architecture-specific target ({arch}) or a family-specific one ({family} or a later `a` or `f` target of {later})"),
+        };
+        let declared = file.target_name().map(|t| format!("; the file declares `.target {t}`")).unwrap_or_default();
+        format!("{feature} requires {wanted}{declared}")
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -116,7 +242,15 @@ pub(crate) enum FormError {
 impl FormMatch {
     /// Whether a file with `file`'s `.version`/`.target` may use the form.
     pub(crate) fn is_satisfied_by(&self, file: &FileTarget) -> bool {
-        file.version >= self.min_version && file.sm.is_none_or(|sm| sm >= self.min_sm) && !self.is_outgrown_by(file)
+        file.version >= self.min_version
+            && file.sm.is_none_or(|sm| sm >= self.min_sm)
+            && !self.is_outgrown_by(file)
+            && self.missing_feature(file).is_none()
+    }
+
+    /// The first architecture- or family-specific feature that the file's target lacks.
+    pub(crate) fn missing_feature(&self, file: &FileTarget) -> Option<&SpecificRequirement> {
+        self.specific.iter().find(|r| !r.is_met_by(file))
     }
 
     /// Whether the file is newer than the last `.version` or target of a dropped form.
@@ -167,7 +301,7 @@ pub(crate) fn match_form(opcode: &str, modifiers: &[&str], operands: Option<usiz
             }
             // A form that the file is too new for is the worse guess: its diagnostic
             // ("removed after") would hide a form that only needs a newer `.version`.
-            let key = |m: &FormMatch| (!fits(m), m.is_outgrown_by(file), m.min_version, m.min_sm);
+            let key = |m: &FormMatch| (!fits(m), m.is_outgrown_by(file), m.missing_feature(file).is_some(), m.min_version, m.min_sm);
             if best.as_ref().is_none_or(|b| key(&m) < key(b)) {
                 best = Some(m);
             }
@@ -182,6 +316,10 @@ pub(crate) fn match_form(opcode: &str, modifiers: &[&str], operands: Option<usiz
 fn form_match(form: &Form, modifiers: &[&str], file: &FileTarget) -> FormMatch {
     let (mut version, mut sm) = (form.version, form.sm);
     let mut version_on = None;
+    let mut specific: Vec<SpecificRequirement> = vec![];
+    if !form.targets.is_empty() {
+        specific.push(SpecificRequirement { mods: &[], targets: form.targets });
+    }
     for rule in form.rules {
         let lifted = file.maps_f64_to_f32 && rule.sm == DOUBLE_PRECISION_SM && rule.mods.contains(&".f64");
         let elsewhere = rule.only_on != 0 && file.sm != Some(rule.only_on as u32);
@@ -191,6 +329,9 @@ fn form_match(form: &Form, modifiers: &[&str], file: &FileTarget) -> FormMatch {
             }
             version = version.max(rule.version);
             sm = sm.max(rule.sm);
+            if !rule.targets.is_empty() {
+                specific.push(SpecificRequirement { mods: rule.mods, targets: rule.targets });
+            }
         }
     }
     let ((until_major, until_minor), until_sm) = form.until;
@@ -202,6 +343,7 @@ fn form_match(form: &Form, modifiers: &[&str], file: &FileTarget) -> FormMatch {
         // 99.9 and sm_999 are the generator's "no limit".
         max_version: (until_major < 99).then_some((until_major as u32, until_minor as u32)),
         max_sm: (until_sm < 999).then_some(until_sm as u32),
+        specific,
     }
 }
 
@@ -331,7 +473,7 @@ mod tests {
     use super::*;
 
     /// A file of the newest ISA without a target: only the modifiers decide.
-    const NEWEST: FileTarget = FileTarget { version: (9, 2), sm: None, maps_f64_to_f32: false };
+    const NEWEST: FileTarget = FileTarget { version: (9, 2), sm: None, variant: TargetVariant::Baseline, maps_f64_to_f32: false };
 
     fn ok(line: &str) -> FormMatch {
         let (opcode, mods) = split(line);
@@ -600,7 +742,7 @@ mod tests {
     const TARGETS: &[u32] = &[10, 11, 12, 13, 20, 30, 32, 35, 37, 50, 52, 53, 60, 61, 62, 70, 72, 75, 80, 86, 87, 89, 90, 100, 120];
 
     fn file(version: (u32, u32), sm: u32) -> FileTarget {
-        FileTarget { version, sm: Some(sm), maps_f64_to_f32: false }
+        FileTarget { version, sm: Some(sm), variant: TargetVariant::Baseline, maps_f64_to_f32: false }
     }
 
     /// Whether a file declaring `file` may use `line`.
@@ -716,7 +858,7 @@ mod tests {
     /// sm_13 added double precision; before it, `.f64` needs `.target map_f64_to_f32`.
     #[test]
     fn double_precision_before_sm_13() {
-        let mapped = |version, sm| FileTarget { version, sm: Some(sm), maps_f64_to_f32: true };
+        let mapped = |version, sm| FileTarget { version, sm: Some(sm), variant: TargetVariant::Baseline, maps_f64_to_f32: true };
         for line in ["add.f64", "mul.rn.f64", "ld.global.f64", "mov.f64", "setp.lt.f64", "cvt.rn.f32.f64", "fma.rn.f64", "div.rn.f64"] {
             let version = ok(line).min_version;
             assert!(allows(line, file(version, 13)), "`{line}` with sm_13");
@@ -727,6 +869,47 @@ mod tests {
         // other target requirements of `.f64` forms stay
         assert!(!allows("div.rz.f64", mapped((2, 0), 13)));
         assert!(!allows("atom.global.add.f64", mapped((5, 0), 20)));
+    }
+
+    /// Architecture- and family-specific features: the targets that have them and some that
+    /// do not, as NVIDIA's ptxas 12.9 (PTX ISA 8.8) judges them.
+    #[test]
+    fn architecture_and_family_specific_targets() {
+        const EVERY_SPECIFIC: &[&str] =
+            &["sm_100a", "sm_100f", "sm_101a", "sm_101f", "sm_103a", "sm_103f", "sm_120a", "sm_120f", "sm_121a", "sm_121f"];
+        let verdicts: &[(&str, &[&str], &[&str])] = &[
+            ("wgmma.fence.sync.aligned", &["sm_90a"], &["sm_90", "sm_100a", "sm_100f", "sm_120a"]),
+            ("setmaxnreg.inc.sync.aligned.u32", &["sm_90a", "sm_100a", "sm_101f", "sm_103a", "sm_120f", "sm_121a"], &["sm_90", "sm_100", "sm_103", "sm_120"]),
+            ("tcgen05.fence::before_thread_sync", &["sm_100a", "sm_100f", "sm_101a", "sm_101f", "sm_103a", "sm_103f"], &["sm_100", "sm_103", "sm_120a", "sm_120f", "sm_121a"]),
+            ("redux.sync.min.f32", &["sm_100a", "sm_100f", "sm_103a", "sm_103f"], &["sm_90a", "sm_100", "sm_101a", "sm_101f", "sm_120a", "sm_120f"]),
+            ("multimem.ld_reduce.add.e4m3x4", &["sm_100a", "sm_100f", "sm_101a", "sm_101f", "sm_103a", "sm_103f", "sm_120a", "sm_121a"], &["sm_90a", "sm_100", "sm_103", "sm_120", "sm_120f", "sm_121f"]),
+            ("cvt.rs.satfinite.relu.e4m3x4.f32", &["sm_100a", "sm_103a"], &["sm_100", "sm_100f", "sm_101a", "sm_103f", "sm_120a"]),
+            ("cvt.rn.satfinite.e2m1x2.f32", EVERY_SPECIFIC, &["sm_90a", "sm_100", "sm_103", "sm_120"]),
+            ("cvt.rn.f16x2.e2m1x2", EVERY_SPECIFIC, &["sm_90a", "sm_100", "sm_120"]),
+            ("mma.sync.aligned.m16n8k32.row.col.kind::f8f6f4.f32.e4m3.e4m3.f32", EVERY_SPECIFIC, &["sm_90a", "sm_100", "sm_120"]),
+            ("mma.sync.aligned.m16n8k32.row.col.kind::f8f6f4.f32.e3m2.e2m3.f32", &["sm_120a", "sm_120f", "sm_121a", "sm_121f"], &["sm_100a", "sm_100f", "sm_103a", "sm_120"]),
+            ("mma.sync.aligned.m16n8k64.row.col.kind::mxf4.block_scale.f32.e2m1.e2m1.f32.ue8m0", &["sm_120a", "sm_120f", "sm_121a", "sm_121f"], &["sm_100a", "sm_100f", "sm_120"]),
+            ("ldmatrix.sync.aligned.m16n16.x1.trans.shared.b8", EVERY_SPECIFIC, &["sm_90a", "sm_100", "sm_120"]),
+            ("cp.async.bulk.tensor.2d.shared::cluster.global.tile::gather4.mbarrier::complete_tx::bytes", &["sm_100a", "sm_100f", "sm_101a", "sm_103f"], &["sm_100", "sm_120a", "sm_120f"]),
+            ("cp.async.bulk.tensor.2d.shared::cta.global.tile::gather4.mbarrier::complete_tx::bytes", &["sm_100", "sm_103", "sm_120", "sm_120a"], &["sm_90a"]),
+            ("tensormap.replace.tile.global_address.global.b1024.b64", &["sm_90a", "sm_100a", "sm_103f", "sm_121a"], &["sm_90", "sm_100", "sm_120"]),
+            ("elect.sync", &["sm_90", "sm_90a", "sm_100", "sm_100f", "sm_120a"], &[]),
+        ];
+        for (line, valid, invalid) in verdicts {
+            for target in *valid {
+                assert!(allows(line, FileTarget::declared((8, 8), [*target])), "`{line}` should be valid on {target}");
+            }
+            for target in *invalid {
+                assert!(!allows(line, FileTarget::declared((8, 8), [*target])), "`{line}` should be invalid on {target}");
+            }
+        }
+        // sm_101 is sm_110 from PTX ISA 9.0 on (the ISA text; this ptxas predates sm_110)
+        for target in ["sm_110a", "sm_110f"] {
+            assert!(allows("tcgen05.fence::before_thread_sync", FileTarget::declared((9, 0), [target])), "{target}");
+        }
+        assert!(!allows("redux.sync.min.f32", FileTarget::declared((9, 0), ["sm_110a"])));
+        // without a target every requirement is met
+        assert!(allows("wgmma.fence.sync.aligned", NEWEST));
     }
 
     /// Forms that later versions or targets dropped, and where they are still valid.
@@ -780,14 +963,11 @@ mod tests {
     /// the last wins, like a later `.target` in the checker).
     fn file_target(module: &crate::front::ast::Module) -> FileTarget {
         use crate::front::ast::Item;
-        let mut file = FileTarget { version: (0, 0), sm: None, maps_f64_to_f32: false };
+        let mut file = FileTarget::declared((0, 0), []);
         for item in &module.items {
             match item {
                 Item::Version { major, minor, .. } => file.version = (*major, *minor),
-                Item::Target { targets, .. } => {
-                    file.sm = targets.iter().find_map(|t| crate::check::target_sm(&t.node));
-                    file.maps_f64_to_f32 = targets.iter().any(|t| t.node == "map_f64_to_f32");
-                }
+                Item::Target { targets, .. } => file = FileTarget::declared(file.version, targets.iter().map(|t| t.node.as_str())),
                 _ => {}
             }
         }

@@ -4,7 +4,7 @@
 //
 // 135 opcodes, 681 forms, 381 alternative sets, 530 slot lists.
 
-use super::forms::{Form, OpcodeForms, Rule, Slot};
+use super::forms::{Form, OpcodeForms, Rule, Slot, SpecificTarget};
 
 const A0: &[&str] = &[".s16", ".s32", ".s64"];
 const A1: &[&str] = &[".ftz"];
@@ -920,1491 +920,1518 @@ const SLOTS_528: &[Slot] = &[Slot { alts: A378, optional: false, typed: false },
 const SLOTS_529: &[Slot] = &[Slot { alts: A378, optional: false, typed: false }, Slot { alts: A379, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A229, optional: false, typed: false }, Slot { alts: A228, optional: false, typed: false }, Slot { alts: A370, optional: true, typed: false }, Slot { alts: A3, optional: false, typed: true }];
 
 const RULES_0: &[Rule] = &[];
-const RULES_1: &[Rule] = &[Rule { mods: &[".f64"], version: (1, 0), sm: 13, only_on: 0 }];
-const RULES_2: &[Rule] = &[Rule { mods: &[".s16x2"], version: (8, 0), sm: 0, only_on: 0 }, Rule { mods: &[".s16x2"], version: (1, 0), sm: 90, only_on: 0 }, Rule { mods: &[".s8x4"], version: (9, 2), sm: 0, only_on: 0 }, Rule { mods: &[".s8x4"], version: (1, 0), sm: 120, only_on: 0 }, Rule { mods: &[".sat", ".s16x2"], version: (9, 2), sm: 0, only_on: 0 }, Rule { mods: &[".sat", ".s16x2"], version: (1, 0), sm: 120, only_on: 0 }, Rule { mods: &[".sat", ".u16x2"], version: (9, 2), sm: 0, only_on: 0 }, Rule { mods: &[".sat", ".u16x2"], version: (1, 0), sm: 120, only_on: 0 }, Rule { mods: &[".sat", ".u32"], version: (9, 2), sm: 0, only_on: 0 }, Rule { mods: &[".sat", ".u32"], version: (1, 0), sm: 120, only_on: 0 }, Rule { mods: &[".u16x2"], version: (8, 0), sm: 0, only_on: 0 }, Rule { mods: &[".u16x2"], version: (1, 0), sm: 90, only_on: 0 }, Rule { mods: &[".u8x4"], version: (9, 2), sm: 0, only_on: 0 }, Rule { mods: &[".u8x4"], version: (1, 0), sm: 120, only_on: 0 }];
-const RULES_3: &[Rule] = &[Rule { mods: &[".s32"], version: (1, 2), sm: 0, only_on: 0 }, Rule { mods: &[".s64"], version: (4, 3), sm: 0, only_on: 0 }, Rule { mods: &[".s64"], version: (1, 0), sm: 20, only_on: 0 }, Rule { mods: &[".u32"], version: (1, 2), sm: 0, only_on: 0 }, Rule { mods: &[".u64"], version: (4, 3), sm: 0, only_on: 0 }, Rule { mods: &[".u64"], version: (1, 0), sm: 20, only_on: 0 }];
-const RULES_4: &[Rule] = &[Rule { mods: &[".rm"], version: (1, 0), sm: 20, only_on: 0 }, Rule { mods: &[".rp"], version: (1, 0), sm: 20, only_on: 0 }];
-const RULES_5: &[Rule] = &[Rule { mods: &[".bf16"], version: (8, 6), sm: 0, only_on: 0 }, Rule { mods: &[".bf16"], version: (1, 0), sm: 100, only_on: 0 }, Rule { mods: &[".f16"], version: (8, 6), sm: 0, only_on: 0 }, Rule { mods: &[".f16"], version: (1, 0), sm: 100, only_on: 0 }];
-const RULES_6: &[Rule] = &[Rule { mods: &[".L2::cache_hint"], version: (7, 4), sm: 0, only_on: 0 }, Rule { mods: &[".L2::cache_hint"], version: (1, 0), sm: 80, only_on: 0 }, Rule { mods: &[".acq_rel"], version: (6, 0), sm: 0, only_on: 0 }, Rule { mods: &[".acq_rel"], version: (1, 0), sm: 70, only_on: 0 }, Rule { mods: &[".acquire"], version: (6, 0), sm: 0, only_on: 0 }, Rule { mods: &[".acquire"], version: (1, 0), sm: 70, only_on: 0 }, Rule { mods: &[".add", ".f32"], version: (2, 0), sm: 0, only_on: 0 }, Rule { mods: &[".add", ".f32"], version: (1, 0), sm: 20, only_on: 0 }, Rule { mods: &[".add", ".f64"], version: (5, 0), sm: 0, only_on: 0 }, Rule { mods: &[".add", ".f64"], version: (1, 0), sm: 60, only_on: 0 }, Rule { mods: &[".and", ".b64"], version: (3, 1), sm: 0, only_on: 0 }, Rule { mods: &[".and", ".b64"], version: (1, 0), sm: 32, only_on: 0 }, Rule { mods: &[".and", ".s64"], version: (3, 1), sm: 0, only_on: 0 }, Rule { mods: &[".and", ".s64"], version: (1, 0), sm: 32, only_on: 0 }, Rule { mods: &[".and", ".u64"], version: (3, 1), sm: 0, only_on: 0 }, Rule { mods: &[".and", ".u64"], version: (1, 0), sm: 32, only_on: 0 }, Rule { mods: &[".cluster"], version: (5, 0), sm: 0, only_on: 0 }, Rule { mods: &[".cluster"], version: (7, 8), sm: 0, only_on: 0 }, Rule { mods: &[".cluster"], version: (1, 0), sm: 60, only_on: 0 }, Rule { mods: &[".cluster"], version: (1, 0), sm: 90, only_on: 0 }, Rule { mods: &[".cta"], version: (5, 0), sm: 0, only_on: 0 }, Rule { mods: &[".cta"], version: (1, 0), sm: 60, only_on: 0 }, Rule { mods: &[".global", ".add", ".b64"], version: (1, 2), sm: 0, only_on: 0 }, Rule { mods: &[".global", ".add", ".b64"], version: (1, 0), sm: 12, only_on: 0 }, Rule { mods: &[".global", ".add", ".s64"], version: (1, 2), sm: 0, only_on: 0 }, Rule { mods: &[".global", ".add", ".s64"], version: (1, 0), sm: 12, only_on: 0 }, Rule { mods: &[".global", ".add", ".u64"], version: (1, 2), sm: 0, only_on: 0 }, Rule { mods: &[".global", ".add", ".u64"], version: (1, 0), sm: 12, only_on: 0 }, Rule { mods: &[".global", ".b32"], version: (1, 1), sm: 0, only_on: 0 }, Rule { mods: &[".global", ".cas", ".b64"], version: (1, 2), sm: 0, only_on: 0 }, Rule { mods: &[".global", ".cas", ".b64"], version: (1, 0), sm: 12, only_on: 0 }, Rule { mods: &[".global", ".cas", ".s64"], version: (1, 2), sm: 0, only_on: 0 }, Rule { mods: &[".global", ".cas", ".s64"], version: (1, 0), sm: 12, only_on: 0 }, Rule { mods: &[".global", ".cas", ".u64"], version: (1, 2), sm: 0, only_on: 0 }, Rule { mods: &[".global", ".cas", ".u64"], version: (1, 0), sm: 12, only_on: 0 }, Rule { mods: &[".global", ".exch", ".b64"], version: (1, 2), sm: 0, only_on: 0 }, Rule { mods: &[".global", ".exch", ".b64"], version: (1, 0), sm: 12, only_on: 0 }, Rule { mods: &[".global", ".exch", ".s64"], version: (1, 2), sm: 0, only_on: 0 }, Rule { mods: &[".global", ".exch", ".s64"], version: (1, 0), sm: 12, only_on: 0 }, Rule { mods: &[".global", ".exch", ".u64"], version: (1, 2), sm: 0, only_on: 0 }, Rule { mods: &[".global", ".exch", ".u64"], version: (1, 0), sm: 12, only_on: 0 }, Rule { mods: &[".global", ".s32"], version: (1, 1), sm: 0, only_on: 0 }, Rule { mods: &[".global", ".u32"], version: (1, 1), sm: 0, only_on: 0 }, Rule { mods: &[".global"], version: (1, 0), sm: 11, only_on: 0 }, Rule { mods: &[".gpu"], version: (5, 0), sm: 0, only_on: 0 }, Rule { mods: &[".gpu"], version: (1, 0), sm: 60, only_on: 0 }, Rule { mods: &[".max", ".b64"], version: (3, 1), sm: 0, only_on: 0 }, Rule { mods: &[".max", ".b64"], version: (1, 0), sm: 32, only_on: 0 }, Rule { mods: &[".max", ".s64"], version: (3, 1), sm: 0, only_on: 0 }, Rule { mods: &[".max", ".s64"], version: (1, 0), sm: 32, only_on: 0 }, Rule { mods: &[".max", ".u64"], version: (3, 1), sm: 0, only_on: 0 }, Rule { mods: &[".max", ".u64"], version: (1, 0), sm: 32, only_on: 0 }, Rule { mods: &[".min", ".b64"], version: (3, 1), sm: 0, only_on: 0 }, Rule { mods: &[".min", ".b64"], version: (1, 0), sm: 32, only_on: 0 }, Rule { mods: &[".min", ".s64"], version: (3, 1), sm: 0, only_on: 0 }, Rule { mods: &[".min", ".s64"], version: (1, 0), sm: 32, only_on: 0 }, Rule { mods: &[".min", ".u64"], version: (3, 1), sm: 0, only_on: 0 }, Rule { mods: &[".min", ".u64"], version: (1, 0), sm: 32, only_on: 0 }, Rule { mods: &[".or", ".b64"], version: (3, 1), sm: 0, only_on: 0 }, Rule { mods: &[".or", ".b64"], version: (1, 0), sm: 32, only_on: 0 }, Rule { mods: &[".or", ".s64"], version: (3, 1), sm: 0, only_on: 0 }, Rule { mods: &[".or", ".s64"], version: (1, 0), sm: 32, only_on: 0 }, Rule { mods: &[".or", ".u64"], version: (3, 1), sm: 0, only_on: 0 }, Rule { mods: &[".or", ".u64"], version: (1, 0), sm: 32, only_on: 0 }, Rule { mods: &[".relaxed"], version: (6, 0), sm: 0, only_on: 0 }, Rule { mods: &[".relaxed"], version: (1, 0), sm: 70, only_on: 0 }, Rule { mods: &[".release"], version: (6, 0), sm: 0, only_on: 0 }, Rule { mods: &[".release"], version: (1, 0), sm: 70, only_on: 0 }, Rule { mods: &[".shared", ".add", ".b64"], version: (2, 0), sm: 0, only_on: 0 }, Rule { mods: &[".shared", ".add", ".b64"], version: (1, 0), sm: 20, only_on: 0 }, Rule { mods: &[".shared", ".add", ".s64"], version: (2, 0), sm: 0, only_on: 0 }, Rule { mods: &[".shared", ".add", ".s64"], version: (1, 0), sm: 20, only_on: 0 }, Rule { mods: &[".shared", ".add", ".u64"], version: (2, 0), sm: 0, only_on: 0 }, Rule { mods: &[".shared", ".add", ".u64"], version: (1, 0), sm: 20, only_on: 0 }, Rule { mods: &[".shared", ".cas", ".b64"], version: (2, 0), sm: 0, only_on: 0 }, Rule { mods: &[".shared", ".cas", ".b64"], version: (1, 0), sm: 20, only_on: 0 }, Rule { mods: &[".shared", ".cas", ".s64"], version: (2, 0), sm: 0, only_on: 0 }, Rule { mods: &[".shared", ".cas", ".s64"], version: (1, 0), sm: 20, only_on: 0 }, Rule { mods: &[".shared", ".cas", ".u64"], version: (2, 0), sm: 0, only_on: 0 }, Rule { mods: &[".shared", ".cas", ".u64"], version: (1, 0), sm: 20, only_on: 0 }, Rule { mods: &[".shared", ".exch", ".b64"], version: (2, 0), sm: 0, only_on: 0 }, Rule { mods: &[".shared", ".exch", ".b64"], version: (1, 0), sm: 20, only_on: 0 }, Rule { mods: &[".shared", ".exch", ".s64"], version: (2, 0), sm: 0, only_on: 0 }, Rule { mods: &[".shared", ".exch", ".s64"], version: (1, 0), sm: 20, only_on: 0 }, Rule { mods: &[".shared", ".exch", ".u64"], version: (2, 0), sm: 0, only_on: 0 }, Rule { mods: &[".shared", ".exch", ".u64"], version: (1, 0), sm: 20, only_on: 0 }, Rule { mods: &[".shared"], version: (1, 2), sm: 0, only_on: 0 }, Rule { mods: &[".shared"], version: (1, 0), sm: 12, only_on: 0 }, Rule { mods: &[".shared::cluster"], version: (7, 8), sm: 0, only_on: 0 }, Rule { mods: &[".shared::cluster"], version: (1, 0), sm: 90, only_on: 0 }, Rule { mods: &[".shared::cta"], version: (7, 8), sm: 0, only_on: 0 }, Rule { mods: &[".shared::cta"], version: (1, 0), sm: 30, only_on: 0 }, Rule { mods: &[".sys"], version: (5, 0), sm: 0, only_on: 0 }, Rule { mods: &[".sys"], version: (1, 0), sm: 60, only_on: 0 }, Rule { mods: &[".xor", ".b64"], version: (3, 1), sm: 0, only_on: 0 }, Rule { mods: &[".xor", ".b64"], version: (1, 0), sm: 32, only_on: 0 }, Rule { mods: &[".xor", ".s64"], version: (3, 1), sm: 0, only_on: 0 }, Rule { mods: &[".xor", ".s64"], version: (1, 0), sm: 32, only_on: 0 }, Rule { mods: &[".xor", ".u64"], version: (3, 1), sm: 0, only_on: 0 }, Rule { mods: &[".xor", ".u64"], version: (1, 0), sm: 32, only_on: 0 }];
-const RULES_7: &[Rule] = &[Rule { mods: &[".acq_rel"], version: (6, 0), sm: 0, only_on: 0 }, Rule { mods: &[".acq_rel"], version: (1, 0), sm: 70, only_on: 0 }, Rule { mods: &[".acquire"], version: (6, 0), sm: 0, only_on: 0 }, Rule { mods: &[".acquire"], version: (1, 0), sm: 70, only_on: 0 }, Rule { mods: &[".add", ".f32"], version: (2, 0), sm: 0, only_on: 0 }, Rule { mods: &[".add", ".f32"], version: (1, 0), sm: 20, only_on: 0 }, Rule { mods: &[".add", ".f64"], version: (5, 0), sm: 0, only_on: 0 }, Rule { mods: &[".add", ".f64"], version: (1, 0), sm: 60, only_on: 0 }, Rule { mods: &[".and", ".b64"], version: (3, 1), sm: 0, only_on: 0 }, Rule { mods: &[".and", ".b64"], version: (1, 0), sm: 32, only_on: 0 }, Rule { mods: &[".and", ".s64"], version: (3, 1), sm: 0, only_on: 0 }, Rule { mods: &[".and", ".s64"], version: (1, 0), sm: 32, only_on: 0 }, Rule { mods: &[".and", ".u64"], version: (3, 1), sm: 0, only_on: 0 }, Rule { mods: &[".and", ".u64"], version: (1, 0), sm: 32, only_on: 0 }, Rule { mods: &[".cluster"], version: (5, 0), sm: 0, only_on: 0 }, Rule { mods: &[".cluster"], version: (7, 8), sm: 0, only_on: 0 }, Rule { mods: &[".cluster"], version: (1, 0), sm: 60, only_on: 0 }, Rule { mods: &[".cluster"], version: (1, 0), sm: 90, only_on: 0 }, Rule { mods: &[".cta"], version: (5, 0), sm: 0, only_on: 0 }, Rule { mods: &[".cta"], version: (1, 0), sm: 60, only_on: 0 }, Rule { mods: &[".global", ".add", ".b64"], version: (1, 2), sm: 0, only_on: 0 }, Rule { mods: &[".global", ".add", ".b64"], version: (1, 0), sm: 12, only_on: 0 }, Rule { mods: &[".global", ".add", ".s64"], version: (1, 2), sm: 0, only_on: 0 }, Rule { mods: &[".global", ".add", ".s64"], version: (1, 0), sm: 12, only_on: 0 }, Rule { mods: &[".global", ".add", ".u64"], version: (1, 2), sm: 0, only_on: 0 }, Rule { mods: &[".global", ".add", ".u64"], version: (1, 0), sm: 12, only_on: 0 }, Rule { mods: &[".global", ".b32"], version: (1, 1), sm: 0, only_on: 0 }, Rule { mods: &[".global", ".cas", ".b64"], version: (1, 2), sm: 0, only_on: 0 }, Rule { mods: &[".global", ".cas", ".b64"], version: (1, 0), sm: 12, only_on: 0 }, Rule { mods: &[".global", ".cas", ".s64"], version: (1, 2), sm: 0, only_on: 0 }, Rule { mods: &[".global", ".cas", ".s64"], version: (1, 0), sm: 12, only_on: 0 }, Rule { mods: &[".global", ".cas", ".u64"], version: (1, 2), sm: 0, only_on: 0 }, Rule { mods: &[".global", ".cas", ".u64"], version: (1, 0), sm: 12, only_on: 0 }, Rule { mods: &[".global", ".exch", ".b64"], version: (1, 2), sm: 0, only_on: 0 }, Rule { mods: &[".global", ".exch", ".b64"], version: (1, 0), sm: 12, only_on: 0 }, Rule { mods: &[".global", ".exch", ".s64"], version: (1, 2), sm: 0, only_on: 0 }, Rule { mods: &[".global", ".exch", ".s64"], version: (1, 0), sm: 12, only_on: 0 }, Rule { mods: &[".global", ".exch", ".u64"], version: (1, 2), sm: 0, only_on: 0 }, Rule { mods: &[".global", ".exch", ".u64"], version: (1, 0), sm: 12, only_on: 0 }, Rule { mods: &[".global", ".s32"], version: (1, 1), sm: 0, only_on: 0 }, Rule { mods: &[".global", ".u32"], version: (1, 1), sm: 0, only_on: 0 }, Rule { mods: &[".global"], version: (1, 0), sm: 11, only_on: 0 }, Rule { mods: &[".gpu"], version: (5, 0), sm: 0, only_on: 0 }, Rule { mods: &[".gpu"], version: (1, 0), sm: 60, only_on: 0 }, Rule { mods: &[".max", ".b64"], version: (3, 1), sm: 0, only_on: 0 }, Rule { mods: &[".max", ".b64"], version: (1, 0), sm: 32, only_on: 0 }, Rule { mods: &[".max", ".s64"], version: (3, 1), sm: 0, only_on: 0 }, Rule { mods: &[".max", ".s64"], version: (1, 0), sm: 32, only_on: 0 }, Rule { mods: &[".max", ".u64"], version: (3, 1), sm: 0, only_on: 0 }, Rule { mods: &[".max", ".u64"], version: (1, 0), sm: 32, only_on: 0 }, Rule { mods: &[".min", ".b64"], version: (3, 1), sm: 0, only_on: 0 }, Rule { mods: &[".min", ".b64"], version: (1, 0), sm: 32, only_on: 0 }, Rule { mods: &[".min", ".s64"], version: (3, 1), sm: 0, only_on: 0 }, Rule { mods: &[".min", ".s64"], version: (1, 0), sm: 32, only_on: 0 }, Rule { mods: &[".min", ".u64"], version: (3, 1), sm: 0, only_on: 0 }, Rule { mods: &[".min", ".u64"], version: (1, 0), sm: 32, only_on: 0 }, Rule { mods: &[".or", ".b64"], version: (3, 1), sm: 0, only_on: 0 }, Rule { mods: &[".or", ".b64"], version: (1, 0), sm: 32, only_on: 0 }, Rule { mods: &[".or", ".s64"], version: (3, 1), sm: 0, only_on: 0 }, Rule { mods: &[".or", ".s64"], version: (1, 0), sm: 32, only_on: 0 }, Rule { mods: &[".or", ".u64"], version: (3, 1), sm: 0, only_on: 0 }, Rule { mods: &[".or", ".u64"], version: (1, 0), sm: 32, only_on: 0 }, Rule { mods: &[".relaxed"], version: (6, 0), sm: 0, only_on: 0 }, Rule { mods: &[".relaxed"], version: (1, 0), sm: 70, only_on: 0 }, Rule { mods: &[".release"], version: (6, 0), sm: 0, only_on: 0 }, Rule { mods: &[".release"], version: (1, 0), sm: 70, only_on: 0 }, Rule { mods: &[".shared", ".add", ".b64"], version: (2, 0), sm: 0, only_on: 0 }, Rule { mods: &[".shared", ".add", ".b64"], version: (1, 0), sm: 20, only_on: 0 }, Rule { mods: &[".shared", ".add", ".s64"], version: (2, 0), sm: 0, only_on: 0 }, Rule { mods: &[".shared", ".add", ".s64"], version: (1, 0), sm: 20, only_on: 0 }, Rule { mods: &[".shared", ".add", ".u64"], version: (2, 0), sm: 0, only_on: 0 }, Rule { mods: &[".shared", ".add", ".u64"], version: (1, 0), sm: 20, only_on: 0 }, Rule { mods: &[".shared", ".cas", ".b64"], version: (2, 0), sm: 0, only_on: 0 }, Rule { mods: &[".shared", ".cas", ".b64"], version: (1, 0), sm: 20, only_on: 0 }, Rule { mods: &[".shared", ".cas", ".s64"], version: (2, 0), sm: 0, only_on: 0 }, Rule { mods: &[".shared", ".cas", ".s64"], version: (1, 0), sm: 20, only_on: 0 }, Rule { mods: &[".shared", ".cas", ".u64"], version: (2, 0), sm: 0, only_on: 0 }, Rule { mods: &[".shared", ".cas", ".u64"], version: (1, 0), sm: 20, only_on: 0 }, Rule { mods: &[".shared", ".exch", ".b64"], version: (2, 0), sm: 0, only_on: 0 }, Rule { mods: &[".shared", ".exch", ".b64"], version: (1, 0), sm: 20, only_on: 0 }, Rule { mods: &[".shared", ".exch", ".s64"], version: (2, 0), sm: 0, only_on: 0 }, Rule { mods: &[".shared", ".exch", ".s64"], version: (1, 0), sm: 20, only_on: 0 }, Rule { mods: &[".shared", ".exch", ".u64"], version: (2, 0), sm: 0, only_on: 0 }, Rule { mods: &[".shared", ".exch", ".u64"], version: (1, 0), sm: 20, only_on: 0 }, Rule { mods: &[".shared"], version: (1, 2), sm: 0, only_on: 0 }, Rule { mods: &[".shared"], version: (1, 0), sm: 12, only_on: 0 }, Rule { mods: &[".shared::cluster"], version: (7, 8), sm: 0, only_on: 0 }, Rule { mods: &[".shared::cluster"], version: (1, 0), sm: 90, only_on: 0 }, Rule { mods: &[".shared::cta"], version: (7, 8), sm: 0, only_on: 0 }, Rule { mods: &[".shared::cta"], version: (1, 0), sm: 30, only_on: 0 }, Rule { mods: &[".sys"], version: (5, 0), sm: 0, only_on: 0 }, Rule { mods: &[".sys"], version: (1, 0), sm: 60, only_on: 0 }, Rule { mods: &[".xor", ".b64"], version: (3, 1), sm: 0, only_on: 0 }, Rule { mods: &[".xor", ".b64"], version: (1, 0), sm: 32, only_on: 0 }, Rule { mods: &[".xor", ".s64"], version: (3, 1), sm: 0, only_on: 0 }, Rule { mods: &[".xor", ".s64"], version: (1, 0), sm: 32, only_on: 0 }, Rule { mods: &[".xor", ".u64"], version: (3, 1), sm: 0, only_on: 0 }, Rule { mods: &[".xor", ".u64"], version: (1, 0), sm: 32, only_on: 0 }];
-const RULES_8: &[Rule] = &[Rule { mods: &[".acq_rel"], version: (6, 0), sm: 0, only_on: 0 }, Rule { mods: &[".acq_rel"], version: (1, 0), sm: 70, only_on: 0 }, Rule { mods: &[".acquire"], version: (6, 0), sm: 0, only_on: 0 }, Rule { mods: &[".acquire"], version: (1, 0), sm: 70, only_on: 0 }, Rule { mods: &[".cluster"], version: (5, 0), sm: 0, only_on: 0 }, Rule { mods: &[".cluster"], version: (7, 8), sm: 0, only_on: 0 }, Rule { mods: &[".cluster"], version: (1, 0), sm: 60, only_on: 0 }, Rule { mods: &[".cluster"], version: (1, 0), sm: 90, only_on: 0 }, Rule { mods: &[".cta"], version: (5, 0), sm: 0, only_on: 0 }, Rule { mods: &[".cta"], version: (1, 0), sm: 60, only_on: 0 }, Rule { mods: &[".global"], version: (1, 0), sm: 11, only_on: 0 }, Rule { mods: &[".gpu"], version: (5, 0), sm: 0, only_on: 0 }, Rule { mods: &[".gpu"], version: (1, 0), sm: 60, only_on: 0 }, Rule { mods: &[".relaxed"], version: (6, 0), sm: 0, only_on: 0 }, Rule { mods: &[".relaxed"], version: (1, 0), sm: 70, only_on: 0 }, Rule { mods: &[".release"], version: (6, 0), sm: 0, only_on: 0 }, Rule { mods: &[".release"], version: (1, 0), sm: 70, only_on: 0 }, Rule { mods: &[".shared"], version: (1, 2), sm: 0, only_on: 0 }, Rule { mods: &[".shared"], version: (1, 0), sm: 12, only_on: 0 }, Rule { mods: &[".shared::cluster"], version: (7, 8), sm: 0, only_on: 0 }, Rule { mods: &[".shared::cluster"], version: (1, 0), sm: 90, only_on: 0 }, Rule { mods: &[".shared::cta"], version: (7, 8), sm: 0, only_on: 0 }, Rule { mods: &[".shared::cta"], version: (1, 0), sm: 30, only_on: 0 }, Rule { mods: &[".sys"], version: (5, 0), sm: 0, only_on: 0 }, Rule { mods: &[".sys"], version: (1, 0), sm: 60, only_on: 0 }];
-const RULES_9: &[Rule] = &[Rule { mods: &[".acq_rel"], version: (6, 0), sm: 0, only_on: 0 }, Rule { mods: &[".acq_rel"], version: (1, 0), sm: 70, only_on: 0 }, Rule { mods: &[".acquire"], version: (6, 0), sm: 0, only_on: 0 }, Rule { mods: &[".acquire"], version: (1, 0), sm: 70, only_on: 0 }, Rule { mods: &[".cluster"], version: (5, 0), sm: 0, only_on: 0 }, Rule { mods: &[".cluster"], version: (7, 8), sm: 0, only_on: 0 }, Rule { mods: &[".cluster"], version: (1, 0), sm: 60, only_on: 0 }, Rule { mods: &[".cluster"], version: (1, 0), sm: 90, only_on: 0 }, Rule { mods: &[".cta"], version: (5, 0), sm: 0, only_on: 0 }, Rule { mods: &[".cta"], version: (1, 0), sm: 60, only_on: 0 }, Rule { mods: &[".global"], version: (1, 0), sm: 11, only_on: 0 }, Rule { mods: &[".gpu"], version: (5, 0), sm: 0, only_on: 0 }, Rule { mods: &[".gpu"], version: (1, 0), sm: 60, only_on: 0 }, Rule { mods: &[".relaxed"], version: (6, 0), sm: 0, only_on: 0 }, Rule { mods: &[".relaxed"], version: (1, 0), sm: 70, only_on: 0 }, Rule { mods: &[".release"], version: (6, 0), sm: 0, only_on: 0 }, Rule { mods: &[".release"], version: (1, 0), sm: 70, only_on: 0 }, Rule { mods: &[".shared"], version: (1, 2), sm: 0, only_on: 0 }, Rule { mods: &[".shared"], version: (1, 0), sm: 12, only_on: 0 }, Rule { mods: &[".shared::cluster"], version: (7, 8), sm: 0, only_on: 0 }, Rule { mods: &[".shared::cluster"], version: (1, 0), sm: 90, only_on: 0 }, Rule { mods: &[".shared::cta"], version: (7, 8), sm: 0, only_on: 0 }, Rule { mods: &[".shared::cta"], version: (1, 0), sm: 30, only_on: 0 }, Rule { mods: &[".sys"], version: (5, 0), sm: 0, only_on: 0 }, Rule { mods: &[".sys"], version: (8, 4), sm: 0, only_on: 0 }, Rule { mods: &[".sys"], version: (1, 0), sm: 60, only_on: 0 }];
-const RULES_10: &[Rule] = &[Rule { mods: &[".L2::cache_hint"], version: (7, 4), sm: 0, only_on: 0 }, Rule { mods: &[".L2::cache_hint"], version: (1, 0), sm: 80, only_on: 0 }, Rule { mods: &[".acq_rel"], version: (6, 0), sm: 0, only_on: 0 }, Rule { mods: &[".acq_rel"], version: (1, 0), sm: 70, only_on: 0 }, Rule { mods: &[".acquire"], version: (6, 0), sm: 0, only_on: 0 }, Rule { mods: &[".acquire"], version: (1, 0), sm: 70, only_on: 0 }, Rule { mods: &[".cluster"], version: (5, 0), sm: 0, only_on: 0 }, Rule { mods: &[".cluster"], version: (7, 8), sm: 0, only_on: 0 }, Rule { mods: &[".cluster"], version: (1, 0), sm: 60, only_on: 0 }, Rule { mods: &[".cluster"], version: (1, 0), sm: 90, only_on: 0 }, Rule { mods: &[".cta"], version: (5, 0), sm: 0, only_on: 0 }, Rule { mods: &[".cta"], version: (1, 0), sm: 60, only_on: 0 }, Rule { mods: &[".global"], version: (1, 0), sm: 11, only_on: 0 }, Rule { mods: &[".gpu"], version: (5, 0), sm: 0, only_on: 0 }, Rule { mods: &[".gpu"], version: (1, 0), sm: 60, only_on: 0 }, Rule { mods: &[".relaxed"], version: (6, 0), sm: 0, only_on: 0 }, Rule { mods: &[".relaxed"], version: (1, 0), sm: 70, only_on: 0 }, Rule { mods: &[".release"], version: (6, 0), sm: 0, only_on: 0 }, Rule { mods: &[".release"], version: (1, 0), sm: 70, only_on: 0 }, Rule { mods: &[".shared"], version: (1, 2), sm: 0, only_on: 0 }, Rule { mods: &[".shared"], version: (1, 0), sm: 12, only_on: 0 }, Rule { mods: &[".shared::cluster"], version: (7, 8), sm: 0, only_on: 0 }, Rule { mods: &[".shared::cluster"], version: (1, 0), sm: 90, only_on: 0 }, Rule { mods: &[".shared::cta"], version: (7, 8), sm: 0, only_on: 0 }, Rule { mods: &[".shared::cta"], version: (1, 0), sm: 30, only_on: 0 }, Rule { mods: &[".sys"], version: (5, 0), sm: 0, only_on: 0 }, Rule { mods: &[".sys"], version: (8, 4), sm: 0, only_on: 0 }, Rule { mods: &[".sys"], version: (1, 0), sm: 60, only_on: 0 }];
-const RULES_11: &[Rule] = &[Rule { mods: &[".L2::cache_hint"], version: (7, 4), sm: 0, only_on: 0 }, Rule { mods: &[".L2::cache_hint"], version: (1, 0), sm: 80, only_on: 0 }, Rule { mods: &[".acq_rel"], version: (6, 0), sm: 0, only_on: 0 }, Rule { mods: &[".acq_rel"], version: (1, 0), sm: 70, only_on: 0 }, Rule { mods: &[".acquire"], version: (6, 0), sm: 0, only_on: 0 }, Rule { mods: &[".acquire"], version: (1, 0), sm: 70, only_on: 0 }, Rule { mods: &[".cluster"], version: (5, 0), sm: 0, only_on: 0 }, Rule { mods: &[".cluster"], version: (7, 8), sm: 0, only_on: 0 }, Rule { mods: &[".cluster"], version: (1, 0), sm: 60, only_on: 0 }, Rule { mods: &[".cluster"], version: (1, 0), sm: 90, only_on: 0 }, Rule { mods: &[".cta"], version: (5, 0), sm: 0, only_on: 0 }, Rule { mods: &[".cta"], version: (1, 0), sm: 60, only_on: 0 }, Rule { mods: &[".global"], version: (1, 0), sm: 11, only_on: 0 }, Rule { mods: &[".gpu"], version: (5, 0), sm: 0, only_on: 0 }, Rule { mods: &[".gpu"], version: (1, 0), sm: 60, only_on: 0 }, Rule { mods: &[".relaxed"], version: (6, 0), sm: 0, only_on: 0 }, Rule { mods: &[".relaxed"], version: (1, 0), sm: 70, only_on: 0 }, Rule { mods: &[".release"], version: (6, 0), sm: 0, only_on: 0 }, Rule { mods: &[".release"], version: (1, 0), sm: 70, only_on: 0 }, Rule { mods: &[".shared"], version: (1, 2), sm: 0, only_on: 0 }, Rule { mods: &[".shared"], version: (1, 0), sm: 12, only_on: 0 }, Rule { mods: &[".shared::cluster"], version: (7, 8), sm: 0, only_on: 0 }, Rule { mods: &[".shared::cluster"], version: (1, 0), sm: 90, only_on: 0 }, Rule { mods: &[".shared::cta"], version: (7, 8), sm: 0, only_on: 0 }, Rule { mods: &[".shared::cta"], version: (1, 0), sm: 30, only_on: 0 }, Rule { mods: &[".sys"], version: (5, 0), sm: 0, only_on: 0 }, Rule { mods: &[".sys"], version: (1, 0), sm: 60, only_on: 0 }];
-const RULES_12: &[Rule] = &[Rule { mods: &[".L2::cache_hint"], version: (7, 4), sm: 0, only_on: 0 }, Rule { mods: &[".L2::cache_hint"], version: (1, 0), sm: 80, only_on: 0 }, Rule { mods: &[".acq_rel"], version: (6, 0), sm: 0, only_on: 0 }, Rule { mods: &[".acq_rel"], version: (1, 0), sm: 70, only_on: 0 }, Rule { mods: &[".acquire"], version: (6, 0), sm: 0, only_on: 0 }, Rule { mods: &[".acquire"], version: (1, 0), sm: 70, only_on: 0 }, Rule { mods: &[".cluster"], version: (5, 0), sm: 0, only_on: 0 }, Rule { mods: &[".cluster"], version: (7, 8), sm: 0, only_on: 0 }, Rule { mods: &[".cluster"], version: (1, 0), sm: 60, only_on: 0 }, Rule { mods: &[".cluster"], version: (1, 0), sm: 90, only_on: 0 }, Rule { mods: &[".cta"], version: (5, 0), sm: 0, only_on: 0 }, Rule { mods: &[".cta"], version: (1, 0), sm: 60, only_on: 0 }, Rule { mods: &[".global"], version: (1, 0), sm: 11, only_on: 0 }, Rule { mods: &[".gpu"], version: (5, 0), sm: 0, only_on: 0 }, Rule { mods: &[".gpu"], version: (1, 0), sm: 60, only_on: 0 }, Rule { mods: &[".relaxed"], version: (6, 0), sm: 0, only_on: 0 }, Rule { mods: &[".relaxed"], version: (1, 0), sm: 70, only_on: 0 }, Rule { mods: &[".release"], version: (6, 0), sm: 0, only_on: 0 }, Rule { mods: &[".release"], version: (1, 0), sm: 70, only_on: 0 }, Rule { mods: &[".sys"], version: (5, 0), sm: 0, only_on: 0 }, Rule { mods: &[".sys"], version: (1, 0), sm: 60, only_on: 0 }, Rule { mods: &[".v2"], version: (8, 1), sm: 0, only_on: 0 }, Rule { mods: &[".v2"], version: (1, 0), sm: 90, only_on: 0 }, Rule { mods: &[".v4"], version: (8, 1), sm: 0, only_on: 0 }, Rule { mods: &[".v4"], version: (1, 0), sm: 90, only_on: 0 }];
-const RULES_13: &[Rule] = &[Rule { mods: &[".L2::cache_hint"], version: (7, 4), sm: 0, only_on: 0 }, Rule { mods: &[".L2::cache_hint"], version: (1, 0), sm: 80, only_on: 0 }, Rule { mods: &[".acq_rel"], version: (6, 0), sm: 0, only_on: 0 }, Rule { mods: &[".acq_rel"], version: (1, 0), sm: 70, only_on: 0 }, Rule { mods: &[".acquire"], version: (6, 0), sm: 0, only_on: 0 }, Rule { mods: &[".acquire"], version: (1, 0), sm: 70, only_on: 0 }, Rule { mods: &[".add", ".bf16"], version: (7, 8), sm: 0, only_on: 0 }, Rule { mods: &[".add", ".bf16"], version: (1, 0), sm: 90, only_on: 0 }, Rule { mods: &[".add", ".f16"], version: (6, 3), sm: 0, only_on: 0 }, Rule { mods: &[".add", ".f16"], version: (1, 0), sm: 70, only_on: 0 }, Rule { mods: &[".cluster"], version: (5, 0), sm: 0, only_on: 0 }, Rule { mods: &[".cluster"], version: (7, 8), sm: 0, only_on: 0 }, Rule { mods: &[".cluster"], version: (1, 0), sm: 60, only_on: 0 }, Rule { mods: &[".cluster"], version: (1, 0), sm: 90, only_on: 0 }, Rule { mods: &[".cta"], version: (5, 0), sm: 0, only_on: 0 }, Rule { mods: &[".cta"], version: (1, 0), sm: 60, only_on: 0 }, Rule { mods: &[".global"], version: (1, 0), sm: 11, only_on: 0 }, Rule { mods: &[".gpu"], version: (5, 0), sm: 0, only_on: 0 }, Rule { mods: &[".gpu"], version: (1, 0), sm: 60, only_on: 0 }, Rule { mods: &[".relaxed"], version: (6, 0), sm: 0, only_on: 0 }, Rule { mods: &[".relaxed"], version: (1, 0), sm: 70, only_on: 0 }, Rule { mods: &[".release"], version: (6, 0), sm: 0, only_on: 0 }, Rule { mods: &[".release"], version: (1, 0), sm: 70, only_on: 0 }, Rule { mods: &[".sys"], version: (5, 0), sm: 0, only_on: 0 }, Rule { mods: &[".sys"], version: (1, 0), sm: 60, only_on: 0 }, Rule { mods: &[".v2"], version: (8, 1), sm: 0, only_on: 0 }, Rule { mods: &[".v2"], version: (1, 0), sm: 90, only_on: 0 }, Rule { mods: &[".v4"], version: (8, 1), sm: 0, only_on: 0 }, Rule { mods: &[".v4"], version: (1, 0), sm: 90, only_on: 0 }, Rule { mods: &[".v8"], version: (8, 1), sm: 0, only_on: 0 }, Rule { mods: &[".v8"], version: (1, 0), sm: 90, only_on: 0 }];
-const RULES_14: &[Rule] = &[Rule { mods: &[".L2::cache_hint"], version: (7, 4), sm: 0, only_on: 0 }, Rule { mods: &[".L2::cache_hint"], version: (1, 0), sm: 80, only_on: 0 }, Rule { mods: &[".acq_rel"], version: (6, 0), sm: 0, only_on: 0 }, Rule { mods: &[".acq_rel"], version: (1, 0), sm: 70, only_on: 0 }, Rule { mods: &[".acquire"], version: (6, 0), sm: 0, only_on: 0 }, Rule { mods: &[".acquire"], version: (1, 0), sm: 70, only_on: 0 }, Rule { mods: &[".add", ".bf16x2"], version: (7, 8), sm: 0, only_on: 0 }, Rule { mods: &[".add", ".bf16x2"], version: (1, 0), sm: 90, only_on: 0 }, Rule { mods: &[".add", ".f16x2"], version: (6, 2), sm: 0, only_on: 0 }, Rule { mods: &[".add", ".f16x2"], version: (1, 0), sm: 60, only_on: 0 }, Rule { mods: &[".cluster"], version: (5, 0), sm: 0, only_on: 0 }, Rule { mods: &[".cluster"], version: (7, 8), sm: 0, only_on: 0 }, Rule { mods: &[".cluster"], version: (1, 0), sm: 60, only_on: 0 }, Rule { mods: &[".cluster"], version: (1, 0), sm: 90, only_on: 0 }, Rule { mods: &[".cta"], version: (5, 0), sm: 0, only_on: 0 }, Rule { mods: &[".cta"], version: (1, 0), sm: 60, only_on: 0 }, Rule { mods: &[".global"], version: (1, 0), sm: 11, only_on: 0 }, Rule { mods: &[".gpu"], version: (5, 0), sm: 0, only_on: 0 }, Rule { mods: &[".gpu"], version: (1, 0), sm: 60, only_on: 0 }, Rule { mods: &[".relaxed"], version: (6, 0), sm: 0, only_on: 0 }, Rule { mods: &[".relaxed"], version: (1, 0), sm: 70, only_on: 0 }, Rule { mods: &[".release"], version: (6, 0), sm: 0, only_on: 0 }, Rule { mods: &[".release"], version: (1, 0), sm: 70, only_on: 0 }, Rule { mods: &[".sys"], version: (5, 0), sm: 0, only_on: 0 }, Rule { mods: &[".sys"], version: (1, 0), sm: 60, only_on: 0 }, Rule { mods: &[".v2"], version: (8, 1), sm: 0, only_on: 0 }, Rule { mods: &[".v2"], version: (1, 0), sm: 90, only_on: 0 }, Rule { mods: &[".v4"], version: (8, 1), sm: 0, only_on: 0 }, Rule { mods: &[".v4"], version: (1, 0), sm: 90, only_on: 0 }];
-const RULES_15: &[Rule] = &[Rule { mods: &[".global", ".add", ".b64"], version: (1, 0), sm: 12, only_on: 0 }, Rule { mods: &[".global", ".add", ".u64"], version: (1, 0), sm: 12, only_on: 0 }, Rule { mods: &[".global", ".cas", ".b64"], version: (1, 0), sm: 12, only_on: 0 }, Rule { mods: &[".global", ".cas", ".u64"], version: (1, 0), sm: 12, only_on: 0 }, Rule { mods: &[".global", ".exch", ".b64"], version: (1, 0), sm: 12, only_on: 0 }, Rule { mods: &[".global", ".exch", ".u64"], version: (1, 0), sm: 12, only_on: 0 }, Rule { mods: &[".global"], version: (1, 0), sm: 11, only_on: 0 }, Rule { mods: &[".shared"], version: (1, 0), sm: 12, only_on: 0 }];
-const RULES_16: &[Rule] = &[Rule { mods: &[".cta"], version: (7, 8), sm: 0, only_on: 0 }];
-const RULES_17: &[Rule] = &[Rule { mods: &[".relaxed"], version: (8, 0), sm: 0, only_on: 0 }, Rule { mods: &[".release"], version: (8, 0), sm: 0, only_on: 0 }];
-const RULES_18: &[Rule] = &[Rule { mods: &[".acquire"], version: (8, 0), sm: 0, only_on: 0 }];
-const RULES_19: &[Rule] = &[Rule { mods: &[".multicast::cluster::all"], version: (1, 0), sm: 100, only_on: 0 }];
-const RULES_20: &[Rule] = &[Rule { mods: &[".ftz"], version: (1, 4), sm: 0, only_on: 0 }];
-const RULES_21: &[Rule] = &[Rule { mods: &[".L2::128B"], version: (7, 4), sm: 0, only_on: 0 }, Rule { mods: &[".L2::256B"], version: (7, 4), sm: 0, only_on: 0 }, Rule { mods: &[".L2::64B"], version: (7, 4), sm: 0, only_on: 0 }, Rule { mods: &[".L2::cache_hint"], version: (7, 4), sm: 0, only_on: 0 }, Rule { mods: &[".shared::cta"], version: (7, 8), sm: 0, only_on: 0 }, Rule { mods: &[".shared::cta"], version: (1, 0), sm: 30, only_on: 0 }];
-const RULES_22: &[Rule] = &[Rule { mods: &[".ignore_oob"], version: (9, 2), sm: 0, only_on: 0 }];
-const RULES_23: &[Rule] = &[Rule { mods: &[".cp_mask"], version: (8, 6), sm: 0, only_on: 0 }, Rule { mods: &[".cp_mask"], version: (1, 0), sm: 100, only_on: 0 }];
-const RULES_24: &[Rule] = &[Rule { mods: &[".cta_group::1"], version: (8, 6), sm: 0, only_on: 0 }, Rule { mods: &[".cta_group::1"], version: (1, 0), sm: 100, only_on: 0 }, Rule { mods: &[".cta_group::2"], version: (8, 6), sm: 0, only_on: 0 }, Rule { mods: &[".cta_group::2"], version: (1, 0), sm: 100, only_on: 0 }, Rule { mods: &[".im2col::w"], version: (8, 6), sm: 0, only_on: 0 }, Rule { mods: &[".im2col::w"], version: (1, 0), sm: 100, only_on: 0 }, Rule { mods: &[".im2col::w::128"], version: (8, 6), sm: 0, only_on: 0 }, Rule { mods: &[".im2col::w::128"], version: (1, 0), sm: 100, only_on: 0 }, Rule { mods: &[".tile::gather4"], version: (8, 6), sm: 0, only_on: 0 }, Rule { mods: &[".tile::gather4"], version: (1, 0), sm: 100, only_on: 0 }];
-const RULES_25: &[Rule] = &[Rule { mods: &[".tile::scatter4"], version: (8, 6), sm: 0, only_on: 0 }, Rule { mods: &[".tile::scatter4"], version: (1, 0), sm: 100, only_on: 0 }];
-const RULES_26: &[Rule] = &[Rule { mods: &[".im2col::w"], version: (8, 6), sm: 0, only_on: 0 }, Rule { mods: &[".im2col::w"], version: (1, 0), sm: 100, only_on: 0 }, Rule { mods: &[".im2col::w::128"], version: (8, 6), sm: 0, only_on: 0 }, Rule { mods: &[".im2col::w::128"], version: (1, 0), sm: 100, only_on: 0 }, Rule { mods: &[".tile::gather4"], version: (8, 6), sm: 0, only_on: 0 }, Rule { mods: &[".tile::gather4"], version: (1, 0), sm: 100, only_on: 0 }];
-const RULES_27: &[Rule] = &[Rule { mods: &[".shared::cta"], version: (7, 8), sm: 0, only_on: 0 }];
-const RULES_28: &[Rule] = &[Rule { mods: &[".bf16"], version: (7, 0), sm: 0, only_on: 0 }, Rule { mods: &[".bf16"], version: (1, 0), sm: 80, only_on: 0 }, Rule { mods: &[".f64"], version: (1, 0), sm: 13, only_on: 0 }, Rule { mods: &[".s16", ".bf16"], version: (7, 8), sm: 0, only_on: 0 }, Rule { mods: &[".s32", ".bf16"], version: (7, 8), sm: 0, only_on: 0 }, Rule { mods: &[".s64", ".bf16"], version: (7, 8), sm: 0, only_on: 0 }, Rule { mods: &[".s8", ".bf16"], version: (7, 8), sm: 0, only_on: 0 }, Rule { mods: &[".u16", ".bf16"], version: (7, 8), sm: 0, only_on: 0 }, Rule { mods: &[".u32", ".bf16"], version: (7, 8), sm: 0, only_on: 0 }, Rule { mods: &[".u64", ".bf16"], version: (7, 8), sm: 0, only_on: 0 }, Rule { mods: &[".u8", ".bf16"], version: (7, 8), sm: 0, only_on: 0 }];
-const RULES_29: &[Rule] = &[Rule { mods: &[".bf16", ".s16"], version: (7, 8), sm: 0, only_on: 0 }, Rule { mods: &[".bf16", ".s32"], version: (7, 8), sm: 0, only_on: 0 }, Rule { mods: &[".bf16", ".s64"], version: (7, 8), sm: 0, only_on: 0 }, Rule { mods: &[".bf16", ".s8"], version: (7, 8), sm: 0, only_on: 0 }, Rule { mods: &[".bf16", ".u16"], version: (7, 8), sm: 0, only_on: 0 }, Rule { mods: &[".bf16", ".u32"], version: (7, 8), sm: 0, only_on: 0 }, Rule { mods: &[".bf16", ".u64"], version: (7, 8), sm: 0, only_on: 0 }, Rule { mods: &[".bf16", ".u8"], version: (7, 8), sm: 0, only_on: 0 }, Rule { mods: &[".bf16"], version: (7, 0), sm: 0, only_on: 0 }, Rule { mods: &[".bf16"], version: (1, 0), sm: 80, only_on: 0 }, Rule { mods: &[".f64"], version: (1, 0), sm: 13, only_on: 0 }];
-const RULES_30: &[Rule] = &[Rule { mods: &[".relu"], version: (7, 0), sm: 0, only_on: 0 }, Rule { mods: &[".relu"], version: (1, 0), sm: 80, only_on: 0 }];
-const RULES_31: &[Rule] = &[Rule { mods: &[".ftz"], version: (7, 8), sm: 0, only_on: 0 }];
-const RULES_32: &[Rule] = &[Rule { mods: &[".relu"], version: (7, 0), sm: 0, only_on: 0 }, Rule { mods: &[".relu"], version: (1, 0), sm: 80, only_on: 0 }, Rule { mods: &[".satfinite"], version: (8, 1), sm: 0, only_on: 0 }];
-const RULES_33: &[Rule] = &[Rule { mods: &[".satfinite"], version: (8, 1), sm: 0, only_on: 0 }];
-const RULES_34: &[Rule] = &[Rule { mods: &[".relu", ".rn"], version: (7, 8), sm: 0, only_on: 0 }, Rule { mods: &[".relu", ".rz"], version: (7, 8), sm: 0, only_on: 0 }, Rule { mods: &[".relu"], version: (7, 0), sm: 0, only_on: 0 }, Rule { mods: &[".relu"], version: (1, 0), sm: 80, only_on: 0 }, Rule { mods: &[".rn", ".satfinite"], version: (8, 6), sm: 0, only_on: 0 }, Rule { mods: &[".rn", ".satfinite"], version: (1, 0), sm: 100, only_on: 0 }, Rule { mods: &[".rz", ".satfinite"], version: (8, 6), sm: 0, only_on: 0 }, Rule { mods: &[".rz", ".satfinite"], version: (1, 0), sm: 100, only_on: 0 }, Rule { mods: &[".satfinite"], version: (8, 1), sm: 0, only_on: 0 }];
-const RULES_35: &[Rule] = &[Rule { mods: &[".e4m3x2"], version: (7, 8), sm: 0, only_on: 0 }, Rule { mods: &[".e4m3x2"], version: (8, 1), sm: 0, only_on: 89 }, Rule { mods: &[".e4m3x2"], version: (1, 0), sm: 89, only_on: 0 }, Rule { mods: &[".e5m2x2"], version: (7, 8), sm: 0, only_on: 0 }, Rule { mods: &[".e5m2x2"], version: (8, 1), sm: 0, only_on: 89 }, Rule { mods: &[".e5m2x2"], version: (1, 0), sm: 89, only_on: 0 }, Rule { mods: &[".relu"], version: (7, 0), sm: 0, only_on: 0 }, Rule { mods: &[".relu"], version: (1, 0), sm: 80, only_on: 0 }];
-const RULES_36: &[Rule] = &[Rule { mods: &[".e4m3x2"], version: (7, 8), sm: 0, only_on: 0 }, Rule { mods: &[".e4m3x2"], version: (8, 1), sm: 0, only_on: 89 }, Rule { mods: &[".e4m3x2"], version: (9, 1), sm: 0, only_on: 0 }, Rule { mods: &[".e4m3x2"], version: (1, 0), sm: 89, only_on: 0 }, Rule { mods: &[".e5m2x2"], version: (7, 8), sm: 0, only_on: 0 }, Rule { mods: &[".e5m2x2"], version: (8, 1), sm: 0, only_on: 89 }, Rule { mods: &[".e5m2x2"], version: (9, 1), sm: 0, only_on: 0 }, Rule { mods: &[".e5m2x2"], version: (1, 0), sm: 89, only_on: 0 }, Rule { mods: &[".relu"], version: (7, 0), sm: 0, only_on: 0 }, Rule { mods: &[".relu"], version: (1, 0), sm: 80, only_on: 0 }];
-const RULES_37: &[Rule] = &[Rule { mods: &[".e4m3x2"], version: (7, 8), sm: 0, only_on: 0 }, Rule { mods: &[".e4m3x2"], version: (8, 1), sm: 0, only_on: 89 }, Rule { mods: &[".e4m3x2"], version: (9, 2), sm: 0, only_on: 0 }, Rule { mods: &[".e4m3x2"], version: (1, 0), sm: 100, only_on: 0 }, Rule { mods: &[".e4m3x2"], version: (1, 0), sm: 89, only_on: 0 }, Rule { mods: &[".e5m2x2"], version: (7, 8), sm: 0, only_on: 0 }, Rule { mods: &[".e5m2x2"], version: (8, 1), sm: 0, only_on: 89 }, Rule { mods: &[".e5m2x2"], version: (9, 2), sm: 0, only_on: 0 }, Rule { mods: &[".e5m2x2"], version: (1, 0), sm: 100, only_on: 0 }, Rule { mods: &[".e5m2x2"], version: (1, 0), sm: 89, only_on: 0 }, Rule { mods: &[".relu"], version: (7, 0), sm: 0, only_on: 0 }, Rule { mods: &[".relu"], version: (1, 0), sm: 80, only_on: 0 }];
-const RULES_38: &[Rule] = &[Rule { mods: &[".e4m3x4"], version: (8, 7), sm: 0, only_on: 0 }, Rule { mods: &[".e5m2x4"], version: (8, 7), sm: 0, only_on: 0 }, Rule { mods: &[".relu"], version: (7, 0), sm: 0, only_on: 0 }, Rule { mods: &[".relu"], version: (1, 0), sm: 80, only_on: 0 }];
-const RULES_39: &[Rule] = &[Rule { mods: &[".bf16x2"], version: (7, 0), sm: 0, only_on: 0 }, Rule { mods: &[".bf16x2"], version: (1, 0), sm: 80, only_on: 0 }, Rule { mods: &[".f16x2"], version: (7, 0), sm: 0, only_on: 0 }, Rule { mods: &[".f16x2"], version: (1, 0), sm: 80, only_on: 0 }, Rule { mods: &[".relu"], version: (7, 0), sm: 0, only_on: 0 }, Rule { mods: &[".relu"], version: (1, 0), sm: 80, only_on: 0 }];
-const RULES_40: &[Rule] = &[Rule { mods: &[".e2m3x2"], version: (8, 6), sm: 0, only_on: 0 }, Rule { mods: &[".e2m3x2"], version: (1, 0), sm: 100, only_on: 0 }, Rule { mods: &[".e3m2x2"], version: (8, 6), sm: 0, only_on: 0 }, Rule { mods: &[".e3m2x2"], version: (1, 0), sm: 100, only_on: 0 }, Rule { mods: &[".relu"], version: (7, 0), sm: 0, only_on: 0 }, Rule { mods: &[".relu"], version: (1, 0), sm: 80, only_on: 0 }];
-const RULES_41: &[Rule] = &[Rule { mods: &[".e2m3x2"], version: (9, 2), sm: 0, only_on: 0 }, Rule { mods: &[".e2m3x2"], version: (1, 0), sm: 100, only_on: 0 }, Rule { mods: &[".e3m2x2"], version: (9, 2), sm: 0, only_on: 0 }, Rule { mods: &[".e3m2x2"], version: (1, 0), sm: 100, only_on: 0 }, Rule { mods: &[".relu"], version: (7, 0), sm: 0, only_on: 0 }, Rule { mods: &[".relu"], version: (1, 0), sm: 80, only_on: 0 }];
-const RULES_42: &[Rule] = &[Rule { mods: &[".e2m3x4"], version: (8, 7), sm: 0, only_on: 0 }, Rule { mods: &[".e3m2x4"], version: (8, 7), sm: 0, only_on: 0 }, Rule { mods: &[".relu"], version: (7, 0), sm: 0, only_on: 0 }, Rule { mods: &[".relu"], version: (1, 0), sm: 80, only_on: 0 }];
-const RULES_43: &[Rule] = &[Rule { mods: &[".const"], version: (3, 1), sm: 0, only_on: 0 }, Rule { mods: &[".param"], version: (7, 7), sm: 0, only_on: 0 }, Rule { mods: &[".param"], version: (1, 0), sm: 70, only_on: 0 }, Rule { mods: &[".param::entry"], version: (8, 3), sm: 0, only_on: 0 }, Rule { mods: &[".shared::cluster"], version: (7, 8), sm: 0, only_on: 0 }, Rule { mods: &[".shared::cluster"], version: (1, 0), sm: 90, only_on: 0 }, Rule { mods: &[".shared::cta"], version: (7, 8), sm: 0, only_on: 0 }, Rule { mods: &[".shared::cta"], version: (1, 0), sm: 30, only_on: 0 }];
-const RULES_44: &[Rule] = &[Rule { mods: &[".ftz"], version: (1, 4), sm: 0, only_on: 0 }, Rule { mods: &[".rm"], version: (1, 0), sm: 20, only_on: 0 }, Rule { mods: &[".rn"], version: (1, 0), sm: 20, only_on: 0 }, Rule { mods: &[".rp"], version: (1, 0), sm: 20, only_on: 0 }, Rule { mods: &[".rz"], version: (1, 0), sm: 20, only_on: 0 }];
-const RULES_45: &[Rule] = &[Rule { mods: &[".rm"], version: (1, 0), sm: 20, only_on: 0 }, Rule { mods: &[".rn", ".f64"], version: (1, 0), sm: 13, only_on: 0 }, Rule { mods: &[".rp"], version: (1, 0), sm: 20, only_on: 0 }, Rule { mods: &[".rz"], version: (1, 0), sm: 20, only_on: 0 }];
-const RULES_46: &[Rule] = &[Rule { mods: &[".bf16"], version: (7, 8), sm: 0, only_on: 0 }, Rule { mods: &[".bf16"], version: (1, 0), sm: 90, only_on: 0 }, Rule { mods: &[".bf16x2"], version: (7, 8), sm: 0, only_on: 0 }, Rule { mods: &[".bf16x2"], version: (1, 0), sm: 90, only_on: 0 }];
-const RULES_47: &[Rule] = &[Rule { mods: &[".acquire"], version: (8, 6), sm: 0, only_on: 0 }, Rule { mods: &[".acquire"], version: (1, 0), sm: 90, only_on: 0 }, Rule { mods: &[".cluster"], version: (7, 8), sm: 0, only_on: 0 }, Rule { mods: &[".cluster"], version: (1, 0), sm: 90, only_on: 0 }, Rule { mods: &[".release"], version: (8, 6), sm: 0, only_on: 0 }, Rule { mods: &[".release"], version: (1, 0), sm: 90, only_on: 0 }];
-const RULES_48: &[Rule] = &[Rule { mods: &[".async"], version: (8, 0), sm: 0, only_on: 0 }, Rule { mods: &[".async"], version: (1, 0), sm: 90, only_on: 0 }];
-const RULES_49: &[Rule] = &[Rule { mods: &[".cluster"], version: (7, 8), sm: 0, only_on: 0 }, Rule { mods: &[".cluster"], version: (1, 0), sm: 90, only_on: 0 }];
-const RULES_50: &[Rule] = &[Rule { mods: &[".L2::128B"], version: (7, 4), sm: 0, only_on: 0 }, Rule { mods: &[".L2::128B"], version: (1, 0), sm: 75, only_on: 0 }, Rule { mods: &[".L2::256B"], version: (7, 4), sm: 0, only_on: 0 }, Rule { mods: &[".L2::256B"], version: (1, 0), sm: 75, only_on: 0 }, Rule { mods: &[".L2::256B"], version: (1, 0), sm: 80, only_on: 0 }, Rule { mods: &[".L2::64B"], version: (7, 4), sm: 0, only_on: 0 }, Rule { mods: &[".L2::64B"], version: (1, 0), sm: 75, only_on: 0 }, Rule { mods: &[".L2::cache_hint"], version: (7, 4), sm: 0, only_on: 0 }, Rule { mods: &[".L2::cache_hint"], version: (1, 0), sm: 80, only_on: 0 }, Rule { mods: &[".b128"], version: (8, 3), sm: 0, only_on: 0 }, Rule { mods: &[".b128"], version: (1, 0), sm: 70, only_on: 0 }, Rule { mods: &[".ca"], version: (2, 0), sm: 0, only_on: 0 }, Rule { mods: &[".ca"], version: (1, 0), sm: 20, only_on: 0 }, Rule { mods: &[".cg"], version: (2, 0), sm: 0, only_on: 0 }, Rule { mods: &[".cg"], version: (1, 0), sm: 20, only_on: 0 }, Rule { mods: &[".cs"], version: (2, 0), sm: 0, only_on: 0 }, Rule { mods: &[".cs"], version: (1, 0), sm: 20, only_on: 0 }, Rule { mods: &[".cv"], version: (2, 0), sm: 0, only_on: 0 }, Rule { mods: &[".cv"], version: (1, 0), sm: 20, only_on: 0 }, Rule { mods: &[".f64"], version: (1, 0), sm: 13, only_on: 0 }, Rule { mods: &[".lu"], version: (2, 0), sm: 0, only_on: 0 }, Rule { mods: &[".lu"], version: (1, 0), sm: 20, only_on: 0 }, Rule { mods: &[".param::entry"], version: (8, 3), sm: 0, only_on: 0 }, Rule { mods: &[".param::func"], version: (8, 3), sm: 0, only_on: 0 }, Rule { mods: &[".shared::cluster"], version: (7, 8), sm: 0, only_on: 0 }, Rule { mods: &[".shared::cluster"], version: (1, 0), sm: 90, only_on: 0 }, Rule { mods: &[".shared::cta"], version: (7, 8), sm: 0, only_on: 0 }, Rule { mods: &[".shared::cta"], version: (1, 0), sm: 30, only_on: 0 }, Rule { mods: &[".v4", ".b64"], version: (8, 8), sm: 0, only_on: 0 }, Rule { mods: &[".v4", ".b64"], version: (1, 0), sm: 100, only_on: 0 }, Rule { mods: &[".v8", ".b32"], version: (8, 8), sm: 0, only_on: 0 }, Rule { mods: &[".v8", ".b32"], version: (1, 0), sm: 100, only_on: 0 }, Rule { mods: &[".weak"], version: (6, 0), sm: 0, only_on: 0 }, Rule { mods: &[".weak"], version: (1, 0), sm: 70, only_on: 0 }];
-const RULES_51: &[Rule] = &[Rule { mods: &[".L1::evict_first"], version: (7, 4), sm: 0, only_on: 0 }, Rule { mods: &[".L1::evict_first"], version: (1, 0), sm: 70, only_on: 0 }, Rule { mods: &[".L1::evict_last"], version: (7, 4), sm: 0, only_on: 0 }, Rule { mods: &[".L1::evict_last"], version: (1, 0), sm: 70, only_on: 0 }, Rule { mods: &[".L1::evict_normal"], version: (7, 4), sm: 0, only_on: 0 }, Rule { mods: &[".L1::evict_normal"], version: (1, 0), sm: 70, only_on: 0 }, Rule { mods: &[".L1::evict_unchanged"], version: (7, 4), sm: 0, only_on: 0 }, Rule { mods: &[".L1::evict_unchanged"], version: (1, 0), sm: 70, only_on: 0 }, Rule { mods: &[".L1::no_allocate"], version: (7, 4), sm: 0, only_on: 0 }, Rule { mods: &[".L1::no_allocate"], version: (1, 0), sm: 70, only_on: 0 }, Rule { mods: &[".L2::128B"], version: (7, 4), sm: 0, only_on: 0 }, Rule { mods: &[".L2::128B"], version: (1, 0), sm: 75, only_on: 0 }, Rule { mods: &[".L2::256B"], version: (7, 4), sm: 0, only_on: 0 }, Rule { mods: &[".L2::256B"], version: (1, 0), sm: 75, only_on: 0 }, Rule { mods: &[".L2::256B"], version: (1, 0), sm: 80, only_on: 0 }, Rule { mods: &[".L2::64B"], version: (7, 4), sm: 0, only_on: 0 }, Rule { mods: &[".L2::64B"], version: (1, 0), sm: 75, only_on: 0 }, Rule { mods: &[".L2::cache_hint"], version: (7, 4), sm: 0, only_on: 0 }, Rule { mods: &[".L2::cache_hint"], version: (1, 0), sm: 80, only_on: 0 }, Rule { mods: &[".L2::evict_first"], version: (8, 8), sm: 0, only_on: 0 }, Rule { mods: &[".L2::evict_first"], version: (1, 0), sm: 100, only_on: 0 }, Rule { mods: &[".L2::evict_last"], version: (8, 8), sm: 0, only_on: 0 }, Rule { mods: &[".L2::evict_last"], version: (1, 0), sm: 100, only_on: 0 }, Rule { mods: &[".L2::evict_normal"], version: (8, 8), sm: 0, only_on: 0 }, Rule { mods: &[".L2::evict_normal"], version: (1, 0), sm: 100, only_on: 0 }, Rule { mods: &[".b128"], version: (8, 3), sm: 0, only_on: 0 }, Rule { mods: &[".b128"], version: (1, 0), sm: 70, only_on: 0 }, Rule { mods: &[".f64"], version: (1, 0), sm: 13, only_on: 0 }, Rule { mods: &[".param::entry"], version: (8, 3), sm: 0, only_on: 0 }, Rule { mods: &[".param::func"], version: (8, 3), sm: 0, only_on: 0 }, Rule { mods: &[".shared::cluster"], version: (7, 8), sm: 0, only_on: 0 }, Rule { mods: &[".shared::cluster"], version: (1, 0), sm: 90, only_on: 0 }, Rule { mods: &[".shared::cta"], version: (7, 8), sm: 0, only_on: 0 }, Rule { mods: &[".shared::cta"], version: (1, 0), sm: 30, only_on: 0 }, Rule { mods: &[".v4", ".b64"], version: (8, 8), sm: 0, only_on: 0 }, Rule { mods: &[".v4", ".b64"], version: (1, 0), sm: 100, only_on: 0 }, Rule { mods: &[".v8", ".b32"], version: (8, 8), sm: 0, only_on: 0 }, Rule { mods: &[".v8", ".b32"], version: (1, 0), sm: 100, only_on: 0 }, Rule { mods: &[".weak"], version: (6, 0), sm: 0, only_on: 0 }, Rule { mods: &[".weak"], version: (1, 0), sm: 70, only_on: 0 }];
-const RULES_52: &[Rule] = &[Rule { mods: &[".L2::128B"], version: (7, 4), sm: 0, only_on: 0 }, Rule { mods: &[".L2::128B"], version: (1, 0), sm: 75, only_on: 0 }, Rule { mods: &[".L2::256B"], version: (7, 4), sm: 0, only_on: 0 }, Rule { mods: &[".L2::256B"], version: (1, 0), sm: 75, only_on: 0 }, Rule { mods: &[".L2::256B"], version: (1, 0), sm: 80, only_on: 0 }, Rule { mods: &[".L2::64B"], version: (7, 4), sm: 0, only_on: 0 }, Rule { mods: &[".L2::64B"], version: (1, 0), sm: 75, only_on: 0 }, Rule { mods: &[".b128"], version: (8, 3), sm: 0, only_on: 0 }, Rule { mods: &[".b128"], version: (1, 0), sm: 70, only_on: 0 }, Rule { mods: &[".f64"], version: (1, 0), sm: 13, only_on: 0 }, Rule { mods: &[".local"], version: (9, 1), sm: 0, only_on: 0 }, Rule { mods: &[".param::entry"], version: (8, 3), sm: 0, only_on: 0 }, Rule { mods: &[".param::func"], version: (8, 3), sm: 0, only_on: 0 }, Rule { mods: &[".shared::cluster"], version: (7, 8), sm: 0, only_on: 0 }, Rule { mods: &[".shared::cluster"], version: (1, 0), sm: 90, only_on: 0 }, Rule { mods: &[".shared::cta"], version: (7, 8), sm: 0, only_on: 0 }, Rule { mods: &[".shared::cta"], version: (1, 0), sm: 30, only_on: 0 }, Rule { mods: &[".v4", ".b64"], version: (8, 8), sm: 0, only_on: 0 }, Rule { mods: &[".v4", ".b64"], version: (1, 0), sm: 100, only_on: 0 }, Rule { mods: &[".v8", ".b32"], version: (8, 8), sm: 0, only_on: 0 }, Rule { mods: &[".v8", ".b32"], version: (1, 0), sm: 100, only_on: 0 }];
-const RULES_53: &[Rule] = &[Rule { mods: &[".L1::evict_first"], version: (7, 4), sm: 0, only_on: 0 }, Rule { mods: &[".L1::evict_first"], version: (1, 0), sm: 70, only_on: 0 }, Rule { mods: &[".L1::evict_last"], version: (7, 4), sm: 0, only_on: 0 }, Rule { mods: &[".L1::evict_last"], version: (1, 0), sm: 70, only_on: 0 }, Rule { mods: &[".L1::evict_normal"], version: (7, 4), sm: 0, only_on: 0 }, Rule { mods: &[".L1::evict_normal"], version: (1, 0), sm: 70, only_on: 0 }, Rule { mods: &[".L1::evict_unchanged"], version: (7, 4), sm: 0, only_on: 0 }, Rule { mods: &[".L1::evict_unchanged"], version: (1, 0), sm: 70, only_on: 0 }, Rule { mods: &[".L1::no_allocate"], version: (7, 4), sm: 0, only_on: 0 }, Rule { mods: &[".L1::no_allocate"], version: (1, 0), sm: 70, only_on: 0 }, Rule { mods: &[".L2::128B"], version: (7, 4), sm: 0, only_on: 0 }, Rule { mods: &[".L2::128B"], version: (1, 0), sm: 75, only_on: 0 }, Rule { mods: &[".L2::256B"], version: (7, 4), sm: 0, only_on: 0 }, Rule { mods: &[".L2::256B"], version: (1, 0), sm: 75, only_on: 0 }, Rule { mods: &[".L2::256B"], version: (1, 0), sm: 80, only_on: 0 }, Rule { mods: &[".L2::64B"], version: (7, 4), sm: 0, only_on: 0 }, Rule { mods: &[".L2::64B"], version: (1, 0), sm: 75, only_on: 0 }, Rule { mods: &[".L2::cache_hint"], version: (7, 4), sm: 0, only_on: 0 }, Rule { mods: &[".L2::cache_hint"], version: (1, 0), sm: 80, only_on: 0 }, Rule { mods: &[".L2::evict_first"], version: (8, 8), sm: 0, only_on: 0 }, Rule { mods: &[".L2::evict_first"], version: (1, 0), sm: 100, only_on: 0 }, Rule { mods: &[".L2::evict_last"], version: (8, 8), sm: 0, only_on: 0 }, Rule { mods: &[".L2::evict_last"], version: (1, 0), sm: 100, only_on: 0 }, Rule { mods: &[".L2::evict_normal"], version: (8, 8), sm: 0, only_on: 0 }, Rule { mods: &[".L2::evict_normal"], version: (1, 0), sm: 100, only_on: 0 }, Rule { mods: &[".b128"], version: (8, 3), sm: 0, only_on: 0 }, Rule { mods: &[".b128"], version: (1, 0), sm: 70, only_on: 0 }, Rule { mods: &[".cluster"], version: (6, 0), sm: 0, only_on: 0 }, Rule { mods: &[".cluster"], version: (7, 8), sm: 0, only_on: 0 }, Rule { mods: &[".cluster"], version: (1, 0), sm: 70, only_on: 0 }, Rule { mods: &[".cluster"], version: (1, 0), sm: 90, only_on: 0 }, Rule { mods: &[".cta"], version: (6, 0), sm: 0, only_on: 0 }, Rule { mods: &[".cta"], version: (1, 0), sm: 70, only_on: 0 }, Rule { mods: &[".f64"], version: (1, 0), sm: 13, only_on: 0 }, Rule { mods: &[".gpu"], version: (6, 0), sm: 0, only_on: 0 }, Rule { mods: &[".gpu"], version: (1, 0), sm: 70, only_on: 0 }, Rule { mods: &[".param::entry"], version: (8, 3), sm: 0, only_on: 0 }, Rule { mods: &[".param::func"], version: (8, 3), sm: 0, only_on: 0 }, Rule { mods: &[".shared::cluster"], version: (7, 8), sm: 0, only_on: 0 }, Rule { mods: &[".shared::cluster"], version: (1, 0), sm: 90, only_on: 0 }, Rule { mods: &[".shared::cta"], version: (7, 8), sm: 0, only_on: 0 }, Rule { mods: &[".shared::cta"], version: (1, 0), sm: 30, only_on: 0 }, Rule { mods: &[".sys", ".b128"], version: (8, 4), sm: 0, only_on: 0 }, Rule { mods: &[".sys"], version: (6, 0), sm: 0, only_on: 0 }, Rule { mods: &[".sys"], version: (1, 0), sm: 70, only_on: 0 }, Rule { mods: &[".v4", ".b64"], version: (8, 8), sm: 0, only_on: 0 }, Rule { mods: &[".v4", ".b64"], version: (1, 0), sm: 100, only_on: 0 }, Rule { mods: &[".v8", ".b32"], version: (8, 8), sm: 0, only_on: 0 }, Rule { mods: &[".v8", ".b32"], version: (1, 0), sm: 100, only_on: 0 }];
-const RULES_54: &[Rule] = &[Rule { mods: &[".b128"], version: (8, 3), sm: 0, only_on: 0 }, Rule { mods: &[".b128"], version: (8, 4), sm: 0, only_on: 0 }, Rule { mods: &[".b128"], version: (1, 0), sm: 70, only_on: 0 }, Rule { mods: &[".f64"], version: (1, 0), sm: 13, only_on: 0 }];
-const RULES_55: &[Rule] = &[Rule { mods: &[".L2::128B"], version: (7, 4), sm: 0, only_on: 0 }, Rule { mods: &[".L2::128B"], version: (1, 0), sm: 75, only_on: 0 }, Rule { mods: &[".L2::256B"], version: (7, 4), sm: 0, only_on: 0 }, Rule { mods: &[".L2::256B"], version: (1, 0), sm: 75, only_on: 0 }, Rule { mods: &[".L2::64B"], version: (7, 4), sm: 0, only_on: 0 }, Rule { mods: &[".L2::64B"], version: (1, 0), sm: 75, only_on: 0 }, Rule { mods: &[".L2::cache_hint"], version: (7, 4), sm: 0, only_on: 0 }, Rule { mods: &[".L2::cache_hint"], version: (1, 0), sm: 80, only_on: 0 }, Rule { mods: &[".b128"], version: (8, 3), sm: 0, only_on: 0 }, Rule { mods: &[".b128"], version: (1, 0), sm: 70, only_on: 0 }];
-const RULES_56: &[Rule] = &[Rule { mods: &[".L2::128B"], version: (7, 4), sm: 0, only_on: 0 }, Rule { mods: &[".L2::128B"], version: (1, 0), sm: 75, only_on: 0 }, Rule { mods: &[".L2::256B"], version: (7, 4), sm: 0, only_on: 0 }, Rule { mods: &[".L2::256B"], version: (1, 0), sm: 75, only_on: 0 }, Rule { mods: &[".L2::64B"], version: (7, 4), sm: 0, only_on: 0 }, Rule { mods: &[".L2::64B"], version: (1, 0), sm: 75, only_on: 0 }, Rule { mods: &[".L2::cache_hint"], version: (7, 4), sm: 0, only_on: 0 }, Rule { mods: &[".L2::cache_hint"], version: (1, 0), sm: 80, only_on: 0 }, Rule { mods: &[".b128"], version: (8, 3), sm: 0, only_on: 0 }, Rule { mods: &[".b128"], version: (1, 0), sm: 70, only_on: 0 }, Rule { mods: &[".v4", ".b64"], version: (8, 8), sm: 0, only_on: 0 }, Rule { mods: &[".v4", ".b64"], version: (1, 0), sm: 100, only_on: 0 }, Rule { mods: &[".v8", ".b32"], version: (8, 8), sm: 0, only_on: 0 }, Rule { mods: &[".v8", ".b32"], version: (1, 0), sm: 100, only_on: 0 }];
-const RULES_57: &[Rule] = &[Rule { mods: &[".L1::evict_first"], version: (1, 0), sm: 70, only_on: 0 }, Rule { mods: &[".L1::evict_last"], version: (1, 0), sm: 70, only_on: 0 }, Rule { mods: &[".L1::evict_normal"], version: (1, 0), sm: 70, only_on: 0 }, Rule { mods: &[".L1::evict_unchanged"], version: (1, 0), sm: 70, only_on: 0 }, Rule { mods: &[".L1::no_allocate"], version: (1, 0), sm: 70, only_on: 0 }, Rule { mods: &[".L2::128B"], version: (7, 4), sm: 0, only_on: 0 }, Rule { mods: &[".L2::128B"], version: (1, 0), sm: 75, only_on: 0 }, Rule { mods: &[".L2::256B"], version: (7, 4), sm: 0, only_on: 0 }, Rule { mods: &[".L2::256B"], version: (1, 0), sm: 75, only_on: 0 }, Rule { mods: &[".L2::64B"], version: (7, 4), sm: 0, only_on: 0 }, Rule { mods: &[".L2::64B"], version: (1, 0), sm: 75, only_on: 0 }, Rule { mods: &[".L2::cache_hint"], version: (7, 4), sm: 0, only_on: 0 }, Rule { mods: &[".L2::cache_hint"], version: (1, 0), sm: 80, only_on: 0 }, Rule { mods: &[".L2::evict_first"], version: (8, 8), sm: 0, only_on: 0 }, Rule { mods: &[".L2::evict_first"], version: (1, 0), sm: 100, only_on: 0 }, Rule { mods: &[".L2::evict_last"], version: (8, 8), sm: 0, only_on: 0 }, Rule { mods: &[".L2::evict_last"], version: (1, 0), sm: 100, only_on: 0 }, Rule { mods: &[".L2::evict_normal"], version: (8, 8), sm: 0, only_on: 0 }, Rule { mods: &[".L2::evict_normal"], version: (1, 0), sm: 100, only_on: 0 }, Rule { mods: &[".b128"], version: (8, 3), sm: 0, only_on: 0 }, Rule { mods: &[".b128"], version: (1, 0), sm: 70, only_on: 0 }];
-const RULES_58: &[Rule] = &[Rule { mods: &[".L1::evict_first"], version: (1, 0), sm: 70, only_on: 0 }, Rule { mods: &[".L1::evict_last"], version: (1, 0), sm: 70, only_on: 0 }, Rule { mods: &[".L1::evict_normal"], version: (1, 0), sm: 70, only_on: 0 }, Rule { mods: &[".L1::evict_unchanged"], version: (1, 0), sm: 70, only_on: 0 }, Rule { mods: &[".L1::no_allocate"], version: (1, 0), sm: 70, only_on: 0 }, Rule { mods: &[".L2::128B"], version: (7, 4), sm: 0, only_on: 0 }, Rule { mods: &[".L2::128B"], version: (1, 0), sm: 75, only_on: 0 }, Rule { mods: &[".L2::256B"], version: (7, 4), sm: 0, only_on: 0 }, Rule { mods: &[".L2::256B"], version: (1, 0), sm: 75, only_on: 0 }, Rule { mods: &[".L2::64B"], version: (7, 4), sm: 0, only_on: 0 }, Rule { mods: &[".L2::64B"], version: (1, 0), sm: 75, only_on: 0 }, Rule { mods: &[".L2::cache_hint"], version: (7, 4), sm: 0, only_on: 0 }, Rule { mods: &[".L2::cache_hint"], version: (1, 0), sm: 80, only_on: 0 }, Rule { mods: &[".L2::evict_first"], version: (8, 8), sm: 0, only_on: 0 }, Rule { mods: &[".L2::evict_first"], version: (1, 0), sm: 100, only_on: 0 }, Rule { mods: &[".L2::evict_last"], version: (8, 8), sm: 0, only_on: 0 }, Rule { mods: &[".L2::evict_last"], version: (1, 0), sm: 100, only_on: 0 }, Rule { mods: &[".L2::evict_normal"], version: (8, 8), sm: 0, only_on: 0 }, Rule { mods: &[".L2::evict_normal"], version: (1, 0), sm: 100, only_on: 0 }, Rule { mods: &[".b128"], version: (8, 3), sm: 0, only_on: 0 }, Rule { mods: &[".b128"], version: (1, 0), sm: 70, only_on: 0 }, Rule { mods: &[".v4", ".b64"], version: (8, 8), sm: 0, only_on: 0 }, Rule { mods: &[".v4", ".b64"], version: (1, 0), sm: 100, only_on: 0 }, Rule { mods: &[".v8", ".b32"], version: (8, 8), sm: 0, only_on: 0 }, Rule { mods: &[".v8", ".b32"], version: (1, 0), sm: 100, only_on: 0 }];
-const RULES_59: &[Rule] = &[Rule { mods: &[".b8"], version: (8, 6), sm: 0, only_on: 0 }, Rule { mods: &[".m16n16"], version: (8, 6), sm: 0, only_on: 0 }, Rule { mods: &[".m16n16"], version: (1, 0), sm: 100, only_on: 0 }, Rule { mods: &[".shared::cta"], version: (7, 8), sm: 0, only_on: 0 }];
-const RULES_60: &[Rule] = &[Rule { mods: &[".b4x16_p64"], version: (8, 6), sm: 0, only_on: 0 }, Rule { mods: &[".b6x16_p32"], version: (8, 6), sm: 0, only_on: 0 }, Rule { mods: &[".shared::cta"], version: (7, 8), sm: 0, only_on: 0 }];
-const RULES_61: &[Rule] = &[Rule { mods: &[".b128"], version: (8, 3), sm: 0, only_on: 0 }, Rule { mods: &[".b128"], version: (1, 0), sm: 70, only_on: 0 }, Rule { mods: &[".f64"], version: (1, 0), sm: 13, only_on: 0 }];
-const RULES_62: &[Rule] = &[Rule { mods: &[".and"], version: (8, 2), sm: 0, only_on: 0 }, Rule { mods: &[".and"], version: (1, 0), sm: 70, only_on: 0 }, Rule { mods: &[".or"], version: (8, 2), sm: 0, only_on: 0 }, Rule { mods: &[".or"], version: (1, 0), sm: 70, only_on: 0 }];
-const RULES_63: &[Rule] = &[Rule { mods: &[".s32"], version: (3, 0), sm: 0, only_on: 0 }, Rule { mods: &[".s64"], version: (4, 3), sm: 0, only_on: 0 }, Rule { mods: &[".u32"], version: (3, 0), sm: 0, only_on: 0 }, Rule { mods: &[".u64"], version: (4, 3), sm: 0, only_on: 0 }];
-const RULES_64: &[Rule] = &[Rule { mods: &[".rm"], version: (1, 0), sm: 20, only_on: 0 }, Rule { mods: &[".rn"], version: (1, 0), sm: 20, only_on: 0 }, Rule { mods: &[".rp"], version: (1, 0), sm: 20, only_on: 0 }, Rule { mods: &[".rz"], version: (1, 0), sm: 20, only_on: 0 }];
-const RULES_65: &[Rule] = &[Rule { mods: &[".f64"], version: (1, 0), sm: 13, only_on: 0 }, Rule { mods: &[".rm", ".f64"], version: (1, 0), sm: 13, only_on: 0 }, Rule { mods: &[".rn", ".f64"], version: (1, 0), sm: 13, only_on: 0 }, Rule { mods: &[".rp", ".f64"], version: (1, 0), sm: 13, only_on: 0 }, Rule { mods: &[".rz", ".f64"], version: (1, 0), sm: 13, only_on: 0 }];
-const RULES_66: &[Rule] = &[Rule { mods: &[".u16x2"], version: (8, 0), sm: 0, only_on: 0 }, Rule { mods: &[".u16x2"], version: (1, 0), sm: 90, only_on: 0 }, Rule { mods: &[".u8x4"], version: (9, 2), sm: 0, only_on: 0 }, Rule { mods: &[".u8x4"], version: (1, 0), sm: 120, only_on: 0 }];
-const RULES_67: &[Rule] = &[Rule { mods: &[".relu", ".s32"], version: (8, 0), sm: 0, only_on: 0 }, Rule { mods: &[".relu", ".s32"], version: (1, 0), sm: 90, only_on: 0 }, Rule { mods: &[".s16x2"], version: (8, 0), sm: 0, only_on: 0 }, Rule { mods: &[".s16x2"], version: (1, 0), sm: 90, only_on: 0 }, Rule { mods: &[".s8x4"], version: (9, 2), sm: 0, only_on: 0 }, Rule { mods: &[".s8x4"], version: (1, 0), sm: 120, only_on: 0 }];
-const RULES_68: &[Rule] = &[Rule { mods: &[".NaN"], version: (7, 0), sm: 0, only_on: 0 }, Rule { mods: &[".NaN"], version: (1, 0), sm: 80, only_on: 0 }];
-const RULES_69: &[Rule] = &[Rule { mods: &[".cluster"], version: (8, 0), sm: 0, only_on: 0 }, Rule { mods: &[".cluster"], version: (1, 0), sm: 90, only_on: 0 }, Rule { mods: &[".cta"], version: (8, 0), sm: 0, only_on: 0 }, Rule { mods: &[".relaxed"], version: (8, 0), sm: 0, only_on: 0 }, Rule { mods: &[".relaxed"], version: (8, 6), sm: 0, only_on: 0 }, Rule { mods: &[".relaxed"], version: (1, 0), sm: 90, only_on: 0 }, Rule { mods: &[".release"], version: (8, 0), sm: 0, only_on: 0 }, Rule { mods: &[".shared::cta"], version: (7, 8), sm: 0, only_on: 0 }];
-const RULES_70: &[Rule] = &[Rule { mods: &[".shared::cluster"], version: (8, 0), sm: 0, only_on: 0 }, Rule { mods: &[".shared::cluster"], version: (1, 0), sm: 90, only_on: 0 }];
-const RULES_71: &[Rule] = &[Rule { mods: &[".cluster"], version: (8, 0), sm: 0, only_on: 0 }, Rule { mods: &[".cluster"], version: (1, 0), sm: 90, only_on: 0 }, Rule { mods: &[".cta"], version: (8, 0), sm: 0, only_on: 0 }, Rule { mods: &[".relaxed"], version: (8, 0), sm: 0, only_on: 0 }, Rule { mods: &[".relaxed"], version: (8, 6), sm: 0, only_on: 0 }, Rule { mods: &[".relaxed"], version: (1, 0), sm: 90, only_on: 0 }, Rule { mods: &[".release"], version: (8, 0), sm: 0, only_on: 0 }, Rule { mods: &[".shared::cluster"], version: (8, 0), sm: 0, only_on: 0 }, Rule { mods: &[".shared::cluster"], version: (1, 0), sm: 90, only_on: 0 }];
-const RULES_72: &[Rule] = &[Rule { mods: &[".acquire"], version: (8, 0), sm: 0, only_on: 0 }, Rule { mods: &[".cluster"], version: (8, 0), sm: 0, only_on: 0 }, Rule { mods: &[".cluster"], version: (1, 0), sm: 90, only_on: 0 }, Rule { mods: &[".cta"], version: (8, 0), sm: 0, only_on: 0 }, Rule { mods: &[".relaxed"], version: (8, 0), sm: 0, only_on: 0 }, Rule { mods: &[".relaxed"], version: (8, 6), sm: 0, only_on: 0 }, Rule { mods: &[".relaxed"], version: (1, 0), sm: 90, only_on: 0 }, Rule { mods: &[".shared::cta"], version: (7, 8), sm: 0, only_on: 0 }];
-const RULES_73: &[Rule] = &[Rule { mods: &[".cta"], version: (1, 4), sm: 0, only_on: 0 }, Rule { mods: &[".gl"], version: (1, 4), sm: 0, only_on: 0 }, Rule { mods: &[".sys"], version: (2, 0), sm: 0, only_on: 0 }, Rule { mods: &[".sys"], version: (1, 0), sm: 20, only_on: 0 }];
-const RULES_74: &[Rule] = &[Rule { mods: &[".sp::ordered_metadata"], version: (8, 5), sm: 0, only_on: 0 }, Rule { mods: &[".sp::ordered_metadata"], version: (1, 0), sm: 80, only_on: 0 }];
-const RULES_75: &[Rule] = &[Rule { mods: &[".e4m3"], version: (8, 4), sm: 0, only_on: 0 }, Rule { mods: &[".e4m3"], version: (1, 0), sm: 89, only_on: 0 }, Rule { mods: &[".e5m2"], version: (8, 4), sm: 0, only_on: 0 }, Rule { mods: &[".e5m2"], version: (1, 0), sm: 89, only_on: 0 }, Rule { mods: &[".sp::ordered_metadata"], version: (8, 5), sm: 0, only_on: 0 }, Rule { mods: &[".sp::ordered_metadata"], version: (1, 0), sm: 80, only_on: 0 }];
-const RULES_76: &[Rule] = &[Rule { mods: &[".e2m1"], version: (8, 7), sm: 0, only_on: 0 }, Rule { mods: &[".e2m1"], version: (1, 0), sm: 120, only_on: 0 }, Rule { mods: &[".e2m3"], version: (8, 7), sm: 0, only_on: 0 }, Rule { mods: &[".e2m3"], version: (1, 0), sm: 120, only_on: 0 }, Rule { mods: &[".e3m2"], version: (8, 7), sm: 0, only_on: 0 }, Rule { mods: &[".e3m2"], version: (1, 0), sm: 120, only_on: 0 }, Rule { mods: &[".e4m3"], version: (8, 4), sm: 0, only_on: 0 }, Rule { mods: &[".e4m3"], version: (1, 0), sm: 89, only_on: 0 }, Rule { mods: &[".e5m2"], version: (8, 4), sm: 0, only_on: 0 }, Rule { mods: &[".e5m2"], version: (1, 0), sm: 89, only_on: 0 }];
-const RULES_77: &[Rule] = &[Rule { mods: &[".scale_vec::2X"], version: (8, 7), sm: 0, only_on: 0 }, Rule { mods: &[".scale_vec::2X"], version: (1, 0), sm: 120, only_on: 0 }];
-const RULES_78: &[Rule] = &[Rule { mods: &[".bf16"], version: (7, 0), sm: 0, only_on: 0 }, Rule { mods: &[".bf16"], version: (1, 0), sm: 80, only_on: 0 }, Rule { mods: &[".tf32"], version: (7, 0), sm: 0, only_on: 0 }, Rule { mods: &[".tf32"], version: (1, 0), sm: 80, only_on: 0 }];
-const RULES_79: &[Rule] = &[Rule { mods: &[".e4m3"], version: (8, 4), sm: 0, only_on: 0 }, Rule { mods: &[".e4m3"], version: (1, 0), sm: 89, only_on: 0 }, Rule { mods: &[".e5m2"], version: (8, 4), sm: 0, only_on: 0 }, Rule { mods: &[".e5m2"], version: (1, 0), sm: 89, only_on: 0 }, Rule { mods: &[".f16", ".m16n8k16"], version: (7, 0), sm: 0, only_on: 0 }, Rule { mods: &[".f16", ".m16n8k16"], version: (1, 0), sm: 80, only_on: 0 }];
-const RULES_80: &[Rule] = &[Rule { mods: &[".m16n8k16"], version: (7, 8), sm: 0, only_on: 0 }, Rule { mods: &[".m16n8k16"], version: (1, 0), sm: 90, only_on: 0 }, Rule { mods: &[".m16n8k4"], version: (7, 8), sm: 0, only_on: 0 }, Rule { mods: &[".m16n8k4"], version: (1, 0), sm: 90, only_on: 0 }, Rule { mods: &[".m16n8k8"], version: (7, 8), sm: 0, only_on: 0 }, Rule { mods: &[".m16n8k8"], version: (1, 0), sm: 90, only_on: 0 }, Rule { mods: &[".m8n8k4"], version: (7, 0), sm: 0, only_on: 0 }, Rule { mods: &[".m8n8k4"], version: (1, 0), sm: 80, only_on: 0 }];
-const RULES_81: &[Rule] = &[Rule { mods: &[".s8", ".m16n8k16"], version: (7, 0), sm: 0, only_on: 0 }, Rule { mods: &[".s8", ".m16n8k16"], version: (1, 0), sm: 80, only_on: 0 }, Rule { mods: &[".s8", ".m16n8k32"], version: (7, 0), sm: 0, only_on: 0 }, Rule { mods: &[".s8", ".m16n8k32"], version: (1, 0), sm: 80, only_on: 0 }, Rule { mods: &[".s8", ".m8n8k16"], version: (6, 5), sm: 0, only_on: 0 }, Rule { mods: &[".s8", ".m8n8k16"], version: (1, 0), sm: 75, only_on: 0 }, Rule { mods: &[".u8", ".m16n8k16"], version: (7, 0), sm: 0, only_on: 0 }, Rule { mods: &[".u8", ".m16n8k16"], version: (1, 0), sm: 80, only_on: 0 }, Rule { mods: &[".u8", ".m16n8k32"], version: (7, 0), sm: 0, only_on: 0 }, Rule { mods: &[".u8", ".m16n8k32"], version: (1, 0), sm: 80, only_on: 0 }, Rule { mods: &[".u8", ".m8n8k16"], version: (6, 5), sm: 0, only_on: 0 }, Rule { mods: &[".u8", ".m8n8k16"], version: (1, 0), sm: 75, only_on: 0 }];
-const RULES_82: &[Rule] = &[Rule { mods: &[".s4", ".m16n8k32"], version: (7, 0), sm: 0, only_on: 0 }, Rule { mods: &[".s4", ".m16n8k32"], version: (1, 0), sm: 80, only_on: 0 }, Rule { mods: &[".s4", ".m16n8k64"], version: (7, 0), sm: 0, only_on: 0 }, Rule { mods: &[".s4", ".m16n8k64"], version: (1, 0), sm: 80, only_on: 0 }, Rule { mods: &[".s4", ".m8n8k32"], version: (6, 5), sm: 0, only_on: 0 }, Rule { mods: &[".u4", ".m16n8k32"], version: (7, 0), sm: 0, only_on: 0 }, Rule { mods: &[".u4", ".m16n8k32"], version: (1, 0), sm: 80, only_on: 0 }, Rule { mods: &[".u4", ".m16n8k64"], version: (7, 0), sm: 0, only_on: 0 }, Rule { mods: &[".u4", ".m16n8k64"], version: (1, 0), sm: 80, only_on: 0 }, Rule { mods: &[".u4", ".m8n8k32"], version: (6, 5), sm: 0, only_on: 0 }];
-const RULES_83: &[Rule] = &[Rule { mods: &[".and"], version: (7, 1), sm: 0, only_on: 0 }, Rule { mods: &[".and"], version: (1, 0), sm: 80, only_on: 0 }, Rule { mods: &[".m16n8k128"], version: (7, 0), sm: 0, only_on: 0 }, Rule { mods: &[".m16n8k128"], version: (1, 0), sm: 80, only_on: 0 }, Rule { mods: &[".m16n8k256"], version: (7, 0), sm: 0, only_on: 0 }, Rule { mods: &[".m16n8k256"], version: (1, 0), sm: 80, only_on: 0 }, Rule { mods: &[".m8n8k128"], version: (7, 0), sm: 0, only_on: 0 }, Rule { mods: &[".m8n8k128"], version: (1, 0), sm: 75, only_on: 0 }];
-const RULES_84: &[Rule] = &[Rule { mods: &[".b128"], version: (8, 3), sm: 0, only_on: 0 }, Rule { mods: &[".b128"], version: (1, 0), sm: 70, only_on: 0 }];
-const RULES_85: &[Rule] = &[Rule { mods: &[".acc::f16"], version: (8, 6), sm: 0, only_on: 0 }, Rule { mods: &[".acc::f16"], version: (1, 0), sm: 100, only_on: 0 }, Rule { mods: &[".acc::f32"], version: (8, 2), sm: 0, only_on: 0 }, Rule { mods: &[".e4m3"], version: (8, 6), sm: 0, only_on: 0 }, Rule { mods: &[".e4m3"], version: (1, 0), sm: 100, only_on: 0 }, Rule { mods: &[".e4m3x2"], version: (8, 6), sm: 0, only_on: 0 }, Rule { mods: &[".e4m3x2"], version: (1, 0), sm: 100, only_on: 0 }, Rule { mods: &[".e4m3x4"], version: (8, 6), sm: 0, only_on: 0 }, Rule { mods: &[".e4m3x4"], version: (1, 0), sm: 100, only_on: 0 }, Rule { mods: &[".e5m2"], version: (8, 6), sm: 0, only_on: 0 }, Rule { mods: &[".e5m2"], version: (1, 0), sm: 100, only_on: 0 }, Rule { mods: &[".e5m2x2"], version: (8, 6), sm: 0, only_on: 0 }, Rule { mods: &[".e5m2x2"], version: (1, 0), sm: 100, only_on: 0 }, Rule { mods: &[".e5m2x4"], version: (8, 6), sm: 0, only_on: 0 }, Rule { mods: &[".e5m2x4"], version: (1, 0), sm: 100, only_on: 0 }];
-const RULES_86: &[Rule] = &[Rule { mods: &[".e4m3"], version: (8, 6), sm: 0, only_on: 0 }, Rule { mods: &[".e4m3"], version: (1, 0), sm: 100, only_on: 0 }, Rule { mods: &[".e4m3x2"], version: (8, 6), sm: 0, only_on: 0 }, Rule { mods: &[".e4m3x2"], version: (1, 0), sm: 100, only_on: 0 }, Rule { mods: &[".e4m3x4"], version: (8, 6), sm: 0, only_on: 0 }, Rule { mods: &[".e4m3x4"], version: (1, 0), sm: 100, only_on: 0 }, Rule { mods: &[".e5m2"], version: (8, 6), sm: 0, only_on: 0 }, Rule { mods: &[".e5m2"], version: (1, 0), sm: 100, only_on: 0 }, Rule { mods: &[".e5m2x2"], version: (8, 6), sm: 0, only_on: 0 }, Rule { mods: &[".e5m2x2"], version: (1, 0), sm: 100, only_on: 0 }, Rule { mods: &[".e5m2x4"], version: (8, 6), sm: 0, only_on: 0 }, Rule { mods: &[".e5m2x4"], version: (1, 0), sm: 100, only_on: 0 }];
-const RULES_87: &[Rule] = &[Rule { mods: &[".cp_mask"], version: (1, 0), sm: 100, only_on: 0 }];
-const RULES_88: &[Rule] = &[Rule { mods: &[".s8x4"], version: (9, 2), sm: 0, only_on: 0 }, Rule { mods: &[".s8x4"], version: (1, 0), sm: 120, only_on: 0 }];
-const RULES_89: &[Rule] = &[Rule { mods: &[".L2::evict_last"], version: (7, 4), sm: 0, only_on: 0 }, Rule { mods: &[".L2::evict_last"], version: (1, 0), sm: 80, only_on: 0 }, Rule { mods: &[".L2::evict_normal"], version: (7, 4), sm: 0, only_on: 0 }, Rule { mods: &[".L2::evict_normal"], version: (1, 0), sm: 80, only_on: 0 }];
-const RULES_90: &[Rule] = &[Rule { mods: &[".rm"], version: (1, 0), sm: 20, only_on: 0 }, Rule { mods: &[".rn", ".f64"], version: (1, 0), sm: 13, only_on: 0 }, Rule { mods: &[".rn"], version: (1, 4), sm: 0, only_on: 0 }, Rule { mods: &[".rp"], version: (1, 0), sm: 20, only_on: 0 }, Rule { mods: &[".rz"], version: (1, 0), sm: 20, only_on: 0 }];
-const RULES_91: &[Rule] = &[Rule { mods: &[".L2::cache_hint"], version: (7, 4), sm: 0, only_on: 0 }, Rule { mods: &[".L2::cache_hint"], version: (1, 0), sm: 80, only_on: 0 }, Rule { mods: &[".add", ".f32"], version: (2, 0), sm: 0, only_on: 0 }, Rule { mods: &[".add", ".f32"], version: (1, 0), sm: 20, only_on: 0 }, Rule { mods: &[".add", ".f64"], version: (5, 0), sm: 0, only_on: 0 }, Rule { mods: &[".add", ".f64"], version: (1, 0), sm: 60, only_on: 0 }, Rule { mods: &[".and", ".b64"], version: (3, 1), sm: 0, only_on: 0 }, Rule { mods: &[".and", ".b64"], version: (1, 0), sm: 32, only_on: 0 }, Rule { mods: &[".and", ".s64"], version: (3, 1), sm: 0, only_on: 0 }, Rule { mods: &[".and", ".s64"], version: (1, 0), sm: 32, only_on: 0 }, Rule { mods: &[".and", ".u64"], version: (3, 1), sm: 0, only_on: 0 }, Rule { mods: &[".and", ".u64"], version: (1, 0), sm: 32, only_on: 0 }, Rule { mods: &[".cluster"], version: (5, 0), sm: 0, only_on: 0 }, Rule { mods: &[".cluster"], version: (7, 8), sm: 0, only_on: 0 }, Rule { mods: &[".cluster"], version: (1, 0), sm: 60, only_on: 0 }, Rule { mods: &[".cluster"], version: (1, 0), sm: 90, only_on: 0 }, Rule { mods: &[".cta"], version: (5, 0), sm: 0, only_on: 0 }, Rule { mods: &[".cta"], version: (1, 0), sm: 60, only_on: 0 }, Rule { mods: &[".global", ".add", ".u64"], version: (1, 0), sm: 12, only_on: 0 }, Rule { mods: &[".global"], version: (1, 0), sm: 11, only_on: 0 }, Rule { mods: &[".gpu"], version: (5, 0), sm: 0, only_on: 0 }, Rule { mods: &[".gpu"], version: (1, 0), sm: 60, only_on: 0 }, Rule { mods: &[".max", ".b64"], version: (3, 1), sm: 0, only_on: 0 }, Rule { mods: &[".max", ".b64"], version: (1, 0), sm: 32, only_on: 0 }, Rule { mods: &[".max", ".s64"], version: (3, 1), sm: 0, only_on: 0 }, Rule { mods: &[".max", ".s64"], version: (1, 0), sm: 32, only_on: 0 }, Rule { mods: &[".max", ".u64"], version: (3, 1), sm: 0, only_on: 0 }, Rule { mods: &[".max", ".u64"], version: (1, 0), sm: 32, only_on: 0 }, Rule { mods: &[".min", ".b64"], version: (3, 1), sm: 0, only_on: 0 }, Rule { mods: &[".min", ".b64"], version: (1, 0), sm: 32, only_on: 0 }, Rule { mods: &[".min", ".s64"], version: (3, 1), sm: 0, only_on: 0 }, Rule { mods: &[".min", ".s64"], version: (1, 0), sm: 32, only_on: 0 }, Rule { mods: &[".min", ".u64"], version: (3, 1), sm: 0, only_on: 0 }, Rule { mods: &[".min", ".u64"], version: (1, 0), sm: 32, only_on: 0 }, Rule { mods: &[".or", ".b64"], version: (3, 1), sm: 0, only_on: 0 }, Rule { mods: &[".or", ".b64"], version: (1, 0), sm: 32, only_on: 0 }, Rule { mods: &[".or", ".s64"], version: (3, 1), sm: 0, only_on: 0 }, Rule { mods: &[".or", ".s64"], version: (1, 0), sm: 32, only_on: 0 }, Rule { mods: &[".or", ".u64"], version: (3, 1), sm: 0, only_on: 0 }, Rule { mods: &[".or", ".u64"], version: (1, 0), sm: 32, only_on: 0 }, Rule { mods: &[".relaxed"], version: (6, 0), sm: 0, only_on: 0 }, Rule { mods: &[".relaxed"], version: (1, 0), sm: 70, only_on: 0 }, Rule { mods: &[".release"], version: (6, 0), sm: 0, only_on: 0 }, Rule { mods: &[".release"], version: (1, 0), sm: 70, only_on: 0 }, Rule { mods: &[".shared", ".add", ".u64"], version: (2, 0), sm: 0, only_on: 0 }, Rule { mods: &[".shared", ".add", ".u64"], version: (1, 0), sm: 20, only_on: 0 }, Rule { mods: &[".shared"], version: (1, 0), sm: 12, only_on: 0 }, Rule { mods: &[".shared::cluster"], version: (7, 8), sm: 0, only_on: 0 }, Rule { mods: &[".shared::cluster"], version: (1, 0), sm: 90, only_on: 0 }, Rule { mods: &[".shared::cta"], version: (7, 8), sm: 0, only_on: 0 }, Rule { mods: &[".shared::cta"], version: (1, 0), sm: 30, only_on: 0 }, Rule { mods: &[".sys"], version: (5, 0), sm: 0, only_on: 0 }, Rule { mods: &[".sys"], version: (1, 0), sm: 60, only_on: 0 }, Rule { mods: &[".xor", ".b64"], version: (3, 1), sm: 0, only_on: 0 }, Rule { mods: &[".xor", ".b64"], version: (1, 0), sm: 32, only_on: 0 }, Rule { mods: &[".xor", ".s64"], version: (3, 1), sm: 0, only_on: 0 }, Rule { mods: &[".xor", ".s64"], version: (1, 0), sm: 32, only_on: 0 }, Rule { mods: &[".xor", ".u64"], version: (3, 1), sm: 0, only_on: 0 }, Rule { mods: &[".xor", ".u64"], version: (1, 0), sm: 32, only_on: 0 }];
-const RULES_92: &[Rule] = &[Rule { mods: &[".L2::cache_hint"], version: (7, 4), sm: 0, only_on: 0 }, Rule { mods: &[".L2::cache_hint"], version: (1, 0), sm: 80, only_on: 0 }, Rule { mods: &[".cluster"], version: (5, 0), sm: 0, only_on: 0 }, Rule { mods: &[".cluster"], version: (7, 8), sm: 0, only_on: 0 }, Rule { mods: &[".cluster"], version: (1, 0), sm: 60, only_on: 0 }, Rule { mods: &[".cluster"], version: (1, 0), sm: 90, only_on: 0 }, Rule { mods: &[".cta"], version: (5, 0), sm: 0, only_on: 0 }, Rule { mods: &[".cta"], version: (1, 0), sm: 60, only_on: 0 }, Rule { mods: &[".global"], version: (1, 0), sm: 11, only_on: 0 }, Rule { mods: &[".gpu"], version: (5, 0), sm: 0, only_on: 0 }, Rule { mods: &[".gpu"], version: (1, 0), sm: 60, only_on: 0 }, Rule { mods: &[".relaxed"], version: (6, 0), sm: 0, only_on: 0 }, Rule { mods: &[".relaxed"], version: (1, 0), sm: 70, only_on: 0 }, Rule { mods: &[".release"], version: (6, 0), sm: 0, only_on: 0 }, Rule { mods: &[".release"], version: (1, 0), sm: 70, only_on: 0 }, Rule { mods: &[".shared"], version: (1, 0), sm: 12, only_on: 0 }, Rule { mods: &[".shared::cluster"], version: (7, 8), sm: 0, only_on: 0 }, Rule { mods: &[".shared::cluster"], version: (1, 0), sm: 90, only_on: 0 }, Rule { mods: &[".shared::cta"], version: (7, 8), sm: 0, only_on: 0 }, Rule { mods: &[".shared::cta"], version: (1, 0), sm: 30, only_on: 0 }, Rule { mods: &[".sys"], version: (5, 0), sm: 0, only_on: 0 }, Rule { mods: &[".sys"], version: (1, 0), sm: 60, only_on: 0 }];
-const RULES_93: &[Rule] = &[Rule { mods: &[".L2::cache_hint"], version: (7, 4), sm: 0, only_on: 0 }, Rule { mods: &[".L2::cache_hint"], version: (1, 0), sm: 80, only_on: 0 }, Rule { mods: &[".cluster"], version: (5, 0), sm: 0, only_on: 0 }, Rule { mods: &[".cluster"], version: (7, 8), sm: 0, only_on: 0 }, Rule { mods: &[".cluster"], version: (1, 0), sm: 60, only_on: 0 }, Rule { mods: &[".cluster"], version: (1, 0), sm: 90, only_on: 0 }, Rule { mods: &[".cta"], version: (5, 0), sm: 0, only_on: 0 }, Rule { mods: &[".cta"], version: (1, 0), sm: 60, only_on: 0 }, Rule { mods: &[".global"], version: (1, 0), sm: 11, only_on: 0 }, Rule { mods: &[".gpu"], version: (5, 0), sm: 0, only_on: 0 }, Rule { mods: &[".gpu"], version: (1, 0), sm: 60, only_on: 0 }, Rule { mods: &[".relaxed"], version: (6, 0), sm: 0, only_on: 0 }, Rule { mods: &[".relaxed"], version: (1, 0), sm: 70, only_on: 0 }, Rule { mods: &[".release"], version: (6, 0), sm: 0, only_on: 0 }, Rule { mods: &[".release"], version: (1, 0), sm: 70, only_on: 0 }, Rule { mods: &[".sys"], version: (5, 0), sm: 0, only_on: 0 }, Rule { mods: &[".sys"], version: (1, 0), sm: 60, only_on: 0 }, Rule { mods: &[".v2"], version: (8, 1), sm: 0, only_on: 0 }, Rule { mods: &[".v2"], version: (1, 0), sm: 90, only_on: 0 }, Rule { mods: &[".v4"], version: (8, 1), sm: 0, only_on: 0 }, Rule { mods: &[".v4"], version: (1, 0), sm: 90, only_on: 0 }];
-const RULES_94: &[Rule] = &[Rule { mods: &[".L2::cache_hint"], version: (7, 4), sm: 0, only_on: 0 }, Rule { mods: &[".L2::cache_hint"], version: (1, 0), sm: 80, only_on: 0 }, Rule { mods: &[".add", ".bf16"], version: (7, 8), sm: 0, only_on: 0 }, Rule { mods: &[".add", ".bf16"], version: (1, 0), sm: 90, only_on: 0 }, Rule { mods: &[".add", ".f16"], version: (6, 3), sm: 0, only_on: 0 }, Rule { mods: &[".add", ".f16"], version: (1, 0), sm: 70, only_on: 0 }, Rule { mods: &[".cluster"], version: (5, 0), sm: 0, only_on: 0 }, Rule { mods: &[".cluster"], version: (7, 8), sm: 0, only_on: 0 }, Rule { mods: &[".cluster"], version: (1, 0), sm: 60, only_on: 0 }, Rule { mods: &[".cluster"], version: (1, 0), sm: 90, only_on: 0 }, Rule { mods: &[".cta"], version: (5, 0), sm: 0, only_on: 0 }, Rule { mods: &[".cta"], version: (1, 0), sm: 60, only_on: 0 }, Rule { mods: &[".global"], version: (1, 0), sm: 11, only_on: 0 }, Rule { mods: &[".gpu"], version: (5, 0), sm: 0, only_on: 0 }, Rule { mods: &[".gpu"], version: (1, 0), sm: 60, only_on: 0 }, Rule { mods: &[".relaxed"], version: (6, 0), sm: 0, only_on: 0 }, Rule { mods: &[".relaxed"], version: (1, 0), sm: 70, only_on: 0 }, Rule { mods: &[".release"], version: (6, 0), sm: 0, only_on: 0 }, Rule { mods: &[".release"], version: (1, 0), sm: 70, only_on: 0 }, Rule { mods: &[".sys"], version: (5, 0), sm: 0, only_on: 0 }, Rule { mods: &[".sys"], version: (1, 0), sm: 60, only_on: 0 }, Rule { mods: &[".v2"], version: (8, 1), sm: 0, only_on: 0 }, Rule { mods: &[".v2"], version: (1, 0), sm: 90, only_on: 0 }, Rule { mods: &[".v4"], version: (8, 1), sm: 0, only_on: 0 }, Rule { mods: &[".v4"], version: (1, 0), sm: 90, only_on: 0 }, Rule { mods: &[".v8"], version: (8, 1), sm: 0, only_on: 0 }, Rule { mods: &[".v8"], version: (1, 0), sm: 90, only_on: 0 }];
-const RULES_95: &[Rule] = &[Rule { mods: &[".L2::cache_hint"], version: (7, 4), sm: 0, only_on: 0 }, Rule { mods: &[".L2::cache_hint"], version: (1, 0), sm: 80, only_on: 0 }, Rule { mods: &[".add", ".bf16x2"], version: (7, 8), sm: 0, only_on: 0 }, Rule { mods: &[".add", ".bf16x2"], version: (1, 0), sm: 90, only_on: 0 }, Rule { mods: &[".add", ".f16x2"], version: (6, 2), sm: 0, only_on: 0 }, Rule { mods: &[".add", ".f16x2"], version: (1, 0), sm: 60, only_on: 0 }, Rule { mods: &[".cluster"], version: (5, 0), sm: 0, only_on: 0 }, Rule { mods: &[".cluster"], version: (7, 8), sm: 0, only_on: 0 }, Rule { mods: &[".cluster"], version: (1, 0), sm: 60, only_on: 0 }, Rule { mods: &[".cluster"], version: (1, 0), sm: 90, only_on: 0 }, Rule { mods: &[".cta"], version: (5, 0), sm: 0, only_on: 0 }, Rule { mods: &[".cta"], version: (1, 0), sm: 60, only_on: 0 }, Rule { mods: &[".global"], version: (1, 0), sm: 11, only_on: 0 }, Rule { mods: &[".gpu"], version: (5, 0), sm: 0, only_on: 0 }, Rule { mods: &[".gpu"], version: (1, 0), sm: 60, only_on: 0 }, Rule { mods: &[".relaxed"], version: (6, 0), sm: 0, only_on: 0 }, Rule { mods: &[".relaxed"], version: (1, 0), sm: 70, only_on: 0 }, Rule { mods: &[".release"], version: (6, 0), sm: 0, only_on: 0 }, Rule { mods: &[".release"], version: (1, 0), sm: 70, only_on: 0 }, Rule { mods: &[".sys"], version: (5, 0), sm: 0, only_on: 0 }, Rule { mods: &[".sys"], version: (1, 0), sm: 60, only_on: 0 }, Rule { mods: &[".v2"], version: (8, 1), sm: 0, only_on: 0 }, Rule { mods: &[".v2"], version: (1, 0), sm: 90, only_on: 0 }, Rule { mods: &[".v4"], version: (8, 1), sm: 0, only_on: 0 }, Rule { mods: &[".v4"], version: (1, 0), sm: 90, only_on: 0 }];
-const RULES_96: &[Rule] = &[Rule { mods: &[".global"], version: (8, 7), sm: 0, only_on: 0 }, Rule { mods: &[".global"], version: (1, 0), sm: 100, only_on: 0 }, Rule { mods: &[".gpu"], version: (8, 7), sm: 0, only_on: 0 }, Rule { mods: &[".gpu"], version: (1, 0), sm: 100, only_on: 0 }, Rule { mods: &[".mmio"], version: (8, 7), sm: 0, only_on: 0 }, Rule { mods: &[".mmio"], version: (1, 0), sm: 100, only_on: 0 }];
-const RULES_97: &[Rule] = &[Rule { mods: &[".global", ".add", ".b64"], version: (1, 0), sm: 12, only_on: 0 }, Rule { mods: &[".global", ".add", ".u64"], version: (1, 0), sm: 12, only_on: 0 }, Rule { mods: &[".global"], version: (1, 0), sm: 11, only_on: 0 }, Rule { mods: &[".shared"], version: (1, 0), sm: 12, only_on: 0 }];
-const RULES_98: &[Rule] = &[Rule { mods: &[".NaN"], version: (8, 6), sm: 0, only_on: 0 }, Rule { mods: &[".NaN"], version: (1, 0), sm: 100, only_on: 0 }, Rule { mods: &[".abs"], version: (8, 6), sm: 0, only_on: 0 }, Rule { mods: &[".abs"], version: (1, 0), sm: 100, only_on: 0 }];
-const RULES_99: &[Rule] = &[Rule { mods: &[".b16"], version: (7, 8), sm: 0, only_on: 0 }, Rule { mods: &[".b16"], version: (1, 0), sm: 90, only_on: 0 }, Rule { mods: &[".b32"], version: (7, 8), sm: 0, only_on: 0 }, Rule { mods: &[".b32"], version: (1, 0), sm: 90, only_on: 0 }, Rule { mods: &[".b64"], version: (7, 8), sm: 0, only_on: 0 }, Rule { mods: &[".b64"], version: (1, 0), sm: 90, only_on: 0 }, Rule { mods: &[".f16"], version: (7, 8), sm: 0, only_on: 0 }, Rule { mods: &[".f16"], version: (1, 0), sm: 90, only_on: 0 }, Rule { mods: &[".f32"], version: (7, 8), sm: 0, only_on: 0 }, Rule { mods: &[".f32"], version: (1, 0), sm: 90, only_on: 0 }, Rule { mods: &[".f64"], version: (7, 8), sm: 0, only_on: 0 }, Rule { mods: &[".f64"], version: (1, 0), sm: 90, only_on: 0 }, Rule { mods: &[".s16"], version: (7, 8), sm: 0, only_on: 0 }, Rule { mods: &[".s16"], version: (1, 0), sm: 90, only_on: 0 }, Rule { mods: &[".s32"], version: (7, 8), sm: 0, only_on: 0 }, Rule { mods: &[".s32"], version: (1, 0), sm: 90, only_on: 0 }, Rule { mods: &[".s64"], version: (7, 8), sm: 0, only_on: 0 }, Rule { mods: &[".s64"], version: (1, 0), sm: 90, only_on: 0 }, Rule { mods: &[".u16"], version: (7, 8), sm: 0, only_on: 0 }, Rule { mods: &[".u16"], version: (1, 0), sm: 90, only_on: 0 }, Rule { mods: &[".u32"], version: (7, 8), sm: 0, only_on: 0 }, Rule { mods: &[".u32"], version: (1, 0), sm: 90, only_on: 0 }, Rule { mods: &[".u64"], version: (7, 8), sm: 0, only_on: 0 }, Rule { mods: &[".u64"], version: (1, 0), sm: 90, only_on: 0 }];
-const RULES_100: &[Rule] = &[Rule { mods: &[".s16"], version: (6, 5), sm: 0, only_on: 0 }, Rule { mods: &[".s32"], version: (6, 5), sm: 0, only_on: 0 }, Rule { mods: &[".u16"], version: (6, 5), sm: 0, only_on: 0 }, Rule { mods: &[".u32"], version: (6, 5), sm: 0, only_on: 0 }];
-const RULES_101: &[Rule] = &[Rule { mods: &[".s16"], version: (7, 8), sm: 0, only_on: 0 }, Rule { mods: &[".s16"], version: (1, 0), sm: 90, only_on: 0 }, Rule { mods: &[".s32"], version: (7, 8), sm: 0, only_on: 0 }, Rule { mods: &[".s32"], version: (1, 0), sm: 90, only_on: 0 }, Rule { mods: &[".u16"], version: (7, 8), sm: 0, only_on: 0 }, Rule { mods: &[".u16"], version: (1, 0), sm: 90, only_on: 0 }, Rule { mods: &[".u32"], version: (7, 8), sm: 0, only_on: 0 }, Rule { mods: &[".u32"], version: (1, 0), sm: 90, only_on: 0 }];
-const RULES_102: &[Rule] = &[Rule { mods: &[".s32"], version: (6, 5), sm: 0, only_on: 0 }, Rule { mods: &[".u32"], version: (6, 5), sm: 0, only_on: 0 }];
-const RULES_103: &[Rule] = &[Rule { mods: &[".s32"], version: (7, 8), sm: 0, only_on: 0 }, Rule { mods: &[".s32"], version: (1, 0), sm: 90, only_on: 0 }, Rule { mods: &[".u32"], version: (7, 8), sm: 0, only_on: 0 }, Rule { mods: &[".u32"], version: (1, 0), sm: 90, only_on: 0 }];
-const RULES_104: &[Rule] = &[Rule { mods: &[".L2::cache_hint"], version: (7, 4), sm: 0, only_on: 0 }, Rule { mods: &[".L2::cache_hint"], version: (1, 0), sm: 80, only_on: 0 }, Rule { mods: &[".b128"], version: (8, 3), sm: 0, only_on: 0 }, Rule { mods: &[".b128"], version: (1, 0), sm: 70, only_on: 0 }, Rule { mods: &[".cg"], version: (2, 0), sm: 0, only_on: 0 }, Rule { mods: &[".cg"], version: (1, 0), sm: 20, only_on: 0 }, Rule { mods: &[".cs"], version: (2, 0), sm: 0, only_on: 0 }, Rule { mods: &[".cs"], version: (1, 0), sm: 20, only_on: 0 }, Rule { mods: &[".f64"], version: (1, 0), sm: 13, only_on: 0 }, Rule { mods: &[".param::func"], version: (8, 3), sm: 0, only_on: 0 }, Rule { mods: &[".shared::cluster"], version: (7, 8), sm: 0, only_on: 0 }, Rule { mods: &[".shared::cluster"], version: (1, 0), sm: 90, only_on: 0 }, Rule { mods: &[".shared::cta"], version: (7, 8), sm: 0, only_on: 0 }, Rule { mods: &[".shared::cta"], version: (1, 0), sm: 30, only_on: 0 }, Rule { mods: &[".v4", ".b64"], version: (8, 8), sm: 0, only_on: 0 }, Rule { mods: &[".v4", ".b64"], version: (1, 0), sm: 100, only_on: 0 }, Rule { mods: &[".v8", ".b32"], version: (8, 8), sm: 0, only_on: 0 }, Rule { mods: &[".v8", ".b32"], version: (1, 0), sm: 100, only_on: 0 }, Rule { mods: &[".wb"], version: (2, 0), sm: 0, only_on: 0 }, Rule { mods: &[".wb"], version: (1, 0), sm: 20, only_on: 0 }, Rule { mods: &[".weak"], version: (6, 0), sm: 0, only_on: 0 }, Rule { mods: &[".weak"], version: (1, 0), sm: 70, only_on: 0 }, Rule { mods: &[".wt"], version: (2, 0), sm: 0, only_on: 0 }, Rule { mods: &[".wt"], version: (1, 0), sm: 20, only_on: 0 }];
-const RULES_105: &[Rule] = &[Rule { mods: &[".L1::evict_first"], version: (7, 4), sm: 0, only_on: 0 }, Rule { mods: &[".L1::evict_first"], version: (1, 0), sm: 70, only_on: 0 }, Rule { mods: &[".L1::evict_last"], version: (7, 4), sm: 0, only_on: 0 }, Rule { mods: &[".L1::evict_last"], version: (1, 0), sm: 70, only_on: 0 }, Rule { mods: &[".L1::evict_normal"], version: (7, 4), sm: 0, only_on: 0 }, Rule { mods: &[".L1::evict_normal"], version: (1, 0), sm: 70, only_on: 0 }, Rule { mods: &[".L1::evict_unchanged"], version: (7, 4), sm: 0, only_on: 0 }, Rule { mods: &[".L1::evict_unchanged"], version: (1, 0), sm: 70, only_on: 0 }, Rule { mods: &[".L1::no_allocate"], version: (7, 4), sm: 0, only_on: 0 }, Rule { mods: &[".L1::no_allocate"], version: (1, 0), sm: 70, only_on: 0 }, Rule { mods: &[".L2::cache_hint"], version: (7, 4), sm: 0, only_on: 0 }, Rule { mods: &[".L2::cache_hint"], version: (1, 0), sm: 80, only_on: 0 }, Rule { mods: &[".L2::evict_first"], version: (8, 8), sm: 0, only_on: 0 }, Rule { mods: &[".L2::evict_first"], version: (1, 0), sm: 100, only_on: 0 }, Rule { mods: &[".L2::evict_last"], version: (8, 8), sm: 0, only_on: 0 }, Rule { mods: &[".L2::evict_last"], version: (1, 0), sm: 100, only_on: 0 }, Rule { mods: &[".L2::evict_normal"], version: (8, 8), sm: 0, only_on: 0 }, Rule { mods: &[".L2::evict_normal"], version: (1, 0), sm: 100, only_on: 0 }, Rule { mods: &[".b128"], version: (8, 3), sm: 0, only_on: 0 }, Rule { mods: &[".b128"], version: (1, 0), sm: 70, only_on: 0 }, Rule { mods: &[".f64"], version: (1, 0), sm: 13, only_on: 0 }, Rule { mods: &[".param::func"], version: (8, 3), sm: 0, only_on: 0 }, Rule { mods: &[".shared::cluster"], version: (7, 8), sm: 0, only_on: 0 }, Rule { mods: &[".shared::cluster"], version: (1, 0), sm: 90, only_on: 0 }, Rule { mods: &[".shared::cta"], version: (7, 8), sm: 0, only_on: 0 }, Rule { mods: &[".shared::cta"], version: (1, 0), sm: 30, only_on: 0 }, Rule { mods: &[".v4", ".b64"], version: (8, 8), sm: 0, only_on: 0 }, Rule { mods: &[".v4", ".b64"], version: (1, 0), sm: 100, only_on: 0 }, Rule { mods: &[".v8", ".b32"], version: (8, 8), sm: 0, only_on: 0 }, Rule { mods: &[".v8", ".b32"], version: (1, 0), sm: 100, only_on: 0 }, Rule { mods: &[".weak"], version: (6, 0), sm: 0, only_on: 0 }, Rule { mods: &[".weak"], version: (1, 0), sm: 70, only_on: 0 }];
-const RULES_106: &[Rule] = &[Rule { mods: &[".b128"], version: (8, 3), sm: 0, only_on: 0 }, Rule { mods: &[".b128"], version: (1, 0), sm: 70, only_on: 0 }, Rule { mods: &[".f64"], version: (1, 0), sm: 13, only_on: 0 }, Rule { mods: &[".local"], version: (9, 1), sm: 0, only_on: 0 }, Rule { mods: &[".param::func"], version: (8, 3), sm: 0, only_on: 0 }, Rule { mods: &[".shared::cluster"], version: (7, 8), sm: 0, only_on: 0 }, Rule { mods: &[".shared::cluster"], version: (1, 0), sm: 90, only_on: 0 }, Rule { mods: &[".shared::cta"], version: (7, 8), sm: 0, only_on: 0 }, Rule { mods: &[".shared::cta"], version: (1, 0), sm: 30, only_on: 0 }, Rule { mods: &[".v4", ".b64"], version: (8, 8), sm: 0, only_on: 0 }, Rule { mods: &[".v4", ".b64"], version: (1, 0), sm: 100, only_on: 0 }, Rule { mods: &[".v8", ".b32"], version: (8, 8), sm: 0, only_on: 0 }, Rule { mods: &[".v8", ".b32"], version: (1, 0), sm: 100, only_on: 0 }];
-const RULES_107: &[Rule] = &[Rule { mods: &[".L1::evict_first"], version: (7, 4), sm: 0, only_on: 0 }, Rule { mods: &[".L1::evict_first"], version: (1, 0), sm: 70, only_on: 0 }, Rule { mods: &[".L1::evict_last"], version: (7, 4), sm: 0, only_on: 0 }, Rule { mods: &[".L1::evict_last"], version: (1, 0), sm: 70, only_on: 0 }, Rule { mods: &[".L1::evict_normal"], version: (7, 4), sm: 0, only_on: 0 }, Rule { mods: &[".L1::evict_normal"], version: (1, 0), sm: 70, only_on: 0 }, Rule { mods: &[".L1::evict_unchanged"], version: (7, 4), sm: 0, only_on: 0 }, Rule { mods: &[".L1::evict_unchanged"], version: (1, 0), sm: 70, only_on: 0 }, Rule { mods: &[".L1::no_allocate"], version: (7, 4), sm: 0, only_on: 0 }, Rule { mods: &[".L1::no_allocate"], version: (1, 0), sm: 70, only_on: 0 }, Rule { mods: &[".L2::cache_hint"], version: (7, 4), sm: 0, only_on: 0 }, Rule { mods: &[".L2::cache_hint"], version: (1, 0), sm: 80, only_on: 0 }, Rule { mods: &[".L2::evict_first"], version: (8, 8), sm: 0, only_on: 0 }, Rule { mods: &[".L2::evict_first"], version: (1, 0), sm: 100, only_on: 0 }, Rule { mods: &[".L2::evict_last"], version: (8, 8), sm: 0, only_on: 0 }, Rule { mods: &[".L2::evict_last"], version: (1, 0), sm: 100, only_on: 0 }, Rule { mods: &[".L2::evict_normal"], version: (8, 8), sm: 0, only_on: 0 }, Rule { mods: &[".L2::evict_normal"], version: (1, 0), sm: 100, only_on: 0 }, Rule { mods: &[".b128"], version: (8, 3), sm: 0, only_on: 0 }, Rule { mods: &[".b128"], version: (1, 0), sm: 70, only_on: 0 }, Rule { mods: &[".cluster"], version: (6, 0), sm: 0, only_on: 0 }, Rule { mods: &[".cluster"], version: (7, 8), sm: 0, only_on: 0 }, Rule { mods: &[".cluster"], version: (1, 0), sm: 70, only_on: 0 }, Rule { mods: &[".cluster"], version: (1, 0), sm: 90, only_on: 0 }, Rule { mods: &[".cta"], version: (6, 0), sm: 0, only_on: 0 }, Rule { mods: &[".cta"], version: (1, 0), sm: 70, only_on: 0 }, Rule { mods: &[".f64"], version: (1, 0), sm: 13, only_on: 0 }, Rule { mods: &[".gpu"], version: (6, 0), sm: 0, only_on: 0 }, Rule { mods: &[".gpu"], version: (1, 0), sm: 70, only_on: 0 }, Rule { mods: &[".param::func"], version: (8, 3), sm: 0, only_on: 0 }, Rule { mods: &[".shared::cluster"], version: (7, 8), sm: 0, only_on: 0 }, Rule { mods: &[".shared::cluster"], version: (1, 0), sm: 90, only_on: 0 }, Rule { mods: &[".shared::cta"], version: (7, 8), sm: 0, only_on: 0 }, Rule { mods: &[".shared::cta"], version: (1, 0), sm: 30, only_on: 0 }, Rule { mods: &[".sys", ".b128"], version: (8, 4), sm: 0, only_on: 0 }, Rule { mods: &[".sys"], version: (6, 0), sm: 0, only_on: 0 }, Rule { mods: &[".sys"], version: (1, 0), sm: 70, only_on: 0 }, Rule { mods: &[".v4", ".b64"], version: (8, 8), sm: 0, only_on: 0 }, Rule { mods: &[".v4", ".b64"], version: (1, 0), sm: 100, only_on: 0 }, Rule { mods: &[".v8", ".b32"], version: (8, 8), sm: 0, only_on: 0 }, Rule { mods: &[".v8", ".b32"], version: (1, 0), sm: 100, only_on: 0 }];
-const RULES_108: &[Rule] = &[Rule { mods: &[".b128"], version: (9, 2), sm: 0, only_on: 0 }];
-const RULES_109: &[Rule] = &[Rule { mods: &[".b128"], version: (9, 2), sm: 0, only_on: 0 }, Rule { mods: &[".cluster"], version: (8, 7), sm: 0, only_on: 0 }, Rule { mods: &[".cluster"], version: (1, 0), sm: 100, only_on: 0 }];
-const RULES_110: &[Rule] = &[Rule { mods: &[".global"], version: (8, 7), sm: 0, only_on: 0 }, Rule { mods: &[".global"], version: (1, 0), sm: 100, only_on: 0 }, Rule { mods: &[".mmio"], version: (8, 7), sm: 0, only_on: 0 }, Rule { mods: &[".mmio"], version: (1, 0), sm: 100, only_on: 0 }];
-const RULES_111: &[Rule] = &[Rule { mods: &[".b8"], version: (8, 6), sm: 0, only_on: 0 }, Rule { mods: &[".m16n8"], version: (8, 6), sm: 0, only_on: 0 }, Rule { mods: &[".m16n8"], version: (1, 0), sm: 100, only_on: 0 }];
-const RULES_112: &[Rule] = &[Rule { mods: &[".s8x4"], version: (9, 2), sm: 0, only_on: 0 }, Rule { mods: &[".s8x4"], version: (1, 0), sm: 120, only_on: 0 }, Rule { mods: &[".u8x4"], version: (9, 2), sm: 0, only_on: 0 }, Rule { mods: &[".u8x4"], version: (1, 0), sm: 120, only_on: 0 }];
-const RULES_113: &[Rule] = &[Rule { mods: &[".3d"], version: (3, 0), sm: 0, only_on: 0 }, Rule { mods: &[".3d"], version: (1, 0), sm: 20, only_on: 0 }, Rule { mods: &[".a1d"], version: (3, 0), sm: 0, only_on: 0 }, Rule { mods: &[".a1d"], version: (1, 0), sm: 20, only_on: 0 }, Rule { mods: &[".a2d"], version: (3, 0), sm: 0, only_on: 0 }, Rule { mods: &[".a2d"], version: (1, 0), sm: 20, only_on: 0 }, Rule { mods: &[".ca"], version: (1, 0), sm: 20, only_on: 0 }, Rule { mods: &[".cg"], version: (1, 0), sm: 20, only_on: 0 }, Rule { mods: &[".cs"], version: (1, 0), sm: 20, only_on: 0 }, Rule { mods: &[".cv"], version: (1, 0), sm: 20, only_on: 0 }, Rule { mods: &[".trap"], version: (1, 5), sm: 0, only_on: 0 }];
-const RULES_114: &[Rule] = &[Rule { mods: &[".s64", ".max"], version: (8, 1), sm: 0, only_on: 0 }, Rule { mods: &[".s64", ".max"], version: (1, 0), sm: 50, only_on: 0 }, Rule { mods: &[".s64", ".min"], version: (8, 1), sm: 0, only_on: 0 }, Rule { mods: &[".s64", ".min"], version: (1, 0), sm: 50, only_on: 0 }, Rule { mods: &[".u64", ".max"], version: (8, 1), sm: 0, only_on: 0 }, Rule { mods: &[".u64", ".max"], version: (1, 0), sm: 50, only_on: 0 }, Rule { mods: &[".u64", ".min"], version: (8, 1), sm: 0, only_on: 0 }, Rule { mods: &[".u64", ".min"], version: (1, 0), sm: 50, only_on: 0 }];
-const RULES_115: &[Rule] = &[Rule { mods: &[".b64", ".max"], version: (8, 1), sm: 0, only_on: 0 }, Rule { mods: &[".b64", ".max"], version: (1, 0), sm: 50, only_on: 0 }, Rule { mods: &[".b64", ".min"], version: (8, 1), sm: 0, only_on: 0 }, Rule { mods: &[".b64", ".min"], version: (1, 0), sm: 50, only_on: 0 }];
-const RULES_116: &[Rule] = &[Rule { mods: &[".3d"], version: (3, 0), sm: 0, only_on: 0 }, Rule { mods: &[".3d"], version: (1, 0), sm: 20, only_on: 0 }, Rule { mods: &[".cg"], version: (1, 0), sm: 20, only_on: 0 }, Rule { mods: &[".cs"], version: (1, 0), sm: 20, only_on: 0 }, Rule { mods: &[".trap"], version: (1, 5), sm: 0, only_on: 0 }, Rule { mods: &[".wb"], version: (1, 0), sm: 20, only_on: 0 }, Rule { mods: &[".wt"], version: (1, 0), sm: 20, only_on: 0 }];
-const RULES_117: &[Rule] = &[Rule { mods: &[".3d"], version: (1, 0), sm: 20, only_on: 0 }];
-const RULES_118: &[Rule] = &[Rule { mods: &[".a1d"], version: (3, 0), sm: 0, only_on: 0 }, Rule { mods: &[".a1d"], version: (1, 0), sm: 20, only_on: 0 }, Rule { mods: &[".a2d"], version: (3, 0), sm: 0, only_on: 0 }, Rule { mods: &[".a2d"], version: (1, 0), sm: 20, only_on: 0 }, Rule { mods: &[".cg"], version: (1, 0), sm: 20, only_on: 0 }, Rule { mods: &[".cs"], version: (1, 0), sm: 20, only_on: 0 }, Rule { mods: &[".trap"], version: (1, 5), sm: 0, only_on: 0 }, Rule { mods: &[".wb"], version: (1, 0), sm: 20, only_on: 0 }, Rule { mods: &[".wt"], version: (1, 0), sm: 20, only_on: 0 }];
-const RULES_119: &[Rule] = &[Rule { mods: &[".swizzle_atomicity"], version: (8, 6), sm: 0, only_on: 0 }, Rule { mods: &[".swizzle_atomicity"], version: (1, 0), sm: 100, only_on: 0 }];
-const RULES_120: &[Rule] = &[Rule { mods: &[".2dms"], version: (3, 2), sm: 0, only_on: 0 }, Rule { mods: &[".2dms"], version: (1, 0), sm: 30, only_on: 0 }, Rule { mods: &[".a1d"], version: (2, 3), sm: 0, only_on: 0 }, Rule { mods: &[".a2d"], version: (2, 3), sm: 0, only_on: 0 }, Rule { mods: &[".a2dms"], version: (3, 2), sm: 0, only_on: 0 }, Rule { mods: &[".a2dms"], version: (1, 0), sm: 30, only_on: 0 }, Rule { mods: &[".acube"], version: (3, 0), sm: 0, only_on: 0 }, Rule { mods: &[".acube"], version: (1, 0), sm: 20, only_on: 0 }, Rule { mods: &[".cube"], version: (3, 0), sm: 0, only_on: 0 }];
-const RULES_121: &[Rule] = &[Rule { mods: &[".2dms"], version: (3, 2), sm: 0, only_on: 0 }, Rule { mods: &[".2dms"], version: (1, 0), sm: 30, only_on: 0 }, Rule { mods: &[".a1d"], version: (2, 3), sm: 0, only_on: 0 }, Rule { mods: &[".a2d"], version: (2, 3), sm: 0, only_on: 0 }, Rule { mods: &[".a2dms"], version: (3, 2), sm: 0, only_on: 0 }, Rule { mods: &[".a2dms"], version: (1, 0), sm: 30, only_on: 0 }, Rule { mods: &[".acube"], version: (3, 0), sm: 0, only_on: 0 }, Rule { mods: &[".acube"], version: (4, 3), sm: 0, only_on: 0 }, Rule { mods: &[".acube"], version: (1, 0), sm: 20, only_on: 0 }, Rule { mods: &[".cube"], version: (3, 0), sm: 0, only_on: 0 }, Rule { mods: &[".cube"], version: (4, 3), sm: 0, only_on: 0 }, Rule { mods: &[".cube"], version: (1, 0), sm: 20, only_on: 0 }];
-const RULES_122: &[Rule] = &[Rule { mods: &[".a2d"], version: (4, 3), sm: 0, only_on: 0 }, Rule { mods: &[".a2d"], version: (1, 0), sm: 30, only_on: 0 }, Rule { mods: &[".acube"], version: (4, 3), sm: 0, only_on: 0 }, Rule { mods: &[".acube"], version: (1, 0), sm: 30, only_on: 0 }, Rule { mods: &[".cube"], version: (4, 3), sm: 0, only_on: 0 }, Rule { mods: &[".cube"], version: (1, 0), sm: 30, only_on: 0 }];
-const RULES_123: &[Rule] = &[Rule { mods: &[".m32n8k16"], version: (6, 1), sm: 0, only_on: 0 }, Rule { mods: &[".m8n32k16"], version: (6, 1), sm: 0, only_on: 0 }, Rule { mods: &[".s8"], version: (6, 3), sm: 0, only_on: 0 }, Rule { mods: &[".s8"], version: (1, 0), sm: 72, only_on: 0 }, Rule { mods: &[".shared::cta"], version: (7, 8), sm: 0, only_on: 0 }, Rule { mods: &[".u8"], version: (6, 3), sm: 0, only_on: 0 }, Rule { mods: &[".u8"], version: (1, 0), sm: 72, only_on: 0 }];
-const RULES_124: &[Rule] = &[Rule { mods: &[".m32n8k16"], version: (6, 1), sm: 0, only_on: 0 }, Rule { mods: &[".m8n32k16"], version: (6, 1), sm: 0, only_on: 0 }, Rule { mods: &[".shared::cta"], version: (7, 8), sm: 0, only_on: 0 }];
-const RULES_125: &[Rule] = &[Rule { mods: &[".s4"], version: (6, 3), sm: 0, only_on: 0 }, Rule { mods: &[".s4"], version: (1, 0), sm: 75, only_on: 0 }, Rule { mods: &[".shared::cta"], version: (7, 8), sm: 0, only_on: 0 }, Rule { mods: &[".u4"], version: (6, 3), sm: 0, only_on: 0 }, Rule { mods: &[".u4"], version: (1, 0), sm: 75, only_on: 0 }];
-const RULES_126: &[Rule] = &[Rule { mods: &[".m32n8k16"], version: (6, 1), sm: 0, only_on: 0 }, Rule { mods: &[".m8n32k16"], version: (6, 1), sm: 0, only_on: 0 }];
-const RULES_127: &[Rule] = &[Rule { mods: &[".m32n8k16"], version: (6, 1), sm: 0, only_on: 0 }, Rule { mods: &[".m8n32k16"], version: (6, 1), sm: 0, only_on: 0 }, Rule { mods: &[".s8"], version: (6, 3), sm: 0, only_on: 0 }, Rule { mods: &[".s8"], version: (1, 0), sm: 72, only_on: 0 }, Rule { mods: &[".u8"], version: (6, 3), sm: 0, only_on: 0 }, Rule { mods: &[".u8"], version: (1, 0), sm: 72, only_on: 0 }];
-const RULES_128: &[Rule] = &[Rule { mods: &[".s4"], version: (6, 3), sm: 0, only_on: 0 }, Rule { mods: &[".s4"], version: (1, 0), sm: 75, only_on: 0 }, Rule { mods: &[".u4"], version: (6, 3), sm: 0, only_on: 0 }, Rule { mods: &[".u4"], version: (1, 0), sm: 75, only_on: 0 }];
+const RULES_1: &[Rule] = &[Rule { mods: &[".f64"], version: (1, 0), sm: 13, only_on: 0, targets: TARGETS_0 }];
+const RULES_2: &[Rule] = &[Rule { mods: &[".s16x2"], version: (8, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".s16x2"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".s8x4"], version: (9, 2), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".s8x4"], version: (1, 0), sm: 120, only_on: 0, targets: TARGETS_1 }, Rule { mods: &[".sat", ".s16x2"], version: (9, 2), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".sat", ".s16x2"], version: (1, 0), sm: 120, only_on: 0, targets: TARGETS_1 }, Rule { mods: &[".sat", ".u16x2"], version: (9, 2), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".sat", ".u16x2"], version: (1, 0), sm: 120, only_on: 0, targets: TARGETS_1 }, Rule { mods: &[".sat", ".u32"], version: (9, 2), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".sat", ".u32"], version: (1, 0), sm: 120, only_on: 0, targets: TARGETS_1 }, Rule { mods: &[".u16x2"], version: (8, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".u16x2"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".u8x4"], version: (9, 2), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".u8x4"], version: (1, 0), sm: 120, only_on: 0, targets: TARGETS_1 }];
+const RULES_3: &[Rule] = &[Rule { mods: &[".s32"], version: (1, 2), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".s64"], version: (4, 3), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".s64"], version: (1, 0), sm: 20, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".u32"], version: (1, 2), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".u64"], version: (4, 3), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".u64"], version: (1, 0), sm: 20, only_on: 0, targets: TARGETS_0 }];
+const RULES_4: &[Rule] = &[Rule { mods: &[".rm"], version: (1, 0), sm: 20, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".rp"], version: (1, 0), sm: 20, only_on: 0, targets: TARGETS_0 }];
+const RULES_5: &[Rule] = &[Rule { mods: &[".bf16"], version: (8, 6), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".bf16"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".f16"], version: (8, 6), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".f16"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_0 }];
+const RULES_6: &[Rule] = &[Rule { mods: &[".L2::cache_hint"], version: (7, 4), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::cache_hint"], version: (1, 0), sm: 80, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".acq_rel"], version: (6, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".acq_rel"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".acquire"], version: (6, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".acquire"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".add", ".f32"], version: (2, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".add", ".f32"], version: (1, 0), sm: 20, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".add", ".f64"], version: (5, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".add", ".f64"], version: (1, 0), sm: 60, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".and", ".b64"], version: (3, 1), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".and", ".b64"], version: (1, 0), sm: 32, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".and", ".s64"], version: (3, 1), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".and", ".s64"], version: (1, 0), sm: 32, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".and", ".u64"], version: (3, 1), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".and", ".u64"], version: (1, 0), sm: 32, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cluster"], version: (5, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cluster"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cluster"], version: (1, 0), sm: 60, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cluster"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cta"], version: (5, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cta"], version: (1, 0), sm: 60, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".global", ".add", ".b64"], version: (1, 2), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".global", ".add", ".b64"], version: (1, 0), sm: 12, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".global", ".add", ".s64"], version: (1, 2), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".global", ".add", ".s64"], version: (1, 0), sm: 12, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".global", ".add", ".u64"], version: (1, 2), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".global", ".add", ".u64"], version: (1, 0), sm: 12, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".global", ".b32"], version: (1, 1), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".global", ".cas", ".b64"], version: (1, 2), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".global", ".cas", ".b64"], version: (1, 0), sm: 12, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".global", ".cas", ".s64"], version: (1, 2), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".global", ".cas", ".s64"], version: (1, 0), sm: 12, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".global", ".cas", ".u64"], version: (1, 2), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".global", ".cas", ".u64"], version: (1, 0), sm: 12, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".global", ".exch", ".b64"], version: (1, 2), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".global", ".exch", ".b64"], version: (1, 0), sm: 12, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".global", ".exch", ".s64"], version: (1, 2), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".global", ".exch", ".s64"], version: (1, 0), sm: 12, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".global", ".exch", ".u64"], version: (1, 2), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".global", ".exch", ".u64"], version: (1, 0), sm: 12, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".global", ".s32"], version: (1, 1), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".global", ".u32"], version: (1, 1), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".global"], version: (1, 0), sm: 11, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".gpu"], version: (5, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".gpu"], version: (1, 0), sm: 60, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".max", ".b64"], version: (3, 1), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".max", ".b64"], version: (1, 0), sm: 32, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".max", ".s64"], version: (3, 1), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".max", ".s64"], version: (1, 0), sm: 32, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".max", ".u64"], version: (3, 1), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".max", ".u64"], version: (1, 0), sm: 32, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".min", ".b64"], version: (3, 1), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".min", ".b64"], version: (1, 0), sm: 32, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".min", ".s64"], version: (3, 1), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".min", ".s64"], version: (1, 0), sm: 32, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".min", ".u64"], version: (3, 1), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".min", ".u64"], version: (1, 0), sm: 32, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".or", ".b64"], version: (3, 1), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".or", ".b64"], version: (1, 0), sm: 32, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".or", ".s64"], version: (3, 1), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".or", ".s64"], version: (1, 0), sm: 32, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".or", ".u64"], version: (3, 1), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".or", ".u64"], version: (1, 0), sm: 32, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".relaxed"], version: (6, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".relaxed"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".release"], version: (6, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".release"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared", ".add", ".b64"], version: (2, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared", ".add", ".b64"], version: (1, 0), sm: 20, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared", ".add", ".s64"], version: (2, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared", ".add", ".s64"], version: (1, 0), sm: 20, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared", ".add", ".u64"], version: (2, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared", ".add", ".u64"], version: (1, 0), sm: 20, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared", ".cas", ".b64"], version: (2, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared", ".cas", ".b64"], version: (1, 0), sm: 20, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared", ".cas", ".s64"], version: (2, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared", ".cas", ".s64"], version: (1, 0), sm: 20, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared", ".cas", ".u64"], version: (2, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared", ".cas", ".u64"], version: (1, 0), sm: 20, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared", ".exch", ".b64"], version: (2, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared", ".exch", ".b64"], version: (1, 0), sm: 20, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared", ".exch", ".s64"], version: (2, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared", ".exch", ".s64"], version: (1, 0), sm: 20, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared", ".exch", ".u64"], version: (2, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared", ".exch", ".u64"], version: (1, 0), sm: 20, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared"], version: (1, 2), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared"], version: (1, 0), sm: 12, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared::cluster"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared::cluster"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared::cta"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared::cta"], version: (1, 0), sm: 30, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".sys"], version: (5, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".sys"], version: (1, 0), sm: 60, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".xor", ".b64"], version: (3, 1), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".xor", ".b64"], version: (1, 0), sm: 32, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".xor", ".s64"], version: (3, 1), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".xor", ".s64"], version: (1, 0), sm: 32, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".xor", ".u64"], version: (3, 1), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".xor", ".u64"], version: (1, 0), sm: 32, only_on: 0, targets: TARGETS_0 }];
+const RULES_7: &[Rule] = &[Rule { mods: &[".acq_rel"], version: (6, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".acq_rel"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".acquire"], version: (6, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".acquire"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".add", ".f32"], version: (2, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".add", ".f32"], version: (1, 0), sm: 20, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".add", ".f64"], version: (5, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".add", ".f64"], version: (1, 0), sm: 60, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".and", ".b64"], version: (3, 1), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".and", ".b64"], version: (1, 0), sm: 32, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".and", ".s64"], version: (3, 1), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".and", ".s64"], version: (1, 0), sm: 32, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".and", ".u64"], version: (3, 1), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".and", ".u64"], version: (1, 0), sm: 32, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cluster"], version: (5, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cluster"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cluster"], version: (1, 0), sm: 60, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cluster"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cta"], version: (5, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cta"], version: (1, 0), sm: 60, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".global", ".add", ".b64"], version: (1, 2), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".global", ".add", ".b64"], version: (1, 0), sm: 12, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".global", ".add", ".s64"], version: (1, 2), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".global", ".add", ".s64"], version: (1, 0), sm: 12, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".global", ".add", ".u64"], version: (1, 2), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".global", ".add", ".u64"], version: (1, 0), sm: 12, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".global", ".b32"], version: (1, 1), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".global", ".cas", ".b64"], version: (1, 2), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".global", ".cas", ".b64"], version: (1, 0), sm: 12, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".global", ".cas", ".s64"], version: (1, 2), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".global", ".cas", ".s64"], version: (1, 0), sm: 12, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".global", ".cas", ".u64"], version: (1, 2), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".global", ".cas", ".u64"], version: (1, 0), sm: 12, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".global", ".exch", ".b64"], version: (1, 2), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".global", ".exch", ".b64"], version: (1, 0), sm: 12, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".global", ".exch", ".s64"], version: (1, 2), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".global", ".exch", ".s64"], version: (1, 0), sm: 12, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".global", ".exch", ".u64"], version: (1, 2), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".global", ".exch", ".u64"], version: (1, 0), sm: 12, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".global", ".s32"], version: (1, 1), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".global", ".u32"], version: (1, 1), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".global"], version: (1, 0), sm: 11, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".gpu"], version: (5, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".gpu"], version: (1, 0), sm: 60, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".max", ".b64"], version: (3, 1), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".max", ".b64"], version: (1, 0), sm: 32, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".max", ".s64"], version: (3, 1), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".max", ".s64"], version: (1, 0), sm: 32, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".max", ".u64"], version: (3, 1), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".max", ".u64"], version: (1, 0), sm: 32, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".min", ".b64"], version: (3, 1), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".min", ".b64"], version: (1, 0), sm: 32, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".min", ".s64"], version: (3, 1), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".min", ".s64"], version: (1, 0), sm: 32, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".min", ".u64"], version: (3, 1), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".min", ".u64"], version: (1, 0), sm: 32, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".or", ".b64"], version: (3, 1), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".or", ".b64"], version: (1, 0), sm: 32, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".or", ".s64"], version: (3, 1), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".or", ".s64"], version: (1, 0), sm: 32, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".or", ".u64"], version: (3, 1), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".or", ".u64"], version: (1, 0), sm: 32, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".relaxed"], version: (6, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".relaxed"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".release"], version: (6, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".release"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared", ".add", ".b64"], version: (2, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared", ".add", ".b64"], version: (1, 0), sm: 20, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared", ".add", ".s64"], version: (2, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared", ".add", ".s64"], version: (1, 0), sm: 20, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared", ".add", ".u64"], version: (2, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared", ".add", ".u64"], version: (1, 0), sm: 20, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared", ".cas", ".b64"], version: (2, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared", ".cas", ".b64"], version: (1, 0), sm: 20, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared", ".cas", ".s64"], version: (2, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared", ".cas", ".s64"], version: (1, 0), sm: 20, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared", ".cas", ".u64"], version: (2, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared", ".cas", ".u64"], version: (1, 0), sm: 20, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared", ".exch", ".b64"], version: (2, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared", ".exch", ".b64"], version: (1, 0), sm: 20, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared", ".exch", ".s64"], version: (2, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared", ".exch", ".s64"], version: (1, 0), sm: 20, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared", ".exch", ".u64"], version: (2, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared", ".exch", ".u64"], version: (1, 0), sm: 20, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared"], version: (1, 2), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared"], version: (1, 0), sm: 12, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared::cluster"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared::cluster"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared::cta"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared::cta"], version: (1, 0), sm: 30, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".sys"], version: (5, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".sys"], version: (1, 0), sm: 60, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".xor", ".b64"], version: (3, 1), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".xor", ".b64"], version: (1, 0), sm: 32, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".xor", ".s64"], version: (3, 1), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".xor", ".s64"], version: (1, 0), sm: 32, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".xor", ".u64"], version: (3, 1), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".xor", ".u64"], version: (1, 0), sm: 32, only_on: 0, targets: TARGETS_0 }];
+const RULES_8: &[Rule] = &[Rule { mods: &[".acq_rel"], version: (6, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".acq_rel"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".acquire"], version: (6, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".acquire"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cluster"], version: (5, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cluster"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cluster"], version: (1, 0), sm: 60, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cluster"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cta"], version: (5, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cta"], version: (1, 0), sm: 60, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".global"], version: (1, 0), sm: 11, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".gpu"], version: (5, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".gpu"], version: (1, 0), sm: 60, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".relaxed"], version: (6, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".relaxed"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".release"], version: (6, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".release"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared"], version: (1, 2), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared"], version: (1, 0), sm: 12, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared::cluster"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared::cluster"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared::cta"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared::cta"], version: (1, 0), sm: 30, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".sys"], version: (5, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".sys"], version: (1, 0), sm: 60, only_on: 0, targets: TARGETS_0 }];
+const RULES_9: &[Rule] = &[Rule { mods: &[".acq_rel"], version: (6, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".acq_rel"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".acquire"], version: (6, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".acquire"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cluster"], version: (5, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cluster"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cluster"], version: (1, 0), sm: 60, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cluster"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cta"], version: (5, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cta"], version: (1, 0), sm: 60, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".global"], version: (1, 0), sm: 11, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".gpu"], version: (5, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".gpu"], version: (1, 0), sm: 60, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".relaxed"], version: (6, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".relaxed"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".release"], version: (6, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".release"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared"], version: (1, 2), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared"], version: (1, 0), sm: 12, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared::cluster"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared::cluster"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared::cta"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared::cta"], version: (1, 0), sm: 30, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".sys"], version: (5, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".sys"], version: (8, 4), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".sys"], version: (1, 0), sm: 60, only_on: 0, targets: TARGETS_0 }];
+const RULES_10: &[Rule] = &[Rule { mods: &[".L2::cache_hint"], version: (7, 4), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::cache_hint"], version: (1, 0), sm: 80, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".acq_rel"], version: (6, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".acq_rel"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".acquire"], version: (6, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".acquire"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cluster"], version: (5, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cluster"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cluster"], version: (1, 0), sm: 60, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cluster"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cta"], version: (5, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cta"], version: (1, 0), sm: 60, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".global"], version: (1, 0), sm: 11, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".gpu"], version: (5, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".gpu"], version: (1, 0), sm: 60, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".relaxed"], version: (6, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".relaxed"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".release"], version: (6, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".release"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared"], version: (1, 2), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared"], version: (1, 0), sm: 12, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared::cluster"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared::cluster"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared::cta"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared::cta"], version: (1, 0), sm: 30, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".sys"], version: (5, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".sys"], version: (8, 4), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".sys"], version: (1, 0), sm: 60, only_on: 0, targets: TARGETS_0 }];
+const RULES_11: &[Rule] = &[Rule { mods: &[".L2::cache_hint"], version: (7, 4), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::cache_hint"], version: (1, 0), sm: 80, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".acq_rel"], version: (6, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".acq_rel"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".acquire"], version: (6, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".acquire"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cluster"], version: (5, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cluster"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cluster"], version: (1, 0), sm: 60, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cluster"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cta"], version: (5, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cta"], version: (1, 0), sm: 60, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".global"], version: (1, 0), sm: 11, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".gpu"], version: (5, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".gpu"], version: (1, 0), sm: 60, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".relaxed"], version: (6, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".relaxed"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".release"], version: (6, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".release"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared"], version: (1, 2), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared"], version: (1, 0), sm: 12, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared::cluster"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared::cluster"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared::cta"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared::cta"], version: (1, 0), sm: 30, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".sys"], version: (5, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".sys"], version: (1, 0), sm: 60, only_on: 0, targets: TARGETS_0 }];
+const RULES_12: &[Rule] = &[Rule { mods: &[".L2::cache_hint"], version: (7, 4), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::cache_hint"], version: (1, 0), sm: 80, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".acq_rel"], version: (6, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".acq_rel"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".acquire"], version: (6, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".acquire"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cluster"], version: (5, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cluster"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cluster"], version: (1, 0), sm: 60, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cluster"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cta"], version: (5, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cta"], version: (1, 0), sm: 60, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".global"], version: (1, 0), sm: 11, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".gpu"], version: (5, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".gpu"], version: (1, 0), sm: 60, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".relaxed"], version: (6, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".relaxed"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".release"], version: (6, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".release"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".sys"], version: (5, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".sys"], version: (1, 0), sm: 60, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".v2"], version: (8, 1), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".v2"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".v4"], version: (8, 1), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".v4"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 }];
+const RULES_13: &[Rule] = &[Rule { mods: &[".L2::cache_hint"], version: (7, 4), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::cache_hint"], version: (1, 0), sm: 80, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".acq_rel"], version: (6, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".acq_rel"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".acquire"], version: (6, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".acquire"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".add", ".bf16"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".add", ".bf16"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".add", ".f16"], version: (6, 3), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".add", ".f16"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cluster"], version: (5, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cluster"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cluster"], version: (1, 0), sm: 60, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cluster"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cta"], version: (5, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cta"], version: (1, 0), sm: 60, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".global"], version: (1, 0), sm: 11, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".gpu"], version: (5, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".gpu"], version: (1, 0), sm: 60, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".relaxed"], version: (6, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".relaxed"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".release"], version: (6, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".release"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".sys"], version: (5, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".sys"], version: (1, 0), sm: 60, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".v2"], version: (8, 1), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".v2"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".v4"], version: (8, 1), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".v4"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".v8"], version: (8, 1), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".v8"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 }];
+const RULES_14: &[Rule] = &[Rule { mods: &[".L2::cache_hint"], version: (7, 4), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::cache_hint"], version: (1, 0), sm: 80, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".acq_rel"], version: (6, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".acq_rel"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".acquire"], version: (6, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".acquire"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".add", ".bf16x2"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".add", ".bf16x2"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".add", ".f16x2"], version: (6, 2), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".add", ".f16x2"], version: (1, 0), sm: 60, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cluster"], version: (5, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cluster"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cluster"], version: (1, 0), sm: 60, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cluster"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cta"], version: (5, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cta"], version: (1, 0), sm: 60, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".global"], version: (1, 0), sm: 11, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".gpu"], version: (5, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".gpu"], version: (1, 0), sm: 60, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".relaxed"], version: (6, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".relaxed"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".release"], version: (6, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".release"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".sys"], version: (5, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".sys"], version: (1, 0), sm: 60, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".v2"], version: (8, 1), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".v2"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".v4"], version: (8, 1), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".v4"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 }];
+const RULES_15: &[Rule] = &[Rule { mods: &[".global", ".add", ".b64"], version: (1, 0), sm: 12, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".global", ".add", ".u64"], version: (1, 0), sm: 12, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".global", ".cas", ".b64"], version: (1, 0), sm: 12, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".global", ".cas", ".u64"], version: (1, 0), sm: 12, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".global", ".exch", ".b64"], version: (1, 0), sm: 12, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".global", ".exch", ".u64"], version: (1, 0), sm: 12, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".global"], version: (1, 0), sm: 11, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared"], version: (1, 0), sm: 12, only_on: 0, targets: TARGETS_0 }];
+const RULES_16: &[Rule] = &[Rule { mods: &[".cta"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 }];
+const RULES_17: &[Rule] = &[Rule { mods: &[".relaxed"], version: (8, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".release"], version: (8, 0), sm: 0, only_on: 0, targets: TARGETS_0 }];
+const RULES_18: &[Rule] = &[Rule { mods: &[".acquire"], version: (8, 0), sm: 0, only_on: 0, targets: TARGETS_0 }];
+const RULES_19: &[Rule] = &[Rule { mods: &[".multicast::cluster::all"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_2 }];
+const RULES_20: &[Rule] = &[Rule { mods: &[".ftz"], version: (1, 4), sm: 0, only_on: 0, targets: TARGETS_0 }];
+const RULES_21: &[Rule] = &[Rule { mods: &[".L2::128B"], version: (7, 4), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::256B"], version: (7, 4), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::64B"], version: (7, 4), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::cache_hint"], version: (7, 4), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared::cta"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared::cta"], version: (1, 0), sm: 30, only_on: 0, targets: TARGETS_0 }];
+const RULES_22: &[Rule] = &[Rule { mods: &[".ignore_oob"], version: (9, 2), sm: 0, only_on: 0, targets: TARGETS_0 }];
+const RULES_23: &[Rule] = &[Rule { mods: &[".cp_mask"], version: (8, 6), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cp_mask"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_0 }];
+const RULES_24: &[Rule] = &[Rule { mods: &[".cta_group::1"], version: (8, 6), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cta_group::1"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_3 }, Rule { mods: &[".cta_group::2"], version: (8, 6), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cta_group::2"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_3 }, Rule { mods: &[".im2col::w"], version: (8, 6), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".im2col::w"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".im2col::w::128"], version: (8, 6), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".im2col::w::128"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_3 }, Rule { mods: &[".tile::gather4"], version: (8, 6), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".tile::gather4"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_0 }];
+const RULES_25: &[Rule] = &[Rule { mods: &[".cta_group::1"], version: (8, 6), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cta_group::1"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_3 }, Rule { mods: &[".cta_group::2"], version: (8, 6), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cta_group::2"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_3 }, Rule { mods: &[".im2col::w"], version: (8, 6), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".im2col::w"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_4 }, Rule { mods: &[".im2col::w::128"], version: (8, 6), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".im2col::w::128"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_3 }, Rule { mods: &[".tile::gather4"], version: (8, 6), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".tile::gather4"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_4 }];
+const RULES_26: &[Rule] = &[Rule { mods: &[".tile::scatter4"], version: (8, 6), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".tile::scatter4"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_3 }];
+const RULES_27: &[Rule] = &[Rule { mods: &[".im2col::w"], version: (8, 6), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".im2col::w"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_3 }, Rule { mods: &[".im2col::w::128"], version: (8, 6), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".im2col::w::128"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_3 }, Rule { mods: &[".tile::gather4"], version: (8, 6), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".tile::gather4"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_3 }];
+const RULES_28: &[Rule] = &[Rule { mods: &[".shared::cta"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 }];
+const RULES_29: &[Rule] = &[Rule { mods: &[".bf16"], version: (7, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".bf16"], version: (1, 0), sm: 80, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".f64"], version: (1, 0), sm: 13, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".s16", ".bf16"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".s32", ".bf16"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".s64", ".bf16"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".s8", ".bf16"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".u16", ".bf16"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".u32", ".bf16"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".u64", ".bf16"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".u8", ".bf16"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 }];
+const RULES_30: &[Rule] = &[Rule { mods: &[".bf16", ".s16"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".bf16", ".s32"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".bf16", ".s64"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".bf16", ".s8"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".bf16", ".u16"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".bf16", ".u32"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".bf16", ".u64"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".bf16", ".u8"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".bf16"], version: (7, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".bf16"], version: (1, 0), sm: 80, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".f64"], version: (1, 0), sm: 13, only_on: 0, targets: TARGETS_0 }];
+const RULES_31: &[Rule] = &[Rule { mods: &[".relu"], version: (7, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".relu"], version: (1, 0), sm: 80, only_on: 0, targets: TARGETS_0 }];
+const RULES_32: &[Rule] = &[Rule { mods: &[".ftz"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 }];
+const RULES_33: &[Rule] = &[Rule { mods: &[".relu"], version: (7, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".relu"], version: (1, 0), sm: 80, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".satfinite"], version: (8, 1), sm: 0, only_on: 0, targets: TARGETS_0 }];
+const RULES_34: &[Rule] = &[Rule { mods: &[".relu"], version: (7, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".relu"], version: (1, 0), sm: 80, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".satfinite"], version: (8, 1), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_5 }];
+const RULES_35: &[Rule] = &[Rule { mods: &[".satfinite"], version: (8, 1), sm: 0, only_on: 0, targets: TARGETS_0 }];
+const RULES_36: &[Rule] = &[Rule { mods: &[".relu", ".rn"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".relu", ".rz"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".relu"], version: (7, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".relu"], version: (1, 0), sm: 80, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".rn", ".satfinite"], version: (8, 6), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".rn", ".satfinite"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".rz", ".satfinite"], version: (8, 6), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".rz", ".satfinite"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".satfinite"], version: (8, 1), sm: 0, only_on: 0, targets: TARGETS_0 }];
+const RULES_37: &[Rule] = &[Rule { mods: &[".e4m3x2"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".e4m3x2"], version: (8, 1), sm: 0, only_on: 89, targets: TARGETS_0 }, Rule { mods: &[".e4m3x2"], version: (1, 0), sm: 89, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".e5m2x2"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".e5m2x2"], version: (8, 1), sm: 0, only_on: 89, targets: TARGETS_0 }, Rule { mods: &[".e5m2x2"], version: (1, 0), sm: 89, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".relu"], version: (7, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".relu"], version: (1, 0), sm: 80, only_on: 0, targets: TARGETS_0 }];
+const RULES_38: &[Rule] = &[Rule { mods: &[".e4m3x2"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".e4m3x2"], version: (8, 1), sm: 0, only_on: 89, targets: TARGETS_0 }, Rule { mods: &[".e4m3x2"], version: (9, 1), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".e4m3x2"], version: (1, 0), sm: 89, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".e5m2x2"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".e5m2x2"], version: (8, 1), sm: 0, only_on: 89, targets: TARGETS_0 }, Rule { mods: &[".e5m2x2"], version: (9, 1), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".e5m2x2"], version: (1, 0), sm: 89, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".relu"], version: (7, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".relu"], version: (1, 0), sm: 80, only_on: 0, targets: TARGETS_0 }];
+const RULES_39: &[Rule] = &[Rule { mods: &[".e4m3x2"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".e4m3x2"], version: (8, 1), sm: 0, only_on: 89, targets: TARGETS_0 }, Rule { mods: &[".e4m3x2"], version: (9, 2), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".e4m3x2"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_6 }, Rule { mods: &[".e4m3x2"], version: (1, 0), sm: 89, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".e5m2x2"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".e5m2x2"], version: (8, 1), sm: 0, only_on: 89, targets: TARGETS_0 }, Rule { mods: &[".e5m2x2"], version: (9, 2), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".e5m2x2"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_6 }, Rule { mods: &[".e5m2x2"], version: (1, 0), sm: 89, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".relu"], version: (7, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".relu"], version: (1, 0), sm: 80, only_on: 0, targets: TARGETS_0 }];
+const RULES_40: &[Rule] = &[Rule { mods: &[".e4m3x4"], version: (8, 7), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".e5m2x4"], version: (8, 7), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".relu"], version: (7, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".relu"], version: (1, 0), sm: 80, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_5 }];
+const RULES_41: &[Rule] = &[Rule { mods: &[".relu"], version: (7, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".relu"], version: (1, 0), sm: 80, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_2 }];
+const RULES_42: &[Rule] = &[Rule { mods: &[".bf16x2"], version: (7, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".bf16x2"], version: (1, 0), sm: 80, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".f16x2"], version: (7, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".f16x2"], version: (1, 0), sm: 80, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".relu"], version: (7, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".relu"], version: (1, 0), sm: 80, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_2 }];
+const RULES_43: &[Rule] = &[Rule { mods: &[".relu"], version: (7, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".relu"], version: (1, 0), sm: 80, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_2 }, Rule { mods: &[], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_6 }];
+const RULES_44: &[Rule] = &[Rule { mods: &[".relu"], version: (7, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".relu"], version: (1, 0), sm: 80, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_5 }];
+const RULES_45: &[Rule] = &[Rule { mods: &[".e2m3x2"], version: (8, 6), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".e2m3x2"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_2 }, Rule { mods: &[".e3m2x2"], version: (8, 6), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".e3m2x2"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_2 }, Rule { mods: &[".relu"], version: (7, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".relu"], version: (1, 0), sm: 80, only_on: 0, targets: TARGETS_0 }];
+const RULES_46: &[Rule] = &[Rule { mods: &[".bf16x2"], version: (7, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".bf16x2"], version: (1, 0), sm: 80, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".e2m3x2"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_2 }, Rule { mods: &[".e3m2x2"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_2 }, Rule { mods: &[".f16x2"], version: (7, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".f16x2"], version: (1, 0), sm: 80, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".relu"], version: (7, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".relu"], version: (1, 0), sm: 80, only_on: 0, targets: TARGETS_0 }];
+const RULES_47: &[Rule] = &[Rule { mods: &[".e2m3x2"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_2 }, Rule { mods: &[".e3m2x2"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_2 }, Rule { mods: &[".relu"], version: (7, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".relu"], version: (1, 0), sm: 80, only_on: 0, targets: TARGETS_0 }];
+const RULES_48: &[Rule] = &[Rule { mods: &[".e2m3x2"], version: (9, 2), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".e2m3x2"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_2 }, Rule { mods: &[".e2m3x2"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_6 }, Rule { mods: &[".e3m2x2"], version: (9, 2), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".e3m2x2"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_2 }, Rule { mods: &[".e3m2x2"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_6 }, Rule { mods: &[".relu"], version: (7, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".relu"], version: (1, 0), sm: 80, only_on: 0, targets: TARGETS_0 }];
+const RULES_49: &[Rule] = &[Rule { mods: &[".e2m3x4"], version: (8, 7), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".e3m2x4"], version: (8, 7), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".relu"], version: (7, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".relu"], version: (1, 0), sm: 80, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_5 }];
+const RULES_50: &[Rule] = &[Rule { mods: &[], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_2 }];
+const RULES_51: &[Rule] = &[Rule { mods: &[".relu"], version: (7, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".relu"], version: (1, 0), sm: 80, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_7 }];
+const RULES_52: &[Rule] = &[Rule { mods: &[".const"], version: (3, 1), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".param"], version: (7, 7), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".param"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".param::entry"], version: (8, 3), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared::cluster"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared::cluster"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared::cta"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared::cta"], version: (1, 0), sm: 30, only_on: 0, targets: TARGETS_0 }];
+const RULES_53: &[Rule] = &[Rule { mods: &[".ftz"], version: (1, 4), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".rm"], version: (1, 0), sm: 20, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".rn"], version: (1, 0), sm: 20, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".rp"], version: (1, 0), sm: 20, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".rz"], version: (1, 0), sm: 20, only_on: 0, targets: TARGETS_0 }];
+const RULES_54: &[Rule] = &[Rule { mods: &[".rm"], version: (1, 0), sm: 20, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".rn", ".f64"], version: (1, 0), sm: 13, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".rp"], version: (1, 0), sm: 20, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".rz"], version: (1, 0), sm: 20, only_on: 0, targets: TARGETS_0 }];
+const RULES_55: &[Rule] = &[Rule { mods: &[".bf16"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".bf16"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".bf16x2"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".bf16x2"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 }];
+const RULES_56: &[Rule] = &[Rule { mods: &[".acquire"], version: (8, 6), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".acquire"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cluster"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cluster"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".release"], version: (8, 6), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".release"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 }];
+const RULES_57: &[Rule] = &[Rule { mods: &[".async"], version: (8, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".async"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 }];
+const RULES_58: &[Rule] = &[Rule { mods: &[".cluster"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cluster"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 }];
+const RULES_59: &[Rule] = &[Rule { mods: &[".L2::128B"], version: (7, 4), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::128B"], version: (1, 0), sm: 75, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::256B"], version: (7, 4), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::256B"], version: (1, 0), sm: 75, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::256B"], version: (1, 0), sm: 80, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::64B"], version: (7, 4), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::64B"], version: (1, 0), sm: 75, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::cache_hint"], version: (7, 4), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::cache_hint"], version: (1, 0), sm: 80, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".b128"], version: (8, 3), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".b128"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".ca"], version: (2, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".ca"], version: (1, 0), sm: 20, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cg"], version: (2, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cg"], version: (1, 0), sm: 20, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cs"], version: (2, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cs"], version: (1, 0), sm: 20, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cv"], version: (2, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cv"], version: (1, 0), sm: 20, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".f64"], version: (1, 0), sm: 13, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".lu"], version: (2, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".lu"], version: (1, 0), sm: 20, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".param::entry"], version: (8, 3), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".param::func"], version: (8, 3), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared::cluster"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared::cluster"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared::cta"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared::cta"], version: (1, 0), sm: 30, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".v4", ".b64"], version: (8, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".v4", ".b64"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".v8", ".b32"], version: (8, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".v8", ".b32"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".weak"], version: (6, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".weak"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 }];
+const RULES_60: &[Rule] = &[Rule { mods: &[".L1::evict_first"], version: (7, 4), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L1::evict_first"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L1::evict_last"], version: (7, 4), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L1::evict_last"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L1::evict_normal"], version: (7, 4), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L1::evict_normal"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L1::evict_unchanged"], version: (7, 4), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L1::evict_unchanged"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L1::no_allocate"], version: (7, 4), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L1::no_allocate"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::128B"], version: (7, 4), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::128B"], version: (1, 0), sm: 75, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::256B"], version: (7, 4), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::256B"], version: (1, 0), sm: 75, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::256B"], version: (1, 0), sm: 80, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::64B"], version: (7, 4), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::64B"], version: (1, 0), sm: 75, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::cache_hint"], version: (7, 4), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::cache_hint"], version: (1, 0), sm: 80, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::evict_first"], version: (8, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::evict_first"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::evict_last"], version: (8, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::evict_last"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::evict_normal"], version: (8, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::evict_normal"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".b128"], version: (8, 3), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".b128"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".f64"], version: (1, 0), sm: 13, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".param::entry"], version: (8, 3), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".param::func"], version: (8, 3), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared::cluster"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared::cluster"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared::cta"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared::cta"], version: (1, 0), sm: 30, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".v4", ".b64"], version: (8, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".v4", ".b64"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".v8", ".b32"], version: (8, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".v8", ".b32"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".weak"], version: (6, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".weak"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 }];
+const RULES_61: &[Rule] = &[Rule { mods: &[".L2::128B"], version: (7, 4), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::128B"], version: (1, 0), sm: 75, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::256B"], version: (7, 4), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::256B"], version: (1, 0), sm: 75, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::256B"], version: (1, 0), sm: 80, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::64B"], version: (7, 4), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::64B"], version: (1, 0), sm: 75, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".b128"], version: (8, 3), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".b128"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".f64"], version: (1, 0), sm: 13, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".local"], version: (9, 1), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".param::entry"], version: (8, 3), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".param::func"], version: (8, 3), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared::cluster"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared::cluster"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared::cta"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared::cta"], version: (1, 0), sm: 30, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".v4", ".b64"], version: (8, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".v4", ".b64"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".v8", ".b32"], version: (8, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".v8", ".b32"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_0 }];
+const RULES_62: &[Rule] = &[Rule { mods: &[".L1::evict_first"], version: (7, 4), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L1::evict_first"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L1::evict_last"], version: (7, 4), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L1::evict_last"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L1::evict_normal"], version: (7, 4), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L1::evict_normal"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L1::evict_unchanged"], version: (7, 4), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L1::evict_unchanged"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L1::no_allocate"], version: (7, 4), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L1::no_allocate"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::128B"], version: (7, 4), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::128B"], version: (1, 0), sm: 75, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::256B"], version: (7, 4), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::256B"], version: (1, 0), sm: 75, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::256B"], version: (1, 0), sm: 80, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::64B"], version: (7, 4), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::64B"], version: (1, 0), sm: 75, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::cache_hint"], version: (7, 4), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::cache_hint"], version: (1, 0), sm: 80, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::evict_first"], version: (8, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::evict_first"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::evict_last"], version: (8, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::evict_last"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::evict_normal"], version: (8, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::evict_normal"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".b128"], version: (8, 3), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".b128"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cluster"], version: (6, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cluster"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cluster"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cluster"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cta"], version: (6, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cta"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".f64"], version: (1, 0), sm: 13, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".gpu"], version: (6, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".gpu"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".param::entry"], version: (8, 3), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".param::func"], version: (8, 3), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared::cluster"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared::cluster"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared::cta"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared::cta"], version: (1, 0), sm: 30, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".sys", ".b128"], version: (8, 4), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".sys"], version: (6, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".sys"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".v4", ".b64"], version: (8, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".v4", ".b64"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".v8", ".b32"], version: (8, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".v8", ".b32"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_0 }];
+const RULES_63: &[Rule] = &[Rule { mods: &[".b128"], version: (8, 3), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".b128"], version: (8, 4), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".b128"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".f64"], version: (1, 0), sm: 13, only_on: 0, targets: TARGETS_0 }];
+const RULES_64: &[Rule] = &[Rule { mods: &[".L2::128B"], version: (7, 4), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::128B"], version: (1, 0), sm: 75, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::256B"], version: (7, 4), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::256B"], version: (1, 0), sm: 75, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::64B"], version: (7, 4), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::64B"], version: (1, 0), sm: 75, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::cache_hint"], version: (7, 4), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::cache_hint"], version: (1, 0), sm: 80, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".b128"], version: (8, 3), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".b128"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 }];
+const RULES_65: &[Rule] = &[Rule { mods: &[".L2::128B"], version: (7, 4), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::128B"], version: (1, 0), sm: 75, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::256B"], version: (7, 4), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::256B"], version: (1, 0), sm: 75, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::64B"], version: (7, 4), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::64B"], version: (1, 0), sm: 75, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::cache_hint"], version: (7, 4), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::cache_hint"], version: (1, 0), sm: 80, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".b128"], version: (8, 3), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".b128"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".v4", ".b64"], version: (8, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".v4", ".b64"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".v8", ".b32"], version: (8, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".v8", ".b32"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_0 }];
+const RULES_66: &[Rule] = &[Rule { mods: &[".L1::evict_first"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L1::evict_last"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L1::evict_normal"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L1::evict_unchanged"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L1::no_allocate"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::128B"], version: (7, 4), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::128B"], version: (1, 0), sm: 75, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::256B"], version: (7, 4), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::256B"], version: (1, 0), sm: 75, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::64B"], version: (7, 4), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::64B"], version: (1, 0), sm: 75, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::cache_hint"], version: (7, 4), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::cache_hint"], version: (1, 0), sm: 80, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::evict_first"], version: (8, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::evict_first"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::evict_last"], version: (8, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::evict_last"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::evict_normal"], version: (8, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::evict_normal"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".b128"], version: (8, 3), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".b128"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 }];
+const RULES_67: &[Rule] = &[Rule { mods: &[".L1::evict_first"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L1::evict_last"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L1::evict_normal"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L1::evict_unchanged"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L1::no_allocate"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::128B"], version: (7, 4), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::128B"], version: (1, 0), sm: 75, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::256B"], version: (7, 4), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::256B"], version: (1, 0), sm: 75, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::64B"], version: (7, 4), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::64B"], version: (1, 0), sm: 75, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::cache_hint"], version: (7, 4), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::cache_hint"], version: (1, 0), sm: 80, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::evict_first"], version: (8, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::evict_first"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::evict_last"], version: (8, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::evict_last"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::evict_normal"], version: (8, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::evict_normal"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".b128"], version: (8, 3), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".b128"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".v4", ".b64"], version: (8, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".v4", ".b64"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".v8", ".b32"], version: (8, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".v8", ".b32"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_0 }];
+const RULES_68: &[Rule] = &[Rule { mods: &[".b8"], version: (8, 6), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".m16n16"], version: (8, 6), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".m16n16"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_2 }, Rule { mods: &[".shared::cta"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 }];
+const RULES_69: &[Rule] = &[Rule { mods: &[".b4x16_p64"], version: (8, 6), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".b6x16_p32"], version: (8, 6), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared::cta"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_2 }];
+const RULES_70: &[Rule] = &[Rule { mods: &[".b128"], version: (8, 3), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".b128"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".f64"], version: (1, 0), sm: 13, only_on: 0, targets: TARGETS_0 }];
+const RULES_71: &[Rule] = &[Rule { mods: &[".and"], version: (8, 2), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".and"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".or"], version: (8, 2), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".or"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 }];
+const RULES_72: &[Rule] = &[Rule { mods: &[".s32"], version: (3, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".s64"], version: (4, 3), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".u32"], version: (3, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".u64"], version: (4, 3), sm: 0, only_on: 0, targets: TARGETS_0 }];
+const RULES_73: &[Rule] = &[Rule { mods: &[".rm"], version: (1, 0), sm: 20, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".rn"], version: (1, 0), sm: 20, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".rp"], version: (1, 0), sm: 20, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".rz"], version: (1, 0), sm: 20, only_on: 0, targets: TARGETS_0 }];
+const RULES_74: &[Rule] = &[Rule { mods: &[".f64"], version: (1, 0), sm: 13, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".rm", ".f64"], version: (1, 0), sm: 13, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".rn", ".f64"], version: (1, 0), sm: 13, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".rp", ".f64"], version: (1, 0), sm: 13, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".rz", ".f64"], version: (1, 0), sm: 13, only_on: 0, targets: TARGETS_0 }];
+const RULES_75: &[Rule] = &[Rule { mods: &[".u16x2"], version: (8, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".u16x2"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".u8x4"], version: (9, 2), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".u8x4"], version: (1, 0), sm: 120, only_on: 0, targets: TARGETS_1 }];
+const RULES_76: &[Rule] = &[Rule { mods: &[".relu", ".s32"], version: (8, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".relu", ".s32"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".s16x2"], version: (8, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".s16x2"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".s8x4"], version: (9, 2), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".s8x4"], version: (1, 0), sm: 120, only_on: 0, targets: TARGETS_1 }];
+const RULES_77: &[Rule] = &[Rule { mods: &[".NaN"], version: (7, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".NaN"], version: (1, 0), sm: 80, only_on: 0, targets: TARGETS_0 }];
+const RULES_78: &[Rule] = &[Rule { mods: &[".cluster"], version: (8, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cluster"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cta"], version: (8, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".relaxed"], version: (8, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".relaxed"], version: (8, 6), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".relaxed"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".release"], version: (8, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared::cta"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 }];
+const RULES_79: &[Rule] = &[Rule { mods: &[".shared::cluster"], version: (8, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared::cluster"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 }];
+const RULES_80: &[Rule] = &[Rule { mods: &[".cluster"], version: (8, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cluster"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cta"], version: (8, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".relaxed"], version: (8, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".relaxed"], version: (8, 6), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".relaxed"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".release"], version: (8, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared::cluster"], version: (8, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared::cluster"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 }];
+const RULES_81: &[Rule] = &[Rule { mods: &[".acquire"], version: (8, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cluster"], version: (8, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cluster"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cta"], version: (8, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".relaxed"], version: (8, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".relaxed"], version: (8, 6), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".relaxed"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared::cta"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 }];
+const RULES_82: &[Rule] = &[Rule { mods: &[".cta"], version: (1, 4), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".gl"], version: (1, 4), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".sys"], version: (2, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".sys"], version: (1, 0), sm: 20, only_on: 0, targets: TARGETS_0 }];
+const RULES_83: &[Rule] = &[Rule { mods: &[".sp::ordered_metadata"], version: (8, 5), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".sp::ordered_metadata"], version: (1, 0), sm: 80, only_on: 0, targets: TARGETS_0 }];
+const RULES_84: &[Rule] = &[Rule { mods: &[".e4m3"], version: (8, 4), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".e4m3"], version: (1, 0), sm: 89, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".e5m2"], version: (8, 4), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".e5m2"], version: (1, 0), sm: 89, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".sp::ordered_metadata"], version: (8, 5), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".sp::ordered_metadata"], version: (1, 0), sm: 80, only_on: 0, targets: TARGETS_0 }];
+const RULES_85: &[Rule] = &[Rule { mods: &[".e2m1"], version: (8, 7), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".e2m1"], version: (1, 0), sm: 120, only_on: 0, targets: TARGETS_8 }, Rule { mods: &[".e2m3"], version: (8, 7), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".e2m3"], version: (1, 0), sm: 120, only_on: 0, targets: TARGETS_8 }, Rule { mods: &[".e3m2"], version: (8, 7), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".e3m2"], version: (1, 0), sm: 120, only_on: 0, targets: TARGETS_8 }, Rule { mods: &[".e4m3"], version: (8, 4), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".e4m3"], version: (1, 0), sm: 89, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".e5m2"], version: (8, 4), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".e5m2"], version: (1, 0), sm: 89, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_9 }];
+const RULES_86: &[Rule] = &[Rule { mods: &[".scale_vec::2X"], version: (8, 7), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[], version: (1, 0), sm: 120, only_on: 0, targets: TARGETS_8 }, Rule { mods: &[], version: (1, 0), sm: 120, only_on: 0, targets: TARGETS_10 }];
+const RULES_87: &[Rule] = &[Rule { mods: &[".e2m1"], version: (8, 7), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".e2m1"], version: (1, 0), sm: 120, only_on: 0, targets: TARGETS_8 }, Rule { mods: &[".e2m3"], version: (8, 7), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".e2m3"], version: (1, 0), sm: 120, only_on: 0, targets: TARGETS_8 }, Rule { mods: &[".e3m2"], version: (8, 7), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".e3m2"], version: (1, 0), sm: 120, only_on: 0, targets: TARGETS_8 }, Rule { mods: &[".e4m3"], version: (8, 4), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".e4m3"], version: (1, 0), sm: 89, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".e5m2"], version: (8, 4), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".e5m2"], version: (1, 0), sm: 89, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[], version: (1, 0), sm: 120, only_on: 0, targets: TARGETS_8 }];
+const RULES_88: &[Rule] = &[Rule { mods: &[".bf16"], version: (7, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".bf16"], version: (1, 0), sm: 80, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".tf32"], version: (7, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".tf32"], version: (1, 0), sm: 80, only_on: 0, targets: TARGETS_0 }];
+const RULES_89: &[Rule] = &[Rule { mods: &[".e4m3"], version: (8, 4), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".e4m3"], version: (1, 0), sm: 89, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".e5m2"], version: (8, 4), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".e5m2"], version: (1, 0), sm: 89, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".f16", ".m16n8k16"], version: (7, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".f16", ".m16n8k16"], version: (1, 0), sm: 80, only_on: 0, targets: TARGETS_0 }];
+const RULES_90: &[Rule] = &[Rule { mods: &[".scale_vec::2X"], version: (8, 7), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[], version: (1, 0), sm: 120, only_on: 0, targets: TARGETS_8 }];
+const RULES_91: &[Rule] = &[Rule { mods: &[".m16n8k16"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".m16n8k16"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".m16n8k4"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".m16n8k4"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".m16n8k8"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".m16n8k8"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".m8n8k4"], version: (7, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".m8n8k4"], version: (1, 0), sm: 80, only_on: 0, targets: TARGETS_0 }];
+const RULES_92: &[Rule] = &[Rule { mods: &[".s8", ".m16n8k16"], version: (7, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".s8", ".m16n8k16"], version: (1, 0), sm: 80, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".s8", ".m16n8k32"], version: (7, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".s8", ".m16n8k32"], version: (1, 0), sm: 80, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".s8", ".m8n8k16"], version: (6, 5), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".s8", ".m8n8k16"], version: (1, 0), sm: 75, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".u8", ".m16n8k16"], version: (7, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".u8", ".m16n8k16"], version: (1, 0), sm: 80, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".u8", ".m16n8k32"], version: (7, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".u8", ".m16n8k32"], version: (1, 0), sm: 80, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".u8", ".m8n8k16"], version: (6, 5), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".u8", ".m8n8k16"], version: (1, 0), sm: 75, only_on: 0, targets: TARGETS_0 }];
+const RULES_93: &[Rule] = &[Rule { mods: &[".s4", ".m16n8k32"], version: (7, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".s4", ".m16n8k32"], version: (1, 0), sm: 80, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".s4", ".m16n8k64"], version: (7, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".s4", ".m16n8k64"], version: (1, 0), sm: 80, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".s4", ".m8n8k32"], version: (6, 5), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".u4", ".m16n8k32"], version: (7, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".u4", ".m16n8k32"], version: (1, 0), sm: 80, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".u4", ".m16n8k64"], version: (7, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".u4", ".m16n8k64"], version: (1, 0), sm: 80, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".u4", ".m8n8k32"], version: (6, 5), sm: 0, only_on: 0, targets: TARGETS_0 }];
+const RULES_94: &[Rule] = &[Rule { mods: &[".and"], version: (7, 1), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".and"], version: (1, 0), sm: 80, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".m16n8k128"], version: (7, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".m16n8k128"], version: (1, 0), sm: 80, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".m16n8k256"], version: (7, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".m16n8k256"], version: (1, 0), sm: 80, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".m8n8k128"], version: (7, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".m8n8k128"], version: (1, 0), sm: 75, only_on: 0, targets: TARGETS_0 }];
+const RULES_95: &[Rule] = &[Rule { mods: &[".b128"], version: (8, 3), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".b128"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 }];
+const RULES_96: &[Rule] = &[Rule { mods: &[".acc::f16"], version: (8, 6), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".acc::f16"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_11 }, Rule { mods: &[".acc::f32"], version: (8, 2), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".e4m3"], version: (8, 6), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".e4m3"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_11 }, Rule { mods: &[".e4m3x2"], version: (8, 6), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".e4m3x2"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_11 }, Rule { mods: &[".e4m3x4"], version: (8, 6), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".e4m3x4"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_11 }, Rule { mods: &[".e5m2"], version: (8, 6), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".e5m2"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_11 }, Rule { mods: &[".e5m2x2"], version: (8, 6), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".e5m2x2"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_11 }, Rule { mods: &[".e5m2x4"], version: (8, 6), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".e5m2x4"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_11 }];
+const RULES_97: &[Rule] = &[Rule { mods: &[".e4m3"], version: (8, 6), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".e4m3"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_11 }, Rule { mods: &[".e4m3x2"], version: (8, 6), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".e4m3x2"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_11 }, Rule { mods: &[".e4m3x4"], version: (8, 6), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".e4m3x4"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_11 }, Rule { mods: &[".e5m2"], version: (8, 6), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".e5m2"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_11 }, Rule { mods: &[".e5m2x2"], version: (8, 6), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".e5m2x2"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_11 }, Rule { mods: &[".e5m2x4"], version: (8, 6), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".e5m2x4"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_11 }];
+const RULES_98: &[Rule] = &[Rule { mods: &[".cp_mask"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_0 }];
+const RULES_99: &[Rule] = &[Rule { mods: &[".s8x4"], version: (9, 2), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".s8x4"], version: (1, 0), sm: 120, only_on: 0, targets: TARGETS_1 }];
+const RULES_100: &[Rule] = &[Rule { mods: &[".L2::evict_last"], version: (7, 4), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::evict_last"], version: (1, 0), sm: 80, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::evict_normal"], version: (7, 4), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::evict_normal"], version: (1, 0), sm: 80, only_on: 0, targets: TARGETS_0 }];
+const RULES_101: &[Rule] = &[Rule { mods: &[".rm"], version: (1, 0), sm: 20, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".rn", ".f64"], version: (1, 0), sm: 13, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".rn"], version: (1, 4), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".rp"], version: (1, 0), sm: 20, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".rz"], version: (1, 0), sm: 20, only_on: 0, targets: TARGETS_0 }];
+const RULES_102: &[Rule] = &[Rule { mods: &[".L2::cache_hint"], version: (7, 4), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::cache_hint"], version: (1, 0), sm: 80, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".add", ".f32"], version: (2, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".add", ".f32"], version: (1, 0), sm: 20, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".add", ".f64"], version: (5, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".add", ".f64"], version: (1, 0), sm: 60, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".and", ".b64"], version: (3, 1), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".and", ".b64"], version: (1, 0), sm: 32, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".and", ".s64"], version: (3, 1), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".and", ".s64"], version: (1, 0), sm: 32, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".and", ".u64"], version: (3, 1), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".and", ".u64"], version: (1, 0), sm: 32, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cluster"], version: (5, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cluster"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cluster"], version: (1, 0), sm: 60, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cluster"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cta"], version: (5, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cta"], version: (1, 0), sm: 60, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".global", ".add", ".u64"], version: (1, 0), sm: 12, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".global"], version: (1, 0), sm: 11, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".gpu"], version: (5, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".gpu"], version: (1, 0), sm: 60, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".max", ".b64"], version: (3, 1), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".max", ".b64"], version: (1, 0), sm: 32, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".max", ".s64"], version: (3, 1), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".max", ".s64"], version: (1, 0), sm: 32, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".max", ".u64"], version: (3, 1), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".max", ".u64"], version: (1, 0), sm: 32, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".min", ".b64"], version: (3, 1), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".min", ".b64"], version: (1, 0), sm: 32, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".min", ".s64"], version: (3, 1), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".min", ".s64"], version: (1, 0), sm: 32, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".min", ".u64"], version: (3, 1), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".min", ".u64"], version: (1, 0), sm: 32, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".or", ".b64"], version: (3, 1), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".or", ".b64"], version: (1, 0), sm: 32, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".or", ".s64"], version: (3, 1), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".or", ".s64"], version: (1, 0), sm: 32, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".or", ".u64"], version: (3, 1), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".or", ".u64"], version: (1, 0), sm: 32, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".relaxed"], version: (6, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".relaxed"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".release"], version: (6, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".release"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared", ".add", ".u64"], version: (2, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared", ".add", ".u64"], version: (1, 0), sm: 20, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared"], version: (1, 0), sm: 12, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared::cluster"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared::cluster"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared::cta"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared::cta"], version: (1, 0), sm: 30, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".sys"], version: (5, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".sys"], version: (1, 0), sm: 60, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".xor", ".b64"], version: (3, 1), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".xor", ".b64"], version: (1, 0), sm: 32, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".xor", ".s64"], version: (3, 1), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".xor", ".s64"], version: (1, 0), sm: 32, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".xor", ".u64"], version: (3, 1), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".xor", ".u64"], version: (1, 0), sm: 32, only_on: 0, targets: TARGETS_0 }];
+const RULES_103: &[Rule] = &[Rule { mods: &[".L2::cache_hint"], version: (7, 4), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::cache_hint"], version: (1, 0), sm: 80, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cluster"], version: (5, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cluster"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cluster"], version: (1, 0), sm: 60, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cluster"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cta"], version: (5, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cta"], version: (1, 0), sm: 60, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".global"], version: (1, 0), sm: 11, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".gpu"], version: (5, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".gpu"], version: (1, 0), sm: 60, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".relaxed"], version: (6, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".relaxed"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".release"], version: (6, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".release"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared"], version: (1, 0), sm: 12, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared::cluster"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared::cluster"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared::cta"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared::cta"], version: (1, 0), sm: 30, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".sys"], version: (5, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".sys"], version: (1, 0), sm: 60, only_on: 0, targets: TARGETS_0 }];
+const RULES_104: &[Rule] = &[Rule { mods: &[".L2::cache_hint"], version: (7, 4), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::cache_hint"], version: (1, 0), sm: 80, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cluster"], version: (5, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cluster"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cluster"], version: (1, 0), sm: 60, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cluster"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cta"], version: (5, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cta"], version: (1, 0), sm: 60, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".global"], version: (1, 0), sm: 11, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".gpu"], version: (5, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".gpu"], version: (1, 0), sm: 60, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".relaxed"], version: (6, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".relaxed"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".release"], version: (6, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".release"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".sys"], version: (5, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".sys"], version: (1, 0), sm: 60, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".v2"], version: (8, 1), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".v2"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".v4"], version: (8, 1), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".v4"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 }];
+const RULES_105: &[Rule] = &[Rule { mods: &[".L2::cache_hint"], version: (7, 4), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::cache_hint"], version: (1, 0), sm: 80, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".add", ".bf16"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".add", ".bf16"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".add", ".f16"], version: (6, 3), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".add", ".f16"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cluster"], version: (5, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cluster"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cluster"], version: (1, 0), sm: 60, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cluster"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cta"], version: (5, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cta"], version: (1, 0), sm: 60, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".global"], version: (1, 0), sm: 11, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".gpu"], version: (5, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".gpu"], version: (1, 0), sm: 60, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".relaxed"], version: (6, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".relaxed"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".release"], version: (6, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".release"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".sys"], version: (5, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".sys"], version: (1, 0), sm: 60, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".v2"], version: (8, 1), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".v2"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".v4"], version: (8, 1), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".v4"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".v8"], version: (8, 1), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".v8"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 }];
+const RULES_106: &[Rule] = &[Rule { mods: &[".L2::cache_hint"], version: (7, 4), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::cache_hint"], version: (1, 0), sm: 80, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".add", ".bf16x2"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".add", ".bf16x2"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".add", ".f16x2"], version: (6, 2), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".add", ".f16x2"], version: (1, 0), sm: 60, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cluster"], version: (5, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cluster"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cluster"], version: (1, 0), sm: 60, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cluster"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cta"], version: (5, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cta"], version: (1, 0), sm: 60, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".global"], version: (1, 0), sm: 11, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".gpu"], version: (5, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".gpu"], version: (1, 0), sm: 60, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".relaxed"], version: (6, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".relaxed"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".release"], version: (6, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".release"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".sys"], version: (5, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".sys"], version: (1, 0), sm: 60, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".v2"], version: (8, 1), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".v2"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".v4"], version: (8, 1), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".v4"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 }];
+const RULES_107: &[Rule] = &[Rule { mods: &[".global"], version: (8, 7), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".global"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".gpu"], version: (8, 7), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".gpu"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".mmio"], version: (8, 7), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".mmio"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_0 }];
+const RULES_108: &[Rule] = &[Rule { mods: &[".global", ".add", ".b64"], version: (1, 0), sm: 12, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".global", ".add", ".u64"], version: (1, 0), sm: 12, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".global"], version: (1, 0), sm: 11, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared"], version: (1, 0), sm: 12, only_on: 0, targets: TARGETS_0 }];
+const RULES_109: &[Rule] = &[Rule { mods: &[".NaN"], version: (8, 6), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".NaN"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_12 }, Rule { mods: &[".abs"], version: (8, 6), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".abs"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_12 }, Rule { mods: &[], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_12 }];
+const RULES_110: &[Rule] = &[Rule { mods: &[".b16"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".b16"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".b32"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".b32"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".b64"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".b64"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".f16"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".f16"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".f32"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".f32"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".f64"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".f64"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".s16"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".s16"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".s32"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".s32"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".s64"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".s64"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".u16"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".u16"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".u32"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".u32"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".u64"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".u64"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 }];
+const RULES_111: &[Rule] = &[Rule { mods: &[".s16"], version: (6, 5), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".s32"], version: (6, 5), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".u16"], version: (6, 5), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".u32"], version: (6, 5), sm: 0, only_on: 0, targets: TARGETS_0 }];
+const RULES_112: &[Rule] = &[Rule { mods: &[".s16"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".s16"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".s32"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".s32"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".u16"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".u16"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".u32"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".u32"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 }];
+const RULES_113: &[Rule] = &[Rule { mods: &[".s32"], version: (6, 5), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".u32"], version: (6, 5), sm: 0, only_on: 0, targets: TARGETS_0 }];
+const RULES_114: &[Rule] = &[Rule { mods: &[".s32"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".s32"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".u32"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".u32"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 }];
+const RULES_115: &[Rule] = &[Rule { mods: &[".L2::cache_hint"], version: (7, 4), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::cache_hint"], version: (1, 0), sm: 80, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".b128"], version: (8, 3), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".b128"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cg"], version: (2, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cg"], version: (1, 0), sm: 20, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cs"], version: (2, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cs"], version: (1, 0), sm: 20, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".f64"], version: (1, 0), sm: 13, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".param::func"], version: (8, 3), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared::cluster"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared::cluster"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared::cta"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared::cta"], version: (1, 0), sm: 30, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".v4", ".b64"], version: (8, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".v4", ".b64"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".v8", ".b32"], version: (8, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".v8", ".b32"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".wb"], version: (2, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".wb"], version: (1, 0), sm: 20, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".weak"], version: (6, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".weak"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".wt"], version: (2, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".wt"], version: (1, 0), sm: 20, only_on: 0, targets: TARGETS_0 }];
+const RULES_116: &[Rule] = &[Rule { mods: &[".L1::evict_first"], version: (7, 4), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L1::evict_first"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L1::evict_last"], version: (7, 4), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L1::evict_last"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L1::evict_normal"], version: (7, 4), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L1::evict_normal"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L1::evict_unchanged"], version: (7, 4), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L1::evict_unchanged"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L1::no_allocate"], version: (7, 4), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L1::no_allocate"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::cache_hint"], version: (7, 4), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::cache_hint"], version: (1, 0), sm: 80, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::evict_first"], version: (8, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::evict_first"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::evict_last"], version: (8, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::evict_last"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::evict_normal"], version: (8, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::evict_normal"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".b128"], version: (8, 3), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".b128"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".f64"], version: (1, 0), sm: 13, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".param::func"], version: (8, 3), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared::cluster"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared::cluster"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared::cta"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared::cta"], version: (1, 0), sm: 30, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".v4", ".b64"], version: (8, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".v4", ".b64"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".v8", ".b32"], version: (8, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".v8", ".b32"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".weak"], version: (6, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".weak"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 }];
+const RULES_117: &[Rule] = &[Rule { mods: &[".b128"], version: (8, 3), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".b128"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".f64"], version: (1, 0), sm: 13, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".local"], version: (9, 1), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".param::func"], version: (8, 3), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared::cluster"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared::cluster"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared::cta"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared::cta"], version: (1, 0), sm: 30, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".v4", ".b64"], version: (8, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".v4", ".b64"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".v8", ".b32"], version: (8, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".v8", ".b32"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_0 }];
+const RULES_118: &[Rule] = &[Rule { mods: &[".L1::evict_first"], version: (7, 4), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L1::evict_first"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L1::evict_last"], version: (7, 4), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L1::evict_last"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L1::evict_normal"], version: (7, 4), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L1::evict_normal"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L1::evict_unchanged"], version: (7, 4), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L1::evict_unchanged"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L1::no_allocate"], version: (7, 4), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L1::no_allocate"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::cache_hint"], version: (7, 4), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::cache_hint"], version: (1, 0), sm: 80, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::evict_first"], version: (8, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::evict_first"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::evict_last"], version: (8, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::evict_last"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::evict_normal"], version: (8, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::evict_normal"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".b128"], version: (8, 3), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".b128"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cluster"], version: (6, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cluster"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cluster"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cluster"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cta"], version: (6, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cta"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".f64"], version: (1, 0), sm: 13, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".gpu"], version: (6, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".gpu"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".param::func"], version: (8, 3), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared::cluster"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared::cluster"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared::cta"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared::cta"], version: (1, 0), sm: 30, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".sys", ".b128"], version: (8, 4), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".sys"], version: (6, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".sys"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".v4", ".b64"], version: (8, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".v4", ".b64"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".v8", ".b32"], version: (8, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".v8", ".b32"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_0 }];
+const RULES_119: &[Rule] = &[Rule { mods: &[".b128"], version: (9, 2), sm: 0, only_on: 0, targets: TARGETS_0 }];
+const RULES_120: &[Rule] = &[Rule { mods: &[".b128"], version: (9, 2), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cluster"], version: (8, 7), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cluster"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_0 }];
+const RULES_121: &[Rule] = &[Rule { mods: &[".global"], version: (8, 7), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".global"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".mmio"], version: (8, 7), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".mmio"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_0 }];
+const RULES_122: &[Rule] = &[Rule { mods: &[".b8"], version: (8, 6), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".m16n8"], version: (8, 6), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".m16n8"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_2 }];
+const RULES_123: &[Rule] = &[Rule { mods: &[".s8x4"], version: (9, 2), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".s8x4"], version: (1, 0), sm: 120, only_on: 0, targets: TARGETS_1 }, Rule { mods: &[".u8x4"], version: (9, 2), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".u8x4"], version: (1, 0), sm: 120, only_on: 0, targets: TARGETS_1 }];
+const RULES_124: &[Rule] = &[Rule { mods: &[".3d"], version: (3, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".3d"], version: (1, 0), sm: 20, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".a1d"], version: (3, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".a1d"], version: (1, 0), sm: 20, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".a2d"], version: (3, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".a2d"], version: (1, 0), sm: 20, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".ca"], version: (1, 0), sm: 20, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cg"], version: (1, 0), sm: 20, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cs"], version: (1, 0), sm: 20, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cv"], version: (1, 0), sm: 20, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".trap"], version: (1, 5), sm: 0, only_on: 0, targets: TARGETS_0 }];
+const RULES_125: &[Rule] = &[Rule { mods: &[".s64", ".max"], version: (8, 1), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".s64", ".max"], version: (1, 0), sm: 50, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".s64", ".min"], version: (8, 1), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".s64", ".min"], version: (1, 0), sm: 50, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".u64", ".max"], version: (8, 1), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".u64", ".max"], version: (1, 0), sm: 50, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".u64", ".min"], version: (8, 1), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".u64", ".min"], version: (1, 0), sm: 50, only_on: 0, targets: TARGETS_0 }];
+const RULES_126: &[Rule] = &[Rule { mods: &[".b64", ".max"], version: (8, 1), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".b64", ".max"], version: (1, 0), sm: 50, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".b64", ".min"], version: (8, 1), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".b64", ".min"], version: (1, 0), sm: 50, only_on: 0, targets: TARGETS_0 }];
+const RULES_127: &[Rule] = &[Rule { mods: &[".3d"], version: (3, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".3d"], version: (1, 0), sm: 20, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cg"], version: (1, 0), sm: 20, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cs"], version: (1, 0), sm: 20, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".trap"], version: (1, 5), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".wb"], version: (1, 0), sm: 20, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".wt"], version: (1, 0), sm: 20, only_on: 0, targets: TARGETS_0 }];
+const RULES_128: &[Rule] = &[Rule { mods: &[".3d"], version: (1, 0), sm: 20, only_on: 0, targets: TARGETS_0 }];
+const RULES_129: &[Rule] = &[Rule { mods: &[".a1d"], version: (3, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".a1d"], version: (1, 0), sm: 20, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".a2d"], version: (3, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".a2d"], version: (1, 0), sm: 20, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cg"], version: (1, 0), sm: 20, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cs"], version: (1, 0), sm: 20, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".trap"], version: (1, 5), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".wb"], version: (1, 0), sm: 20, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".wt"], version: (1, 0), sm: 20, only_on: 0, targets: TARGETS_0 }];
+const RULES_130: &[Rule] = &[Rule { mods: &[".swizzle_atomicity"], version: (8, 6), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".swizzle_atomicity"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_2 }];
+const RULES_131: &[Rule] = &[Rule { mods: &[".2dms"], version: (3, 2), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".2dms"], version: (1, 0), sm: 30, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".a1d"], version: (2, 3), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".a2d"], version: (2, 3), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".a2dms"], version: (3, 2), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".a2dms"], version: (1, 0), sm: 30, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".acube"], version: (3, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".acube"], version: (1, 0), sm: 20, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cube"], version: (3, 0), sm: 0, only_on: 0, targets: TARGETS_0 }];
+const RULES_132: &[Rule] = &[Rule { mods: &[".2dms"], version: (3, 2), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".2dms"], version: (1, 0), sm: 30, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".a1d"], version: (2, 3), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".a2d"], version: (2, 3), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".a2dms"], version: (3, 2), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".a2dms"], version: (1, 0), sm: 30, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".acube"], version: (3, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".acube"], version: (4, 3), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".acube"], version: (1, 0), sm: 20, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cube"], version: (3, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cube"], version: (4, 3), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cube"], version: (1, 0), sm: 20, only_on: 0, targets: TARGETS_0 }];
+const RULES_133: &[Rule] = &[Rule { mods: &[".a2d"], version: (4, 3), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".a2d"], version: (1, 0), sm: 30, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".acube"], version: (4, 3), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".acube"], version: (1, 0), sm: 30, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cube"], version: (4, 3), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cube"], version: (1, 0), sm: 30, only_on: 0, targets: TARGETS_0 }];
+const RULES_134: &[Rule] = &[Rule { mods: &[".m32n8k16"], version: (6, 1), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".m8n32k16"], version: (6, 1), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".s8"], version: (6, 3), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".s8"], version: (1, 0), sm: 72, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared::cta"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".u8"], version: (6, 3), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".u8"], version: (1, 0), sm: 72, only_on: 0, targets: TARGETS_0 }];
+const RULES_135: &[Rule] = &[Rule { mods: &[".m32n8k16"], version: (6, 1), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".m8n32k16"], version: (6, 1), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared::cta"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 }];
+const RULES_136: &[Rule] = &[Rule { mods: &[".s4"], version: (6, 3), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".s4"], version: (1, 0), sm: 75, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared::cta"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".u4"], version: (6, 3), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".u4"], version: (1, 0), sm: 75, only_on: 0, targets: TARGETS_0 }];
+const RULES_137: &[Rule] = &[Rule { mods: &[".m32n8k16"], version: (6, 1), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".m8n32k16"], version: (6, 1), sm: 0, only_on: 0, targets: TARGETS_0 }];
+const RULES_138: &[Rule] = &[Rule { mods: &[".m32n8k16"], version: (6, 1), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".m8n32k16"], version: (6, 1), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".s8"], version: (6, 3), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".s8"], version: (1, 0), sm: 72, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".u8"], version: (6, 3), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".u8"], version: (1, 0), sm: 72, only_on: 0, targets: TARGETS_0 }];
+const RULES_139: &[Rule] = &[Rule { mods: &[".s4"], version: (6, 3), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".s4"], version: (1, 0), sm: 75, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".u4"], version: (6, 3), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".u4"], version: (1, 0), sm: 75, only_on: 0, targets: TARGETS_0 }];
+
+const TARGETS_0: &[SpecificTarget] = &[];
+const TARGETS_1: &[SpecificTarget] = &[SpecificTarget { sm: 120, family: true }];
+const TARGETS_2: &[SpecificTarget] = &[SpecificTarget { sm: 100, family: false }, SpecificTarget { sm: 101, family: false }, SpecificTarget { sm: 110, family: false }, SpecificTarget { sm: 120, family: false }, SpecificTarget { sm: 100, family: true }, SpecificTarget { sm: 101, family: true }, SpecificTarget { sm: 110, family: true }, SpecificTarget { sm: 120, family: true }];
+const TARGETS_3: &[SpecificTarget] = &[SpecificTarget { sm: 100, family: false }, SpecificTarget { sm: 101, family: false }, SpecificTarget { sm: 110, family: false }, SpecificTarget { sm: 100, family: true }, SpecificTarget { sm: 101, family: true }, SpecificTarget { sm: 110, family: true }];
+const TARGETS_4: &[SpecificTarget] = &[SpecificTarget { sm: 100, family: false }, SpecificTarget { sm: 101, family: false }, SpecificTarget { sm: 100, family: true }, SpecificTarget { sm: 101, family: true }];
+const TARGETS_5: &[SpecificTarget] = &[SpecificTarget { sm: 100, family: false }, SpecificTarget { sm: 103, family: false }];
+const TARGETS_6: &[SpecificTarget] = &[SpecificTarget { sm: 100, family: true }, SpecificTarget { sm: 110, family: true }, SpecificTarget { sm: 120, family: true }];
+const TARGETS_7: &[SpecificTarget] = &[SpecificTarget { sm: 100, family: false }, SpecificTarget { sm: 103, family: false }, SpecificTarget { sm: 110, family: false }, SpecificTarget { sm: 120, family: false }, SpecificTarget { sm: 121, family: false }];
+const TARGETS_8: &[SpecificTarget] = &[SpecificTarget { sm: 120, family: false }, SpecificTarget { sm: 120, family: true }];
+const TARGETS_9: &[SpecificTarget] = &[SpecificTarget { sm: 100, family: false }, SpecificTarget { sm: 101, family: false }, SpecificTarget { sm: 120, family: false }, SpecificTarget { sm: 100, family: true }, SpecificTarget { sm: 101, family: true }, SpecificTarget { sm: 120, family: true }];
+const TARGETS_10: &[SpecificTarget] = &[SpecificTarget { sm: 120, family: false }, SpecificTarget { sm: 121, family: false }, SpecificTarget { sm: 120, family: true }];
+const TARGETS_11: &[SpecificTarget] = &[SpecificTarget { sm: 100, family: false }, SpecificTarget { sm: 101, family: false }, SpecificTarget { sm: 110, family: false }, SpecificTarget { sm: 120, family: false }, SpecificTarget { sm: 121, family: false }, SpecificTarget { sm: 100, family: true }, SpecificTarget { sm: 101, family: true }, SpecificTarget { sm: 110, family: true }];
+const TARGETS_12: &[SpecificTarget] = &[SpecificTarget { sm: 100, family: false }, SpecificTarget { sm: 100, family: true }];
+const TARGETS_13: &[SpecificTarget] = &[SpecificTarget { sm: 90, family: false }, SpecificTarget { sm: 100, family: false }, SpecificTarget { sm: 101, family: false }, SpecificTarget { sm: 110, family: false }, SpecificTarget { sm: 120, family: false }, SpecificTarget { sm: 100, family: true }, SpecificTarget { sm: 101, family: true }, SpecificTarget { sm: 110, family: true }, SpecificTarget { sm: 120, family: true }];
+const TARGETS_14: &[SpecificTarget] = &[SpecificTarget { sm: 90, family: false }];
 
 /// Every opcode with its forms, sorted by opcode (binary search).
 pub(super) static OPCODES: &[OpcodeForms] = &[
     OpcodeForms {
         opcode: "abs",
         forms: &[
-            Form { slots: SLOTS_0, operands: (2, 2), version: (1, 0), sm: 10, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_1, operands: (2, 2), version: (1, 0), sm: 10, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_2, operands: (2, 2), version: (1, 0), sm: 10, rules: RULES_1, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_3, operands: (2, 2), version: (6, 5), sm: 53, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_4, operands: (2, 2), version: (6, 5), sm: 53, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_5, operands: (2, 2), version: (7, 0), sm: 80, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_6, operands: (2, 2), version: (7, 0), sm: 80, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_0, operands: (2, 2), version: (1, 0), sm: 10, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_1, operands: (2, 2), version: (1, 0), sm: 10, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_2, operands: (2, 2), version: (1, 0), sm: 10, targets: TARGETS_0, rules: RULES_1, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_3, operands: (2, 2), version: (6, 5), sm: 53, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_4, operands: (2, 2), version: (6, 5), sm: 53, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_5, operands: (2, 2), version: (7, 0), sm: 80, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_6, operands: (2, 2), version: (7, 0), sm: 80, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
         ],
     },
     OpcodeForms {
         opcode: "activemask",
         forms: &[
-            Form { slots: SLOTS_7, operands: (1, 1), version: (6, 2), sm: 30, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_7, operands: (1, 1), version: (6, 2), sm: 30, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
         ],
     },
     OpcodeForms {
         opcode: "add",
         forms: &[
-            Form { slots: SLOTS_8, operands: (3, 3), version: (1, 0), sm: 10, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_9, operands: (3, 3), version: (1, 0), sm: 10, rules: RULES_2, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_10, operands: (3, 3), version: (1, 2), sm: 10, rules: RULES_3, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_11, operands: (3, 3), version: (1, 0), sm: 10, rules: RULES_4, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_12, operands: (3, 3), version: (8, 6), sm: 100, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_13, operands: (3, 3), version: (1, 0), sm: 10, rules: RULES_1, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_14, operands: (3, 3), version: (4, 2), sm: 53, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_15, operands: (3, 3), version: (4, 2), sm: 53, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_16, operands: (3, 3), version: (7, 8), sm: 90, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_17, operands: (3, 3), version: (7, 8), sm: 90, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_18, operands: (3, 3), version: (8, 6), sm: 10, rules: RULES_5, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_19, operands: (3, 3), version: (1, 0), sm: 10, rules: RULES_0, until: ((1, 4), 999), legacy: true },
-            Form { slots: SLOTS_20, operands: (3, 3), version: (1, 0), sm: 10, rules: RULES_0, until: ((1, 4), 999), legacy: true },
-            Form { slots: SLOTS_21, operands: (3, 3), version: (1, 2), sm: 10, rules: RULES_0, until: ((1, 4), 999), legacy: true },
+            Form { slots: SLOTS_8, operands: (3, 3), version: (1, 0), sm: 10, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_9, operands: (3, 3), version: (1, 0), sm: 10, targets: TARGETS_0, rules: RULES_2, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_10, operands: (3, 3), version: (1, 2), sm: 10, targets: TARGETS_0, rules: RULES_3, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_11, operands: (3, 3), version: (1, 0), sm: 10, targets: TARGETS_0, rules: RULES_4, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_12, operands: (3, 3), version: (8, 6), sm: 100, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_13, operands: (3, 3), version: (1, 0), sm: 10, targets: TARGETS_0, rules: RULES_1, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_14, operands: (3, 3), version: (4, 2), sm: 53, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_15, operands: (3, 3), version: (4, 2), sm: 53, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_16, operands: (3, 3), version: (7, 8), sm: 90, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_17, operands: (3, 3), version: (7, 8), sm: 90, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_18, operands: (3, 3), version: (8, 6), sm: 10, targets: TARGETS_0, rules: RULES_5, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_19, operands: (3, 3), version: (1, 0), sm: 10, targets: TARGETS_0, rules: RULES_0, until: ((1, 4), 999), legacy: true },
+            Form { slots: SLOTS_20, operands: (3, 3), version: (1, 0), sm: 10, targets: TARGETS_0, rules: RULES_0, until: ((1, 4), 999), legacy: true },
+            Form { slots: SLOTS_21, operands: (3, 3), version: (1, 2), sm: 10, targets: TARGETS_0, rules: RULES_0, until: ((1, 4), 999), legacy: true },
         ],
     },
     OpcodeForms {
         opcode: "addc",
         forms: &[
-            Form { slots: SLOTS_22, operands: (3, 3), version: (1, 2), sm: 10, rules: RULES_3, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_23, operands: (3, 3), version: (1, 2), sm: 10, rules: RULES_0, until: ((1, 4), 999), legacy: true },
+            Form { slots: SLOTS_22, operands: (3, 3), version: (1, 2), sm: 10, targets: TARGETS_0, rules: RULES_3, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_23, operands: (3, 3), version: (1, 2), sm: 10, targets: TARGETS_0, rules: RULES_0, until: ((1, 4), 999), legacy: true },
         ],
     },
     OpcodeForms {
         opcode: "alloca",
         forms: &[
-            Form { slots: SLOTS_24, operands: (2, 3), version: (7, 3), sm: 52, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_24, operands: (2, 3), version: (7, 3), sm: 52, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
         ],
     },
     OpcodeForms {
         opcode: "and",
         forms: &[
-            Form { slots: SLOTS_25, operands: (3, 3), version: (1, 0), sm: 10, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_25, operands: (3, 3), version: (1, 0), sm: 10, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
         ],
     },
     OpcodeForms {
         opcode: "applypriority",
         forms: &[
-            Form { slots: SLOTS_26, operands: (2, 2), version: (7, 4), sm: 80, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_26, operands: (2, 2), version: (7, 4), sm: 80, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
         ],
     },
     OpcodeForms {
         opcode: "atom",
         forms: &[
-            Form { slots: SLOTS_27, operands: (3, 4), version: (1, 1), sm: 10, rules: RULES_6, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_28, operands: (4, 4), version: (1, 1), sm: 10, rules: RULES_7, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_29, operands: (4, 4), version: (6, 3), sm: 70, rules: RULES_8, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_30, operands: (4, 4), version: (8, 3), sm: 90, rules: RULES_9, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_31, operands: (3, 4), version: (8, 3), sm: 90, rules: RULES_10, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_32, operands: (3, 4), version: (6, 3), sm: 70, rules: RULES_11, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_33, operands: (3, 4), version: (6, 2), sm: 60, rules: RULES_11, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_34, operands: (3, 4), version: (7, 8), sm: 90, rules: RULES_11, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_35, operands: (3, 4), version: (7, 8), sm: 90, rules: RULES_11, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_36, operands: (3, 4), version: (2, 0), sm: 20, rules: RULES_12, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_37, operands: (3, 4), version: (1, 1), sm: 10, rules: RULES_13, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_38, operands: (3, 4), version: (1, 1), sm: 10, rules: RULES_14, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_39, operands: (3, 4), version: (1, 0), sm: 10, rules: RULES_15, until: ((1, 4), 999), legacy: true },
+            Form { slots: SLOTS_27, operands: (3, 4), version: (1, 1), sm: 10, targets: TARGETS_0, rules: RULES_6, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_28, operands: (4, 4), version: (1, 1), sm: 10, targets: TARGETS_0, rules: RULES_7, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_29, operands: (4, 4), version: (6, 3), sm: 70, targets: TARGETS_0, rules: RULES_8, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_30, operands: (4, 4), version: (8, 3), sm: 90, targets: TARGETS_0, rules: RULES_9, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_31, operands: (3, 4), version: (8, 3), sm: 90, targets: TARGETS_0, rules: RULES_10, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_32, operands: (3, 4), version: (6, 3), sm: 70, targets: TARGETS_0, rules: RULES_11, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_33, operands: (3, 4), version: (6, 2), sm: 60, targets: TARGETS_0, rules: RULES_11, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_34, operands: (3, 4), version: (7, 8), sm: 90, targets: TARGETS_0, rules: RULES_11, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_35, operands: (3, 4), version: (7, 8), sm: 90, targets: TARGETS_0, rules: RULES_11, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_36, operands: (3, 4), version: (2, 0), sm: 20, targets: TARGETS_0, rules: RULES_12, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_37, operands: (3, 4), version: (1, 1), sm: 10, targets: TARGETS_0, rules: RULES_13, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_38, operands: (3, 4), version: (1, 1), sm: 10, targets: TARGETS_0, rules: RULES_14, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_39, operands: (3, 4), version: (1, 0), sm: 10, targets: TARGETS_0, rules: RULES_15, until: ((1, 4), 999), legacy: true },
         ],
     },
     OpcodeForms {
         opcode: "bar",
         forms: &[
-            Form { slots: SLOTS_40, operands: (1, 2), version: (1, 0), sm: 10, rules: RULES_16, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_41, operands: (2, 2), version: (2, 0), sm: 20, rules: RULES_16, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_42, operands: (3, 4), version: (2, 0), sm: 20, rules: RULES_16, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_43, operands: (3, 4), version: (2, 0), sm: 20, rules: RULES_16, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_44, operands: (1, 1), version: (6, 0), sm: 30, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_45, operands: (1, 1), version: (1, 0), sm: 10, rules: RULES_0, until: ((1, 4), 999), legacy: true },
+            Form { slots: SLOTS_40, operands: (1, 2), version: (1, 0), sm: 10, targets: TARGETS_0, rules: RULES_16, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_41, operands: (2, 2), version: (2, 0), sm: 20, targets: TARGETS_0, rules: RULES_16, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_42, operands: (3, 4), version: (2, 0), sm: 20, targets: TARGETS_0, rules: RULES_16, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_43, operands: (3, 4), version: (2, 0), sm: 20, targets: TARGETS_0, rules: RULES_16, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_44, operands: (1, 1), version: (6, 0), sm: 30, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_45, operands: (1, 1), version: (1, 0), sm: 10, targets: TARGETS_0, rules: RULES_0, until: ((1, 4), 999), legacy: true },
         ],
     },
     OpcodeForms {
         opcode: "barrier",
         forms: &[
-            Form { slots: SLOTS_46, operands: (1, 2), version: (6, 0), sm: 30, rules: RULES_16, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_47, operands: (2, 2), version: (6, 0), sm: 30, rules: RULES_16, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_48, operands: (3, 4), version: (6, 0), sm: 30, rules: RULES_16, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_49, operands: (3, 4), version: (6, 0), sm: 30, rules: RULES_16, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_50, operands: (0, 0), version: (7, 8), sm: 90, rules: RULES_17, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_51, operands: (0, 0), version: (7, 8), sm: 90, rules: RULES_18, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_46, operands: (1, 2), version: (6, 0), sm: 30, targets: TARGETS_0, rules: RULES_16, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_47, operands: (2, 2), version: (6, 0), sm: 30, targets: TARGETS_0, rules: RULES_16, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_48, operands: (3, 4), version: (6, 0), sm: 30, targets: TARGETS_0, rules: RULES_16, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_49, operands: (3, 4), version: (6, 0), sm: 30, targets: TARGETS_0, rules: RULES_16, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_50, operands: (0, 0), version: (7, 8), sm: 90, targets: TARGETS_0, rules: RULES_17, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_51, operands: (0, 0), version: (7, 8), sm: 90, targets: TARGETS_0, rules: RULES_18, until: ((99, 9), 999), legacy: false },
         ],
     },
     OpcodeForms {
         opcode: "bfe",
         forms: &[
-            Form { slots: SLOTS_52, operands: (4, 4), version: (2, 0), sm: 20, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_52, operands: (4, 4), version: (2, 0), sm: 20, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
         ],
     },
     OpcodeForms {
         opcode: "bfi",
         forms: &[
-            Form { slots: SLOTS_53, operands: (5, 5), version: (2, 0), sm: 20, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_53, operands: (5, 5), version: (2, 0), sm: 20, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
         ],
     },
     OpcodeForms {
         opcode: "bfind",
         forms: &[
-            Form { slots: SLOTS_52, operands: (2, 2), version: (2, 0), sm: 20, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_54, operands: (2, 2), version: (2, 0), sm: 20, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_52, operands: (2, 2), version: (2, 0), sm: 20, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_54, operands: (2, 2), version: (2, 0), sm: 20, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
         ],
     },
     OpcodeForms {
         opcode: "bmsk",
         forms: &[
-            Form { slots: SLOTS_55, operands: (3, 3), version: (7, 6), sm: 70, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_55, operands: (3, 3), version: (7, 6), sm: 70, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
         ],
     },
     OpcodeForms {
         opcode: "bra",
         forms: &[
-            Form { slots: SLOTS_56, operands: (1, 1), version: (1, 0), sm: 10, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_56, operands: (1, 1), version: (1, 0), sm: 10, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
         ],
     },
     OpcodeForms {
         opcode: "brev",
         forms: &[
-            Form { slots: SLOTS_53, operands: (2, 2), version: (2, 0), sm: 20, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_53, operands: (2, 2), version: (2, 0), sm: 20, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
         ],
     },
     OpcodeForms {
         opcode: "brkpt",
         forms: &[
-            Form { slots: SLOTS_57, operands: (0, 0), version: (1, 0), sm: 10, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_57, operands: (0, 0), version: (1, 0), sm: 10, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
         ],
     },
     OpcodeForms {
         opcode: "brx",
         forms: &[
-            Form { slots: SLOTS_58, operands: (2, 2), version: (6, 0), sm: 30, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_58, operands: (2, 2), version: (6, 0), sm: 30, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
         ],
     },
     OpcodeForms {
         opcode: "call",
         forms: &[
-            Form { slots: SLOTS_56, operands: (1, 4), version: (1, 0), sm: 10, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_56, operands: (1, 4), version: (1, 0), sm: 10, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
         ],
     },
     OpcodeForms {
         opcode: "clusterlaunchcontrol",
         forms: &[
-            Form { slots: SLOTS_59, operands: (2, 2), version: (8, 6), sm: 100, rules: RULES_19, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_60, operands: (2, 2), version: (8, 6), sm: 100, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_61, operands: (2, 2), version: (8, 6), sm: 100, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_62, operands: (2, 2), version: (8, 6), sm: 100, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_59, operands: (2, 2), version: (8, 6), sm: 100, targets: TARGETS_0, rules: RULES_19, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_60, operands: (2, 2), version: (8, 6), sm: 100, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_61, operands: (2, 2), version: (8, 6), sm: 100, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_62, operands: (2, 2), version: (8, 6), sm: 100, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
         ],
     },
     OpcodeForms {
         opcode: "clz",
         forms: &[
-            Form { slots: SLOTS_53, operands: (2, 2), version: (2, 0), sm: 20, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_53, operands: (2, 2), version: (2, 0), sm: 20, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
         ],
     },
     OpcodeForms {
         opcode: "cnot",
         forms: &[
-            Form { slots: SLOTS_63, operands: (2, 2), version: (1, 0), sm: 10, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_63, operands: (2, 2), version: (1, 0), sm: 10, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
         ],
     },
     OpcodeForms {
         opcode: "copysign",
         forms: &[
-            Form { slots: SLOTS_64, operands: (3, 3), version: (2, 0), sm: 20, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_64, operands: (3, 3), version: (2, 0), sm: 20, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
         ],
     },
     OpcodeForms {
         opcode: "cos",
         forms: &[
-            Form { slots: SLOTS_65, operands: (2, 2), version: (1, 4), sm: 10, rules: RULES_20, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_66, operands: (2, 2), version: (1, 0), sm: 10, rules: RULES_0, until: ((1, 3), 999), legacy: true },
+            Form { slots: SLOTS_65, operands: (2, 2), version: (1, 4), sm: 10, targets: TARGETS_0, rules: RULES_20, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_66, operands: (2, 2), version: (1, 0), sm: 10, targets: TARGETS_0, rules: RULES_0, until: ((1, 3), 999), legacy: true },
         ],
     },
     OpcodeForms {
         opcode: "cp",
         forms: &[
-            Form { slots: SLOTS_67, operands: (3, 5), version: (7, 0), sm: 80, rules: RULES_21, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_68, operands: (3, 5), version: (7, 0), sm: 80, rules: RULES_21, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_69, operands: (0, 0), version: (7, 0), sm: 80, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_70, operands: (1, 1), version: (7, 0), sm: 80, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_71, operands: (0, 0), version: (7, 0), sm: 80, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_72, operands: (4, 7), version: (8, 0), sm: 90, rules: RULES_22, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_73, operands: (4, 6), version: (8, 0), sm: 90, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_74, operands: (4, 4), version: (8, 0), sm: 90, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_75, operands: (3, 5), version: (8, 0), sm: 90, rules: RULES_23, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_76, operands: (4, 4), version: (8, 0), sm: 90, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_77, operands: (3, 4), version: (8, 0), sm: 90, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_78, operands: (3, 4), version: (8, 0), sm: 90, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_79, operands: (2, 3), version: (8, 0), sm: 90, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_80, operands: (3, 5), version: (8, 0), sm: 90, rules: RULES_24, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_81, operands: (3, 6), version: (8, 0), sm: 90, rules: RULES_24, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_82, operands: (2, 3), version: (8, 0), sm: 90, rules: RULES_25, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_83, operands: (2, 3), version: (8, 0), sm: 90, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_84, operands: (1, 3), version: (8, 0), sm: 90, rules: RULES_26, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_85, operands: (0, 0), version: (8, 0), sm: 90, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_86, operands: (1, 1), version: (8, 0), sm: 90, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_87, operands: (1, 1), version: (7, 0), sm: 80, rules: RULES_27, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_67, operands: (3, 5), version: (7, 0), sm: 80, targets: TARGETS_0, rules: RULES_21, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_68, operands: (3, 5), version: (7, 0), sm: 80, targets: TARGETS_0, rules: RULES_21, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_69, operands: (0, 0), version: (7, 0), sm: 80, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_70, operands: (1, 1), version: (7, 0), sm: 80, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_71, operands: (0, 0), version: (7, 0), sm: 80, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_72, operands: (4, 7), version: (8, 0), sm: 90, targets: TARGETS_0, rules: RULES_22, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_73, operands: (4, 6), version: (8, 0), sm: 90, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_74, operands: (4, 4), version: (8, 0), sm: 90, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_75, operands: (3, 5), version: (8, 0), sm: 90, targets: TARGETS_0, rules: RULES_23, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_76, operands: (4, 4), version: (8, 0), sm: 90, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_77, operands: (3, 4), version: (8, 0), sm: 90, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_78, operands: (3, 4), version: (8, 0), sm: 90, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_79, operands: (2, 3), version: (8, 0), sm: 90, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_80, operands: (3, 5), version: (8, 0), sm: 90, targets: TARGETS_0, rules: RULES_24, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_81, operands: (3, 6), version: (8, 0), sm: 90, targets: TARGETS_0, rules: RULES_25, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_82, operands: (2, 3), version: (8, 0), sm: 90, targets: TARGETS_0, rules: RULES_26, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_83, operands: (2, 3), version: (8, 0), sm: 90, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_84, operands: (1, 3), version: (8, 0), sm: 90, targets: TARGETS_0, rules: RULES_27, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_85, operands: (0, 0), version: (8, 0), sm: 90, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_86, operands: (1, 1), version: (8, 0), sm: 90, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_87, operands: (1, 1), version: (7, 0), sm: 80, targets: TARGETS_0, rules: RULES_28, until: ((99, 9), 999), legacy: false },
         ],
     },
     OpcodeForms {
         opcode: "createpolicy",
         forms: &[
-            Form { slots: SLOTS_88, operands: (4, 4), version: (7, 4), sm: 80, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_89, operands: (1, 2), version: (7, 4), sm: 80, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_90, operands: (2, 2), version: (7, 4), sm: 80, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_88, operands: (4, 4), version: (7, 4), sm: 80, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_89, operands: (1, 2), version: (7, 4), sm: 80, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_90, operands: (2, 2), version: (7, 4), sm: 80, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
         ],
     },
     OpcodeForms {
         opcode: "cvt",
         forms: &[
-            Form { slots: SLOTS_91, operands: (2, 2), version: (1, 0), sm: 10, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_92, operands: (2, 2), version: (1, 0), sm: 10, rules: RULES_28, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_93, operands: (2, 2), version: (1, 0), sm: 10, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_94, operands: (2, 2), version: (1, 0), sm: 10, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_95, operands: (2, 2), version: (1, 0), sm: 10, rules: RULES_1, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_96, operands: (2, 2), version: (7, 0), sm: 80, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_97, operands: (2, 2), version: (1, 0), sm: 10, rules: RULES_29, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_98, operands: (2, 2), version: (1, 0), sm: 10, rules: RULES_30, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_99, operands: (2, 2), version: (1, 0), sm: 10, rules: RULES_1, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_100, operands: (2, 2), version: (7, 0), sm: 80, rules: RULES_30, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_101, operands: (2, 2), version: (7, 8), sm: 80, rules: RULES_1, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_102, operands: (2, 2), version: (1, 0), sm: 10, rules: RULES_1, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_103, operands: (2, 2), version: (7, 8), sm: 80, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_104, operands: (2, 2), version: (7, 8), sm: 80, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_105, operands: (2, 2), version: (1, 0), sm: 10, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_106, operands: (2, 2), version: (1, 0), sm: 10, rules: RULES_1, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_107, operands: (2, 2), version: (7, 1), sm: 80, rules: RULES_31, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_108, operands: (2, 2), version: (7, 8), sm: 80, rules: RULES_1, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_109, operands: (2, 2), version: (1, 0), sm: 10, rules: RULES_1, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_110, operands: (2, 2), version: (1, 0), sm: 10, rules: RULES_32, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_111, operands: (3, 3), version: (7, 0), sm: 80, rules: RULES_32, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_112, operands: (4, 4), version: (8, 7), sm: 100, rules: RULES_32, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_113, operands: (2, 2), version: (7, 0), sm: 80, rules: RULES_32, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_114, operands: (3, 3), version: (7, 0), sm: 80, rules: RULES_32, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_115, operands: (4, 4), version: (8, 7), sm: 100, rules: RULES_32, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_116, operands: (2, 2), version: (7, 0), sm: 80, rules: RULES_33, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_117, operands: (2, 2), version: (7, 0), sm: 80, rules: RULES_34, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_118, operands: (3, 3), version: (1, 0), sm: 10, rules: RULES_35, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_119, operands: (2, 2), version: (7, 0), sm: 80, rules: RULES_35, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_120, operands: (2, 2), version: (7, 0), sm: 80, rules: RULES_36, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_121, operands: (2, 2), version: (7, 0), sm: 80, rules: RULES_35, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_122, operands: (2, 3), version: (7, 0), sm: 80, rules: RULES_37, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_123, operands: (3, 3), version: (8, 7), sm: 100, rules: RULES_38, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_124, operands: (3, 3), version: (8, 6), sm: 100, rules: RULES_30, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_125, operands: (2, 2), version: (1, 0), sm: 10, rules: RULES_39, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_126, operands: (2, 2), version: (7, 0), sm: 80, rules: RULES_30, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_127, operands: (2, 3), version: (9, 2), sm: 100, rules: RULES_30, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_128, operands: (3, 3), version: (8, 7), sm: 100, rules: RULES_30, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_129, operands: (3, 3), version: (1, 0), sm: 10, rules: RULES_40, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_130, operands: (2, 2), version: (1, 0), sm: 10, rules: RULES_39, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_131, operands: (2, 2), version: (7, 0), sm: 80, rules: RULES_30, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_132, operands: (2, 3), version: (7, 0), sm: 80, rules: RULES_41, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_133, operands: (3, 3), version: (8, 7), sm: 100, rules: RULES_42, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_134, operands: (3, 3), version: (1, 0), sm: 10, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_135, operands: (2, 2), version: (7, 0), sm: 80, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_136, operands: (2, 2), version: (7, 0), sm: 80, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_137, operands: (3, 4), version: (9, 1), sm: 100, rules: RULES_30, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_138, operands: (2, 3), version: (9, 1), sm: 100, rules: RULES_30, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_139, operands: (2, 3), version: (9, 1), sm: 100, rules: RULES_30, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_140, operands: (3, 3), version: (6, 5), sm: 72, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_141, operands: (4, 4), version: (6, 5), sm: 72, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_91, operands: (2, 2), version: (1, 0), sm: 10, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_92, operands: (2, 2), version: (1, 0), sm: 10, targets: TARGETS_0, rules: RULES_29, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_93, operands: (2, 2), version: (1, 0), sm: 10, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_94, operands: (2, 2), version: (1, 0), sm: 10, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_95, operands: (2, 2), version: (1, 0), sm: 10, targets: TARGETS_0, rules: RULES_1, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_96, operands: (2, 2), version: (7, 0), sm: 80, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_97, operands: (2, 2), version: (1, 0), sm: 10, targets: TARGETS_0, rules: RULES_30, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_98, operands: (2, 2), version: (1, 0), sm: 10, targets: TARGETS_0, rules: RULES_31, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_99, operands: (2, 2), version: (1, 0), sm: 10, targets: TARGETS_0, rules: RULES_1, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_100, operands: (2, 2), version: (7, 0), sm: 80, targets: TARGETS_0, rules: RULES_31, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_101, operands: (2, 2), version: (7, 8), sm: 80, targets: TARGETS_0, rules: RULES_1, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_102, operands: (2, 2), version: (1, 0), sm: 10, targets: TARGETS_0, rules: RULES_1, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_103, operands: (2, 2), version: (7, 8), sm: 80, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_104, operands: (2, 2), version: (7, 8), sm: 80, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_105, operands: (2, 2), version: (1, 0), sm: 10, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_106, operands: (2, 2), version: (1, 0), sm: 10, targets: TARGETS_0, rules: RULES_1, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_107, operands: (2, 2), version: (7, 1), sm: 80, targets: TARGETS_0, rules: RULES_32, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_108, operands: (2, 2), version: (7, 8), sm: 80, targets: TARGETS_0, rules: RULES_1, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_109, operands: (2, 2), version: (1, 0), sm: 10, targets: TARGETS_0, rules: RULES_1, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_110, operands: (2, 2), version: (1, 0), sm: 10, targets: TARGETS_0, rules: RULES_33, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_111, operands: (3, 3), version: (7, 0), sm: 80, targets: TARGETS_0, rules: RULES_33, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_112, operands: (4, 4), version: (8, 7), sm: 80, targets: TARGETS_0, rules: RULES_34, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_113, operands: (2, 2), version: (7, 0), sm: 80, targets: TARGETS_0, rules: RULES_33, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_114, operands: (3, 3), version: (7, 0), sm: 80, targets: TARGETS_0, rules: RULES_33, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_115, operands: (4, 4), version: (8, 7), sm: 80, targets: TARGETS_0, rules: RULES_34, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_116, operands: (2, 2), version: (7, 0), sm: 80, targets: TARGETS_0, rules: RULES_35, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_117, operands: (2, 2), version: (7, 0), sm: 80, targets: TARGETS_0, rules: RULES_36, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_118, operands: (3, 3), version: (1, 0), sm: 10, targets: TARGETS_0, rules: RULES_37, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_119, operands: (2, 2), version: (7, 0), sm: 80, targets: TARGETS_0, rules: RULES_37, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_120, operands: (2, 2), version: (7, 0), sm: 80, targets: TARGETS_0, rules: RULES_38, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_121, operands: (2, 2), version: (7, 0), sm: 80, targets: TARGETS_0, rules: RULES_37, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_122, operands: (2, 3), version: (7, 0), sm: 80, targets: TARGETS_0, rules: RULES_39, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_123, operands: (3, 3), version: (8, 7), sm: 10, targets: TARGETS_0, rules: RULES_40, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_124, operands: (3, 3), version: (8, 6), sm: 10, targets: TARGETS_0, rules: RULES_41, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_125, operands: (2, 2), version: (1, 0), sm: 10, targets: TARGETS_0, rules: RULES_42, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_126, operands: (2, 2), version: (7, 0), sm: 80, targets: TARGETS_0, rules: RULES_41, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_127, operands: (2, 3), version: (9, 2), sm: 80, targets: TARGETS_0, rules: RULES_43, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_128, operands: (3, 3), version: (8, 7), sm: 10, targets: TARGETS_0, rules: RULES_44, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_129, operands: (3, 3), version: (1, 0), sm: 10, targets: TARGETS_0, rules: RULES_45, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_130, operands: (2, 2), version: (1, 0), sm: 10, targets: TARGETS_0, rules: RULES_46, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_131, operands: (2, 2), version: (7, 0), sm: 80, targets: TARGETS_0, rules: RULES_47, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_132, operands: (2, 3), version: (7, 0), sm: 80, targets: TARGETS_0, rules: RULES_48, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_133, operands: (3, 3), version: (8, 7), sm: 10, targets: TARGETS_0, rules: RULES_49, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_134, operands: (3, 3), version: (1, 0), sm: 10, targets: TARGETS_0, rules: RULES_50, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_135, operands: (2, 2), version: (7, 0), sm: 80, targets: TARGETS_0, rules: RULES_50, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_136, operands: (2, 2), version: (7, 0), sm: 80, targets: TARGETS_0, rules: RULES_50, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_137, operands: (3, 4), version: (9, 1), sm: 10, targets: TARGETS_0, rules: RULES_51, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_138, operands: (2, 3), version: (9, 1), sm: 80, targets: TARGETS_0, rules: RULES_51, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_139, operands: (2, 3), version: (9, 1), sm: 80, targets: TARGETS_0, rules: RULES_51, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_140, operands: (3, 3), version: (6, 5), sm: 72, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_141, operands: (4, 4), version: (6, 5), sm: 72, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
         ],
     },
     OpcodeForms {
         opcode: "cvta",
         forms: &[
-            Form { slots: SLOTS_142, operands: (2, 2), version: (2, 0), sm: 20, rules: RULES_43, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_143, operands: (2, 2), version: (2, 0), sm: 20, rules: RULES_43, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_142, operands: (2, 2), version: (2, 0), sm: 20, targets: TARGETS_0, rules: RULES_52, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_143, operands: (2, 2), version: (2, 0), sm: 20, targets: TARGETS_0, rules: RULES_52, until: ((99, 9), 999), legacy: false },
         ],
     },
     OpcodeForms {
         opcode: "discard",
         forms: &[
-            Form { slots: SLOTS_144, operands: (2, 2), version: (7, 4), sm: 80, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_144, operands: (2, 2), version: (7, 4), sm: 80, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
         ],
     },
     OpcodeForms {
         opcode: "div",
         forms: &[
-            Form { slots: SLOTS_19, operands: (3, 3), version: (1, 0), sm: 10, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_65, operands: (3, 3), version: (1, 4), sm: 10, rules: RULES_20, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_145, operands: (3, 3), version: (1, 4), sm: 10, rules: RULES_20, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_146, operands: (3, 3), version: (1, 0), sm: 10, rules: RULES_44, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_147, operands: (3, 3), version: (1, 0), sm: 10, rules: RULES_45, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_66, operands: (3, 3), version: (1, 0), sm: 10, rules: RULES_0, until: ((1, 3), 999), legacy: true },
-            Form { slots: SLOTS_2, operands: (3, 3), version: (1, 0), sm: 10, rules: RULES_1, until: ((1, 3), 999), legacy: true },
-            Form { slots: SLOTS_148, operands: (3, 3), version: (1, 0), sm: 10, rules: RULES_1, until: ((1, 4), 999), legacy: true },
+            Form { slots: SLOTS_19, operands: (3, 3), version: (1, 0), sm: 10, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_65, operands: (3, 3), version: (1, 4), sm: 10, targets: TARGETS_0, rules: RULES_20, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_145, operands: (3, 3), version: (1, 4), sm: 10, targets: TARGETS_0, rules: RULES_20, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_146, operands: (3, 3), version: (1, 0), sm: 10, targets: TARGETS_0, rules: RULES_53, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_147, operands: (3, 3), version: (1, 0), sm: 10, targets: TARGETS_0, rules: RULES_54, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_66, operands: (3, 3), version: (1, 0), sm: 10, targets: TARGETS_0, rules: RULES_0, until: ((1, 3), 999), legacy: true },
+            Form { slots: SLOTS_2, operands: (3, 3), version: (1, 0), sm: 10, targets: TARGETS_0, rules: RULES_1, until: ((1, 3), 999), legacy: true },
+            Form { slots: SLOTS_148, operands: (3, 3), version: (1, 0), sm: 10, targets: TARGETS_0, rules: RULES_1, until: ((1, 4), 999), legacy: true },
         ],
     },
     OpcodeForms {
         opcode: "dp2a",
         forms: &[
-            Form { slots: SLOTS_149, operands: (4, 4), version: (5, 0), sm: 61, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_149, operands: (4, 4), version: (5, 0), sm: 61, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
         ],
     },
     OpcodeForms {
         opcode: "dp4a",
         forms: &[
-            Form { slots: SLOTS_150, operands: (4, 4), version: (5, 0), sm: 61, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_150, operands: (4, 4), version: (5, 0), sm: 61, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
         ],
     },
     OpcodeForms {
         opcode: "elect",
         forms: &[
-            Form { slots: SLOTS_45, operands: (2, 2), version: (8, 0), sm: 90, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_45, operands: (2, 2), version: (8, 0), sm: 90, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
         ],
     },
     OpcodeForms {
         opcode: "ex2",
         forms: &[
-            Form { slots: SLOTS_65, operands: (2, 2), version: (1, 4), sm: 10, rules: RULES_20, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_151, operands: (2, 2), version: (7, 0), sm: 75, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_152, operands: (2, 2), version: (7, 0), sm: 75, rules: RULES_46, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_66, operands: (2, 2), version: (1, 0), sm: 10, rules: RULES_0, until: ((1, 3), 999), legacy: true },
+            Form { slots: SLOTS_65, operands: (2, 2), version: (1, 4), sm: 10, targets: TARGETS_0, rules: RULES_20, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_151, operands: (2, 2), version: (7, 0), sm: 75, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_152, operands: (2, 2), version: (7, 0), sm: 75, targets: TARGETS_0, rules: RULES_55, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_66, operands: (2, 2), version: (1, 0), sm: 10, targets: TARGETS_0, rules: RULES_0, until: ((1, 3), 999), legacy: true },
         ],
     },
     OpcodeForms {
         opcode: "exit",
         forms: &[
-            Form { slots: SLOTS_57, operands: (0, 0), version: (1, 0), sm: 10, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_57, operands: (0, 0), version: (1, 0), sm: 10, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
         ],
     },
     OpcodeForms {
         opcode: "fence",
         forms: &[
-            Form { slots: SLOTS_153, operands: (0, 0), version: (6, 0), sm: 70, rules: RULES_47, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_154, operands: (0, 0), version: (8, 6), sm: 90, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_155, operands: (0, 0), version: (8, 6), sm: 90, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_156, operands: (0, 0), version: (8, 0), sm: 90, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_157, operands: (0, 0), version: (7, 5), sm: 70, rules: RULES_48, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_158, operands: (0, 0), version: (8, 0), sm: 90, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_159, operands: (0, 0), version: (8, 0), sm: 90, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_160, operands: (0, 0), version: (8, 0), sm: 90, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_161, operands: (0, 0), version: (8, 0), sm: 90, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_162, operands: (0, 0), version: (8, 3), sm: 90, rules: RULES_49, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_163, operands: (2, 2), version: (8, 3), sm: 90, rules: RULES_49, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_164, operands: (0, 0), version: (8, 6), sm: 90, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_165, operands: (0, 0), version: (8, 6), sm: 90, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_153, operands: (0, 0), version: (6, 0), sm: 70, targets: TARGETS_0, rules: RULES_56, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_154, operands: (0, 0), version: (8, 6), sm: 90, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_155, operands: (0, 0), version: (8, 6), sm: 90, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_156, operands: (0, 0), version: (8, 0), sm: 90, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_157, operands: (0, 0), version: (7, 5), sm: 70, targets: TARGETS_0, rules: RULES_57, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_158, operands: (0, 0), version: (8, 0), sm: 90, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_159, operands: (0, 0), version: (8, 0), sm: 90, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_160, operands: (0, 0), version: (8, 0), sm: 90, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_161, operands: (0, 0), version: (8, 0), sm: 90, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_162, operands: (0, 0), version: (8, 3), sm: 90, targets: TARGETS_0, rules: RULES_58, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_163, operands: (2, 2), version: (8, 3), sm: 90, targets: TARGETS_0, rules: RULES_58, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_164, operands: (0, 0), version: (8, 6), sm: 90, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_165, operands: (0, 0), version: (8, 6), sm: 90, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
         ],
     },
     OpcodeForms {
         opcode: "fma",
         forms: &[
-            Form { slots: SLOTS_166, operands: (4, 4), version: (2, 0), sm: 20, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_167, operands: (4, 4), version: (8, 6), sm: 100, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_147, operands: (4, 4), version: (1, 4), sm: 10, rules: RULES_1, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_168, operands: (4, 4), version: (4, 2), sm: 53, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_169, operands: (4, 4), version: (4, 2), sm: 53, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_170, operands: (4, 4), version: (7, 0), sm: 80, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_171, operands: (4, 4), version: (7, 0), sm: 80, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_172, operands: (4, 4), version: (7, 0), sm: 80, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_173, operands: (4, 4), version: (7, 0), sm: 80, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_174, operands: (4, 4), version: (8, 1), sm: 90, rules: RULES_30, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_175, operands: (4, 4), version: (8, 1), sm: 90, rules: RULES_30, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_176, operands: (4, 4), version: (8, 1), sm: 90, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_177, operands: (4, 4), version: (8, 1), sm: 90, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_178, operands: (4, 4), version: (8, 6), sm: 10, rules: RULES_5, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_166, operands: (4, 4), version: (2, 0), sm: 20, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_167, operands: (4, 4), version: (8, 6), sm: 100, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_147, operands: (4, 4), version: (1, 4), sm: 10, targets: TARGETS_0, rules: RULES_1, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_168, operands: (4, 4), version: (4, 2), sm: 53, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_169, operands: (4, 4), version: (4, 2), sm: 53, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_170, operands: (4, 4), version: (7, 0), sm: 80, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_171, operands: (4, 4), version: (7, 0), sm: 80, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_172, operands: (4, 4), version: (7, 0), sm: 80, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_173, operands: (4, 4), version: (7, 0), sm: 80, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_174, operands: (4, 4), version: (8, 1), sm: 90, targets: TARGETS_0, rules: RULES_31, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_175, operands: (4, 4), version: (8, 1), sm: 90, targets: TARGETS_0, rules: RULES_31, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_176, operands: (4, 4), version: (8, 1), sm: 90, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_177, operands: (4, 4), version: (8, 1), sm: 90, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_178, operands: (4, 4), version: (8, 6), sm: 10, targets: TARGETS_0, rules: RULES_5, until: ((99, 9), 999), legacy: false },
         ],
     },
     OpcodeForms {
         opcode: "fns",
         forms: &[
-            Form { slots: SLOTS_7, operands: (4, 4), version: (6, 0), sm: 30, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_7, operands: (4, 4), version: (6, 0), sm: 30, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
         ],
     },
     OpcodeForms {
         opcode: "getctarank",
         forms: &[
-            Form { slots: SLOTS_179, operands: (2, 2), version: (7, 8), sm: 90, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_180, operands: (2, 2), version: (7, 8), sm: 90, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_181, operands: (2, 2), version: (7, 8), sm: 90, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_179, operands: (2, 2), version: (7, 8), sm: 90, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_180, operands: (2, 2), version: (7, 8), sm: 90, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_181, operands: (2, 2), version: (7, 8), sm: 90, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
         ],
     },
     OpcodeForms {
         opcode: "griddepcontrol",
         forms: &[
-            Form { slots: SLOTS_182, operands: (0, 0), version: (7, 8), sm: 90, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_182, operands: (0, 0), version: (7, 8), sm: 90, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
         ],
     },
     OpcodeForms {
         opcode: "isspacep",
         forms: &[
-            Form { slots: SLOTS_183, operands: (2, 2), version: (2, 0), sm: 20, rules: RULES_43, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_183, operands: (2, 2), version: (2, 0), sm: 20, targets: TARGETS_0, rules: RULES_52, until: ((99, 9), 999), legacy: false },
         ],
     },
     OpcodeForms {
         opcode: "istypep",
         forms: &[
-            Form { slots: SLOTS_184, operands: (2, 2), version: (4, 0), sm: 30, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_184, operands: (2, 2), version: (4, 0), sm: 30, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
         ],
     },
     OpcodeForms {
         opcode: "ld",
         forms: &[
-            Form { slots: SLOTS_185, operands: (2, 3), version: (1, 0), sm: 10, rules: RULES_50, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_186, operands: (2, 3), version: (1, 0), sm: 10, rules: RULES_51, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_187, operands: (2, 2), version: (1, 1), sm: 10, rules: RULES_52, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_188, operands: (2, 3), version: (6, 0), sm: 70, rules: RULES_53, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_189, operands: (2, 3), version: (6, 0), sm: 70, rules: RULES_53, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_190, operands: (2, 2), version: (8, 2), sm: 70, rules: RULES_54, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_191, operands: (2, 3), version: (3, 1), sm: 32, rules: RULES_55, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_192, operands: (2, 3), version: (3, 1), sm: 32, rules: RULES_56, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_193, operands: (2, 3), version: (3, 1), sm: 32, rules: RULES_57, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_194, operands: (2, 3), version: (3, 1), sm: 32, rules: RULES_58, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_195, operands: (2, 2), version: (1, 0), sm: 10, rules: RULES_1, until: ((1, 4), 999), legacy: true },
-            Form { slots: SLOTS_196, operands: (2, 2), version: (1, 0), sm: 10, rules: RULES_1, until: ((1, 4), 999), legacy: true },
-            Form { slots: SLOTS_197, operands: (2, 2), version: (1, 1), sm: 10, rules: RULES_1, until: ((1, 4), 999), legacy: true },
-            Form { slots: SLOTS_198, operands: (2, 2), version: (1, 1), sm: 10, rules: RULES_1, until: ((1, 4), 999), legacy: true },
+            Form { slots: SLOTS_185, operands: (2, 3), version: (1, 0), sm: 10, targets: TARGETS_0, rules: RULES_59, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_186, operands: (2, 3), version: (1, 0), sm: 10, targets: TARGETS_0, rules: RULES_60, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_187, operands: (2, 2), version: (1, 1), sm: 10, targets: TARGETS_0, rules: RULES_61, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_188, operands: (2, 3), version: (6, 0), sm: 70, targets: TARGETS_0, rules: RULES_62, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_189, operands: (2, 3), version: (6, 0), sm: 70, targets: TARGETS_0, rules: RULES_62, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_190, operands: (2, 2), version: (8, 2), sm: 70, targets: TARGETS_0, rules: RULES_63, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_191, operands: (2, 3), version: (3, 1), sm: 32, targets: TARGETS_0, rules: RULES_64, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_192, operands: (2, 3), version: (3, 1), sm: 32, targets: TARGETS_0, rules: RULES_65, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_193, operands: (2, 3), version: (3, 1), sm: 32, targets: TARGETS_0, rules: RULES_66, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_194, operands: (2, 3), version: (3, 1), sm: 32, targets: TARGETS_0, rules: RULES_67, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_195, operands: (2, 2), version: (1, 0), sm: 10, targets: TARGETS_0, rules: RULES_1, until: ((1, 4), 999), legacy: true },
+            Form { slots: SLOTS_196, operands: (2, 2), version: (1, 0), sm: 10, targets: TARGETS_0, rules: RULES_1, until: ((1, 4), 999), legacy: true },
+            Form { slots: SLOTS_197, operands: (2, 2), version: (1, 1), sm: 10, targets: TARGETS_0, rules: RULES_1, until: ((1, 4), 999), legacy: true },
+            Form { slots: SLOTS_198, operands: (2, 2), version: (1, 1), sm: 10, targets: TARGETS_0, rules: RULES_1, until: ((1, 4), 999), legacy: true },
         ],
     },
     OpcodeForms {
         opcode: "ldmatrix",
         forms: &[
-            Form { slots: SLOTS_199, operands: (2, 2), version: (6, 5), sm: 75, rules: RULES_59, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_200, operands: (2, 2), version: (8, 6), sm: 100, rules: RULES_60, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_201, operands: (2, 2), version: (8, 6), sm: 100, rules: RULES_60, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_199, operands: (2, 2), version: (6, 5), sm: 75, targets: TARGETS_0, rules: RULES_68, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_200, operands: (2, 2), version: (8, 6), sm: 75, targets: TARGETS_0, rules: RULES_69, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_201, operands: (2, 2), version: (8, 6), sm: 75, targets: TARGETS_0, rules: RULES_69, until: ((99, 9), 999), legacy: false },
         ],
     },
     OpcodeForms {
         opcode: "ldu",
         forms: &[
-            Form { slots: SLOTS_202, operands: (2, 2), version: (2, 0), sm: 10, rules: RULES_61, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_203, operands: (2, 2), version: (2, 0), sm: 10, rules: RULES_61, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_202, operands: (2, 2), version: (2, 0), sm: 10, targets: TARGETS_0, rules: RULES_70, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_203, operands: (2, 2), version: (2, 0), sm: 10, targets: TARGETS_0, rules: RULES_70, until: ((99, 9), 999), legacy: false },
         ],
     },
     OpcodeForms {
         opcode: "lg2",
         forms: &[
-            Form { slots: SLOTS_65, operands: (2, 2), version: (1, 4), sm: 10, rules: RULES_20, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_66, operands: (2, 2), version: (1, 0), sm: 10, rules: RULES_0, until: ((1, 3), 999), legacy: true },
+            Form { slots: SLOTS_65, operands: (2, 2), version: (1, 4), sm: 10, targets: TARGETS_0, rules: RULES_20, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_66, operands: (2, 2), version: (1, 0), sm: 10, targets: TARGETS_0, rules: RULES_0, until: ((1, 3), 999), legacy: true },
         ],
     },
     OpcodeForms {
         opcode: "lop3",
         forms: &[
-            Form { slots: SLOTS_7, operands: (5, 5), version: (4, 3), sm: 50, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_204, operands: (6, 6), version: (4, 3), sm: 50, rules: RULES_62, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_7, operands: (5, 5), version: (4, 3), sm: 50, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_204, operands: (6, 6), version: (4, 3), sm: 50, targets: TARGETS_0, rules: RULES_71, until: ((99, 9), 999), legacy: false },
         ],
     },
     OpcodeForms {
         opcode: "mad",
         forms: &[
-            Form { slots: SLOTS_205, operands: (4, 4), version: (1, 0), sm: 10, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_206, operands: (4, 4), version: (1, 0), sm: 10, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_207, operands: (4, 4), version: (3, 0), sm: 20, rules: RULES_63, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_208, operands: (4, 4), version: (1, 0), sm: 10, rules: RULES_0, until: ((99, 9), 13), legacy: false },
-            Form { slots: SLOTS_208, operands: (4, 4), version: (1, 0), sm: 10, rules: RULES_0, until: ((3, 1), 999), legacy: false },
-            Form { slots: SLOTS_166, operands: (4, 4), version: (1, 0), sm: 10, rules: RULES_64, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_147, operands: (4, 4), version: (1, 0), sm: 10, rules: RULES_65, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_209, operands: (4, 4), version: (1, 0), sm: 10, rules: RULES_1, until: ((1, 3), 999), legacy: true },
-            Form { slots: SLOTS_11, operands: (4, 4), version: (1, 0), sm: 10, rules: RULES_0, until: ((1, 4), 999), legacy: true },
+            Form { slots: SLOTS_205, operands: (4, 4), version: (1, 0), sm: 10, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_206, operands: (4, 4), version: (1, 0), sm: 10, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_207, operands: (4, 4), version: (3, 0), sm: 20, targets: TARGETS_0, rules: RULES_72, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_208, operands: (4, 4), version: (1, 0), sm: 10, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 13), legacy: false },
+            Form { slots: SLOTS_208, operands: (4, 4), version: (1, 0), sm: 10, targets: TARGETS_0, rules: RULES_0, until: ((3, 1), 999), legacy: false },
+            Form { slots: SLOTS_166, operands: (4, 4), version: (1, 0), sm: 10, targets: TARGETS_0, rules: RULES_73, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_147, operands: (4, 4), version: (1, 0), sm: 10, targets: TARGETS_0, rules: RULES_74, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_209, operands: (4, 4), version: (1, 0), sm: 10, targets: TARGETS_0, rules: RULES_1, until: ((1, 3), 999), legacy: true },
+            Form { slots: SLOTS_11, operands: (4, 4), version: (1, 0), sm: 10, targets: TARGETS_0, rules: RULES_0, until: ((1, 4), 999), legacy: true },
         ],
     },
     OpcodeForms {
         opcode: "mad24",
         forms: &[
-            Form { slots: SLOTS_210, operands: (4, 4), version: (1, 0), sm: 10, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_206, operands: (4, 4), version: (1, 0), sm: 10, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_210, operands: (4, 4), version: (1, 0), sm: 10, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_206, operands: (4, 4), version: (1, 0), sm: 10, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
         ],
     },
     OpcodeForms {
         opcode: "madc",
         forms: &[
-            Form { slots: SLOTS_211, operands: (4, 4), version: (3, 0), sm: 20, rules: RULES_63, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_211, operands: (4, 4), version: (3, 0), sm: 20, targets: TARGETS_0, rules: RULES_72, until: ((99, 9), 999), legacy: false },
         ],
     },
     OpcodeForms {
         opcode: "mapa",
         forms: &[
-            Form { slots: SLOTS_179, operands: (3, 3), version: (7, 8), sm: 90, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_180, operands: (3, 3), version: (7, 8), sm: 90, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_181, operands: (3, 3), version: (7, 8), sm: 90, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_179, operands: (3, 3), version: (7, 8), sm: 90, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_180, operands: (3, 3), version: (7, 8), sm: 90, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_181, operands: (3, 3), version: (7, 8), sm: 90, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
         ],
     },
     OpcodeForms {
         opcode: "match",
         forms: &[
-            Form { slots: SLOTS_212, operands: (3, 3), version: (6, 0), sm: 70, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_213, operands: (3, 3), version: (6, 0), sm: 70, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_212, operands: (3, 3), version: (6, 0), sm: 70, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_213, operands: (3, 3), version: (6, 0), sm: 70, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
         ],
     },
     OpcodeForms {
         opcode: "max",
         forms: &[
-            Form { slots: SLOTS_214, operands: (3, 3), version: (1, 0), sm: 10, rules: RULES_66, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_215, operands: (3, 3), version: (1, 0), sm: 10, rules: RULES_67, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_216, operands: (3, 3), version: (1, 0), sm: 10, rules: RULES_68, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_217, operands: (3, 3), version: (7, 2), sm: 86, rules: RULES_68, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_218, operands: (4, 4), version: (8, 8), sm: 100, rules: RULES_68, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_2, operands: (3, 3), version: (1, 0), sm: 10, rules: RULES_1, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_219, operands: (3, 3), version: (7, 0), sm: 80, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_220, operands: (3, 3), version: (7, 2), sm: 86, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_221, operands: (3, 3), version: (7, 0), sm: 80, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_222, operands: (3, 3), version: (7, 2), sm: 86, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_223, operands: (3, 3), version: (7, 0), sm: 80, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_224, operands: (3, 3), version: (7, 2), sm: 86, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_225, operands: (3, 3), version: (7, 0), sm: 80, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_226, operands: (3, 3), version: (7, 2), sm: 86, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_19, operands: (3, 3), version: (1, 0), sm: 10, rules: RULES_0, until: ((1, 4), 999), legacy: true },
-            Form { slots: SLOTS_1, operands: (3, 3), version: (1, 0), sm: 10, rules: RULES_0, until: ((1, 4), 999), legacy: true },
+            Form { slots: SLOTS_214, operands: (3, 3), version: (1, 0), sm: 10, targets: TARGETS_0, rules: RULES_75, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_215, operands: (3, 3), version: (1, 0), sm: 10, targets: TARGETS_0, rules: RULES_76, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_216, operands: (3, 3), version: (1, 0), sm: 10, targets: TARGETS_0, rules: RULES_77, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_217, operands: (3, 3), version: (7, 2), sm: 86, targets: TARGETS_0, rules: RULES_77, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_218, operands: (4, 4), version: (8, 8), sm: 100, targets: TARGETS_0, rules: RULES_77, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_2, operands: (3, 3), version: (1, 0), sm: 10, targets: TARGETS_0, rules: RULES_1, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_219, operands: (3, 3), version: (7, 0), sm: 80, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_220, operands: (3, 3), version: (7, 2), sm: 86, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_221, operands: (3, 3), version: (7, 0), sm: 80, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_222, operands: (3, 3), version: (7, 2), sm: 86, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_223, operands: (3, 3), version: (7, 0), sm: 80, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_224, operands: (3, 3), version: (7, 2), sm: 86, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_225, operands: (3, 3), version: (7, 0), sm: 80, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_226, operands: (3, 3), version: (7, 2), sm: 86, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_19, operands: (3, 3), version: (1, 0), sm: 10, targets: TARGETS_0, rules: RULES_0, until: ((1, 4), 999), legacy: true },
+            Form { slots: SLOTS_1, operands: (3, 3), version: (1, 0), sm: 10, targets: TARGETS_0, rules: RULES_0, until: ((1, 4), 999), legacy: true },
         ],
     },
     OpcodeForms {
         opcode: "mbarrier",
         forms: &[
-            Form { slots: SLOTS_227, operands: (2, 2), version: (7, 0), sm: 80, rules: RULES_27, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_228, operands: (1, 1), version: (7, 0), sm: 80, rules: RULES_27, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_229, operands: (2, 2), version: (8, 0), sm: 90, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_230, operands: (2, 2), version: (8, 0), sm: 90, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_231, operands: (2, 2), version: (8, 0), sm: 90, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_232, operands: (2, 2), version: (8, 0), sm: 90, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_233, operands: (2, 3), version: (7, 0), sm: 80, rules: RULES_27, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_234, operands: (2, 3), version: (7, 0), sm: 80, rules: RULES_69, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_235, operands: (2, 3), version: (7, 0), sm: 80, rules: RULES_70, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_236, operands: (2, 3), version: (7, 0), sm: 80, rules: RULES_71, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_237, operands: (3, 3), version: (8, 0), sm: 90, rules: RULES_27, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_238, operands: (3, 3), version: (8, 0), sm: 90, rules: RULES_69, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_239, operands: (3, 3), version: (8, 0), sm: 90, rules: RULES_70, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_240, operands: (3, 3), version: (8, 0), sm: 90, rules: RULES_71, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_241, operands: (3, 3), version: (7, 0), sm: 80, rules: RULES_27, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_242, operands: (3, 3), version: (8, 0), sm: 80, rules: RULES_27, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_243, operands: (2, 3), version: (7, 0), sm: 80, rules: RULES_27, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_244, operands: (2, 3), version: (7, 0), sm: 80, rules: RULES_69, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_245, operands: (2, 3), version: (7, 0), sm: 80, rules: RULES_70, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_246, operands: (2, 3), version: (7, 0), sm: 80, rules: RULES_71, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_247, operands: (3, 3), version: (8, 0), sm: 90, rules: RULES_27, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_248, operands: (3, 3), version: (8, 0), sm: 90, rules: RULES_69, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_249, operands: (3, 3), version: (8, 0), sm: 90, rules: RULES_70, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_250, operands: (3, 3), version: (8, 0), sm: 90, rules: RULES_71, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_251, operands: (3, 3), version: (7, 0), sm: 80, rules: RULES_27, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_252, operands: (3, 3), version: (8, 0), sm: 80, rules: RULES_27, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_253, operands: (3, 3), version: (7, 0), sm: 80, rules: RULES_27, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_254, operands: (3, 3), version: (7, 0), sm: 80, rules: RULES_72, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_255, operands: (3, 3), version: (7, 1), sm: 80, rules: RULES_27, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_256, operands: (3, 3), version: (7, 1), sm: 80, rules: RULES_72, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_257, operands: (3, 4), version: (7, 8), sm: 90, rules: RULES_27, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_258, operands: (3, 4), version: (7, 8), sm: 90, rules: RULES_72, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_259, operands: (3, 4), version: (7, 8), sm: 90, rules: RULES_27, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_260, operands: (3, 4), version: (7, 8), sm: 90, rules: RULES_72, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_261, operands: (2, 2), version: (7, 0), sm: 80, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_227, operands: (2, 2), version: (7, 0), sm: 80, targets: TARGETS_0, rules: RULES_28, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_228, operands: (1, 1), version: (7, 0), sm: 80, targets: TARGETS_0, rules: RULES_28, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_229, operands: (2, 2), version: (8, 0), sm: 90, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_230, operands: (2, 2), version: (8, 0), sm: 90, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_231, operands: (2, 2), version: (8, 0), sm: 90, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_232, operands: (2, 2), version: (8, 0), sm: 90, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_233, operands: (2, 3), version: (7, 0), sm: 80, targets: TARGETS_0, rules: RULES_28, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_234, operands: (2, 3), version: (7, 0), sm: 80, targets: TARGETS_0, rules: RULES_78, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_235, operands: (2, 3), version: (7, 0), sm: 80, targets: TARGETS_0, rules: RULES_79, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_236, operands: (2, 3), version: (7, 0), sm: 80, targets: TARGETS_0, rules: RULES_80, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_237, operands: (3, 3), version: (8, 0), sm: 90, targets: TARGETS_0, rules: RULES_28, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_238, operands: (3, 3), version: (8, 0), sm: 90, targets: TARGETS_0, rules: RULES_78, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_239, operands: (3, 3), version: (8, 0), sm: 90, targets: TARGETS_0, rules: RULES_79, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_240, operands: (3, 3), version: (8, 0), sm: 90, targets: TARGETS_0, rules: RULES_80, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_241, operands: (3, 3), version: (7, 0), sm: 80, targets: TARGETS_0, rules: RULES_28, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_242, operands: (3, 3), version: (8, 0), sm: 80, targets: TARGETS_0, rules: RULES_28, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_243, operands: (2, 3), version: (7, 0), sm: 80, targets: TARGETS_0, rules: RULES_28, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_244, operands: (2, 3), version: (7, 0), sm: 80, targets: TARGETS_0, rules: RULES_78, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_245, operands: (2, 3), version: (7, 0), sm: 80, targets: TARGETS_0, rules: RULES_79, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_246, operands: (2, 3), version: (7, 0), sm: 80, targets: TARGETS_0, rules: RULES_80, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_247, operands: (3, 3), version: (8, 0), sm: 90, targets: TARGETS_0, rules: RULES_28, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_248, operands: (3, 3), version: (8, 0), sm: 90, targets: TARGETS_0, rules: RULES_78, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_249, operands: (3, 3), version: (8, 0), sm: 90, targets: TARGETS_0, rules: RULES_79, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_250, operands: (3, 3), version: (8, 0), sm: 90, targets: TARGETS_0, rules: RULES_80, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_251, operands: (3, 3), version: (7, 0), sm: 80, targets: TARGETS_0, rules: RULES_28, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_252, operands: (3, 3), version: (8, 0), sm: 80, targets: TARGETS_0, rules: RULES_28, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_253, operands: (3, 3), version: (7, 0), sm: 80, targets: TARGETS_0, rules: RULES_28, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_254, operands: (3, 3), version: (7, 0), sm: 80, targets: TARGETS_0, rules: RULES_81, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_255, operands: (3, 3), version: (7, 1), sm: 80, targets: TARGETS_0, rules: RULES_28, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_256, operands: (3, 3), version: (7, 1), sm: 80, targets: TARGETS_0, rules: RULES_81, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_257, operands: (3, 4), version: (7, 8), sm: 90, targets: TARGETS_0, rules: RULES_28, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_258, operands: (3, 4), version: (7, 8), sm: 90, targets: TARGETS_0, rules: RULES_81, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_259, operands: (3, 4), version: (7, 8), sm: 90, targets: TARGETS_0, rules: RULES_28, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_260, operands: (3, 4), version: (7, 8), sm: 90, targets: TARGETS_0, rules: RULES_81, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_261, operands: (2, 2), version: (7, 0), sm: 80, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
         ],
     },
     OpcodeForms {
         opcode: "membar",
         forms: &[
-            Form { slots: SLOTS_262, operands: (0, 0), version: (1, 4), sm: 10, rules: RULES_73, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_157, operands: (0, 0), version: (7, 5), sm: 60, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_158, operands: (0, 0), version: (7, 5), sm: 60, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_159, operands: (0, 0), version: (7, 5), sm: 60, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_160, operands: (0, 0), version: (7, 5), sm: 60, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_161, operands: (0, 0), version: (7, 5), sm: 60, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_263, operands: (0, 0), version: (1, 4), sm: 10, rules: RULES_0, until: ((1, 4), 999), legacy: true },
+            Form { slots: SLOTS_262, operands: (0, 0), version: (1, 4), sm: 10, targets: TARGETS_0, rules: RULES_82, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_157, operands: (0, 0), version: (7, 5), sm: 60, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_158, operands: (0, 0), version: (7, 5), sm: 60, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_159, operands: (0, 0), version: (7, 5), sm: 60, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_160, operands: (0, 0), version: (7, 5), sm: 60, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_161, operands: (0, 0), version: (7, 5), sm: 60, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_263, operands: (0, 0), version: (1, 4), sm: 10, targets: TARGETS_0, rules: RULES_0, until: ((1, 4), 999), legacy: true },
         ],
     },
     OpcodeForms {
         opcode: "min",
         forms: &[
-            Form { slots: SLOTS_214, operands: (3, 3), version: (1, 0), sm: 10, rules: RULES_66, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_215, operands: (3, 3), version: (1, 0), sm: 10, rules: RULES_67, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_216, operands: (3, 3), version: (1, 0), sm: 10, rules: RULES_68, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_217, operands: (3, 3), version: (7, 2), sm: 86, rules: RULES_68, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_218, operands: (4, 4), version: (8, 8), sm: 100, rules: RULES_68, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_2, operands: (3, 3), version: (1, 0), sm: 10, rules: RULES_1, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_219, operands: (3, 3), version: (7, 0), sm: 80, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_220, operands: (3, 3), version: (7, 2), sm: 86, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_221, operands: (3, 3), version: (7, 0), sm: 80, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_222, operands: (3, 3), version: (7, 2), sm: 86, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_223, operands: (3, 3), version: (7, 0), sm: 80, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_224, operands: (3, 3), version: (7, 2), sm: 86, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_225, operands: (3, 3), version: (7, 0), sm: 80, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_226, operands: (3, 3), version: (7, 2), sm: 86, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_19, operands: (3, 3), version: (1, 0), sm: 10, rules: RULES_0, until: ((1, 4), 999), legacy: true },
-            Form { slots: SLOTS_1, operands: (3, 3), version: (1, 0), sm: 10, rules: RULES_0, until: ((1, 4), 999), legacy: true },
+            Form { slots: SLOTS_214, operands: (3, 3), version: (1, 0), sm: 10, targets: TARGETS_0, rules: RULES_75, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_215, operands: (3, 3), version: (1, 0), sm: 10, targets: TARGETS_0, rules: RULES_76, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_216, operands: (3, 3), version: (1, 0), sm: 10, targets: TARGETS_0, rules: RULES_77, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_217, operands: (3, 3), version: (7, 2), sm: 86, targets: TARGETS_0, rules: RULES_77, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_218, operands: (4, 4), version: (8, 8), sm: 100, targets: TARGETS_0, rules: RULES_77, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_2, operands: (3, 3), version: (1, 0), sm: 10, targets: TARGETS_0, rules: RULES_1, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_219, operands: (3, 3), version: (7, 0), sm: 80, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_220, operands: (3, 3), version: (7, 2), sm: 86, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_221, operands: (3, 3), version: (7, 0), sm: 80, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_222, operands: (3, 3), version: (7, 2), sm: 86, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_223, operands: (3, 3), version: (7, 0), sm: 80, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_224, operands: (3, 3), version: (7, 2), sm: 86, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_225, operands: (3, 3), version: (7, 0), sm: 80, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_226, operands: (3, 3), version: (7, 2), sm: 86, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_19, operands: (3, 3), version: (1, 0), sm: 10, targets: TARGETS_0, rules: RULES_0, until: ((1, 4), 999), legacy: true },
+            Form { slots: SLOTS_1, operands: (3, 3), version: (1, 0), sm: 10, targets: TARGETS_0, rules: RULES_0, until: ((1, 4), 999), legacy: true },
         ],
     },
     OpcodeForms {
         opcode: "mma",
         forms: &[
-            Form { slots: SLOTS_264, operands: (6, 6), version: (7, 1), sm: 80, rules: RULES_74, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_265, operands: (6, 6), version: (7, 1), sm: 80, rules: RULES_74, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_266, operands: (6, 6), version: (7, 1), sm: 80, rules: RULES_74, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_267, operands: (6, 6), version: (7, 1), sm: 80, rules: RULES_74, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_268, operands: (6, 6), version: (7, 1), sm: 80, rules: RULES_74, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_269, operands: (6, 6), version: (7, 1), sm: 80, rules: RULES_74, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_270, operands: (6, 6), version: (7, 1), sm: 80, rules: RULES_75, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_271, operands: (6, 6), version: (8, 7), sm: 120, rules: RULES_76, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_272, operands: (10, 10), version: (8, 7), sm: 120, rules: RULES_77, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_273, operands: (10, 10), version: (8, 7), sm: 120, rules: RULES_77, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_274, operands: (10, 10), version: (8, 7), sm: 120, rules: RULES_76, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_275, operands: (6, 6), version: (7, 1), sm: 80, rules: RULES_74, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_276, operands: (6, 6), version: (7, 1), sm: 80, rules: RULES_74, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_277, operands: (4, 4), version: (6, 4), sm: 70, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_278, operands: (4, 4), version: (6, 5), sm: 75, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_279, operands: (4, 4), version: (7, 0), sm: 80, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_280, operands: (4, 4), version: (7, 0), sm: 80, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_281, operands: (4, 4), version: (6, 4), sm: 70, rules: RULES_78, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_282, operands: (4, 4), version: (7, 0), sm: 80, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_283, operands: (4, 4), version: (6, 4), sm: 70, rules: RULES_79, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_284, operands: (4, 4), version: (8, 7), sm: 120, rules: RULES_76, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_285, operands: (8, 8), version: (8, 7), sm: 120, rules: RULES_77, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_286, operands: (8, 8), version: (8, 7), sm: 120, rules: RULES_77, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_287, operands: (8, 8), version: (8, 7), sm: 120, rules: RULES_76, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_288, operands: (4, 4), version: (6, 4), sm: 70, rules: RULES_80, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_289, operands: (4, 4), version: (6, 4), sm: 70, rules: RULES_81, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_290, operands: (4, 4), version: (6, 4), sm: 70, rules: RULES_82, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_291, operands: (4, 4), version: (6, 4), sm: 70, rules: RULES_83, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_264, operands: (6, 6), version: (7, 1), sm: 80, targets: TARGETS_0, rules: RULES_83, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_265, operands: (6, 6), version: (7, 1), sm: 80, targets: TARGETS_0, rules: RULES_83, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_266, operands: (6, 6), version: (7, 1), sm: 80, targets: TARGETS_0, rules: RULES_83, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_267, operands: (6, 6), version: (7, 1), sm: 80, targets: TARGETS_0, rules: RULES_83, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_268, operands: (6, 6), version: (7, 1), sm: 80, targets: TARGETS_0, rules: RULES_83, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_269, operands: (6, 6), version: (7, 1), sm: 80, targets: TARGETS_0, rules: RULES_83, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_270, operands: (6, 6), version: (7, 1), sm: 80, targets: TARGETS_0, rules: RULES_84, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_271, operands: (6, 6), version: (8, 7), sm: 80, targets: TARGETS_0, rules: RULES_85, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_272, operands: (10, 10), version: (8, 7), sm: 80, targets: TARGETS_0, rules: RULES_86, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_273, operands: (10, 10), version: (8, 7), sm: 80, targets: TARGETS_0, rules: RULES_86, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_274, operands: (10, 10), version: (8, 7), sm: 80, targets: TARGETS_0, rules: RULES_87, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_275, operands: (6, 6), version: (7, 1), sm: 80, targets: TARGETS_0, rules: RULES_83, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_276, operands: (6, 6), version: (7, 1), sm: 80, targets: TARGETS_0, rules: RULES_83, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_277, operands: (4, 4), version: (6, 4), sm: 70, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_278, operands: (4, 4), version: (6, 5), sm: 75, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_279, operands: (4, 4), version: (7, 0), sm: 80, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_280, operands: (4, 4), version: (7, 0), sm: 80, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_281, operands: (4, 4), version: (6, 4), sm: 70, targets: TARGETS_0, rules: RULES_88, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_282, operands: (4, 4), version: (7, 0), sm: 80, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_283, operands: (4, 4), version: (6, 4), sm: 70, targets: TARGETS_0, rules: RULES_89, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_284, operands: (4, 4), version: (8, 7), sm: 70, targets: TARGETS_0, rules: RULES_85, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_285, operands: (8, 8), version: (8, 7), sm: 70, targets: TARGETS_0, rules: RULES_90, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_286, operands: (8, 8), version: (8, 7), sm: 70, targets: TARGETS_0, rules: RULES_90, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_287, operands: (8, 8), version: (8, 7), sm: 70, targets: TARGETS_0, rules: RULES_87, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_288, operands: (4, 4), version: (6, 4), sm: 70, targets: TARGETS_0, rules: RULES_91, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_289, operands: (4, 4), version: (6, 4), sm: 70, targets: TARGETS_0, rules: RULES_92, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_290, operands: (4, 4), version: (6, 4), sm: 70, targets: TARGETS_0, rules: RULES_93, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_291, operands: (4, 4), version: (6, 4), sm: 70, targets: TARGETS_0, rules: RULES_94, until: ((99, 9), 999), legacy: false },
         ],
     },
     OpcodeForms {
         opcode: "mov",
         forms: &[
-            Form { slots: SLOTS_292, operands: (2, 2), version: (1, 0), sm: 10, rules: RULES_1, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_293, operands: (2, 2), version: (1, 0), sm: 10, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_294, operands: (2, 2), version: (1, 0), sm: 10, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_295, operands: (2, 2), version: (1, 0), sm: 10, rules: RULES_84, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_63, operands: (2, 2), version: (1, 0), sm: 10, rules: RULES_0, until: ((1, 4), 999), legacy: true },
+            Form { slots: SLOTS_292, operands: (2, 2), version: (1, 0), sm: 10, targets: TARGETS_0, rules: RULES_1, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_293, operands: (2, 2), version: (1, 0), sm: 10, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_294, operands: (2, 2), version: (1, 0), sm: 10, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_295, operands: (2, 2), version: (1, 0), sm: 10, targets: TARGETS_0, rules: RULES_95, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_63, operands: (2, 2), version: (1, 0), sm: 10, targets: TARGETS_0, rules: RULES_0, until: ((1, 4), 999), legacy: true },
         ],
     },
     OpcodeForms {
         opcode: "movmatrix",
         forms: &[
-            Form { slots: SLOTS_296, operands: (2, 2), version: (7, 8), sm: 75, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_296, operands: (2, 2), version: (7, 8), sm: 75, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
         ],
     },
     OpcodeForms {
         opcode: "mul",
         forms: &[
-            Form { slots: SLOTS_205, operands: (3, 3), version: (1, 0), sm: 10, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_11, operands: (3, 3), version: (1, 0), sm: 10, rules: RULES_4, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_12, operands: (3, 3), version: (8, 6), sm: 100, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_13, operands: (3, 3), version: (1, 0), sm: 10, rules: RULES_1, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_14, operands: (3, 3), version: (4, 2), sm: 53, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_15, operands: (3, 3), version: (4, 2), sm: 53, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_16, operands: (3, 3), version: (7, 8), sm: 90, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_17, operands: (3, 3), version: (7, 8), sm: 90, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_205, operands: (3, 3), version: (1, 0), sm: 10, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_11, operands: (3, 3), version: (1, 0), sm: 10, targets: TARGETS_0, rules: RULES_4, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_12, operands: (3, 3), version: (8, 6), sm: 100, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_13, operands: (3, 3), version: (1, 0), sm: 10, targets: TARGETS_0, rules: RULES_1, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_14, operands: (3, 3), version: (4, 2), sm: 53, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_15, operands: (3, 3), version: (4, 2), sm: 53, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_16, operands: (3, 3), version: (7, 8), sm: 90, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_17, operands: (3, 3), version: (7, 8), sm: 90, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
         ],
     },
     OpcodeForms {
         opcode: "mul24",
         forms: &[
-            Form { slots: SLOTS_210, operands: (3, 3), version: (1, 0), sm: 10, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_210, operands: (3, 3), version: (1, 0), sm: 10, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
         ],
     },
     OpcodeForms {
         opcode: "multimem",
         forms: &[
-            Form { slots: SLOTS_297, operands: (2, 2), version: (8, 1), sm: 90, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_298, operands: (2, 2), version: (8, 1), sm: 90, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_299, operands: (2, 2), version: (8, 1), sm: 90, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_300, operands: (2, 2), version: (8, 1), sm: 90, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_301, operands: (2, 2), version: (8, 1), sm: 90, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_302, operands: (2, 2), version: (8, 1), sm: 90, rules: RULES_85, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_303, operands: (2, 2), version: (8, 1), sm: 90, rules: RULES_85, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_304, operands: (2, 2), version: (8, 1), sm: 90, rules: RULES_86, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_305, operands: (2, 2), version: (8, 1), sm: 90, rules: RULES_86, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_306, operands: (2, 2), version: (8, 1), sm: 90, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_307, operands: (3, 4), version: (9, 1), sm: 90, rules: RULES_87, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_308, operands: (3, 3), version: (9, 1), sm: 90, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_309, operands: (3, 3), version: (9, 1), sm: 90, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_297, operands: (2, 2), version: (8, 1), sm: 90, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_298, operands: (2, 2), version: (8, 1), sm: 90, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_299, operands: (2, 2), version: (8, 1), sm: 90, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_300, operands: (2, 2), version: (8, 1), sm: 90, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_301, operands: (2, 2), version: (8, 1), sm: 90, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_302, operands: (2, 2), version: (8, 1), sm: 90, targets: TARGETS_0, rules: RULES_96, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_303, operands: (2, 2), version: (8, 1), sm: 90, targets: TARGETS_0, rules: RULES_96, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_304, operands: (2, 2), version: (8, 1), sm: 90, targets: TARGETS_0, rules: RULES_97, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_305, operands: (2, 2), version: (8, 1), sm: 90, targets: TARGETS_0, rules: RULES_97, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_306, operands: (2, 2), version: (8, 1), sm: 90, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_307, operands: (3, 4), version: (9, 1), sm: 90, targets: TARGETS_0, rules: RULES_98, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_308, operands: (3, 3), version: (9, 1), sm: 90, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_309, operands: (3, 3), version: (9, 1), sm: 90, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
         ],
     },
     OpcodeForms {
         opcode: "nanosleep",
         forms: &[
-            Form { slots: SLOTS_293, operands: (1, 1), version: (6, 3), sm: 70, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_293, operands: (1, 1), version: (6, 3), sm: 70, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
         ],
     },
     OpcodeForms {
         opcode: "neg",
         forms: &[
-            Form { slots: SLOTS_310, operands: (2, 2), version: (1, 0), sm: 10, rules: RULES_88, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_1, operands: (2, 2), version: (1, 0), sm: 10, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_2, operands: (2, 2), version: (1, 0), sm: 10, rules: RULES_1, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_3, operands: (2, 2), version: (6, 0), sm: 53, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_4, operands: (2, 2), version: (6, 0), sm: 53, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_5, operands: (2, 2), version: (7, 0), sm: 80, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_6, operands: (2, 2), version: (7, 0), sm: 80, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_0, operands: (2, 2), version: (1, 0), sm: 10, rules: RULES_0, until: ((1, 4), 999), legacy: true },
+            Form { slots: SLOTS_310, operands: (2, 2), version: (1, 0), sm: 10, targets: TARGETS_0, rules: RULES_99, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_1, operands: (2, 2), version: (1, 0), sm: 10, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_2, operands: (2, 2), version: (1, 0), sm: 10, targets: TARGETS_0, rules: RULES_1, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_3, operands: (2, 2), version: (6, 0), sm: 53, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_4, operands: (2, 2), version: (6, 0), sm: 53, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_5, operands: (2, 2), version: (7, 0), sm: 80, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_6, operands: (2, 2), version: (7, 0), sm: 80, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_0, operands: (2, 2), version: (1, 0), sm: 10, targets: TARGETS_0, rules: RULES_0, until: ((1, 4), 999), legacy: true },
         ],
     },
     OpcodeForms {
         opcode: "not",
         forms: &[
-            Form { slots: SLOTS_25, operands: (2, 2), version: (1, 0), sm: 10, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_25, operands: (2, 2), version: (1, 0), sm: 10, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
         ],
     },
     OpcodeForms {
         opcode: "or",
         forms: &[
-            Form { slots: SLOTS_25, operands: (3, 3), version: (1, 0), sm: 10, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_25, operands: (3, 3), version: (1, 0), sm: 10, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
         ],
     },
     OpcodeForms {
         opcode: "pmevent",
         forms: &[
-            Form { slots: SLOTS_57, operands: (1, 1), version: (1, 0), sm: 10, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_311, operands: (1, 1), version: (1, 0), sm: 10, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_57, operands: (1, 1), version: (1, 0), sm: 10, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_311, operands: (1, 1), version: (1, 0), sm: 10, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
         ],
     },
     OpcodeForms {
         opcode: "popc",
         forms: &[
-            Form { slots: SLOTS_53, operands: (2, 2), version: (2, 0), sm: 20, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_53, operands: (2, 2), version: (2, 0), sm: 20, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
         ],
     },
     OpcodeForms {
         opcode: "prefetch",
         forms: &[
-            Form { slots: SLOTS_312, operands: (1, 1), version: (2, 0), sm: 20, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_313, operands: (1, 1), version: (2, 0), sm: 20, rules: RULES_89, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_314, operands: (1, 1), version: (8, 0), sm: 90, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_312, operands: (1, 1), version: (2, 0), sm: 20, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_313, operands: (1, 1), version: (2, 0), sm: 20, targets: TARGETS_0, rules: RULES_100, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_314, operands: (1, 1), version: (8, 0), sm: 90, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
         ],
     },
     OpcodeForms {
         opcode: "prefetchu",
         forms: &[
-            Form { slots: SLOTS_315, operands: (1, 1), version: (2, 0), sm: 20, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_315, operands: (1, 1), version: (2, 0), sm: 20, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
         ],
     },
     OpcodeForms {
         opcode: "prmt",
         forms: &[
-            Form { slots: SLOTS_316, operands: (4, 4), version: (2, 0), sm: 20, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_316, operands: (4, 4), version: (2, 0), sm: 20, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
         ],
     },
     OpcodeForms {
         opcode: "rcp",
         forms: &[
-            Form { slots: SLOTS_65, operands: (2, 2), version: (1, 4), sm: 10, rules: RULES_20, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_146, operands: (2, 2), version: (1, 0), sm: 10, rules: RULES_44, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_147, operands: (2, 2), version: (1, 0), sm: 10, rules: RULES_90, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_317, operands: (2, 2), version: (2, 1), sm: 20, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_66, operands: (2, 2), version: (1, 0), sm: 10, rules: RULES_0, until: ((1, 3), 999), legacy: true },
-            Form { slots: SLOTS_2, operands: (2, 2), version: (1, 0), sm: 10, rules: RULES_1, until: ((1, 3), 999), legacy: true },
-            Form { slots: SLOTS_148, operands: (2, 2), version: (1, 4), sm: 10, rules: RULES_1, until: ((1, 4), 999), legacy: true },
+            Form { slots: SLOTS_65, operands: (2, 2), version: (1, 4), sm: 10, targets: TARGETS_0, rules: RULES_20, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_146, operands: (2, 2), version: (1, 0), sm: 10, targets: TARGETS_0, rules: RULES_53, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_147, operands: (2, 2), version: (1, 0), sm: 10, targets: TARGETS_0, rules: RULES_101, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_317, operands: (2, 2), version: (2, 1), sm: 20, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_66, operands: (2, 2), version: (1, 0), sm: 10, targets: TARGETS_0, rules: RULES_0, until: ((1, 3), 999), legacy: true },
+            Form { slots: SLOTS_2, operands: (2, 2), version: (1, 0), sm: 10, targets: TARGETS_0, rules: RULES_1, until: ((1, 3), 999), legacy: true },
+            Form { slots: SLOTS_148, operands: (2, 2), version: (1, 4), sm: 10, targets: TARGETS_0, rules: RULES_1, until: ((1, 4), 999), legacy: true },
         ],
     },
     OpcodeForms {
         opcode: "red",
         forms: &[
-            Form { slots: SLOTS_318, operands: (2, 3), version: (1, 2), sm: 10, rules: RULES_91, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_319, operands: (2, 3), version: (6, 3), sm: 70, rules: RULES_92, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_320, operands: (2, 3), version: (6, 2), sm: 60, rules: RULES_92, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_321, operands: (2, 3), version: (7, 8), sm: 90, rules: RULES_92, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_322, operands: (2, 3), version: (7, 8), sm: 90, rules: RULES_92, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_323, operands: (2, 3), version: (2, 0), sm: 20, rules: RULES_93, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_324, operands: (2, 3), version: (1, 2), sm: 10, rules: RULES_94, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_325, operands: (2, 3), version: (1, 2), sm: 10, rules: RULES_95, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_326, operands: (3, 3), version: (8, 1), sm: 90, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_327, operands: (3, 3), version: (8, 1), sm: 90, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_328, operands: (3, 3), version: (8, 1), sm: 90, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_329, operands: (3, 3), version: (8, 1), sm: 90, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_330, operands: (2, 2), version: (8, 7), sm: 100, rules: RULES_96, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_331, operands: (2, 2), version: (1, 2), sm: 10, rules: RULES_97, until: ((1, 4), 999), legacy: true },
+            Form { slots: SLOTS_318, operands: (2, 3), version: (1, 2), sm: 10, targets: TARGETS_0, rules: RULES_102, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_319, operands: (2, 3), version: (6, 3), sm: 70, targets: TARGETS_0, rules: RULES_103, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_320, operands: (2, 3), version: (6, 2), sm: 60, targets: TARGETS_0, rules: RULES_103, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_321, operands: (2, 3), version: (7, 8), sm: 90, targets: TARGETS_0, rules: RULES_103, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_322, operands: (2, 3), version: (7, 8), sm: 90, targets: TARGETS_0, rules: RULES_103, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_323, operands: (2, 3), version: (2, 0), sm: 20, targets: TARGETS_0, rules: RULES_104, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_324, operands: (2, 3), version: (1, 2), sm: 10, targets: TARGETS_0, rules: RULES_105, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_325, operands: (2, 3), version: (1, 2), sm: 10, targets: TARGETS_0, rules: RULES_106, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_326, operands: (3, 3), version: (8, 1), sm: 90, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_327, operands: (3, 3), version: (8, 1), sm: 90, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_328, operands: (3, 3), version: (8, 1), sm: 90, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_329, operands: (3, 3), version: (8, 1), sm: 90, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_330, operands: (2, 2), version: (8, 7), sm: 100, targets: TARGETS_0, rules: RULES_107, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_331, operands: (2, 2), version: (1, 2), sm: 10, targets: TARGETS_0, rules: RULES_108, until: ((1, 4), 999), legacy: true },
         ],
     },
     OpcodeForms {
         opcode: "redux",
         forms: &[
-            Form { slots: SLOTS_332, operands: (3, 3), version: (7, 0), sm: 80, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_333, operands: (3, 3), version: (7, 0), sm: 80, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_334, operands: (3, 3), version: (8, 6), sm: 100, rules: RULES_98, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_332, operands: (3, 3), version: (7, 0), sm: 80, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_333, operands: (3, 3), version: (7, 0), sm: 80, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_334, operands: (3, 3), version: (8, 6), sm: 80, targets: TARGETS_0, rules: RULES_109, until: ((99, 9), 999), legacy: false },
         ],
     },
     OpcodeForms {
         opcode: "rem",
         forms: &[
-            Form { slots: SLOTS_19, operands: (3, 3), version: (1, 0), sm: 10, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_19, operands: (3, 3), version: (1, 0), sm: 10, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
         ],
     },
     OpcodeForms {
         opcode: "ret",
         forms: &[
-            Form { slots: SLOTS_56, operands: (0, 0), version: (1, 0), sm: 10, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_56, operands: (0, 0), version: (1, 0), sm: 10, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
         ],
     },
     OpcodeForms {
         opcode: "rsqrt",
         forms: &[
-            Form { slots: SLOTS_65, operands: (2, 2), version: (1, 4), sm: 10, rules: RULES_20, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_335, operands: (2, 2), version: (1, 4), sm: 10, rules: RULES_1, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_317, operands: (2, 2), version: (4, 0), sm: 20, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_66, operands: (2, 2), version: (1, 0), sm: 10, rules: RULES_0, until: ((1, 3), 999), legacy: true },
-            Form { slots: SLOTS_2, operands: (2, 2), version: (1, 0), sm: 10, rules: RULES_1, until: ((1, 3), 999), legacy: true },
+            Form { slots: SLOTS_65, operands: (2, 2), version: (1, 4), sm: 10, targets: TARGETS_0, rules: RULES_20, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_335, operands: (2, 2), version: (1, 4), sm: 10, targets: TARGETS_0, rules: RULES_1, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_317, operands: (2, 2), version: (4, 0), sm: 20, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_66, operands: (2, 2), version: (1, 0), sm: 10, targets: TARGETS_0, rules: RULES_0, until: ((1, 3), 999), legacy: true },
+            Form { slots: SLOTS_2, operands: (2, 2), version: (1, 0), sm: 10, targets: TARGETS_0, rules: RULES_1, until: ((1, 3), 999), legacy: true },
         ],
     },
     OpcodeForms {
         opcode: "sad",
         forms: &[
-            Form { slots: SLOTS_19, operands: (4, 4), version: (1, 0), sm: 10, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_19, operands: (4, 4), version: (1, 0), sm: 10, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
         ],
     },
     OpcodeForms {
         opcode: "selp",
         forms: &[
-            Form { slots: SLOTS_336, operands: (4, 4), version: (1, 0), sm: 10, rules: RULES_1, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_336, operands: (4, 4), version: (1, 0), sm: 10, targets: TARGETS_0, rules: RULES_1, until: ((99, 9), 999), legacy: false },
         ],
     },
     OpcodeForms {
         opcode: "set",
         forms: &[
-            Form { slots: SLOTS_337, operands: (3, 3), version: (1, 0), sm: 10, rules: RULES_1, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_338, operands: (4, 4), version: (1, 0), sm: 10, rules: RULES_1, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_339, operands: (3, 3), version: (4, 2), sm: 53, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_340, operands: (4, 4), version: (4, 2), sm: 53, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_341, operands: (3, 3), version: (4, 2), sm: 53, rules: RULES_99, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_342, operands: (4, 4), version: (4, 2), sm: 53, rules: RULES_99, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_343, operands: (3, 3), version: (4, 2), sm: 53, rules: RULES_100, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_344, operands: (4, 4), version: (4, 2), sm: 53, rules: RULES_100, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_345, operands: (3, 3), version: (4, 2), sm: 53, rules: RULES_101, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_346, operands: (4, 4), version: (4, 2), sm: 53, rules: RULES_101, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_347, operands: (3, 3), version: (4, 2), sm: 53, rules: RULES_102, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_348, operands: (4, 4), version: (4, 2), sm: 53, rules: RULES_102, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_349, operands: (3, 3), version: (4, 2), sm: 53, rules: RULES_103, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_350, operands: (4, 4), version: (4, 2), sm: 53, rules: RULES_103, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_351, operands: (3, 3), version: (1, 0), sm: 10, rules: RULES_1, until: ((1, 4), 999), legacy: true },
-            Form { slots: SLOTS_352, operands: (4, 4), version: (1, 0), sm: 10, rules: RULES_1, until: ((1, 4), 999), legacy: true },
+            Form { slots: SLOTS_337, operands: (3, 3), version: (1, 0), sm: 10, targets: TARGETS_0, rules: RULES_1, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_338, operands: (4, 4), version: (1, 0), sm: 10, targets: TARGETS_0, rules: RULES_1, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_339, operands: (3, 3), version: (4, 2), sm: 53, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_340, operands: (4, 4), version: (4, 2), sm: 53, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_341, operands: (3, 3), version: (4, 2), sm: 53, targets: TARGETS_0, rules: RULES_110, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_342, operands: (4, 4), version: (4, 2), sm: 53, targets: TARGETS_0, rules: RULES_110, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_343, operands: (3, 3), version: (4, 2), sm: 53, targets: TARGETS_0, rules: RULES_111, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_344, operands: (4, 4), version: (4, 2), sm: 53, targets: TARGETS_0, rules: RULES_111, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_345, operands: (3, 3), version: (4, 2), sm: 53, targets: TARGETS_0, rules: RULES_112, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_346, operands: (4, 4), version: (4, 2), sm: 53, targets: TARGETS_0, rules: RULES_112, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_347, operands: (3, 3), version: (4, 2), sm: 53, targets: TARGETS_0, rules: RULES_113, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_348, operands: (4, 4), version: (4, 2), sm: 53, targets: TARGETS_0, rules: RULES_113, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_349, operands: (3, 3), version: (4, 2), sm: 53, targets: TARGETS_0, rules: RULES_114, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_350, operands: (4, 4), version: (4, 2), sm: 53, targets: TARGETS_0, rules: RULES_114, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_351, operands: (3, 3), version: (1, 0), sm: 10, targets: TARGETS_0, rules: RULES_1, until: ((1, 4), 999), legacy: true },
+            Form { slots: SLOTS_352, operands: (4, 4), version: (1, 0), sm: 10, targets: TARGETS_0, rules: RULES_1, until: ((1, 4), 999), legacy: true },
         ],
     },
     OpcodeForms {
         opcode: "setmaxnreg",
         forms: &[
-            Form { slots: SLOTS_353, operands: (1, 1), version: (8, 0), sm: 90, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_353, operands: (1, 1), version: (8, 0), sm: 90, targets: TARGETS_13, rules: RULES_0, until: ((99, 9), 999), legacy: false },
         ],
     },
     OpcodeForms {
         opcode: "setp",
         forms: &[
-            Form { slots: SLOTS_354, operands: (3, 3), version: (1, 0), sm: 10, rules: RULES_1, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_355, operands: (4, 4), version: (1, 0), sm: 10, rules: RULES_1, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_356, operands: (3, 3), version: (4, 2), sm: 53, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_357, operands: (4, 4), version: (4, 2), sm: 53, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_358, operands: (3, 3), version: (4, 2), sm: 53, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_359, operands: (4, 4), version: (4, 2), sm: 53, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_360, operands: (3, 3), version: (7, 8), sm: 90, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_361, operands: (4, 4), version: (7, 8), sm: 90, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_362, operands: (3, 3), version: (7, 8), sm: 90, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_363, operands: (4, 4), version: (7, 8), sm: 90, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_364, operands: (3, 3), version: (1, 0), sm: 10, rules: RULES_1, until: ((1, 4), 999), legacy: true },
-            Form { slots: SLOTS_365, operands: (4, 4), version: (1, 0), sm: 10, rules: RULES_1, until: ((1, 4), 999), legacy: true },
+            Form { slots: SLOTS_354, operands: (3, 3), version: (1, 0), sm: 10, targets: TARGETS_0, rules: RULES_1, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_355, operands: (4, 4), version: (1, 0), sm: 10, targets: TARGETS_0, rules: RULES_1, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_356, operands: (3, 3), version: (4, 2), sm: 53, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_357, operands: (4, 4), version: (4, 2), sm: 53, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_358, operands: (3, 3), version: (4, 2), sm: 53, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_359, operands: (4, 4), version: (4, 2), sm: 53, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_360, operands: (3, 3), version: (7, 8), sm: 90, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_361, operands: (4, 4), version: (7, 8), sm: 90, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_362, operands: (3, 3), version: (7, 8), sm: 90, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_363, operands: (4, 4), version: (7, 8), sm: 90, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_364, operands: (3, 3), version: (1, 0), sm: 10, targets: TARGETS_0, rules: RULES_1, until: ((1, 4), 999), legacy: true },
+            Form { slots: SLOTS_365, operands: (4, 4), version: (1, 0), sm: 10, targets: TARGETS_0, rules: RULES_1, until: ((1, 4), 999), legacy: true },
         ],
     },
     OpcodeForms {
         opcode: "shf",
         forms: &[
-            Form { slots: SLOTS_366, operands: (4, 4), version: (3, 1), sm: 32, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_367, operands: (4, 4), version: (3, 1), sm: 32, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_366, operands: (4, 4), version: (3, 1), sm: 32, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_367, operands: (4, 4), version: (3, 1), sm: 32, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
         ],
     },
     OpcodeForms {
         opcode: "shfl",
         forms: &[
-            Form { slots: SLOTS_368, operands: (4, 4), version: (3, 0), sm: 30, rules: RULES_0, until: ((6, 3), 999), legacy: false },
-            Form { slots: SLOTS_368, operands: (4, 4), version: (3, 0), sm: 30, rules: RULES_0, until: ((99, 9), 62), legacy: false },
-            Form { slots: SLOTS_369, operands: (5, 5), version: (6, 0), sm: 30, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_368, operands: (4, 4), version: (3, 0), sm: 30, targets: TARGETS_0, rules: RULES_0, until: ((6, 3), 999), legacy: false },
+            Form { slots: SLOTS_368, operands: (4, 4), version: (3, 0), sm: 30, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 62), legacy: false },
+            Form { slots: SLOTS_369, operands: (5, 5), version: (6, 0), sm: 30, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
         ],
     },
     OpcodeForms {
         opcode: "shl",
         forms: &[
-            Form { slots: SLOTS_63, operands: (3, 3), version: (1, 0), sm: 10, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_63, operands: (3, 3), version: (1, 0), sm: 10, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
         ],
     },
     OpcodeForms {
         opcode: "shr",
         forms: &[
-            Form { slots: SLOTS_370, operands: (3, 3), version: (1, 0), sm: 10, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_370, operands: (3, 3), version: (1, 0), sm: 10, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
         ],
     },
     OpcodeForms {
         opcode: "sin",
         forms: &[
-            Form { slots: SLOTS_65, operands: (2, 2), version: (1, 4), sm: 10, rules: RULES_20, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_66, operands: (2, 2), version: (1, 0), sm: 10, rules: RULES_0, until: ((1, 3), 999), legacy: true },
+            Form { slots: SLOTS_65, operands: (2, 2), version: (1, 4), sm: 10, targets: TARGETS_0, rules: RULES_20, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_66, operands: (2, 2), version: (1, 0), sm: 10, targets: TARGETS_0, rules: RULES_0, until: ((1, 3), 999), legacy: true },
         ],
     },
     OpcodeForms {
         opcode: "slct",
         forms: &[
-            Form { slots: SLOTS_371, operands: (4, 4), version: (1, 0), sm: 10, rules: RULES_1, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_372, operands: (4, 4), version: (1, 0), sm: 10, rules: RULES_1, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_371, operands: (4, 4), version: (1, 0), sm: 10, targets: TARGETS_0, rules: RULES_1, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_372, operands: (4, 4), version: (1, 0), sm: 10, targets: TARGETS_0, rules: RULES_1, until: ((99, 9), 999), legacy: false },
         ],
     },
     OpcodeForms {
         opcode: "sqrt",
         forms: &[
-            Form { slots: SLOTS_65, operands: (2, 2), version: (1, 4), sm: 10, rules: RULES_20, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_146, operands: (2, 2), version: (1, 0), sm: 10, rules: RULES_44, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_147, operands: (2, 2), version: (1, 0), sm: 10, rules: RULES_90, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_66, operands: (2, 2), version: (1, 0), sm: 10, rules: RULES_0, until: ((1, 3), 999), legacy: true },
-            Form { slots: SLOTS_2, operands: (2, 2), version: (1, 0), sm: 10, rules: RULES_1, until: ((1, 3), 999), legacy: true },
-            Form { slots: SLOTS_148, operands: (2, 2), version: (1, 4), sm: 10, rules: RULES_1, until: ((1, 4), 999), legacy: true },
+            Form { slots: SLOTS_65, operands: (2, 2), version: (1, 4), sm: 10, targets: TARGETS_0, rules: RULES_20, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_146, operands: (2, 2), version: (1, 0), sm: 10, targets: TARGETS_0, rules: RULES_53, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_147, operands: (2, 2), version: (1, 0), sm: 10, targets: TARGETS_0, rules: RULES_101, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_66, operands: (2, 2), version: (1, 0), sm: 10, targets: TARGETS_0, rules: RULES_0, until: ((1, 3), 999), legacy: true },
+            Form { slots: SLOTS_2, operands: (2, 2), version: (1, 0), sm: 10, targets: TARGETS_0, rules: RULES_1, until: ((1, 3), 999), legacy: true },
+            Form { slots: SLOTS_148, operands: (2, 2), version: (1, 4), sm: 10, targets: TARGETS_0, rules: RULES_1, until: ((1, 4), 999), legacy: true },
         ],
     },
     OpcodeForms {
         opcode: "st",
         forms: &[
-            Form { slots: SLOTS_373, operands: (2, 3), version: (1, 0), sm: 10, rules: RULES_104, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_374, operands: (2, 3), version: (1, 0), sm: 10, rules: RULES_105, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_375, operands: (2, 2), version: (1, 1), sm: 10, rules: RULES_106, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_376, operands: (2, 3), version: (6, 0), sm: 70, rules: RULES_107, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_377, operands: (2, 3), version: (6, 0), sm: 70, rules: RULES_107, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_190, operands: (2, 2), version: (8, 2), sm: 70, rules: RULES_54, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_378, operands: (3, 3), version: (8, 1), sm: 90, rules: RULES_108, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_379, operands: (3, 3), version: (8, 1), sm: 90, rules: RULES_109, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_380, operands: (2, 2), version: (8, 7), sm: 100, rules: RULES_110, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_381, operands: (3, 3), version: (8, 6), sm: 100, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_382, operands: (2, 2), version: (1, 0), sm: 10, rules: RULES_1, until: ((1, 4), 999), legacy: true },
-            Form { slots: SLOTS_383, operands: (2, 2), version: (1, 0), sm: 10, rules: RULES_1, until: ((1, 4), 999), legacy: true },
-            Form { slots: SLOTS_384, operands: (2, 2), version: (1, 1), sm: 10, rules: RULES_1, until: ((1, 4), 999), legacy: true },
-            Form { slots: SLOTS_385, operands: (2, 2), version: (1, 1), sm: 10, rules: RULES_1, until: ((1, 4), 999), legacy: true },
+            Form { slots: SLOTS_373, operands: (2, 3), version: (1, 0), sm: 10, targets: TARGETS_0, rules: RULES_115, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_374, operands: (2, 3), version: (1, 0), sm: 10, targets: TARGETS_0, rules: RULES_116, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_375, operands: (2, 2), version: (1, 1), sm: 10, targets: TARGETS_0, rules: RULES_117, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_376, operands: (2, 3), version: (6, 0), sm: 70, targets: TARGETS_0, rules: RULES_118, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_377, operands: (2, 3), version: (6, 0), sm: 70, targets: TARGETS_0, rules: RULES_118, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_190, operands: (2, 2), version: (8, 2), sm: 70, targets: TARGETS_0, rules: RULES_63, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_378, operands: (3, 3), version: (8, 1), sm: 90, targets: TARGETS_0, rules: RULES_119, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_379, operands: (3, 3), version: (8, 1), sm: 90, targets: TARGETS_0, rules: RULES_120, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_380, operands: (2, 2), version: (8, 7), sm: 100, targets: TARGETS_0, rules: RULES_121, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_381, operands: (3, 3), version: (8, 6), sm: 100, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_382, operands: (2, 2), version: (1, 0), sm: 10, targets: TARGETS_0, rules: RULES_1, until: ((1, 4), 999), legacy: true },
+            Form { slots: SLOTS_383, operands: (2, 2), version: (1, 0), sm: 10, targets: TARGETS_0, rules: RULES_1, until: ((1, 4), 999), legacy: true },
+            Form { slots: SLOTS_384, operands: (2, 2), version: (1, 1), sm: 10, targets: TARGETS_0, rules: RULES_1, until: ((1, 4), 999), legacy: true },
+            Form { slots: SLOTS_385, operands: (2, 2), version: (1, 1), sm: 10, targets: TARGETS_0, rules: RULES_1, until: ((1, 4), 999), legacy: true },
         ],
     },
     OpcodeForms {
         opcode: "stackrestore",
         forms: &[
-            Form { slots: SLOTS_181, operands: (1, 1), version: (7, 3), sm: 52, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_181, operands: (1, 1), version: (7, 3), sm: 52, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
         ],
     },
     OpcodeForms {
         opcode: "stacksave",
         forms: &[
-            Form { slots: SLOTS_181, operands: (1, 1), version: (7, 3), sm: 52, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_181, operands: (1, 1), version: (7, 3), sm: 52, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
         ],
     },
     OpcodeForms {
         opcode: "stmatrix",
         forms: &[
-            Form { slots: SLOTS_386, operands: (2, 2), version: (7, 8), sm: 90, rules: RULES_111, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_386, operands: (2, 2), version: (7, 8), sm: 90, targets: TARGETS_0, rules: RULES_122, until: ((99, 9), 999), legacy: false },
         ],
     },
     OpcodeForms {
         opcode: "sub",
         forms: &[
-            Form { slots: SLOTS_387, operands: (3, 3), version: (1, 0), sm: 10, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_388, operands: (3, 3), version: (1, 0), sm: 10, rules: RULES_112, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_10, operands: (3, 3), version: (1, 2), sm: 10, rules: RULES_3, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_11, operands: (3, 3), version: (1, 0), sm: 10, rules: RULES_4, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_12, operands: (3, 3), version: (8, 6), sm: 100, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_13, operands: (3, 3), version: (1, 0), sm: 10, rules: RULES_1, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_14, operands: (3, 3), version: (4, 2), sm: 53, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_15, operands: (3, 3), version: (4, 2), sm: 53, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_16, operands: (3, 3), version: (7, 8), sm: 90, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_17, operands: (3, 3), version: (7, 8), sm: 90, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_18, operands: (3, 3), version: (8, 6), sm: 10, rules: RULES_5, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_19, operands: (3, 3), version: (1, 0), sm: 10, rules: RULES_0, until: ((1, 4), 999), legacy: true },
-            Form { slots: SLOTS_20, operands: (3, 3), version: (1, 0), sm: 10, rules: RULES_0, until: ((1, 4), 999), legacy: true },
-            Form { slots: SLOTS_21, operands: (3, 3), version: (1, 3), sm: 10, rules: RULES_0, until: ((1, 4), 999), legacy: true },
+            Form { slots: SLOTS_387, operands: (3, 3), version: (1, 0), sm: 10, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_388, operands: (3, 3), version: (1, 0), sm: 10, targets: TARGETS_0, rules: RULES_123, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_10, operands: (3, 3), version: (1, 2), sm: 10, targets: TARGETS_0, rules: RULES_3, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_11, operands: (3, 3), version: (1, 0), sm: 10, targets: TARGETS_0, rules: RULES_4, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_12, operands: (3, 3), version: (8, 6), sm: 100, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_13, operands: (3, 3), version: (1, 0), sm: 10, targets: TARGETS_0, rules: RULES_1, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_14, operands: (3, 3), version: (4, 2), sm: 53, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_15, operands: (3, 3), version: (4, 2), sm: 53, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_16, operands: (3, 3), version: (7, 8), sm: 90, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_17, operands: (3, 3), version: (7, 8), sm: 90, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_18, operands: (3, 3), version: (8, 6), sm: 10, targets: TARGETS_0, rules: RULES_5, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_19, operands: (3, 3), version: (1, 0), sm: 10, targets: TARGETS_0, rules: RULES_0, until: ((1, 4), 999), legacy: true },
+            Form { slots: SLOTS_20, operands: (3, 3), version: (1, 0), sm: 10, targets: TARGETS_0, rules: RULES_0, until: ((1, 4), 999), legacy: true },
+            Form { slots: SLOTS_21, operands: (3, 3), version: (1, 3), sm: 10, targets: TARGETS_0, rules: RULES_0, until: ((1, 4), 999), legacy: true },
         ],
     },
     OpcodeForms {
         opcode: "subc",
         forms: &[
-            Form { slots: SLOTS_22, operands: (3, 3), version: (1, 2), sm: 10, rules: RULES_3, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_23, operands: (3, 3), version: (1, 3), sm: 10, rules: RULES_0, until: ((1, 4), 999), legacy: true },
+            Form { slots: SLOTS_22, operands: (3, 3), version: (1, 2), sm: 10, targets: TARGETS_0, rules: RULES_3, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_23, operands: (3, 3), version: (1, 3), sm: 10, targets: TARGETS_0, rules: RULES_0, until: ((1, 4), 999), legacy: true },
         ],
     },
     OpcodeForms {
         opcode: "suld",
         forms: &[
-            Form { slots: SLOTS_389, operands: (2, 2), version: (1, 5), sm: 10, rules: RULES_113, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_389, operands: (2, 2), version: (1, 5), sm: 10, targets: TARGETS_0, rules: RULES_124, until: ((99, 9), 999), legacy: false },
         ],
     },
     OpcodeForms {
         opcode: "suq",
         forms: &[
-            Form { slots: SLOTS_390, operands: (2, 2), version: (1, 5), sm: 10, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_390, operands: (2, 2), version: (1, 5), sm: 10, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
         ],
     },
     OpcodeForms {
         opcode: "sured",
         forms: &[
-            Form { slots: SLOTS_391, operands: (2, 2), version: (2, 0), sm: 20, rules: RULES_114, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_392, operands: (2, 2), version: (2, 0), sm: 20, rules: RULES_115, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_391, operands: (2, 2), version: (2, 0), sm: 20, targets: TARGETS_0, rules: RULES_125, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_392, operands: (2, 2), version: (2, 0), sm: 20, targets: TARGETS_0, rules: RULES_126, until: ((99, 9), 999), legacy: false },
         ],
     },
     OpcodeForms {
         opcode: "sust",
         forms: &[
-            Form { slots: SLOTS_393, operands: (2, 2), version: (1, 5), sm: 10, rules: RULES_116, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_394, operands: (2, 2), version: (1, 5), sm: 20, rules: RULES_117, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_395, operands: (2, 2), version: (1, 5), sm: 10, rules: RULES_118, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_393, operands: (2, 2), version: (1, 5), sm: 10, targets: TARGETS_0, rules: RULES_127, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_394, operands: (2, 2), version: (1, 5), sm: 20, targets: TARGETS_0, rules: RULES_128, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_395, operands: (2, 2), version: (1, 5), sm: 10, targets: TARGETS_0, rules: RULES_129, until: ((99, 9), 999), legacy: false },
         ],
     },
     OpcodeForms {
         opcode: "szext",
         forms: &[
-            Form { slots: SLOTS_396, operands: (3, 3), version: (7, 6), sm: 70, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_396, operands: (3, 3), version: (7, 6), sm: 70, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
         ],
     },
     OpcodeForms {
         opcode: "tanh",
         forms: &[
-            Form { slots: SLOTS_397, operands: (2, 2), version: (7, 0), sm: 75, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_398, operands: (2, 2), version: (7, 0), sm: 75, rules: RULES_46, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_397, operands: (2, 2), version: (7, 0), sm: 75, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_398, operands: (2, 2), version: (7, 0), sm: 75, targets: TARGETS_0, rules: RULES_55, until: ((99, 9), 999), legacy: false },
         ],
     },
     OpcodeForms {
         opcode: "tcgen05",
         forms: &[
-            Form { slots: SLOTS_399, operands: (2, 2), version: (8, 6), sm: 100, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_400, operands: (2, 2), version: (8, 6), sm: 100, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_401, operands: (0, 0), version: (8, 6), sm: 100, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_402, operands: (2, 2), version: (8, 6), sm: 100, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_403, operands: (3, 3), version: (8, 6), sm: 100, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_404, operands: (2, 2), version: (8, 6), sm: 100, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_405, operands: (3, 3), version: (8, 6), sm: 100, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_406, operands: (0, 0), version: (8, 6), sm: 100, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_407, operands: (1, 2), version: (8, 6), sm: 100, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_408, operands: (0, 0), version: (8, 6), sm: 100, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_409, operands: (2, 2), version: (8, 6), sm: 100, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_410, operands: (2, 2), version: (8, 6), sm: 100, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_411, operands: (1, 1), version: (8, 6), sm: 100, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_412, operands: (5, 7), version: (8, 6), sm: 100, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_413, operands: (6, 7), version: (8, 6), sm: 100, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_414, operands: (5, 6), version: (8, 6), sm: 100, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_415, operands: (7, 7), version: (8, 6), sm: 100, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_416, operands: (5, 6), version: (8, 6), sm: 100, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_417, operands: (7, 8), version: (8, 6), sm: 100, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_418, operands: (6, 7), version: (8, 6), sm: 100, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_419, operands: (8, 8), version: (8, 6), sm: 100, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_420, operands: (6, 7), version: (8, 6), sm: 100, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_399, operands: (2, 2), version: (8, 6), sm: 100, targets: TARGETS_3, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_400, operands: (2, 2), version: (8, 6), sm: 100, targets: TARGETS_3, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_401, operands: (0, 0), version: (8, 6), sm: 100, targets: TARGETS_3, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_402, operands: (2, 2), version: (8, 6), sm: 100, targets: TARGETS_3, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_403, operands: (3, 3), version: (8, 6), sm: 100, targets: TARGETS_3, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_404, operands: (2, 2), version: (8, 6), sm: 100, targets: TARGETS_3, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_405, operands: (3, 3), version: (8, 6), sm: 100, targets: TARGETS_3, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_406, operands: (0, 0), version: (8, 6), sm: 100, targets: TARGETS_3, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_407, operands: (1, 2), version: (8, 6), sm: 100, targets: TARGETS_3, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_408, operands: (0, 0), version: (8, 6), sm: 100, targets: TARGETS_3, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_409, operands: (2, 2), version: (8, 6), sm: 100, targets: TARGETS_3, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_410, operands: (2, 2), version: (8, 6), sm: 100, targets: TARGETS_3, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_411, operands: (1, 1), version: (8, 6), sm: 100, targets: TARGETS_3, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_412, operands: (5, 7), version: (8, 6), sm: 100, targets: TARGETS_3, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_413, operands: (6, 7), version: (8, 6), sm: 100, targets: TARGETS_3, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_414, operands: (5, 6), version: (8, 6), sm: 100, targets: TARGETS_3, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_415, operands: (7, 7), version: (8, 6), sm: 100, targets: TARGETS_3, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_416, operands: (5, 6), version: (8, 6), sm: 100, targets: TARGETS_3, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_417, operands: (7, 8), version: (8, 6), sm: 100, targets: TARGETS_3, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_418, operands: (6, 7), version: (8, 6), sm: 100, targets: TARGETS_3, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_419, operands: (8, 8), version: (8, 6), sm: 100, targets: TARGETS_3, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_420, operands: (6, 7), version: (8, 6), sm: 100, targets: TARGETS_3, rules: RULES_0, until: ((99, 9), 999), legacy: false },
         ],
     },
     OpcodeForms {
         opcode: "tensormap",
         forms: &[
-            Form { slots: SLOTS_421, operands: (2, 2), version: (8, 3), sm: 90, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_422, operands: (3, 3), version: (8, 3), sm: 90, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_423, operands: (2, 2), version: (8, 3), sm: 90, rules: RULES_119, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_424, operands: (3, 3), version: (8, 3), sm: 90, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_425, operands: (3, 3), version: (8, 3), sm: 90, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_426, operands: (3, 3), version: (8, 3), sm: 90, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_427, operands: (3, 3), version: (8, 3), sm: 90, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_428, operands: (3, 3), version: (8, 3), sm: 90, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_421, operands: (2, 2), version: (8, 3), sm: 90, targets: TARGETS_13, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_422, operands: (3, 3), version: (8, 3), sm: 90, targets: TARGETS_13, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_423, operands: (2, 2), version: (8, 3), sm: 90, targets: TARGETS_13, rules: RULES_130, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_424, operands: (3, 3), version: (8, 3), sm: 90, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_425, operands: (3, 3), version: (8, 3), sm: 90, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_426, operands: (3, 3), version: (8, 3), sm: 90, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_427, operands: (3, 3), version: (8, 3), sm: 90, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_428, operands: (3, 3), version: (8, 3), sm: 90, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
         ],
     },
     OpcodeForms {
         opcode: "testp",
         forms: &[
-            Form { slots: SLOTS_429, operands: (2, 2), version: (2, 0), sm: 20, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_429, operands: (2, 2), version: (2, 0), sm: 20, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
         ],
     },
     OpcodeForms {
         opcode: "tex",
         forms: &[
-            Form { slots: SLOTS_430, operands: (2, 4), version: (1, 0), sm: 10, rules: RULES_120, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_431, operands: (2, 4), version: (1, 0), sm: 10, rules: RULES_120, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_432, operands: (2, 4), version: (1, 0), sm: 10, rules: RULES_120, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_433, operands: (3, 5), version: (3, 1), sm: 20, rules: RULES_120, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_434, operands: (4, 6), version: (3, 1), sm: 20, rules: RULES_121, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_435, operands: (2, 4), version: (1, 0), sm: 10, rules: RULES_120, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_436, operands: (3, 5), version: (3, 1), sm: 20, rules: RULES_120, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_437, operands: (4, 6), version: (3, 1), sm: 20, rules: RULES_121, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_438, operands: (2, 2), version: (1, 0), sm: 10, rules: RULES_0, until: ((1, 4), 999), legacy: true },
+            Form { slots: SLOTS_430, operands: (2, 4), version: (1, 0), sm: 10, targets: TARGETS_0, rules: RULES_131, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_431, operands: (2, 4), version: (1, 0), sm: 10, targets: TARGETS_0, rules: RULES_131, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_432, operands: (2, 4), version: (1, 0), sm: 10, targets: TARGETS_0, rules: RULES_131, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_433, operands: (3, 5), version: (3, 1), sm: 20, targets: TARGETS_0, rules: RULES_131, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_434, operands: (4, 6), version: (3, 1), sm: 20, targets: TARGETS_0, rules: RULES_132, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_435, operands: (2, 4), version: (1, 0), sm: 10, targets: TARGETS_0, rules: RULES_131, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_436, operands: (3, 5), version: (3, 1), sm: 20, targets: TARGETS_0, rules: RULES_131, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_437, operands: (4, 6), version: (3, 1), sm: 20, targets: TARGETS_0, rules: RULES_132, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_438, operands: (2, 2), version: (1, 0), sm: 10, targets: TARGETS_0, rules: RULES_0, until: ((1, 4), 999), legacy: true },
         ],
     },
     OpcodeForms {
         opcode: "tld4",
         forms: &[
-            Form { slots: SLOTS_439, operands: (2, 4), version: (2, 2), sm: 20, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_440, operands: (2, 4), version: (2, 2), sm: 20, rules: RULES_122, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_439, operands: (2, 4), version: (2, 2), sm: 20, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_440, operands: (2, 4), version: (2, 2), sm: 20, targets: TARGETS_0, rules: RULES_133, until: ((99, 9), 999), legacy: false },
         ],
     },
     OpcodeForms {
         opcode: "trap",
         forms: &[
-            Form { slots: SLOTS_57, operands: (0, 0), version: (1, 0), sm: 10, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_57, operands: (0, 0), version: (1, 0), sm: 10, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
         ],
     },
     OpcodeForms {
         opcode: "txq",
         forms: &[
-            Form { slots: SLOTS_441, operands: (2, 2), version: (1, 5), sm: 10, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_442, operands: (3, 3), version: (4, 3), sm: 30, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_443, operands: (2, 2), version: (1, 5), sm: 10, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_441, operands: (2, 2), version: (1, 5), sm: 10, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_442, operands: (3, 3), version: (4, 3), sm: 30, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_443, operands: (2, 2), version: (1, 5), sm: 10, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
         ],
     },
     OpcodeForms {
         opcode: "vabsdiff",
         forms: &[
-            Form { slots: SLOTS_444, operands: (3, 4), version: (2, 0), sm: 20, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_445, operands: (4, 4), version: (2, 0), sm: 20, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_444, operands: (3, 4), version: (2, 0), sm: 20, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_445, operands: (4, 4), version: (2, 0), sm: 20, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
         ],
     },
     OpcodeForms {
         opcode: "vabsdiff2",
         forms: &[
-            Form { slots: SLOTS_444, operands: (4, 4), version: (3, 0), sm: 30, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_446, operands: (4, 4), version: (3, 0), sm: 30, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_444, operands: (4, 4), version: (3, 0), sm: 30, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_446, operands: (4, 4), version: (3, 0), sm: 30, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
         ],
     },
     OpcodeForms {
         opcode: "vabsdiff4",
         forms: &[
-            Form { slots: SLOTS_444, operands: (4, 4), version: (3, 0), sm: 30, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_446, operands: (4, 4), version: (3, 0), sm: 30, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_444, operands: (4, 4), version: (3, 0), sm: 30, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_446, operands: (4, 4), version: (3, 0), sm: 30, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
         ],
     },
     OpcodeForms {
         opcode: "vadd",
         forms: &[
-            Form { slots: SLOTS_444, operands: (3, 4), version: (2, 0), sm: 20, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_445, operands: (4, 4), version: (2, 0), sm: 20, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_444, operands: (3, 4), version: (2, 0), sm: 20, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_445, operands: (4, 4), version: (2, 0), sm: 20, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
         ],
     },
     OpcodeForms {
         opcode: "vadd2",
         forms: &[
-            Form { slots: SLOTS_444, operands: (4, 4), version: (3, 0), sm: 30, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_446, operands: (4, 4), version: (3, 0), sm: 30, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_444, operands: (4, 4), version: (3, 0), sm: 30, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_446, operands: (4, 4), version: (3, 0), sm: 30, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
         ],
     },
     OpcodeForms {
         opcode: "vadd4",
         forms: &[
-            Form { slots: SLOTS_444, operands: (4, 4), version: (3, 0), sm: 30, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_446, operands: (4, 4), version: (3, 0), sm: 30, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_444, operands: (4, 4), version: (3, 0), sm: 30, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_446, operands: (4, 4), version: (3, 0), sm: 30, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
         ],
     },
     OpcodeForms {
         opcode: "vavrg2",
         forms: &[
-            Form { slots: SLOTS_444, operands: (4, 4), version: (3, 0), sm: 30, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_446, operands: (4, 4), version: (3, 0), sm: 30, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_444, operands: (4, 4), version: (3, 0), sm: 30, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_446, operands: (4, 4), version: (3, 0), sm: 30, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
         ],
     },
     OpcodeForms {
         opcode: "vavrg4",
         forms: &[
-            Form { slots: SLOTS_444, operands: (4, 4), version: (3, 0), sm: 30, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_446, operands: (4, 4), version: (3, 0), sm: 30, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_444, operands: (4, 4), version: (3, 0), sm: 30, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_446, operands: (4, 4), version: (3, 0), sm: 30, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
         ],
     },
     OpcodeForms {
         opcode: "vmad",
         forms: &[
-            Form { slots: SLOTS_447, operands: (4, 4), version: (2, 0), sm: 20, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_448, operands: (4, 4), version: (2, 0), sm: 20, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_447, operands: (4, 4), version: (2, 0), sm: 20, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_448, operands: (4, 4), version: (2, 0), sm: 20, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
         ],
     },
     OpcodeForms {
         opcode: "vmax",
         forms: &[
-            Form { slots: SLOTS_444, operands: (3, 4), version: (2, 0), sm: 20, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_445, operands: (4, 4), version: (2, 0), sm: 20, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_444, operands: (3, 4), version: (2, 0), sm: 20, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_445, operands: (4, 4), version: (2, 0), sm: 20, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
         ],
     },
     OpcodeForms {
         opcode: "vmax2",
         forms: &[
-            Form { slots: SLOTS_444, operands: (4, 4), version: (3, 0), sm: 30, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_446, operands: (4, 4), version: (3, 0), sm: 30, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_444, operands: (4, 4), version: (3, 0), sm: 30, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_446, operands: (4, 4), version: (3, 0), sm: 30, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
         ],
     },
     OpcodeForms {
         opcode: "vmax4",
         forms: &[
-            Form { slots: SLOTS_444, operands: (4, 4), version: (3, 0), sm: 30, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_446, operands: (4, 4), version: (3, 0), sm: 30, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_444, operands: (4, 4), version: (3, 0), sm: 30, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_446, operands: (4, 4), version: (3, 0), sm: 30, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
         ],
     },
     OpcodeForms {
         opcode: "vmin",
         forms: &[
-            Form { slots: SLOTS_444, operands: (3, 4), version: (2, 0), sm: 20, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_445, operands: (4, 4), version: (2, 0), sm: 20, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_444, operands: (3, 4), version: (2, 0), sm: 20, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_445, operands: (4, 4), version: (2, 0), sm: 20, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
         ],
     },
     OpcodeForms {
         opcode: "vmin2",
         forms: &[
-            Form { slots: SLOTS_444, operands: (4, 4), version: (3, 0), sm: 30, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_446, operands: (4, 4), version: (3, 0), sm: 30, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_444, operands: (4, 4), version: (3, 0), sm: 30, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_446, operands: (4, 4), version: (3, 0), sm: 30, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
         ],
     },
     OpcodeForms {
         opcode: "vmin4",
         forms: &[
-            Form { slots: SLOTS_444, operands: (4, 4), version: (3, 0), sm: 30, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_446, operands: (4, 4), version: (3, 0), sm: 30, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_444, operands: (4, 4), version: (3, 0), sm: 30, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_446, operands: (4, 4), version: (3, 0), sm: 30, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
         ],
     },
     OpcodeForms {
         opcode: "vote",
         forms: &[
-            Form { slots: SLOTS_449, operands: (2, 2), version: (1, 2), sm: 12, rules: RULES_0, until: ((6, 3), 999), legacy: false },
-            Form { slots: SLOTS_449, operands: (2, 2), version: (1, 2), sm: 12, rules: RULES_0, until: ((99, 9), 62), legacy: false },
-            Form { slots: SLOTS_450, operands: (2, 2), version: (1, 2), sm: 20, rules: RULES_0, until: ((6, 3), 999), legacy: false },
-            Form { slots: SLOTS_450, operands: (2, 2), version: (1, 2), sm: 20, rules: RULES_0, until: ((99, 9), 62), legacy: false },
-            Form { slots: SLOTS_451, operands: (3, 3), version: (6, 0), sm: 30, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_452, operands: (3, 3), version: (6, 0), sm: 30, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_449, operands: (2, 2), version: (1, 2), sm: 12, targets: TARGETS_0, rules: RULES_0, until: ((6, 3), 999), legacy: false },
+            Form { slots: SLOTS_449, operands: (2, 2), version: (1, 2), sm: 12, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 62), legacy: false },
+            Form { slots: SLOTS_450, operands: (2, 2), version: (1, 2), sm: 20, targets: TARGETS_0, rules: RULES_0, until: ((6, 3), 999), legacy: false },
+            Form { slots: SLOTS_450, operands: (2, 2), version: (1, 2), sm: 20, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 62), legacy: false },
+            Form { slots: SLOTS_451, operands: (3, 3), version: (6, 0), sm: 30, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_452, operands: (3, 3), version: (6, 0), sm: 30, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
         ],
     },
     OpcodeForms {
         opcode: "vset",
         forms: &[
-            Form { slots: SLOTS_453, operands: (3, 4), version: (2, 0), sm: 20, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_454, operands: (4, 4), version: (2, 0), sm: 20, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_453, operands: (3, 4), version: (2, 0), sm: 20, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_454, operands: (4, 4), version: (2, 0), sm: 20, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
         ],
     },
     OpcodeForms {
         opcode: "vset2",
         forms: &[
-            Form { slots: SLOTS_453, operands: (4, 4), version: (3, 0), sm: 30, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_455, operands: (4, 4), version: (3, 0), sm: 30, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_453, operands: (4, 4), version: (3, 0), sm: 30, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_455, operands: (4, 4), version: (3, 0), sm: 30, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
         ],
     },
     OpcodeForms {
         opcode: "vset4",
         forms: &[
-            Form { slots: SLOTS_453, operands: (4, 4), version: (3, 0), sm: 30, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_455, operands: (4, 4), version: (3, 0), sm: 30, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_453, operands: (4, 4), version: (3, 0), sm: 30, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_455, operands: (4, 4), version: (3, 0), sm: 30, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
         ],
     },
     OpcodeForms {
         opcode: "vshl",
         forms: &[
-            Form { slots: SLOTS_456, operands: (3, 4), version: (2, 0), sm: 20, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_457, operands: (4, 4), version: (2, 0), sm: 20, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_456, operands: (3, 4), version: (2, 0), sm: 20, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_457, operands: (4, 4), version: (2, 0), sm: 20, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
         ],
     },
     OpcodeForms {
         opcode: "vshr",
         forms: &[
-            Form { slots: SLOTS_456, operands: (3, 4), version: (2, 0), sm: 20, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_457, operands: (4, 4), version: (2, 0), sm: 20, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_456, operands: (3, 4), version: (2, 0), sm: 20, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_457, operands: (4, 4), version: (2, 0), sm: 20, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
         ],
     },
     OpcodeForms {
         opcode: "vsub",
         forms: &[
-            Form { slots: SLOTS_444, operands: (3, 4), version: (2, 0), sm: 20, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_445, operands: (4, 4), version: (2, 0), sm: 20, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_444, operands: (3, 4), version: (2, 0), sm: 20, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_445, operands: (4, 4), version: (2, 0), sm: 20, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
         ],
     },
     OpcodeForms {
         opcode: "vsub2",
         forms: &[
-            Form { slots: SLOTS_444, operands: (4, 4), version: (3, 0), sm: 30, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_446, operands: (4, 4), version: (3, 0), sm: 30, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_444, operands: (4, 4), version: (3, 0), sm: 30, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_446, operands: (4, 4), version: (3, 0), sm: 30, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
         ],
     },
     OpcodeForms {
         opcode: "vsub4",
         forms: &[
-            Form { slots: SLOTS_444, operands: (4, 4), version: (3, 0), sm: 30, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_446, operands: (4, 4), version: (3, 0), sm: 30, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_444, operands: (4, 4), version: (3, 0), sm: 30, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_446, operands: (4, 4), version: (3, 0), sm: 30, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
         ],
     },
     OpcodeForms {
         opcode: "wgmma",
         forms: &[
-            Form { slots: SLOTS_458, operands: (0, 0), version: (8, 0), sm: 90, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_459, operands: (0, 0), version: (8, 0), sm: 90, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_460, operands: (1, 1), version: (8, 0), sm: 90, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_461, operands: (9, 10), version: (8, 2), sm: 90, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_462, operands: (9, 10), version: (8, 2), sm: 90, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_463, operands: (8, 8), version: (8, 2), sm: 90, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_464, operands: (8, 8), version: (8, 2), sm: 90, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_465, operands: (6, 6), version: (8, 2), sm: 90, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_466, operands: (7, 8), version: (8, 0), sm: 90, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_467, operands: (7, 8), version: (8, 0), sm: 90, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_468, operands: (6, 6), version: (8, 0), sm: 90, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_469, operands: (6, 6), version: (8, 0), sm: 90, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_470, operands: (4, 4), version: (8, 0), sm: 90, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_471, operands: (4, 4), version: (8, 0), sm: 90, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_458, operands: (0, 0), version: (8, 0), sm: 90, targets: TARGETS_14, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_459, operands: (0, 0), version: (8, 0), sm: 90, targets: TARGETS_14, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_460, operands: (1, 1), version: (8, 0), sm: 90, targets: TARGETS_14, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_461, operands: (9, 10), version: (8, 2), sm: 90, targets: TARGETS_14, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_462, operands: (9, 10), version: (8, 2), sm: 90, targets: TARGETS_14, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_463, operands: (8, 8), version: (8, 2), sm: 90, targets: TARGETS_14, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_464, operands: (8, 8), version: (8, 2), sm: 90, targets: TARGETS_14, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_465, operands: (6, 6), version: (8, 2), sm: 90, targets: TARGETS_14, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_466, operands: (7, 8), version: (8, 0), sm: 90, targets: TARGETS_14, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_467, operands: (7, 8), version: (8, 0), sm: 90, targets: TARGETS_14, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_468, operands: (6, 6), version: (8, 0), sm: 90, targets: TARGETS_14, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_469, operands: (6, 6), version: (8, 0), sm: 90, targets: TARGETS_14, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_470, operands: (4, 4), version: (8, 0), sm: 90, targets: TARGETS_14, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_471, operands: (4, 4), version: (8, 0), sm: 90, targets: TARGETS_14, rules: RULES_0, until: ((99, 9), 999), legacy: false },
         ],
     },
     OpcodeForms {
         opcode: "wmma",
         forms: &[
-            Form { slots: SLOTS_472, operands: (2, 3), version: (6, 3), sm: 70, rules: RULES_123, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_473, operands: (2, 3), version: (6, 0), sm: 70, rules: RULES_123, until: ((6, 2), 999), legacy: false },
-            Form { slots: SLOTS_474, operands: (2, 3), version: (6, 3), sm: 70, rules: RULES_123, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_475, operands: (2, 3), version: (6, 0), sm: 70, rules: RULES_123, until: ((6, 2), 999), legacy: false },
-            Form { slots: SLOTS_476, operands: (2, 3), version: (6, 3), sm: 70, rules: RULES_124, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_477, operands: (2, 3), version: (6, 0), sm: 70, rules: RULES_124, until: ((6, 2), 999), legacy: false },
-            Form { slots: SLOTS_478, operands: (2, 3), version: (7, 0), sm: 80, rules: RULES_124, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_479, operands: (2, 3), version: (7, 0), sm: 80, rules: RULES_124, until: ((6, 2), 999), legacy: false },
-            Form { slots: SLOTS_480, operands: (2, 3), version: (7, 0), sm: 80, rules: RULES_124, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_481, operands: (2, 3), version: (7, 0), sm: 80, rules: RULES_124, until: ((6, 2), 999), legacy: false },
-            Form { slots: SLOTS_482, operands: (2, 3), version: (6, 3), sm: 70, rules: RULES_124, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_483, operands: (2, 3), version: (6, 0), sm: 70, rules: RULES_124, until: ((6, 2), 999), legacy: false },
-            Form { slots: SLOTS_484, operands: (2, 3), version: (7, 0), sm: 80, rules: RULES_27, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_485, operands: (2, 3), version: (7, 0), sm: 80, rules: RULES_27, until: ((6, 2), 999), legacy: false },
-            Form { slots: SLOTS_486, operands: (2, 3), version: (7, 0), sm: 80, rules: RULES_27, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_487, operands: (2, 3), version: (7, 0), sm: 80, rules: RULES_27, until: ((6, 2), 999), legacy: false },
-            Form { slots: SLOTS_488, operands: (2, 3), version: (7, 0), sm: 70, rules: RULES_27, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_489, operands: (2, 3), version: (7, 0), sm: 70, rules: RULES_27, until: ((6, 2), 999), legacy: false },
-            Form { slots: SLOTS_490, operands: (2, 3), version: (7, 0), sm: 80, rules: RULES_27, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_491, operands: (2, 3), version: (7, 0), sm: 80, rules: RULES_27, until: ((6, 2), 999), legacy: false },
-            Form { slots: SLOTS_492, operands: (2, 3), version: (7, 0), sm: 80, rules: RULES_27, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_493, operands: (2, 3), version: (7, 0), sm: 80, rules: RULES_27, until: ((6, 2), 999), legacy: false },
-            Form { slots: SLOTS_494, operands: (2, 3), version: (7, 0), sm: 80, rules: RULES_27, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_495, operands: (2, 3), version: (7, 0), sm: 80, rules: RULES_27, until: ((6, 2), 999), legacy: false },
-            Form { slots: SLOTS_496, operands: (2, 3), version: (6, 3), sm: 70, rules: RULES_125, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_497, operands: (2, 3), version: (6, 0), sm: 70, rules: RULES_125, until: ((6, 2), 999), legacy: false },
-            Form { slots: SLOTS_498, operands: (2, 3), version: (6, 3), sm: 70, rules: RULES_125, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_499, operands: (2, 3), version: (6, 0), sm: 70, rules: RULES_125, until: ((6, 2), 999), legacy: false },
-            Form { slots: SLOTS_500, operands: (2, 3), version: (6, 3), sm: 70, rules: RULES_27, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_501, operands: (2, 3), version: (6, 0), sm: 70, rules: RULES_27, until: ((6, 2), 999), legacy: false },
-            Form { slots: SLOTS_502, operands: (2, 3), version: (6, 3), sm: 75, rules: RULES_27, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_503, operands: (2, 3), version: (6, 3), sm: 75, rules: RULES_27, until: ((6, 2), 999), legacy: false },
-            Form { slots: SLOTS_504, operands: (2, 3), version: (6, 3), sm: 75, rules: RULES_27, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_505, operands: (2, 3), version: (6, 3), sm: 75, rules: RULES_27, until: ((6, 2), 999), legacy: false },
-            Form { slots: SLOTS_506, operands: (2, 3), version: (6, 3), sm: 70, rules: RULES_27, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_507, operands: (2, 3), version: (6, 0), sm: 70, rules: RULES_27, until: ((6, 2), 999), legacy: false },
-            Form { slots: SLOTS_508, operands: (4, 4), version: (6, 3), sm: 70, rules: RULES_126, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_509, operands: (4, 4), version: (6, 0), sm: 70, rules: RULES_126, until: ((6, 2), 999), legacy: false },
-            Form { slots: SLOTS_510, operands: (4, 4), version: (6, 3), sm: 70, rules: RULES_127, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_511, operands: (4, 4), version: (6, 0), sm: 70, rules: RULES_127, until: ((6, 2), 999), legacy: false },
-            Form { slots: SLOTS_512, operands: (4, 4), version: (7, 0), sm: 80, rules: RULES_126, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_513, operands: (4, 4), version: (7, 0), sm: 80, rules: RULES_126, until: ((6, 2), 999), legacy: false },
-            Form { slots: SLOTS_514, operands: (4, 4), version: (7, 0), sm: 80, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_515, operands: (4, 4), version: (7, 0), sm: 80, rules: RULES_0, until: ((6, 2), 999), legacy: false },
-            Form { slots: SLOTS_516, operands: (4, 4), version: (7, 0), sm: 80, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_517, operands: (4, 4), version: (7, 0), sm: 80, rules: RULES_0, until: ((6, 2), 999), legacy: false },
-            Form { slots: SLOTS_518, operands: (4, 4), version: (6, 3), sm: 70, rules: RULES_128, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_519, operands: (4, 4), version: (6, 0), sm: 70, rules: RULES_128, until: ((6, 2), 999), legacy: false },
-            Form { slots: SLOTS_520, operands: (4, 4), version: (6, 3), sm: 75, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_521, operands: (4, 4), version: (6, 3), sm: 75, rules: RULES_0, until: ((6, 2), 999), legacy: false },
-            Form { slots: SLOTS_522, operands: (2, 3), version: (6, 3), sm: 70, rules: RULES_124, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_523, operands: (2, 3), version: (6, 0), sm: 70, rules: RULES_124, until: ((6, 2), 999), legacy: false },
-            Form { slots: SLOTS_524, operands: (2, 3), version: (6, 3), sm: 70, rules: RULES_27, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_525, operands: (2, 3), version: (6, 0), sm: 70, rules: RULES_27, until: ((6, 2), 999), legacy: false },
-            Form { slots: SLOTS_526, operands: (2, 3), version: (7, 0), sm: 80, rules: RULES_27, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_527, operands: (2, 3), version: (7, 0), sm: 80, rules: RULES_27, until: ((6, 2), 999), legacy: false },
-            Form { slots: SLOTS_528, operands: (2, 3), version: (7, 0), sm: 80, rules: RULES_27, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_529, operands: (2, 3), version: (7, 0), sm: 80, rules: RULES_27, until: ((6, 2), 999), legacy: false },
+            Form { slots: SLOTS_472, operands: (2, 3), version: (6, 3), sm: 70, targets: TARGETS_0, rules: RULES_134, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_473, operands: (2, 3), version: (6, 0), sm: 70, targets: TARGETS_0, rules: RULES_134, until: ((6, 2), 999), legacy: false },
+            Form { slots: SLOTS_474, operands: (2, 3), version: (6, 3), sm: 70, targets: TARGETS_0, rules: RULES_134, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_475, operands: (2, 3), version: (6, 0), sm: 70, targets: TARGETS_0, rules: RULES_134, until: ((6, 2), 999), legacy: false },
+            Form { slots: SLOTS_476, operands: (2, 3), version: (6, 3), sm: 70, targets: TARGETS_0, rules: RULES_135, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_477, operands: (2, 3), version: (6, 0), sm: 70, targets: TARGETS_0, rules: RULES_135, until: ((6, 2), 999), legacy: false },
+            Form { slots: SLOTS_478, operands: (2, 3), version: (7, 0), sm: 80, targets: TARGETS_0, rules: RULES_135, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_479, operands: (2, 3), version: (7, 0), sm: 80, targets: TARGETS_0, rules: RULES_135, until: ((6, 2), 999), legacy: false },
+            Form { slots: SLOTS_480, operands: (2, 3), version: (7, 0), sm: 80, targets: TARGETS_0, rules: RULES_135, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_481, operands: (2, 3), version: (7, 0), sm: 80, targets: TARGETS_0, rules: RULES_135, until: ((6, 2), 999), legacy: false },
+            Form { slots: SLOTS_482, operands: (2, 3), version: (6, 3), sm: 70, targets: TARGETS_0, rules: RULES_135, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_483, operands: (2, 3), version: (6, 0), sm: 70, targets: TARGETS_0, rules: RULES_135, until: ((6, 2), 999), legacy: false },
+            Form { slots: SLOTS_484, operands: (2, 3), version: (7, 0), sm: 80, targets: TARGETS_0, rules: RULES_28, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_485, operands: (2, 3), version: (7, 0), sm: 80, targets: TARGETS_0, rules: RULES_28, until: ((6, 2), 999), legacy: false },
+            Form { slots: SLOTS_486, operands: (2, 3), version: (7, 0), sm: 80, targets: TARGETS_0, rules: RULES_28, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_487, operands: (2, 3), version: (7, 0), sm: 80, targets: TARGETS_0, rules: RULES_28, until: ((6, 2), 999), legacy: false },
+            Form { slots: SLOTS_488, operands: (2, 3), version: (7, 0), sm: 70, targets: TARGETS_0, rules: RULES_28, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_489, operands: (2, 3), version: (7, 0), sm: 70, targets: TARGETS_0, rules: RULES_28, until: ((6, 2), 999), legacy: false },
+            Form { slots: SLOTS_490, operands: (2, 3), version: (7, 0), sm: 80, targets: TARGETS_0, rules: RULES_28, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_491, operands: (2, 3), version: (7, 0), sm: 80, targets: TARGETS_0, rules: RULES_28, until: ((6, 2), 999), legacy: false },
+            Form { slots: SLOTS_492, operands: (2, 3), version: (7, 0), sm: 80, targets: TARGETS_0, rules: RULES_28, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_493, operands: (2, 3), version: (7, 0), sm: 80, targets: TARGETS_0, rules: RULES_28, until: ((6, 2), 999), legacy: false },
+            Form { slots: SLOTS_494, operands: (2, 3), version: (7, 0), sm: 80, targets: TARGETS_0, rules: RULES_28, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_495, operands: (2, 3), version: (7, 0), sm: 80, targets: TARGETS_0, rules: RULES_28, until: ((6, 2), 999), legacy: false },
+            Form { slots: SLOTS_496, operands: (2, 3), version: (6, 3), sm: 70, targets: TARGETS_0, rules: RULES_136, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_497, operands: (2, 3), version: (6, 0), sm: 70, targets: TARGETS_0, rules: RULES_136, until: ((6, 2), 999), legacy: false },
+            Form { slots: SLOTS_498, operands: (2, 3), version: (6, 3), sm: 70, targets: TARGETS_0, rules: RULES_136, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_499, operands: (2, 3), version: (6, 0), sm: 70, targets: TARGETS_0, rules: RULES_136, until: ((6, 2), 999), legacy: false },
+            Form { slots: SLOTS_500, operands: (2, 3), version: (6, 3), sm: 70, targets: TARGETS_0, rules: RULES_28, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_501, operands: (2, 3), version: (6, 0), sm: 70, targets: TARGETS_0, rules: RULES_28, until: ((6, 2), 999), legacy: false },
+            Form { slots: SLOTS_502, operands: (2, 3), version: (6, 3), sm: 75, targets: TARGETS_0, rules: RULES_28, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_503, operands: (2, 3), version: (6, 3), sm: 75, targets: TARGETS_0, rules: RULES_28, until: ((6, 2), 999), legacy: false },
+            Form { slots: SLOTS_504, operands: (2, 3), version: (6, 3), sm: 75, targets: TARGETS_0, rules: RULES_28, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_505, operands: (2, 3), version: (6, 3), sm: 75, targets: TARGETS_0, rules: RULES_28, until: ((6, 2), 999), legacy: false },
+            Form { slots: SLOTS_506, operands: (2, 3), version: (6, 3), sm: 70, targets: TARGETS_0, rules: RULES_28, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_507, operands: (2, 3), version: (6, 0), sm: 70, targets: TARGETS_0, rules: RULES_28, until: ((6, 2), 999), legacy: false },
+            Form { slots: SLOTS_508, operands: (4, 4), version: (6, 3), sm: 70, targets: TARGETS_0, rules: RULES_137, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_509, operands: (4, 4), version: (6, 0), sm: 70, targets: TARGETS_0, rules: RULES_137, until: ((6, 2), 999), legacy: false },
+            Form { slots: SLOTS_510, operands: (4, 4), version: (6, 3), sm: 70, targets: TARGETS_0, rules: RULES_138, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_511, operands: (4, 4), version: (6, 0), sm: 70, targets: TARGETS_0, rules: RULES_138, until: ((6, 2), 999), legacy: false },
+            Form { slots: SLOTS_512, operands: (4, 4), version: (7, 0), sm: 80, targets: TARGETS_0, rules: RULES_137, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_513, operands: (4, 4), version: (7, 0), sm: 80, targets: TARGETS_0, rules: RULES_137, until: ((6, 2), 999), legacy: false },
+            Form { slots: SLOTS_514, operands: (4, 4), version: (7, 0), sm: 80, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_515, operands: (4, 4), version: (7, 0), sm: 80, targets: TARGETS_0, rules: RULES_0, until: ((6, 2), 999), legacy: false },
+            Form { slots: SLOTS_516, operands: (4, 4), version: (7, 0), sm: 80, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_517, operands: (4, 4), version: (7, 0), sm: 80, targets: TARGETS_0, rules: RULES_0, until: ((6, 2), 999), legacy: false },
+            Form { slots: SLOTS_518, operands: (4, 4), version: (6, 3), sm: 70, targets: TARGETS_0, rules: RULES_139, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_519, operands: (4, 4), version: (6, 0), sm: 70, targets: TARGETS_0, rules: RULES_139, until: ((6, 2), 999), legacy: false },
+            Form { slots: SLOTS_520, operands: (4, 4), version: (6, 3), sm: 75, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_521, operands: (4, 4), version: (6, 3), sm: 75, targets: TARGETS_0, rules: RULES_0, until: ((6, 2), 999), legacy: false },
+            Form { slots: SLOTS_522, operands: (2, 3), version: (6, 3), sm: 70, targets: TARGETS_0, rules: RULES_135, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_523, operands: (2, 3), version: (6, 0), sm: 70, targets: TARGETS_0, rules: RULES_135, until: ((6, 2), 999), legacy: false },
+            Form { slots: SLOTS_524, operands: (2, 3), version: (6, 3), sm: 70, targets: TARGETS_0, rules: RULES_28, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_525, operands: (2, 3), version: (6, 0), sm: 70, targets: TARGETS_0, rules: RULES_28, until: ((6, 2), 999), legacy: false },
+            Form { slots: SLOTS_526, operands: (2, 3), version: (7, 0), sm: 80, targets: TARGETS_0, rules: RULES_28, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_527, operands: (2, 3), version: (7, 0), sm: 80, targets: TARGETS_0, rules: RULES_28, until: ((6, 2), 999), legacy: false },
+            Form { slots: SLOTS_528, operands: (2, 3), version: (7, 0), sm: 80, targets: TARGETS_0, rules: RULES_28, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_529, operands: (2, 3), version: (7, 0), sm: 80, targets: TARGETS_0, rules: RULES_28, until: ((6, 2), 999), legacy: false },
         ],
     },
     OpcodeForms {
         opcode: "xor",
         forms: &[
-            Form { slots: SLOTS_25, operands: (3, 3), version: (1, 0), sm: 10, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_25, operands: (3, 3), version: (1, 0), sm: 10, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
         ],
     },
 ];

@@ -317,6 +317,7 @@ fn convert_form(scope: &mut FnScope, inst: &ast::Instruction) -> Option<Converte
         "shfl" | "vote" | "match" | "redux" | "activemask" | "elect" => return super::warp::collective(scope, inst, mods, guard),
         "mma" | "wmma" | "ldmatrix" | "stmatrix" | "movmatrix" => return super::matrix::warp_matrix(scope, inst, mods, guard),
         "cp" => return super::matrix::async_copy(scope, inst, mods, guard),
+        "mbarrier" => return super::mbarrier::mbarrier(scope, inst, mods, guard),
         "atom" | "red" => return super::atomic::atom(scope, inst, mods, guard),
         "getctarank" => return super::cluster::getctarank(scope, inst, mods, guard),
         "mapa" => return super::cluster::mapa(scope, inst, mods, guard),
@@ -359,11 +360,7 @@ fn convert_form(scope: &mut FnScope, inst: &ast::Instruction) -> Option<Converte
 fn check_form(scope: &mut FnScope, inst: &ast::Instruction) -> Option<()> {
     let opcode = inst.opcode.node.as_str();
     let names: Vec<&str> = inst.modifiers.iter().map(|m| m.node.as_str()).collect();
-    let file = forms::FileTarget {
-        version: scope.cx.out.version,
-        sm: scope.cx.target_sm,
-        maps_f64_to_f32: scope.cx.out.targets.iter().any(|t| t == "map_f64_to_f32"),
-    };
+    let file = forms::FileTarget::declared(scope.cx.out.version, scope.cx.out.targets.iter().map(String::as_str));
     let form = match forms::match_form(opcode, &names, Some(inst.operands.len()), &file) {
         Ok(form) => form,
         Err(e) => {
@@ -393,6 +390,11 @@ fn check_form(scope: &mut FnScope, inst: &ast::Instruction) -> Option<()> {
     if let Some(max) = form.max_version.filter(|m| version > *m) {
         let msg = format!("this form of `{}` was removed after PTX ISA version {} (the file declares `.version {}`)", full_name(inst), needs(max), needs(version));
         scope.error(inst.opcode.span.start..inst.span.end, msg);
+        return None;
+    }
+    // Before the minimum: the targets that have the feature say more than their lowest number.
+    if let Some(missing) = form.missing_feature(&file) {
+        scope.error(inst.opcode.span.start..inst.span.end, missing.message(&full_name(inst), &file));
         return None;
     }
     if let Some(sm) = scope.cx.target_sm {

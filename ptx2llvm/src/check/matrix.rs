@@ -507,13 +507,16 @@ fn ld_st_mov_matrix(scope: &mut FnScope, inst: &ast::Instruction, mut mods: Mods
     finish(op, prep, guard)
 }
 
-/// `cp.async` and its group instructions; the bulk and tensor forms and the mbarrier
-/// tracking stay unsupported.
+/// `cp.async`, its group instructions and `cp.async.mbarrier.arrive`; the bulk and tensor
+/// forms stay unsupported.
 pub(super) fn async_copy(scope: &mut FnScope, inst: &ast::Instruction, mut mods: Mods, guard: Guard) -> Option<Converted> {
     let what = written(inst);
     let done = |op| Some(Converted::Inst(ir::Inst { guard, op, span: inst.span.clone() }));
     if !mods.has(".async") {
         return unsupported(scope, inst, guard, what);
+    }
+    if mods.has(".mbarrier") {
+        return super::mbarrier::async_copy_arrive(scope, inst, mods, guard);
     }
     let ops = &inst.operands;
     // The copies complete at `cp.async` itself (see lower::async_copy), so committing and

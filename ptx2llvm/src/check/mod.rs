@@ -15,6 +15,7 @@ mod inline;
 mod instruction;
 mod integer;
 mod matrix;
+mod mbarrier;
 mod multimem;
 mod operands;
 mod texture;
@@ -72,6 +73,10 @@ impl ModuleChecker {
                     for t in targets {
                         if !is_target_name(&t.node) {
                             self.diags.push(Diagnostic::error(t.span.clone(), format!("unknown target `{}`", t.node)));
+                        } else if let Some((major, minor)) = specific_target_version(&t.node).filter(|v| self.out.version < *v) {
+                            let (has_major, has_minor) = self.out.version;
+                            let msg = format!("`.target {}` requires PTX ISA version {major}.{minor} or later (the file declares `.version {has_major}.{has_minor}`)", t.node);
+                            self.diags.push(Diagnostic::error(t.span.clone(), msg));
                         }
                     }
                     self.out.targets = targets.iter().map(|t| t.node.clone()).collect();
@@ -372,7 +377,28 @@ pub(crate) fn target_sm(name: &str) -> Option<u32> {
     digits.parse().ok()
 }
 
-/// `.target` names: `sm_NN` targets (`a`/`f` suffixes from sm_90 on) and the options.
+/// The PTX ISA version that introduced an architecture- or family-specific target
+/// (`sm_90a`, `sm_100f`); None for the other names. Family targets came with PTX ISA 8.8,
+/// sm_110 (sm_101 renamed) with 9.0. (ptxas: "PTX .version 8.7 does not support .target
+/// sm_100f".)
+fn specific_target_version(name: &str) -> Option<(u32, u32)> {
+    let number = name.strip_prefix("sm_")?;
+    let (digits, family) = match number.strip_suffix('a') {
+        Some(d) => (d, false),
+        None => (number.strip_suffix('f')?, true),
+    };
+    Some(match digits.parse::<u32>().ok()? {
+        110 => (9, 0),
+        _ if family => (8, 8),
+        90 => (8, 0),
+        100 | 101 => (8, 6),
+        120 => (8, 7),
+        _ => (8, 8),
+    })
+}
+
+/// `.target` names: `sm_NN` targets (`a` suffixes from sm_90 on, `f` from sm_100 on) and
+/// the options.
 fn is_target_name(name: &str) -> bool {
     const SM: &[u32] = &[
         10, 11, 12, 13, 20, 30, 32, 35, 37, 50, 52, 53, 60, 61, 62, 70, 72, 75, 80, 86, 87, 88, 89, 90, 100, 101,
@@ -382,11 +408,12 @@ fn is_target_name(name: &str) -> bool {
         return true;
     }
     let Some(number) = name.strip_prefix("sm_") else { return false };
-    let (digits, suffixed) = match number.strip_suffix(['a', 'f']) {
-        Some(d) => (d, true),
-        None => (number, false),
+    let (digits, first_suffixed) = match (number.strip_suffix('a'), number.strip_suffix('f')) {
+        (Some(d), _) => (d, 90),
+        (_, Some(d)) => (d, 100),
+        _ => (number, 0),
     };
-    digits.parse::<u32>().is_ok_and(|n| SM.contains(&n) && (!suffixed || n >= 90) && !digits.starts_with('+'))
+    digits.parse::<u32>().is_ok_and(|n| SM.contains(&n) && n >= first_suffixed && !digits.starts_with('+'))
 }
 
 /// The kind of opaque reference a declaration declares, if it is one: `.texref`,

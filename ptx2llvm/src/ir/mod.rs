@@ -788,6 +788,7 @@ impl Op {
                 | Op::Mixed { .. }
                 | Op::HalfSetp { .. }
                 | Op::HalfSet { .. }
+                | Op::MbarrierPendingCount { .. }
         )
     }
 }
@@ -1147,6 +1148,14 @@ pub enum Op {
     /// Texture, surface and opaque-type instructions (`tex tld4 txq suld sust sured suq
     /// istypep`): each calls the runtime's sampling code (`ptxrt::texture`).
     Texture(TextureOp),
+    /// An operation on the mbarrier object (ISA 9.2 §9.7.13.15) at `addr` in `space`
+    /// (`Shared`, or `Generic` for a generic address of the shared window; a cluster is one
+    /// block, so `.shared::cluster` is `Shared` too). The object is the 8-byte word there;
+    /// its encoding and the phase rules are in `lower::mbarrier`.
+    Mbarrier { op: MbarrierOp, space: StateSpace, addr: Address },
+    /// `mbarrier.pending_count.b64 dst, state`: the pending arrival count of the mbarrier
+    /// before the arrive-on that returned `state` (a `.b64` opaque state).
+    MbarrierPendingCount { dst: RegId, state: Operand },
     /// A valid instruction that lowering does not translate yet; lowering reports
     /// `not supported yet: <what>` at the instruction.
     Unsupported { what: String },
@@ -1172,6 +1181,39 @@ pub enum AtomicOp {
     Max,
     /// `(old == b) ? c : old`.
     Cas,
+}
+
+/// The operations of `Op::Mbarrier`. Count operands are 32-bit unsigned values. Memory
+/// ordering qualifiers (`.release`/`.acquire`/`.relaxed` with a scope) are not kept: a
+/// block's threads run on one CPU thread, in the order the block scheduler gives them, so
+/// every access before an arrive-on is already visible to a thread whose wait saw it.
+#[derive(Debug, Clone, PartialEq)]
+pub enum MbarrierOp {
+    /// `mbarrier.init`: phase 0, expected and pending arrival counts `count`, tx-count 0.
+    Init { count: Operand },
+    /// `mbarrier.inval`: the object's life ends; its memory is left as it is.
+    Inval,
+    /// `mbarrier.arrive` and `mbarrier.arrive_drop` (`drop`): first, with `expect_tx`, an
+    /// expect-tx operation (tx-count += `expect_tx`); with `drop` the expected arrival count
+    /// decreases by `count` for this and every later phase; then an arrive-on: the pending
+    /// count decreases by `count`, and when pending count and tx-count are both zero the
+    /// phase completes. `state` (`None`: the sink `_`) receives the opaque state.
+    Arrive { drop: bool, count: Operand, expect_tx: Option<Operand>, state: Option<RegId> },
+    /// `cp.async.mbarrier.arrive{.noinc}`: the arrive-on of count 1 that completing the
+    /// thread's earlier `cp.async` copies triggers. Those copies are complete when they are
+    /// issued here (`lower::async_copy`), so it happens at once; without `noinc` the
+    /// pending count is first incremented, a zero net change.
+    AsyncCopyArrive { noinc: bool },
+    /// `mbarrier.expect_tx`: tx-count += `tx` (never completes a phase).
+    ExpectTx { tx: Operand },
+    /// `mbarrier.complete_tx`: tx-count -= `tx`, and the phase completes when pending count
+    /// and tx-count are both zero.
+    CompleteTx { tx: Operand },
+    /// `mbarrier.test_wait`/`mbarrier.try_wait`: `dst` = whether the phase named by `phase`
+    /// has completed: the phase an arrive's `state` (`.b64`) was taken in, or with `parity`
+    /// the phase of parity `phase & 1` (`.u32`); valid for the current and the preceding
+    /// phase. `try_wait` returns at once (its time limit may be any length).
+    TestWait { parity: bool, phase: Operand, dst: RegId },
 }
 
 /// Memory ordering of atomics and fences (`.relaxed .acquire .release .acq_rel`, `.sc`).

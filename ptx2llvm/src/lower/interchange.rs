@@ -301,13 +301,11 @@ pub(super) fn emit_park<'ctx>(fc: &FnCx<'ctx, '_>, layout: &ContextLayout<'ctx>,
     let i32t = fc.cx.i32_type();
     for r in &lp.saved {
         let (prefix, size) = layout.slots[r];
-        let p = kernel::context_elem(fc, prefix, size, lin)?;
         let v = fc.load_reg(*r)?;
         let v = fc.resize(v, size * 8, false)?;
-        fc.b.build_store(p, v)?;
+        kernel::store_context(fc, layout, prefix, v, lin)?;
     }
-    let wp = kernel::context_elem(fc, layout.wait.expect("a plan has wait words"), 4, lin)?;
-    fc.b.build_store(wp, i32t.const_int(q as u64 + 1, false))?;
+    kernel::store_context(fc, layout, layout.wait.expect("a plan has wait words"), i32t.const_int(q as u64 + 1, false), lin)?;
     let c = fc.b.build_load(i32t, st.counts[q], "")?.into_int_value();
     fc.b.build_store(st.counts[q], fc.b.build_int_add(c, i32t.const_int(1, false), "")?)?;
     if entering {
@@ -325,8 +323,7 @@ pub(super) fn emit_resume<'ctx>(fc: &mut FnCx<'ctx, '_>, layout: &ContextLayout<
     let point = &st.plan.points[q];
     let lp = &st.plan.loops[point.loop_index];
     let i32t = fc.cx.i32_type();
-    let wp = kernel::context_elem(fc, layout.wait.expect("a plan has wait words"), 4, lin)?;
-    fc.b.build_store(wp, i32t.const_zero())?;
+    kernel::store_context(fc, layout, layout.wait.expect("a plan has wait words"), i32t.const_zero(), lin)?;
     let f = fc.f;
     for &(b, i) in &point.replay {
         let inst = &f.blocks[b.0 as usize].insts[i];
@@ -341,8 +338,7 @@ pub(super) fn emit_resume<'ctx>(fc: &mut FnCx<'ctx, '_>, layout: &ContextLayout<
     };
     for r in &lp.saved {
         let (prefix, size) = layout.slots[r];
-        let p = kernel::context_elem(fc, prefix, size, lin)?;
-        let v = fc.b.build_load(fc.int_ty(size * 8), p, "")?.into_int_value();
+        let v = kernel::load_context(fc, layout, prefix, size, lin, "")?;
         let v = fc.resize(v, fc.f.regs[r.0 as usize].ty.bits(), false)?;
         fc.b.build_store(fc.regs[r.0 as usize], v)?;
     }

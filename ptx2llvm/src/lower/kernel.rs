@@ -7,9 +7,12 @@
 //! exit); after a region the block function asks the runtime's scheduler
 //! (`__ptxrt_schedule`, see ptxrt's `sched`) which threads continue where, and runs that
 //! region: densely (every thread, no test) when the whole block continues together, else
-//! only for the released threads. Kernels without sync points are a single thread loop.
+//! only for the released threads. The scheduler's common case, the whole block waiting at
+//! one plain `bar.sync`, the block function finds by itself (statically, or by a look at
+//! the thread states). Kernels without sync points are a single thread loop.
 
 use super::abi;
+use super::alias;
 use super::fusion;
 use super::guards::{self, Narrowing};
 use super::interchange;
@@ -62,9 +65,11 @@ pub(super) struct ContextLayout<'ctx> {
     bytes_per_thread: u64,
     /// The kernel's interchanged loops.
     pub(super) interchange: Option<interchange::State<'ctx>>,
+    /// Alias scopes of the arrays (`alias`).
+    scopes: alias::ContextScopes<'ctx>,
 }
 
-fn context_layout<'ctx>(f: &ir::Function, regions: &Regions, plan: Option<&interchange::Plan>) -> ContextLayout<'ctx> {
+fn context_layout<'ctx>(cx: &'ctx inkwell::context::Context, f: &ir::Function, regions: &Regions, plan: Option<&interchange::Plan>) -> ContextLayout<'ctx> {
     let mut saved: std::collections::BTreeSet<ir::RegId> = regions.saved.iter().copied().collect();
     saved.extend(plan.map(|p| p.saved_regs()).unwrap_or_default());
     let mut items: Vec<(Option<ir::RegId>, u32)> = saved.iter().map(|r| (Some(*r), f.regs[r.0 as usize].ty.bytes())).collect();
@@ -82,7 +87,9 @@ fn context_layout<'ctx>(f: &ir::Function, regions: &Regions, plan: Option<&inter
     let mut state = None;
     let mut wait = None;
     let mut off = 0u64;
+    let mut prefixes = vec![];
     for (r, size) in items {
+        prefixes.push(off);
         match r {
             Some(r) if r == wait_key => wait = Some(off),
             Some(r) => {
@@ -92,14 +99,14 @@ fn context_layout<'ctx>(f: &ir::Function, regions: &Regions, plan: Option<&inter
         }
         off += size as u64;
     }
-    ContextLayout { slots, state, wait, bytes_per_thread: off, interchange: None }
+    ContextLayout { slots, state, wait, bytes_per_thread: off, interchange: None, scopes: alias::ContextScopes::new(cx, &prefixes) }
 }
 
 pub fn lower_entry<'ctx>(ml: &ModuleLowerer<'ctx, '_>, index: usize, f: &ir::Function) -> R<LoweredKernel<'ctx>> {
     let cx = ml.cx;
     let regions = regions::analyze(f);
     let plan = interchange::analyze(f, &regions);
-    let mut layout = context_layout(f, &regions, plan.as_ref());
+    let mut layout = context_layout(cx, f, &regions, plan.as_ref());
     let ptr = cx.ptr_type(inkwell::AddressSpace::default());
     let fn_ty = cx.i32_type().fn_type(&[ptr.into()], false);
     let func = ml.module.add_function(&abi::block_fn_symbol(&f.name), fn_ty, Some(Linkage::Internal));
@@ -200,18 +207,37 @@ pub fn lower_entry<'ctx>(ml: &ModuleLowerer<'ctx, '_>, index: usize, f: &ir::Fun
             let known = fc.b.build_int_compare(P::ULT, k, i32t.const_int(regions.starts.len() as u64, false), "")?;
             fc.b.build_conditional_branch(known, shared, failed)?;
         } else {
-            // Each region as a dense and a checked thread loop.
+            // Each region as a dense and a checked thread loop. A dense run of a region
+            // that always ends at one plain barrier goes on to the next region's dense loop
+            // without calling the scheduler (`Regions::sole_barrier_successor`).
+            let n = regions.starts.len();
+            let dense_entries: Vec<BasicBlock> = (0..n).map(|k| fc.new_block(&format!("region{k}.dense"))).collect();
+            // Any other run ends in a look at the thread states: if the whole block waits
+            // at one plain barrier, its region runs densely at once, else the scheduler
+            // decides. (Not with interchanged loops: parked threads run first.)
+            let next = match layout.interchange {
+                None => emit_same_barrier_check(&fc, &layout, &regions.after_plain_barrier(f), &dense_entries, schedule)?,
+                Some(_) => schedule,
+            };
+            let after_dense = |k: usize| match regions.sole_barrier_successor(f, k) {
+                Some(next) if layout.interchange.is_none() => dense_entries[next],
+                _ => next,
+            };
             let mut cases = vec![];
-            for k in 1..regions.starts.len() {
+            for k in 1..n {
                 let pick = fc.new_block(&format!("region{k}"));
-                let dense = emit_region_loop(&mut fc, &regions, &layout, RegionSel::One(k), Filter::All, None, schedule)?;
-                let checked = emit_region_loop(&mut fc, &regions, &layout, RegionSel::One(k), Filter::Released, None, schedule)?;
-                cases.push((k, pick, dense, checked));
+                let dense = emit_region_loop(&mut fc, &regions, &layout, RegionSel::One(k), Filter::All, None, after_dense(k))?;
+                fc.b.position_at_end(dense_entries[k]);
+                fc.b.build_unconditional_branch(dense)?;
+                let checked = emit_region_loop(&mut fc, &regions, &layout, RegionSel::One(k), Filter::Released, None, next)?;
+                cases.push((k, pick, dense_entries[k], checked));
             }
-            // Region 0 (the entry) runs for every thread; then the scheduler decides.
-            let first = emit_region_loop(&mut fc, &regions, &layout, RegionSel::One(0), Filter::All, None, schedule)?;
-            fc.b.position_at_end(entry);
+            // Region 0 (the entry) runs for every thread.
+            let first = emit_region_loop(&mut fc, &regions, &layout, RegionSel::One(0), Filter::All, None, after_dense(0))?;
+            fc.b.position_at_end(dense_entries[0]);
             fc.b.build_unconditional_branch(first)?;
+            fc.b.position_at_end(entry);
+            fc.b.build_unconditional_branch(dense_entries[0])?;
             fc.b.position_at_end(dispatch);
             let switch_cases: Vec<_> = cases.iter().map(|(k, pick, _, _)| (i32t.const_int(*k as u64, false), *pick)).collect();
             fc.b.build_switch(k, failed, &switch_cases)?;
@@ -249,6 +275,15 @@ pub(super) fn load_uniforms<'ctx>(ml: &ModuleLowerer<'ctx, '_>, b: &inkwell::bui
         Ok(out)
     };
     let ntid = dim3(launch, t.launch_info, abi::launch::BLOCK, "ntid")?;
+    // Every launch checks the block shape (ptxrt's `launch::check_configuration`: x, y ≤ 1024,
+    // z ≤ 64, none 0): with these ranges LLVM knows that thread indices and their products
+    // do not wrap.
+    for (n, max) in ntid.iter().zip([1024u64, 1024, 64]) {
+        if let Some(load) = n.as_instruction_value() {
+            let range = cx.metadata_node(&[i32t.const_int(1, false).into(), i32t.const_int(max + 1, false).into()]);
+            let _ = load.set_metadata(range, cx.get_kind_id("range"));
+        }
+    }
     let nctaid = dim3(launch, t.launch_info, abi::launch::GRID, "nctaid")?;
     let ctaid = dim3(env, t.block_env, abi::env::CTAID, "ctaid")?;
     let load_ptr = |i, name| -> R<PointerValue<'ctx>> { Ok(b.build_load(ptr, field(env, t.block_env, i)?, name)?.into_pointer_value()) };
@@ -276,9 +311,19 @@ pub(super) fn load_uniforms<'ctx>(ml: &ModuleLowerer<'ctx, '_>, b: &inkwell::bui
         }
         params.push(value.into_pointer_value());
     }
-    let nxy = b.build_int_mul(ntid[0], ntid[1], "")?;
-    let nthreads = b.build_int_mul(nxy, ntid[2], "nthreads")?;
+    let nxy = b.build_int_nuw_mul(ntid[0], ntid[1], "")?;
+    let nthreads = b.build_int_nuw_mul(nxy, ntid[2], "nthreads")?;
+    no_signed_wrap(nxy);
+    no_signed_wrap(nthreads);
     Ok(Uniform { env, ntid, nctaid, ctaid, nthreads, shared, local, context, params, returns: vec![], worker_index, num_workers, dynamic_shared, x_extent: ntid[0] })
+}
+
+/// Marks an `add`/`mul` of thread indices and block dimensions as not wrapping as a
+/// signed value either (they stay far below 2^31: see `load_uniforms`).
+fn no_signed_wrap(v: IntValue<'_>) {
+    if let Some(i) = v.as_instruction_value() {
+        let _ = i.set_no_signed_wrap_flag(true);
+    }
 }
 
 /// Address of a thread's element in a context array whose per-thread prefix is `prefix`.
@@ -291,6 +336,62 @@ pub(super) fn context_elem<'ctx>(fc: &FnCx<'ctx, '_>, prefix: u64, size: u32, ti
     let off = fc.b.build_int_add(base, off, "")?;
     // SAFETY (of the generated code): context holds bytes_per_thread * nthreads bytes.
     Ok(unsafe { fc.b.build_in_bounds_gep(fc.cx.i8_type(), fc.uni.context, &[off], "")? })
+}
+
+/// Loads thread `tid`'s element (`size` bytes) of the context array at `prefix` (as `name`).
+pub(super) fn load_context<'ctx>(fc: &FnCx<'ctx, '_>, layout: &ContextLayout<'ctx>, prefix: u64, size: u32, tid: IntValue<'ctx>, name: &str) -> R<IntValue<'ctx>> {
+    let p = context_elem(fc, prefix, size, tid)?;
+    let v = fc.b.build_load(super::thread::int_type(fc.cx, size * 8), p, name)?;
+    if let Some(inst) = v.as_instruction_value() {
+        layout.scopes.tag(fc.cx, inst, prefix);
+    }
+    Ok(v.into_int_value())
+}
+
+/// Stores `v` (of the element's size) as thread `tid`'s element of the context array at `prefix`.
+pub(super) fn store_context<'ctx>(fc: &FnCx<'ctx, '_>, layout: &ContextLayout<'ctx>, prefix: u64, v: IntValue<'ctx>, tid: IntValue<'ctx>) -> R<()> {
+    let size = v.get_type().get_bit_width() / 8;
+    let p = context_elem(fc, prefix, size, tid)?;
+    let st = fc.b.build_store(p, v)?;
+    layout.scopes.tag(fc.cx, st, prefix);
+    Ok(())
+}
+
+/// A loop over the thread states after a region: when every thread waits to enter the same
+/// region `k` after a plain barrier (`plain[k]`), it goes to `dense_entries[k]`, which is
+/// what the scheduler decides first in that case (ptxrt's `sched::schedule`: the threads
+/// need no marking); otherwise to `schedule`. Returns the loop's first block.
+fn emit_same_barrier_check<'ctx>(fc: &FnCx<'ctx, '_>, layout: &ContextLayout<'ctx>, plain: &[bool], dense_entries: &[BasicBlock<'ctx>], schedule: BasicBlock<'ctx>) -> R<BasicBlock<'ctx>> {
+    let cx = fc.cx;
+    let (i32t, bool_t) = (cx.i32_type(), cx.bool_type());
+    let state = layout.state.expect("kernel with sync points has a state array");
+    let start = fc.new_block("same_barrier");
+    let body = fc.new_block("same_barrier.loop");
+    let decide = fc.new_block("same_barrier.decide");
+    let b = &fc.b;
+    b.position_at_end(start);
+    let first = load_context(fc, layout, state, 4, i32t.const_zero(), "same_barrier.first")?;
+    b.build_unconditional_branch(body)?;
+    // No early exit: the loop is an `and` reduction LLVM vectorizes.
+    b.position_at_end(body);
+    let t = b.build_phi(i32t, "t")?;
+    let all = b.build_phi(bool_t, "all")?;
+    let s = load_context(fc, layout, state, 4, t.as_basic_value().into_int_value(), "same_barrier.state")?;
+    let same = b.build_int_compare(P::EQ, s, first, "")?;
+    let all_next = b.build_and(all.as_basic_value().into_int_value(), same, "")?;
+    let t_next = b.build_int_nuw_add(t.as_basic_value().into_int_value(), i32t.const_int(1, false), "")?;
+    let more = b.build_int_compare(P::ULT, t_next, fc.uni.nthreads, "")?;
+    b.build_conditional_branch(more, body, decide)?;
+    t.add_incoming(&[(&i32t.const_zero(), start), (&t_next, body)]);
+    all.add_incoming(&[(&bool_t.const_all_ones(), start), (&all_next, body)]);
+    b.position_at_end(decide);
+    let pick = fc.new_block("same_barrier.pick");
+    b.build_conditional_branch(all_next, pick, schedule)?;
+    b.position_at_end(pick);
+    // Released threads carry a flag bit and exited ones `EXITED`: neither is a region index.
+    let cases: Vec<_> = (0..plain.len()).filter(|&k| plain[k]).map(|k| (i32t.const_int(k as u64, false), dense_entries[k])).collect();
+    b.build_switch(first, schedule, &cases)?;
+    Ok(start)
 }
 
 /// Thread index ranges `[lo, hi)` per dimension (x, y, z) of a narrowed thread loop, none
@@ -425,10 +526,16 @@ pub(super) fn emit_region_loop<'ctx>(
     b.position_at_end(xh);
     let x = b.build_phi(i32t, "tid.x")?;
     let (xv, yv, zv) = (x.as_basic_value().into_int_value(), y.as_basic_value().into_int_value(), z.as_basic_value().into_int_value());
-    let zy = b.build_int_mul(zv, fc.uni.ntid[1], "")?;
-    let zy = b.build_int_add(zy, yv, "")?;
-    let lin = b.build_int_mul(zy, fc.uni.ntid[0], "")?;
-    let lin = b.build_int_add(lin, xv, "tid")?;
+    // The linear index is below ntid.x * ntid.y * ntid.z (along x, a fused kernel's run of
+    // blocks: at most 2^20 + 1024 threads): no wrap, which lets LLVM see context addresses
+    // as affine in the x index (vectorizable).
+    let zy = b.build_int_nuw_mul(zv, fc.uni.ntid[1], "")?;
+    let zy2 = b.build_int_nuw_add(zy, yv, "")?;
+    let lin0 = b.build_int_nuw_mul(zy2, fc.uni.ntid[0], "")?;
+    let lin = b.build_int_nuw_add(lin0, xv, "tid")?;
+    for v in [zy, zy2, lin0, lin] {
+        no_signed_wrap(v);
+    }
     fc.thread = Some(Thread { tid: [xv, yv, zv], linear: lin });
 
     let body = fc.new_block(&format!("r{k}{tag}.body"));
@@ -438,8 +545,7 @@ pub(super) fn emit_region_loop<'ctx>(
     if let Filter::Released | Filter::DenseOrReleased(_) = filter {
         // Only the threads the scheduler released into this region (or every thread when
         // it said the whole block continues here).
-        let sp = context_elem(fc, layout.state.expect("kernel with sync points has a state array"), 4, lin)?;
-        let s = fc.b.build_load(i32t, sp, "state")?.into_int_value();
+        let s = load_context(fc, layout, layout.state.expect("kernel with sync points has a state array"), 4, lin, "state")?;
         let released = match region {
             RegionSel::One(k) => i32t.const_int(k as u64 | sync::RELEASED, false),
             RegionSel::Picked(k) => fc.b.build_or(k, i32t.const_int(sync::RELEASED, false), "")?,
@@ -452,8 +558,7 @@ pub(super) fn emit_region_loop<'ctx>(
         }
         fc.b.build_conditional_branch(run, body, xl)?;
     } else if let Filter::Waiting(q) = filter {
-        let wp = context_elem(fc, layout.wait.expect("a plan has wait words"), 4, lin)?;
-        let w = fc.b.build_load(i32t, wp, "wait")?.into_int_value();
+        let w = load_context(fc, layout, layout.wait.expect("a plan has wait words"), 4, lin, "wait")?;
         let run = fc.b.build_int_compare(P::EQ, w, i32t.const_int(q as u64 + 1, false), "")?;
         fc.b.build_conditional_branch(run, body, xl)?;
     } else {
@@ -511,8 +616,7 @@ pub(super) fn emit_region_loop<'ctx>(
         }
         for r in regions.live_into_region(j) {
             let (prefix, size) = layout.slots[&r];
-            let p = context_elem(fc, prefix, size, lin)?;
-            let v = fc.b.build_load(super::thread::int_type(cx, size * 8), p, "")?.into_int_value();
+            let v = load_context(fc, layout, prefix, size, lin, "")?;
             let bits = fc.f.regs[r.0 as usize].ty.bits();
             let v = fc.resize(v, bits, false)?;
             fc.b.build_store(fc.regs[r.0 as usize], v)?;
@@ -555,13 +659,11 @@ pub(super) fn emit_region_loop<'ctx>(
                 keep.extend(inputs);
                 for r in keep.iter() {
                     let (prefix, size) = layout.slots[r];
-                    let p = context_elem(fc, prefix, size, lin)?;
                     let v = fc.load_reg(*r)?;
                     let v = fc.resize(v, size * 8, false)?;
-                    fc.b.build_store(p, v)?;
+                    store_context(fc, layout, prefix, v, lin)?;
                 }
-                let sp = context_elem(fc, layout.state.expect("state"), 4, lin)?;
-                fc.b.build_store(sp, i32t.const_int(j as u64, false))?;
+                store_context(fc, layout, layout.state.expect("state"), i32t.const_int(j as u64, false), lin)?;
                 fc.b.build_unconditional_branch(xl)?;
             }
             Terminator::Exit | Terminator::Return => {
@@ -576,8 +678,7 @@ pub(super) fn emit_region_loop<'ctx>(
     }
     fc.b.position_at_end(exit_bb);
     if let Some(state) = layout.state {
-        let sp = context_elem(fc, state, 4, lin)?;
-        fc.b.build_store(sp, i32t.const_int(sync::EXITED, false))?;
+        store_context(fc, layout, state, i32t.const_int(sync::EXITED, false), lin)?;
     }
     fc.b.build_unconditional_branch(xl)?;
     fc.thread = None;
@@ -591,16 +692,20 @@ pub(super) fn emit_region_loop<'ctx>(
         Some(r) => (r.lo, r.hi),
         None => ([zero; 3], [fc.uni.x_extent, fc.uni.ntid[1], fc.uni.ntid[2]]),
     };
+    // Each index is below its bound, itself below 2^31: the increments do not wrap.
     b.position_at_end(xl);
-    let xn = b.build_int_add(xv, one, "")?;
+    let xn = b.build_int_nuw_add(xv, one, "")?;
+    no_signed_wrap(xn);
     let c = b.build_int_compare(P::ULT, xn, hi[0], "")?;
     b.build_conditional_branch(c, xh, yl)?;
     b.position_at_end(yl);
-    let yn = b.build_int_add(yv, one, "")?;
+    let yn = b.build_int_nuw_add(yv, one, "")?;
+    no_signed_wrap(yn);
     let c = b.build_int_compare(P::ULT, yn, hi[1], "")?;
     b.build_conditional_branch(c, yh, zl)?;
     b.position_at_end(zl);
-    let zn = b.build_int_add(zv, one, "")?;
+    let zn = b.build_int_nuw_add(zv, one, "")?;
+    no_signed_wrap(zn);
     let c = b.build_int_compare(P::ULT, zn, hi[2], "")?;
     b.build_conditional_branch(c, zh, after)?;
     z.add_incoming(&[(&lo[2], pre), (&zn, zl)]);

@@ -9,8 +9,8 @@
 //! becomes a warp sync point: the lanes of a warp that arrive together perform it
 //! together, as the GPU did. Accesses to global memory are left alone, except where a
 //! thread polls: a loop without sync points whose exit depends on a `volatile`, `.relaxed`
-//! or `.acquire` load or an atomic that does not change memory in the loop (a spin-wait on a flag that
-//! another warp of the block sets). A thread loop would run the spinning thread forever
+//! or `.acquire` load, an atomic that does not change memory, or an `mbarrier` test in the
+//! loop (a spin-wait on a flag or an mbarrier phase that another warp of the block sets). A thread loop would run the spinning thread forever
 //! before the thread that sets the flag, so each polling access becomes a warp point too:
 //! every iteration, the scheduler lets the other warps run.
 
@@ -38,6 +38,8 @@ fn is_polling_access(op: &Op) -> bool {
             (AtomicOp::And, [Operand::Imm(v)]) => ty.bits() <= 64 && *v & mask(ty.bits()) == mask(ty.bits()),
             _ => false,
         },
+        // `mbarrier.test_wait`/`try_wait`: the phase completes when other threads arrive.
+        Op::Mbarrier { op: ir::MbarrierOp::TestWait { .. }, .. } => true,
         _ => false,
     }
 }

@@ -93,13 +93,13 @@ impl<'ctx> FnCx<'ctx, '_> {
     /// One element of a `.volatile`/ordered access: a single atomic access up to 64 bits;
     /// a 128-bit element is two 64-bit atomic halves (LLVM has no lock-free 128-bit atomic
     /// access on every target), low half first.
-    fn load_element(&self, p: PointerValue<'ctx>, bits: u32, align: u32, volatile: bool, order: Option<MemOrder>) -> R<inkwell::values::IntValue<'ctx>> {
+    fn load_element(&self, space: StateSpace, p: PointerValue<'ctx>, bits: u32, align: u32, volatile: bool, order: Option<MemOrder>) -> R<inkwell::values::IntValue<'ctx>> {
         let internal = |e: inkwell::values::InstructionValueError| LowerError::Internal(e.to_string());
         let synchronized = volatile || order.is_some();
         if bits == 128 && synchronized {
             let i128t = self.cx.i128_type();
-            let lo = self.load_element(p, 64, align.min(8), volatile, order)?;
-            let hi = self.load_element(self.element_pointer(p, 1, 8)?, 64, 8, volatile, order)?;
+            let lo = self.load_element(space, p, 64, align.min(8), volatile, order)?;
+            let hi = self.load_element(space, self.element_pointer(p, 1, 8)?, 64, 8, volatile, order)?;
             let lo = self.b.build_int_z_extend(lo, i128t, "")?;
             let hi = self.b.build_int_z_extend(hi, i128t, "")?;
             let hi = self.b.build_left_shift(hi, i128t.const_int(64, false), "")?;
@@ -109,10 +109,11 @@ impl<'ctx> FnCx<'ctx, '_> {
         let inst = v.as_instruction_value().ok_or_else(|| LowerError::Internal("a load is an instruction".into()))?;
         inst.set_alignment(align).map_err(internal)?;
         self.set_access_kind(inst, volatile, order)?;
+        super::alias::tag_ptx_access(self.cx, inst, space);
         Ok(v.into_int_value())
     }
 
-    fn store_element(&self, p: PointerValue<'ctx>, v: inkwell::values::IntValue<'ctx>, align: u32, volatile: bool, order: Option<MemOrder>) -> R<()> {
+    fn store_element(&self, space: StateSpace, p: PointerValue<'ctx>, v: inkwell::values::IntValue<'ctx>, align: u32, volatile: bool, order: Option<MemOrder>) -> R<()> {
         let internal = |e: inkwell::values::InstructionValueError| LowerError::Internal(e.to_string());
         let bits = v.get_type().get_bit_width();
         if bits == 128 && (volatile || order.is_some()) {
@@ -120,11 +121,12 @@ impl<'ctx> FnCx<'ctx, '_> {
             let lo = self.b.build_int_truncate(v, i64t, "")?;
             let hi = self.b.build_right_shift(v, self.cx.i128_type().const_int(64, false), false, "")?;
             let hi = self.b.build_int_truncate(hi, i64t, "")?;
-            self.store_element(p, lo, align.min(8), volatile, order)?;
-            return self.store_element(self.element_pointer(p, 1, 8)?, hi, 8, volatile, order);
+            self.store_element(space, p, lo, align.min(8), volatile, order)?;
+            return self.store_element(space, self.element_pointer(p, 1, 8)?, hi, 8, volatile, order);
         }
         let st = self.b.build_store(p, v)?;
         st.set_alignment(align).map_err(internal)?;
+        super::alias::tag_ptx_access(self.cx, st, space);
         self.set_access_kind(st, volatile, order)
     }
 
@@ -137,7 +139,7 @@ impl<'ctx> FnCx<'ctx, '_> {
         for (i, d) in dst.iter().enumerate() {
             let p = self.element_pointer(base, i, size)?;
             let align = if i == 0 { (size * dst.len() as u64) as u32 } else { size as u32 };
-            let v = self.load_element(p, ty.bits(), align, volatile, order)?;
+            let v = self.load_element(space, p, ty.bits(), align, volatile, order)?;
             let plain = !volatile && order.is_none();
             if plain && space == StateSpace::Param && matches!(addr.base, AddressBase::Param(_)) && self.f.kind == crate::ir::FunctionKind::Entry {
                 // Kernel parameters cannot change during a launch: lets LLVM hoist their
@@ -162,7 +164,7 @@ impl<'ctx> FnCx<'ctx, '_> {
             let p = self.element_pointer(base, i, size)?;
             let align = if i == 0 { (size * src.len() as u64) as u32 } else { size as u32 };
             let v = self.read(*s, ty)?;
-            self.store_element(p, v, align, volatile, order)?;
+            self.store_element(space, p, v, align, volatile, order)?;
         }
         Ok(())
     }

@@ -5,6 +5,7 @@
 //! descriptor per kernel plus a constructor that registers the module with ptxrt (`abi`).
 
 pub mod abi;
+mod alias;
 mod async_copy;
 mod atomic;
 mod compare;
@@ -14,9 +15,11 @@ mod function;
 mod int;
 mod interchange;
 mod lockstep;
+mod mbarrier;
 pub mod fibers;
 pub mod kernel;
 mod memory;
+pub mod nan_payload;
 pub mod provenance;
 mod recompute;
 pub mod regions;

@@ -38,6 +38,56 @@ impl Regions {
         let set = if k == 0 { None } else { Some(&self.live_in[self.starts[k].0 as usize]) };
         set.into_iter().flatten().copied().filter(move |r| !self.recomputed[k].contains(r))
     }
+
+    /// The region that follows region `k` when every thread that runs `k` stops at the same
+    /// plain `bar.sync` (an immediate id, no thread count): `k`'s code reaches no other sync
+    /// point, no `exit` and no call (a called `.func` may exit). After a run of `k` by every
+    /// thread the whole block waits there, which the scheduler would release densely into
+    /// the returned region (its first check), so the block function can go on directly.
+    /// Per region: whether it follows a plain `bar.sync` (an immediate id, no thread count),
+    /// the sync point that the scheduler releases densely, without looking at anything but
+    /// the thread states, once every thread waits there.
+    pub fn after_plain_barrier(&self, f: &ir::Function) -> Vec<bool> {
+        let mut plain = vec![false; self.starts.len()];
+        for (i, b) in f.blocks.iter().enumerate() {
+            if let (Terminator::Sync { point, .. }, Some(k)) = (&b.term, self.sync_region[i]) {
+                plain[k] = is_plain_barrier(point);
+            }
+        }
+        plain
+    }
+
+    pub fn sole_barrier_successor(&self, f: &ir::Function, k: usize) -> Option<usize> {
+        let mut seen = BTreeSet::new();
+        let mut work = vec![*self.starts.get(k)?];
+        let mut next = None;
+        while let Some(id) = work.pop() {
+            if !seen.insert(id) {
+                continue;
+            }
+            let block = f.blocks.get(id.0 as usize)?;
+            if block.insts.iter().any(|i| matches!(i.op, Op::Call { .. })) {
+                return None;
+            }
+            match &block.term {
+                Terminator::Jump(_) | Terminator::Branch { .. } => work.extend(successors(&block.term)),
+                Terminator::Sync { point, .. } if is_plain_barrier(point) => {
+                    let j = self.sync_region[id.0 as usize]?;
+                    if next.is_some_and(|n| n != j) {
+                        return None;
+                    }
+                    next = Some(j);
+                }
+                Terminator::Sync { .. } | Terminator::Exit | Terminator::Return => return None,
+            }
+        }
+        next
+    }
+}
+
+/// `bar.sync` / `barrier.sync` with an immediate id and no thread count.
+fn is_plain_barrier(point: &ir::SyncPoint) -> bool {
+    matches!(point, ir::SyncPoint::Barrier(ir::Barrier { id: Operand::Imm(_), count: None, kind: ir::BarrierKind::Sync, .. }))
 }
 
 pub fn analyze(f: &ir::Function) -> Regions {
@@ -273,6 +323,22 @@ fn visit_uses(op: &Op, mut o: &mut dyn FnMut(&Operand), out: &mut Vec<RegId>) {
             }
         }
         Op::Nanosleep { ns } => o(ns),
+        Op::Mbarrier { op, addr, .. } => {
+            if let ir::AddressBase::Reg(r) = addr.base {
+                out.push(r)
+            }
+            match op {
+                ir::MbarrierOp::Init { count } => o(count),
+                ir::MbarrierOp::Arrive { count, expect_tx, .. } => {
+                    o(count);
+                    expect_tx.iter().for_each(&mut o)
+                }
+                ir::MbarrierOp::ExpectTx { tx } | ir::MbarrierOp::CompleteTx { tx } => o(tx),
+                ir::MbarrierOp::TestWait { phase, .. } => o(phase),
+                ir::MbarrierOp::Inval | ir::MbarrierOp::AsyncCopyArrive { .. } => {}
+            }
+        }
+        Op::MbarrierPendingCount { state, .. } => o(state),
         Op::Alloca { size, .. } => o(size),
         Op::StackRestore { a, .. } => o(a),
         Op::StackSave { .. } => {}
@@ -352,6 +418,9 @@ pub fn defs(op: &Op, out: &mut Vec<RegId>) {
         Op::Prefetch { .. } | Op::Nanosleep { .. } | Op::Breakpoint | Op::Fault { .. } => {}
         Op::Alloca { dst, .. } | Op::StackSave { dst, .. } => out.push(*dst),
         Op::StackRestore { .. } => {}
+        Op::Mbarrier { op: ir::MbarrierOp::Arrive { state, .. }, .. } => out.extend(state.iter().copied()),
+        Op::Mbarrier { op: ir::MbarrierOp::TestWait { dst, .. }, .. } | Op::MbarrierPendingCount { dst, .. } => out.push(*dst),
+        Op::Mbarrier { .. } => {}
     }
 }
 

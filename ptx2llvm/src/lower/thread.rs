@@ -405,6 +405,8 @@ impl<'ctx, 'a> FnCx<'ctx, 'a> {
             Op::Texture(t) => self.texture(t),
             Op::AsyncCopy { size, dst, src, src_size, ignore_src } => self.async_copy(*size, *dst, *src, *src_size, *ignore_src),
             Op::IsSpace { space, dst, a } => self.is_space(*space, *dst, *a),
+            Op::Mbarrier { op, space, addr } => self.mbarrier(op, *space, *addr),
+            Op::MbarrierPendingCount { dst, state } => self.mbarrier_pending_count(*dst, *state),
             Op::Trap => {
                 let what = match self.f.kind {
                     ir::FunctionKind::Entry => format!("`trap` executed in kernel `{}`", self.f.name),

@@ -1,0 +1,102 @@
+//! Alias scopes: facts of the execution model about which memory accesses never overlap,
+//! told to LLVM as scoped-noalias metadata (`!alias.scope` / `!noalias`), so that thread
+//! loops vectorize without runtime overlap checks that LLVM cannot form or that cost more
+//! than the loop:
+//!
+//! - the context area (registers saved across sync points, thread states, wait words) is
+//!   the runtime's: no PTX memory access reaches it;
+//! - the context's arrays (one per saved register or state word, `nthreads` elements
+//!   each) never overlap one another;
+//! - a `.shared` access and a `.global` access never overlap: PTX leaves a `.global`
+//!   access to an address of the shared window undefined (generic accesses may reach
+//!   either, so they are only marked as not reaching the context).
+//!
+//! Accesses without metadata (calls, the scheduler, fiber kernels' context traffic) are
+//! assumed by LLVM to overlap anything, which is always correct.
+
+use crate::ir::StateSpace;
+use inkwell::context::Context;
+use inkwell::values::{InstructionValue, MetadataValue};
+use std::collections::HashMap;
+
+/// The domain of the memory kinds (context, shared window, global memory).
+const MEMORY_DOMAIN: &str = "ptxrt.memory";
+/// The domain of the context's arrays (scopes named by their per-thread prefix).
+const CONTEXT_DOMAIN: &str = "ptxrt.context";
+
+fn domain<'ctx>(cx: &'ctx Context, name: &str) -> MetadataValue<'ctx> {
+    cx.metadata_node(&[cx.metadata_string(name).into()])
+}
+
+/// A scope named `name` in `domain` (string-named nodes are uniqued: the same name is the
+/// same scope everywhere in the module).
+fn scope<'ctx>(cx: &'ctx Context, domain: MetadataValue<'ctx>, name: &str) -> MetadataValue<'ctx> {
+    cx.metadata_node(&[cx.metadata_string(name).into(), domain.into()])
+}
+
+fn list<'ctx>(cx: &'ctx Context, scopes: &[MetadataValue<'ctx>]) -> MetadataValue<'ctx> {
+    let items: Vec<_> = scopes.iter().map(|s| (*s).into()).collect();
+    cx.metadata_node(&items)
+}
+
+fn memory_scope<'ctx>(cx: &'ctx Context, kind: &str) -> MetadataValue<'ctx> {
+    scope(cx, domain(cx, MEMORY_DOMAIN), &format!("{MEMORY_DOMAIN}.{kind}"))
+}
+
+fn tag<'ctx>(cx: &'ctx Context, inst: InstructionValue<'ctx>, scopes: Option<MetadataValue<'ctx>>, noalias: Option<MetadataValue<'ctx>>) {
+    // Setting metadata fails only on a value that is not an instruction: nothing to mark.
+    if let Some(s) = scopes {
+        let _ = inst.set_metadata(s, cx.get_kind_id("alias.scope"));
+    }
+    if let Some(n) = noalias {
+        let _ = inst.set_metadata(n, cx.get_kind_id("noalias"));
+    }
+}
+
+/// Marks a PTX memory access (`ld`, `st`, ... in state space `space`) as never reaching
+/// the context area, and a `.shared` or `.global` one as never reaching the other.
+pub(super) fn tag_ptx_access<'ctx>(cx: &'ctx Context, inst: InstructionValue<'ctx>, space: StateSpace) {
+    let context = memory_scope(cx, "context");
+    let (own, other) = match space {
+        StateSpace::Shared => (Some(memory_scope(cx, "shared")), Some(memory_scope(cx, "global"))),
+        StateSpace::Global => (Some(memory_scope(cx, "global")), Some(memory_scope(cx, "shared"))),
+        _ => (None, None),
+    };
+    let noalias = match other {
+        Some(o) => list(cx, &[context, o]),
+        None => list(cx, &[context]),
+    };
+    tag(cx, inst, own.map(|s| list(cx, &[s])), Some(noalias));
+}
+
+/// The scopes of one kernel's context arrays, keyed by their per-thread prefix.
+pub(super) struct ContextScopes<'ctx> {
+    /// Per array: its `!alias.scope` list and its `!noalias` list (every other array).
+    arrays: HashMap<u64, (MetadataValue<'ctx>, Option<MetadataValue<'ctx>>)>,
+}
+
+impl<'ctx> ContextScopes<'ctx> {
+    /// Scopes for the arrays at `prefixes` (all of the kernel's context arrays).
+    pub(super) fn new(cx: &'ctx Context, prefixes: &[u64]) -> Self {
+        let context = memory_scope(cx, "context");
+        let d = domain(cx, CONTEXT_DOMAIN);
+        let own: Vec<MetadataValue<'ctx>> = prefixes.iter().map(|p| scope(cx, d, &format!("{CONTEXT_DOMAIN}.{p}"))).collect();
+        let arrays = prefixes
+            .iter()
+            .enumerate()
+            .map(|(i, p)| {
+                let others: Vec<_> = own.iter().enumerate().filter(|(j, _)| *j != i).map(|(_, s)| *s).collect();
+                (*p, (list(cx, &[context, own[i]]), (!others.is_empty()).then(|| list(cx, &others))))
+            })
+            .collect();
+        ContextScopes { arrays }
+    }
+
+    /// Marks a load or store of the context array at `prefix` as such. An array without
+    /// scopes (none was made for it) stays unmarked.
+    pub(super) fn tag(&self, cx: &'ctx Context, inst: InstructionValue<'ctx>, prefix: u64) {
+        if let Some((scopes, noalias)) = self.arrays.get(&prefix) {
+            tag(cx, inst, Some(*scopes), *noalias);
+        }
+    }
+}
