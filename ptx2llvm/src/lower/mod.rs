@@ -246,7 +246,19 @@ pub fn lower<'ctx>(cx: &'ctx Context, module: Module<'ctx>, m: &ir::Module, sche
     if let Err(e) = emit_descriptors(&ml, &kernels) {
         return Err(vec![to_diag(e, &(0..0))]);
     }
+    probe_stack_frames(&ml.module, cx);
     Ok(ml.module)
+}
+
+/// Frames larger than a page touch their pages in order on entry, so that a recursion
+/// with large `.local` arrays hits the guard region below the stack that ptxrt runs
+/// kernel code on (and fails the launch) instead of stepping over it into other memory.
+/// Small frames get no probe code.
+fn probe_stack_frames<'ctx>(module: &Module<'ctx>, cx: &'ctx Context) {
+    let probe = cx.create_string_attribute("probe-stack", "inline-asm");
+    for f in module.get_functions().filter(|f| f.count_basic_blocks() > 0) {
+        f.add_attribute(inkwell::attributes::AttributeLoc::Function, probe);
+    }
 }
 
 fn to_diag(e: LowerError, fallback: &ir::Span) -> Diagnostic {
