@@ -110,8 +110,23 @@ fn wmma_regs(shape: [u32; 3], role: Option<MatrixRole>, e: MatrixElem) -> u32 {
     packed_regs(elements, e.bits())
 }
 
+/// Fragment and selector operands are written as vectors even of one register (`{%r0}`),
+/// or name a vector variable; ptxas rejects a bare register there.
+fn vector_syntax(scope: &mut FnScope, op: &Spanned<A>, what: &str) -> Option<()> {
+    let named_vector = match &op.node {
+        A::Name { name, component: None } => matches!(scope.lookup(name), Some(LocalOrGlobal::Local(LocalSymbol::Vector(..)))),
+        _ => false,
+    };
+    if matches!(op.node, A::Vector(_)) || named_vector {
+        return Some(());
+    }
+    scope.error(op.span.clone(), format!("{what} is a vector operand (`{{...}}`), even of one register"));
+    None
+}
+
 /// The registers of a vector operand `{r0, r1, ...}` as destinations.
 fn dst_vector(scope: &mut FnScope, op: &Spanned<A>, count: u32, ty: ScalarType, what: &str) -> Option<Vec<ir::RegId>> {
+    vector_syntax(scope, op, what)?;
     let elems = scope.vector_elements(op);
     if elems.len() != count as usize {
         scope.error(op.span.clone(), format!("{what} is a vector of {count} registers here, found {}", elems.len()));
@@ -121,6 +136,7 @@ fn dst_vector(scope: &mut FnScope, op: &Spanned<A>, count: u32, ty: ScalarType, 
 }
 
 fn src_vector(scope: &mut FnScope, op: &Spanned<A>, count: u32, ty: ScalarType, what: &str) -> Option<Vec<Operand>> {
+    vector_syntax(scope, op, what)?;
     let elems = scope.vector_elements(op);
     if elems.len() != count as usize {
         scope.error(op.span.clone(), format!("{what} is a vector of {count} registers here, found {}", elems.len()));
