@@ -73,7 +73,7 @@ impl ModuleChecker {
                     for t in targets {
                         if !is_target_name(&t.node) {
                             self.diags.push(Diagnostic::error(t.span.clone(), format!("unknown target `{}`", t.node)));
-                        } else if let Some((major, minor)) = specific_target_version(&t.node).filter(|v| self.out.version < *v) {
+                        } else if let Some((major, minor)) = target_version(&t.node).filter(|v| saw_version && self.out.version < *v) {
                             let (has_major, has_minor) = self.out.version;
                             let msg = format!("`.target {}` requires PTX ISA version {major}.{minor} or later (the file declares `.version {has_major}.{has_minor}`)", t.node);
                             self.diags.push(Diagnostic::error(t.span.clone(), msg));
@@ -377,15 +377,37 @@ pub(crate) fn target_sm(name: &str) -> Option<u32> {
     digits.parse().ok()
 }
 
-/// The PTX ISA version that introduced an architecture- or family-specific target
-/// (`sm_90a`, `sm_100f`); None for the other names. Family targets came with PTX ISA 8.8,
-/// sm_110 (sm_101 renamed) with 9.0. (ptxas: "PTX .version 8.7 does not support .target
-/// sm_100f".)
-fn specific_target_version(name: &str) -> Option<(u32, u32)> {
+/// The PTX ISA version a `.target` name needs (ptxas: "PTX .version 8.7 does not support
+/// .target sm_100f"): the architecture- and family-specific targets (`sm_90a`, `sm_100f`;
+/// family targets came with PTX ISA 8.8, sm_110 (sm_101 renamed) with 9.0) and the plain
+/// targets from sm_50 on, with ptxas's minima. Older targets have none: files of the early
+/// tools declare them with older versions, and those files compile.
+fn target_version(name: &str) -> Option<(u32, u32)> {
     let number = name.strip_prefix("sm_")?;
-    let (digits, family) = match number.strip_suffix('a') {
-        Some(d) => (d, false),
-        None => (number.strip_suffix('f')?, true),
+    let specific = match (number.strip_suffix('a'), number.strip_suffix('f')) {
+        (Some(d), _) => Some((d, false)),
+        (_, Some(d)) => Some((d, true)),
+        _ => None,
+    };
+    let Some((digits, family)) = specific else {
+        return Some(match number.parse::<u32>().ok()? {
+            50 => (4, 0),
+            52 => (4, 1),
+            53 => (4, 2),
+            60 | 61 | 62 => (5, 0),
+            70 => (6, 0),
+            72 => (6, 1),
+            75 => (6, 3),
+            80 => (7, 0),
+            86 => (7, 1),
+            87 => (7, 4),
+            89 | 90 => (7, 8),
+            100 | 101 => (8, 6),
+            120 => (8, 7),
+            103 | 121 => (8, 8),
+            110 => (9, 0),
+            _ => return None,
+        });
     };
     Some(match digits.parse::<u32>().ok()? {
         110 => (9, 0),
