@@ -5,25 +5,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "barrier_host.h"
 #include "harness.h"
-
-static uint32_t *random_input(size_t n, uint64_t seed)
-{
-    harness_rng rng;
-    harness_rng_seed(&rng, seed);
-    uint32_t *in = harness_xmalloc(n * 4);
-    for (size_t i = 0; i < n; i++) in[i] = harness_rng_u32(&rng);
-    return in;
-}
 
 /* Launches `name`, compares `n` results and frees everything. */
 static int run(const char *name, unsigned grid, unsigned block, void **args, uint32_t *in, uint32_t *out, uint32_t *exp, size_t n)
 {
-    PTXRT_CHECK(ptxrtLaunchKernel(harness_find_kernel(name), harness_dim3(grid, 1, 1), harness_dim3(block, 1, 1), args, 0, NULL));
-    size_t bad = harness_compare_u32(name, exp, out, n);
-    if (bad) fprintf(stderr, "%s grid=%u block=%u: %zu mismatches\n", name, grid, block, bad);
+    int r = launch_and_check(name, grid, block, args, exp, out, n);
     free(in); free(out); free(exp);
-    return bad != 0;
+    return r;
 }
 
 static int rounds(unsigned grid, unsigned block, uint32_t nrounds)
@@ -69,13 +59,7 @@ static int pipeline(unsigned grid, unsigned block, uint32_t nrounds)
     unsigned producers = block - 32;
     uint32_t *in = random_input((size_t)grid * producers, 300 + block);
     uint32_t *out = harness_xmalloc((size_t)grid * 32 * 4), *exp = harness_xmalloc((size_t)grid * 32 * 4);
-    for (unsigned b = 0; b < grid; b++)
-        for (unsigned c = 0; c < 32; c++) {
-            uint32_t s = 0;
-            for (uint32_t r = 0; r < nrounds; r++)
-                for (unsigned j = c; j < producers; j += 32) s += in[(size_t)b * producers + j] + r;
-            exp[b * 32 + c] = s;
-        }
+    pipeline_reference(in, grid, producers, nrounds, exp);
     void *args[] = {&in, &out, &nrounds};
     return run("pipeline", grid, block, args, in, out, exp, (size_t)grid * 32);
 }

@@ -6,28 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "barrier_host.h"
 #include "harness.h"
-
-static int check(const char *name, unsigned grid, unsigned block, const uint32_t *exp, const uint32_t *out, size_t n)
-{
-    size_t bad = harness_compare_u32(name, exp, out, n);
-    if (bad) fprintf(stderr, "%s grid=%u block=%u: %zu mismatches\n", name, grid, block, bad);
-    return bad != 0;
-}
-
-static void launch(const char *name, unsigned grid, unsigned block, void **args)
-{
-    PTXRT_CHECK(ptxrtLaunchKernel(harness_find_kernel(name), harness_dim3(grid, 1, 1), harness_dim3(block, 1, 1), args, 0, NULL));
-}
-
-static uint32_t *random_input(size_t n, uint64_t seed)
-{
-    harness_rng rng;
-    harness_rng_seed(&rng, seed);
-    uint32_t *in = harness_xmalloc(n * 4);
-    for (size_t i = 0; i < n; i++) in[i] = harness_rng_u32(&rng);
-    return in;
-}
 
 static int block_wait(unsigned grid, unsigned block)
 {
@@ -36,8 +16,7 @@ static int block_wait(unsigned grid, unsigned block)
     for (unsigned b = 0; b < grid; b++)
         for (unsigned t = 0; t < block; t++) exp[(size_t)b * block + t] = in[(size_t)b * block + (t + 1) % block];
     void *args[] = {&in, &out};
-    launch("block_wait", grid, block, args);
-    int r = check("block_wait", grid, block, exp, out, n);
+    int r = launch_and_check("block_wait", grid, block, args, exp, out, n);
     free(in); free(out); free(exp);
     return r;
 }
@@ -47,16 +26,9 @@ static int producer_consumer(unsigned grid, unsigned block, uint32_t rounds)
     unsigned producers = block - 32;
     uint32_t *in = random_input((size_t)grid * producers, 7 + block);
     uint32_t *out = harness_xmalloc((size_t)grid * 32 * 4), *exp = harness_xmalloc((size_t)grid * 32 * 4);
-    for (unsigned b = 0; b < grid; b++)
-        for (unsigned c = 0; c < 32; c++) {
-            uint32_t s = 0;
-            for (uint32_t r = 0; r < rounds; r++)
-                for (unsigned j = c; j < producers; j += 32) s += in[(size_t)b * producers + j] + r;
-            exp[b * 32 + c] = s;
-        }
+    pipeline_reference(in, grid, producers, rounds, exp);
     void *args[] = {&in, &out, &rounds};
-    launch("producer_consumer", grid, block, args);
-    int r = check("producer_consumer", grid, block, exp, out, (size_t)grid * 32);
+    int r = launch_and_check("producer_consumer", grid, block, args, exp, out, (size_t)grid * 32);
     free(in); free(out); free(exp);
     return r;
 }
@@ -73,8 +45,7 @@ static int named_producers(unsigned grid, unsigned block, uint32_t rounds)
             exp[b * 32 + c] = s;
         }
     void *args[] = {&out, &rounds};
-    launch("named_producers", grid, block, args);
-    int r = check("named_producers", grid, block, exp, out, (size_t)grid * 32);
+    int r = launch_and_check("named_producers", grid, block, args, exp, out, (size_t)grid * 32);
     free(out); free(exp);
     return r;
 }
@@ -90,8 +61,7 @@ static int multi_phase(unsigned grid, unsigned block, uint32_t iters)
             exp[(size_t)b * block + t] = acc;
         }
     void *args[] = {&out, &iters};
-    launch("multi_phase", grid, block, args);
-    int r = check("multi_phase", grid, block, exp, out, n);
+    int r = launch_and_check("multi_phase", grid, block, args, exp, out, n);
     free(out); free(exp);
     return r;
 }
@@ -109,8 +79,7 @@ static int drop_early(unsigned grid, unsigned block)
             exp[(size_t)b * block + t] = t % 3 == 2 ? 0xdead : s;
         }
     void *args[] = {&out};
-    launch("drop_early", grid, block, args);
-    int r = check("drop_early", grid, block, exp, out, n);
+    int r = launch_and_check("drop_early", grid, block, args, exp, out, n);
     free(out); free(exp);
     return r;
 }
@@ -124,8 +93,7 @@ static int counts(unsigned grid, unsigned block)
     for (size_t i = 0; i < n; i++) exp[i] = per_block[i % 9];
     memset(out, 0xff, n * 4);
     void *args[] = {&out};
-    launch("counts", grid, block, args);
-    int r = check("counts", grid, block, exp, out, n);
+    int r = launch_and_check("counts", grid, block, args, exp, out, n);
     free(out); free(exp);
     return r;
 }
@@ -141,8 +109,7 @@ static int tx_count(unsigned grid, unsigned block)
             exp[2 * g + 1] = 2 * in[(size_t)b * block + (t + 2) % block];
         }
     void *args[] = {&in, &out};
-    launch("tx_count", grid, block, args);
-    int r = check("tx_count", grid, block, exp, out, 2 * n);
+    int r = launch_and_check("tx_count", grid, block, args, exp, out, 2 * n);
     free(in); free(out); free(exp);
     return r;
 }
@@ -158,8 +125,7 @@ static int async_copy(unsigned grid, unsigned block)
             exp[2 * g + 1] = in[(size_t)b * block + (t + 1) % block] & 0xffff;
         }
     void *args[] = {&in, &out};
-    launch("async_copy", grid, block, args);
-    int r = check("async_copy", grid, block, exp, out, 2 * n);
+    int r = launch_and_check("async_copy", grid, block, args, exp, out, 2 * n);
     free(in); free(out); free(exp);
     return r;
 }

@@ -22,7 +22,7 @@
 //! Runs on SSA form (after `mem2reg`/`instcombine`), before the optimization pipeline.
 
 use inkwell::module::Module;
-use inkwell::values::{AnyValue, AnyValueEnum, AsValueRef, BasicValue, BasicValueEnum, InstructionOpcode, InstructionValue};
+use inkwell::values::{AnyValueEnum, AsValueRef, BasicValue, BasicValueEnum, InstructionOpcode, InstructionValue};
 use inkwell::FloatPredicate;
 use std::collections::HashMap;
 
@@ -37,17 +37,14 @@ fn same(a: BasicValueEnum<'_>, b: InstructionValue<'_>) -> bool {
     a.as_value_ref() == b.as_value_ref()
 }
 
-/// Whether a constant operand is a `float` or `double` NaN (LLVM prints both as the hex
-/// digits of a double).
+/// Whether a constant operand is a `float` or `double` NaN.
 fn is_nan_constant(v: BasicValueEnum<'_>) -> bool {
     let BasicValueEnum::FloatValue(f) = v else { return false };
-    if !f.is_const() {
-        return false;
-    }
-    let text = f.print_to_string().to_string();
-    let Some(hex) = text.strip_prefix("float 0x").or_else(|| text.strip_prefix("double 0x")) else { return false };
-    let Ok(bits) = u64::from_str_radix(hex.trim(), 16) else { return false };
-    (bits >> 52) & 0x7ff == 0x7ff && bits & ((1 << 52) - 1) != 0
+    // SAFETY: a valid value; `LLVMIsAConstantFP` only tests its class, and reading the
+    // value is only done on a `ConstantFP` (not undef, poison or a constant expression).
+    let constant_fp = unsafe { !inkwell::llvm_sys::core::LLVMIsAConstantFP(f.as_value_ref()).is_null() };
+    // Widening to f64 keeps a NaN a NaN (the flag only says whether precision was lost).
+    constant_fp && f.get_constant().is_some_and(|(value, _)| value.is_nan())
 }
 
 /// The value `v` whose NaN payload `s` changes, if `s` is `select (fcmp uno v, _), NaN, v`
