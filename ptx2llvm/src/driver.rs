@@ -120,12 +120,12 @@ pub fn compile(source: &str, module_name: &str, opts: &Options) -> Result<(Vec<u
         return Err(CompileError::Target(format!("internal error: generated LLVM IR is invalid: {}", e.to_string())));
     }
     if opts.opt_level > 0 {
-        // Registers to SSA first, so that addresses show their base (lower::provenance).
+        // Registers to SSA first, so that addresses show their base (lower::opt::provenance).
         module
             .run_passes("function(sroa,mem2reg,instcombine<no-verify-fixpoint>)", &tm, PassBuilderOptions::create())
             .map_err(|e| CompileError::Target(format!("internal error: LLVM optimization failed: {}", e.to_string())))?;
-        lower::provenance::rebase_integer_addresses(&module);
-        lower::nan_payload::drop_unobserved_nan_canonicalizations(&module);
+        lower::opt::provenance::rebase_integer_addresses(&module);
+        lower::opt::nan_payload::drop_unobserved_nan_canonicalizations(&module);
         // A debugging aid: the IR the optimization pipeline starts from.
         if let Some(path) = std::env::var_os("PTX2LLVM_DUMP_PRE_OPT") {
             let _ = module.print_to_file(path);

@@ -5,7 +5,7 @@
 //! `__ptx_<name>` and gives it the signature
 //! `i32 f(BlockEnv *env, u8 *local, u32 tid_x, u32 tid_y, u32 tid_z, param pointers..., result pointers...)`
 //! returning 0, or an error code whose message is in `env` (see ptx2llvm's
-//! `lower/function.rs`). Each `.param` argument arrives as a pointer to its bytes.
+//! `lower/exec/function.rs`). Each `.param` argument arrives as a pointer to its bytes.
 
 use crate::abi::{BlockEnv, Kernel};
 use crate::error::ErrorCode;

@@ -1,7 +1,7 @@
 //! The fiber scheduler: runs a block whose threads are fibers (stackful coroutines).
 //!
 //! ptx2llvm compiles a kernel this way when a barrier or warp collective can be reached
-//! through recursion or a function pointer (see the compiler's `lower/fibers.rs`): the
+//! through recursion or a function pointer (see the compiler's `lower/exec/fibers.rs`): the
 //! block function calls [`__ptxrt_run_fibers`] with the kernel's per-thread function. Each
 //! thread of the block runs on its own stack until it reaches a sync point, where generated
 //! code calls [`__ptxrt_fiber_sync`] with the point's descriptor (operands and results in

@@ -58,7 +58,7 @@ fn ieee_kernel(w: u32) -> Kernel {
     forms.push(Form::inst(format!("add.rz{t} {o}, {a}, {one};"), res, move |x| r::arith("add", w, Rnd::Rz, false, false, &[x[0], r::round_f64(1.0, w)])));
     // A chain (a dot product's `fma` after `fma`, then `mul sqrt div sub`): only the last
     // result's NaN can be seen, so the compiler may drop the NaN canonicalizations between
-    // the links (lower/nan_payload.rs); the result must stay the one of each step in turn.
+    // the links (lower/opt/nan_payload.rs); the result must stay the one of each step in turn.
     let d = if w == 32 { "%d32" } else { "%d64" };
     let s: Vec<String> = (0..5).map(|i| if w == 32 { format!("%t{i}") } else { format!("%u{i}") }).collect();
     let chain = format!(

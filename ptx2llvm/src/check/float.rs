@@ -9,7 +9,7 @@
 //! - Before PTX ISA 1.4, `div rcp sqrt rsqrt sin cos lg2 ex2` without modifiers mean the
 //!   `.approx.ftz` forms for `.f32` and `.rn` (`rsqrt`: `.approx`) for `.f64`; `mad.f32` of
 //!   PTX ISA 1.x is `mad.ftz.f32`; `mad` without rounding (allowed up to ISA 3.1) is `.rn`.
-//! - `map_f64_to_f32` targets run `.f64` instructions in single precision (see `lower::float`),
+//! - `map_f64_to_f32` targets run `.f64` instructions in single precision (see `lower::ops::float`),
 //!   with the sm_1x flushing of single precision.
 
 use super::function::FnScope;

@@ -535,7 +535,7 @@ pub(super) fn async_copy(scope: &mut FnScope, inst: &ast::Instruction, mut mods:
         return super::mbarrier::async_copy_arrive(scope, inst, mods, guard);
     }
     let ops = &inst.operands;
-    // The copies complete at `cp.async` itself (see lower::async_copy), so committing and
+    // The copies complete at `cp.async` itself (see lower::ops::async_copy), so committing and
     // waiting have nothing left to do.
     if mods.one_of(&[".commit_group", ".wait_group", ".wait_all"]).is_some() {
         if !mods.finish() {

@@ -10,6 +10,9 @@
 //! from them.
 
 pub mod types;
+pub mod cfg;
+pub mod liveness;
+pub mod visit;
 pub use types::*;
 
 use std::ops::Range;
@@ -605,7 +608,7 @@ pub enum IntBinOp {
     MulLo,
     /// High half of the double-width product.
     MulHi,
-    /// Division; by zero the result is all ones (unsigned) / per `lower::int` (signed).
+    /// Division; by zero the result is all ones (unsigned) / per `lower::ops::int` (signed).
     Div,
     Rem,
     And,
@@ -635,7 +638,7 @@ pub enum IntUnOp {
     BfindShiftAmt,
 }
 
-/// Binary `.f32`/`.f64` operations (semantics in `lower::float`).
+/// Binary `.f32`/`.f64` operations (semantics in `lower::ops::float`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum FloatBinOp {
     /// IEEE `a + b`, `a - b`, `a * b`, `a / b` in the instruction's rounding mode.
@@ -651,7 +654,7 @@ pub enum FloatBinOp {
     CopySign,
 }
 
-/// Unary `.f32`/`.f64` operations (semantics in `lower::float`).
+/// Unary `.f32`/`.f64` operations (semantics in `lower::ops::float`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum FloatUnOp {
     Neg,
@@ -929,7 +932,7 @@ pub enum Op {
     Selp { ty: ScalarType, dst: RegId, a: Operand, b: Operand, cond: PredRef },
     /// Predicate logic (`and.pred`, `or.pred`, `xor.pred`, `not.pred`).
     PredLogic { op: Option<BoolOp>, dst: RegId, a: PredRef, b: Option<PredRef> },
-    /// `cvt` between integer types and `.f16 .bf16 .f32 .f64` (semantics in `lower::convert`):
+    /// `cvt` between integer types and `.f16 .bf16 .f32 .f64` (semantics in `lower::ops::convert`):
     /// `ftz` flushes `.f32` subnormal inputs and results, `sat` clamps integer results to the
     /// destination range and float results to [0, 1], `relu` turns negative float results
     /// into +0, `satfinite` turns overflow and infinities into the largest finite value.
@@ -964,7 +967,7 @@ pub enum Op {
     Nanosleep { ns: Operand },
     /// `alloca.ty dst, size, align`: `size` bytes (`ty`-sized, unsigned) aligned to `align`
     /// on the thread's stack, freed when the function returns or by `stackrestore`; `dst`
-    /// is a `.local` address. Kernels that use the stack run as fibers (`lower/fibers.rs`).
+    /// is a `.local` address. Kernels that use the stack run as fibers (`lower/exec/fibers.rs`).
     Alloca { ty: ScalarType, dst: RegId, size: Operand, align: u32 },
     /// `stacksave.ty dst`: the thread's stack pointer, as a `.local` address.
     StackSave { ty: ScalarType, dst: RegId },
@@ -1064,7 +1067,7 @@ pub enum Op {
     /// the low bits; `None` is the sink `_`.
     Unpack { ty: ScalarType, dst: Vec<Option<RegId>>, src: Operand },
     /// Scalar video instructions (`vadd vsub vabsdiff vmin vmax vshl vshr vset`); semantics in
-    /// `lower::video`: operands are selected (`asel`/`bsel`) and extended to 33 bits by their
+    /// `lower::ops::video`: operands are selected (`asel`/`bsel`) and extended to 33 bits by their
     /// signedness, the operation gives a 34-bit result, which is optionally saturated to the
     /// destination's (sub)word range, then combined with `c` (`second`) or merged into `c`
     /// (`dsel` not `Word`). `shift_clamp` is the `.clamp`(true)/`.wrap` mode of `vshl`/`vshr`.
@@ -1127,7 +1130,7 @@ pub enum Op {
     /// `x2` types work on the two 16-bit lanes of a `.b32` (lane 0 in the low bits) independently.
     /// `b` is the second operand of `add sub mul min max fma`, `c` the addend of `fma`.
     /// Results are correctly rounded to nearest even; NaN results are the canonical NaN
-    /// `0x7fff` (neg/abs of a NaN flip/clear its sign bit). Modifier semantics in `lower::half`.
+    /// `0x7fff` (neg/abs of a NaN flip/clear its sign bit). Modifier semantics in `lower::ops::half`.
     Half { op: HalfOp, ty: ScalarType, mods: HalfMods, dst: RegId, a: Operand, b: Option<Operand>, c: Option<Operand> },
     /// Mixed-precision `add/sub{.rnd}{.sat}.f32.atype d, a, c` (`b` = `None`) and
     /// `fma.rnd{.sat}.f32.abtype d, a, b, c` (ISA 9.2 §9.7.5): `a` (and `b`) of `src_ty`
@@ -1151,7 +1154,7 @@ pub enum Op {
     /// An operation on the mbarrier object (ISA 9.2 §9.7.13.15) at `addr` in `space`
     /// (`Shared`, or `Generic` for a generic address of the shared window; a cluster is one
     /// block, so `.shared::cluster` is `Shared` too). The object is the 8-byte word there;
-    /// its encoding and the phase rules are in `lower::mbarrier`.
+    /// its encoding and the phase rules are in `lower::ops::mbarrier`.
     Mbarrier { op: MbarrierOp, space: StateSpace, addr: Address },
     /// `mbarrier.pending_count.b64 dst, state`: the pending arrival count of the mbarrier
     /// before the arrive-on that returned `state` (a `.b64` opaque state).
@@ -1201,7 +1204,7 @@ pub enum MbarrierOp {
     Arrive { drop: bool, count: Operand, expect_tx: Option<Operand>, state: Option<RegId> },
     /// `cp.async.mbarrier.arrive{.noinc}`: the arrive-on of count 1 that completing the
     /// thread's earlier `cp.async` copies triggers. Those copies are complete when they are
-    /// issued here (`lower::async_copy`), so it happens at once; without `noinc` the
+    /// issued here (`lower::ops::async_copy`), so it happens at once; without `noinc` the
     /// pending count is first incremented, a zero net change.
     AsyncCopyArrive { noinc: bool },
     /// `mbarrier.expect_tx`: tx-count += `tx` (never completes a phase).
@@ -1255,7 +1258,7 @@ pub enum CvtRounding {
     NearestAway,
     /// `.rs`: stochastic rounding; the random bits are the last source operand of
     /// `Op::CvtPacked` (`rbits`), added to the discarded significand bits: a carry out
-    /// rounds away from zero, none truncates (semantics in `lower::convert`).
+    /// rounds away from zero, none truncates (semantics in `lower::ops::convert`).
     Stochastic,
 }
 
@@ -1472,4 +1475,16 @@ impl TextureOp {
             TextureOp::SurfaceStore { .. } | TextureOp::SurfaceReduce { .. } => {}
         }
     }
+}
+
+/// The checked IR of one kernel whose body is `body` (tests of the IR analyses).
+#[cfg(test)]
+pub(crate) fn test_kernel(body: &str) -> (Function, impl Fn(&str) -> RegId) {
+    let src = format!(".version 7.0\n.target sm_80\n.address_size 64\n.visible .entry k(.param .u64 p)\n{{\n{body}\n}}\n");
+    let (m, diags) = crate::driver::analyze(&src);
+    assert!(!crate::driver::has_errors(&diags), "{diags:?}");
+    let f = m.functions.into_iter().find(|f| f.kind == FunctionKind::Entry).expect("the kernel");
+    let names: Vec<String> = f.regs.iter().map(|r| r.name.clone()).collect();
+    let reg = move |name: &str| RegId(names.iter().position(|n| n == name).unwrap_or_else(|| panic!("no register {name}")) as u32);
+    (f, reg)
 }

@@ -47,7 +47,7 @@ pub mod env {
 }
 
 /// `ptxrtKernel::flags`: the block function can run a run of neighbouring blocks along x
-/// in one call (`ptxrtBlockEnv::blocks_x`; see `lower::fusion`).
+/// in one call (`ptxrtBlockEnv::blocks_x`; see `lower::exec::fusion`).
 pub const KERNEL_FUSE_X: u64 = 1;
 
 /// `ptxrtErrorLaunchFailure`.

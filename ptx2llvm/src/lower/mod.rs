@@ -3,34 +3,21 @@
 //! Module-scope variables become LLVM globals (shared and local ones get window offsets
 //! instead), each `.entry` becomes a block function (`kernel`), and the module exports one
 //! descriptor per kernel plus a constructor that registers the module with ptxrt (`abi`).
+//!
+//! - `thread`: per-thread code (`FnCx`: registers, operands, addresses) and the dispatch of
+//!   each operation to its family in `ops/` (one file per instruction family);
+//! - `exec/`: the execution model: block functions, regions between sync points, warp
+//!   collectives, recomputation, loop interchange, guards, lockstep, fibers, calls;
+//! - `opt/`: passes over the finished LLVM module.
 
 pub mod abi;
-mod alias;
-mod async_copy;
-mod atomic;
-mod compare;
-mod convert;
-mod float;
-mod function;
-mod int;
-mod interchange;
-mod lockstep;
-mod mbarrier;
-pub mod fibers;
-pub mod kernel;
-mod memory;
-pub mod nan_payload;
-pub mod provenance;
-mod recompute;
-pub mod regions;
-mod fusion;
-mod guards;
-mod half;
-mod half_bits;
-pub mod rounding;
-pub mod texture;
+pub mod exec;
+pub mod ops;
+pub mod opt;
 pub mod thread;
-mod video;
+
+use exec::{fibers, function, kernel, lockstep};
+use ops::texture;
 
 use crate::diag::Diagnostic;
 use crate::ir::{self, Linkage as IrLinkage, StateSpace};

@@ -10,9 +10,9 @@
 //! `.satfinite` and `.relu` rules. `.s2f6` (fixed point) is rounded through a float layout
 //! and clamped; `.ue8m0` (exponent only) has its own two small routines.
 
-use super::rounding::RoundedOp;
-use super::thread::FnCx;
-use super::R;
+use crate::lower::ops::rounding::RoundedOp;
+use crate::lower::thread::FnCx;
+use crate::lower::R;
 use crate::ir::{CvtRounding, FloatFormat, Operand, RegId, Rounding, ScalarType};
 use inkwell::values::{FloatValue, IntValue};
 use inkwell::IntPredicate as P;

@@ -1,8 +1,8 @@
 //! Integer arithmetic and logic: exact PTX semantics, never LLVM poison or a CPU trap.
 
-use super::thread::FnCx;
-use super::R;
-use super::LowerError;
+use crate::lower::thread::FnCx;
+use crate::lower::R;
+use crate::lower::LowerError;
 use crate::ir::{BoolOp, CarryOp, CmpOp, IntBinOp, IntUnOp, LaneOp, MulMode, Operand, PredRef, PrmtMode, RegId, ScalarType};
 use inkwell::values::{BasicValueEnum, IntValue};
 use inkwell::IntPredicate as P;
@@ -166,7 +166,7 @@ impl<'ctx> FnCx<'ctx, '_> {
 /// the width or more is poison in LLVM), and no operation can trap.
 impl<'ctx> FnCx<'ctx, '_> {
     /// Calls an overloaded integer intrinsic whose overload type is that of the first argument.
-    pub(super) fn int_intrinsic(&self, name: &str, args: &[IntValue<'ctx>]) -> R<IntValue<'ctx>> {
+    pub(crate) fn int_intrinsic(&self, name: &str, args: &[IntValue<'ctx>]) -> R<IntValue<'ctx>> {
         let t = args[0].get_type();
         let args: Vec<_> = args.iter().map(|a| (*a).into()).collect();
         Ok(self.call_intrinsic(name, &[t.into()], &args)?.into_int_value())
@@ -177,7 +177,7 @@ impl<'ctx> FnCx<'ctx, '_> {
     }
 
     /// `x << n` for any `n` (an integer of `x`'s type): 0 when `n` ≥ the width.
-    pub(super) fn shl_any(&self, x: IntValue<'ctx>, n: IntValue<'ctx>) -> R<IntValue<'ctx>> {
+    pub(crate) fn shl_any(&self, x: IntValue<'ctx>, n: IntValue<'ctx>) -> R<IntValue<'ctx>> {
         let w = self.int_const(x, x.get_type().get_bit_width() as u64);
         let big = self.icmp(P::UGE, n, w)?;
         let safe = self.select(big, self.int_const(x, 0), n)?;
@@ -186,7 +186,7 @@ impl<'ctx> FnCx<'ctx, '_> {
     }
 
     /// Logical `x >> n` for any `n`: 0 when `n` ≥ the width.
-    pub(super) fn lshr_any(&self, x: IntValue<'ctx>, n: IntValue<'ctx>) -> R<IntValue<'ctx>> {
+    pub(crate) fn lshr_any(&self, x: IntValue<'ctx>, n: IntValue<'ctx>) -> R<IntValue<'ctx>> {
         let w = self.int_const(x, x.get_type().get_bit_width() as u64);
         let big = self.icmp(P::UGE, n, w)?;
         let safe = self.select(big, self.int_const(x, 0), n)?;
@@ -203,7 +203,7 @@ impl<'ctx> FnCx<'ctx, '_> {
 
     /// `bfind`: `msb - clz(a')` with `a' = ~a` for negative signed inputs, or `clz(a')` for
     /// `.shiftamt`; `0xffffffff` when `a'` is 0.
-    pub(super) fn bfind(&self, x: IntValue<'ctx>, signed: bool, shiftamt: bool) -> R<IntValue<'ctx>> {
+    pub(crate) fn bfind(&self, x: IntValue<'ctx>, signed: bool, shiftamt: bool) -> R<IntValue<'ctx>> {
         let t = x.get_type();
         let w = t.get_bit_width() as u64;
         let v = if signed {
@@ -445,7 +445,7 @@ impl<'ctx> FnCx<'ctx, '_> {
     }
 
     /// Lane `i` (of `bits` bits) of a 32-bit value, sign- or zero-extended to 32 bits.
-    pub(super) fn lane(&self, x: IntValue<'ctx>, bits: u32, i: u32, signed: bool) -> R<IntValue<'ctx>> {
+    pub(crate) fn lane(&self, x: IntValue<'ctx>, bits: u32, i: u32, signed: bool) -> R<IntValue<'ctx>> {
         let s = self.b.build_right_shift(x, x.get_type().const_int((bits * i) as u64, false), false, "")?;
         let t = self.b.build_int_truncate(s, self.int_ty(bits), "")?;
         self.resize(t, x.get_type().get_bit_width(), signed)

@@ -55,7 +55,7 @@ fn tag<'ctx>(cx: &'ctx Context, inst: InstructionValue<'ctx>, scopes: Option<Met
 
 /// Marks a PTX memory access (`ld`, `st`, ... in state space `space`) as never reaching
 /// the context area, and a `.shared` or `.global` one as never reaching the other.
-pub(super) fn tag_ptx_access<'ctx>(cx: &'ctx Context, inst: InstructionValue<'ctx>, space: StateSpace) {
+pub(crate) fn tag_ptx_access<'ctx>(cx: &'ctx Context, inst: InstructionValue<'ctx>, space: StateSpace) {
     let context = memory_scope(cx, "context");
     let (own, other) = match space {
         StateSpace::Shared => (Some(memory_scope(cx, "shared")), Some(memory_scope(cx, "global"))),
@@ -70,14 +70,14 @@ pub(super) fn tag_ptx_access<'ctx>(cx: &'ctx Context, inst: InstructionValue<'ct
 }
 
 /// The scopes of one kernel's context arrays, keyed by their per-thread prefix.
-pub(super) struct ContextScopes<'ctx> {
+pub(crate) struct ContextScopes<'ctx> {
     /// Per array: its `!alias.scope` list and its `!noalias` list (every other array).
     arrays: HashMap<u64, (MetadataValue<'ctx>, Option<MetadataValue<'ctx>>)>,
 }
 
 impl<'ctx> ContextScopes<'ctx> {
     /// Scopes for the arrays at `prefixes` (all of the kernel's context arrays).
-    pub(super) fn new(cx: &'ctx Context, prefixes: &[u64]) -> Self {
+    pub(crate) fn new(cx: &'ctx Context, prefixes: &[u64]) -> Self {
         let context = memory_scope(cx, "context");
         let d = domain(cx, CONTEXT_DOMAIN);
         let own: Vec<MetadataValue<'ctx>> = prefixes.iter().map(|p| scope(cx, d, &format!("{CONTEXT_DOMAIN}.{p}"))).collect();
@@ -94,7 +94,7 @@ impl<'ctx> ContextScopes<'ctx> {
 
     /// Marks a load or store of the context array at `prefix` as such. An array without
     /// scopes (none was made for it) stays unmarked.
-    pub(super) fn tag(&self, cx: &'ctx Context, inst: InstructionValue<'ctx>, prefix: u64) {
+    pub(crate) fn tag(&self, cx: &'ctx Context, inst: InstructionValue<'ctx>, prefix: u64) {
         if let Some((scopes, noalias)) = self.arrays.get(&prefix) {
             tag(cx, inst, Some(*scopes), *noalias);
         }

@@ -15,7 +15,7 @@
 //! blocks or threads apart otherwise: no shared or local memory, no calls, no `trap`
 //! (its message names the block), no lane or warp registers.
 
-use super::regions;
+
 use crate::ir::{self, Dim, MulMode, Op, Operand, RegId, SpecialReg, StateSpace};
 use std::collections::{HashMap, HashSet};
 
@@ -26,7 +26,7 @@ pub fn fusable_along_x(m: &ir::Module, f: &ir::Function) -> bool {
     let mut def_count: HashMap<RegId, usize> = HashMap::new();
     for inst in f.blocks.iter().flat_map(|b| &b.insts) {
         let mut d = vec![];
-        regions::defs(&inst.op, &mut d);
+        crate::ir::visit::defs(&inst.op, &mut d);
         for r in d {
             *def_count.entry(r).or_default() += 1;
         }
@@ -76,7 +76,7 @@ pub fn fusable_along_x(m: &ir::Module, f: &ir::Function) -> bool {
                 _ => {}
             }
             let mut ok = true;
-            regions::for_each_operand(&inst.op, &mut |o| {
+            crate::ir::visit::for_each_operand(&inst.op, &mut |o| {
                 ok &= match o {
                     Operand::Special(s) => matches!(
                         s,
@@ -87,7 +87,7 @@ pub fn fusable_along_x(m: &ir::Module, f: &ir::Function) -> bool {
                 }
             });
             let mut used = vec![];
-            regions::uses(&inst.op, &mut used);
+            crate::ir::visit::uses(&inst.op, &mut used);
             if !ok || used.iter().any(|r| tid_regs.contains(r) || cta_regs.contains(r)) {
                 return false;
             }

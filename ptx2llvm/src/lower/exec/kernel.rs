@@ -11,14 +11,14 @@
 //! one plain `bar.sync`, the block function finds by itself (statically, or by a look at
 //! the thread states). Kernels without sync points are a single thread loop.
 
-use super::abi;
-use super::alias;
-use super::fusion;
-use super::guards::{self, Narrowing};
-use super::interchange;
-use super::regions::{self, Regions};
-use super::thread::{FnCx, Thread, Uniform};
-use super::{LowerError, ModuleLowerer, R};
+use crate::lower::abi;
+use crate::lower::exec::alias;
+use crate::lower::exec::fusion;
+use crate::lower::exec::guards::{self, Narrowing};
+use crate::lower::exec::interchange;
+use crate::lower::exec::regions::{self, Regions};
+use crate::lower::thread::{FnCx, Thread, Uniform};
+use crate::lower::{LowerError, ModuleLowerer, R};
 use crate::ir::{self, BlockId, Terminator};
 use inkwell::basic_block::BasicBlock;
 use inkwell::module::Linkage;
@@ -26,7 +26,7 @@ use inkwell::values::{BasicValue, FunctionValue, IntValue, PointerValue};
 use inkwell::IntPredicate as P;
 use std::collections::HashMap;
 
-use super::abi::sync;
+use crate::lower::abi::sync;
 
 /// Above this many regions, a kernel gets one thread loop for all its regions (entered
 /// through a switch on the region) instead of a dense and a checked loop per region with
@@ -36,7 +36,7 @@ const COMPACT_ABOVE_REGIONS: usize = 12;
 
 /// Which threads a region's thread loop runs.
 #[derive(Clone, Copy)]
-pub(super) enum Filter<'ctx> {
+pub(crate) enum Filter<'ctx> {
     /// Every thread (the entry region, or the scheduler said the whole block continues).
     All,
     /// The threads whose state says the scheduler released them into the region.
@@ -55,16 +55,16 @@ pub struct LoweredKernel<'ctx> {
 }
 
 /// Where each saved register lives in the structure-of-arrays context area.
-pub(super) struct ContextLayout<'ctx> {
+pub(crate) struct ContextLayout<'ctx> {
     /// Per register (by index): (per-thread byte offset prefix, element size).
-    pub(super) slots: HashMap<ir::RegId, (u64, u32)>,
+    pub(crate) slots: HashMap<ir::RegId, (u64, u32)>,
     /// Prefix of the i32 state array, if the kernel has barriers.
     state: Option<u64>,
     /// Prefix of the i32 array of interchange points threads are parked at (`interchange`).
-    pub(super) wait: Option<u64>,
+    pub(crate) wait: Option<u64>,
     bytes_per_thread: u64,
     /// The kernel's interchanged loops.
-    pub(super) interchange: Option<interchange::State<'ctx>>,
+    pub(crate) interchange: Option<interchange::State<'ctx>>,
     /// Alias scopes of the arrays (`alias`).
     scopes: alias::ContextScopes<'ctx>,
 }
@@ -120,9 +120,9 @@ pub fn lower_entry<'ctx>(ml: &ModuleLowerer<'ctx, '_>, index: usize, f: &ir::Fun
     let regs = f
         .regs
         .iter()
-        .map(|r| b.build_alloca(super::thread::int_type(cx, r.ty.bits()), &r.name))
+        .map(|r| b.build_alloca(crate::lower::thread::int_type(cx, r.ty.bits()), &r.name))
         .collect::<Result<Vec<_>, _>>()?;
-    let frame_vars = super::function::frame_vars(ml, &b, index)?;
+    let frame_vars = crate::lower::exec::function::frame_vars(ml, &b, index)?;
     let mut fc = FnCx { cx, module: &ml.module, b, ml, f, func, regs, uni, thread: None, frame_vars, local_override: None, on_exit: None, known_preds: HashMap::new() };
     if let Some(plan) = plan {
         layout.interchange = Some(interchange::State::new(&fc, layout.wait.expect("a plan has wait words"), plan)?);
@@ -257,7 +257,7 @@ pub fn lower_entry<'ctx>(ml: &ModuleLowerer<'ctx, '_>, index: usize, f: &ir::Fun
 /// The block-uniform values of a kernel: from the block environment (the block function's
 /// only argument) and the launch it points to. `.func` functions load the same from the
 /// environment their caller passes (`f = None`: parameters are passed separately).
-pub(super) fn load_uniforms<'ctx>(ml: &ModuleLowerer<'ctx, '_>, b: &inkwell::builder::Builder<'ctx>, func: FunctionValue<'ctx>, f: Option<&ir::Function>) -> R<Uniform<'ctx>> {
+pub(crate) fn load_uniforms<'ctx>(ml: &ModuleLowerer<'ctx, '_>, b: &inkwell::builder::Builder<'ctx>, func: FunctionValue<'ctx>, f: Option<&ir::Function>) -> R<Uniform<'ctx>> {
     let cx = ml.cx;
     let t = &ml.abi;
     let ptr = cx.ptr_type(inkwell::AddressSpace::default());
@@ -327,7 +327,7 @@ fn no_signed_wrap(v: IntValue<'_>) {
 }
 
 /// Address of a thread's element in a context array whose per-thread prefix is `prefix`.
-pub(super) fn context_elem<'ctx>(fc: &FnCx<'ctx, '_>, prefix: u64, size: u32, tid: IntValue<'ctx>) -> R<PointerValue<'ctx>> {
+pub(crate) fn context_elem<'ctx>(fc: &FnCx<'ctx, '_>, prefix: u64, size: u32, tid: IntValue<'ctx>) -> R<PointerValue<'ctx>> {
     let i64t = fc.cx.i64_type();
     let n = fc.b.build_int_z_extend(fc.uni.nthreads, i64t, "")?;
     let base = fc.b.build_int_mul(n, i64t.const_int(prefix, false), "")?;
@@ -339,9 +339,9 @@ pub(super) fn context_elem<'ctx>(fc: &FnCx<'ctx, '_>, prefix: u64, size: u32, ti
 }
 
 /// Loads thread `tid`'s element (`size` bytes) of the context array at `prefix` (as `name`).
-pub(super) fn load_context<'ctx>(fc: &FnCx<'ctx, '_>, layout: &ContextLayout<'ctx>, prefix: u64, size: u32, tid: IntValue<'ctx>, name: &str) -> R<IntValue<'ctx>> {
+pub(crate) fn load_context<'ctx>(fc: &FnCx<'ctx, '_>, layout: &ContextLayout<'ctx>, prefix: u64, size: u32, tid: IntValue<'ctx>, name: &str) -> R<IntValue<'ctx>> {
     let p = context_elem(fc, prefix, size, tid)?;
-    let v = fc.b.build_load(super::thread::int_type(fc.cx, size * 8), p, name)?;
+    let v = fc.b.build_load(crate::lower::thread::int_type(fc.cx, size * 8), p, name)?;
     if let Some(inst) = v.as_instruction_value() {
         layout.scopes.tag(fc.cx, inst, prefix);
     }
@@ -349,7 +349,7 @@ pub(super) fn load_context<'ctx>(fc: &FnCx<'ctx, '_>, layout: &ContextLayout<'ct
 }
 
 /// Stores `v` (of the element's size) as thread `tid`'s element of the context array at `prefix`.
-pub(super) fn store_context<'ctx>(fc: &FnCx<'ctx, '_>, layout: &ContextLayout<'ctx>, prefix: u64, v: IntValue<'ctx>, tid: IntValue<'ctx>) -> R<()> {
+pub(crate) fn store_context<'ctx>(fc: &FnCx<'ctx, '_>, layout: &ContextLayout<'ctx>, prefix: u64, v: IntValue<'ctx>, tid: IntValue<'ctx>) -> R<()> {
     let size = v.get_type().get_bit_width() / 8;
     let p = context_elem(fc, prefix, size, tid)?;
     let st = fc.b.build_store(p, v)?;
@@ -396,7 +396,7 @@ fn emit_same_barrier_check<'ctx>(fc: &FnCx<'ctx, '_>, layout: &ContextLayout<'ct
 
 /// Thread index ranges `[lo, hi)` per dimension (x, y, z) of a narrowed thread loop, none
 /// of them empty.
-pub(super) struct LoopBounds<'ctx> {
+pub(crate) struct LoopBounds<'ctx> {
     lo: [IntValue<'ctx>; 3],
     hi: [IntValue<'ctx>; 3],
 }
@@ -470,7 +470,7 @@ fn emit_narrowed_loop<'ctx>(fc: &mut FnCx<'ctx, '_>, regions: &Regions, layout: 
 
 /// Which region a thread loop runs.
 #[derive(Clone, Copy)]
-pub(super) enum RegionSel<'ctx> {
+pub(crate) enum RegionSel<'ctx> {
     /// Region `k`, with its own copy of the region's code.
     One(usize),
     /// The region whose index the value holds (the scheduler's pick): one loop for every
@@ -484,7 +484,7 @@ pub(super) enum RegionSel<'ctx> {
 /// Emits the thread loop nest of a region (over every thread index, or over `bounds`);
 /// returns its first block. Control continues at `after`.
 #[allow(clippy::too_many_arguments)]
-pub(super) fn emit_region_loop<'ctx>(
+pub(crate) fn emit_region_loop<'ctx>(
     fc: &mut FnCx<'ctx, '_>,
     regions: &Regions,
     layout: &ContextLayout<'ctx>,
@@ -626,7 +626,7 @@ pub(super) fn emit_region_loop<'ctx>(
     }
     if let Some((q, start)) = resume_at {
         fc.b.position_at_end(body);
-        super::interchange::emit_resume(fc, layout, q, lin)?;
+        crate::lower::exec::interchange::emit_resume(fc, layout, q, lin)?;
         fc.b.build_unconditional_branch(start)?;
     }
     let mut done = std::collections::HashSet::new();
@@ -673,7 +673,7 @@ pub(super) fn emit_region_loop<'ctx>(
     }
     for ((q, entering), bb) in parks {
         fc.b.position_at_end(bb);
-        super::interchange::emit_park(fc, layout, q, entering, lin)?;
+        crate::lower::exec::interchange::emit_park(fc, layout, q, entering, lin)?;
         fc.b.build_unconditional_branch(xl)?;
     }
     fc.b.position_at_end(exit_bb);
@@ -774,7 +774,7 @@ fn sync_operand<'ctx>(fc: &FnCx<'ctx, '_>, kind: u64, size: u64, value: u64) -> 
 
 /// The scheduler's descriptor (`ptxrtSyncPoint`) of one sync point: its kind and where each
 /// operand and result lives per thread (`slot`: a register's context prefix and element size).
-pub(super) fn sync_point_descriptor<'ctx>(fc: &FnCx<'ctx, '_>, point: &ir::SyncPoint, slot: &dyn Fn(ir::RegId) -> Option<(u64, u32)>) -> R<inkwell::values::StructValue<'ctx>> {
+pub(crate) fn sync_point_descriptor<'ctx>(fc: &FnCx<'ctx, '_>, point: &ir::SyncPoint, slot: &dyn Fn(ir::RegId) -> Option<(u64, u32)>) -> R<inkwell::values::StructValue<'ctx>> {
     let cx = fc.cx;
     let t = &fc.ml.abi;
     let i32t = cx.i32_type();

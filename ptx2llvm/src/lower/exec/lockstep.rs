@@ -14,7 +14,7 @@
 //! before the thread that sets the flag, so each polling access becomes a warp point too:
 //! every iteration, the scheduler lets the other warps run.
 
-use super::regions;
+
 use crate::ir::{self, AtomicOp, BlockId, MemOrder, Op, Operand, RegId, StateSpace, SyncPoint, Terminator, WarpOp};
 use std::collections::{BTreeSet, HashSet};
 
@@ -100,7 +100,7 @@ fn spin_wait_polls(f: &ir::Function) -> HashSet<(usize, usize)> {
         let mut tainted: HashSet<RegId> = HashSet::new();
         let mut defs = vec![];
         for &(b, ii) in &polls {
-            regions::defs(&f.blocks[b].insts[ii].op, &mut defs);
+            crate::ir::visit::defs(&f.blocks[b].insts[ii].op, &mut defs);
         }
         tainted.extend(defs.drain(..));
         loop {
@@ -108,9 +108,9 @@ fn spin_wait_polls(f: &ir::Function) -> HashSet<(usize, usize)> {
             for &b in &body {
                 for inst in &f.blocks[b].insts {
                     let mut uses = vec![];
-                    regions::uses(&inst.op, &mut uses);
+                    crate::ir::visit::uses(&inst.op, &mut uses);
                     if uses.iter().any(|r| tainted.contains(r)) {
-                        regions::defs(&inst.op, &mut defs);
+                        crate::ir::visit::defs(&inst.op, &mut defs);
                         tainted.extend(defs.drain(..));
                     }
                 }
@@ -144,7 +144,7 @@ fn back_edges(f: &ir::Function) -> Vec<(usize, usize)> {
         on_path[0] = true;
     }
     while let Some(&mut (b, ref mut next)) = stack.last_mut() {
-        let succ = regions::successors(&f.blocks[b].term);
+        let succ = crate::ir::visit::successors(&f.blocks[b].term);
         if let Some(s) = succ.get(*next).map(|s| s.0 as usize) {
             *next += 1;
             if on_path[s] {
@@ -166,7 +166,7 @@ fn back_edges(f: &ir::Function) -> Vec<(usize, usize)> {
 fn natural_loop(f: &ir::Function, latch: usize, header: usize) -> BTreeSet<usize> {
     let mut preds: Vec<Vec<usize>> = vec![vec![]; f.blocks.len()];
     for (b, block) in f.blocks.iter().enumerate() {
-        for s in regions::successors(&block.term) {
+        for s in crate::ir::visit::successors(&block.term) {
             preds[s.0 as usize].push(b);
         }
     }

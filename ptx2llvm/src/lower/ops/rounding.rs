@@ -12,8 +12,8 @@
 //! LLVM does not inline a `strictfp` function into a normal one. The hardware (SSE's MXCSR,
 //! AArch64's FPCR) then gives the exact IEEE result, subnormals and overflow included.
 
-use super::thread::FnCx;
-use super::{LowerError, R};
+use crate::lower::thread::FnCx;
+use crate::lower::{LowerError, R};
 use crate::ir::Rounding;
 use inkwell::attributes::AttributeLoc;
 use inkwell::module::Linkage;

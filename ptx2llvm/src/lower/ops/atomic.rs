@@ -5,13 +5,13 @@
 //! touched by the one CPU thread that runs the block, so shared-space atomics are plain
 //! read-modify-write sequences (which LLVM may keep in registers and vectorize around).
 
-use super::thread::FnCx;
-use super::{LowerError, R};
+use crate::lower::thread::FnCx;
+use crate::lower::{LowerError, R};
 use crate::ir::{Address, AtomicOp, MemOrder, MemScope, Operand, RegId, ScalarType, StateSpace};
 use inkwell::values::{BasicValue, IntValue, PointerValue};
 use inkwell::{AtomicOrdering, AtomicRMWBinOp, IntPredicate};
 
-pub(super) fn ordering(o: MemOrder) -> AtomicOrdering {
+pub(crate) fn ordering(o: MemOrder) -> AtomicOrdering {
     match o {
         MemOrder::Relaxed => AtomicOrdering::Monotonic,
         MemOrder::Acquire => AtomicOrdering::Acquire,
@@ -190,7 +190,7 @@ impl<'ctx> FnCx<'ctx, '_> {
     /// instructions' own lowering: the exact sum (in f64) rounded once to nearest even,
     /// subnormals kept; `min`/`max` as the `min`/`max.f16` instructions.
     fn half_atomic_result(&self, op: AtomicOp, ty: ScalarType, old: IntValue<'ctx>, b: IntValue<'ctx>) -> R<IntValue<'ctx>> {
-        use super::half_bits::Half;
+        use crate::lower::ops::half_bits::Half;
         let fmt = if ty == ScalarType::F16 { Half::F16 } else { Half::BF16 };
         if op == AtomicOp::Add {
             let sum = self.b.build_float_add(self.half_to_f64(fmt, old)?, self.half_to_f64(fmt, b)?, "")?;

@@ -25,8 +25,8 @@
 //! Waiting is a loop around `test_wait`/`try_wait`; `lockstep` makes each of those tests a
 //! warp point of such a loop, so the threads that arrive get to run.
 
-use super::thread::FnCx;
-use super::R;
+use crate::lower::thread::FnCx;
+use crate::lower::R;
 use crate::ir::{Address, MbarrierOp, Operand, RegId, ScalarType, StateSpace};
 use inkwell::values::{BasicValue, IntValue, PointerValue};
 use inkwell::IntPredicate;
@@ -201,7 +201,7 @@ impl<'ctx> FnCx<'ctx, '_> {
         if let Some(inst) = v.as_instruction_value() {
             // The ISA requires 8-byte alignment.
             let _ = inst.set_alignment(8);
-            super::alias::tag_ptx_access(self.cx, inst, space);
+            crate::lower::exec::alias::tag_ptx_access(self.cx, inst, space);
         }
         Ok(v.into_int_value())
     }
@@ -209,7 +209,7 @@ impl<'ctx> FnCx<'ctx, '_> {
     fn mbarrier_store(&self, ptr: PointerValue<'ctx>, word: IntValue<'ctx>, space: StateSpace) -> R<()> {
         let inst = self.b.build_store(ptr, word)?;
         let _ = inst.set_alignment(8);
-        super::alias::tag_ptx_access(self.cx, inst, space);
+        crate::lower::exec::alias::tag_ptx_access(self.cx, inst, space);
         Ok(())
     }
 }

@@ -7,8 +7,8 @@
 //! binds it by name. Using a reference as a value (`mov.u64 %rd, tex`) reads the handle,
 //! so direct and indirect (register) accesses are the same call.
 
-use super::thread::FnCx;
-use super::{abi, LowerError, ModuleLowerer, R};
+use crate::lower::thread::FnCx;
+use crate::lower::{abi, LowerError, ModuleLowerer, R};
 use crate::ir::{self, HandleKind, Operand, ScalarType, SurfaceClamp, SurfaceRedOp, TexGeom, TexLod, TextureOp};
 use inkwell::module::Linkage;
 use inkwell::values::{FunctionValue, GlobalValue, IntValue, PointerValue};

@@ -11,10 +11,10 @@
 //! stack frame, so recursion works. Functions declared `.extern` are resolved by the linker
 //! against another PTX module's `.visible .func` (same symbol naming) or the runtime.
 
-use super::abi;
-use super::kernel::load_uniforms;
-use super::thread::{int_type, FnCx, Thread};
-use super::{LowerError, ModuleLowerer, R};
+use crate::lower::abi;
+use crate::lower::exec::kernel::load_uniforms;
+use crate::lower::thread::{int_type, FnCx, Thread};
+use crate::lower::{LowerError, ModuleLowerer, R};
 use crate::ir::{self, Callee, Operand, StateSpace, Terminator};
 use inkwell::basic_block::BasicBlock;
 use inkwell::builder::Builder;
@@ -199,7 +199,7 @@ pub fn lower_thread_fn<'ctx>(ml: &ModuleLowerer<'ctx, '_>, index: usize, f: &ir:
 
 impl<'ctx> FnCx<'ctx, '_> {
     /// An `alloca` in the function's entry block (so that calls inside loops reuse it).
-    pub(super) fn entry_alloca(&self, bytes: u32) -> R<PointerValue<'ctx>> {
+    pub(crate) fn entry_alloca(&self, bytes: u32) -> R<PointerValue<'ctx>> {
         let entry = self.func.get_first_basic_block().ok_or_else(|| LowerError::Internal("function without entry block".into()))?;
         let b = self.cx.create_builder();
         match entry.get_first_instruction() {

@@ -1,127 +1,7 @@
-//! Regions of a kernel: the code between sync points (barriers and warp collectives).
-//!
-//! A block function runs the threads of a block region by region: a region starts at the
-//! kernel's entry or right after a sync point, and each thread runs it until it reaches a
-//! sync point or exits. Registers live across a sync point, and the operands and results of
-//! the sync points themselves (which the runtime's scheduler reads and writes), are kept per
-//! thread in the context area; this module finds the regions and those registers.
+//! What an operation reads and writes, and where a block goes next: the operand visitor
+//! every analysis of the IR is built on.
 
-use super::recompute::{Cfg, Defs};
 use crate::ir::{self, BlockId, Op, Operand, RegId, Terminator};
-use std::collections::BTreeSet;
-
-pub struct Regions {
-    /// Start block of each region: `starts[0]` is the entry, `starts[k]` (k ≥ 1) follows
-    /// sync point k.
-    pub starts: Vec<BlockId>,
-    /// For each IR block ending in a sync point: the region that follows it.
-    pub sync_region: Vec<Option<usize>>,
-    /// Registers live at the start of each block.
-    pub live_in: Vec<BTreeSet<RegId>>,
-    /// Registers kept in the context area (live into some region after a sync point and not
-    /// recomputed there, or an operand or result of a sync point), in slot order.
-    pub saved: Vec<RegId>,
-    /// Per region: the registers live into it that its start recomputes instead of
-    /// reloading them (`recompute`; kernels only), and the instructions that do, in order.
-    pub recomputed: Vec<BTreeSet<RegId>>,
-    pub replay: Vec<Vec<(BlockId, usize)>>,
-}
-
-impl Regions {
-    pub fn has_sync_points(&self) -> bool {
-        self.starts.len() > 1
-    }
-
-    /// Registers to reload at the start of region `k` (none for the entry region): those
-    /// live into it that it does not recompute.
-    pub fn live_into_region(&self, k: usize) -> impl Iterator<Item = RegId> + '_ {
-        let set = if k == 0 { None } else { Some(&self.live_in[self.starts[k].0 as usize]) };
-        set.into_iter().flatten().copied().filter(move |r| !self.recomputed[k].contains(r))
-    }
-
-    /// The region that follows region `k` when every thread that runs `k` stops at the same
-    /// plain `bar.sync` (an immediate id, no thread count): `k`'s code reaches no other sync
-    /// point, no `exit` and no call (a called `.func` may exit). After a run of `k` by every
-    /// thread the whole block waits there, which the scheduler would release densely into
-    /// the returned region (its first check), so the block function can go on directly.
-    /// Per region: whether it follows a plain `bar.sync` (an immediate id, no thread count),
-    /// the sync point that the scheduler releases densely, without looking at anything but
-    /// the thread states, once every thread waits there.
-    pub fn after_plain_barrier(&self, f: &ir::Function) -> Vec<bool> {
-        let mut plain = vec![false; self.starts.len()];
-        for (i, b) in f.blocks.iter().enumerate() {
-            if let (Terminator::Sync { point, .. }, Some(k)) = (&b.term, self.sync_region[i]) {
-                plain[k] = is_plain_barrier(point);
-            }
-        }
-        plain
-    }
-
-    pub fn sole_barrier_successor(&self, f: &ir::Function, k: usize) -> Option<usize> {
-        let mut seen = BTreeSet::new();
-        let mut work = vec![*self.starts.get(k)?];
-        let mut next = None;
-        while let Some(id) = work.pop() {
-            if !seen.insert(id) {
-                continue;
-            }
-            let block = f.blocks.get(id.0 as usize)?;
-            if block.insts.iter().any(|i| matches!(i.op, Op::Call { .. })) {
-                return None;
-            }
-            match &block.term {
-                Terminator::Jump(_) | Terminator::Branch { .. } => work.extend(successors(&block.term)),
-                Terminator::Sync { point, .. } if is_plain_barrier(point) => {
-                    let j = self.sync_region[id.0 as usize]?;
-                    if next.is_some_and(|n| n != j) {
-                        return None;
-                    }
-                    next = Some(j);
-                }
-                Terminator::Sync { .. } | Terminator::Exit | Terminator::Return => return None,
-            }
-        }
-        next
-    }
-}
-
-/// `bar.sync` / `barrier.sync` with an immediate id and no thread count.
-fn is_plain_barrier(point: &ir::SyncPoint) -> bool {
-    matches!(point, ir::SyncPoint::Barrier(ir::Barrier { id: Operand::Imm(_), count: None, kind: ir::BarrierKind::Sync, .. }))
-}
-
-pub fn analyze(f: &ir::Function) -> Regions {
-    let n = f.blocks.len();
-    let mut starts = vec![BlockId(0)];
-    let mut sync_region = vec![None; n];
-    let mut saved_set = BTreeSet::new();
-    for (i, b) in f.blocks.iter().enumerate() {
-        if let Terminator::Sync { next, point } = &b.term {
-            sync_region[i] = Some(starts.len());
-            starts.push(*next);
-            let mut regs = vec![];
-            point.uses(&mut regs);
-            point.defs(&mut regs);
-            saved_set.extend(regs);
-        }
-    }
-    let live_in = liveness(f);
-    let mut recomputed = vec![BTreeSet::new()];
-    let mut replay = vec![vec![]];
-    let analysis = (starts.len() > 1 && f.kind == ir::FunctionKind::Entry).then(|| (Cfg::new(f), Defs::new(f)));
-    for s in &starts[1..] {
-        let live = &live_in[s.0 as usize];
-        let (regs, insts) = match &analysis {
-            Some((cfg, defs)) => defs.recomputable_at(f, cfg, s.0 as usize, live),
-            None => Default::default(),
-        };
-        let regs: BTreeSet<RegId> = regs.into_iter().map(|(r, _)| r).collect();
-        saved_set.extend(live.difference(&regs).copied());
-        recomputed.push(regs);
-        replay.push(insts.into_iter().map(|(_, b, i)| (BlockId(b as u32), i)).collect());
-    }
-    Regions { starts, sync_region, live_in, saved: saved_set.into_iter().collect(), recomputed, replay }
-}
 
 /// Registers read by an operation (including values kept when a guarded write is skipped).
 pub fn uses(op: &Op, out: &mut Vec<RegId>) {
@@ -433,66 +313,56 @@ pub fn successors(t: &Terminator) -> Vec<BlockId> {
     }
 }
 
-fn liveness(f: &ir::Function) -> Vec<BTreeSet<RegId>> {
-    let n = f.blocks.len();
-    // Per block: registers read before any (unconditional) write, and registers written.
-    let mut gen = vec![BTreeSet::new(); n];
-    let mut kill = vec![BTreeSet::new(); n];
-    let mut buf = vec![];
-    for (i, b) in f.blocks.iter().enumerate() {
-        for inst in &b.insts {
-            buf.clear();
-            uses(&inst.op, &mut buf);
-            if let Some(g) = inst.guard {
-                buf.push(g.reg);
-            }
-            for r in &buf {
-                if !kill[i].contains(r) {
-                    gen[i].insert(*r);
-                }
-            }
-            buf.clear();
-            defs(&inst.op, &mut buf);
-            if inst.guard.is_none() {
-                kill[i].extend(buf.iter().copied());
-            }
-        }
-        let mut term_uses = vec![];
-        let mut term_defs = vec![];
-        match &b.term {
-            Terminator::Branch { cond, .. } => term_uses.push(cond.reg),
-            Terminator::Sync { point, .. } => {
-                point.uses(&mut term_uses);
-                point.defs(&mut term_defs);
-            }
-            _ => {}
-        }
-        for r in term_uses {
-            if !kill[i].contains(&r) {
-                gen[i].insert(r);
-            }
-        }
-        kill[i].extend(term_defs);
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn uses_and_defs_of_instructions() {
+        let (f, reg) = crate::ir::test_kernel(
+            ".reg .b32 %r<4>; .reg .pred %p<3>; .reg .b64 %rd<2>;
+             add.s32 %r1, %r2, %r3;
+             setp.lt.and.s32 %p1|%p2, %r1, 5, %p0;
+             st.global.u32 [%rd1+4], %r1;
+             ret;",
+        );
+        let insts = &f.blocks[0].insts;
+        let (mut u, mut d) = (vec![], vec![]);
+        uses(&insts[0].op, &mut u);
+        defs(&insts[0].op, &mut d);
+        assert_eq!((u, d), (vec![reg("%r2"), reg("%r3")], vec![reg("%r1")]));
+        let (mut u, mut d) = (vec![], vec![]);
+        uses(&insts[1].op, &mut u);
+        defs(&insts[1].op, &mut d);
+        u.sort();
+        let mut want = vec![reg("%r1"), reg("%p0")];
+        want.sort();
+        assert_eq!(u, want);
+        assert_eq!(d, vec![reg("%p1"), reg("%p2")]);
+        let (mut u, mut d) = (vec![], vec![]);
+        uses(&insts[2].op, &mut u);
+        defs(&insts[2].op, &mut d);
+        u.sort();
+        let mut want = vec![reg("%r1"), reg("%rd1")];
+        want.sort();
+        assert_eq!((u, d), (want, vec![]));
+        let mut immediates = 0;
+        for_each_operand(&insts[1].op, &mut |o| immediates += matches!(o, Operand::Imm(5)) as usize);
+        assert_eq!(immediates, 1, "operands include immediates, not predicates");
     }
-    let succs: Vec<Vec<BlockId>> = f.blocks.iter().map(|b| successors(&b.term)).collect();
-    let mut live_in: Vec<BTreeSet<RegId>> = gen.clone();
-    let mut changed = true;
-    while changed {
-        changed = false;
-        for i in (0..n).rev() {
-            let mut out = BTreeSet::new();
-            for s in &succs[i] {
-                if let Some(l) = live_in.get(s.0 as usize) {
-                    out.extend(l.iter().copied());
-                }
-            }
-            let mut inn = gen[i].clone();
-            inn.extend(out.difference(&kill[i]).copied());
-            if inn != live_in[i] {
-                live_in[i] = inn;
-                changed = true;
-            }
-        }
+
+    #[test]
+    fn successors_of_terminators() {
+        let (f, _) = crate::ir::test_kernel(
+            ".reg .pred %p; .reg .b32 %r;
+             setp.eq.s32 %p, %r, 0;
+             @%p bra DONE;
+             bar.sync 0;
+             DONE: ret;",
+        );
+        let all: Vec<Vec<BlockId>> = f.blocks.iter().map(|b| successors(&b.term)).collect();
+        assert_eq!(all[0].len(), 2, "a conditional branch has two successors: {all:?}");
+        assert!(all.iter().any(|s| s.len() == 1), "the barrier block goes on: {all:?}");
+        assert!(all.iter().any(|s| s.is_empty()), "ret ends the thread: {all:?}");
     }
-    live_in
 }

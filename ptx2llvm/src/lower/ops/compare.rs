@@ -1,14 +1,14 @@
 //! Comparisons and predicate logic (`setp`, `and/or/xor/not.pred`).
 
-use super::thread::FnCx;
-use super::R;
+use crate::lower::thread::FnCx;
+use crate::lower::R;
 use crate::ir::{BoolOp, CmpOp, Operand, PredRef, RegId, ScalarType};
 use inkwell::values::IntValue;
 use inkwell::{FloatPredicate as F, IntPredicate as I};
 
 /// The LLVM predicate of a floating-point comparison (ordered forms are false, unordered
 /// forms true, when an operand is NaN).
-pub(super) fn float_predicate(cmp: CmpOp) -> F {
+pub(crate) fn float_predicate(cmp: CmpOp) -> F {
     match cmp {
         CmpOp::Eq => F::OEQ,
         CmpOp::Ne => F::ONE,
@@ -95,7 +95,7 @@ impl<'ctx> FnCx<'ctx, '_> {
         })
     }
 
-    pub(super) fn bool_op(&self, op: BoolOp, a: IntValue<'ctx>, b: IntValue<'ctx>) -> R<IntValue<'ctx>> {
+    pub(crate) fn bool_op(&self, op: BoolOp, a: IntValue<'ctx>, b: IntValue<'ctx>) -> R<IntValue<'ctx>> {
         Ok(match op {
             BoolOp::And => self.b.build_and(a, b, "")?,
             BoolOp::Or => self.b.build_or(a, b, "")?,

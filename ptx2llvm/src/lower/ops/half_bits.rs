@@ -5,8 +5,8 @@
 //! (`__truncsfbf2` is missing from GCC 12's libgcc, and calls block vectorization), so
 //! the conversion is written out on the bits; it is exact.
 
-use super::thread::FnCx;
-use super::R;
+use crate::lower::thread::FnCx;
+use crate::lower::R;
 use inkwell::values::{FloatValue, IntValue};
 use inkwell::IntPredicate;
 

@@ -23,10 +23,10 @@
 //! `fma.relu` and `min/max.NaN`, which ask for the canonical one); `neg`/`abs` of a NaN flip or
 //! clear its sign bit, as IEEE 754 does.
 
-use super::half_bits::Half;
-use super::rounding::RoundedOp;
-use super::thread::FnCx;
-use super::{LowerError, R};
+use crate::lower::ops::half_bits::Half;
+use crate::lower::ops::rounding::RoundedOp;
+use crate::lower::thread::FnCx;
+use crate::lower::{LowerError, R};
 use crate::ir::{BoolOp, CmpOp, HalfMods, HalfOp, MixedOp, Operand, PredRef, RegId, Rounding, ScalarType};
 use inkwell::values::{FloatValue, IntValue};
 use inkwell::{FloatPredicate as F, IntPredicate as I};
@@ -117,13 +117,13 @@ impl<'ctx> FnCx<'ctx, '_> {
     }
 
     /// The exact f64 value of a lane.
-    pub(super) fn half_to_f64(&self, fmt: Half, h: IntValue<'ctx>) -> R<FloatValue<'ctx>> {
+    pub(crate) fn half_to_f64(&self, fmt: Half, h: IntValue<'ctx>) -> R<FloatValue<'ctx>> {
         let x = self.half_to_f32(fmt, h)?;
         Ok(self.b.build_float_ext(x, self.cx.f64_type(), "")?)
     }
 
     /// An f64 rounded to nearest even in a 16-bit format; NaN gives the canonical NaN.
-    pub(super) fn f64_to_half_rn(&self, fmt: Half, x: FloatValue<'ctx>) -> R<IntValue<'ctx>> {
+    pub(crate) fn f64_to_half_rn(&self, fmt: Half, x: FloatValue<'ctx>) -> R<IntValue<'ctx>> {
         let b = &self.b;
         let i64t = self.cx.i64_type();
         let l = layout(fmt);
@@ -199,7 +199,7 @@ impl<'ctx> FnCx<'ctx, '_> {
     }
 
     /// `min`/`max` of one lane (ISA pseudocode of §9.7.4.7/8).
-    pub(super) fn half_min_max(&self, fmt: Half, max: bool, mods: HalfMods, a: IntValue<'ctx>, b_: IntValue<'ctx>) -> R<IntValue<'ctx>> {
+    pub(crate) fn half_min_max(&self, fmt: Half, max: bool, mods: HalfMods, a: IntValue<'ctx>, b_: IntValue<'ctx>) -> R<IntValue<'ctx>> {
         let b = &self.b;
         let (mut x, mut y) = (a, b_);
         let sign = b.build_and(b.build_xor(x, y, "")?, self.half_i16(0x8000), "")?;
@@ -323,7 +323,7 @@ impl<'ctx> FnCx<'ctx, '_> {
         for (x, y) in xs.into_iter().zip(ys) {
             let (x, y) = if ftz { (self.half_flush(fmt, x)?, self.half_flush(fmt, y)?) } else { (x, y) };
             let (x, y) = (self.half_to_f32(fmt, x)?, self.half_to_f32(fmt, y)?);
-            out.push(self.b.build_float_compare(super::compare::float_predicate(cmp), x, y, "")?);
+            out.push(self.b.build_float_compare(crate::lower::ops::compare::float_predicate(cmp), x, y, "")?);
         }
         Ok(out)
     }

@@ -15,8 +15,8 @@
 //! - SIMD merge takes unmasked lanes from `c`, as the Semantics do (the Description of
 //!   `vset2`/`vset4` says `b`).
 
-use super::thread::FnCx;
-use super::{LowerError, R};
+use crate::lower::thread::FnCx;
+use crate::lower::{LowerError, R};
 use crate::ir::{CmpOp, Op, ScalarType, Selector, VideoOp, VideoSecondary};
 use inkwell::values::IntValue;
 use inkwell::IntPredicate as P;

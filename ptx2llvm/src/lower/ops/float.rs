@@ -16,9 +16,9 @@
 //!   `0x7fffffffffffffff` for invalid operations. A fixed choice keeps the result the same
 //!   on every host, whatever the hardware's NaN propagation and LLVM's operand order.
 
-use super::rounding::RoundedOp;
-use super::thread::FnCx;
-use super::R;
+use crate::lower::ops::rounding::RoundedOp;
+use crate::lower::thread::FnCx;
+use crate::lower::R;
 use crate::ir::{FloatBinOp, FloatClass, FloatUnOp, Op, Operand, RegId, Rounding, ScalarType};
 use inkwell::types::FloatType;
 use inkwell::values::{FloatValue, IntValue};
@@ -462,7 +462,7 @@ impl<'ctx> FnCx<'ctx, '_> {
     /// 2^x in f64 for `x` in [-limit, limit] (clamped; a NaN stays NaN): 2^k · e^(f·ln 2)
     /// with `k` the nearest integer and a degree-13 Taylor polynomial (relative error
     /// below 1e-15).
-    pub(super) fn ex2_f64(&self, x: FloatValue<'ctx>, limit: f64) -> R<FloatValue<'ctx>> {
+    pub(crate) fn ex2_f64(&self, x: FloatValue<'ctx>, limit: f64) -> R<FloatValue<'ctx>> {
         let t = x.get_type();
         let x = self.fp_clamp(x, -limit, limit)?;
         let (k, kbits) = self.fp_round_to_int(x)?;
@@ -541,7 +541,7 @@ impl<'ctx> FnCx<'ctx, '_> {
 
     /// tanh in f64: x itself for |x| < 2^-12 (error below 2^-25), else
     /// sign(x)·(1 - 2/(e^{2|x|} + 1)) with |x| clamped to 20 (tanh 20 rounds to 1).
-    pub(super) fn tanh_f64(&self, x: FloatValue<'ctx>) -> R<FloatValue<'ctx>> {
+    pub(crate) fn tanh_f64(&self, x: FloatValue<'ctx>) -> R<FloatValue<'ctx>> {
         let t = x.get_type();
         let ax = self.fp_fabs(x)?;
         let two_log2e = self.fp_fconst(t, 2.0 * std::f64::consts::LOG2_E);

@@ -120,7 +120,7 @@ pub fn analyze(f: &ir::Function) -> Option<Narrowing> {
             continue;
         }
         let mut uses = vec![];
-        super::regions::uses(&entry.insts[i].op, &mut uses);
+        crate::ir::visit::uses(&entry.insts[i].op, &mut uses);
         work.extend(uses.iter().filter_map(|r| a.def.get(r).copied()));
     }
     n.prelude = (0..entry.insts.len()).filter(|i| include[*i]).collect();
@@ -155,7 +155,7 @@ fn single_entry_defs(f: &ir::Function) -> HashMap<RegId, usize> {
     for block in &f.blocks {
         for inst in &block.insts {
             let mut d = vec![];
-            super::regions::defs(&inst.op, &mut d);
+            crate::ir::visit::defs(&inst.op, &mut d);
             for r in d {
                 *count.entry(r).or_default() += 1;
             }
@@ -164,7 +164,7 @@ fn single_entry_defs(f: &ir::Function) -> HashMap<RegId, usize> {
     let mut out = HashMap::new();
     for (i, inst) in f.blocks[0].insts.iter().enumerate() {
         let mut d = vec![];
-        super::regions::defs(&inst.op, &mut d);
+        crate::ir::visit::defs(&inst.op, &mut d);
         for r in d {
             if inst.guard.is_none() && count.get(&r) == Some(&1) {
                 out.insert(r, i);

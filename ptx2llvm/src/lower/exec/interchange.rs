@@ -44,11 +44,12 @@
 //! block-uniform `s` (executed exactly once per iteration), with an exit branch on
 //! `setp i, bound` against a block-uniform `bound`.
 
-use super::kernel::{self, ContextLayout, Filter, RegionSel};
-use super::recompute::{chain_reads_tid, recomputable_op, Cfg, Defs};
-use super::regions::{self, Regions};
-use super::thread::FnCx;
-use super::R;
+use crate::lower::exec::kernel::{self, ContextLayout, Filter, RegionSel};
+use crate::ir::cfg::Cfg;
+use crate::lower::exec::recompute::{chain_reads_tid, recomputable_op, Defs};
+use crate::lower::exec::regions::Regions;
+use crate::lower::thread::FnCx;
+use crate::lower::R;
 use crate::ir::{self, BlockId, Op, Operand, RegId, ScalarType, SpecialReg, Terminator};
 use inkwell::basic_block::BasicBlock;
 use inkwell::values::{IntValue, PointerValue};
@@ -135,7 +136,7 @@ impl<'ctx> State<'ctx> {
         let passes = (0..plan.loops.len()).map(|i| alloca(&format!("ix.pass{i}"))).collect::<R<Vec<_>>>()?;
         let wait = kernel::context_elem(fc, wait_prefix, 4, i32t.const_zero())?;
         let bytes = fc.b.build_int_mul(fc.b.build_int_z_extend(fc.uni.nthreads, fc.cx.i64_type(), "")?, fc.i64(4), "")?;
-        fc.b.build_memset(wait, 4, fc.cx.i8_type().const_zero(), bytes).map_err(|e| super::LowerError::Internal(e.to_string()))?;
+        fc.b.build_memset(wait, 4, fc.cx.i8_type().const_zero(), bytes).map_err(|e| crate::lower::LowerError::Internal(e.to_string()))?;
         Ok(State { plan, counts, passes })
     }
 }
@@ -192,7 +193,7 @@ pub fn analyze(f: &ir::Function, regions: &Regions) -> Option<Plan> {
                 // The induction's start value: its definition before the loop, replayed.
                 let (db, di) = induction.1;
                 let mut uses = vec![];
-                regions::uses(&f.blocks[db].insts[di].op, &mut uses);
+                crate::ir::visit::uses(&f.blocks[db].insts[di].op, &mut uses);
                 for r in uses {
                     defs.recomputable(f, &cfg, r, &mut replay, 0);
                 }
@@ -261,15 +262,15 @@ fn find_induction(f: &ir::Function, cfg: &Cfg, defs: &Defs, h: usize, body: &[bo
         }
         let init = &f.blocks[ob].insts[oi];
         let mut dsts = vec![];
-        regions::defs(&init.op, &mut dsts);
+        crate::ir::visit::defs(&init.op, &mut dsts);
         if dsts != [reg] || !recomputable_op(&init.op) {
             continue;
         }
         let mut chain = BTreeSet::new();
         let mut uses = vec![];
-        regions::uses(&init.op, &mut uses);
+        crate::ir::visit::uses(&init.op, &mut uses);
         let mut ok = true;
-        regions::for_each_operand(&init.op, &mut |o| ok &= !matches!(o, Operand::Special(s) if !matches!(s, SpecialReg::Tid(_) | SpecialReg::Ntid(_) | SpecialReg::Ctaid(_) | SpecialReg::Nctaid(_))));
+        crate::ir::visit::for_each_operand(&init.op, &mut |o| ok &= !matches!(o, Operand::Special(s) if !matches!(s, SpecialReg::Tid(_) | SpecialReg::Ntid(_) | SpecialReg::Ctaid(_) | SpecialReg::Nctaid(_))));
         for u in uses {
             let before = defs.single(u).is_some_and(|(ub, ui)| if ub == ob { ui < oi } else { cfg.dominates(ub, ob) });
             ok &= before && defs.recomputable(f, cfg, u, &mut chain, 0);
@@ -294,7 +295,7 @@ fn find_induction(f: &ir::Function, cfg: &Cfg, defs: &Defs, h: usize, body: &[bo
 /// The thread's code when control reaches point `q` (`entering` its loop, see
 /// `Plan::entering`): save its registers, park it there. The caller then branches on to
 /// the next thread.
-pub(super) fn emit_park<'ctx>(fc: &FnCx<'ctx, '_>, layout: &ContextLayout<'ctx>, q: usize, entering: bool, lin: IntValue<'ctx>) -> R<()> {
+pub(crate) fn emit_park<'ctx>(fc: &FnCx<'ctx, '_>, layout: &ContextLayout<'ctx>, q: usize, entering: bool, lin: IntValue<'ctx>) -> R<()> {
     let st = layout.interchange.as_ref().expect("a point implies a plan");
     let point = &st.plan.points[q];
     let lp = &st.plan.loops[point.loop_index];
@@ -318,7 +319,7 @@ pub(super) fn emit_park<'ctx>(fc: &FnCx<'ctx, '_>, layout: &ContextLayout<'ctx>,
 /// The start of a thread's run from point `q`: the recomputed registers, its saved ones
 /// (after the replay, which may overwrite them: see `recompute`), and at a header the
 /// induction register of this pass.
-pub(super) fn emit_resume<'ctx>(fc: &mut FnCx<'ctx, '_>, layout: &ContextLayout<'ctx>, q: usize, lin: IntValue<'ctx>) -> R<()> {
+pub(crate) fn emit_resume<'ctx>(fc: &mut FnCx<'ctx, '_>, layout: &ContextLayout<'ctx>, q: usize, lin: IntValue<'ctx>) -> R<()> {
     let st = layout.interchange.as_ref().expect("a point implies a plan");
     let point = &st.plan.points[q];
     let lp = &st.plan.loops[point.loop_index];
@@ -356,7 +357,7 @@ pub(super) fn emit_resume<'ctx>(fc: &mut FnCx<'ctx, '_>, layout: &ContextLayout<
 
 /// The dispatcher that runs parked threads on (see the module documentation); control
 /// continues at `after` once no thread is parked. Without a plan: `after` itself.
-pub(super) fn emit_dispatch<'ctx>(fc: &mut FnCx<'ctx, '_>, regions: &Regions, layout: &ContextLayout<'ctx>, after: BasicBlock<'ctx>) -> R<BasicBlock<'ctx>> {
+pub(crate) fn emit_dispatch<'ctx>(fc: &mut FnCx<'ctx, '_>, regions: &Regions, layout: &ContextLayout<'ctx>, after: BasicBlock<'ctx>) -> R<BasicBlock<'ctx>> {
     let Some(st) = &layout.interchange else { return Ok(after) };
     let i32t = fc.cx.i32_type();
     let n = st.plan.points.len();

@@ -20,11 +20,11 @@
 //! and its `.local` window lives in that stack, so that stack allocations have small
 //! `.local` addresses (32-bit ones too). `--scheduler fibers` forces it for every kernel.
 
-use super::abi;
-use super::function::{func_type, lower_thread_fn};
-use super::kernel::{context_elem, sync_point_descriptor, LoweredKernel};
-use super::thread::FnCx;
-use super::{LowerError, ModuleLowerer, R};
+use crate::lower::abi;
+use crate::lower::exec::function::{func_type, lower_thread_fn};
+use crate::lower::exec::kernel::{context_elem, sync_point_descriptor, LoweredKernel};
+use crate::lower::thread::FnCx;
+use crate::lower::{LowerError, ModuleLowerer, R};
 use crate::ir::{self, Callee, Op, Operand, RegId, Terminator};
 use inkwell::basic_block::BasicBlock;
 use inkwell::module::Linkage;
@@ -94,7 +94,7 @@ fn calls(f: &ir::Function) -> impl Iterator<Item = &Callee> {
 fn address_taken_functions(m: &ir::Module) -> HashSet<usize> {
     let mut out = HashSet::new();
     for inst in m.functions.iter().flat_map(|f| f.blocks.iter().flat_map(|b| b.insts.iter())) {
-        super::regions::for_each_operand(&inst.op, &mut |o| {
+        crate::ir::visit::for_each_operand(&inst.op, &mut |o| {
             if let Operand::FuncAddr(i) = o {
                 out.insert(*i as usize);
             }
@@ -167,7 +167,7 @@ impl<'ctx> FnCx<'ctx, '_> {
     /// A sync point in per-thread code (a fiber kernel's entry, or any `.func`): hand the
     /// operands to the scheduler through the thread's context slots, wait in the runtime
     /// until the point completes, take the results and go on at `next`.
-    pub(super) fn fiber_sync(&mut self, point: &ir::SyncPoint, next: BasicBlock<'ctx>) -> R<()> {
+    pub(crate) fn fiber_sync(&mut self, point: &ir::SyncPoint, next: BasicBlock<'ctx>) -> R<()> {
         let slots = point_slots(point);
         if let Some(&(r, _, _)) = slots.iter().find(|(r, _, _)| self.f.regs[r.0 as usize].ty.bits() > 64) {
             return Err(LowerError::Unsupported(format!("a {}-bit register as an operand of a barrier or warp collective", self.f.regs[r.0 as usize].ty.bits())));

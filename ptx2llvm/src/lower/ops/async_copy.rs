@@ -9,8 +9,8 @@
 //! wait finds its groups already complete, so `cp.async.commit_group` and the waits have
 //! nothing to do (the checker turns them into `Op::Nop`).
 
-use super::thread::FnCx;
-use super::R;
+use crate::lower::thread::FnCx;
+use crate::lower::R;
 use crate::ir::{Address, Operand, PredRef, ScalarType, StateSpace};
 use inkwell::IntPredicate;
 

@@ -3,8 +3,8 @@
 //! Generic, global, const and (kernel) param addresses are host addresses. Shared and
 //! local addresses are offsets into the block's shared window and the thread's local window.
 
-use super::thread::FnCx;
-use super::{LowerError, R};
+use crate::lower::thread::FnCx;
+use crate::lower::{LowerError, R};
 use crate::ir::{Address, AddressBase, MemOrder, MemScope, Operand, RegId, ScalarType, StateSpace};
 use inkwell::values::{BasicValue, InstructionValue, PointerValue};
 use inkwell::AtomicOrdering;
@@ -83,7 +83,7 @@ impl<'ctx> FnCx<'ctx, '_> {
             inst.set_volatile(true).map_err(internal)?;
         }
         match order {
-            Some(o) => inst.set_atomic_ordering(super::atomic::ordering(o)).map_err(internal)?,
+            Some(o) => inst.set_atomic_ordering(crate::lower::ops::atomic::ordering(o)).map_err(internal)?,
             None if volatile => inst.set_atomic_ordering(AtomicOrdering::Monotonic).map_err(internal)?,
             None => {}
         }
@@ -109,7 +109,7 @@ impl<'ctx> FnCx<'ctx, '_> {
         let inst = v.as_instruction_value().ok_or_else(|| LowerError::Internal("a load is an instruction".into()))?;
         inst.set_alignment(align).map_err(internal)?;
         self.set_access_kind(inst, volatile, order)?;
-        super::alias::tag_ptx_access(self.cx, inst, space);
+        crate::lower::exec::alias::tag_ptx_access(self.cx, inst, space);
         Ok(v.into_int_value())
     }
 
@@ -126,7 +126,7 @@ impl<'ctx> FnCx<'ctx, '_> {
         }
         let st = self.b.build_store(p, v)?;
         st.set_alignment(align).map_err(internal)?;
-        super::alias::tag_ptx_access(self.cx, st, space);
+        crate::lower::exec::alias::tag_ptx_access(self.cx, st, space);
         self.set_access_kind(st, volatile, order)
     }
 
@@ -270,7 +270,7 @@ impl<'ctx> FnCx<'ctx, '_> {
 
     /// A `.local` address register widened to 64 bits: 32-bit local addresses are signed
     /// offsets (stack allocations of a fiber lie below its window).
-    pub(super) fn local_address_to_64(&self, v: inkwell::values::IntValue<'ctx>) -> R<inkwell::values::IntValue<'ctx>> {
+    pub(crate) fn local_address_to_64(&self, v: inkwell::values::IntValue<'ctx>) -> R<inkwell::values::IntValue<'ctx>> {
         self.resize(v, 64, v.get_type().get_bit_width() < 64)
     }
 

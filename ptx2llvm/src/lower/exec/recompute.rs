@@ -17,184 +17,17 @@
 //! replayed instruction reads the value it read originally and every recomputed register
 //! ends with its own value.
 
-use super::regions;
+use crate::ir::cfg::Cfg;
 use crate::ir::{self, Op, Operand, RegId, SpecialReg, StateSpace, Terminator};
 use std::cell::RefCell;
 use std::collections::{BTreeSet, HashMap, HashSet};
 
-/// The control-flow graph of the IR with dominators and strongly connected components.
-pub(super) struct Cfg {
-    pub(super) succs: Vec<Vec<usize>>,
-    pub(super) preds: Vec<Vec<usize>>,
-    /// Reverse post-order position (`usize::MAX`: unreachable).
-    pub(super) rpo_index: Vec<usize>,
-    idom: Vec<usize>,
-    scc: Vec<usize>,
-}
-
-impl Cfg {
-    pub(super) fn new(f: &ir::Function) -> Cfg {
-        let n = f.blocks.len();
-        let succs: Vec<Vec<usize>> = f.blocks.iter().map(|b| regions::successors(&b.term).into_iter().map(|s| s.0 as usize).filter(|s| *s < n).collect()).collect();
-        let mut preds = vec![vec![]; n];
-        for (b, ss) in succs.iter().enumerate() {
-            for &s in ss {
-                preds[s].push(b);
-            }
-        }
-        let post = post_order(n, &succs, &[0]);
-        let rpo: Vec<usize> = post.iter().rev().copied().collect();
-        let mut rpo_index = vec![usize::MAX; n];
-        for (i, &b) in rpo.iter().enumerate() {
-            rpo_index[b] = i;
-        }
-        // Cooper, Harvey, Kennedy: "A Simple, Fast Dominance Algorithm".
-        let mut idom = vec![usize::MAX; n];
-        idom[0] = 0;
-        let mut changed = true;
-        while changed {
-            changed = false;
-            for &b in &rpo[1..] {
-                let mut new = usize::MAX;
-                for &p in &preds[b] {
-                    if idom[p] == usize::MAX {
-                        continue;
-                    }
-                    new = if new == usize::MAX {
-                        p
-                    } else {
-                        let (mut x, mut y) = (p, new);
-                        while x != y {
-                            while rpo_index[x] > rpo_index[y] {
-                                x = idom[x];
-                            }
-                            while rpo_index[y] > rpo_index[x] {
-                                y = idom[y];
-                            }
-                        }
-                        x
-                    };
-                }
-                if new != usize::MAX && idom[b] != new {
-                    idom[b] = new;
-                    changed = true;
-                }
-            }
-        }
-        // Kosaraju: components in the reversed graph, taken in reverse post-order.
-        let mut scc = vec![usize::MAX; n];
-        let mut id = 0;
-        for &root in &rpo {
-            if scc[root] != usize::MAX {
-                continue;
-            }
-            let mut stack = vec![root];
-            scc[root] = id;
-            while let Some(b) = stack.pop() {
-                for &p in &preds[b] {
-                    if scc[p] == usize::MAX && rpo_index[p] != usize::MAX {
-                        scc[p] = id;
-                        stack.push(p);
-                    }
-                }
-            }
-            id += 1;
-        }
-        Cfg { succs, preds, rpo_index, idom, scc }
-    }
-
-    pub(super) fn reachable(&self, b: usize) -> bool {
-        self.rpo_index[b] != usize::MAX
-    }
-
-    pub(super) fn dominates(&self, a: usize, mut b: usize) -> bool {
-        if !self.reachable(a) || !self.reachable(b) {
-            return false;
-        }
-        loop {
-            if a == b {
-                return true;
-            }
-            if b == 0 {
-                return false;
-            }
-            b = self.idom[b];
-        }
-    }
-
-    /// The body of the natural loop with header `h`, if it is a whole strongly connected
-    /// component (no outer cycle, no other entry).
-    pub(super) fn natural_loop(&self, h: usize) -> Option<Vec<bool>> {
-        if !self.reachable(h) {
-            return None;
-        }
-        let latches: Vec<usize> = self.preds[h].iter().copied().filter(|&p| self.dominates(h, p)).collect();
-        if latches.is_empty() {
-            return None;
-        }
-        let mut body = vec![false; self.succs.len()];
-        body[h] = true;
-        let mut stack = latches;
-        while let Some(b) = stack.pop() {
-            if !body[b] {
-                body[b] = true;
-                stack.extend(self.preds[b].iter().copied());
-            }
-        }
-        let whole = (0..body.len()).all(|b| body[b] == (self.reachable(b) && self.scc[b] == self.scc[h]));
-        whole.then_some(body)
-    }
-
-    /// Whether block `b` of `body` lies on a cycle that avoids the header `h`.
-    pub(super) fn in_inner_cycle(&self, b: usize, h: usize, body: &[bool]) -> bool {
-        let mut seen = vec![false; body.len()];
-        let mut stack: Vec<usize> = self.succs[b].clone();
-        while let Some(x) = stack.pop() {
-            if x == h || !body[x] || seen[x] {
-                continue;
-            }
-            if x == b {
-                return true;
-            }
-            seen[x] = true;
-            stack.extend(self.succs[x].iter().copied());
-        }
-        false
-    }
-}
-
-/// Post-order of the blocks reachable from `roots` (iterative depth-first search).
-fn post_order(n: usize, succs: &[Vec<usize>], roots: &[usize]) -> Vec<usize> {
-    let mut seen = vec![false; n];
-    let mut out = vec![];
-    for &r in roots {
-        if r >= n || seen[r] {
-            continue;
-        }
-        seen[r] = true;
-        let mut stack = vec![(r, 0usize)];
-        while let Some((b, i)) = stack.last_mut() {
-            if let Some(&s) = succs[*b].get(*i) {
-                *i += 1;
-                if !seen[s] {
-                    seen[s] = true;
-                    stack.push((s, 0));
-                }
-            } else {
-                out.push(*b);
-                stack.pop();
-            }
-        }
-    }
-    out
-}
-
 /// Where each register is defined.
-pub(super) struct Defs {
+pub(crate) struct Defs {
     /// Per register: its definitions `(block, instruction index, guarded)`; a sync point
     /// that writes the register counts as a guarded definition at index `insts.len()` (the
     /// terminator's position), so that it is never the one recomputed.
-    pub(super) sites: Vec<Vec<(usize, usize, bool)>>,
+    pub(crate) sites: Vec<Vec<(usize, usize, bool)>>,
     /// Definitions found not recomputable (keeps the search linear on long chains).
     rejected: RefCell<HashSet<(usize, usize)>>,
     /// Answers of `reaching_only` by register and position.
@@ -202,9 +35,9 @@ pub(super) struct Defs {
 }
 
 /// An instruction: its block and index.
-pub(super) type InstPos = (usize, usize);
+pub(crate) type InstPos = (usize, usize);
 /// Instructions to replay, in execution order: `(rpo position, block, index)`.
-pub(super) type Replay = BTreeSet<(usize, usize, usize)>;
+pub(crate) type Replay = BTreeSet<(usize, usize, usize)>;
 
 /// Deepest chain of definitions `recomputable` follows.
 const MAX_CHAIN: u32 = 32;
@@ -239,13 +72,13 @@ fn reaches_avoiding(cfg: &Cfg, (xb, xi): (usize, usize), (b, i): (usize, usize),
 }
 
 impl Defs {
-    pub(super) fn new(f: &ir::Function) -> Defs {
+    pub(crate) fn new(f: &ir::Function) -> Defs {
         let mut sites = vec![vec![]; f.regs.len()];
         let mut buf = vec![];
         for (b, block) in f.blocks.iter().enumerate() {
             for (i, inst) in block.insts.iter().enumerate() {
                 buf.clear();
-                regions::defs(&inst.op, &mut buf);
+                crate::ir::visit::defs(&inst.op, &mut buf);
                 for r in &buf {
                     if let Some(s) = sites.get_mut(r.0 as usize) {
                         s.push((b, i, inst.guard.is_some()));
@@ -266,7 +99,7 @@ impl Defs {
     }
 
     /// The register's only definition, if it has exactly one and it is unguarded.
-    pub(super) fn single(&self, r: RegId) -> Option<(usize, usize)> {
+    pub(crate) fn single(&self, r: RegId) -> Option<(usize, usize)> {
         match self.sites.get(r.0 as usize).map(|s| &s[..]) {
             Some([(b, i, false)]) => Some((*b, *i)),
             _ => None,
@@ -277,7 +110,7 @@ impl Defs {
     /// immediates (see the module documentation) at every use reached by its only
     /// definition; adds the instructions that compute it to `replay` as `(rpo position,
     /// block, index)`.
-    pub(super) fn recomputable(&self, f: &ir::Function, cfg: &Cfg, r: RegId, replay: &mut BTreeSet<(usize, usize, usize)>, depth: u32) -> bool {
+    pub(crate) fn recomputable(&self, f: &ir::Function, cfg: &Cfg, r: RegId, replay: &mut BTreeSet<(usize, usize, usize)>, depth: u32) -> bool {
         let Some(def) = self.single(r) else { return false };
         self.recomputable_def(f, cfg, def, replay, depth)
     }
@@ -285,7 +118,7 @@ impl Defs {
     /// Whether the unguarded definition at instruction `i` of block `b` computes a pure
     /// function of the thread and block indices, parameters and immediates; adds the
     /// instructions that compute it to `replay`.
-    pub(super) fn recomputable_def(&self, f: &ir::Function, cfg: &Cfg, (b, i): (usize, usize), replay: &mut BTreeSet<(usize, usize, usize)>, depth: u32) -> bool {
+    pub(crate) fn recomputable_def(&self, f: &ir::Function, cfg: &Cfg, (b, i): (usize, usize), replay: &mut BTreeSet<(usize, usize, usize)>, depth: u32) -> bool {
         if replay.contains(&(cfg.rpo_index[b], b, i)) {
             return true;
         }
@@ -308,7 +141,7 @@ impl Defs {
             return false;
         }
         let mut specials_ok = true;
-        regions::for_each_operand(&inst.op, &mut |o| {
+        crate::ir::visit::for_each_operand(&inst.op, &mut |o| {
             if let Operand::Special(s) = o {
                 specials_ok &= matches!(s, SpecialReg::Tid(_) | SpecialReg::Ntid(_) | SpecialReg::Ctaid(_) | SpecialReg::Nctaid(_));
             }
@@ -317,7 +150,7 @@ impl Defs {
             return false;
         }
         let mut uses = vec![];
-        regions::uses(&inst.op, &mut uses);
+        crate::ir::visit::uses(&inst.op, &mut uses);
         let mut chain = replay.clone();
         for u in uses {
             // The operand's value here must come from one definition, recomputable in turn.
@@ -333,7 +166,7 @@ impl Defs {
 
     /// The definition of `r` that every path from the entry to instruction `i` of block `b`
     /// (`i` = 0: the block's start) passes last, if there is one and it is unguarded.
-    pub(super) fn reaching_only(&self, cfg: &Cfg, r: RegId, b: usize, i: usize) -> Option<(usize, usize)> {
+    pub(crate) fn reaching_only(&self, cfg: &Cfg, r: RegId, b: usize, i: usize) -> Option<(usize, usize)> {
         if let Some(known) = self.reaching.borrow().get(&(r, b, i)) {
             return *known;
         }
@@ -356,20 +189,20 @@ impl Defs {
     /// replayed instruction the operands it had originally, and every register of
     /// `recomputed` the value of its definition. Other registers it overwrites must be dead
     /// there or reloaded after the replay.
-    pub(super) fn replay_consistent(&self, f: &ir::Function, cfg: &Cfg, replay: &BTreeSet<(usize, usize, usize)>, recomputed: &[(RegId, (usize, usize))]) -> bool {
+    pub(crate) fn replay_consistent(&self, f: &ir::Function, cfg: &Cfg, replay: &BTreeSet<(usize, usize, usize)>, recomputed: &[(RegId, (usize, usize))]) -> bool {
         let mut last: HashMap<RegId, (usize, usize)> = HashMap::new();
         let mut buf = vec![];
         for &(_, b, i) in replay {
             let op = &f.blocks[b].insts[i].op;
             buf.clear();
-            regions::uses(op, &mut buf);
+            crate::ir::visit::uses(op, &mut buf);
             for u in &buf {
                 if last.get(u).copied() != self.reaching_only(cfg, *u, b, i) {
                     return false;
                 }
             }
             buf.clear();
-            regions::defs(op, &mut buf);
+            crate::ir::visit::defs(op, &mut buf);
             for d in &buf {
                 last.insert(*d, (b, i));
             }
@@ -380,7 +213,7 @@ impl Defs {
     /// The registers of `live` (live at the start of block `at`) that can be recomputed
     /// there, with their definitions, and the instructions that recompute them in order;
     /// nothing if the replay would not be consistent (`replay_consistent`).
-    pub(super) fn recomputable_at(&self, f: &ir::Function, cfg: &Cfg, at: usize, live: &BTreeSet<RegId>) -> (Vec<(RegId, InstPos)>, Replay) {
+    pub(crate) fn recomputable_at(&self, f: &ir::Function, cfg: &Cfg, at: usize, live: &BTreeSet<RegId>) -> (Vec<(RegId, InstPos)>, Replay) {
         let mut replay = BTreeSet::new();
         let mut recomputed = vec![];
         for &r in live {
@@ -400,14 +233,14 @@ impl Defs {
 
     /// Whether `r` is recomputable without the thread index (block-uniform) and available at
     /// the start of block `at`.
-    pub(super) fn uniform_at(&self, f: &ir::Function, cfg: &Cfg, r: RegId, at: usize) -> bool {
+    pub(crate) fn uniform_at(&self, f: &ir::Function, cfg: &Cfg, r: RegId, at: usize) -> bool {
         let Some((db, _)) = self.single(r) else { return false };
         let mut chain = BTreeSet::new();
         db != at && cfg.dominates(db, at) && self.recomputable(f, cfg, r, &mut chain, 0) && !chain_reads_tid(f, &chain)
     }
 }
 
-pub(super) fn recomputable_op(op: &Op) -> bool {
+pub(crate) fn recomputable_op(op: &Op) -> bool {
     match op {
         // Kernel parameters are read-only.
         Op::Load { space: StateSpace::Param, volatile: false, order: None, addr: ir::Address { base: ir::AddressBase::Param(_), .. }, dst, .. } => dst.len() == 1,
@@ -417,10 +250,10 @@ pub(super) fn recomputable_op(op: &Op) -> bool {
     }
 }
 
-pub(super) fn chain_reads_tid(f: &ir::Function, chain: &BTreeSet<(usize, usize, usize)>) -> bool {
+pub(crate) fn chain_reads_tid(f: &ir::Function, chain: &BTreeSet<(usize, usize, usize)>) -> bool {
     let mut tid = false;
     for &(_, b, i) in chain {
-        regions::for_each_operand(&f.blocks[b].insts[i].op, &mut |o| tid |= matches!(o, Operand::Special(SpecialReg::Tid(_))));
+        crate::ir::visit::for_each_operand(&f.blocks[b].insts[i].op, &mut |o| tid |= matches!(o, Operand::Special(SpecialReg::Tid(_))));
     }
     tid
 }

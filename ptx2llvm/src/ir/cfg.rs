@@ -1,0 +1,200 @@
+//! The control-flow graph of a function: successors, predecessors, reverse post-order,
+//! dominators and strongly connected components (natural loops).
+
+use super::visit::successors;
+use crate::ir;
+
+/// The control-flow graph of the IR with dominators and strongly connected components.
+pub struct Cfg {
+    pub succs: Vec<Vec<usize>>,
+    pub preds: Vec<Vec<usize>>,
+    /// Reverse post-order position (`usize::MAX`: unreachable).
+    pub rpo_index: Vec<usize>,
+    idom: Vec<usize>,
+    scc: Vec<usize>,
+}
+
+impl Cfg {
+    pub fn new(f: &ir::Function) -> Cfg {
+        let n = f.blocks.len();
+        let succs: Vec<Vec<usize>> = f.blocks.iter().map(|b| successors(&b.term).into_iter().map(|s| s.0 as usize).filter(|s| *s < n).collect()).collect();
+        let mut preds = vec![vec![]; n];
+        for (b, ss) in succs.iter().enumerate() {
+            for &s in ss {
+                preds[s].push(b);
+            }
+        }
+        let post = post_order(n, &succs, &[0]);
+        let rpo: Vec<usize> = post.iter().rev().copied().collect();
+        let mut rpo_index = vec![usize::MAX; n];
+        for (i, &b) in rpo.iter().enumerate() {
+            rpo_index[b] = i;
+        }
+        // Cooper, Harvey, Kennedy: "A Simple, Fast Dominance Algorithm".
+        let mut idom = vec![usize::MAX; n];
+        idom[0] = 0;
+        let mut changed = true;
+        while changed {
+            changed = false;
+            for &b in &rpo[1..] {
+                let mut new = usize::MAX;
+                for &p in &preds[b] {
+                    if idom[p] == usize::MAX {
+                        continue;
+                    }
+                    new = if new == usize::MAX {
+                        p
+                    } else {
+                        let (mut x, mut y) = (p, new);
+                        while x != y {
+                            while rpo_index[x] > rpo_index[y] {
+                                x = idom[x];
+                            }
+                            while rpo_index[y] > rpo_index[x] {
+                                y = idom[y];
+                            }
+                        }
+                        x
+                    };
+                }
+                if new != usize::MAX && idom[b] != new {
+                    idom[b] = new;
+                    changed = true;
+                }
+            }
+        }
+        // Kosaraju: components in the reversed graph, taken in reverse post-order.
+        let mut scc = vec![usize::MAX; n];
+        let mut id = 0;
+        for &root in &rpo {
+            if scc[root] != usize::MAX {
+                continue;
+            }
+            let mut stack = vec![root];
+            scc[root] = id;
+            while let Some(b) = stack.pop() {
+                for &p in &preds[b] {
+                    if scc[p] == usize::MAX && rpo_index[p] != usize::MAX {
+                        scc[p] = id;
+                        stack.push(p);
+                    }
+                }
+            }
+            id += 1;
+        }
+        Cfg { succs, preds, rpo_index, idom, scc }
+    }
+
+    pub fn reachable(&self, b: usize) -> bool {
+        self.rpo_index[b] != usize::MAX
+    }
+
+    pub fn dominates(&self, a: usize, mut b: usize) -> bool {
+        if !self.reachable(a) || !self.reachable(b) {
+            return false;
+        }
+        loop {
+            if a == b {
+                return true;
+            }
+            if b == 0 {
+                return false;
+            }
+            b = self.idom[b];
+        }
+    }
+
+    /// The body of the natural loop with header `h`, if it is a whole strongly connected
+    /// component (no outer cycle, no other entry).
+    pub fn natural_loop(&self, h: usize) -> Option<Vec<bool>> {
+        if !self.reachable(h) {
+            return None;
+        }
+        let latches: Vec<usize> = self.preds[h].iter().copied().filter(|&p| self.dominates(h, p)).collect();
+        if latches.is_empty() {
+            return None;
+        }
+        let mut body = vec![false; self.succs.len()];
+        body[h] = true;
+        let mut stack = latches;
+        while let Some(b) = stack.pop() {
+            if !body[b] {
+                body[b] = true;
+                stack.extend(self.preds[b].iter().copied());
+            }
+        }
+        let whole = (0..body.len()).all(|b| body[b] == (self.reachable(b) && self.scc[b] == self.scc[h]));
+        whole.then_some(body)
+    }
+
+    /// Whether block `b` of `body` lies on a cycle that avoids the header `h`.
+    pub fn in_inner_cycle(&self, b: usize, h: usize, body: &[bool]) -> bool {
+        let mut seen = vec![false; body.len()];
+        let mut stack: Vec<usize> = self.succs[b].clone();
+        while let Some(x) = stack.pop() {
+            if x == h || !body[x] || seen[x] {
+                continue;
+            }
+            if x == b {
+                return true;
+            }
+            seen[x] = true;
+            stack.extend(self.succs[x].iter().copied());
+        }
+        false
+    }
+}
+
+/// Post-order of the blocks reachable from `roots` (iterative depth-first search).
+fn post_order(n: usize, succs: &[Vec<usize>], roots: &[usize]) -> Vec<usize> {
+    let mut seen = vec![false; n];
+    let mut out = vec![];
+    for &r in roots {
+        if r >= n || seen[r] {
+            continue;
+        }
+        seen[r] = true;
+        let mut stack = vec![(r, 0usize)];
+        while let Some((b, i)) = stack.last_mut() {
+            if let Some(&s) = succs[*b].get(*i) {
+                *i += 1;
+                if !seen[s] {
+                    seen[s] = true;
+                    stack.push((s, 0));
+                }
+            } else {
+                out.push(*b);
+                stack.pop();
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dominators_and_natural_loops() {
+        // entry -> LOOP (header) -> BODY -> LOOP, LOOP -> END
+        let (f, _) = crate::ir::test_kernel(
+            ".reg .pred %p; .reg .b32 %r<3>;
+             mov.u32 %r1, 0;
+             LOOP: setp.ge.s32 %p, %r1, 10;
+             @%p bra END;
+             add.s32 %r1, %r1, 1;
+             bra LOOP;
+             END: ret;",
+        );
+        let cfg = Cfg::new(&f);
+        let header = f.blocks.iter().position(|b| b.label.as_deref() == Some("LOOP")).expect("LOOP");
+        let end = f.blocks.iter().position(|b| b.label.as_deref() == Some("END")).expect("END");
+        assert!(cfg.dominates(0, header) && cfg.dominates(header, end) && !cfg.dominates(end, header));
+        let body = cfg.natural_loop(header).expect("a natural loop");
+        assert!(body[header] && !body[end] && !body[0]);
+        assert!(cfg.natural_loop(end).is_none(), "END heads no loop");
+        let latch = cfg.preds[header].iter().copied().find(|&p| p != 0).expect("a latch");
+        assert!(body[latch] && !cfg.in_inner_cycle(latch, header, &body));
+    }
+}

@@ -1,0 +1,22 @@
+//! The execution model: how the threads of a block run on one CPU thread.
+//!
+//! A kernel becomes a block function (`kernel`) that runs its threads region by region
+//! (`regions`: the code between sync points) as thread loops LLVM can vectorize. Warp
+//! collectives of converged warps are computed in the block function (`warps`); the runtime's
+//! scheduler decides the rest. Registers live across a sync point are recomputed where they
+//! can be (`recompute`), grid-stride loops are interchanged (`interchange`), entry guards
+//! become loop bounds (`guards`), neighbouring blocks are fused (`fusion`), legacy
+//! warp-synchronous code gets lockstep points (`lockstep`), and kernels the region form
+//! cannot express run as fibers (`fibers`). `.func` functions and calls are in `function`;
+//! the alias facts of the model are in `alias`.
+
+pub mod alias;
+pub mod fibers;
+pub mod function;
+pub mod fusion;
+pub mod guards;
+pub mod interchange;
+pub mod kernel;
+pub mod lockstep;
+pub mod recompute;
+pub mod regions;

@@ -1,0 +1,127 @@
+//! Regions of a kernel: the code between sync points (barriers and warp collectives).
+//!
+//! A block function runs the threads of a block region by region: a region starts at the
+//! kernel's entry or right after a sync point, and each thread runs it until it reaches a
+//! sync point or exits. Registers live across a sync point, and the operands and results of
+//! the sync points themselves (which the runtime's scheduler reads and writes), are kept per
+//! thread in the context area; this module finds the regions and those registers.
+
+use crate::ir::cfg::Cfg;
+use crate::ir::liveness::liveness;
+use crate::ir::visit::successors;
+use crate::lower::exec::recompute::Defs;
+use crate::ir::{self, BlockId, Op, Operand, RegId, Terminator};
+use std::collections::BTreeSet;
+
+pub struct Regions {
+    /// Start block of each region: `starts[0]` is the entry, `starts[k]` (k ≥ 1) follows
+    /// sync point k.
+    pub starts: Vec<BlockId>,
+    /// For each IR block ending in a sync point: the region that follows it.
+    pub sync_region: Vec<Option<usize>>,
+    /// Registers live at the start of each block.
+    pub live_in: Vec<BTreeSet<RegId>>,
+    /// Registers kept in the context area (live into some region after a sync point and not
+    /// recomputed there, or an operand or result of a sync point), in slot order.
+    pub saved: Vec<RegId>,
+    /// Per region: the registers live into it that its start recomputes instead of
+    /// reloading them (`recompute`; kernels only), and the instructions that do, in order.
+    pub recomputed: Vec<BTreeSet<RegId>>,
+    pub replay: Vec<Vec<(BlockId, usize)>>,
+}
+
+impl Regions {
+    pub fn has_sync_points(&self) -> bool {
+        self.starts.len() > 1
+    }
+
+    /// Registers to reload at the start of region `k` (none for the entry region): those
+    /// live into it that it does not recompute.
+    pub fn live_into_region(&self, k: usize) -> impl Iterator<Item = RegId> + '_ {
+        let set = if k == 0 { None } else { Some(&self.live_in[self.starts[k].0 as usize]) };
+        set.into_iter().flatten().copied().filter(move |r| !self.recomputed[k].contains(r))
+    }
+
+    /// The region that follows region `k` when every thread that runs `k` stops at the same
+    /// plain `bar.sync` (an immediate id, no thread count): `k`'s code reaches no other sync
+    /// point, no `exit` and no call (a called `.func` may exit). After a run of `k` by every
+    /// thread the whole block waits there, which the scheduler would release densely into
+    /// the returned region (its first check), so the block function can go on directly.
+    /// Per region: whether it follows a plain `bar.sync` (an immediate id, no thread count),
+    /// the sync point that the scheduler releases densely, without looking at anything but
+    /// the thread states, once every thread waits there.
+    pub fn after_plain_barrier(&self, f: &ir::Function) -> Vec<bool> {
+        let mut plain = vec![false; self.starts.len()];
+        for (i, b) in f.blocks.iter().enumerate() {
+            if let (Terminator::Sync { point, .. }, Some(k)) = (&b.term, self.sync_region[i]) {
+                plain[k] = is_plain_barrier(point);
+            }
+        }
+        plain
+    }
+
+    pub fn sole_barrier_successor(&self, f: &ir::Function, k: usize) -> Option<usize> {
+        let mut seen = BTreeSet::new();
+        let mut work = vec![*self.starts.get(k)?];
+        let mut next = None;
+        while let Some(id) = work.pop() {
+            if !seen.insert(id) {
+                continue;
+            }
+            let block = f.blocks.get(id.0 as usize)?;
+            if block.insts.iter().any(|i| matches!(i.op, Op::Call { .. })) {
+                return None;
+            }
+            match &block.term {
+                Terminator::Jump(_) | Terminator::Branch { .. } => work.extend(successors(&block.term)),
+                Terminator::Sync { point, .. } if is_plain_barrier(point) => {
+                    let j = self.sync_region[id.0 as usize]?;
+                    if next.is_some_and(|n| n != j) {
+                        return None;
+                    }
+                    next = Some(j);
+                }
+                Terminator::Sync { .. } | Terminator::Exit | Terminator::Return => return None,
+            }
+        }
+        next
+    }
+}
+
+/// `bar.sync` / `barrier.sync` with an immediate id and no thread count.
+fn is_plain_barrier(point: &ir::SyncPoint) -> bool {
+    matches!(point, ir::SyncPoint::Barrier(ir::Barrier { id: Operand::Imm(_), count: None, kind: ir::BarrierKind::Sync, .. }))
+}
+
+pub fn analyze(f: &ir::Function) -> Regions {
+    let n = f.blocks.len();
+    let mut starts = vec![BlockId(0)];
+    let mut sync_region = vec![None; n];
+    let mut saved_set = BTreeSet::new();
+    for (i, b) in f.blocks.iter().enumerate() {
+        if let Terminator::Sync { next, point } = &b.term {
+            sync_region[i] = Some(starts.len());
+            starts.push(*next);
+            let mut regs = vec![];
+            point.uses(&mut regs);
+            point.defs(&mut regs);
+            saved_set.extend(regs);
+        }
+    }
+    let live_in = liveness(f);
+    let mut recomputed = vec![BTreeSet::new()];
+    let mut replay = vec![vec![]];
+    let analysis = (starts.len() > 1 && f.kind == ir::FunctionKind::Entry).then(|| (Cfg::new(f), Defs::new(f)));
+    for s in &starts[1..] {
+        let live = &live_in[s.0 as usize];
+        let (regs, insts) = match &analysis {
+            Some((cfg, defs)) => defs.recomputable_at(f, cfg, s.0 as usize, live),
+            None => Default::default(),
+        };
+        let regs: BTreeSet<RegId> = regs.into_iter().map(|(r, _)| r).collect();
+        saved_set.extend(live.difference(&regs).copied());
+        recomputed.push(regs);
+        replay.push(insts.into_iter().map(|(_, b, i)| (BlockId(b as u32), i)).collect());
+    }
+    Regions { starts, sync_region, live_in, saved: saved_set.into_iter().collect(), recomputed, replay }
+}
