@@ -17,6 +17,7 @@ APT_PACKAGES=(
     cmake
     qemu-user
     gcc-aarch64-linux-gnu
+    libc6-dev-arm64-cross
     libomp-19-dev
 )
 LIT_VERSION="18.1.8"

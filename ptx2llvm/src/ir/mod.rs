@@ -474,6 +474,27 @@ impl SyncPoint {
         }
     }
 
+    /// The operands that steer the point rather than carry lane data: barrier ids and thread
+    /// counts, a shuffle's lane and clamp operands, membermasks.
+    pub fn for_each_control_operand_mut(&mut self, f: &mut dyn FnMut(&mut Operand)) {
+        match self {
+            SyncPoint::Barrier(b) => {
+                f(&mut b.id);
+                b.count.iter_mut().for_each(f);
+            }
+            SyncPoint::Warp(w) => match w {
+                WarpOp::Shfl { b, c, mask, .. } => {
+                    f(b);
+                    f(c);
+                    mask.iter_mut().for_each(f);
+                }
+                WarpOp::Vote { mask, .. } => mask.iter_mut().for_each(f),
+                WarpOp::Match { mask, .. } | WarpOp::Redux { mask, .. } | WarpOp::Elect { mask, .. } | WarpOp::WarpSync { mask } => f(mask),
+                WarpOp::ActiveMask { .. } | WarpOp::Lockstep | WarpOp::Matrix(_) => {}
+            },
+        }
+    }
+
     pub fn defs(&self, out: &mut Vec<RegId>) {
         match self {
             SyncPoint::Barrier(Barrier { kind: BarrierKind::Red { dst, .. }, .. }) => out.push(*dst),

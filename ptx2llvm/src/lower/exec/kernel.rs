@@ -13,6 +13,7 @@
 
 use crate::lower::abi;
 use crate::lower::exec::alias;
+use crate::lower::exec::decide;
 use crate::lower::exec::fusion;
 use crate::lower::exec::guards::{self, Narrowing};
 use crate::lower::exec::interchange;
@@ -54,19 +55,26 @@ pub struct LoweredKernel<'ctx> {
     pub fused_x: bool,
 }
 
+/// Where a block function goes to run region `k`: for every thread (`dense[k]`), or for
+/// the threads the states mark released into it (`released[k]`).
+pub(crate) struct RegionEntries<'ctx> {
+    pub(crate) dense: Vec<BasicBlock<'ctx>>,
+    pub(crate) released: Vec<BasicBlock<'ctx>>,
+}
+
 /// Where each saved register lives in the structure-of-arrays context area.
 pub(crate) struct ContextLayout<'ctx> {
     /// Per register (by index): (per-thread byte offset prefix, element size).
     pub(crate) slots: HashMap<ir::RegId, (u64, u32)>,
     /// Prefix of the i32 state array, if the kernel has barriers.
-    state: Option<u64>,
+    pub(crate) state: Option<u64>,
     /// Prefix of the i32 array of interchange points threads are parked at (`interchange`).
     pub(crate) wait: Option<u64>,
     bytes_per_thread: u64,
     /// The kernel's interchanged loops.
     pub(crate) interchange: Option<interchange::State<'ctx>>,
     /// Alias scopes of the arrays (`alias`).
-    scopes: alias::ContextScopes<'ctx>,
+    pub(crate) scopes: alias::ContextScopes<'ctx>,
 }
 
 fn context_layout<'ctx>(cx: &'ctx inkwell::context::Context, f: &ir::Function, regions: &Regions, plan: Option<&interchange::Plan>) -> ContextLayout<'ctx> {
@@ -182,68 +190,95 @@ pub fn lower_entry<'ctx>(ml: &ModuleLowerer<'ctx, '_>, index: usize, f: &ir::Fun
         fc.b.position_at_end(not_done);
         let negative = fc.b.build_int_compare(P::SLT, r, i32t.const_zero(), "")?;
         fc.b.build_conditional_branch(negative, failed, dispatch)?;
-        // Region loops end in the interchange dispatcher (if any), then the scheduler.
-        let schedule = interchange::emit_dispatch(&mut fc, &regions, &layout, schedule)?;
+        // Region loops end in the interchange dispatcher (if any: parked threads run
+        // first), then the decision of what runs next: the block function's own
+        // (`decide`), else the scheduler's.
+        let n = regions.starts.len();
+        let points = regions.points(f);
+        let decision = |fc: &FnCx<'ctx, '_>, entries: &RegionEntries<'ctx>| -> R<(BasicBlock<'ctx>, Vec<Option<BasicBlock<'ctx>>>)> {
+            let whole = decide::emit_whole_completions(fc, &layout, &points, entries, schedule)?;
+            Ok((decide::emit_decision(fc, &layout, &points, &whole, entries, schedule)?, whole))
+        };
 
-        if regions.starts.len() > COMPACT_ABOVE_REGIONS {
-            // One thread loop for all regions: the entry region densely, then whichever the
-            // scheduler picks (every thread when it says dense, else the released ones).
+        if n > COMPACT_ABOVE_REGIONS {
+            // One thread loop for all regions: the entry region densely, then whichever is
+            // picked (every thread when dense, else the released ones).
             let shared = fc.new_block("regions");
-            let picked = {
-                fc.b.position_at_end(shared);
-                let k_phi = fc.b.build_phi(i32t, "picked")?;
-                let dense_phi = fc.b.build_phi(cx.bool_type(), "picked.dense")?;
-                k_phi.add_incoming(&[(&i32t.const_zero(), entry), (&k, dispatch)]);
-                dense_phi.add_incoming(&[(&cx.bool_type().const_all_ones(), entry), (&is_dense, dispatch)]);
-                (k_phi.as_basic_value().into_int_value(), dense_phi.as_basic_value().into_int_value())
+            fc.b.position_at_end(shared);
+            let k_phi = fc.b.build_phi(i32t, "picked")?;
+            let dense_phi = fc.b.build_phi(cx.bool_type(), "picked.dense")?;
+            let picked = (k_phi.as_basic_value().into_int_value(), dense_phi.as_basic_value().into_int_value());
+            let enter = |fc: &FnCx<'ctx, '_>, k: usize, dense: bool| -> R<BasicBlock<'ctx>> {
+                let bb = fc.new_block(&format!("enter{k}.{}", if dense { "dense" } else { "released" }));
+                fc.b.position_at_end(bb);
+                fc.b.build_unconditional_branch(shared)?;
+                k_phi.add_incoming(&[(&i32t.const_int(k as u64, false), bb)]);
+                dense_phi.add_incoming(&[(&cx.bool_type().const_int(dense as u64, false), bb)]);
+                Ok(bb)
             };
-            let lp = emit_region_loop(&mut fc, &regions, &layout, RegionSel::Picked(picked.0), Filter::DenseOrReleased(picked.1), None, schedule)?;
+            let entries = RegionEntries { dense: (0..n).map(|k| enter(&fc, k, true)).collect::<R<_>>()?, released: (0..n).map(|k| enter(&fc, k, false)).collect::<R<_>>()? };
+            let (decided, _) = decision(&fc, &entries)?;
+            let next = interchange::emit_dispatch(&mut fc, &regions, &layout, decided)?;
+            let lp = emit_region_loop(&mut fc, &regions, &layout, RegionSel::Picked(picked.0), Filter::DenseOrReleased(picked.1), None, next)?;
             fc.b.position_at_end(shared);
             fc.b.build_unconditional_branch(lp)?;
             fc.b.position_at_end(entry);
-            fc.b.build_unconditional_branch(shared)?;
+            fc.b.build_unconditional_branch(entries.dense[0])?;
             fc.b.position_at_end(dispatch);
             // The switch inside the loop sends an unknown region nowhere: check it here.
-            let known = fc.b.build_int_compare(P::ULT, k, i32t.const_int(regions.starts.len() as u64, false), "")?;
-            fc.b.build_conditional_branch(known, shared, failed)?;
+            let known = fc.b.build_int_compare(P::ULT, k, i32t.const_int(n as u64, false), "")?;
+            let scheduled = fc.new_block("scheduled");
+            fc.b.build_conditional_branch(known, scheduled, failed)?;
+            fc.b.position_at_end(scheduled);
+            fc.b.build_unconditional_branch(shared)?;
+            k_phi.add_incoming(&[(&k, scheduled)]);
+            dense_phi.add_incoming(&[(&is_dense, scheduled)]);
         } else {
-            // Each region as a dense and a checked thread loop. A dense run of a region
-            // that always ends at one plain barrier goes on to the next region's dense loop
-            // without calling the scheduler (`Regions::sole_barrier_successor`).
-            let n = regions.starts.len();
-            let dense_entries: Vec<BasicBlock> = (0..n).map(|k| fc.new_block(&format!("region{k}.dense"))).collect();
-            // Any other run ends in a look at the thread states: if the whole block waits
-            // at one plain barrier, its region runs densely at once, else the scheduler
-            // decides. (Not with interchanged loops: parked threads run first.)
-            let next = match layout.interchange {
-                None => emit_same_barrier_check(&fc, &layout, &regions.after_plain_barrier(f), &dense_entries, schedule)?,
-                Some(_) => schedule,
+            // Each region as a dense and a checked thread loop.
+            let entries = RegionEntries {
+                dense: (0..n).map(|k| fc.new_block(&format!("region{k}.dense"))).collect(),
+                released: (0..n).map(|k| fc.new_block(&format!("region{k}.released"))).collect(),
             };
-            let after_dense = |k: usize| match regions.sole_barrier_successor(f, k) {
-                Some(next) if layout.interchange.is_none() => dense_entries[next],
-                _ => next,
-            };
+            // Any run ends in the block function's own decision, else the scheduler's. A
+            // dense run of a region that always ends at the same sync point goes on without
+            // looking at the states: to the next region's dense loop after a plain barrier,
+            // to the completion of a warp collective for every warp (not with interchanged
+            // loops, whose parked threads run first).
+            let (decided, whole) = decision(&fc, &entries)?;
+            let next = interchange::emit_dispatch(&mut fc, &regions, &layout, decided)?;
+            let after_dense: Vec<BasicBlock> = (0..n)
+                .map(|k| match regions.sole_successor(f, k) {
+                    _ if layout.interchange.is_some() => next,
+                    Some(j) if points[j].is_some_and(regions::is_plain_barrier) => entries.dense[j],
+                    Some(j) => whole[j].unwrap_or(next),
+                    None => next,
+                })
+                .collect();
             let mut cases = vec![];
             for k in 1..n {
                 let pick = fc.new_block(&format!("region{k}"));
-                let dense = emit_region_loop(&mut fc, &regions, &layout, RegionSel::One(k), Filter::All, None, after_dense(k))?;
-                fc.b.position_at_end(dense_entries[k]);
+                let dense = emit_region_loop(&mut fc, &regions, &layout, RegionSel::One(k), Filter::All, None, after_dense[k])?;
+                fc.b.position_at_end(entries.dense[k]);
                 fc.b.build_unconditional_branch(dense)?;
                 let checked = emit_region_loop(&mut fc, &regions, &layout, RegionSel::One(k), Filter::Released, None, next)?;
-                cases.push((k, pick, dense_entries[k], checked));
+                fc.b.position_at_end(entries.released[k]);
+                fc.b.build_unconditional_branch(checked)?;
+                cases.push((k, pick));
             }
             // Region 0 (the entry) runs for every thread.
-            let first = emit_region_loop(&mut fc, &regions, &layout, RegionSel::One(0), Filter::All, None, after_dense(0))?;
-            fc.b.position_at_end(dense_entries[0]);
+            let first = emit_region_loop(&mut fc, &regions, &layout, RegionSel::One(0), Filter::All, None, after_dense[0])?;
+            fc.b.position_at_end(entries.dense[0]);
             fc.b.build_unconditional_branch(first)?;
+            fc.b.position_at_end(entries.released[0]);
+            fc.b.build_unconditional_branch(failed)?;
             fc.b.position_at_end(entry);
-            fc.b.build_unconditional_branch(dense_entries[0])?;
+            fc.b.build_unconditional_branch(entries.dense[0])?;
             fc.b.position_at_end(dispatch);
-            let switch_cases: Vec<_> = cases.iter().map(|(k, pick, _, _)| (i32t.const_int(*k as u64, false), *pick)).collect();
+            let switch_cases: Vec<_> = cases.iter().map(|(k, pick)| (i32t.const_int(*k as u64, false), *pick)).collect();
             fc.b.build_switch(k, failed, &switch_cases)?;
-            for (_, pick, dense, checked) in &cases {
+            for (k, pick) in &cases {
                 fc.b.position_at_end(*pick);
-                fc.b.build_conditional_branch(is_dense, *dense, *checked)?;
+                fc.b.build_conditional_branch(is_dense, entries.dense[*k], entries.released[*k])?;
             }
         }
         fc.b.position_at_end(failed);
@@ -355,43 +390,6 @@ pub(crate) fn store_context<'ctx>(fc: &FnCx<'ctx, '_>, layout: &ContextLayout<'c
     let st = fc.b.build_store(p, v)?;
     layout.scopes.tag(fc.cx, st, prefix);
     Ok(())
-}
-
-/// A loop over the thread states after a region: when every thread waits to enter the same
-/// region `k` after a plain barrier (`plain[k]`), it goes to `dense_entries[k]`, which is
-/// what the scheduler decides first in that case (ptxrt's `sched::schedule`: the threads
-/// need no marking); otherwise to `schedule`. Returns the loop's first block.
-fn emit_same_barrier_check<'ctx>(fc: &FnCx<'ctx, '_>, layout: &ContextLayout<'ctx>, plain: &[bool], dense_entries: &[BasicBlock<'ctx>], schedule: BasicBlock<'ctx>) -> R<BasicBlock<'ctx>> {
-    let cx = fc.cx;
-    let (i32t, bool_t) = (cx.i32_type(), cx.bool_type());
-    let state = layout.state.expect("kernel with sync points has a state array");
-    let start = fc.new_block("same_barrier");
-    let body = fc.new_block("same_barrier.loop");
-    let decide = fc.new_block("same_barrier.decide");
-    let b = &fc.b;
-    b.position_at_end(start);
-    let first = load_context(fc, layout, state, 4, i32t.const_zero(), "same_barrier.first")?;
-    b.build_unconditional_branch(body)?;
-    // No early exit: the loop is an `and` reduction LLVM vectorizes.
-    b.position_at_end(body);
-    let t = b.build_phi(i32t, "t")?;
-    let all = b.build_phi(bool_t, "all")?;
-    let s = load_context(fc, layout, state, 4, t.as_basic_value().into_int_value(), "same_barrier.state")?;
-    let same = b.build_int_compare(P::EQ, s, first, "")?;
-    let all_next = b.build_and(all.as_basic_value().into_int_value(), same, "")?;
-    let t_next = b.build_int_nuw_add(t.as_basic_value().into_int_value(), i32t.const_int(1, false), "")?;
-    let more = b.build_int_compare(P::ULT, t_next, fc.uni.nthreads, "")?;
-    b.build_conditional_branch(more, body, decide)?;
-    t.add_incoming(&[(&i32t.const_zero(), start), (&t_next, body)]);
-    all.add_incoming(&[(&bool_t.const_all_ones(), start), (&all_next, body)]);
-    b.position_at_end(decide);
-    let pick = fc.new_block("same_barrier.pick");
-    b.build_conditional_branch(all_next, pick, schedule)?;
-    b.position_at_end(pick);
-    // Released threads carry a flag bit and exited ones `EXITED`: neither is a region index.
-    let cases: Vec<_> = (0..plain.len()).filter(|&k| plain[k]).map(|k| (i32t.const_int(k as u64, false), dense_entries[k])).collect();
-    b.build_switch(first, schedule, &cases)?;
-    Ok(start)
 }
 
 /// Thread index ranges `[lo, hi)` per dimension (x, y, z) of a narrowed thread loop, none

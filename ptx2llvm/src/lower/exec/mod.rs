@@ -7,10 +7,13 @@
 //! can be (`recompute`), grid-stride loops are interchanged (`interchange`), entry guards
 //! become loop bounds (`guards`), neighbouring blocks are fused (`fusion`), legacy
 //! warp-synchronous code gets lockstep points (`lockstep`), and kernels the region form
-//! cannot express run as fibers (`fibers`). `.func` functions and calls are in `function`;
+//! cannot express run as fibers (`fibers`); sync points' constant operands are folded first
+//! (`constants`). `.func` functions and calls are in `function`;
 //! the alias facts of the model are in `alias`.
 
 pub mod alias;
+pub mod constants;
+pub mod decide;
 pub mod fibers;
 pub mod function;
 pub mod fusion;
@@ -20,3 +23,4 @@ pub mod kernel;
 pub mod lockstep;
 pub mod recompute;
 pub mod regions;
+pub mod warps;

@@ -22,7 +22,7 @@ pub struct Regions {
     /// Registers live at the start of each block.
     pub live_in: Vec<BTreeSet<RegId>>,
     /// Registers kept in the context area (live into some region after a sync point and not
-    /// recomputed there, or an operand or result of a sync point), in slot order.
+    /// recomputed there, or an operand of a sync point), in slot order.
     pub saved: Vec<RegId>,
     /// Per region: the registers live into it that its start recomputes instead of
     /// reloading them (`recompute`; kernels only), and the instructions that do, in order.
@@ -42,25 +42,22 @@ impl Regions {
         set.into_iter().flatten().copied().filter(move |r| !self.recomputed[k].contains(r))
     }
 
-    /// The region that follows region `k` when every thread that runs `k` stops at the same
-    /// plain `bar.sync` (an immediate id, no thread count): `k`'s code reaches no other sync
-    /// point, no `exit` and no call (a called `.func` may exit). After a run of `k` by every
-    /// thread the whole block waits there, which the scheduler would release densely into
-    /// the returned region (its first check), so the block function can go on directly.
-    /// Per region: whether it follows a plain `bar.sync` (an immediate id, no thread count),
-    /// the sync point that the scheduler releases densely, without looking at anything but
-    /// the thread states, once every thread waits there.
-    pub fn after_plain_barrier(&self, f: &ir::Function) -> Vec<bool> {
-        let mut plain = vec![false; self.starts.len()];
+    /// The sync point that starts each region (`None` for the entry region).
+    pub fn points<'f>(&self, f: &'f ir::Function) -> Vec<Option<&'f ir::SyncPoint>> {
+        let mut points = vec![None; self.starts.len()];
         for (i, b) in f.blocks.iter().enumerate() {
             if let (Terminator::Sync { point, .. }, Some(k)) = (&b.term, self.sync_region[i]) {
-                plain[k] = is_plain_barrier(point);
+                points[k] = Some(point);
             }
         }
-        plain
+        points
     }
 
-    pub fn sole_barrier_successor(&self, f: &ir::Function, k: usize) -> Option<usize> {
+    /// The region that follows region `k` when every thread that runs `k` stops at the same
+    /// sync point: `k`'s code reaches exactly one sync point, no `exit` and no call (a
+    /// called `.func` may exit). After a run of `k` by every thread the whole block waits
+    /// there.
+    pub fn sole_successor(&self, f: &ir::Function, k: usize) -> Option<usize> {
         let mut seen = BTreeSet::new();
         let mut work = vec![*self.starts.get(k)?];
         let mut next = None;
@@ -74,22 +71,24 @@ impl Regions {
             }
             match &block.term {
                 Terminator::Jump(_) | Terminator::Branch { .. } => work.extend(successors(&block.term)),
-                Terminator::Sync { point, .. } if is_plain_barrier(point) => {
+                Terminator::Sync { .. } => {
                     let j = self.sync_region[id.0 as usize]?;
                     if next.is_some_and(|n| n != j) {
                         return None;
                     }
                     next = Some(j);
                 }
-                Terminator::Sync { .. } | Terminator::Exit | Terminator::Return => return None,
+                Terminator::Exit | Terminator::Return => return None,
             }
         }
         next
     }
 }
 
-/// `bar.sync` / `barrier.sync` with an immediate id and no thread count.
-fn is_plain_barrier(point: &ir::SyncPoint) -> bool {
+/// `bar.sync` / `barrier.sync` with an immediate id and no thread count: the sync point
+/// that the scheduler releases densely, without looking at anything but the thread states,
+/// once every thread waits there.
+pub fn is_plain_barrier(point: &ir::SyncPoint) -> bool {
     matches!(point, ir::SyncPoint::Barrier(ir::Barrier { id: Operand::Imm(_), count: None, kind: ir::BarrierKind::Sync, .. }))
 }
 
@@ -102,9 +101,14 @@ pub fn analyze(f: &ir::Function) -> Regions {
         if let Terminator::Sync { next, point } = &b.term {
             sync_region[i] = Some(starts.len());
             starts.push(*next);
+            // The scheduler reads the operands from the context area; results are kept
+            // only when something reads them afterwards (below: live into the next region),
+            // except a matrix instruction's fragments, which the runtime lays out by them.
             let mut regs = vec![];
             point.uses(&mut regs);
-            point.defs(&mut regs);
+            if matches!(point, ir::SyncPoint::Warp(ir::WarpOp::Matrix(_))) {
+                point.defs(&mut regs);
+            }
             saved_set.extend(regs);
         }
     }

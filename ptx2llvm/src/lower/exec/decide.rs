@@ -1,0 +1,173 @@
+//! What a block function runs next after a region, decided without the runtime where the
+//! decision is simple.
+//!
+//! After a run of a region every thread has recorded in its state word the region it waits
+//! to enter (after the sync point it reached) or `EXITED`. The runtime's scheduler
+//! (`ptxrt::sched`) can decide any case; the block function first looks for the common ones:
+//!
+//! 1. Every thread waits at the same point. At a plain `bar.sync` the block goes on with the
+//!    next region's dense loop (the scheduler's own first check); at a warp collective the
+//!    block function completes it for every warp (`warps`, `Arrival::Whole`) and goes on
+//!    densely too.
+//! 2. Otherwise the point of the first live thread is tried: if it is a warp collective, the
+//!    warps whose lanes can complete it do (`warps`, `Arrival::FromStates`), and the threads
+//!    released run. A reduction's last step by warp 0 while the other warps have exited is
+//!    this case.
+//!
+//! Everything else goes to the scheduler: barriers other threads still have to reach,
+//! named and counted barriers, `bar.arrive`, matrix instructions, deadlock reports. Every
+//! decision taken here is one the scheduler could take (warps are independent, so which of
+//! several completable collectives goes first is free); to keep the scheduler's fairness
+//! between spinning warps and the threads they wait for, at most `STREAK` decisions of case 2
+//! follow each other before the scheduler decides once.
+
+use crate::ir;
+use crate::lower::abi::sync;
+use crate::lower::exec::kernel::{load_context, ContextLayout, RegionEntries};
+use crate::lower::exec::regions;
+use crate::lower::exec::warps::{self, Arrival};
+use crate::lower::thread::FnCx;
+use crate::lower::{LowerError, R};
+use inkwell::basic_block::BasicBlock;
+use inkwell::IntPredicate as P;
+
+/// Most decisions of case 2 in a row before the scheduler decides once.
+const STREAK: u64 = 64;
+
+/// Per region: the completion of the warp collective it follows for a block whose threads
+/// all wait there (`warps`, `Arrival::Whole`), going on with the region's dense loop; `None`
+/// for regions after other points.
+pub(crate) fn emit_whole_completions<'ctx>(
+    fc: &FnCx<'ctx, '_>,
+    layout: &ContextLayout<'ctx>,
+    points: &[Option<&ir::SyncPoint>],
+    entries: &RegionEntries<'ctx>,
+    schedule: BasicBlock<'ctx>,
+) -> R<Vec<Option<BasicBlock<'ctx>>>> {
+    points
+        .iter()
+        .enumerate()
+        .map(|(k, p)| match p {
+            Some(p @ ir::SyncPoint::Warp(w)) if warps::computed_inline(p) => warps::emit_completion(fc, layout, w, k, Arrival::Whole, entries.dense[k], schedule).map(Some),
+            _ => Ok(None),
+        })
+        .collect()
+}
+
+/// Emits the decision after a region (see the module documentation); `points[k]` is the
+/// sync point region `k` follows, `whole` what `emit_whole_completions` made. Returns its
+/// first block.
+pub(crate) fn emit_decision<'ctx>(
+    fc: &FnCx<'ctx, '_>,
+    layout: &ContextLayout<'ctx>,
+    points: &[Option<&ir::SyncPoint>],
+    whole: &[Option<BasicBlock<'ctx>>],
+    entries: &RegionEntries<'ctx>,
+    schedule: BasicBlock<'ctx>,
+) -> R<BasicBlock<'ctx>> {
+    let cx = fc.cx;
+    let (i32t, bool_t) = (cx.i32_type(), cx.bool_type());
+    let state = layout.state.ok_or_else(|| LowerError::Internal("kernel with sync points has a state array".into()))?;
+    let start = fc.new_block("decide");
+    let scan = fc.new_block("decide.same");
+    let all_same = fc.new_block("decide.all_same");
+    let some = fc.new_block("decide.some");
+
+    // The streak counter of case 2 lives in the block function's frame.
+    let entry = fc.func.get_first_basic_block().ok_or_else(|| LowerError::Internal("block function without entry".into()))?;
+    let streak = {
+        let b = cx.create_builder();
+        match entry.get_first_instruction() {
+            Some(i) => b.position_before(&i),
+            None => b.position_at_end(entry),
+        }
+        let p = b.build_alloca(i32t, "decide.streak")?;
+        b.build_store(p, i32t.const_zero())?;
+        p
+    };
+
+    // 1. Every thread at the same point? (No early exit: an `and` reduction LLVM vectorizes.)
+    let b = &fc.b;
+    b.position_at_end(start);
+    let first = load_context(fc, layout, state, 4, i32t.const_zero(), "decide.first")?;
+    b.build_unconditional_branch(scan)?;
+    b.position_at_end(scan);
+    let t = b.build_phi(i32t, "t")?;
+    let same = b.build_phi(bool_t, "same")?;
+    let tv = t.as_basic_value().into_int_value();
+    let s = load_context(fc, layout, state, 4, tv, "decide.state")?;
+    let same_next = b.build_and(same.as_basic_value().into_int_value(), b.build_int_compare(P::EQ, s, first, "")?, "")?;
+    let t_next = b.build_int_nuw_add(tv, i32t.const_int(1, false), "")?;
+    let more = b.build_int_compare(P::ULT, t_next, fc.uni.nthreads, "")?;
+    let scanned = fc.new_block("decide.scanned");
+    b.build_conditional_branch(more, scan, scanned)?;
+    t.add_incoming(&[(&i32t.const_zero(), start), (&t_next, scan)]);
+    same.add_incoming(&[(&bool_t.const_all_ones(), start), (&same_next, scan)]);
+    b.position_at_end(scanned);
+    b.build_conditional_branch(same_next, all_same, some)?;
+
+    // Released threads carry a flag bit and exited ones `EXITED`: neither is a region index.
+    let mut cases = vec![];
+    for (k, point) in points.iter().enumerate() {
+        let Some(point) = point else { continue };
+        let target = match whole[k] {
+            _ if regions::is_plain_barrier(point) => entries.dense[k],
+            Some(completion) => completion,
+            None => continue,
+        };
+        cases.push((i32t.const_int(k as u64, false), target));
+    }
+    fc.b.position_at_end(all_same);
+    fc.b.build_switch(first, some, &cases)?;
+
+    // 2. The point of the first live thread, if it is a warp collective some warps can
+    //    complete (within the streak).
+    let candidates: Vec<(usize, &ir::WarpOp)> = points
+        .iter()
+        .enumerate()
+        .filter_map(|(k, p)| match p {
+            Some(p @ ir::SyncPoint::Warp(w)) if warps::computed_inline_for_some_warps(p) => Some((k, w)),
+            _ => None,
+        })
+        .collect();
+    let b = &fc.b;
+    b.position_at_end(some);
+    if candidates.is_empty() {
+        b.build_unconditional_branch(schedule)?;
+        return Ok(start);
+    }
+    let n = b.build_load(i32t, streak, "streak")?.into_int_value();
+    let long = b.build_int_compare(P::UGE, n, i32t.const_int(STREAK, false), "")?;
+    let reset = fc.new_block("decide.reset");
+    let find = fc.new_block("decide.find");
+    b.build_conditional_branch(long, reset, find)?;
+    b.position_at_end(reset);
+    b.build_store(streak, i32t.const_zero())?;
+    b.build_unconditional_branch(schedule)?;
+    b.position_at_end(find);
+    b.build_store(streak, b.build_int_nuw_add(n, i32t.const_int(1, false), "")?)?;
+    // The first thread that has not exited (every thread exited: the scheduler says done).
+    let find_loop = fc.new_block("decide.find.loop");
+    let find_next = fc.new_block("decide.find.next");
+    let found = fc.new_block("decide.found");
+    b.build_unconditional_branch(find_loop)?;
+    b.position_at_end(find_loop);
+    let t = b.build_phi(i32t, "t")?;
+    let tv = t.as_basic_value().into_int_value();
+    let s = load_context(fc, layout, state, 4, tv, "decide.candidate")?;
+    let exited = b.build_int_compare(P::EQ, s, i32t.const_int(sync::EXITED, false), "")?;
+    b.build_conditional_branch(exited, find_next, found)?;
+    b.position_at_end(find_next);
+    let t_next = b.build_int_nuw_add(tv, i32t.const_int(1, false), "")?;
+    let more = b.build_int_compare(P::ULT, t_next, fc.uni.nthreads, "")?;
+    b.build_conditional_branch(more, find_loop, schedule)?;
+    t.add_incoming(&[(&i32t.const_zero(), find), (&t_next, find_next)]);
+    let mut cases = vec![];
+    for (k, w) in candidates {
+        let target = warps::emit_completion(fc, layout, w, k, Arrival::FromStates, entries.released[k], schedule)?;
+        cases.push((i32t.const_int(k as u64, false), target));
+    }
+    fc.b.position_at_end(found);
+    fc.b.build_switch(s, schedule, &cases)?;
+    Ok(start)
+}
