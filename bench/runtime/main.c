@@ -61,6 +61,8 @@ static void launch(const char *name, ptxrtDim3 grid, ptxrtDim3 block, void **arg
 {
     ptxrtError_t e = ptxrtLaunchKernel(kernel(name), grid, block, args, shared, NULL);
     if (e != ptxrtSuccess) {
+        printf("\n");
+        fflush(stdout);
         fprintf(stderr, "%s: launch failed: %s: %s\n", name, ptxrtGetErrorName(e), ptxrtGetLastErrorMessage());
         exit(1);
     }
@@ -450,6 +452,8 @@ static Timing measure(const Bench *b, int workers)
         r++;
     }
     if (b->verify() != 0) {
+        printf("\n");
+        fflush(stdout);
         fprintf(stderr, "%s: ptx2llvm and OpenMP results differ with %d workers\n", b->name, workers);
         exit(1);
     }
@@ -550,12 +554,12 @@ int main(int argc, char **argv)
 
     int from = worker_index(opt.scale_from), to = worker_index(opt.scale_to);
     int scaling = from >= 0 && to >= 0 && from != to;
-    printf("medians of %d-%d runs per side (alternating), at most ~%.0f s per kernel and worker count; "
+    printf("medians of %d-%d runs per side (alternating), at most ~%g s per kernel and worker count; "
            "ratio = ptx2llvm / OpenMP (below 1: ptx2llvm is faster)\n",
            opt.min_runs, opt.max_runs, opt.budget);
     print_header(scaling);
 
-    double log_sum[MAX_WORKER_COUNTS] = {0};
+    double log_sum[MAX_WORKER_COUNTS] = {0}, log_scaling[2] = {0}; /* geometric means */
     int count = 0;
     for (int k = 0; k < NBENCH; k++) {
         const Bench *b = &benches[k];
@@ -572,7 +576,12 @@ int main(int argc, char **argv)
             printf(" | %9.3f %9.3f %6.2f %3d", t[i].ptx * 1e3, t[i].native * 1e3, ratio, t[i].runs);
             fflush(stdout);
         }
-        if (scaling) printf(" | %6.2f %6.2f", t[to].ptx / t[from].ptx, t[to].native / t[from].native);
+        if (scaling) {
+            double sp = t[to].ptx / t[from].ptx, sn = t[to].native / t[from].native;
+            log_scaling[0] += log(sp);
+            log_scaling[1] += log(sn);
+            printf(" | %6.2f %6.2f", sp, sn);
+        }
         printf("\n");
         b->teardown();
         count++;
@@ -580,6 +589,7 @@ int main(int argc, char **argv)
     if (count > 0) {
         printf("%-13s", "geomean");
         for (int i = 0; i < opt.nworkers; i++) printf(" | %9s %9s %6.2f %3s", "", "", exp(log_sum[i] / count), "");
+        if (scaling) printf(" | %6.2f %6.2f", exp(log_scaling[0] / count), exp(log_scaling[1] / count));
         printf("\n");
     }
     return 0;
