@@ -148,11 +148,11 @@ static void stencil_teardown(void) { free(st.in); free(st.o1); free(st.o2); }
 /* Sums of 16M floats: block_sum (barrier tree, 1024 partial sums added on the host) and
  * reduce_shfl (warp shuffles, one atomicAdd per block), 1024 blocks of 256 threads. */
 enum { SUM_BLOCKS = 1024 };
-static struct { int n; float *in, *partial, s_ptx, s_nat; } sm;
+static struct { int n; float *in, *partial, *total, s_ptx, s_nat; } sm;
 static void sum_setup(void)
 {
     sm.n = (1 << 24) * opt.scale;
-    sm.in = xalloc((size_t)sm.n * 4); sm.partial = xalloc(SUM_BLOCKS * 4);
+    sm.in = xalloc((size_t)sm.n * 4); sm.partial = xalloc(SUM_BLOCKS * 4); sm.total = xalloc(4);
     for (int i = 0; i < sm.n; i++) sm.in[i] = rng_unit();
 }
 static void block_sum_ptx(void)
@@ -165,14 +165,14 @@ static void block_sum_ptx(void)
 }
 static void reduce_shfl_ptx(void)
 {
-    sm.partial[0] = 0.0f;
-    void *args[] = {&sm.n, &sm.in, &sm.partial};
+    *sm.total = 0.0f;
+    void *args[] = {&sm.n, &sm.in, &sm.total};
     launch("reduce_shfl", dim(SUM_BLOCKS, 1), dim(256, 1), args, 0);
-    sm.s_ptx = sm.partial[0];
+    sm.s_ptx = *sm.total;
 }
 static void sum_nat(void) { sm.s_nat = sum_native(sm.n, sm.in); }
 static int sum_verify(void) { return close_f32("sum", &sm.s_ptx, &sm.s_nat, 1, 1e-4f, 0.0f); }
-static void sum_teardown(void) { free(sm.in); free(sm.partial); }
+static void sum_teardown(void) { free(sm.in); free(sm.partial); free(sm.total); }
 
 /* softmax_rows: 4096 rows of 1024 floats, 8 rows (warps) per block of 256 threads. */
 static struct { int rows, cols; float *in, *o1, *o2; } sx;
