@@ -1,5 +1,9 @@
-// Kernels of the runtime benchmark (bench/runtime), compiled to kernels.ptx with NVRTC.
-// Each has a native C/OpenMP twin in native.c written the way one would write it for a CPU.
+// Kernels of the runtime benchmark (bench/runtime), compiled to kernels.ptx with NVRTC:
+//   cuda2ptx kernels.cu -o kernels.ptx        (compute_80, NVRTC's default options)
+// Each is written the way CUDA programmers write it and has a native C/OpenMP twin in
+// native.c: the same algorithm, written the way one would write it for a CPU.
+
+#define FULL_MASK 0xffffffffu
 
 extern "C" __global__ void axpy(int n, float a, const float *x, float *y)
 {
@@ -40,6 +44,126 @@ extern "C" __global__ void block_sum(int n, const float *in, float *partial)
     if (t == 0) partial[blockIdx.x] = s[0];
 }
 
+// Sum reduction with warp shuffles: a grid-stride loop accumulates, each warp reduces its
+// lanes with __shfl_down_sync, warp 0 reduces the warps' partials (shared memory) the same
+// way, and one atomicAdd per block adds the block's sum to *sum.
+__device__ __forceinline__ float warp_sum(float v)
+{
+    for (int d = 16; d > 0; d /= 2) v += __shfl_down_sync(FULL_MASK, v, d);
+    return v;
+}
+
+extern "C" __global__ void reduce_shfl(int n, const float *in, float *sum)
+{
+    __shared__ float partial[32];
+    int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+    float v = 0.0f;
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) v += in[i];
+    v = warp_sum(v);
+    if (lane == 0) partial[warp] = v;
+    __syncthreads();
+    if (warp == 0) {
+        v = lane < blockDim.x / 32 ? partial[lane] : 0.0f;
+        v = warp_sum(v);
+        if (lane == 0) atomicAdd(sum, v);
+    }
+}
+
+// Softmax of each row of a rows x cols matrix, one warp per row: the lanes walk the row in
+// steps of 32; the row's maximum and the sum of the exponentials are combined across the
+// warp with __shfl_xor_sync (every lane gets the result).
+extern "C" __global__ void softmax_rows(int rows, int cols, const float *in, float *out)
+{
+    int lane = threadIdx.x % 32;
+    int row = blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32;
+    if (row >= rows) return;
+    const float *x = in + (size_t)row * cols;
+    float *y = out + (size_t)row * cols;
+    float m = __int_as_float(0xff800000); // -infinity
+    for (int j = lane; j < cols; j += 32) m = fmaxf(m, x[j]);
+    for (int d = 16; d > 0; d /= 2) m = fmaxf(m, __shfl_xor_sync(FULL_MASK, m, d));
+    float s = 0.0f;
+    for (int j = lane; j < cols; j += 32) {
+        float e = expf(x[j] - m);
+        y[j] = e;
+        s += e;
+    }
+    for (int d = 16; d > 0; d /= 2) s += __shfl_xor_sync(FULL_MASK, s, d);
+    float inv = 1.0f / s;
+    for (int j = lane; j < cols; j += 32) y[j] *= inv;
+}
+
+// Inclusive scan of each block's chunk of blockDim.x integers (one per thread): every warp
+// scans its lanes with __shfl_up_sync, the warps' totals go through shared memory, warp 0
+// scans them the same way, and each thread adds the total of the warps before its own.
+__device__ __forceinline__ int warp_inclusive_scan(int v, int lane)
+{
+    for (int d = 1; d < 32; d *= 2) {
+        int u = __shfl_up_sync(FULL_MASK, v, d);
+        if (lane >= d) v += u;
+    }
+    return v;
+}
+
+extern "C" __global__ void scan_block(int n, const int *in, int *out)
+{
+    __shared__ int totals[32];
+    int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    int v = i < n ? in[i] : 0;
+    v = warp_inclusive_scan(v, lane);
+    if (lane == 31) totals[warp] = v;
+    __syncthreads();
+    if (warp == 0) {
+        int t = lane < blockDim.x / 32 ? totals[lane] : 0;
+        totals[lane] = warp_inclusive_scan(t, lane);
+    }
+    __syncthreads();
+    if (warp > 0) v += totals[warp - 1];
+    if (i < n) out[i] = v;
+}
+
+// 256-bin histogram of bytes: each block counts its part (grid-stride loop) in shared
+// memory with shared atomics, then adds its non-zero bins to the global bins.
+extern "C" __global__ void histogram256(int n, const unsigned char *data, unsigned int *bins)
+{
+    __shared__ unsigned int local[256];
+    for (int b = threadIdx.x; b < 256; b += blockDim.x) local[b] = 0;
+    __syncthreads();
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
+        atomicAdd(&local[data[i]], 1u);
+    __syncthreads();
+    for (int b = threadIdx.x; b < 256; b += blockDim.x)
+        if (local[b] != 0) atomicAdd(&bins[b], local[b]);
+}
+
+// N-body accelerations: one body per thread; the bodies (x, y, z, mass) are read in tiles of
+// blockDim.x through shared memory, with a barrier after loading a tile and after using it.
+// n must be a multiple of blockDim.x.
+extern "C" __global__ void nbody(int n, float eps2, const float4 *pos, float4 *acc)
+{
+    extern __shared__ float4 tile[];
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    float4 p = pos[i];
+    float ax = 0.0f, ay = 0.0f, az = 0.0f;
+    for (int t0 = 0; t0 < n; t0 += blockDim.x) {
+        tile[threadIdx.x] = pos[t0 + threadIdx.x];
+        __syncthreads();
+        for (int j = 0; j < blockDim.x; j++) {
+            float4 q = tile[j];
+            float dx = q.x - p.x, dy = q.y - p.y, dz = q.z - p.z;
+            float r2 = dx * dx + dy * dy + dz * dz + eps2;
+            float inv = rsqrtf(r2);
+            float s = q.w * inv * inv * inv;
+            ax += dx * s;
+            ay += dy * s;
+            az += dz * s;
+        }
+        __syncthreads();
+    }
+    acc[i] = make_float4(ax, ay, az, 0.0f);
+}
+
 // C = A * B (row-major; A is m x k, B is k x n) with 16 x 16 shared-memory tiles, 16 x 16
 // thread blocks, one element of C per thread.
 #define TILE 16
@@ -58,4 +182,91 @@ extern "C" __global__ void sgemm(int m, int n, int k, const float *a, const floa
         __syncthreads();
     }
     if (row < m && col < n) c[(size_t)row * n + col] = acc;
+}
+
+// out = in^T for a rows x cols matrix, through a 32 x 33 shared tile (the padding column
+// keeps the column reads free of bank conflicts); 32 x 8 thread blocks, each thread moves
+// four elements of the tile.
+#define TDIM 32
+#define TROWS 8
+extern "C" __global__ void transpose(int rows, int cols, const float *in, float *out)
+{
+    __shared__ float tile[TDIM][TDIM + 1];
+    int x = blockIdx.x * TDIM + threadIdx.x;
+    int y = blockIdx.y * TDIM + threadIdx.y;
+    for (int j = 0; j < TDIM; j += TROWS)
+        if (x < cols && y + j < rows) tile[threadIdx.y + j][threadIdx.x] = in[(size_t)(y + j) * cols + x];
+    __syncthreads();
+    x = blockIdx.y * TDIM + threadIdx.x;
+    y = blockIdx.x * TDIM + threadIdx.y;
+    for (int j = 0; j < TDIM; j += TROWS)
+        if (x < rows && y + j < cols) out[(size_t)(y + j) * rows + x] = tile[threadIdx.x][threadIdx.y + j];
+}
+
+// Needleman-Wunsch-style global alignment score of many pairs of sequences of length L
+// (L = blockDim.x), one pair per block: the (L+1) x (L+1) score table lives in shared
+// memory and is filled along its anti-diagonals, thread t computing row t + 1; a barrier
+// after each of the 2L - 1 diagonals. Match +2, mismatch -1, gap -1.
+#define NW_MAXL 64
+extern "C" __global__ void nw_wavefront(const unsigned char *a, const unsigned char *b, int *score)
+{
+    __shared__ int h[NW_MAXL + 1][NW_MAXL + 1];
+    __shared__ unsigned char sa[NW_MAXL], sb[NW_MAXL];
+    int L = blockDim.x, t = threadIdx.x;
+    const int gap = 1;
+    sa[t] = a[(size_t)blockIdx.x * L + t];
+    sb[t] = b[(size_t)blockIdx.x * L + t];
+    h[t + 1][0] = -gap * (t + 1);
+    h[0][t + 1] = -gap * (t + 1);
+    if (t == 0) h[0][0] = 0;
+    __syncthreads();
+    int i = t + 1;
+    for (int d = 0; d < 2 * L - 1; d++) {
+        int j = d - t + 1;
+        if (j >= 1 && j <= L) {
+            int s = sa[i - 1] == sb[j - 1] ? 2 : -1;
+            int v = max(h[i - 1][j - 1] + s, max(h[i - 1][j], h[i][j - 1]) - gap);
+            h[i][j] = v;
+        }
+        __syncthreads();
+    }
+    if (t == 0) score[blockIdx.x] = h[L][L];
+}
+
+// Linear interpolation in a table read through a 1D texture object over linear memory:
+// out[i] = table(x) for x = pos[i] in [0, size - 1), between the texels floor(x) and the next.
+extern "C" __global__ void interp_tex(int n, cudaTextureObject_t table, const float *pos, float *out)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) {
+        float x = pos[i];
+        int k = (int)x;
+        float f = x - (float)k;
+        float lo = tex1Dfetch<float>(table, k), hi = tex1Dfetch<float>(table, k + 1);
+        out[i] = fmaf(f, hi - lo, lo);
+    }
+}
+
+// Barrier-dense loop: 64 steps over three shared buffers of blockDim.x values; step k
+// writes buffer k % 3 from the neighbours' values of the other two and a barrier follows,
+// so each step is one tiny region (the loop is kept rolled: one barrier per iteration in
+// the PTX too). blockDim.x is at most 256 and a power of two.
+extern "C" __global__ void barrier_loop(const float *in, float *out)
+{
+    __shared__ float s[3][256];
+    int t = threadIdx.x, nt = blockDim.x;
+    size_t base = (size_t)blockIdx.x * nt * 3;
+    s[0][t] = in[base + t];
+    s[1][t] = in[base + nt + t];
+    s[2][t] = in[base + 2 * nt + t];
+    __syncthreads();
+    int w = 0, r1 = 1, r2 = 2;
+#pragma unroll 1
+    for (int k = 0; k < 64; k++) {
+        float a = s[r1][(t + 1) & (nt - 1)], b = s[r2][(t + nt - 1) & (nt - 1)], c = s[w][t];
+        s[w][t] = fmaf(a, 0.5f, fmaf(b, 0.25f, c * 0.25f));
+        __syncthreads();
+        int u = w; w = r1; r1 = r2; r2 = u;
+    }
+    out[(size_t)blockIdx.x * nt + t] = s[r2][t]; // the buffer the last step wrote
 }

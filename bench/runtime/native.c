@@ -1,5 +1,11 @@
-/* The native C/OpenMP versions of bench/runtime/kernels.cu. */
+/* The native C/OpenMP versions of bench/runtime/kernels.cu: the same algorithms, written
+ * for a CPU (clang-19 -O3 -march=native -fopenmp). Thread counts come from the caller's
+ * omp_set_num_threads. */
+#include <math.h>
 #include <stddef.h>
+#include <string.h>
+
+#include "native.h"
 
 void axpy_native(int n, float a, const float *x, float *y)
 {
@@ -25,6 +31,101 @@ float sum_native(int n, const float *in)
 #pragma omp parallel for simd reduction(+ : s) schedule(static)
     for (int i = 0; i < n; i++) s += in[i];
     return s;
+}
+
+/* The maximum of n floats in 16 running maxima (the vectorizer does not reorder a float
+ * max reduction by itself, because of NaNs). */
+static float row_max(const float *x, int n)
+{
+    enum { V = 16 };
+    float mv[V];
+    for (int l = 0; l < V; l++) mv[l] = -INFINITY;
+    int j = 0;
+    for (; j + V <= n; j += V)
+        for (int l = 0; l < V; l++) mv[l] = x[j + l] > mv[l] ? x[j + l] : mv[l];
+    for (; j < n; j++) mv[0] = x[j] > mv[0] ? x[j] : mv[0];
+    float m = mv[0];
+    for (int l = 1; l < V; l++) m = mv[l] > m ? mv[l] : m;
+    return m;
+}
+
+/* One warp per row on the GPU; here one row per loop iteration, the three passes
+ * (maximum, exponentials and their sum, scaling) vectorized along the row. */
+void softmax_native(int rows, int cols, const float *in, float *out)
+{
+#pragma omp parallel for schedule(static)
+    for (int r = 0; r < rows; r++) {
+        const float *x = in + (size_t)r * cols;
+        float *y = out + (size_t)r * cols;
+        float m = row_max(x, cols);
+        float s = 0.0f;
+#pragma omp simd reduction(+ : s)
+        for (int j = 0; j < cols; j++) {
+            float e = expf(x[j] - m);
+            y[j] = e;
+            s += e;
+        }
+        float inv = 1.0f / s;
+#pragma omp simd
+        for (int j = 0; j < cols; j++) y[j] *= inv;
+    }
+}
+
+/* Inclusive scan of each chunk of `chunk` integers (the CUDA kernel's blocks). */
+void scan_chunks_native(int n, int chunk, const int *in, int *out)
+{
+    int chunks = (n + chunk - 1) / chunk;
+#pragma omp parallel for schedule(static)
+    for (int c = 0; c < chunks; c++) {
+        int i0 = c * chunk, i1 = i0 + chunk < n ? i0 + chunk : n;
+        int s = 0;
+        for (int i = i0; i < i1; i++) {
+            s += in[i];
+            out[i] = s;
+        }
+    }
+}
+
+/* Each thread counts its part in a private histogram, then adds it to the result. */
+void histogram256_native(int n, const unsigned char *data, unsigned int *bins)
+{
+    memset(bins, 0, 256 * sizeof *bins);
+#pragma omp parallel
+    {
+        unsigned int local[256] = {0};
+#pragma omp for schedule(static) nowait
+        for (int i = 0; i < n; i++) local[data[i]]++;
+        for (int b = 0; b < 256; b++)
+            if (local[b] != 0) {
+#pragma omp atomic
+                bins[b] += local[b];
+            }
+    }
+}
+
+/* pos and acc are n x 4 floats (x, y, z, mass) as the kernel's float4 arrays; the
+ * interactions of body i are summed in increasing j, vectorized across j. */
+void nbody_native(int n, float eps2, const float *pos, float *acc)
+{
+#pragma omp parallel for schedule(static)
+    for (int i = 0; i < n; i++) {
+        float px = pos[4 * i], py = pos[4 * i + 1], pz = pos[4 * i + 2];
+        float ax = 0.0f, ay = 0.0f, az = 0.0f;
+#pragma omp simd reduction(+ : ax, ay, az)
+        for (int j = 0; j < n; j++) {
+            float dx = pos[4 * j] - px, dy = pos[4 * j + 1] - py, dz = pos[4 * j + 2] - pz;
+            float r2 = dx * dx + dy * dy + dz * dz + eps2;
+            float inv = 1.0f / sqrtf(r2);
+            float s = pos[4 * j + 3] * inv * inv * inv;
+            ax += dx * s;
+            ay += dy * s;
+            az += dz * s;
+        }
+        acc[4 * i] = ax;
+        acc[4 * i + 1] = ay;
+        acc[4 * i + 2] = az;
+        acc[4 * i + 3] = 0.0f;
+    }
 }
 
 /* C = A * B, row-major. Blocked for the caches: each task owns MB rows x NB columns of C,
@@ -53,5 +154,100 @@ void sgemm_native(int m, int n, int k, const float *a, const float *b, float *c)
                 }
             }
         }
+    }
+}
+
+/* out = in^T in 32 x 32 tiles (a tile's rows and columns both stay in L1). */
+void transpose_native(int rows, int cols, const float *in, float *out)
+{
+    enum { T = 32 };
+#pragma omp parallel for collapse(2) schedule(static)
+    for (int i0 = 0; i0 < rows; i0 += T) {
+        for (int j0 = 0; j0 < cols; j0 += T) {
+            int i1 = i0 + T < rows ? i0 + T : rows, j1 = j0 + T < cols ? j0 + T : cols;
+            for (int j = j0; j < j1; j++)
+                for (int i = i0; i < i1; i++) out[(size_t)j * rows + i] = in[(size_t)i * cols + j];
+        }
+    }
+}
+
+/* The global alignment score of each pair (the kernel's recurrence), filled row by row
+ * with one row of the table kept, for 8 pairs at once: lane l of every vector belongs to
+ * pair p0 + l (the cells of one pair depend on each other along the row, the pairs do not).
+ * len is at most NW_MAX_LEN. */
+void nw_native(int pairs, int len, const unsigned char *a, const unsigned char *b, int *score)
+{
+    enum { G = 8 };
+    const int gap = 1;
+    int groups = (pairs + G - 1) / G;
+#pragma omp parallel for schedule(static)
+    for (int g = 0; g < groups; g++) {
+        int p0 = g * G;
+        unsigned char sa[NW_MAX_LEN][G], sb[NW_MAX_LEN][G]; /* the group's letters, lane-minor */
+        int h[NW_MAX_LEN + 1][G], diag[G], left[G];
+        for (int k = 0; k < len; k++)
+            for (int l = 0; l < G; l++) {
+                int p = p0 + l < pairs ? p0 + l : pairs - 1;
+                sa[k][l] = a[(size_t)p * len + k];
+                sb[k][l] = b[(size_t)p * len + k];
+            }
+        for (int j = 0; j <= len; j++)
+            for (int l = 0; l < G; l++) h[j][l] = -gap * j;
+        for (int i = 1; i <= len; i++) {
+            for (int l = 0; l < G; l++) {
+                diag[l] = h[0][l];
+                left[l] = h[0][l] = -gap * i;
+            }
+            for (int j = 1; j <= len; j++) {
+#pragma omp simd
+                for (int l = 0; l < G; l++) {
+                    int s = sa[i - 1][l] == sb[j - 1][l] ? 2 : -1;
+                    int up = h[j][l];
+                    int best = up > left[l] ? up : left[l];
+                    int v = diag[l] + s > best - gap ? diag[l] + s : best - gap;
+                    h[j][l] = v;
+                    diag[l] = up;
+                    left[l] = v;
+                }
+            }
+        }
+        for (int l = 0; l < G && p0 + l < pairs; l++) score[p0 + l] = h[len][l];
+    }
+}
+
+/* The texture kernel's interpolation from a plain array. */
+void interp_native(int n, const float *table, const float *pos, float *out)
+{
+#pragma omp parallel for simd schedule(static)
+    for (int i = 0; i < n; i++) {
+        float x = pos[i];
+        int k = (int)x;
+        float f = x - (float)k;
+        float lo = table[k], hi = table[k + 1];
+        out[i] = fmaf(f, hi - lo, lo);
+    }
+}
+
+/* The barrier loop, one block's three buffers of 256 values at a time (they stay in L1);
+ * each step is a vector loop over the block's values, the neighbours' indices wrapping
+ * around at both ends. */
+void barrier_loop_native(int blocks, const float *in, float *out)
+{
+    enum { NT = BARRIER_LOOP_THREADS };
+#pragma omp parallel for schedule(static)
+    for (int blk = 0; blk < blocks; blk++) {
+        float s[3][NT];
+        memcpy(s, in + (size_t)blk * 3 * NT, sizeof s);
+        int w = 0, r1 = 1, r2 = 2;
+        for (int k = 0; k < 64; k++) {
+            float *sw = s[w];
+            const float *s1 = s[r1], *s2 = s[r2];
+            sw[0] = fmaf(s1[1], 0.5f, fmaf(s2[NT - 1], 0.25f, sw[0] * 0.25f));
+#pragma omp simd
+            for (int t = 1; t < NT - 1; t++) sw[t] = fmaf(s1[t + 1], 0.5f, fmaf(s2[t - 1], 0.25f, sw[t] * 0.25f));
+            sw[NT - 1] = fmaf(s1[0], 0.5f, fmaf(s2[NT - 2], 0.25f, sw[NT - 1] * 0.25f));
+            int u = w; w = r1; r1 = r2; r2 = u;
+        }
+        memcpy(out + (size_t)blk * NT, s[r2], sizeof s[r2]);
     }
 }

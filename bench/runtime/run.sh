@@ -1,5 +1,8 @@
 #!/usr/bin/env bash
-# The runtime benchmark: translated CUDA kernels vs native C/OpenMP, same machine, one run.
+# The runtime benchmark: the CUDA kernels of kernels.cu translated by ptx2llvm and run by
+# ptxrt, against their native C/OpenMP twins (native.c), in one process on the same data,
+# at several worker counts. Options go to the bench program (main.c), e.g.
+#   bench/runtime/run.sh --workers 1,2,4,8,16 --budget 5 sgemm nbody
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
@@ -10,11 +13,11 @@ out="$(mktemp -d)"
 trap 'rm -rf "$out"' EXIT
 tgt="${CARGO_TARGET_DIR:-target}"
 "$tgt/release/ptx2llvm" "$here/kernels.ptx" -O3 --cpu native -o "$out/kernels.o"
-clang-19 -O3 -march=native -fopenmp -I ptxrt/include "$here/main.c" "$here/native.c" "$out/kernels.o" \
+clang-19 -O3 -march=native -fopenmp -fno-math-errno -I ptxrt/include -I "$here" "$here/main.c" "$here/native.c" "$out/kernels.o" \
     "$tgt/release/libptxrt.a" -lpthread -ldl -lm -o "$out/bench"
-threads="$(nproc)"
-echo "threads: $threads (OMP_NUM_THREADS, PTXRT_NUM_THREADS); medians of 21 runs"
+echo "cores: $(nproc); ptx2llvm -O3 --cpu native; clang-19 -O3 -march=native -fopenmp -fno-math-errno"
 # The two runtimes take turns on the same cores: OpenMP's threads must sleep between
 # parallel regions (as ptxrt's workers do) instead of spinning for libomp's default 200 ms
 # block time, which would take a core from ptxrt's workers during every ptx2llvm run.
-OMP_WAIT_POLICY=passive OMP_NUM_THREADS="$threads" PTXRT_NUM_THREADS="$threads" "$out/bench" "$@"
+# The worker counts are set inside the program (ptxrtSetNumThreads, omp_set_num_threads).
+OMP_WAIT_POLICY=passive "$out/bench" "$@"
