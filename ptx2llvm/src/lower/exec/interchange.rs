@@ -195,7 +195,9 @@ pub fn analyze(f: &ir::Function, regions: &Regions) -> Option<Plan> {
                 let mut uses = vec![];
                 crate::ir::visit::uses(&f.blocks[db].insts[di].op, &mut uses);
                 for r in uses {
-                    defs.recomputable(f, &cfg, r, &mut replay, 0);
+                    if let Some(def) = defs.reaching_only(&cfg, r, db, di) {
+                        defs.recomputable_def(f, &cfg, def, &mut replay, 0);
+                    }
                 }
                 replay.insert((cfg.rpo_index[db], db, di));
             }
@@ -272,8 +274,9 @@ fn find_induction(f: &ir::Function, cfg: &Cfg, defs: &Defs, h: usize, body: &[bo
         let mut ok = true;
         crate::ir::visit::for_each_operand(&init.op, &mut |o| ok &= !matches!(o, Operand::Special(s) if !matches!(s, SpecialReg::Tid(_) | SpecialReg::Ntid(_) | SpecialReg::Ctaid(_) | SpecialReg::Nctaid(_))));
         for u in uses {
-            let before = defs.single(u).is_some_and(|(ub, ui)| if ub == ob { ui < oi } else { cfg.dominates(ub, ob) });
-            ok &= before && defs.recomputable(f, cfg, u, &mut chain, 0);
+            // The operand's value there comes from one definition (the register may be
+            // redefined elsewhere, e.g. `%tid.x` copied into a register a later loop steps).
+            ok &= defs.reaching_only(cfg, u, ob, oi).is_some_and(|def| defs.recomputable_def(f, cfg, def, &mut chain, 0));
         }
         chain.insert((cfg.rpo_index[ob], ob, oi));
         if !ok || !chain_reads_tid(f, &chain) {

@@ -29,11 +29,16 @@ use std::collections::HashMap;
 
 use crate::lower::abi::sync;
 
-/// Above this many regions, a kernel gets one thread loop for all its regions (entered
-/// through a switch on the region) instead of a dense and a checked loop per region with
-/// its own copy of the region's code: kernels with hundreds of sync points in loops stay
-/// linear in size (each IR block emitted once) at some cost in speed.
+/// A kernel gets one thread loop for all its regions (entered through a switch on the
+/// region) instead of a dense and a checked loop per region with its own copy of the
+/// region's code when its regions share much of their code: above this many regions, and
+/// when the regions' code together is more than `COMPACT_OVERLAP` times the kernel's (code
+/// after a branch around a sync point belongs to both regions). Kernels with hundreds of
+/// sync points in loops then stay linear in size (each IR block emitted once), at some cost
+/// in speed; straight-line sequences of sync points (warp reductions and scans: each region
+/// its own few instructions) keep the fast form.
 const COMPACT_ABOVE_REGIONS: usize = 12;
+const COMPACT_OVERLAP: usize = 4;
 
 /// Which threads a region's thread loop runs.
 #[derive(Clone, Copy)]
@@ -200,7 +205,7 @@ pub fn lower_entry<'ctx>(ml: &ModuleLowerer<'ctx, '_>, index: usize, f: &ir::Fun
             Ok((decide::emit_decision(fc, &layout, &points, &whole, entries, schedule)?, whole))
         };
 
-        if n > COMPACT_ABOVE_REGIONS {
+        if n > COMPACT_ABOVE_REGIONS && regions.code_size(f) > COMPACT_OVERLAP * f.blocks.iter().map(|b| b.insts.len() + 1).sum::<usize>() {
             // One thread loop for all regions: the entry region densely, then whichever is
             // picked (every thread when dense, else the released ones).
             let shared = fc.new_block("regions");

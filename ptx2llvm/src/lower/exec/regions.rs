@@ -53,6 +53,27 @@ impl Regions {
         points
     }
 
+    /// Instructions (and terminators) of every region's code together: the blocks each
+    /// region reaches from its start without crossing a sync point, counted once per region
+    /// that reaches them.
+    pub fn code_size(&self, f: &ir::Function) -> usize {
+        let mut total = 0;
+        let mut seen = vec![usize::MAX; f.blocks.len()];
+        for (k, start) in self.starts.iter().enumerate() {
+            let mut work = vec![start.0 as usize];
+            while let Some(b) = work.pop() {
+                if b >= f.blocks.len() || std::mem::replace(&mut seen[b], k) == k {
+                    continue;
+                }
+                total += f.blocks[b].insts.len() + 1;
+                if !matches!(f.blocks[b].term, Terminator::Sync { .. }) {
+                    work.extend(successors(&f.blocks[b].term).into_iter().map(|s| s.0 as usize));
+                }
+            }
+        }
+        total
+    }
+
     /// The region that follows region `k` when every thread that runs `k` stops at the same
     /// sync point: `k`'s code reaches exactly one sync point, no `exit` and no call (a
     /// called `.func` may exit). After a run of `k` by every thread the whole block waits
