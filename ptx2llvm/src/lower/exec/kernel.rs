@@ -202,7 +202,7 @@ pub fn lower_entry<'ctx>(ml: &ModuleLowerer<'ctx, '_>, index: usize, f: &ir::Fun
         let points = regions.points(f);
         let decision = |fc: &FnCx<'ctx, '_>, entries: &RegionEntries<'ctx>| -> R<(BasicBlock<'ctx>, Vec<Option<BasicBlock<'ctx>>>)> {
             let whole = decide::emit_whole_completions(fc, &layout, &points, entries, schedule)?;
-            Ok((decide::emit_decision(fc, &layout, &points, &whole, entries, schedule)?, whole))
+            Ok((decide::emit_decision(fc, &layout, &points, &whole, entries, schedule, done)?, whole))
         };
 
         if n > COMPACT_ABOVE_REGIONS && regions.code_size(f) > COMPACT_OVERLAP * f.blocks.iter().map(|b| b.insts.len() + 1).sum::<usize>() {
@@ -632,6 +632,12 @@ pub(crate) fn emit_region_loop<'ctx>(
         crate::lower::exec::interchange::emit_resume(fc, layout, q, lin)?;
         fc.b.build_unconditional_branch(start)?;
     }
+    let from: Vec<BlockId> = match region {
+        RegionSel::One(k) => vec![regions.starts[k]],
+        RegionSel::Picked(_) => regions.starts.clone(),
+        RegionSel::Point(q) => vec![plan.expect("a point implies a plan").points[q].block],
+    };
+    let kept = regions.kept_by_code_from(fc.f, &from);
     let mut done = std::collections::HashSet::new();
     while let Some((id, bb)) = work.pop() {
         if !done.insert(id) {
@@ -652,15 +658,12 @@ pub(crate) fn emit_region_loop<'ctx>(
                 let (t, e) = (edge(fc, Some(id), *then_, &mut work), edge(fc, Some(id), *else_, &mut work));
                 fc.b.build_conditional_branch(c, t, e)?;
             }
-            Terminator::Sync { next, point } => {
+            Terminator::Sync { .. } => {
                 let j = regions.sync_region[id.0 as usize].expect("sync point has a region");
                 // Keep what lives across the point (unless the next region recomputes it) and
-                // what the scheduler reads.
-                let mut keep: std::collections::BTreeSet<ir::RegId> = regions.live_in[next.0 as usize].difference(&regions.recomputed[j]).copied().collect();
-                let mut inputs = vec![];
-                point.uses(&mut inputs);
-                keep.extend(inputs);
-                for r in keep.iter() {
+                // what the scheduler reads; the same registers at every sync point of the
+                // loop (`Regions::kept_by_code_from`).
+                for r in kept.iter() {
                     let (prefix, size) = layout.slots[r];
                     let v = fc.load_reg(*r)?;
                     let v = fc.resize(v, size * 8, false)?;

@@ -53,6 +53,40 @@ impl Regions {
         points
     }
 
+    /// What a thread keeps in the context area when it stops at the sync point that ends
+    /// IR block `b`: the registers live into the next region that it does not recompute,
+    /// and the point's operands (which the scheduler reads).
+    pub fn kept_at(&self, f: &ir::Function, b: usize) -> BTreeSet<RegId> {
+        let Terminator::Sync { next, point } = &f.blocks[b].term else { return BTreeSet::new() };
+        let j = self.sync_region[b].expect("sync point has a region");
+        let mut keep: BTreeSet<RegId> = self.live_in[next.0 as usize].difference(&self.recomputed[j]).copied().collect();
+        let mut inputs = vec![];
+        point.uses(&mut inputs);
+        keep.extend(inputs);
+        keep
+    }
+
+    /// The registers kept at any sync point that code starting at `from` reaches before
+    /// another sync point. A region's thread loop stores all of them at each of its sync
+    /// points: a slot written on one path and not on another would be a conditional (in a
+    /// vectorized loop: masked) store, while storing a register that is dead after the point
+    /// is harmless (its slot is dead until the register is stored again).
+    pub fn kept_by_code_from(&self, f: &ir::Function, from: &[BlockId]) -> BTreeSet<RegId> {
+        let mut keep = BTreeSet::new();
+        let mut seen = vec![false; f.blocks.len()];
+        let mut work: Vec<usize> = from.iter().map(|b| b.0 as usize).collect();
+        while let Some(b) = work.pop() {
+            if b >= f.blocks.len() || std::mem::replace(&mut seen[b], true) {
+                continue;
+            }
+            match &f.blocks[b].term {
+                Terminator::Sync { .. } => keep.extend(self.kept_at(f, b)),
+                t => work.extend(successors(t).into_iter().map(|s| s.0 as usize)),
+            }
+        }
+        keep
+    }
+
     /// Instructions (and terminators) of every region's code together: the blocks each
     /// region reaches from its start without crossing a sync point, counted once per region
     /// that reaches them.
