@@ -173,3 +173,36 @@ pub(crate) fn emit_decision<'ctx>(
     fc.b.build_switch(s, schedule, &cases)?;
     Ok(start)
 }
+
+/// After a dense run of a region whose threads all end at the same sync point or all exit
+/// (`Regions::converges`): thread 0's state says where the whole block waits, so the block
+/// goes on without a look at the other threads: done, the next region's dense loop after a
+/// plain barrier, the completion of a warp collective for every warp; `fallback` (the full
+/// decision) for other points.
+pub(crate) fn emit_after_converged<'ctx>(
+    fc: &FnCx<'ctx, '_>,
+    layout: &ContextLayout<'ctx>,
+    points: &[Option<&ir::SyncPoint>],
+    whole: &[Option<BasicBlock<'ctx>>],
+    entries: &RegionEntries<'ctx>,
+    fallback: BasicBlock<'ctx>,
+    done: BasicBlock<'ctx>,
+) -> R<BasicBlock<'ctx>> {
+    let i32t = fc.cx.i32_type();
+    let state = layout.state.ok_or_else(|| LowerError::Internal("kernel with sync points has a state array".into()))?;
+    let start = fc.new_block("converged");
+    fc.b.position_at_end(start);
+    let first = load_context(fc, layout, state, 4, i32t.const_zero(), "converged.state")?;
+    let mut cases = vec![(i32t.const_int(sync::EXITED, false), done)];
+    for (k, point) in points.iter().enumerate() {
+        let Some(point) = point else { continue };
+        let target = match whole[k] {
+            _ if regions::is_plain_barrier(point) => entries.dense[k],
+            Some(completion) => completion,
+            None => continue,
+        };
+        cases.push((i32t.const_int(k as u64, false), target));
+    }
+    fc.b.build_switch(first, fallback, &cases)?;
+    Ok(start)
+}

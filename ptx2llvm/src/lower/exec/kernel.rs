@@ -20,6 +20,7 @@ use crate::lower::exec::interchange;
 use crate::lower::exec::regions::{self, Regions};
 use crate::lower::thread::{FnCx, Thread, Uniform};
 use crate::lower::{LowerError, ModuleLowerer, R};
+use crate::ir::uniformity::Uniformity;
 use crate::ir::{self, BlockId, Terminator};
 use inkwell::basic_block::BasicBlock;
 use inkwell::module::Linkage;
@@ -80,6 +81,9 @@ pub(crate) struct ContextLayout<'ctx> {
     pub(crate) interchange: Option<interchange::State<'ctx>>,
     /// Alias scopes of the arrays (`alias`).
     pub(crate) scopes: alias::ContextScopes<'ctx>,
+    /// Saved registers with one value for the whole block (`Regions::block_uniform_saved`):
+    /// kept in their array's first element only, read once before a region's thread loop.
+    pub(crate) block_uniform: std::collections::BTreeSet<ir::RegId>,
 }
 
 fn context_layout<'ctx>(cx: &'ctx inkwell::context::Context, f: &ir::Function, regions: &Regions, plan: Option<&interchange::Plan>) -> ContextLayout<'ctx> {
@@ -112,14 +116,18 @@ fn context_layout<'ctx>(cx: &'ctx inkwell::context::Context, f: &ir::Function, r
         }
         off += size as u64;
     }
-    ContextLayout { slots, state, wait, bytes_per_thread: off, interchange: None, scopes: alias::ContextScopes::new(cx, &prefixes) }
+    ContextLayout { slots, state, wait, bytes_per_thread: off, interchange: None, scopes: alias::ContextScopes::new(cx, &prefixes), block_uniform: Default::default() }
 }
 
 pub fn lower_entry<'ctx>(ml: &ModuleLowerer<'ctx, '_>, index: usize, f: &ir::Function) -> R<LoweredKernel<'ctx>> {
     let cx = ml.cx;
     let regions = regions::analyze(f);
     let plan = interchange::analyze(f, &regions);
+    let uniformity = Uniformity::new(f);
     let mut layout = context_layout(cx, f, &regions, plan.as_ref());
+    if plan.is_none() {
+        layout.block_uniform = regions.block_uniform_saved(f, &uniformity);
+    }
     let ptr = cx.ptr_type(inkwell::AddressSpace::default());
     let fn_ty = cx.i32_type().fn_type(&[ptr.into()], false);
     let func = ml.module.add_function(&abi::block_fn_symbol(&f.name), fn_ty, Some(Linkage::Internal));
@@ -251,14 +259,23 @@ pub fn lower_entry<'ctx>(ml: &ModuleLowerer<'ctx, '_>, index: usize, f: &ir::Fun
             // loops, whose parked threads run first).
             let (decided, whole) = decision(&fc, &entries)?;
             let next = interchange::emit_dispatch(&mut fc, &regions, &layout, decided)?;
+            // Where a dense run of a region whose threads all end at the same point goes:
+            // wherever thread 0 went.
+            let mut after_converged = None;
             let after_dense: Vec<BasicBlock> = (0..n)
-                .map(|k| match regions.sole_successor(f, k) {
-                    _ if layout.interchange.is_some() => next,
-                    Some(j) if points[j].is_some_and(regions::is_plain_barrier) => entries.dense[j],
-                    Some(j) => whole[j].unwrap_or(next),
-                    None => next,
+                .map(|k| -> R<BasicBlock> {
+                    Ok(match regions.sole_successor(f, k) {
+                        _ if layout.interchange.is_some() => next,
+                        Some(j) if points[j].is_some_and(regions::is_plain_barrier) => entries.dense[j],
+                        Some(j) => whole[j].unwrap_or(next),
+                        None if regions.converges(f, &uniformity, k) => match after_converged {
+                            Some(bb) => bb,
+                            None => *after_converged.insert(decide::emit_after_converged(&fc, &layout, &points, &whole, &entries, decided, done)?),
+                        },
+                        None => next,
+                    })
                 })
-                .collect();
+                .collect::<R<_>>()?;
             let mut cases = vec![];
             for k in 1..n {
                 let pick = fc.new_block(&format!("region{k}"));
@@ -517,8 +534,23 @@ pub(crate) fn emit_region_loop<'ctx>(
     let xl = fc.new_block(&format!("r{k}{tag}.xnext"));
     let yl = fc.new_block(&format!("r{k}{tag}.ynext"));
     let zl = fc.new_block(&format!("r{k}{tag}.znext"));
+    // Block-uniform registers live into the region(s): read once, before the threads run.
+    let entered: Vec<usize> = match region {
+        RegionSel::One(k) => vec![k],
+        RegionSel::Picked(_) => (0..regions.starts.len()).collect(),
+        RegionSel::Point(_) => vec![],
+    };
+    fc.b.position_at_end(pre);
+    let mut uniform_values = HashMap::new();
+    for &j in &entered {
+        for r in regions.live_into_region(j).filter(|r| layout.block_uniform.contains(r)) {
+            if let std::collections::hash_map::Entry::Vacant(e) = uniform_values.entry(r) {
+                let (prefix, size) = layout.slots[&r];
+                e.insert(load_context(fc, layout, prefix, size, i32t.const_zero(), "uniform")?);
+            }
+        }
+    }
     let b = &fc.b;
-    b.position_at_end(pre);
     b.build_unconditional_branch(zh)?;
     b.position_at_end(zh);
     let z = b.build_phi(i32t, "tid.z")?;
@@ -619,7 +651,10 @@ pub(crate) fn emit_region_loop<'ctx>(
         }
         for r in regions.live_into_region(j) {
             let (prefix, size) = layout.slots[&r];
-            let v = load_context(fc, layout, prefix, size, lin, "")?;
+            let v = match uniform_values.get(&r) {
+                Some(v) => *v,
+                None => load_context(fc, layout, prefix, size, lin, "")?,
+            };
             let bits = fc.f.regs[r.0 as usize].ty.bits();
             let v = fc.resize(v, bits, false)?;
             fc.b.build_store(fc.regs[r.0 as usize], v)?;
@@ -667,7 +702,8 @@ pub(crate) fn emit_region_loop<'ctx>(
                     let (prefix, size) = layout.slots[r];
                     let v = fc.load_reg(*r)?;
                     let v = fc.resize(v, size * 8, false)?;
-                    store_context(fc, layout, prefix, v, lin)?;
+                    let index = if layout.block_uniform.contains(r) { i32t.const_zero() } else { lin };
+                    store_context(fc, layout, prefix, v, index)?;
                 }
                 store_context(fc, layout, layout.state.expect("state"), i32t.const_int(j as u64, false), lin)?;
                 fc.b.build_unconditional_branch(xl)?;
