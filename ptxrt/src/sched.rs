@@ -676,8 +676,8 @@ fn serve_warp_point(
         };
         collective(b, p, &ops, w, at)?;
         let base = 32 * w;
-        for l in Lanes(at) {
-            b.state[base + l] |= RELEASED;
+        for (l, s) in b.state[base..(base + 32).min(n)].iter_mut().enumerate() {
+            *s |= ((at >> l) & 1) * RELEASED;
         }
         released += at.count_ones() as usize;
     }
@@ -884,52 +884,81 @@ fn deadlock_message(b: &Block, points: &[SyncPoint]) -> String {
     )
 }
 
+/// `shfl` for the lanes `at` of the warp whose lane 0 is thread `base`. Every input is read
+/// before any output is written (an output may be an input's register).
+fn shuffle(ops: &Prepared, mode: u32, base: usize, at: u32) {
+    let (mut a, mut b, mut c) = ([0u64; 32], [0u64; 32], [0u64; 32]);
+    ops.a.gather(base, at, &mut a);
+    ops.b.gather(base, at, &mut b);
+    ops.c.gather(base, at, &mut c);
+    let mut src = [0u32; 32];
+    let mut ok = [false; 32];
+    // A whole warp (the common case) needs no check that the source lane takes part.
+    match (ShflMode::from_raw(mode), at == u32::MAX) {
+        (Some(ShflMode::Up), true) => shuffle_sources::<0, true>(&b, &c, at, &mut src, &mut ok),
+        (Some(ShflMode::Down), true) => shuffle_sources::<1, true>(&b, &c, at, &mut src, &mut ok),
+        (Some(ShflMode::Bfly), true) => shuffle_sources::<2, true>(&b, &c, at, &mut src, &mut ok),
+        (_, true) => shuffle_sources::<3, true>(&b, &c, at, &mut src, &mut ok),
+        (Some(ShflMode::Up), false) => shuffle_sources::<0, false>(&b, &c, at, &mut src, &mut ok),
+        (Some(ShflMode::Down), false) => shuffle_sources::<1, false>(&b, &c, at, &mut src, &mut ok),
+        (Some(ShflMode::Bfly), false) => shuffle_sources::<2, false>(&b, &c, at, &mut src, &mut ok),
+        (_, false) => shuffle_sources::<3, false>(&b, &c, at, &mut src, &mut ok),
+    }
+    let out: [u64; 32] = std::array::from_fn(|l| a[src[l] as usize & 31]);
+    ops.dst.scatter(base, at, &out);
+    if !matches!(ops.pred, Access::None) {
+        let oks: [u64; 32] = std::array::from_fn(|l| ok[l] as u64);
+        ops.pred.scatter(base, at, &oks);
+    }
+}
+
+/// The lane each lane of a `shfl` (mode `MODE`: up, down, bfly, idx) reads, and whether
+/// the source lane is in range (the predicate), for all 32 lanes at once (branch-free, so
+/// that it vectorizes; lanes outside `at` compute values nobody uses).
+#[inline(always)]
+fn shuffle_sources<const MODE: u32, const FULL: bool>(
+    b: &[u64; 32],
+    c: &[u64; 32],
+    at: u32,
+    src: &mut [u32; 32],
+    ok: &mut [bool; 32],
+) {
+    for l in 0..32 {
+        let lane = l as i32;
+        let bval = (b[l] & 0x1f) as i32;
+        let cval = (c[l] & 0x1f) as i32;
+        let seg = ((c[l] >> 8) & 0x1f) as i32;
+        let max_lane = (lane & seg) | (cval & !seg);
+        let min_lane = lane & seg;
+        let (j, in_range) = match MODE {
+            0 => (lane - bval, lane - bval >= max_lane),
+            1 => (lane + bval, lane + bval <= max_lane),
+            2 => (lane ^ bval, (lane ^ bval) <= max_lane),
+            _ => {
+                let j = min_lane | (bval & !seg);
+                (j, j <= max_lane)
+            }
+        };
+        // Out of range: the lane keeps its own value. In range, `j` is a lane (0..=31).
+        let j = if in_range { j } else { lane };
+        // A source lane that does not take part: its value is undefined by the ISA; this
+        // lane keeps its own.
+        let j = if FULL || (at >> (j & 31)) & 1 != 0 {
+            j
+        } else {
+            lane
+        };
+        src[l] = j as u32;
+        ok[l] = in_range;
+    }
+}
+
 /// Computes a warp collective for the lanes `at` of warp `w` and writes their outputs.
 fn collective(b: &Block, p: &SyncPoint, ops: &Prepared, w: usize, at: u32) -> Result<(), String> {
     let base = 32 * w;
     let negate = p.flags & sync_flags::NEGATE != 0;
     match ops.op {
-        Some(WarpOp::Shfl) => {
-            // Every input is read before any output is written (an output may be an input's
-            // register).
-            let mut a = [0u64; 32];
-            ops.a.gather(base, at, &mut a);
-            let (b_uniform, c_uniform) = (ops.b.uniform(), ops.c.uniform());
-            let mode = ShflMode::from_raw(p.mode);
-            let mut out = [0u64; 32];
-            let mut ok_lanes = 0u32;
-            for l in Lanes(at) {
-                let bval = (b_uniform.unwrap_or_else(|| ops.b.get(base + l)) & 0x1f) as i64;
-                let c = c_uniform.unwrap_or_else(|| ops.c.get(base + l));
-                let cval = (c & 0x1f) as i64;
-                let seg = ((c >> 8) & 0x1f) as i64;
-                let lane = l as i64;
-                let max_lane = (lane & seg) | (cval & !seg);
-                let min_lane = lane & seg;
-                let (j, ok) = match mode {
-                    Some(ShflMode::Up) => (lane - bval, lane - bval >= max_lane),
-                    Some(ShflMode::Down) => (lane + bval, lane + bval <= max_lane),
-                    Some(ShflMode::Bfly) => (lane ^ bval, (lane ^ bval) <= max_lane),
-                    _ => {
-                        let j = min_lane | (bval & !seg);
-                        (j, j <= max_lane)
-                    }
-                };
-                let j = if ok { j as usize } else { l };
-                // A source lane that does not take part: its value is undefined by the ISA;
-                // this lane keeps its own.
-                out[l] = if at & (1 << j) != 0 { a[j] } else { a[l] };
-                ok_lanes |= (ok as u32) << l;
-            }
-            ops.dst.scatter(base, at, &out);
-            if !matches!(ops.pred, Access::None) {
-                let mut oks = [0u64; 32];
-                for l in Lanes(at) {
-                    oks[l] = u64::from(ok_lanes >> l & 1);
-                }
-                ops.pred.scatter(base, at, &oks);
-            }
-        }
+        Some(WarpOp::Shfl) => shuffle(ops, p.mode, base, at),
         Some(WarpOp::Vote) => {
             let mut ballot = 0u32;
             match ops.a.uniform() {
