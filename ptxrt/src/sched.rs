@@ -1316,4 +1316,448 @@ mod tests {
         let e = schedule(&mut block, &points, &mut arrivals).unwrap_err();
         assert!(e.contains("never finish"), "{e}");
     }
+
+    /// A block of `n` threads with a context of 4-byte slots (prefixes 0, 4, 8, ...).
+    struct Harness {
+        n: usize,
+        ctx: Vec<u8>,
+        state: Vec<u32>,
+        scratch: [u32; SCRATCH_WORDS],
+    }
+
+    impl Harness {
+        fn new(n: usize, slots: usize) -> Harness {
+            Harness {
+                n,
+                ctx: vec![0; n * 4 * slots],
+                state: vec![EXITED; n],
+                scratch: [0; SCRATCH_WORDS],
+            }
+        }
+
+        fn set(&mut self, prefix: usize, t: usize, v: u32) {
+            let at = self.n * prefix + 4 * t;
+            self.ctx[at..at + 4].copy_from_slice(&v.to_le_bytes());
+        }
+
+        fn get(&self, prefix: usize, t: usize) -> u32 {
+            let at = self.n * prefix + 4 * t;
+            u32::from_le_bytes(self.ctx[at..at + 4].try_into().unwrap())
+        }
+
+        fn schedule(&mut self, points: &[SyncPoint]) -> Result<i32, String> {
+            let mut block = Block {
+                nthreads: self.n,
+                state: &mut self.state,
+                context: self.ctx.as_mut_ptr(),
+                shared: std::ptr::null_mut(),
+            };
+            schedule(&mut block, points, &mut self.scratch)
+        }
+
+        /// Threads released into `k` since the last call, and their states reset to waiting
+        /// at `next` (as if they had run region `k` and stopped at the next sync point).
+        fn released(&mut self, k: u32, next: u32) -> Vec<usize> {
+            let mut r = vec![];
+            for (t, s) in self.state.iter_mut().enumerate() {
+                if *s == k | RELEASED {
+                    r.push(t);
+                    *s = next;
+                }
+            }
+            r
+        }
+    }
+
+    fn slot4(prefix: u64) -> SyncOperand {
+        SyncOperand::slot(prefix, 4)
+    }
+
+    fn imm(v: u64) -> SyncOperand {
+        SyncOperand::imm(v)
+    }
+
+    fn shfl(
+        mode: ShflMode,
+        a: SyncOperand,
+        b: SyncOperand,
+        c: SyncOperand,
+        mask: SyncOperand,
+        dst: SyncOperand,
+    ) -> SyncPoint {
+        SyncPoint {
+            mask,
+            ..point(kind::WARP, warp_op::SHFL, mode as u32, a, b, c, dst)
+        }
+    }
+
+    fn entry() -> SyncPoint {
+        point(kind::ENTRY, 0, 0, none(), none(), none(), none())
+    }
+
+    #[test]
+    fn a_shuffling_warp_is_served_while_others_exited_or_wait_at_a_barrier() {
+        // 96 threads: warp 0 at a butterfly shuffle, warp 1 exited but for lanes 16..32
+        // (which shuffle too: exited lanes of the membermask do not hold them back), warp 2
+        // at `bar.sync 0`.
+        let mut h = Harness::new(96, 2);
+        for t in 0..96 {
+            h.set(0, t, 100 + t as u32);
+        }
+        let points = [
+            entry(),
+            shfl(
+                ShflMode::Bfly,
+                slot4(0),
+                imm(1),
+                imm(0x1f),
+                imm(0xffff_ffff),
+                slot4(4),
+            ),
+            point(kind::BAR_SYNC, 0, 0, imm(0), none(), none(), none()),
+        ];
+        h.state[..32].fill(1);
+        h.state[48..64].fill(1);
+        h.state[64..].fill(2);
+        assert_eq!(h.schedule(&points), Ok(1));
+        assert_eq!(h.released(1, 2), (0..32).chain(48..64).collect::<Vec<_>>());
+        for t in (0..32).chain(48..64) {
+            assert_eq!(h.get(4, t), 100 + (t ^ 1) as u32, "thread {t}");
+        }
+        assert!(
+            h.state[64..].iter().all(|&s| s == 2),
+            "the barrier's warp is untouched"
+        );
+        // Now every live thread waits at the barrier: it completes (not densely: some exited).
+        assert_eq!(h.schedule(&points), Ok(2));
+        assert_eq!(h.released(2, EXITED).len(), 80);
+        assert_eq!(h.schedule(&points), Ok(DONE));
+    }
+
+    #[test]
+    fn a_split_warp_waits_for_the_lanes_of_its_membermask() {
+        // One warp: lanes 0..16 at a shuffle whose membermask is their half (they go), lanes
+        // 16..32 at another shuffle with a full membermask (they wait for lanes 0..16).
+        let mut h = Harness::new(32, 3);
+        for t in 0..32 {
+            h.set(0, t, t as u32);
+            h.set(4, t, if t < 16 { 0xffff } else { u32::MAX });
+        }
+        let points = [
+            entry(),
+            shfl(
+                ShflMode::Idx,
+                slot4(0),
+                imm(3),
+                imm(0x1f),
+                slot4(4),
+                slot4(8),
+            ),
+            shfl(
+                ShflMode::Idx,
+                slot4(0),
+                imm(20),
+                imm(0x1f),
+                slot4(4),
+                slot4(8),
+            ),
+        ];
+        h.state[..16].fill(1);
+        h.state[16..].fill(2);
+        assert_eq!(h.schedule(&points), Ok(1));
+        assert_eq!(h.released(1, 2), (0..16).collect::<Vec<_>>());
+        assert_eq!(h.get(8, 5), 3);
+        // Lanes 0..16 reach the second shuffle: now the whole warp goes, densely.
+        assert_eq!(h.schedule(&points), Ok(2 | DENSE));
+        assert!((0..32).all(|t| h.get(8, t) == 20));
+    }
+
+    #[test]
+    fn a_full_membermask_with_a_lane_elsewhere_deadlocks() {
+        let mut h = Harness::new(32, 3);
+        for t in 0..32 {
+            h.set(4, t, u32::MAX);
+        }
+        let points = [
+            entry(),
+            shfl(
+                ShflMode::Down,
+                slot4(0),
+                imm(1),
+                imm(0x1f),
+                slot4(4),
+                slot4(8),
+            ),
+            point(kind::BAR_SYNC, 0, 0, imm(0), none(), none(), none()),
+        ];
+        h.state.fill(1);
+        h.state[7] = 2;
+        let e = h.schedule(&points).unwrap_err();
+        assert!(
+            e.contains("31 thread(s) at a sync point") && e.contains("1 thread(s) at a sync point"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn warp_points_are_served_round_robin() {
+        // Warp 0 at point 1 (a lockstep poll), warp 1 at point 2, both complete each time:
+        // after serving 1 the scheduler serves 2 even though warp 0 is back at 1.
+        let mut h = Harness::new(64, 1);
+        let poll = point(
+            kind::WARP,
+            warp_op::WARP_SYNC,
+            0,
+            none(),
+            none(),
+            none(),
+            none(),
+        );
+        let points = [entry(), poll, poll];
+        h.state[..32].fill(1);
+        h.state[32..].fill(2);
+        let mut served = vec![];
+        for _ in 0..4 {
+            let r = h.schedule(&points).unwrap() & REGION_MASK;
+            served.push(r);
+            h.released(r as u32, r as u32);
+        }
+        assert_eq!(served, [1, 2, 1, 2]);
+    }
+
+    #[test]
+    fn sync_points_beyond_the_bitset_are_found_by_scanning() {
+        // 1500 points: warps wait at 5, 1100 and 1300 (warp points); round robin from the
+        // last served (1100) goes to 1300, then wraps to 5, then 1100.
+        let n = 96;
+        let mut h = Harness::new(n, 1);
+        let poll = point(
+            kind::WARP,
+            warp_op::WARP_SYNC,
+            0,
+            none(),
+            none(),
+            none(),
+            none(),
+        );
+        let mut points = vec![entry()];
+        points.extend((1..1500).map(|_| poll));
+        h.state[..32].fill(1300);
+        h.state[32..64].fill(5);
+        h.state[64..].fill(1100);
+        h.scratch[LAST_WARP_POINT] = 1100;
+        let mut served = vec![];
+        for _ in 0..4 {
+            let r = h.schedule(&points).unwrap();
+            served.push(r);
+            h.released(r as u32, r as u32);
+        }
+        assert_eq!(served, [1300, 5, 1100, 1300]);
+        // A barrier among them still completes once the warps are there.
+        points[1400] = point(kind::BAR_SYNC, 0, 0, imm(3), none(), none(), none());
+        h.state.fill(1400);
+        h.state[0] = EXITED;
+        assert_eq!(h.schedule(&points), Ok(1400));
+        assert!(h.state[1..].iter().all(|&s| s == 1400 | RELEASED));
+    }
+
+    #[test]
+    fn bar_arrive_counts_towards_a_counted_barrier() {
+        // Producer warp 0: `bar.arrive 1, 64`; consumer warp 1: `bar.sync 1, 64`.
+        let mut h = Harness::new(64, 1);
+        let points = [
+            entry(),
+            point(kind::BAR_ARRIVE, 0, 0, imm(1), imm(64), none(), none()),
+            point(kind::BAR_SYNC, 0, 0, imm(1), imm(64), none(), none()),
+        ];
+        h.state[..32].fill(1);
+        h.state[32..].fill(2);
+        assert_eq!(h.schedule(&points), Ok(1), "bar.arrive never waits");
+        assert_eq!(h.scratch[1], 32);
+        assert_eq!(h.released(1, EXITED).len(), 32);
+        // 32 waiting + 32 arrivals = 64: the consumers go, and the count is used up.
+        assert_eq!(h.schedule(&points), Ok(2));
+        assert_eq!(h.scratch[1], 0);
+        assert_eq!(h.released(2, EXITED).len(), 32);
+    }
+
+    #[test]
+    fn bar_red_reduces_over_the_live_threads() {
+        // 40 threads, 3 exited; popc/and/or of `t % 3 == 0` (negated for one `and`).
+        let n = 40;
+        let mut h = Harness::new(n, 2);
+        for t in 0..n {
+            h.set(0, t, (t % 3 == 0) as u32);
+        }
+        let red = |op: BarRedOp, flags: u32| SyncPoint {
+            flags,
+            ..point(
+                kind::BAR_RED,
+                op as u32,
+                0,
+                imm(2),
+                none(),
+                slot4(0),
+                slot4(4),
+            )
+        };
+        for (op, flags, want) in [
+            (BarRedOp::Popc, 0, 13),
+            (BarRedOp::And, sync_flags::NEGATE, 0),
+            (BarRedOp::Or, 0, 1),
+            (BarRedOp::And, 0, 0),
+        ] {
+            let points = [entry(), red(op, flags)];
+            h.state.fill(1);
+            h.state[1] = EXITED;
+            h.state[2] = EXITED;
+            h.state[3] = EXITED;
+            assert_eq!(h.schedule(&points), Ok(1));
+            // Live threads 0, 4..40: multiples of 3 among them: 0, 6, 9, ..., 39 -> 13.
+            assert_eq!(h.get(4, 0), want, "{op:?} {flags}");
+            assert_eq!(h.get(4, 39), want);
+        }
+    }
+
+    #[test]
+    fn different_aligned_barrier_instructions_fail() {
+        let mut h = Harness::new(64, 1);
+        let aligned = |what: &'static std::ffi::CStr| SyncPoint {
+            flags: sync_flags::ALIGNED,
+            what: what.as_ptr(),
+            ..point(kind::BAR_SYNC, 0, 0, imm(0), none(), none(), none())
+        };
+        let points = [
+            entry(),
+            aligned(c"bar.sync 0 (first)"),
+            aligned(c"bar.sync 0 (second)"),
+        ];
+        h.state[..32].fill(1);
+        h.state[32..].fill(2);
+        let e = h.schedule(&points).unwrap_err();
+        assert!(
+            e.contains("divergent barrier") && e.contains("(first)") && e.contains("(second)"),
+            "{e}"
+        );
+        // Not `.aligned`: the same barrier reached from two instructions is fine.
+        let plain = [
+            entry(),
+            point(kind::BAR_SYNC, 0, 0, imm(0), none(), none(), none()),
+            point(kind::BAR_SYNC, 0, 0, imm(0), none(), none(), none()),
+        ];
+        assert_eq!(h.schedule(&plain), Ok(1));
+        assert_eq!(h.released(1, EXITED).len(), 32);
+        assert_eq!(
+            h.schedule(&plain),
+            Ok(2),
+            "the other site's threads were released together"
+        );
+    }
+
+    #[test]
+    fn votes_matches_and_reductions_of_a_partial_warp() {
+        // 20 threads (a partial warp), lanes 0..4 exited; values t % 4.
+        let n = 20;
+        let mut h = Harness::new(n, 3);
+        for t in 0..n {
+            h.set(0, t, (t % 4) as u32);
+        }
+        let full = imm(0xffff_ffff);
+        let live = 0x000f_fff0u32;
+        let cases: [(u32, u32, u32, Box<dyn Fn(usize) -> u32>); 6] = [
+            // The predicate is bit 0: the odd lanes among 4..20.
+            (
+                warp_op::VOTE,
+                VoteMode::Ballot as u32,
+                0,
+                Box::new(|_| 0x000a_aaa0),
+            ),
+            (warp_op::VOTE, VoteMode::All as u32, 0, Box::new(|_| 0)),
+            (
+                warp_op::VOTE,
+                VoteMode::Any as u32,
+                sync_flags::NEGATE,
+                Box::new(|_| 1),
+            ),
+            (
+                warp_op::MATCH,
+                MatchMode::Any as u32,
+                0,
+                Box::new(move |t| live & (0x1111_1111 << (t % 4))),
+            ),
+            (
+                warp_op::REDUX,
+                ReduxMode::Add as u32,
+                0,
+                Box::new(|_| (4..20).map(|t| t % 4).sum::<usize>() as u32),
+            ),
+            (
+                warp_op::REDUX,
+                ReduxMode::Max as u32,
+                sync_flags::SIGNED,
+                Box::new(|_| 3),
+            ),
+        ];
+        for (op, mode, flags, want) in cases {
+            let points = [
+                entry(),
+                SyncPoint {
+                    mask: full,
+                    flags,
+                    ..point(kind::WARP, op, mode, slot4(0), none(), none(), slot4(4))
+                },
+            ];
+            h.state.fill(1);
+            h.state[..4].fill(EXITED);
+            assert_eq!(h.schedule(&points), Ok(1));
+            for t in 4..n {
+                assert_eq!(h.get(4, t), want(t), "op {op} mode {mode} thread {t}");
+            }
+        }
+    }
+
+    #[test]
+    fn operands_of_every_size_are_read_and_written() {
+        let n = 32;
+        let mut ctx = vec![0u8; n * 32];
+        let points_for = |size: u32| {
+            [
+                entry(),
+                shfl(
+                    ShflMode::Idx,
+                    SyncOperand::slot(0, size),
+                    imm(31),
+                    imm(0x1f),
+                    imm(u32::MAX as u64),
+                    SyncOperand::slot(8, size),
+                ),
+            ]
+        };
+        for size in [1u32, 2, 4, 8] {
+            for t in 0..n {
+                let v = 0x1122_3344_5566_7700u64 | t as u64;
+                ctx[t * size as usize..(t + 1) * size as usize]
+                    .copy_from_slice(&v.to_le_bytes()[..size as usize]);
+            }
+            let mut state = vec![1u32; n];
+            let mut scratch = [0u32; SCRATCH_WORDS];
+            let mut block = Block {
+                nthreads: n,
+                state: &mut state,
+                context: ctx.as_mut_ptr(),
+                shared: std::ptr::null_mut(),
+            };
+            assert_eq!(
+                schedule(&mut block, &points_for(size), &mut scratch),
+                Ok(1 | DENSE)
+            );
+            let out = n * 8;
+            let mut want = 0x1122_3344_5566_771fu64.to_le_bytes();
+            want[size as usize..].fill(0);
+            let mut got = [0u8; 8];
+            got[..size as usize]
+                .copy_from_slice(&ctx[out + 5 * size as usize..out + 6 * size as usize]);
+            assert_eq!(got, want, "size {size}");
+        }
+    }
 }
