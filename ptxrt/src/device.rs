@@ -496,6 +496,8 @@ struct DeviceLaunches {
 /// nothing; a launch without device-side launches never touches its lock.
 pub(crate) struct LaunchTree {
     launches: std::sync::Mutex<DeviceLaunches>,
+    /// Some block called a device-launch function: there may be something to run or free.
+    used: std::sync::atomic::AtomicBool,
 }
 
 impl LaunchTree {
@@ -505,18 +507,28 @@ impl LaunchTree {
                 buffers: std::collections::BTreeMap::new(),
                 queue: Vec::new(),
             }),
+            used: std::sync::atomic::AtomicBool::new(false),
         }
     }
 
     fn with<T>(&self, f: impl FnOnce(&mut DeviceLaunches) -> T) -> T {
+        self.used.store(true, std::sync::atomic::Ordering::Relaxed);
         f(&mut crate::registry::lock(&self.launches))
+    }
+
+    /// Whether any device-launch function ran for this launch. Read by the host thread once
+    /// every worker has finished the grid (the pool's hand-back orders their writes first).
+    fn used(&self) -> bool {
+        self.used.load(std::sync::atomic::Ordering::Acquire)
     }
 }
 
 impl Drop for LaunchTree {
     fn drop(&mut self) {
         // Normally done by `run_device_launches`; this covers a launch that ended early.
-        free_buffers(self);
+        if self.used() {
+            free_buffers(self);
+        }
     }
 }
 
@@ -790,6 +802,10 @@ pub unsafe extern "C" fn __ptx_cudaLaunchDeviceV2(
 /// parameter buffer. With `run == false` (the launching grid failed) the queued grids are
 /// dropped.
 pub(crate) fn run_device_launches(tree: &LaunchTree, mut run: bool) -> Result<(), crate::Error> {
+    // The common case: the grid launched nothing (no lock to take).
+    if !tree.used() {
+        return Ok(());
+    }
     let mut result = Ok(());
     loop {
         let batch = tree.with(|l| std::mem::take(&mut l.queue));
