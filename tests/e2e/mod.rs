@@ -726,3 +726,32 @@ fn aarch64_qemu() {
         }
     }
 }
+
+/// An object with a version of every kernel per x86-64 level (`--cpu x86-64,x86-64-v3,
+/// x86-64-v4`): the warp, barrier and float kernels give the same verified results with the
+/// version the CPU picks and with the baseline forced (`PTXRT_CPU_LEVEL=1`).
+#[test]
+fn multi_version_objects() {
+    if !cfg!(target_arch = "x86_64") {
+        eprintln!("skipped: multi-version objects are for x86-64 hosts");
+        return;
+    }
+    for fx in [&WARPS, &REDUCE] {
+        let work = WorkDir::new(&format!("multiversion-{}", fx.host.trim_end_matches(".c")));
+        let obj = work.join("kernel.o");
+        support::compile_ptx(&support::root_path("tests/kernels").join(fx.ptx), &obj, &["--cpu", "x86-64,x86-64-v3,x86-64-v4"], work.path());
+        let exe = work.join("host");
+        support::link_host(&support::root_path("tests/hosts").join(fx.host), &[obj], &exe, work.path());
+        for level in [None, Some("1"), Some("3")] {
+            let mut cmd = Command::new(&exe);
+            match level {
+                Some(l) => cmd.env("PTXRT_CPU_LEVEL", l),
+                None => cmd.env_remove("PTXRT_CPU_LEVEL"),
+            };
+            let out = support::run_ok(&mut cmd, work.path(), &format!("run-level-{}", level.unwrap_or("cpu")), fx.host);
+            for line in fx.ok_lines {
+                assert!(out.stdout.lines().any(|l| l.trim() == *line), "{} at level {level:?} did not print {line:?}\n{}", fx.host, out.describe(&cmd));
+            }
+        }
+    }
+}

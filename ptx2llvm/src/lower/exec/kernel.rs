@@ -119,7 +119,9 @@ fn context_layout<'ctx>(cx: &'ctx inkwell::context::Context, f: &ir::Function, r
     ContextLayout { slots, state, wait, bytes_per_thread: off, interchange: None, scopes: alias::ContextScopes::new(cx, &prefixes), block_uniform: Default::default() }
 }
 
-pub fn lower_entry<'ctx>(ml: &ModuleLowerer<'ctx, '_>, index: usize, f: &ir::Function) -> R<LoweredKernel<'ctx>> {
+/// Lowers kernel `f` (`Module::functions[index]`) to its block function, named
+/// `__ptxrt_block_<name><suffix>` (`suffix`: a CPU version's, `multiversion`).
+pub fn lower_entry<'ctx>(ml: &ModuleLowerer<'ctx, '_>, index: usize, f: &ir::Function, suffix: &str) -> R<LoweredKernel<'ctx>> {
     let cx = ml.cx;
     let regions = regions::analyze(f);
     let plan = interchange::analyze(f, &regions);
@@ -130,7 +132,7 @@ pub fn lower_entry<'ctx>(ml: &ModuleLowerer<'ctx, '_>, index: usize, f: &ir::Fun
     }
     let ptr = cx.ptr_type(inkwell::AddressSpace::default());
     let fn_ty = cx.i32_type().fn_type(&[ptr.into()], false);
-    let func = ml.module.add_function(&abi::block_fn_symbol(&f.name), fn_ty, Some(Linkage::Internal));
+    let func = ml.module.add_function(&format!("{}{suffix}", abi::block_fn_symbol(&f.name)), fn_ty, Some(Linkage::Internal));
     let nounwind = cx.create_enum_attribute(inkwell::attributes::Attribute::get_named_enum_kind_id("nounwind"), 0);
     func.add_attribute(inkwell::attributes::AttributeLoc::Function, nounwind);
     let b = cx.create_builder();
@@ -331,7 +333,12 @@ pub(crate) fn load_uniforms<'ctx>(ml: &ModuleLowerer<'ctx, '_>, b: &inkwell::bui
         }
         Ok(out)
     };
-    let ntid = dim3(launch, t.launch_info, abi::launch::BLOCK, "ntid")?;
+    // A kernel with `.reqntid` runs only with that block shape (the launch checks it): its
+    // thread loops get constant bounds.
+    let ntid = match f.and_then(|f| f.reqntid) {
+        Some(shape) => shape.map(|n| i32t.const_int(n as u64, false)),
+        None => dim3(launch, t.launch_info, abi::launch::BLOCK, "ntid")?,
+    };
     // Every launch checks the block shape (ptxrt's `launch::check_configuration`: x, y ≤ 1024,
     // z ≤ 64, none 0): with these ranges LLVM knows that thread indices and their products
     // do not wrap.
