@@ -693,6 +693,9 @@ fn insert(obj: Object, kind: u64) -> Result<u64, Error> {
         }
         None => return Err(Error::memory_allocation(format!("too many live texture and surface objects (at most {})", SLOTS - 1))),
     };
+    if let Object::Texture(t) = &obj {
+        t.publish_inline(&__ptxrt_tex_inline[slot]);
+    }
     OBJECTS[slot].store(Box::into_raw(Box::new(obj)), Ordering::Release);
     Ok(kind << 32 | slot as u64)
 }
@@ -710,6 +713,8 @@ fn remove(handle: u64, kind: u64) -> Result<(), Error> {
     if p.is_null() {
         return Err(Error::invalid_value(format!("{what} object {handle:#x} was already destroyed")));
     }
+    // Fetches through a stale handle call the runtime again, which rejects it.
+    __ptxrt_tex_inline[slot].kind.store(0, Ordering::Release);
     // SAFETY: created by Box::into_raw in `insert`; the swap made us its only owner.
     drop(unsafe { Box::from_raw(p) });
     a.1.push(slot);
@@ -855,6 +860,149 @@ pub fn bind_reference(kind: &str, name: &CStr, value: u64) -> Result<(), Error> 
         unsafe { (*(addr as *const AtomicU64)).store(value, Ordering::Release) };
     }
     Ok(())
+}
+
+// ---------------------------------------------------------------------------------------
+// Inline fetches
+
+/// `ptxrtTexInline` (ptxrt_abi.h): what generated code needs to fetch texels of a texture
+/// object itself, without calling `__ptxrt_tex`, one per object slot in `__ptxrt_tex_inline`
+/// (a handle's slot is its low 32 bits). Filled when the object is created, before its
+/// handle is returned; `kind` goes back to 0 when it is destroyed. Generated code reads
+/// the fields with plain loads (a launch orders them after the creation) and takes its
+/// inline path only for the fetches it can do exactly as `sample_texel` does:
+///
+/// - `tex` (not `tld4`) on `.1d`, `.2d`, `.a1d`, `.a2d` geometries, without a sampler,
+///   offset, level of detail or depth-compare operand; `.s32` coordinates always (they
+///   are texel indices: no normalization, no filtering), `.f32` coordinates only when
+///   `kind` has neither `TEX_INLINE_NORMALIZED` nor `TEX_INLINE_LINEAR` (unnormalized
+///   point sampling: texel `floor(u)`);
+/// - indices are mapped per dimension by clamping to `0..n` (wrap and mirror act as clamp
+///   with unnormalized coordinates) or, with `TEX_INLINE_BORDER_X`/`_Y`, outside to the
+///   `border` words; with `TEX_INLINE_ZERO_OUTSIDE` (linear memory) an `.s32` x index
+///   outside the buffer reads 0 in every word, first;
+/// - the layer of an array geometry is `min(layer, layer_max)`; the texel of (x, y,
+///   layer) is at `data + x * element bytes + y * pitch + layer * layer_stride`;
+/// - the format (`kind` bits 1..7) decides the loads and conversions (`Texel` of `read`),
+///   `TEX_INLINE_FLOAT_RESULT` whether results are floats (alpha 1.0) or integers (1).
+#[repr(C, align(64))]
+pub struct InlineTexture {
+    /// 0: every fetch calls the runtime; else `TEX_INLINE_OK` and the bits below.
+    pub kind: AtomicU32,
+    /// The last layer of a layered image (0 if it is not layered).
+    pub layer_max: AtomicU32,
+    /// Texel (0, 0) of layer 0 (of level 0 for mipmapped arrays).
+    pub data: AtomicPtr<u8>,
+    /// Texels in x and in y (1 for 1D images).
+    pub width: AtomicU64,
+    pub height: AtomicU64,
+    /// Bytes between rows, and between layers (a multisample layer's samples included).
+    pub pitch: AtomicU64,
+    pub layer_stride: AtomicU64,
+    /// The border texel's result words: the border colour's f32 bits for textures that
+    /// return floats, 0 for integer ones (as `TextureObject::border`).
+    pub border: [AtomicU32; 4],
+}
+
+/// `kind` bits of `InlineTexture` (`PTXRT_TEX_INLINE_*`).
+pub const TEX_INLINE_OK: u32 = 1;
+/// Bits 1..4: the channel type (`ChannelType` order: u8 s8 u16 s16 u32 s32 f16 f32).
+pub const TEX_INLINE_CHANNEL_SHIFT: u32 = 1;
+/// Bits 4..6: log2 of the channel count (1, 2 or 4).
+pub const TEX_INLINE_CHANNELS_SHIFT: u32 = 4;
+/// `ptxrtReadModeNormalizedFloat` (8- and 16-bit integer channels).
+pub const TEX_INLINE_READ_NORMALIZED: u32 = 1 << 6;
+/// Bits 1..7 together: the format code generated code switches on.
+pub const TEX_INLINE_FORMAT_MASK: u32 = 0x7E;
+pub const TEX_INLINE_FLOAT_RESULT: u32 = 1 << 7;
+pub const TEX_INLINE_BORDER_X: u32 = 1 << 8;
+pub const TEX_INLINE_BORDER_Y: u32 = 1 << 9;
+pub const TEX_INLINE_ZERO_OUTSIDE: u32 = 1 << 10;
+/// `.f32` coordinates need the runtime: they are normalized, or filtered linearly.
+pub const TEX_INLINE_NORMALIZED: u32 = 1 << 11;
+pub const TEX_INLINE_LINEAR: u32 = 1 << 12;
+
+/// The inline descriptors, by object slot (see `InlineTexture`).
+#[no_mangle]
+#[allow(non_upper_case_globals)]
+pub static __ptxrt_tex_inline: [InlineTexture; SLOTS] = [const { InlineTexture::EMPTY }; SLOTS];
+
+impl InlineTexture {
+    const EMPTY: InlineTexture = InlineTexture {
+        kind: AtomicU32::new(0),
+        layer_max: AtomicU32::new(0),
+        data: AtomicPtr::new(std::ptr::null_mut()),
+        width: AtomicU64::new(0),
+        height: AtomicU64::new(0),
+        pitch: AtomicU64::new(0),
+        layer_stride: AtomicU64::new(0),
+        border: [const { AtomicU32::new(0) }; 4],
+    };
+}
+
+impl ChannelType {
+    /// The channel type's number in `TEX_INLINE_CHANNEL_SHIFT`'s field.
+    fn inline_code(self) -> u32 {
+        match self {
+            ChannelType::U8 => 0,
+            ChannelType::S8 => 1,
+            ChannelType::U16 => 2,
+            ChannelType::S16 => 3,
+            ChannelType::U32 => 4,
+            ChannelType::S32 => 5,
+            ChannelType::F16 => 6,
+            ChannelType::F32 => 7,
+        }
+    }
+}
+
+impl TextureObject {
+    /// The `kind` word of the texture's inline descriptor.
+    fn inline_kind(&self) -> u32 {
+        let f = self.image.format;
+        let mut kind = TEX_INLINE_OK | f.channel.inline_code() << TEX_INLINE_CHANNEL_SHIFT | f.channels.trailing_zeros() << TEX_INLINE_CHANNELS_SHIFT;
+        let flags = [
+            (self.read_normalized, TEX_INLINE_READ_NORMALIZED),
+            (self.float_result(), TEX_INLINE_FLOAT_RESULT),
+            (self.sampler.address[0] == AddressMode::ClampToBorder, TEX_INLINE_BORDER_X),
+            (self.sampler.address[1] == AddressMode::ClampToBorder, TEX_INLINE_BORDER_Y),
+            (self.image.zero_outside, TEX_INLINE_ZERO_OUTSIDE),
+            (self.sampler.normalized, TEX_INLINE_NORMALIZED),
+            (self.sampler.linear, TEX_INLINE_LINEAR),
+        ];
+        for (on, bit) in flags {
+            if on {
+                kind |= bit;
+            }
+        }
+        // Only the modes `address` maps to clamping or the border reach the inline path:
+        // wrap and mirror act as clamp there (unnormalized or integer coordinates), and
+        // clamp_ogl comes from samplers, whose fetches call the runtime.
+        let plain = |m: AddressMode| !matches!(m, AddressMode::ClampOgl);
+        if !(plain(self.sampler.address[0]) && plain(self.sampler.address[1])) {
+            return 0;
+        }
+        kind
+    }
+
+    /// Fills the inline descriptor `d` for this texture (its slot is not in use yet).
+    fn publish_inline(&self, d: &InlineTexture) {
+        let img = &self.image;
+        let border = match self.border() {
+            Texel::Float(f) => f.map(f32::to_bits),
+            Texel::Int(i) => i,
+        };
+        d.layer_max.store(img.layers.saturating_sub(1) as u32, Ordering::Relaxed);
+        d.data.store(img.data, Ordering::Relaxed);
+        d.width.store(img.size[0] as u64, Ordering::Relaxed);
+        d.height.store(img.size[1] as u64, Ordering::Relaxed);
+        d.pitch.store(img.pitch as u64, Ordering::Relaxed);
+        d.layer_stride.store((img.slice * img.samples.max(1)) as u64, Ordering::Relaxed);
+        for (w, b) in d.border.iter().zip(border) {
+            w.store(b, Ordering::Relaxed);
+        }
+        d.kind.store(self.inline_kind(), Ordering::Release);
+    }
 }
 
 // ---------------------------------------------------------------------------------------

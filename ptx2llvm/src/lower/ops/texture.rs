@@ -9,10 +9,13 @@
 
 use crate::lower::thread::FnCx;
 use crate::lower::{abi, LowerError, ModuleLowerer, R};
-use crate::ir::{self, HandleKind, Operand, ScalarType, SurfaceClamp, SurfaceRedOp, TexGeom, TexLod, TextureOp};
+use crate::ir::{self, HandleKind, Operand, ScalarType, StateSpace, SurfaceClamp, SurfaceRedOp, TexGeom, TexLod, TextureOp};
+use crate::lower::ops::half_bits::Half;
+use inkwell::basic_block::BasicBlock;
 use inkwell::module::Linkage;
-use inkwell::values::{FunctionValue, GlobalValue, IntValue, PointerValue};
-use inkwell::AddressSpace;
+use inkwell::types::StructType;
+use inkwell::values::{BasicValue, BasicValueEnum, FunctionValue, GlobalValue, IntValue, PointerValue};
+use inkwell::{AddressSpace, FloatPredicate, IntPredicate};
 
 /// Runtime status codes (`PTXRT_TEX_*`).
 const STATUS_OUT_OF_BOUNDS: u64 = 2;
@@ -34,6 +37,101 @@ const SAMPLER_LINEAR: u64 = 1 << 9;
 const SAMPLER_FORCE_UNNORMALIZED: u64 = 1 << 10;
 /// `clamp_to_edge` in every dimension, nearest filtering.
 const SAMPLER_DEFAULT: u64 = SAMPLER_TAG | 3 | 3 << 3 | 3 << 6;
+
+/// The inline descriptors of texture objects (`ptxrtTexInline` in ptxrt_abi.h, the rules in
+/// ptxrt's `InlineTexture`): one per object slot, the slot being a handle's low 32 bits.
+const INLINE_TABLE: &str = "__ptxrt_tex_inline";
+const INLINE_SLOTS: u64 = 1 << 16;
+/// Texture object handles are `1 << 32 | slot`.
+const HANDLE_KIND_TEXTURE: u64 = 1;
+/// The fields of a descriptor, in order: kind, layer_max, data, width, height, pitch,
+/// layer_stride, border[4].
+const FIELD_KIND: u32 = 0;
+const FIELD_LAYER_MAX: u32 = 1;
+const FIELD_DATA: u32 = 2;
+const FIELD_WIDTH: u32 = 3;
+const FIELD_HEIGHT: u32 = 4;
+const FIELD_PITCH: u32 = 5;
+const FIELD_LAYER_STRIDE: u32 = 6;
+const FIELD_BORDER: u32 = 7;
+/// `kind` bits (`PTXRT_TEX_INLINE_*`).
+const INLINE_OK: u64 = 1;
+const INLINE_CHANNEL_SHIFT: u64 = 1;
+const INLINE_CHANNELS_SHIFT: u64 = 4;
+const INLINE_READ_NORMALIZED: u64 = 1 << 6;
+const INLINE_FORMAT_MASK: u64 = 0x7E;
+const INLINE_FLOAT_RESULT: u64 = 1 << 7;
+const INLINE_BORDER_X: u64 = 1 << 8;
+const INLINE_BORDER_Y: u64 = 1 << 9;
+const INLINE_ZERO_OUTSIDE: u64 = 1 << 10;
+const INLINE_NORMALIZED: u64 = 1 << 11;
+const INLINE_LINEAR: u64 = 1 << 12;
+
+/// A texel channel type, in the order of the descriptor's channel field.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Channel {
+    U8,
+    S8,
+    U16,
+    S16,
+    U32,
+    S32,
+    F16,
+    F32,
+}
+
+impl Channel {
+    const ALL: [Channel; 8] = [Channel::U8, Channel::S8, Channel::U16, Channel::S16, Channel::U32, Channel::S32, Channel::F16, Channel::F32];
+
+    fn bytes(self) -> u32 {
+        match self {
+            Channel::U8 | Channel::S8 => 1,
+            Channel::U16 | Channel::S16 | Channel::F16 => 2,
+            _ => 4,
+        }
+    }
+
+    /// 8- and 16-bit integers: what `ptxrtReadModeNormalizedFloat` reads as floats.
+    fn normalizable(self) -> bool {
+        matches!(self, Channel::U8 | Channel::S8 | Channel::U16 | Channel::S16)
+    }
+}
+
+/// An element format of the inline path: channel type, channel count, normalized reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct InlineFormat {
+    channel: Channel,
+    channels: u32,
+    normalized: bool,
+}
+
+impl InlineFormat {
+    /// Every format a texture can have.
+    fn all() -> impl Iterator<Item = InlineFormat> {
+        Channel::ALL.into_iter().flat_map(|channel| {
+            [1, 2, 4].into_iter().flat_map(move |channels| {
+                [false, true].into_iter().filter(move |n| !n || channel.normalizable()).map(move |normalized| InlineFormat { channel, channels, normalized })
+            })
+        })
+    }
+
+    /// The format bits of the descriptor's `kind`.
+    fn code(self) -> u64 {
+        let channel = Channel::ALL.iter().position(|c| *c == self.channel).unwrap_or(0) as u64;
+        let normalized = if self.normalized { INLINE_READ_NORMALIZED } else { 0 };
+        channel << INLINE_CHANNEL_SHIFT | (self.channels.trailing_zeros() as u64) << INLINE_CHANNELS_SHIFT | normalized
+    }
+
+    /// Formats whose texels are read by the same code (`.u32` and `.s32` channels are bits).
+    fn same_code(self, other: InlineFormat) -> bool {
+        let raw = |c: Channel| if c == Channel::S32 { Channel::U32 } else { c };
+        raw(self.channel) == raw(other.channel) && self.channels == other.channels && self.normalized == other.normalized
+    }
+
+    fn float_result(self) -> bool {
+        self.normalized || matches!(self.channel, Channel::F16 | Channel::F32)
+    }
+}
 
 /// The registry name of a reference.
 pub fn handle_symbol_name(h: &ir::Handle) -> String {
@@ -138,7 +236,19 @@ impl<'ctx> FnCx<'ctx, '_> {
     /// The handle held by a reference.
     pub fn handle_value(&self, h: ir::HandleId) -> R<IntValue<'ctx>> {
         let g = self.ml.handle_global(h)?;
-        Ok(self.b.build_load(self.cx.i64_type(), g.as_pointer_value(), "handle")?.into_int_value())
+        let v = self.b.build_load(self.cx.i64_type(), g.as_pointer_value(), "handle")?.into_int_value();
+        // PTX code never writes a reference; the host binds them between launches.
+        self.mark_invariant(v)?;
+        Ok(v)
+    }
+
+    /// Marks a load as reading memory that does not change during the launch
+    /// (`!invariant.load`), so that LLVM may hoist it out of thread loops.
+    fn mark_invariant(&self, load: IntValue<'ctx>) -> R<()> {
+        if let Some(inst) = load.as_instruction() {
+            inst.set_metadata(self.cx.metadata_node(&[]), self.cx.get_kind_id("invariant.load")).map_err(|e| LowerError::Internal(e.to_string()))?;
+        }
+        Ok(())
     }
 
     /// A runtime entry point returning an `i32`.
@@ -221,7 +331,12 @@ impl<'ctx> FnCx<'ctx, '_> {
         match op {
             Operand::ParamAddr(i, _) => {
                 let p = *self.uni.params.get(i as usize).ok_or_else(|| LowerError::Internal(format!("parameter {i} does not exist")))?;
-                Ok(self.b.build_load(self.cx.i64_type(), p, "handle")?.into_int_value())
+                let v = self.b.build_load(self.cx.i64_type(), p, "handle")?.into_int_value();
+                if self.f.kind == ir::FunctionKind::Entry {
+                    // Kernel parameters do not change during a launch.
+                    self.mark_invariant(v)?;
+                }
+                Ok(v)
             }
             _ => self.read(op, ScalarType::U64),
         }
@@ -269,29 +384,43 @@ impl<'ctx> FnCx<'ctx, '_> {
                 if depth_compare.is_some() {
                     op |= TEX_DEPTH_COMPARE;
                 }
-                let cbuf = match (offset, lod_words.is_empty(), depth_compare) {
-                    (None, true, None) => self.coord_buffer(coords)?,
-                    (offset, _, depth_compare) => self.coord_offset_buffer(coords, offset.as_deref().unwrap_or(&[]), &lod_words, depth_compare.as_ref())?,
+                let what = if gather.is_some() { "tld4" } else { "tex" };
+                let runtime = |fc: &Self| -> R<[IntValue<'ctx>; 4]> {
+                    let cbuf = match (offset, lod_words.is_empty(), depth_compare) {
+                        (None, true, None) => fc.coord_buffer(coords)?,
+                        (offset, _, depth_compare) => fc.coord_offset_buffer(coords, offset.as_deref().unwrap_or(&[]), &lod_words, depth_compare.as_ref())?,
+                    };
+                    let out = fc.entry_alloca(16)?;
+                    let f = fc.runtime_fn("__ptxrt_tex", &[i64t.into(), i64t.into(), i32t.into(), ptr.into(), ptr.into()]);
+                    let status = fc.b.build_call(f, &[tex.into(), smp.into(), fc.i32(op).into(), cbuf.into(), out.into()], "tex")?;
+                    let status = status.try_as_basic_value().basic().ok_or_else(|| LowerError::Internal("__ptxrt_tex returns a value".into()))?.into_int_value();
+                    fc.check_status(status, what)?;
+                    let mut words = [fc.i32(0); 4];
+                    for (i, w) in words.iter_mut().enumerate() {
+                        let p = fc.byte_ptr(out, 4 * i as u64)?;
+                        *w = fc.b.build_load(i32t, p, "")?.into_int_value();
+                    }
+                    Ok(words)
                 };
-                let out = self.entry_alloca(16)?;
-                let f = self.runtime_fn("__ptxrt_tex", &[i64t.into(), i64t.into(), i32t.into(), ptr.into(), ptr.into()]);
-                let status = self.b.build_call(f, &[tex.into(), smp.into(), self.i32(op).into(), cbuf.into(), out.into()], "tex")?;
-                let status = status.try_as_basic_value().basic().ok_or_else(|| LowerError::Internal("__ptxrt_tex returns a value".into()))?.into_int_value();
-                self.check_status(status, if gather.is_some() { "tld4" } else { "tex" })?;
-                let channel = |i: u64| -> R<IntValue<'ctx>> {
-                    let p = self.byte_ptr(out, 4 * i)?;
-                    Ok(self.b.build_load(i32t, p, "")?.into_int_value())
-                };
+                // Point fetches of the common forms read the texels inline where the
+                // texture's descriptor allows it (`inline_fetch`); the rest call the runtime.
+                let inline_form = gather.is_none()
+                    && sampler.is_none()
+                    && offset.is_none()
+                    && matches!(lod, TexLod::Base)
+                    && depth_compare.is_none()
+                    && matches!(geom, TexGeom::D1 | TexGeom::D2 | TexGeom::A1d | TexGeom::A2d);
+                let words = if inline_form { self.inline_fetch(tex, *geom, *dtype, *float_coords, coords, &runtime)? } else { runtime(self)? };
                 for (i, d) in dst.iter().enumerate() {
                     let Some(d) = d else { continue };
                     let v = if *dtype == ScalarType::F16x2 {
-                        // The runtime returns each channel as an `.f16` in the low half of
-                        // its word; destination `i` packs channels 2i (low) and 2i+1 (high).
-                        let lo = self.b.build_and(channel(2 * i as u64)?, self.i32(0xFFFF), "")?;
-                        let hi = self.b.build_left_shift(channel(2 * i as u64 + 1)?, self.i32(16), "")?;
+                        // Each channel is an `.f16` in the low half of its word; destination
+                        // `i` packs channels 2i (low) and 2i+1 (high).
+                        let lo = self.b.build_and(words[2 * i], self.i32(0xFFFF), "")?;
+                        let hi = self.b.build_left_shift(words[2 * i + 1], self.i32(16), "")?;
                         self.b.build_or(lo, hi, "")?
                     } else {
-                        channel(i as u64)?
+                        words[i]
                     };
                     self.write(*d, v, ScalarType::U32)?;
                 }
@@ -396,5 +525,243 @@ impl<'ctx> FnCx<'ctx, '_> {
                 self.check_status(status, "sured")
             }
         }
+    }
+}
+
+/// Inline fetches: texels read by the generated code itself.
+impl<'ctx> FnCx<'ctx, '_> {
+    /// The inline descriptor table (declared on first use) and its element type.
+    fn inline_table(&self) -> (GlobalValue<'ctx>, StructType<'ctx>) {
+        let i32t = self.cx.i32_type();
+        let i64t = self.cx.i64_type();
+        let st = self.cx.struct_type(&[i32t.into(), i32t.into(), self.ptr_ty().into(), i64t.into(), i64t.into(), i64t.into(), i64t.into(), i32t.array_type(4).into()], false);
+        let g = self.module.get_global(INLINE_TABLE).unwrap_or_else(|| {
+            let g = self.module.add_global(st.array_type(INLINE_SLOTS as u32), Some(AddressSpace::default()), INLINE_TABLE);
+            g.set_linkage(Linkage::External);
+            g.set_alignment(64);
+            g
+        });
+        (g, st)
+    }
+
+    /// Loads field `field` (element `elem` of the border) of the descriptor at `d`: the
+    /// runtime fills a descriptor before it hands out the handle, so its fields do not
+    /// change during a launch (`!invariant.load`).
+    fn inline_field(&self, st: StructType<'ctx>, d: PointerValue<'ctx>, field: u32, elem: Option<u64>) -> R<BasicValueEnum<'ctx>> {
+        let mut p = self.b.build_struct_gep(st, d, field, "")?;
+        let mut ty = st.get_field_type_at_index(field).ok_or_else(|| LowerError::Internal("descriptor field".into()))?;
+        if let Some(e) = elem {
+            let arr = ty.into_array_type();
+            // SAFETY (of the generated code): the border has 4 elements, `e` < 4.
+            p = unsafe { self.b.build_in_bounds_gep(arr, p, &[self.i64(0), self.i64(e)], "")? };
+            ty = arr.get_element_type();
+        }
+        let v = self.b.build_load(ty, p, "tex.desc")?;
+        if let Some(inst) = v.as_instruction_value() {
+            inst.set_metadata(self.cx.metadata_node(&[]), self.cx.get_kind_id("invariant.load")).map_err(|e| LowerError::Internal(e.to_string()))?;
+        }
+        Ok(v)
+    }
+
+    /// A `tex` point fetch (`.1d .2d .a1d .a2d`, no sampler, offset, level of detail or
+    /// depth compare) that reads the texel itself where the descriptor of `tex`'s slot
+    /// allows it, and calls the runtime (`runtime`) otherwise: for handles that are not
+    /// texture objects, dead objects, and `.f32` coordinates on textures with normalized
+    /// coordinates or linear filtering. The result is the 4 words `__ptxrt_tex` would
+    /// return (see ptxrt's `InlineTexture` for the rules, the same as `sample_texel`'s).
+    fn inline_fetch(&self, tex: IntValue<'ctx>, geom: TexGeom, dtype: ScalarType, float_coords: bool, coords: &[Operand], runtime: &dyn Fn(&Self) -> R<[IntValue<'ctx>; 4]>) -> R<[IntValue<'ctx>; 4]> {
+        let b = &self.b;
+        let i32t = self.cx.i32_type();
+        let i64t = self.cx.i64_type();
+        let (table, st) = self.inline_table();
+        // Slot `handle & 0xFFFF` of a texture handle `1 << 32 | slot`; slot 0 (never used,
+        // kind 0) for other values, which the runtime then rejects.
+        let is_texture = self.icmp(IntPredicate::EQ, b.build_right_shift(tex, self.i64(16), false, "")?, self.i64(HANDLE_KIND_TEXTURE << 16))?;
+        let slot = self.select(is_texture, b.build_and(tex, self.i64(INLINE_SLOTS - 1), "")?, self.i64(0))?;
+        // SAFETY (of the generated code): `slot` < INLINE_SLOTS.
+        let d = unsafe { b.build_in_bounds_gep(st.array_type(INLINE_SLOTS as u32), table.as_pointer_value(), &[self.i64(0), slot], "tex.desc")? };
+        let kind = self.inline_field(st, d, FIELD_KIND, None)?.into_int_value();
+        let has = |bit: u64| -> R<IntValue<'ctx>> { self.icmp(IntPredicate::NE, b.build_and(kind, self.i32(bit), "")?, self.i32(0)) };
+        let needs = INLINE_OK | if float_coords { INLINE_NORMALIZED | INLINE_LINEAR } else { 0 };
+        let ok = self.icmp(IntPredicate::EQ, b.build_and(kind, self.i32(needs), "")?, self.i32(INLINE_OK))?;
+        let inline_bb = self.new_block("tex.inline");
+        let runtime_bb = self.new_block("tex.runtime");
+        let done = self.new_block("tex.done");
+        b.build_conditional_branch(ok, inline_bb, runtime_bb)?;
+
+        b.position_at_end(inline_bb);
+        let arrayed = matches!(geom, TexGeom::A1d | TexGeom::A2d);
+        let dims = if matches!(geom, TexGeom::D2 | TexGeom::A2d) { 2 } else { 1 };
+        let c = if arrayed { coords.get(1..).unwrap_or(&[]) } else { coords };
+        // The texel index of a coordinate: `.s32` as is, `.f32` floor(u) (NaN: 0; indices
+        // beyond ±2^40, which the runtime saturates to, are outside every image anyway).
+        let index = |op: Option<&Operand>| -> R<IntValue<'ctx>> {
+            let Some(op) = op else { return Ok(self.i64(0)) };
+            if float_coords {
+                let f32t = self.cx.f32_type();
+                let u = self.read_float(*op, ScalarType::F32)?;
+                let f = self.call_intrinsic("llvm.floor", &[f32t.into()], &[u.into()])?;
+                Ok(self.call_intrinsic("llvm.fptosi.sat", &[i64t.into(), f32t.into()], &[f])?.into_int_value())
+            } else {
+                let v = self.read(*op, ScalarType::S32)?;
+                Ok(b.build_int_s_extend(v, i64t, "")?)
+            }
+        };
+        // Clamped to the image (always in range for the load), and whether it was outside.
+        let clamp = |i: IntValue<'ctx>, n: IntValue<'ctx>| -> R<(IntValue<'ctx>, IntValue<'ctx>)> {
+            let outside = self.icmp(IntPredicate::UGE, i, n)?;
+            let last = b.build_int_sub(n, self.i64(1), "")?;
+            let low = self.select(self.icmp(IntPredicate::SLT, i, self.i64(0))?, self.i64(0), i)?;
+            let clamped = self.select(self.icmp(IntPredicate::SGT, low, last)?, last, low)?;
+            Ok((clamped, outside))
+        };
+        let width = self.inline_field(st, d, FIELD_WIDTH, None)?.into_int_value();
+        let (x, out_x) = clamp(index(c.first())?, width)?;
+        let mut border = b.build_and(out_x, has(INLINE_BORDER_X)?, "")?;
+        let mut row = self.inline_field(st, d, FIELD_DATA, None)?.into_pointer_value();
+        if dims == 2 {
+            let height = self.inline_field(st, d, FIELD_HEIGHT, None)?.into_int_value();
+            let (y, out_y) = clamp(index(c.get(1))?, height)?;
+            border = b.build_or(border, b.build_and(out_y, has(INLINE_BORDER_Y)?, "")?, "")?;
+            let pitch = self.inline_field(st, d, FIELD_PITCH, None)?.into_int_value();
+            // SAFETY (of the generated code): a row of the image.
+            row = unsafe { b.build_in_bounds_gep(self.cx.i8_type(), row, &[b.build_int_nuw_mul(y, pitch, "")?], "")? };
+        }
+        if arrayed {
+            let layer = match coords.first() {
+                Some(l) => b.build_int_z_extend(self.read(*l, ScalarType::U32)?, i64t, "")?,
+                None => self.i64(0),
+            };
+            let last = b.build_int_z_extend(self.inline_field(st, d, FIELD_LAYER_MAX, None)?.into_int_value(), i64t, "")?;
+            let layer = self.select(self.icmp(IntPredicate::UGT, layer, last)?, last, layer)?;
+            let stride = self.inline_field(st, d, FIELD_LAYER_STRIDE, None)?.into_int_value();
+            // SAFETY (of the generated code): a layer of the image.
+            row = unsafe { b.build_in_bounds_gep(self.cx.i8_type(), row, &[b.build_int_nuw_mul(layer, stride, "")?], "")? };
+        }
+        // `.s32` coordinates outside linear memory read 0 (`tex1Dfetch`), before the modes.
+        let zero = if float_coords { None } else { Some(b.build_and(out_x, has(INLINE_ZERO_OUTSIDE)?, "")?) };
+
+        // One block per format reads the texel at (x, row).
+        let merge = self.new_block("tex.texel");
+        b.position_at_end(merge);
+        let mut phis = vec![];
+        for _ in 0..4 {
+            phis.push(b.build_phi(i32t, "texel")?);
+        }
+        let mut cases: Vec<(IntValue<'ctx>, BasicBlock<'ctx>)> = vec![];
+        let mut blocks: Vec<(InlineFormat, BasicBlock<'ctx>)> = vec![];
+        for fmt in InlineFormat::all() {
+            let block = match blocks.iter().find(|(f, _)| f.same_code(fmt)) {
+                Some((_, bb)) => *bb,
+                None => {
+                    let bb = self.new_block("tex.format");
+                    b.position_at_end(bb);
+                    let words = self.inline_texel(row, x, fmt)?;
+                    for (phi, w) in phis.iter().zip(words) {
+                        phi.add_incoming(&[(&w, bb)]);
+                    }
+                    b.build_unconditional_branch(merge)?;
+                    blocks.push((fmt, bb));
+                    bb
+                }
+            };
+            cases.push((i32t.const_int(fmt.code(), false), block));
+        }
+        b.position_at_end(inline_bb);
+        let format = b.build_and(kind, self.i32(INLINE_FORMAT_MASK), "")?;
+        b.build_switch(format, runtime_bb, &cases)?;
+
+        b.position_at_end(merge);
+        let half = matches!(dtype, ScalarType::F16 | ScalarType::F16x2);
+        let float_result = if half { Some(has(INLINE_FLOAT_RESULT)?) } else { None };
+        let mut inline_words = [self.i32(0); 4];
+        for (i, (w, phi)) in inline_words.iter_mut().zip(&phis).enumerate() {
+            let texel = phi.as_basic_value().into_int_value();
+            let border_word = self.inline_field(st, d, FIELD_BORDER, Some(i as u64))?.into_int_value();
+            let mut v = self.select(border, border_word, texel)?;
+            if let Some(z) = zero {
+                v = self.select(z, self.i32(0), v)?;
+            }
+            if let Some(fr) = float_result {
+                // `.f16` results: floats rounded to f16, integers' low halves.
+                v = self.select(fr, self.f32_bits_to_f16(v)?, b.build_and(v, self.i32(0xFFFF), "")?)?;
+            }
+            *w = v;
+        }
+        let inline_end = b.get_insert_block().ok_or_else(|| LowerError::Internal("no insert block".into()))?;
+        b.build_unconditional_branch(done)?;
+
+        b.position_at_end(runtime_bb);
+        let runtime_words = runtime(self)?;
+        let runtime_end = b.get_insert_block().ok_or_else(|| LowerError::Internal("no insert block".into()))?;
+        b.build_unconditional_branch(done)?;
+
+        b.position_at_end(done);
+        let mut words = [self.i32(0); 4];
+        for (i, w) in words.iter_mut().enumerate() {
+            let phi = b.build_phi(i32t, "tex.word")?;
+            phi.add_incoming(&[(&inline_words[i], inline_end), (&runtime_words[i], runtime_end)]);
+            *w = phi.as_basic_value().into_int_value();
+        }
+        Ok(words)
+    }
+
+    /// The 4 result words of texel `x` of `row` in format `fmt` (ptxrt's `TextureObject::read`):
+    /// channels as integers (sign- or zero-extended) or floats (f16 widened, normalized
+    /// integers divided by `2^n - 1` or `2^(n-1) - 1` and kept >= -1), the channels the
+    /// format lacks 0, alpha 1 (1.0 for float results).
+    fn inline_texel(&self, row: PointerValue<'ctx>, x: IntValue<'ctx>, fmt: InlineFormat) -> R<[IntValue<'ctx>; 4]> {
+        let b = &self.b;
+        let i32t = self.cx.i32_type();
+        let f32t = self.cx.f32_type();
+        let bytes = fmt.channel.bytes();
+        let one = if fmt.float_result() { 1f32.to_bits() as u64 } else { 1 };
+        let mut words = [self.i32(0), self.i32(0), self.i32(0), self.i32(one)];
+        // SAFETY (of the generated code): `x` is a texel of the row.
+        let texel = unsafe { b.build_in_bounds_gep(self.cx.i8_type(), row, &[b.build_int_nuw_mul(x, self.i64((bytes * fmt.channels) as u64), "")?], "")? };
+        for (c, w) in words.iter_mut().take(fmt.channels as usize).enumerate() {
+            // SAFETY (of the generated code): channel `c` of the texel.
+            let p = unsafe { b.build_in_bounds_gep(self.cx.i8_type(), texel, &[self.i64(c as u64 * bytes as u64)], "")? };
+            let v = b.build_load(self.int_ty(8 * bytes), p, "texel")?.into_int_value();
+            if let Some(inst) = v.as_instruction() {
+                // Any alignment: linear and pitched memory may hold unaligned texels.
+                inst.set_alignment(1).map_err(|e| LowerError::Internal(e.to_string()))?;
+                crate::lower::exec::alias::tag_ptx_access(self.cx, inst, StateSpace::Global);
+            }
+            let signed = matches!(fmt.channel, Channel::S8 | Channel::S16);
+            *w = match fmt.channel {
+                Channel::F16 => b.build_bit_cast(self.half_to_f32(Half::F16, v)?, i32t, "")?.into_int_value(),
+                Channel::U32 | Channel::S32 | Channel::F32 => v,
+                _ if fmt.normalized => {
+                    let max = ((1u64 << (8 * bytes - signed as u32)) - 1) as f64;
+                    let f = if signed { b.build_signed_int_to_float(v, f32t, "")? } else { b.build_unsigned_int_to_float(v, f32t, "")? };
+                    let mut f = b.build_float_div(f, f32t.const_float(max), "")?;
+                    if signed {
+                        let below = b.build_float_compare(FloatPredicate::OLT, f, f32t.const_float(-1.0), "")?;
+                        f = b.build_select(below, f32t.const_float(-1.0), f, "")?.into_float_value();
+                    }
+                    b.build_bit_cast(f, i32t, "")?.into_int_value()
+                }
+                _ if signed => b.build_int_s_extend(v, i32t, "")?,
+                _ => b.build_int_z_extend(v, i32t, "")?,
+            };
+        }
+        Ok(words)
+    }
+
+    /// f32 bits rounded to f16 bits (in the low half) as ptxrt's `f32_to_f16` does: to
+    /// nearest even, NaN keeping its sign and high payload bits, quieted.
+    fn f32_bits_to_f16(&self, w: IntValue<'ctx>) -> R<IntValue<'ctx>> {
+        let b = &self.b;
+        let i32t = self.cx.i32_type();
+        let x = b.build_bit_cast(w, self.cx.f32_type(), "")?.into_float_value();
+        let wide = b.build_float_ext(x, self.cx.f64_type(), "")?;
+        let rounded = b.build_int_z_extend(self.f64_to_half_rn(Half::F16, wide)?, i32t, "")?;
+        let magnitude = b.build_and(w, self.i32(0x7FFF_FFFF), "")?;
+        let nan = self.icmp(IntPredicate::UGT, magnitude, self.i32(0x7F80_0000))?;
+        let sign = b.build_and(b.build_right_shift(w, self.i32(16), false, "")?, self.i32(0x8000), "")?;
+        let payload = b.build_right_shift(b.build_and(w, self.i32(0x7F_FFFF), "")?, self.i32(13), false, "")?;
+        let nan_bits = b.build_or(b.build_or(sign, self.i32(0x7E00), "")?, payload, "")?;
+        self.select(nan, nan_bits, rounded)
     }
 }
