@@ -152,6 +152,7 @@ int32_t __ptxrt_tex(uint64_t texture, uint64_t sampler, uint32_t op, const uint3
 #define PTXRT_TEX_INLINE_ZERO_OUTSIDE (1u << 10)    /* linear memory: .s32 x outside reads 0 */
 #define PTXRT_TEX_INLINE_NORMALIZED (1u << 11)      /* normalized coordinates */
 #define PTXRT_TEX_INLINE_LINEAR (1u << 12)          /* linear filtering */
+#define PTXRT_TEX_INLINE_RAW32 (1u << 13)           /* 32-bit channels: results are their bits */
 typedef struct ptxrtTexInline {
     uint32_t kind;
     uint32_t layer_max;           /* last layer of a layered image, else 0 */

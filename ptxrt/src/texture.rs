@@ -921,6 +921,9 @@ pub const TEX_INLINE_ZERO_OUTSIDE: u32 = 1 << 10;
 /// `.f32` coordinates need the runtime: they are normalized, or filtered linearly.
 pub const TEX_INLINE_NORMALIZED: u32 = 1 << 11;
 pub const TEX_INLINE_LINEAR: u32 = 1 << 12;
+/// 32-bit channels (u32, s32, f32): results are the channels' bits, which generated code
+/// reads without a per-format conversion.
+pub const TEX_INLINE_RAW32: u32 = 1 << 13;
 
 /// The inline descriptors, by object slot (see `InlineTexture`).
 #[no_mangle]
@@ -969,6 +972,7 @@ impl TextureObject {
             (self.image.zero_outside, TEX_INLINE_ZERO_OUTSIDE),
             (self.sampler.normalized, TEX_INLINE_NORMALIZED),
             (self.sampler.linear, TEX_INLINE_LINEAR),
+            (f.channel.bytes() == 4, TEX_INLINE_RAW32),
         ];
         for (on, bit) in flags {
             if on {

@@ -66,6 +66,7 @@ const INLINE_BORDER_Y: u64 = 1 << 9;
 const INLINE_ZERO_OUTSIDE: u64 = 1 << 10;
 const INLINE_NORMALIZED: u64 = 1 << 11;
 const INLINE_LINEAR: u64 = 1 << 12;
+const INLINE_RAW32: u64 = 1 << 13;
 
 /// A texel channel type, in the order of the descriptor's channel field.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -582,14 +583,11 @@ impl<'ctx> FnCx<'ctx, '_> {
         let d = unsafe { b.build_in_bounds_gep(st.array_type(INLINE_SLOTS as u32), table.as_pointer_value(), &[self.i64(0), slot], "tex.desc")? };
         let kind = self.inline_field(st, d, FIELD_KIND, None)?.into_int_value();
         let has = |bit: u64| -> R<IntValue<'ctx>> { self.icmp(IntPredicate::NE, b.build_and(kind, self.i32(bit), "")?, self.i32(0)) };
-        let needs = INLINE_OK | if float_coords { INLINE_NORMALIZED | INLINE_LINEAR } else { 0 };
-        let ok = self.icmp(IntPredicate::EQ, b.build_and(kind, self.i32(needs), "")?, self.i32(INLINE_OK))?;
-        let inline_bb = self.new_block("tex.inline");
         let runtime_bb = self.new_block("tex.runtime");
         let done = self.new_block("tex.done");
-        b.build_conditional_branch(ok, inline_bb, runtime_bb)?;
-
-        b.position_at_end(inline_bb);
+        // Everything up to the texel load is computed unconditionally from the descriptor
+        // (any slot's fields may be read): in thread loops whose body runs for every
+        // thread, LLVM hoists the descriptor loads out of the loop.
         let arrayed = matches!(geom, TexGeom::A1d | TexGeom::A2d);
         let dims = if matches!(geom, TexGeom::D2 | TexGeom::A2d) { 2 } else { 1 };
         let c = if arrayed { coords.get(1..).unwrap_or(&[]) } else { coords };
@@ -617,12 +615,17 @@ impl<'ctx> FnCx<'ctx, '_> {
         };
         let width = self.inline_field(st, d, FIELD_WIDTH, None)?.into_int_value();
         let (x, out_x) = clamp(index(c.first())?, width)?;
-        let mut border = b.build_and(out_x, has(INLINE_BORDER_X)?, "")?;
+        // Outside in x reads the border (`INLINE_BORDER_X`) or, with `.s32` coordinates on
+        // linear memory, 0 (`INLINE_ZERO_OUTSIDE`, first); outside in y the border.
+        let x_special = if float_coords { INLINE_BORDER_X } else { INLINE_BORDER_X | INLINE_ZERO_OUTSIDE };
+        let oob_x = b.build_and(out_x, has(x_special)?, "")?;
+        let zero_x = if float_coords { None } else { Some(has(INLINE_ZERO_OUTSIDE)?) };
+        let mut oob_y = None;
         let mut row = self.inline_field(st, d, FIELD_DATA, None)?.into_pointer_value();
         if dims == 2 {
             let height = self.inline_field(st, d, FIELD_HEIGHT, None)?.into_int_value();
             let (y, out_y) = clamp(index(c.get(1))?, height)?;
-            border = b.build_or(border, b.build_and(out_y, has(INLINE_BORDER_Y)?, "")?, "")?;
+            oob_y = Some(b.build_and(out_y, has(INLINE_BORDER_Y)?, "")?);
             let pitch = self.inline_field(st, d, FIELD_PITCH, None)?.into_int_value();
             // SAFETY (of the generated code): a row of the image.
             row = unsafe { b.build_in_bounds_gep(self.cx.i8_type(), row, &[b.build_int_nuw_mul(y, pitch, "")?], "")? };
@@ -639,18 +642,17 @@ impl<'ctx> FnCx<'ctx, '_> {
             row = unsafe { b.build_in_bounds_gep(self.cx.i8_type(), row, &[b.build_int_nuw_mul(layer, stride, "")?], "")? };
         }
         // `.s32` coordinates outside linear memory read 0 (`tex1Dfetch`), before the modes.
-        let zero = if float_coords { None } else { Some(b.build_and(out_x, has(INLINE_ZERO_OUTSIDE)?, "")?) };
-
         // One block per format reads the texel at (x, row).
+        let entry = b.get_insert_block().ok_or_else(|| LowerError::Internal("no insert block".into()))?;
         let merge = self.new_block("tex.texel");
         b.position_at_end(merge);
         let mut phis = vec![];
         for _ in 0..4 {
             phis.push(b.build_phi(i32t, "texel")?);
         }
-        let mut cases: Vec<(IntValue<'ctx>, BasicBlock<'ctx>)> = vec![];
+        let mut cases: Vec<(u64, BasicBlock<'ctx>)> = vec![];
         let mut blocks: Vec<(InlineFormat, BasicBlock<'ctx>)> = vec![];
-        for fmt in InlineFormat::all() {
+        for fmt in InlineFormat::all().filter(|f| f.channel.bytes() < 4) {
             let block = match blocks.iter().find(|(f, _)| f.same_code(fmt)) {
                 Some((_, bb)) => *bb,
                 None => {
@@ -665,11 +667,35 @@ impl<'ctx> FnCx<'ctx, '_> {
                     bb
                 }
             };
-            cases.push((i32t.const_int(fmt.code(), false), block));
+            cases.push((fmt.code(), block));
         }
-        b.position_at_end(inline_bb);
-        let format = b.build_and(kind, self.i32(INLINE_FORMAT_MASK), "")?;
-        b.build_switch(format, runtime_bb, &cases)?;
+        // 32-bit channels share one block: their results are the channels' bits.
+        let raw_bb = self.new_block("tex.raw32");
+        b.position_at_end(raw_bb);
+        let alpha = self.select(has(INLINE_FLOAT_RESULT)?, self.i32(1f32.to_bits() as u64), self.i32(1))?;
+        let words = self.inline_raw32_texel(row, x, kind, alpha)?;
+        for (phi, w) in phis.iter().zip(words) {
+            phi.add_incoming(&[(&w, raw_bb)]);
+        }
+        b.build_unconditional_branch(merge)?;
+
+        // The kind decides: inline fetches need `INLINE_OK` and, with `.f32` coordinates,
+        // neither normalized coordinates nor linear filtering; then 32-bit formats take
+        // one block and the others switch on their format. Everything else calls the
+        // runtime, which LLVM is told is rare.
+        b.position_at_end(entry);
+        let reject = INLINE_OK | if float_coords { INLINE_NORMALIZED | INLINE_LINEAR } else { 0 };
+        let raw = b.build_and(kind, self.i32(reject | INLINE_RAW32), "")?;
+        let raw = self.icmp(IntPredicate::EQ, raw, self.i32(INLINE_OK | INLINE_RAW32))?;
+        let convert_bb = self.new_block("tex.convert");
+        b.build_conditional_branch(raw, raw_bb, convert_bb)?;
+        b.position_at_end(convert_bb);
+        let selector = b.build_and(kind, self.i32(reject | INLINE_FORMAT_MASK), "")?;
+        let cases: Vec<_> = cases.into_iter().map(|(v, bb)| (i32t.const_int(v | INLINE_OK, false), bb)).collect();
+        let switch = b.build_switch(selector, runtime_bb, &cases)?;
+        let weights: Vec<_> = std::iter::once(1).chain(cases.iter().map(|_| 1 << 16)).map(|w| i32t.const_int(w, false).into()).collect();
+        let prof = self.cx.metadata_node(&[self.cx.metadata_string("branch_weights").into()].into_iter().chain(weights).collect::<Vec<_>>());
+        switch.set_metadata(prof, self.cx.get_kind_id("prof")).map_err(|e| LowerError::Internal(e.to_string()))?;
 
         b.position_at_end(merge);
         let half = matches!(dtype, ScalarType::F16 | ScalarType::F16x2);
@@ -678,10 +704,15 @@ impl<'ctx> FnCx<'ctx, '_> {
         for (i, (w, phi)) in inline_words.iter_mut().zip(&phis).enumerate() {
             let texel = phi.as_basic_value().into_int_value();
             let border_word = self.inline_field(st, d, FIELD_BORDER, Some(i as u64))?.into_int_value();
-            let mut v = self.select(border, border_word, texel)?;
-            if let Some(z) = zero {
-                v = self.select(z, self.i32(0), v)?;
-            }
+            let mut v = match oob_y {
+                Some(o) => self.select(o, border_word, texel)?,
+                None => texel,
+            };
+            let x_word = match zero_x {
+                Some(z) => self.select(z, self.i32(0), border_word)?,
+                None => border_word,
+            };
+            v = self.select(oob_x, x_word, v)?;
             if let Some(fr) = float_result {
                 // `.f16` results: floats rounded to f16, integers' low halves.
                 v = self.select(fr, self.f32_bits_to_f16(v)?, b.build_and(v, self.i32(0xFFFF), "")?)?;
@@ -722,12 +753,7 @@ impl<'ctx> FnCx<'ctx, '_> {
         for (c, w) in words.iter_mut().take(fmt.channels as usize).enumerate() {
             // SAFETY (of the generated code): channel `c` of the texel.
             let p = unsafe { b.build_in_bounds_gep(self.cx.i8_type(), texel, &[self.i64(c as u64 * bytes as u64)], "")? };
-            let v = b.build_load(self.int_ty(8 * bytes), p, "texel")?.into_int_value();
-            if let Some(inst) = v.as_instruction() {
-                // Any alignment: linear and pitched memory may hold unaligned texels.
-                inst.set_alignment(1).map_err(|e| LowerError::Internal(e.to_string()))?;
-                crate::lower::exec::alias::tag_ptx_access(self.cx, inst, StateSpace::Global);
-            }
+            let v = self.texel_load(p, 8 * bytes)?;
             let signed = matches!(fmt.channel, Channel::S8 | Channel::S16);
             *w = match fmt.channel {
                 Channel::F16 => b.build_bit_cast(self.half_to_f32(Half::F16, v)?, i32t, "")?.into_int_value(),
@@ -747,6 +773,44 @@ impl<'ctx> FnCx<'ctx, '_> {
             };
         }
         Ok(words)
+    }
+
+    /// The 4 result words of texel `x` of `row` in a format of 32-bit channels (u32, s32,
+    /// f32; 1, 2 or 4 of them, `kind`'s channel field): the channels' bits, 0 for the
+    /// channels the format lacks and `alpha` for alpha. Channels past the format's are read
+    /// at its last channel (always in the image) and not used, so this needs no branch.
+    fn inline_raw32_texel(&self, row: PointerValue<'ctx>, x: IntValue<'ctx>, kind: IntValue<'ctx>, alpha: IntValue<'ctx>) -> R<[IntValue<'ctx>; 4]> {
+        let b = &self.b;
+        let i64t = self.cx.i64_type();
+        let log2n = b.build_and(b.build_right_shift(kind, self.i32(INLINE_CHANNELS_SHIFT), false, "")?, self.i32(3), "")?;
+        let log2n = b.build_int_z_extend(log2n, i64t, "")?;
+        // The element is 4 << log2n bytes; its last channel starts 4 bytes before its end.
+        let last = b.build_int_sub(b.build_left_shift(self.i64(4), log2n, "")?, self.i64(4), "")?;
+        let offset = b.build_left_shift(x, b.build_int_add(log2n, self.i64(2), "")?, "")?;
+        // SAFETY (of the generated code): `x` is a texel of the row.
+        let texel = unsafe { b.build_in_bounds_gep(self.cx.i8_type(), row, &[offset], "")? };
+        let mut words = [self.i32(0), self.i32(0), self.i32(0), alpha];
+        for (c, w) in words.iter_mut().enumerate() {
+            let at = self.i64(4 * c as u64);
+            let present = self.icmp(IntPredicate::ULE, at, last)?;
+            let at = if c == 0 { at } else { self.select(present, at, last)? };
+            // SAFETY (of the generated code): a channel of the texel.
+            let p = unsafe { b.build_in_bounds_gep(self.cx.i8_type(), texel, &[at], "")? };
+            let v = self.texel_load(p, 32)?;
+            *w = if c == 0 { v } else { self.select(present, v, *w)? };
+        }
+        Ok(words)
+    }
+
+    /// A load of `bits` of texel memory: any alignment (linear and pitched memory may hold
+    /// unaligned texels), global memory for alias analysis.
+    fn texel_load(&self, p: PointerValue<'ctx>, bits: u32) -> R<IntValue<'ctx>> {
+        let v = self.b.build_load(self.int_ty(bits), p, "texel")?.into_int_value();
+        if let Some(inst) = v.as_instruction() {
+            inst.set_alignment(1).map_err(|e| LowerError::Internal(e.to_string()))?;
+            crate::lower::exec::alias::tag_ptx_access(self.cx, inst, StateSpace::Global);
+        }
+        Ok(v)
     }
 
     /// f32 bits rounded to f16 bits (in the low half) as ptxrt's `f32_to_f16` does: to
