@@ -1905,6 +1905,70 @@ mod tests {
         assert_eq!(offset_of!(TextureDesc, normalized_coords), 40);
     }
 
+    /// `ptxrtTexInline` of ptxrt_abi.h (and the compiler's struct type of it).
+    #[test]
+    fn inline_descriptor_layout_matches_the_header() {
+        use std::mem::{align_of, offset_of, size_of};
+        assert_eq!((size_of::<InlineTexture>(), align_of::<InlineTexture>()), (64, 64));
+        let offsets = [
+            offset_of!(InlineTexture, kind),
+            offset_of!(InlineTexture, layer_max),
+            offset_of!(InlineTexture, data),
+            offset_of!(InlineTexture, width),
+            offset_of!(InlineTexture, height),
+            offset_of!(InlineTexture, pitch),
+            offset_of!(InlineTexture, layer_stride),
+            offset_of!(InlineTexture, border),
+        ];
+        assert_eq!(offsets, [0, 4, 8, 16, 24, 32, 40, 48]);
+        assert_eq!(std::mem::size_of_val(&__ptxrt_tex_inline), 64 * SLOTS);
+    }
+
+    #[test]
+    fn inline_descriptors_describe_textures() {
+        let slot = |h: u64| &__ptxrt_tex_inline[(h & 0xFFFF_FFFF) as usize];
+        // f32 over linear memory with a partial element at the end, border addressing.
+        let mut mem = [0f32; 8];
+        let lin = ResourceDesc {
+            res_type: RESOURCE_TYPE_LINEAR,
+            res: ResUnion { linear: LinearRes { dev_ptr: mem.as_mut_ptr().cast(), desc: desc(32, 0, 0, 0, FORMAT_KIND_FLOAT), size_in_bytes: 27 } },
+        };
+        let td = TextureDesc { address_mode: [ADDRESS_MODE_BORDER; 3], border_color: [0.5, -1.0, 0.0, 2.0], ..Default::default() };
+        let h = create_texture(&lin, &td).unwrap();
+        let d = slot(h);
+        let f32_code = 7 << TEX_INLINE_CHANNEL_SHIFT;
+        let kind = TEX_INLINE_OK | f32_code | TEX_INLINE_FLOAT_RESULT | TEX_INLINE_BORDER_X | TEX_INLINE_BORDER_Y | TEX_INLINE_ZERO_OUTSIDE | TEX_INLINE_RAW32;
+        assert_eq!(d.kind.load(Ordering::Relaxed), kind);
+        assert_eq!(d.data.load(Ordering::Relaxed), mem.as_mut_ptr().cast());
+        assert_eq!((d.width.load(Ordering::Relaxed), d.height.load(Ordering::Relaxed), d.layer_max.load(Ordering::Relaxed)), (6, 1, 0));
+        assert_eq!(d.border.each_ref().map(|b| b.load(Ordering::Relaxed)), [0.5f32, -1.0, 0.0, 2.0].map(f32::to_bits));
+        destroy_texture(h).unwrap();
+        assert_eq!(d.kind.load(Ordering::Relaxed), 0);
+
+        // Normalized u8x4 in a layered multisample array: normalized coordinates, linear
+        // filtering; layers are `slice * samples` apart.
+        let mut a = Array::multisample(&desc(8, 8, 8, 8, FORMAT_KIND_UNSIGNED), Extent { width: 3, height: 2, depth: 5 }, 4, ARRAY_LAYERED).unwrap();
+        let res = ResourceDesc { res_type: RESOURCE_TYPE_ARRAY, res: ResUnion { array: ArrayRes { array: &mut a } } };
+        let td = TextureDesc { filter_mode: FILTER_MODE_LINEAR, read_mode: READ_MODE_NORMALIZED_FLOAT, normalized_coords: 1, ..Default::default() };
+        let h = create_texture(&res, &td).unwrap();
+        let d = slot(h);
+        let kind = TEX_INLINE_OK | 2 << TEX_INLINE_CHANNELS_SHIFT | TEX_INLINE_READ_NORMALIZED | TEX_INLINE_FLOAT_RESULT | TEX_INLINE_NORMALIZED | TEX_INLINE_LINEAR;
+        assert_eq!(d.kind.load(Ordering::Relaxed), kind);
+        assert_eq!((d.width.load(Ordering::Relaxed), d.height.load(Ordering::Relaxed), d.pitch.load(Ordering::Relaxed)), (3, 2, 12));
+        assert_eq!((d.layer_max.load(Ordering::Relaxed), d.layer_stride.load(Ordering::Relaxed)), (4, 12 * 2 * 4));
+        destroy_texture(h).unwrap();
+
+        // Integer results read border texels as 0, whatever the (zero) border colour's sign.
+        let mut a = Array::new(&desc(16, 16, 0, 0, FORMAT_KIND_SIGNED), Extent { width: 4, height: 0, depth: 0 }, 0).unwrap();
+        let res = ResourceDesc { res_type: RESOURCE_TYPE_ARRAY, res: ResUnion { array: ArrayRes { array: &mut a } } };
+        let td = TextureDesc { address_mode: [ADDRESS_MODE_BORDER; 3], border_color: [-0.0; 4], ..Default::default() };
+        let h = create_texture(&res, &td).unwrap();
+        let d = slot(h);
+        assert_eq!(d.kind.load(Ordering::Relaxed), TEX_INLINE_OK | 3 << TEX_INLINE_CHANNEL_SHIFT | 1 << TEX_INLINE_CHANNELS_SHIFT | TEX_INLINE_BORDER_X | TEX_INLINE_BORDER_Y);
+        assert_eq!(d.border.each_ref().map(|b| b.load(Ordering::Relaxed)), [0; 4]);
+        destroy_texture(h).unwrap();
+    }
+
     #[test]
     fn format_validation_rejects_bad_descriptors() {
         assert!(Format::from_desc(&desc(0, 0, 0, 0, FORMAT_KIND_FLOAT)).unwrap_err().message.contains("no channel"));

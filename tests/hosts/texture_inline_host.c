@@ -89,7 +89,7 @@ static void fill(uint8_t *p, size_t elements, Format f)
     }
 }
 
-/* Creates the textures of one format over one resource: 4 of the configurations, in turn,
+/* Creates the textures of one format over one resource: 3 of the configurations, in turn,
  * so that every format and every resource meets every configuration. */
 static void add_textures(Format f, Resource r, int turn)
 {
@@ -162,7 +162,7 @@ static void add_textures(Format f, Resource r, int turn)
         break;
     }
     }
-    for (int k = 0; k < 4; k++) {
+    for (int k = 0; k < 3; k++) {
         int c = (turn + r + k) % NCONFIGS;
         ptxrtTextureDesc td;
         memset(&td, 0, sizeof td);
@@ -213,7 +213,7 @@ static void pack(uint32_t *w, int geom_dims, int arrayed, uint32_t layer, uint32
     memcpy(w, v, sizeof v);
 }
 
-static const char *dtype_names[4] = {"u32", "s32", "f32", "f16"};
+static const char *dtype_names[3] = {"u32", "s32", "f32"};
 
 /* Runs kernel `name` over every texture and coordinate and compares with __ptxrt_tex. */
 static int check_geometry(const char *name, uint32_t geom, int dims, int arrayed, int float_coords, ptxrtTextureObject_t *handles)
@@ -245,16 +245,18 @@ static int check_geometry(const char *name, uint32_t geom, int dims, int arrayed
         const Texture *t = &textures[i / ncoords];
         const uint32_t *c = &coords[4 * (i % ncoords)];
         const uint32_t *got = &out[(size_t)i * WORDS];
-        uint32_t ref[4][4];
-        for (uint32_t dt = 0; dt < 4; dt++) {
-            uint32_t op = geom | (float_coords ? PTXRT_TEX_FLOAT_COORDS : 0) | dt << PTXRT_TEX_DTYPE_SHIFT;
-            int32_t status = __ptxrt_tex(t->handle, 0, op, c, ref[dt]);
+        /* The runtime returns the same words for .u32, .s32 and .f32 results (integers,
+         * or floats' bits); .f16 results are rounded. */
+        uint32_t ref[2][4];
+        for (uint32_t k = 0; k < 2; k++) {
+            uint32_t op = geom | (float_coords ? PTXRT_TEX_FLOAT_COORDS : 0) | (2 + k) << PTXRT_TEX_DTYPE_SHIFT;
+            int32_t status = __ptxrt_tex(t->handle, 0, op, c, ref[k]);
             if (status != 0) harness_fail("__ptxrt_tex returned %d", (int)status);
         }
         uint32_t want[WORDS];
-        memcpy(want, ref, 12 * 4);
-        want[12] = ref[3][0] | ref[3][1] << 16;
-        want[13] = ref[3][2] | ref[3][3] << 16;
+        for (int w = 0; w < 12; w++) want[w] = ref[0][w % 4];
+        want[12] = ref[1][0] | ref[1][1] << 16;
+        want[13] = ref[1][2] | ref[1][3] << 16;
         want[14] = want[12];
         want[15] = want[13];
         for (int w = 0; w < WORDS; w++) {
