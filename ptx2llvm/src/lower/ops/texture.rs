@@ -7,10 +7,10 @@
 //! binds it by name. Using a reference as a value (`mov.u64 %rd, tex`) reads the handle,
 //! so direct and indirect (register) accesses are the same call.
 
-use crate::lower::thread::FnCx;
-use crate::lower::{abi, LowerError, ModuleLowerer, R};
 use crate::ir::{self, HandleKind, Operand, ScalarType, StateSpace, SurfaceClamp, SurfaceRedOp, TexGeom, TexLod, TextureOp};
 use crate::lower::ops::half_bits::Half;
+use crate::lower::thread::FnCx;
+use crate::lower::{abi, LowerError, ModuleLowerer, R};
 use inkwell::basic_block::BasicBlock;
 use inkwell::module::Linkage;
 use inkwell::types::StructType;
@@ -570,7 +570,15 @@ impl<'ctx> FnCx<'ctx, '_> {
     /// texture objects, dead objects, and `.f32` coordinates on textures with normalized
     /// coordinates or linear filtering. The result is the 4 words `__ptxrt_tex` would
     /// return (see ptxrt's `InlineTexture` for the rules, the same as `sample_texel`'s).
-    fn inline_fetch(&self, tex: IntValue<'ctx>, geom: TexGeom, dtype: ScalarType, float_coords: bool, coords: &[Operand], runtime: &dyn Fn(&Self) -> R<[IntValue<'ctx>; 4]>) -> R<[IntValue<'ctx>; 4]> {
+    fn inline_fetch(
+        &self,
+        tex: IntValue<'ctx>,
+        geom: TexGeom,
+        dtype: ScalarType,
+        float_coords: bool,
+        coords: &[Operand],
+        runtime: &dyn Fn(&Self) -> R<[IntValue<'ctx>; 4]>,
+    ) -> R<[IntValue<'ctx>; 4]> {
         let b = &self.b;
         let i32t = self.cx.i32_type();
         let i64t = self.cx.i64_type();
