@@ -601,28 +601,38 @@ impl<'ctx> FnCx<'ctx, '_> {
         let c = if arrayed { coords.get(1..).unwrap_or(&[]) } else { coords };
         // The texel index of a coordinate: `.s32` as is, `.f32` floor(u) (NaN: 0; indices
         // beyond ±2^40, which the runtime saturates to, are outside every image anyway).
-        let index = |op: Option<&Operand>| -> R<IntValue<'ctx>> {
-            let Some(op) = op else { return Ok(self.i64(0)) };
-            if float_coords {
-                let f32t = self.cx.f32_type();
-                let u = self.read_float(*op, ScalarType::F32)?;
-                let f = self.call_intrinsic("llvm.floor", &[f32t.into()], &[u.into()])?;
-                Ok(self.call_intrinsic("llvm.fptosi.sat", &[i64t.into(), f32t.into()], &[f])?.into_int_value())
-            } else {
-                let v = self.read(*op, ScalarType::S32)?;
-                Ok(b.build_int_s_extend(v, i64t, "")?)
-            }
-        };
-        // Clamped to the image (always in range for the load), and whether it was outside.
-        let clamp = |i: IntValue<'ctx>, n: IntValue<'ctx>| -> R<(IntValue<'ctx>, IntValue<'ctx>)> {
-            let outside = self.icmp(IntPredicate::UGE, i, n)?;
+        // The texel index of coordinate `op` in a dimension of `n` texels, clamped to the
+        // image (always in range for the load), and whether it was outside. `.s32` indices
+        // are clamped in 32 bits (to at most 2^31 - 1: the image may be larger).
+        let clamp = |op: Option<&Operand>, n: IntValue<'ctx>| -> R<(IntValue<'ctx>, IntValue<'ctx>)> {
             let last = b.build_int_sub(n, self.i64(1), "")?;
-            let low = self.select(self.icmp(IntPredicate::SLT, i, self.i64(0))?, self.i64(0), i)?;
+            let (i, last, zero) = if float_coords {
+                let f32t = self.cx.f32_type();
+                let i = match op {
+                    Some(op) => {
+                        let u = self.read_float(*op, ScalarType::F32)?;
+                        let f = self.call_intrinsic("llvm.floor", &[f32t.into()], &[u.into()])?;
+                        self.call_intrinsic("llvm.fptosi.sat", &[i64t.into(), f32t.into()], &[f])?.into_int_value()
+                    }
+                    None => self.i64(0),
+                };
+                (i, last, self.i64(0))
+            } else {
+                let i = match op {
+                    Some(op) => self.read(*op, ScalarType::S32)?,
+                    None => self.i32(0),
+                };
+                let big = self.icmp(IntPredicate::UGT, last, self.i64(i32::MAX as u64))?;
+                let last = self.select(big, self.i32(i32::MAX as u64), b.build_int_truncate(last, i32t, "")?)?;
+                (i, last, self.i32(0))
+            };
+            let low = self.select(self.icmp(IntPredicate::SLT, i, zero)?, zero, i)?;
             let clamped = self.select(self.icmp(IntPredicate::SGT, low, last)?, last, low)?;
-            Ok((clamped, outside))
+            let outside = self.icmp(IntPredicate::NE, clamped, i)?;
+            Ok((b.build_int_z_extend_or_bit_cast(clamped, i64t, "")?, outside))
         };
         let width = self.inline_field(st, d, FIELD_WIDTH, None)?.into_int_value();
-        let (x, out_x) = clamp(index(c.first())?, width)?;
+        let (x, out_x) = clamp(c.first(), width)?;
         // Outside in x reads the border (`INLINE_BORDER_X`) or, with `.s32` coordinates on
         // linear memory, 0 (`INLINE_ZERO_OUTSIDE`, first); outside in y the border.
         let x_special = if float_coords { INLINE_BORDER_X } else { INLINE_BORDER_X | INLINE_ZERO_OUTSIDE };
@@ -632,7 +642,7 @@ impl<'ctx> FnCx<'ctx, '_> {
         let mut row = self.inline_field(st, d, FIELD_DATA, None)?.into_pointer_value();
         if dims == 2 {
             let height = self.inline_field(st, d, FIELD_HEIGHT, None)?.into_int_value();
-            let (y, out_y) = clamp(index(c.get(1))?, height)?;
+            let (y, out_y) = clamp(c.get(1), height)?;
             oob_y = Some(b.build_and(out_y, has(INLINE_BORDER_Y)?, "")?);
             let pitch = self.inline_field(st, d, FIELD_PITCH, None)?.into_int_value();
             // SAFETY (of the generated code): a row of the image.
