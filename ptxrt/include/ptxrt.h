@@ -26,8 +26,11 @@ typedef struct ptxrtKernel ptxrtKernel;
 /* Finds a kernel by its PTX .entry name; NULL if no linked object defines it. */
 const ptxrtKernel *ptxrtFindKernel(const char *name);
 
-/* Runs a grid and returns when it has finished. args[i] points at the value of
- * parameter i, as in cuLaunchKernel. stream must be NULL. */
+/* Runs a grid and returns when it has finished (with the grids its blocks launched from
+ * the device). args[i] points at the value of parameter i, as in cuLaunchKernel. stream
+ * must be NULL. Launches from different host threads run at the same time, as kernels of
+ * different CUDA streams may: each launching thread runs blocks of its own grid, and idle
+ * worker threads help whichever grids have blocks left. */
 ptxrtError_t ptxrtLaunchKernel(const ptxrtKernel *kernel, ptxrtDim3 grid, ptxrtDim3 block,
                                void **args, size_t dynamicSharedBytes, void *stream);
 
@@ -42,7 +45,8 @@ ptxrtError_t ptxrtFuncSetMaxDynamicSharedMemory(const ptxrtKernel *kernel, size_
 
 /* Worker threads used by launches: one per core by default, PTXRT_NUM_THREADS overrides
  * (read once; values other than 1..1024 are ignored). ptxrtSetNumThreads accepts 1..1024
- * and applies to later launches. The launching host thread is one of the workers. */
+ * and applies to later launches. The launching host thread is one of the workers (%smid 0
+ * of its grid); %smid of every block is below %nsmid, the number set here. */
 ptxrtError_t ptxrtSetNumThreads(int n);
 int ptxrtGetNumThreads(void);
 

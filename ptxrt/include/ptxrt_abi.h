@@ -1,8 +1,11 @@
 /* ptxrt_abi.h: the contract between objects written by ptx2llvm and the ptxrt runtime.
  *
- * Users do not include this file; they use ptxrt.h. It is read by the runtime, by the
- * small serial launchers used in cross-target tests, and it documents what the compiler
- * emits (ptx2llvm/src/lower/abi.rs is the compiler-side mirror and must stay in sync).
+ * Users do not include this file; they use ptxrt.h. It is read by the small serial
+ * launchers used in cross-target tests, and it documents what the compiler emits. The
+ * contract itself is written once, in the Rust crate ptx2llvm-abi (abi/src/lib.rs), which
+ * both the compiler and the runtime use; ptxrt's tests/abi_header.rs compiles static
+ * assertions of every layout and value listed there against this file, and checks that
+ * every PTXRT_ macro here is listed there.
  */
 #ifndef PTXRT_ABI_H
 #define PTXRT_ABI_H
@@ -85,6 +88,154 @@ typedef struct ptxrtModule {
     uint32_t num_symbols;
     const ptxrtSymbolInfo *symbols;
 } ptxrtModule;
+
+/* ---- The block scheduler ----
+ *
+ * A block function with barriers or warp collectives runs the code between them as thread
+ * loops ("regions"). Each thread records in a per-thread state word the region it waits to
+ * enter (the one after the sync point it reached) or PTXRT_THREAD_EXITED; between regions
+ * the block function calls __ptxrt_schedule with one ptxrtSyncPoint per region (index 0:
+ * the entry), which completes a sync point, writes what it produces into the waiting
+ * threads' context slots, marks the threads it releases with PTXRT_THREAD_RELEASED and
+ * returns the region to run (| PTXRT_SCHEDULE_DENSE when every thread runs it), or
+ * PTXRT_SCHEDULE_DONE, or PTXRT_SCHEDULE_FAILED with the error in the environment. */
+#define PTXRT_SYNC_ENTRY 0u
+#define PTXRT_SYNC_BAR_SYNC 1u                /* a: id, b: thread count (or none) */
+#define PTXRT_SYNC_BAR_ARRIVE 2u
+#define PTXRT_SYNC_BAR_RED 3u                 /* c: predicate, dst: result; op below */
+#define PTXRT_SYNC_WARP 4u                    /* a warp collective; op below */
+
+/* op of PTXRT_SYNC_BAR_RED */
+#define PTXRT_BAR_RED_POPC 0u
+#define PTXRT_BAR_RED_AND 1u
+#define PTXRT_BAR_RED_OR 2u
+
+/* op of PTXRT_SYNC_WARP */
+#define PTXRT_WARP_SHFL 1u                    /* a value, b lane/offset, c clamp | segment mask << 8 */
+#define PTXRT_WARP_VOTE 2u                    /* a predicate */
+#define PTXRT_WARP_MATCH 3u                   /* a value; dst mask, pred all equal */
+#define PTXRT_WARP_REDUX 4u                   /* a value */
+#define PTXRT_WARP_ACTIVEMASK 5u
+#define PTXRT_WARP_WARP_SYNC 6u               /* bar.warp.sync, lockstep points of legacy code */
+#define PTXRT_WARP_MMA 7u                     /* matrix instructions: 7..13 (14..39 reserved) */
+#define PTXRT_WARP_WMMA_MMA 8u
+#define PTXRT_WARP_WMMA_LOAD 9u
+#define PTXRT_WARP_WMMA_STORE 10u
+#define PTXRT_WARP_LDMATRIX 11u
+#define PTXRT_WARP_STMATRIX 12u
+#define PTXRT_WARP_MOVMATRIX 13u
+#define PTXRT_WARP_ELECT 40u
+
+/* mode of the warp collectives */
+#define PTXRT_SHFL_UP 0u
+#define PTXRT_SHFL_DOWN 1u
+#define PTXRT_SHFL_BFLY 2u
+#define PTXRT_SHFL_IDX 3u
+#define PTXRT_VOTE_ALL 0u
+#define PTXRT_VOTE_ANY 1u
+#define PTXRT_VOTE_UNI 2u
+#define PTXRT_VOTE_BALLOT 3u
+#define PTXRT_MATCH_ANY 0u
+#define PTXRT_MATCH_ALL 1u
+#define PTXRT_REDUX_ADD 0u
+#define PTXRT_REDUX_MIN 1u
+#define PTXRT_REDUX_MAX 2u
+#define PTXRT_REDUX_AND 3u
+#define PTXRT_REDUX_OR 4u
+#define PTXRT_REDUX_XOR 5u
+
+/* flags of barriers and warp collectives */
+#define PTXRT_SYNC_ALIGNED 1u                 /* .aligned */
+#define PTXRT_SYNC_SIGNED 2u                  /* redux.sync on .s32 */
+#define PTXRT_SYNC_NEGATE 4u                  /* the predicate input is negated */
+
+/* Where an operand comes from, per thread: nothing, the immediate `value`, or the context
+ * slot array with per-thread prefix `value` and element size `size` (1, 2, 4 or 8): thread
+ * t's element is at context + nthreads * value + t * size. */
+#define PTXRT_OPERAND_NONE 0u
+#define PTXRT_OPERAND_IMM 1u
+#define PTXRT_OPERAND_SLOT 2u
+
+typedef struct ptxrtSyncOperand {
+    uint32_t kind;                      /* PTXRT_OPERAND_* */
+    uint32_t size;
+    uint64_t value;
+} ptxrtSyncOperand;
+
+typedef struct ptxrtSyncPoint {
+    uint32_t kind;                      /* PTXRT_SYNC_* */
+    uint32_t op;                        /* PTXRT_BAR_RED_* or PTXRT_WARP_* */
+    uint32_t mode;                      /* PTXRT_SHFL_* ...; matrix: m | n << 8 | k << 16 */
+    uint32_t flags;                     /* PTXRT_SYNC_*; matrix: PTXRT_MATRIX_* */
+    ptxrtSyncOperand a, b, c;
+    ptxrtSyncOperand mask;              /* membermask (none: the lanes that arrived together) */
+    ptxrtSyncOperand dst, pred;
+    const char *what;                   /* the instruction as written, for messages */
+    const ptxrtSyncOperand *operands;   /* matrix instructions: fragment registers, else NULL */
+    uint32_t num_operands;
+} ptxrtSyncPoint;
+
+/* Thread states, and results of __ptxrt_schedule (region | PTXRT_SCHEDULE_DENSE, or one
+ * of the negative values). */
+#define PTXRT_THREAD_EXITED 0xFFFFFFFFu
+#define PTXRT_THREAD_RELEASED 0x80000000u
+#define PTXRT_SCHEDULE_REGION_MASK 0xFFFF
+#define PTXRT_SCHEDULE_DENSE 0x40000000
+#define PTXRT_SCHEDULE_DONE (-1)
+#define PTXRT_SCHEDULE_FAILED (-2)
+
+/* The scheduler's per-block scratch: PTXRT_SCHEDULE_SCRATCH_WORDS 32-bit words the block
+ * function zeroes at its start: bar.arrive counts per barrier id (PTXRT_BARRIER_IDS words
+ * from PTXRT_SCRATCH_ARRIVALS), the warp point served last, whether the last decision
+ * served a warp point. */
+#define PTXRT_BARRIER_IDS 16
+#define PTXRT_SCHEDULE_SCRATCH_WORDS 32
+#define PTXRT_SCRATCH_ARRIVALS 0
+#define PTXRT_SCRATCH_LAST_WARP_POINT 16
+#define PTXRT_SCRATCH_SERVED_WARP_POINT 17
+
+int32_t __ptxrt_schedule(ptxrtBlockEnv *env, uint32_t nthreads, uint32_t *state, uint8_t *context,
+                         const ptxrtSyncPoint *points, uint32_t npoints, uint32_t *scratch);
+
+/* Kernels whose threads run as fibers: the block function calls __ptxrt_run_fibers with its
+ * per-thread function; a thread calls __ptxrt_fiber_sync at each sync point. */
+typedef int32_t (*ptxrtThreadFn)(ptxrtBlockEnv *env, uint8_t *local, uint32_t tid_x, uint32_t tid_y, uint32_t tid_z);
+int32_t __ptxrt_run_fibers(ptxrtBlockEnv *env, ptxrtThreadFn thread_fn);
+int32_t __ptxrt_fiber_sync(ptxrtBlockEnv *env, const ptxrtSyncPoint *point);
+
+/* Warp-level matrix instructions (PTXRT_WARP_MMA .. PTXRT_WARP_MOVMATRIX): element types in
+ * PTXRT_MATRIX_ELEM_BITS-bit fields of flags (A, B, C, D from bit 0), then the flag bits;
+ * the c operand holds the register counts d | a << 8 | b << 16 | c << 24 and, from bit
+ * PTXRT_MATRIX_SCALE_SHIFT, an mma's block scaling (ptxrt/src/matrix.rs documents the
+ * fragment layouts). */
+#define PTXRT_MATRIX_ELEM_F16 1u
+#define PTXRT_MATRIX_ELEM_BF16 2u
+#define PTXRT_MATRIX_ELEM_TF32 3u
+#define PTXRT_MATRIX_ELEM_F32 4u
+#define PTXRT_MATRIX_ELEM_F64 5u
+#define PTXRT_MATRIX_ELEM_S8 6u
+#define PTXRT_MATRIX_ELEM_U8 7u
+#define PTXRT_MATRIX_ELEM_S32 8u
+#define PTXRT_MATRIX_ELEM_S4 9u
+#define PTXRT_MATRIX_ELEM_U4 10u
+#define PTXRT_MATRIX_ELEM_E4M3 11u
+#define PTXRT_MATRIX_ELEM_E5M2 12u
+#define PTXRT_MATRIX_ELEM_B1 13u
+#define PTXRT_MATRIX_ELEM_E3M2 14u
+#define PTXRT_MATRIX_ELEM_E2M3 15u
+#define PTXRT_MATRIX_ELEM_E2M1 16u            /* in an 8-bit container */
+#define PTXRT_MATRIX_ELEM_E2M1_PACKED 17u     /* eight to a register (.kind::mxf4*) */
+#define PTXRT_MATRIX_ELEM_BITS 5
+#define PTXRT_MATRIX_A_COL (1u << 20)
+#define PTXRT_MATRIX_B_COL (1u << 21)
+#define PTXRT_MATRIX_SATFINITE (1u << 22)
+#define PTXRT_MATRIX_TRANS (1u << 23)
+#define PTXRT_MATRIX_SHARED (1u << 24)        /* the address is a shared-window offset */
+#define PTXRT_MATRIX_ROLE_SHIFT 25            /* wmma.load: 0 A, 1 B, 2 C */
+#define PTXRT_MATRIX_ROUND_SHIFT 27           /* .f64: 0 .rn, 1 .rz, 2 .rm, 3 .rp */
+#define PTXRT_MATRIX_POPC_AND (1u << 29)
+#define PTXRT_MATRIX_SPARSE (1u << 30)
+#define PTXRT_MATRIX_SCALE_SHIFT 32
 
 /* Texture, surface and sampler references (`.texref`, ISA 1.x `.tex`, `.surfref`,
  * `.samplerref`) are 8-byte module globals holding a handle, listed in `symbols` as

@@ -33,7 +33,13 @@ const LIBRARY_CALL_STACK_BYTES: usize = 16 << 10;
 
 /// Ends the launch with a stack overflow (returns the status to give back) when the calling
 /// thread's stack has no room left for the library call `what`.
-unsafe fn check_stack_room(env: *mut BlockEnv, tx: u32, ty: u32, tz: u32, what: &str) -> Result<(), i32> {
+unsafe fn check_stack_room(
+    env: *mut BlockEnv,
+    tx: u32,
+    ty: u32,
+    tz: u32,
+    what: &str,
+) -> Result<(), i32> {
     if crate::stacks::check_room(LIBRARY_CALL_STACK_BYTES).is_ok() {
         return Ok(());
     }
@@ -131,13 +137,19 @@ pub unsafe fn format_vprintf(format: *const c_char, buf: *const u8) -> (Vec<u8>,
         let arg = match conv {
             b'd' | b'i' => {
                 let raw = take(buf, &mut offset, if long { 8 } else { 4 });
-                Arg::Int(if long { raw as i64 } else { raw as u32 as i32 as i64 })
+                Arg::Int(if long {
+                    raw as i64
+                } else {
+                    raw as u32 as i32 as i64
+                })
             }
             b'u' | b'x' | b'X' | b'o' | b'c' => {
                 let raw = take(buf, &mut offset, if long { 8 } else { 4 });
                 Arg::Int(if long { raw as i64 } else { raw as u32 as i64 })
             }
-            b'f' | b'F' | b'e' | b'E' | b'g' | b'G' | b'a' | b'A' => Arg::Float(f64::from_bits(take(buf, &mut offset, 8))),
+            b'f' | b'F' | b'e' | b'E' | b'g' | b'G' | b'a' | b'A' => {
+                Arg::Float(f64::from_bits(take(buf, &mut offset, 8)))
+            }
             b's' | b'p' => Arg::Ptr(take(buf, &mut offset, 8)),
             _ => {
                 // Unknown conversion: printed as written, consuming nothing.
@@ -161,7 +173,9 @@ pub unsafe fn format_vprintf(format: *const c_char, buf: *const u8) -> (Vec<u8>,
             let n = piece.len();
             let (w, pr) = (star_args.first().copied(), star_args.get(1).copied());
             let written = match (arg_ref(&arg), star_args.len()) {
-                (ArgRef::Int(v), 0) if signed || conv == b'c' => snprintf(p, n, cfmt, v as std::ffi::c_longlong),
+                (ArgRef::Int(v), 0) if signed || conv == b'c' => {
+                    snprintf(p, n, cfmt, v as std::ffi::c_longlong)
+                }
                 (ArgRef::Int(v), 0) => snprintf(p, n, cfmt, v as u64 as std::ffi::c_ulonglong),
                 (ArgRef::Int(v), 1) => snprintf(p, n, cfmt, w.unwrap_or(0), v),
                 (ArgRef::Int(v), _) => snprintf(p, n, cfmt, w.unwrap_or(0), pr.unwrap_or(0), v),
@@ -170,11 +184,22 @@ pub unsafe fn format_vprintf(format: *const c_char, buf: *const u8) -> (Vec<u8>,
                 (ArgRef::Float(v), _) => snprintf(p, n, cfmt, w.unwrap_or(0), pr.unwrap_or(0), v),
                 (ArgRef::Ptr(v), k) => {
                     // `%s` of a null pointer prints "(null)", as glibc and CUDA do.
-                    let ptr = if conv == b's' && v == 0 { c"(null)".as_ptr() as u64 } else { v };
+                    let ptr = if conv == b's' && v == 0 {
+                        c"(null)".as_ptr() as u64
+                    } else {
+                        v
+                    };
                     match k {
                         0 => snprintf(p, n, cfmt, ptr as *const c_void),
                         1 => snprintf(p, n, cfmt, w.unwrap_or(0), ptr as *const c_void),
-                        _ => snprintf(p, n, cfmt, w.unwrap_or(0), pr.unwrap_or(0), ptr as *const c_void),
+                        _ => snprintf(
+                            p,
+                            n,
+                            cfmt,
+                            w.unwrap_or(0),
+                            pr.unwrap_or(0),
+                            ptr as *const c_void,
+                        ),
                     }
                 }
             };
@@ -213,7 +238,16 @@ fn arg_ref(a: &Arg) -> ArgRef {
 /// # Safety
 /// Called by generated code with pointers to the `.param` arguments.
 #[no_mangle]
-pub unsafe extern "C" fn __ptx_vprintf(env: *mut BlockEnv, _local: *mut u8, tx: u32, ty: u32, tz: u32, format: *const u64, args: *const u64, ret: *mut i32) -> i32 {
+pub unsafe extern "C" fn __ptx_vprintf(
+    env: *mut BlockEnv,
+    _local: *mut u8,
+    tx: u32,
+    ty: u32,
+    tz: u32,
+    format: *const u64,
+    args: *const u64,
+    ret: *mut i32,
+) -> i32 {
     if let Err(status) = check_stack_room(env, tx, ty, tz, "printf") {
         return status;
     }
@@ -224,7 +258,11 @@ pub unsafe extern "C" fn __ptx_vprintf(env: *mut BlockEnv, _local: *mut u8, tx: 
         return 0;
     }
     let (text, count) = format_vprintf(fmt, buf);
-    printf(c"%.*s".as_ptr(), text.len() as c_int, text.as_ptr() as *const c_char);
+    printf(
+        c"%.*s".as_ptr(),
+        text.len() as c_int,
+        text.as_ptr() as *const c_char,
+    );
     ret.write_unaligned(count);
     0
 }
@@ -234,7 +272,15 @@ pub unsafe extern "C" fn __ptx_vprintf(env: *mut BlockEnv, _local: *mut u8, tx: 
 /// # Safety
 /// Called by generated code with pointers to the `.param` arguments.
 #[no_mangle]
-pub unsafe extern "C" fn __ptx_malloc(env: *mut BlockEnv, _local: *mut u8, tx: u32, ty: u32, tz: u32, size: *const u64, ret: *mut u64) -> i32 {
+pub unsafe extern "C" fn __ptx_malloc(
+    env: *mut BlockEnv,
+    _local: *mut u8,
+    tx: u32,
+    ty: u32,
+    tz: u32,
+    size: *const u64,
+    ret: *mut u64,
+) -> i32 {
     if let Err(status) = check_stack_room(env, tx, ty, tz, "malloc") {
         return status;
     }
@@ -248,7 +294,14 @@ pub unsafe extern "C" fn __ptx_malloc(env: *mut BlockEnv, _local: *mut u8, tx: u
 /// Called by generated code with pointers to the `.param` arguments; the pointer came
 /// from device `malloc` (or is null).
 #[no_mangle]
-pub unsafe extern "C" fn __ptx_free(env: *mut BlockEnv, _local: *mut u8, tx: u32, ty: u32, tz: u32, ptr: *const u64) -> i32 {
+pub unsafe extern "C" fn __ptx_free(
+    env: *mut BlockEnv,
+    _local: *mut u8,
+    tx: u32,
+    ty: u32,
+    tz: u32,
+    ptr: *const u64,
+) -> i32 {
     if let Err(status) = check_stack_room(env, tx, ty, tz, "free") {
         return status;
     }
@@ -331,12 +384,17 @@ const CLOCK_MONOTONIC: c_int = 1;
 const SIGTRAP: c_int = 5;
 
 fn monotonic_ns() -> u64 {
-    let mut t = Timespec { tv_sec: 0, tv_nsec: 0 };
+    let mut t = Timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
     // SAFETY: `t` is a valid `struct timespec` (LP64 layout) for the call to fill in.
     if unsafe { clock_gettime(CLOCK_MONOTONIC, &mut t) } != 0 {
         return 0;
     }
-    (t.tv_sec as u64).wrapping_mul(1_000_000_000).wrapping_add(t.tv_nsec as u64)
+    (t.tv_sec as u64)
+        .wrapping_mul(1_000_000_000)
+        .wrapping_add(t.tv_nsec as u64)
 }
 
 /// `%globaltimer`: nanoseconds of the system's monotonic clock (the ISA fixes the unit,
@@ -401,7 +459,9 @@ pub extern "C" fn __ptxrt_brkpt() {
 // child is checked at once (the call returns CUDA's error code for a bad kernel or
 // configuration) and queued; queued grids run, in launch order, after the launching grid
 // has finished and before the host's launch returns (`run_device_launches`), and they may
-// launch grids themselves. This is one of the schedules CUDA allows: a child grid may start
+// launch grids themselves. The queue and the parameter buffers belong to the host launch
+// (its `LaunchTree`): host threads that launch at the same time each have their own, and a
+// worker finds the one of the grid it is running through a thread-local (`TreeGuard`). This is one of the schedules CUDA allows: a child grid may start
 // any time after its launch and the parent grid is only complete when its children are. A
 // parent that waits for its children from the device (the removed device-side
 // `cudaDeviceSynchronize`) is not supported.
@@ -425,18 +485,86 @@ struct ParamBuffer {
     config: Option<ChildConfig>,
 }
 
-#[derive(Default)]
 struct DeviceLaunches {
     /// Parameter buffers handed out, by address; freed when the host's launch ends.
-    buffers: std::collections::HashMap<usize, ParamBuffer>,
+    buffers: std::collections::BTreeMap<usize, ParamBuffer>,
     queue: Vec<(ChildConfig, usize)>,
 }
 
-static DEVICE_LAUNCHES: std::sync::Mutex<Option<DeviceLaunches>> = std::sync::Mutex::new(None);
+/// One host launch and the grids launched from the device during it: where those grids
+/// wait to run and the parameter buffers handed out for them. Creating one allocates
+/// nothing; a launch without device-side launches never touches its lock.
+pub(crate) struct LaunchTree {
+    launches: std::sync::Mutex<DeviceLaunches>,
+    /// Some block called a device-launch function: there may be something to run or free.
+    used: std::sync::atomic::AtomicBool,
+}
 
-fn with_launches<T>(f: impl FnOnce(&mut DeviceLaunches) -> T) -> T {
-    let mut guard = crate::registry::lock(&DEVICE_LAUNCHES);
-    f(guard.get_or_insert_with(DeviceLaunches::default))
+impl LaunchTree {
+    pub(crate) const fn new() -> LaunchTree {
+        LaunchTree {
+            launches: std::sync::Mutex::new(DeviceLaunches {
+                buffers: std::collections::BTreeMap::new(),
+                queue: Vec::new(),
+            }),
+            used: std::sync::atomic::AtomicBool::new(false),
+        }
+    }
+
+    fn with<T>(&self, f: impl FnOnce(&mut DeviceLaunches) -> T) -> T {
+        self.used.store(true, std::sync::atomic::Ordering::Relaxed);
+        f(&mut crate::registry::lock(&self.launches))
+    }
+
+    /// Whether any device-launch function ran for this launch. Read by the host thread once
+    /// every worker has finished the grid (the pool's hand-back orders their writes first).
+    fn used(&self) -> bool {
+        self.used.load(std::sync::atomic::Ordering::Acquire)
+    }
+}
+
+impl Drop for LaunchTree {
+    fn drop(&mut self) {
+        // Normally done by `run_device_launches`; this covers a launch that ended early.
+        if self.used() {
+            free_buffers(self);
+        }
+    }
+}
+
+thread_local! {
+    /// The tree of the grid whose blocks this thread is running (null: none).
+    static TREE: std::cell::Cell<*const LaunchTree> = const { std::cell::Cell::new(std::ptr::null()) };
+}
+
+/// Makes `tree` the running thread's launch tree until dropped.
+pub(crate) struct TreeGuard {
+    previous: *const LaunchTree,
+}
+
+impl TreeGuard {
+    pub(crate) fn enter(tree: *const LaunchTree) -> TreeGuard {
+        TreeGuard {
+            previous: TREE
+                .try_with(|t| t.replace(tree))
+                .unwrap_or(std::ptr::null()),
+        }
+    }
+}
+
+impl Drop for TreeGuard {
+    fn drop(&mut self) {
+        let _ = TREE.try_with(|t| t.set(self.previous));
+    }
+}
+
+/// Runs `f` on the device launches of the grid this thread runs blocks of; `None` outside
+/// a launch (a device function called from anywhere else).
+fn with_launches<T>(f: impl FnOnce(&mut DeviceLaunches) -> T) -> Option<T> {
+    let tree = TREE.try_with(|t| t.get()).unwrap_or(std::ptr::null());
+    // SAFETY: a non-null TREE is set by a worker for as long as it runs blocks of a launch,
+    // and the launch's tree outlives all of them (it lives until the host launch returns).
+    unsafe { tree.as_ref() }.map(|tree| tree.with(f))
 }
 
 /// Byte offsets of a kernel's parameters in a parameter buffer (each at its alignment, as
@@ -447,7 +575,12 @@ fn param_offsets(k: &Kernel) -> (Vec<usize>, usize) {
     let mut end = 0usize;
     for i in 0..n {
         // SAFETY: a validated descriptor has `num_params` sizes and alignments.
-        let (size, align) = unsafe { (*k.param_sizes.add(i) as usize, *k.param_aligns.add(i) as usize) };
+        let (size, align) = unsafe {
+            (
+                *k.param_sizes.add(i) as usize,
+                *k.param_aligns.add(i) as usize,
+            )
+        };
         let at = end.div_ceil(align.max(1)) * align.max(1);
         offsets.push(at);
         end = at + size;
@@ -456,7 +589,10 @@ fn param_offsets(k: &Kernel) -> (Vec<usize>, usize) {
 }
 
 fn alloc_param_buffer(align: u64, size: u64, config: Option<ChildConfig>) -> u64 {
-    let Ok(layout) = std::alloc::Layout::from_size_align(size.max(1) as usize, align.clamp(16, 4096).next_power_of_two() as usize) else {
+    let Ok(layout) = std::alloc::Layout::from_size_align(
+        size.max(1) as usize,
+        align.clamp(16, 4096).next_power_of_two() as usize,
+    ) else {
         return 0;
     };
     // SAFETY: the layout has a non-zero size.
@@ -464,19 +600,42 @@ fn alloc_param_buffer(align: u64, size: u64, config: Option<ChildConfig>) -> u64
     if p.is_null() {
         return 0;
     }
-    with_launches(|l| l.buffers.insert(p as usize, ParamBuffer { layout, config }));
+    if with_launches(|l| l.buffers.insert(p as usize, ParamBuffer { layout, config })).is_none() {
+        // Not inside a launch: nobody would ever free or run it.
+        // SAFETY: allocated just above with this layout.
+        unsafe { std::alloc::dealloc(p, layout) };
+        return 0;
+    }
     p as u64
 }
 
 /// Checks a device-side launch like a host launch; CUDA's error code on failure.
-fn check_child(func: u64, grid: crate::abi::Dim3, block: crate::abi::Dim3, shared: u32) -> Result<ChildConfig, i32> {
-    let k = crate::launch::usable_kernel(func as *const Kernel, "cudaLaunchDevice").map_err(|_| CUDA_ERROR_INVALID_VALUE)?;
+fn check_child(
+    func: u64,
+    grid: crate::abi::Dim3,
+    block: crate::abi::Dim3,
+    shared: u32,
+) -> Result<ChildConfig, i32> {
+    let k = crate::launch::usable_kernel(func as *const Kernel, "cudaLaunchDevice")
+        .map_err(|_| CUDA_ERROR_INVALID_VALUE)?;
     if k.num_params > 0 && (k.param_sizes.is_null() || k.param_aligns.is_null()) {
         // Without the parameter layout the buffer cannot be turned into arguments.
         return Err(CUDA_ERROR_INVALID_VALUE);
     }
-    crate::launch::check_configuration(k, grid, block, shared as usize, crate::registry::max_dynamic_shared(k)).map_err(|_| CUDA_ERROR_INVALID_CONFIGURATION)?;
-    Ok(ChildConfig { kernel: func as usize, grid, block, shared })
+    crate::launch::check_configuration(
+        k,
+        grid,
+        block,
+        shared as usize,
+        crate::registry::max_dynamic_shared(k),
+    )
+    .map_err(|_| CUDA_ERROR_INVALID_CONFIGURATION)?;
+    Ok(ChildConfig {
+        kernel: func as usize,
+        grid,
+        block,
+        shared,
+    })
 }
 
 /// Queues the launch of the grid whose parameters are in `buffer`.
@@ -491,10 +650,15 @@ fn enqueue(config: ChildConfig, buffer: u64) -> i32 {
         }
         _ => CUDA_ERROR_INVALID_VALUE,
     })
+    .unwrap_or(CUDA_ERROR_INVALID_VALUE)
 }
 
 unsafe fn read_dim3(p: *const u32) -> crate::abi::Dim3 {
-    crate::abi::Dim3::new(p.read_unaligned(), p.add(1).read_unaligned(), p.add(2).read_unaligned())
+    crate::abi::Dim3::new(
+        p.read_unaligned(),
+        p.add(1).read_unaligned(),
+        p.add(2).read_unaligned(),
+    )
 }
 
 /// `cudaGetParameterBuffer(.param .b64 alignment, .param .b64 size) -> .param .b64`: a
@@ -503,11 +667,24 @@ unsafe fn read_dim3(p: *const u32) -> crate::abi::Dim3 {
 /// # Safety
 /// Called by generated code with pointers to the `.param` arguments.
 #[no_mangle]
-pub unsafe extern "C" fn __ptx_cudaGetParameterBuffer(env: *mut BlockEnv, _local: *mut u8, tx: u32, ty: u32, tz: u32, align: *const u64, size: *const u64, ret: *mut u64) -> i32 {
+pub unsafe extern "C" fn __ptx_cudaGetParameterBuffer(
+    env: *mut BlockEnv,
+    _local: *mut u8,
+    tx: u32,
+    ty: u32,
+    tz: u32,
+    align: *const u64,
+    size: *const u64,
+    ret: *mut u64,
+) -> i32 {
     if let Err(status) = check_stack_room(env, tx, ty, tz, "cudaGetParameterBuffer") {
         return status;
     }
-    ret.write_unaligned(alloc_param_buffer(align.read_unaligned(), size.read_unaligned(), None));
+    ret.write_unaligned(alloc_param_buffer(
+        align.read_unaligned(),
+        size.read_unaligned(),
+        None,
+    ));
     0
 }
 
@@ -535,7 +712,12 @@ pub unsafe extern "C" fn __ptx_cudaGetParameterBufferV2(
     if let Err(status) = check_stack_room(env, tx, ty, tz, "cudaGetParameterBufferV2") {
         return status;
     }
-    let buffer = match check_child(func.read_unaligned(), read_dim3(grid), read_dim3(block), shared.read_unaligned()) {
+    let buffer = match check_child(
+        func.read_unaligned(),
+        read_dim3(grid),
+        read_dim3(block),
+        shared.read_unaligned(),
+    ) {
         Ok(config) => {
             // SAFETY: validated by `check_child`.
             let (_, size) = param_offsets(&*(config.kernel as *const Kernel));
@@ -572,7 +754,12 @@ pub unsafe extern "C" fn __ptx_cudaLaunchDevice(
     if let Err(status) = check_stack_room(env, tx, ty, tz, "cudaLaunchDevice") {
         return status;
     }
-    let status = match check_child(func.read_unaligned(), read_dim3(grid), read_dim3(block), shared.read_unaligned()) {
+    let status = match check_child(
+        func.read_unaligned(),
+        read_dim3(grid),
+        read_dim3(block),
+        shared.read_unaligned(),
+    ) {
         Ok(config) => enqueue(config, buffer.read_unaligned()),
         Err(code) => code,
     };
@@ -586,12 +773,23 @@ pub unsafe extern "C" fn __ptx_cudaLaunchDevice(
 /// # Safety
 /// Called by generated code with pointers to the `.param` arguments.
 #[no_mangle]
-pub unsafe extern "C" fn __ptx_cudaLaunchDeviceV2(env: *mut BlockEnv, _local: *mut u8, tx: u32, ty: u32, tz: u32, buffer: *const u64, _stream: *const u64, ret: *mut i32) -> i32 {
+pub unsafe extern "C" fn __ptx_cudaLaunchDeviceV2(
+    env: *mut BlockEnv,
+    _local: *mut u8,
+    tx: u32,
+    ty: u32,
+    tz: u32,
+    buffer: *const u64,
+    _stream: *const u64,
+    ret: *mut i32,
+) -> i32 {
     if let Err(status) = check_stack_room(env, tx, ty, tz, "cudaLaunchDeviceV2") {
         return status;
     }
     let buffer = buffer.read_unaligned();
-    let status = match with_launches(|l| l.buffers.get(&(buffer as usize)).and_then(|b| b.config)) {
+    let status = match with_launches(|l| l.buffers.get(&(buffer as usize)).and_then(|b| b.config))
+        .flatten()
+    {
         Some(config) => enqueue(config, buffer),
         None => CUDA_ERROR_INVALID_VALUE,
     };
@@ -599,14 +797,18 @@ pub unsafe extern "C" fn __ptx_cudaLaunchDeviceV2(env: *mut BlockEnv, _local: *m
     0
 }
 
-/// Runs the grids launched from the device during the host launch that just finished
-/// (and those they launch), then frees every parameter buffer. With `run == false` (the
-/// launching grid failed) the queued grids are dropped. Called by the host launch path,
-/// which holds the grid-tree lock, so the queue belongs to this launch alone.
-pub(crate) fn run_device_launches(mut run: bool) -> Result<(), crate::Error> {
+/// Runs the grids launched from the device during the host launch `tree` whose grid just
+/// finished (and those they launch), on the calling (host) thread, then frees every
+/// parameter buffer. With `run == false` (the launching grid failed) the queued grids are
+/// dropped.
+pub(crate) fn run_device_launches(tree: &LaunchTree, mut run: bool) -> Result<(), crate::Error> {
+    // The common case: the grid launched nothing (no lock to take).
+    if !tree.used() {
+        return Ok(());
+    }
     let mut result = Ok(());
     loop {
-        let batch = with_launches(|l| std::mem::take(&mut l.queue));
+        let batch = tree.with(|l| std::mem::take(&mut l.queue));
         if batch.is_empty() {
             break;
         }
@@ -617,22 +819,39 @@ pub(crate) fn run_device_launches(mut run: bool) -> Result<(), crate::Error> {
             // SAFETY: validated when it was queued; descriptors live as long as the program.
             let k = unsafe { &*(config.kernel as *const Kernel) };
             let (offsets, _) = param_offsets(k);
-            let mut args: Vec<*mut c_void> = offsets.iter().map(|o| (buffer + o) as *mut c_void).collect();
+            let mut args: Vec<*mut c_void> = offsets
+                .iter()
+                .map(|o| (buffer + o) as *mut c_void)
+                .collect();
             // SAFETY: each argument points into the parameter buffer, which holds every
             // parameter at its offset (its size was checked when the grid was queued).
-            let launched = unsafe { crate::launch::run_grid(k, config.grid, config.block, args.as_mut_ptr(), config.shared as usize) };
+            let launched = unsafe {
+                crate::launch::run_grid(
+                    k,
+                    config.grid,
+                    config.block,
+                    args.as_mut_ptr(),
+                    config.shared as usize,
+                    tree,
+                )
+            };
             if let Err(e) = launched {
                 result = Err(e);
                 run = false;
             }
         }
     }
-    let buffers = with_launches(|l| std::mem::take(&mut l.buffers));
+    free_buffers(tree);
+    result
+}
+
+/// Frees the parameter buffers of `tree`'s device-side launches.
+fn free_buffers(tree: &LaunchTree) {
+    let buffers = tree.with(|l| std::mem::take(&mut l.buffers));
     for (p, b) in buffers {
         // SAFETY: allocated by `alloc_param_buffer` with this layout, freed once.
         unsafe { std::alloc::dealloc(p as *mut u8, b.layout) };
     }
-    result
 }
 
 #[cfg(test)]
@@ -655,7 +874,10 @@ mod tests {
         buf.extend_from_slice(&(-7i64).to_le_bytes());
         let s = c"hi".as_ptr() as u64;
         buf.extend_from_slice(&s.to_le_bytes());
-        assert_eq!(fmt(c"a=%d f=%.3f x=%08X l=%ld s=%-4s|%%", &buf), "a=-42 f=2.500 x=DEADBEEF l=-7 s=hi  |%");
+        assert_eq!(
+            fmt(c"a=%d f=%.3f x=%08X l=%ld s=%-4s|%%", &buf),
+            "a=-42 f=2.500 x=DEADBEEF l=-7 s=hi  |%"
+        );
         let mut buf = vec![];
         buf.extend_from_slice(&1e-5f64.to_le_bytes());
         buf.extend_from_slice(&u64::MAX.to_le_bytes());

@@ -15,7 +15,9 @@
 //! recursion) ends the launch with an error naming it (see [`crate::stacks`]).
 
 use crate::abi::BlockEnv;
-use crate::sched::{self, Block, SyncPoint, DENSE, DONE, EXITED, RELEASED, SCRATCH_WORDS};
+use crate::sched::{
+    self, Block, SyncPoint, DENSE, DONE, EXITED, REGION_MASK, RELEASED, SCRATCH_WORDS,
+};
 use crate::stacks::{GuardedCoroutine, GuardedStack, StackOverflow};
 use corosensei::{CoroutineResult, Yielder};
 use std::cell::{Cell, RefCell};
@@ -37,17 +39,42 @@ thread_local! {
     static CURRENT: Cell<*const Yielder<(), *const SyncPoint>> = const { Cell::new(std::ptr::null()) };
     /// Stacks of finished fibers, for the next ones.
     static STACKS: RefCell<Vec<GuardedStack>> = const { RefCell::new(Vec::new()) };
+    /// The worker's per-block bookkeeping, reused block after block so that running a
+    /// block allocates nothing once the worker has run one of the same size.
+    static BUFFERS: RefCell<Buffers> = RefCell::new(Buffers::default());
+}
+
+/// What `drive` keeps per block: a fiber, a state word and a runnable flag per thread, and
+/// the sync points threads have waited at (by the index the scheduler knows them by).
+#[derive(Default)]
+struct Buffers {
+    fibers: Vec<Option<Fiber>>,
+    state: Vec<u32>,
+    points: Vec<SyncPoint>,
+    point_addrs: Vec<*const SyncPoint>,
+    runnable: Vec<usize>,
 }
 
 fn stack_bytes() -> usize {
     static BYTES: OnceLock<usize> = OnceLock::new();
-    *BYTES.get_or_init(|| std::env::var("PTXRT_FIBER_STACK_BYTES").ok().and_then(|v| v.trim().parse().ok()).unwrap_or(256 << 10).max(64 << 10))
+    *BYTES.get_or_init(|| {
+        std::env::var("PTXRT_FIBER_STACK_BYTES")
+            .ok()
+            .and_then(|v| v.trim().parse().ok())
+            .unwrap_or(256 << 10)
+            .max(64 << 10)
+    })
 }
 
 fn take_stack() -> Result<GuardedStack, String> {
     match STACKS.with(|s| s.borrow_mut().pop()) {
         Some(s) => Ok(s),
-        None => GuardedStack::new(stack_bytes()).map_err(|e| format!("cannot allocate a fiber stack of {} bytes: {e}", stack_bytes())),
+        None => GuardedStack::new(stack_bytes()).map_err(|e| {
+            format!(
+                "cannot allocate a fiber stack of {} bytes: {e}",
+                stack_bytes()
+            )
+        }),
     }
 }
 
@@ -113,14 +140,34 @@ enum Failure {
 }
 
 unsafe fn run_block(env: *mut BlockEnv, thread_fn: ThreadFn) -> Result<(), Failure> {
+    BUFFERS.with(|cell| {
+        // A second borrow cannot happen (a block runs one fiber scheduler at a time); were it
+        // to, fresh buffers are as correct, only slower.
+        let mut fresh = Buffers::default();
+        let mut borrowed = cell.try_borrow_mut();
+        let bufs = match borrowed.as_deref_mut() {
+            Ok(b) => b,
+            Err(_) => &mut fresh,
+        };
+        // SAFETY: per this function's contract.
+        unsafe { run_block_with(env, thread_fn, bufs) }
+    })
+}
+
+unsafe fn run_block_with(
+    env: *mut BlockEnv,
+    thread_fn: ThreadFn,
+    bufs: &mut Buffers,
+) -> Result<(), Failure> {
     let launch = &*(*env).launch;
     let dims = launch.block;
     let n = (dims.x * dims.y * dims.z) as usize;
-    let mut fibers: Vec<Option<Fiber>> = (0..n).map(|_| None).collect();
-    let result = drive(env, thread_fn, dims, &mut fibers);
+    bufs.fibers.clear();
+    bufs.fibers.resize_with(n, || None);
+    let result = drive(env, thread_fn, dims, bufs);
     // Threads left suspended (after an error): their stacks hold only generated code's
     // frames and the suspend call, nothing to drop, so they are reset, not unwound.
-    for f in fibers.iter_mut().filter_map(Option::take) {
+    for f in bufs.fibers.iter_mut().filter_map(Option::take) {
         let mut f = f;
         if !f.done() {
             f.force_reset();
@@ -136,27 +183,43 @@ fn thread_index(t: usize, dims: crate::abi::Dim3) -> (u32, u32, u32) {
     (t % dims.x, t / dims.x % dims.y, t / (dims.x * dims.y))
 }
 
-unsafe fn drive(env: *mut BlockEnv, thread_fn: ThreadFn, dims: crate::abi::Dim3, fibers: &mut [Option<Fiber>]) -> Result<(), Failure> {
+unsafe fn drive(
+    env: *mut BlockEnv,
+    thread_fn: ThreadFn,
+    dims: crate::abi::Dim3,
+    bufs: &mut Buffers,
+) -> Result<(), Failure> {
+    let Buffers {
+        fibers,
+        state,
+        points,
+        point_addrs,
+        runnable,
+    } = bufs;
     let n = fibers.len();
     // Overwritten for each thread when it first stops.
-    let mut state = vec![EXITED; n];
-    // The sync points threads have waited at, by the index the scheduler knows them by.
-    let mut points: Vec<SyncPoint> = vec![];
-    let mut point_addrs: Vec<*const SyncPoint> = vec![];
+    state.clear();
+    state.resize(n, EXITED);
+    points.clear();
+    point_addrs.clear();
     let mut scratch = [0u32; SCRATCH_WORDS];
-    let mut runnable: Vec<usize> = (0..n).collect();
+    runnable.clear();
+    runnable.extend(0..n);
     loop {
-        for &t in &runnable {
+        for &t in runnable.iter() {
             let fiber = match &mut fibers[t] {
                 Some(f) => f,
                 slot => {
                     let stack = take_stack().map_err(Failure::Message)?;
                     let (x, y, z) = thread_index(t, dims);
-                    slot.insert(GuardedCoroutine::new(stack, move |yielder: &Yielder<(), *const SyncPoint>| {
-                        CURRENT.with(|c| c.set(yielder));
-                        // SAFETY: the compiler's per-thread function for this block's launch.
-                        unsafe { thread_fn(env, std::ptr::null_mut(), x, y, z) }
-                    }))
+                    slot.insert(GuardedCoroutine::new(
+                        stack,
+                        move |yielder: &Yielder<(), *const SyncPoint>| {
+                            CURRENT.with(|c| c.set(yielder));
+                            // SAFETY: the compiler's per-thread function for this block's launch.
+                            unsafe { thread_fn(env, std::ptr::null_mut(), x, y, z) }
+                        },
+                    ))
                 }
             };
             let outcome = fiber.resume();
@@ -189,19 +252,29 @@ unsafe fn drive(env: *mut BlockEnv, thread_fn: ThreadFn, dims: crate::abi::Dim3,
                 }
             }
         }
-        let mut block = Block { nthreads: n, state: &mut state, context: (*env).context, shared: (*env).shared };
-        let r = sched::schedule(&mut block, &points, &mut scratch).map_err(Failure::Message)?;
-        runnable = match r {
+        let mut block = Block {
+            nthreads: n,
+            state,
+            context: (*env).context,
+            shared: (*env).shared,
+        };
+        let r = sched::schedule(&mut block, points, &mut scratch).map_err(Failure::Message)?;
+        match r {
             DONE => return Ok(()),
             r if r >= 0 => {
-                let k = (r & 0xFFFF) as u32;
+                let k = (r & REGION_MASK) as u32;
                 let dense = r & DENSE != 0;
-                (0..n).filter(|&t| state[t] == k | RELEASED || (dense && state[t] == k)).collect()
+                runnable.clear();
+                runnable.extend(
+                    (0..n).filter(|&t| state[t] == k | RELEASED || (dense && state[t] == k)),
+                );
             }
             _ => return Err(Failure::Message("the block scheduler failed".into())),
-        };
+        }
         if runnable.is_empty() {
-            return Err(Failure::Message("internal error in the fiber scheduler: no thread can run".into()));
+            return Err(Failure::Message(
+                "internal error in the fiber scheduler: no thread can run".into(),
+            ));
         }
     }
 }

@@ -3,11 +3,11 @@
 
 use std::ffi::{c_void, CStr};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Mutex;
 
 use crate::abi::{Dim3, Kernel, LaunchInfo, ABI_VERSION};
+use crate::device::{self, LaunchTree};
 use crate::error::Error;
-use crate::pool::{self, Job, Pool};
+use crate::pool::{self, Job};
 use crate::registry;
 
 /// Largest x and y of a block.
@@ -203,7 +203,9 @@ pub fn set_max_dynamic_shared(kernel: *const Kernel, bytes: usize) -> Result<(),
     Ok(())
 }
 
-/// `ptxrtLaunchKernel`: validates, then runs the grid to completion.
+/// `ptxrtLaunchKernel`: validates, then runs the grid to completion, then the grids its
+/// blocks launched from the device. Launches from different host threads run at the same
+/// time (nothing here or in the pool serializes them).
 ///
 /// # Safety
 /// `kernel` is null or a kernel descriptor; unless null, `args` has `num_params` entries
@@ -250,26 +252,37 @@ pub unsafe fn launch_kernel(
             name()
         )));
     }
-    // The grid and the grids it launches from the device run as one unit.
-    let _tree = registry::lock(&GRID_TREE);
+    // The grid and the grids it launches from the device run as one unit, on this thread.
+    let tree = LaunchTree::new();
     // SAFETY: `k` was validated above; `args` is as this function's contract says.
-    let result = unsafe { run_grid(k, grid, block, args, dynamic_shared) };
-    let children = crate::device::run_device_launches(result.is_ok());
+    let result = unsafe { run_grid(k, grid, block, args, dynamic_shared, &tree) };
+    let children = device::run_device_launches(&tree, result.is_ok());
     result.and(children)
 }
 
-/// Held while a host launch and the device-side launches it causes run.
-static GRID_TREE: Mutex<()> = Mutex::new(());
 /// `%gridid` of the next launch.
 static NEXT_GRID_ID: AtomicU64 = AtomicU64::new(1);
 
-/// Runs one grid to completion on the pool.
+/// Runs one grid of the launch `tree` to completion on the pool.
 ///
 /// # Safety
 /// `k` is a validated descriptor; `args` as for [`launch_kernel`].
-pub(crate) unsafe fn run_grid(k: &Kernel, grid: Dim3, block: Dim3, args: *mut *mut c_void, dynamic_shared: usize) -> Result<(), Error> {
+pub(crate) unsafe fn run_grid(
+    k: &Kernel,
+    grid: Dim3,
+    block: Dim3,
+    args: *mut *mut c_void,
+    dynamic_shared: usize,
+    tree: &LaunchTree,
+) -> Result<(), Error> {
     let name = || kernel_name(k);
-    let memory = check_configuration(k, grid, block, dynamic_shared, registry::max_dynamic_shared(k))?;
+    let memory = check_configuration(
+        k,
+        grid,
+        block,
+        dynamic_shared,
+        registry::max_dynamic_shared(k),
+    )?;
     let info = LaunchInfo {
         args,
         grid,
@@ -286,15 +299,16 @@ pub(crate) unsafe fn run_grid(k: &Kernel, grid: Dim3, block: Dim3, args: *mut *m
             name()
         )));
     };
-    let job = Job::new(
+    let mut job = Job::new(
         k,
         block_fn,
         info,
         memory.shared_bytes,
         memory.context_bytes,
         memory.local_bytes,
+        tree,
     );
-    Pool::global().run(&job)
+    pool::run(&mut job)
 }
 
 #[cfg(test)]

@@ -7,18 +7,22 @@
 //!
 //! - [`registry`]: modules, kernels and `.global`/`.const` variables by PTX name;
 //! - [`launch`]: CUDA's launch-configuration rules;
-//! - [`pool`]: the worker pool (one worker per core, `PTXRT_NUM_THREADS` to override)
-//!   that takes contiguous ranges of blocks from a shared counter, with per-worker
+//! - [`pool`]: the worker pool (one worker per core, `PTXRT_NUM_THREADS` to override):
+//!   each launching host thread runs its grid as worker 0 and idle helpers join whichever
+//!   grids have blocks left (launches from different host threads run at the same time);
+//!   workers take contiguous ranges of blocks from the grid's counter, with per-worker
 //!   shared/context/local buffers and a defined floating-point environment;
 //! - [`error`]: error codes and the per-host-thread last error;
 //! - [`capi`]: the `extern "C"` functions of `include/ptxrt.h` and `include/ptxrt_abi.h`;
-//! - [`sched`]: the block scheduler (barriers, warp collectives) that block functions call;
+//! - [`sched`]: the block scheduler (barriers, warp collectives) that block functions call,
+//!   allocation-free;
 //! - [`fibers`]: the general scheduler for kernels whose threads run as fibers (sync points
 //!   reached through recursion or function pointers);
 //! - [`stacks`]: the guarded stacks blocks and fibers run on, whose overflow fails the
 //!   launch instead of ending the process;
 //! - [`matrix`]: the warp-level matrix instructions the scheduler computes (`mma`, `wmma`, `ldmatrix`);
-//! - [`device`]: what device code calls by name (`vprintf`, `malloc`, `free`, `__assertfail`);
+//! - [`device`]: what device code calls by name (`vprintf`, `malloc`, `free`, `__assertfail`,
+//!   device-side launches, queued per host launch);
 //! - [`texture`]: arrays, texture/surface objects and references, and the sampling that
 //!   `tex`, `tld4`, `txq`, `suld`, `sust`, `sured`, `suq` and `istypep` call.
 //!

@@ -1,27 +1,45 @@
-//! The worker pool that runs the blocks of a grid.
+//! The worker pool that runs the blocks of grids.
 //!
-//! One pool per process, created on the first launch. The host thread that launches takes
-//! part as worker 0 and `n - 1` helper threads join it; all of them take *contiguous
-//! ranges* of blocks from one atomic counter that sits alone on its cache line (one grab
-//! per block would make the counter the bottleneck for small blocks). Each worker owns its
-//! shared/context/local buffers and reuses them across blocks and launches, so running a
-//! block never allocates. Launches are serialized by a mutex: the pool runs one grid at a
-//! time, which is what keeps concurrent host threads safe.
+//! One pool per process, created on the first launch: `n - 1` helper threads (`n` =
+//! [`num_threads`]). A host thread that launches runs its grid itself as worker 0, on
+//! buffers of its own (thread-local), and publishes the grid as a *job* in a small
+//! registry of active jobs ([`SLOTS`] slots, each on its own cache line); idle helpers
+//! join whichever active job still has blocks left, taking worker indices `1, 2, ...` of
+//! that job (so `%smid < %nsmid` for every job). Several host threads may launch at the
+//! same time: their grids run side by side, as kernels of different CUDA streams may, and
+//! nothing serializes them. All workers of a job take *contiguous ranges* of blocks from
+//! the job's counter, which sits alone on its cache line (one grab per block would make the
+//! counter the bottleneck for small blocks). Each worker owns its shared/context/local
+//! buffers and reuses them across blocks and launches, so running a block never allocates,
+//! and what a worker writes per block (its block environment, its buffers, its stack) is
+//! on cache lines of its own.
+//!
+//! A launch publishes its job by claiming a free slot (a compare-and-swap), opening it and
+//! bumping the pool's epoch; helpers spin on the epoch for a while before they sleep, so
+//! back-to-back launches do not pay for waking threads. A helper joins a job by counting
+//! itself in the slot's word while the slot is open, and only then reads the job; the
+//! launching thread, once its own blocks are done, closes the slot and waits until every
+//! helper that joined has left, so the job (on the launching thread's stack) outlives every
+//! use. Nothing on this path allocates or takes a lock, except sleeping and waking.
 //!
 //! Every worker, the launching thread included, runs its blocks on a block stack of its
 //! own (`PTXRT_STACK_BYTES`, default 8 MiB, reserved address space committed as used),
 //! entered once per launch: a block that overflows it (deep recursion in region code)
 //! fails the launch with an error instead of ending the process (see [`crate::stacks`]).
+//!
+//! A `fork()`ed child has none of the parent's helpers (and whatever state their locks were
+//! in): its first launch builds a new pool; the old one is leaked on purpose.
 
 use std::alloc::{self, Layout};
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
 use std::ffi::CStr;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::ptr::NonNull;
-use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Arc, Condvar, Mutex, OnceLock};
+use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Condvar, Mutex, Once, OnceLock};
 
-use crate::abi::{BlockEnv, BlockFn, Dim3, Kernel, LaunchInfo};
+use crate::abi::{BlockEnv, BlockFn, Dim3, Kernel, LaunchInfo, KERNEL_FUSE_X};
+use crate::device::{LaunchTree, TreeGuard};
 use crate::error::Error;
 use crate::registry::lock;
 use crate::stacks::{self, GuardedStack};
@@ -277,8 +295,10 @@ impl Drop for AlignedBuf {
 }
 
 /// The three memory windows one worker hands to the blocks it runs, and the stack it runs
-/// them on (allocated by the first launch).
+/// them on (allocated by the first launch). Aligned to a cache line, so that the buffers of
+/// two workers never share one.
 #[derive(Default)]
+#[repr(align(64))]
 pub struct WorkerBuffers {
     shared: AlignedBuf,
     context: AlignedBuf,
@@ -317,10 +337,10 @@ impl WorkerBuffers {
 // One launch
 // ----------------------------------------------------------------------------------------
 
-/// Keeps a value alone on its 64-byte cache line so the other fields of the job (read by
-/// every worker for every block) do not bounce with the counter.
+/// Keeps a value alone on its 64-byte cache line, so that the fields around it (read by
+/// every worker for every block) do not bounce with it.
 #[repr(align(64))]
-struct CacheLine<T>(T);
+pub(crate) struct CacheLine<T>(pub(crate) T);
 
 /// A validated launch, as the workers see it.
 pub(crate) struct Job {
@@ -334,19 +354,26 @@ pub(crate) struct Job {
     local_bytes: usize,
     /// Blocks handed out per grab.
     chunk: u64,
-    /// Next block (linear index, x fastest) not yet handed out.
-    next: CacheLine<AtomicU64>,
-    /// Set on the first error: workers stop taking blocks.
-    abort: AtomicBool,
-    first_error: Mutex<Option<Error>>,
     /// The kernel runs runs of blocks along x in one call (`KERNEL_FUSE_X`), at most
     /// `max_fused` blocks at a time.
     fuse_x: bool,
     max_fused: u64,
+    /// Workers that may take part: worker indices `0..participants` (set by [`run`]).
+    participants: usize,
+    /// Where grids launched from the device by this grid's blocks are queued.
+    tree: *const LaunchTree,
+    /// Set on the first error: workers stop taking blocks. Written once at most.
+    abort: AtomicBool,
+    first_error: Mutex<Option<Error>>,
+    /// Next block (linear index, x fastest) not yet handed out.
+    next: CacheLine<AtomicU64>,
+    /// Worker indices handed to helpers so far (the next helper gets `joined + 1`).
+    joined: CacheLine<AtomicUsize>,
 }
 
 impl Job {
-    /// `info.num_workers` must be the pool size the launch will use.
+    /// `info.num_workers` must be the pool size the launch will use; `tree` must outlive
+    /// the job.
     pub(crate) fn new(
         kernel: &Kernel,
         block_fn: BlockFn,
@@ -354,6 +381,7 @@ impl Job {
         shared_bytes: usize,
         context_bytes: usize,
         local_bytes: usize,
+        tree: &LaunchTree,
     ) -> Job {
         let total_blocks = info.grid.volume();
         let workers = u64::from(info.num_workers.max(1));
@@ -369,13 +397,16 @@ impl Job {
             context_bytes,
             local_bytes,
             chunk,
-            next: CacheLine(AtomicU64::new(0)),
-            abort: AtomicBool::new(false),
-            first_error: Mutex::new(None),
-            fuse_x: kernel.flags & crate::abi::KERNEL_FUSE_X != 0,
+            fuse_x: kernel.flags & KERNEL_FUSE_X != 0,
             // The row of threads stays below 2^20 (the thread index of a fused call is a
             // 32-bit value, and a row this long already amortizes the call).
             max_fused: ((1u64 << 20) / u64::from(info.block.x.max(1))).max(1),
+            participants: 1,
+            tree,
+            abort: AtomicBool::new(false),
+            first_error: Mutex::new(None),
+            next: CacheLine(AtomicU64::new(0)),
+            joined: CacheLine(AtomicUsize::new(0)),
         }
     }
 
@@ -397,16 +428,25 @@ impl Job {
         (self.info.num_workers as u64).min(grabs).max(1) as usize
     }
 
+    /// Whether blocks are left to hand out.
+    fn has_blocks(&self) -> bool {
+        !self.abort.load(Ordering::Relaxed)
+            && self.next.0.load(Ordering::Relaxed) < self.total_blocks
+    }
+
     /// Records `err` unless an earlier one exists, and stops the grid.
     fn fail(&self, err: Error) {
         let mut slot = lock(&self.first_error);
         if slot.is_none() {
             *slot = Some(err);
         }
-        self.abort.store(true, Ordering::Relaxed);
+        self.abort.store(true, Ordering::Release);
     }
 
     fn result(&self) -> Result<(), Error> {
+        if !self.abort.load(Ordering::Acquire) {
+            return Ok(());
+        }
         match lock(&self.first_error).take() {
             Some(e) => Err(e),
             None => Ok(()),
@@ -443,6 +483,8 @@ impl Job {
             error_message: std::ptr::null(),
             blocks_x: 1,
         };
+        // Device-side launches of these blocks go to this launch's tree.
+        let _tree = TreeGuard::enter(self.tree);
         // `env` lives here, outside the block stack, so that after an overflow it still
         // says which block was running.
         let (stack, outcome) = stacks::run_on(stack, || {
@@ -479,7 +521,11 @@ impl Job {
                 }
                 // A kernel that can (`KERNEL_FUSE_X`) runs the blocks of this range that
                 // share y and z in one call, as one long row of threads.
-                let run = if self.fuse_x { (end - i).min(gx - x).min(self.max_fused) } else { 1 };
+                let run = if self.fuse_x {
+                    (end - i).min(gx - x).min(self.max_fused)
+                } else {
+                    1
+                };
                 env.ctaid = Dim3::new(x as u32, y as u32, z as u32);
                 env.blocks_x = run as u32;
                 env.worker_index = worker as u32;
@@ -533,7 +579,7 @@ impl Job {
             "unknown error".to_string()
         } else {
             // SAFETY: generated code sets `error_message` to null or a NUL-terminated
-            // static string.
+            // string that stays valid until the worker's next block.
             unsafe { CStr::from_ptr(env.error_message) }
                 .to_string_lossy()
                 .into_owned()
@@ -544,81 +590,120 @@ impl Job {
             self.kernel_name()
         ))
     }
-}
 
-/// The job pointer handed to helpers.
-#[derive(Clone, Copy)]
-struct JobPtr(*const Job);
-
-// SAFETY: a `Job` is only touched through shared references, and everything in it that
-// workers mutate is atomic or behind a mutex; the launching thread keeps it alive until
-// every participating helper has signalled completion (see `Pool::run`).
-unsafe impl Send for JobPtr {}
-
-// ----------------------------------------------------------------------------------------
-// The pool
-// ----------------------------------------------------------------------------------------
-
-thread_local! {
-    /// True on pool helpers and on a host thread while it launches: a launch from inside a
-    /// kernel would deadlock on the launch lock, so it is refused instead.
-    static IN_WORKER: Cell<bool> = const { Cell::new(false) };
-}
-
-/// Whether the calling thread is running blocks right now (or is a pool helper).
-pub(crate) fn in_worker() -> bool {
-    IN_WORKER.try_with(Cell::get).unwrap_or(false)
-}
-
-/// State shared with helpers, protected by `Shared::state`.
-struct State {
-    generation: u64,
-    job: JobPtr,
-    participants: usize,
-    sleepers: usize,
-}
-
-struct Shared {
-    state: Mutex<State>,
-    /// Signals a new generation (a new job) to helpers.
-    work: Condvar,
-    /// Signals the launching thread that the last helper finished.
-    done: Condvar,
-    /// Mirror of `State::generation` so idle helpers can spin without the lock.
-    generation: AtomicU64,
-    /// Participating helpers still working on the current job.
-    remaining: AtomicUsize,
-}
-
-/// What the launching thread owns (under the launch lock): the helpers and worker 0's
-/// buffers.
-struct LaunchSide {
-    shared: Arc<Shared>,
-    helpers: usize,
-    buffers: WorkerBuffers,
-    /// Value of [`FORKS`] when the helpers were spawned.
-    forks_seen: u64,
-}
-
-pub(crate) struct Pool {
-    launch: Mutex<LaunchSide>,
-}
-
-/// Busy-wait rounds before sleeping: back-to-back launches then skip a futex wake-up.
-const SPIN_ROUNDS: u32 = 4000;
-
-fn spin_until(mut done: impl FnMut() -> bool) -> bool {
-    for i in 0..SPIN_ROUNDS {
-        if done() {
-            return true;
-        }
-        if i % 256 == 255 {
-            std::thread::yield_now();
-        } else {
-            std::hint::spin_loop();
+    /// Runs blocks as worker `worker`, catching panics (there should be none) so that the
+    /// launch reports them instead of losing a worker.
+    fn run_guarded(&self, worker: usize, buffers: &mut WorkerBuffers) {
+        if catch_unwind(AssertUnwindSafe(|| self.run_blocks(worker, buffers))).is_err() {
+            self.fail(Error::internal("panic while running blocks"));
         }
     }
-    done()
+}
+
+// ----------------------------------------------------------------------------------------
+// The registry of active jobs
+// ----------------------------------------------------------------------------------------
+
+/// Jobs that can be active at once with helpers. A launch that finds every slot taken runs
+/// its grid on the launching thread alone (correct, only without help).
+pub const SLOTS: usize = 64;
+
+/// `Slot::word`: the slot is published and helpers may join.
+const OPEN: u64 = 1 << 63;
+/// `Slot::word`: a launching thread owns the slot.
+const CLAIMED: u64 = 1 << 62;
+/// `Slot::word`: the owner sleeps until the last helper leaves.
+const WAITING: u64 = 1 << 61;
+/// `Slot::word`: helpers inside the job (low bits).
+const INSIDE: u64 = (1 << 32) - 1;
+
+/// One active job. The owner publishes `job` before it sets `OPEN`; a helper reads `job`
+/// only after counting itself in `word` while `OPEN` was set, and the owner waits for the
+/// count to drop to zero after clearing `OPEN`, so the job stays alive for every reader.
+#[repr(align(64))]
+struct Slot {
+    word: AtomicU64,
+    job: AtomicPtr<Job>,
+    lock: Mutex<()>,
+    /// Signalled by the last helper to leave when the owner waits.
+    left: Condvar,
+}
+
+impl Slot {
+    fn new() -> Slot {
+        Slot {
+            word: AtomicU64::new(0),
+            job: AtomicPtr::new(std::ptr::null_mut()),
+            lock: Mutex::new(()),
+            left: Condvar::new(),
+        }
+    }
+
+    /// Counts a helper in if the slot is open; the job it holds then stays alive until
+    /// [`Slot::leave`].
+    fn join(&self) -> Option<&Job> {
+        let mut word = self.word.load(Ordering::Relaxed);
+        loop {
+            if word & OPEN == 0 || word & INSIDE == INSIDE {
+                return None;
+            }
+            match self.word.compare_exchange_weak(
+                word,
+                word + 1,
+                Ordering::Acquire,
+                Ordering::Relaxed,
+            ) {
+                Ok(_) => break,
+                Err(now) => word = now,
+            }
+        }
+        // SAFETY: the owner stored the job before opening the slot (our acquire saw the
+        // open slot), and it waits for us to leave before the job goes away.
+        unsafe { self.job.load(Ordering::Relaxed).as_ref() }
+    }
+
+    /// The helper is done with the job; it must not touch it any more.
+    fn leave(&self) {
+        let before = self.word.fetch_sub(1, Ordering::Release);
+        if before & INSIDE == 1 && before & WAITING != 0 {
+            let _guard = lock(&self.lock);
+            self.left.notify_all();
+        }
+    }
+}
+
+/// The pool of one process (a forked child builds its own).
+struct PoolState {
+    /// [`FORKS`] when it was built.
+    forks: u64,
+    slots: [Slot; SLOTS],
+    /// Bit `i`: slot `i` is open (where helpers look for work).
+    open: CacheLine<AtomicU64>,
+    /// Bumped by every published job: idle helpers watch it.
+    epoch: CacheLine<AtomicU64>,
+    /// Helpers asleep on `wake`.
+    sleepers: CacheLine<AtomicUsize>,
+    sleep_lock: Mutex<()>,
+    wake: Condvar,
+    /// Helper threads started.
+    helpers: AtomicUsize,
+    spawn_lock: Mutex<()>,
+}
+
+impl PoolState {
+    fn new(forks: u64) -> PoolState {
+        PoolState {
+            forks,
+            slots: std::array::from_fn(|_| Slot::new()),
+            open: CacheLine(AtomicU64::new(0)),
+            epoch: CacheLine(AtomicU64::new(0)),
+            sleepers: CacheLine(AtomicUsize::new(0)),
+            sleep_lock: Mutex::new(()),
+            wake: Condvar::new(),
+            helpers: AtomicUsize::new(0),
+            spawn_lock: Mutex::new(()),
+        }
+    }
 }
 
 /// Counts `fork()`s, in the child. Helper threads do not survive a fork, so a child (a
@@ -640,117 +725,197 @@ extern "C" {
     ) -> std::ffi::c_int;
 }
 
-fn new_shared() -> Arc<Shared> {
-    Arc::new(Shared {
-        state: Mutex::new(State {
-            generation: 0,
-            job: JobPtr(std::ptr::null()),
-            participants: 0,
-            sleepers: 0,
-        }),
-        work: Condvar::new(),
-        done: Condvar::new(),
-        generation: AtomicU64::new(0),
-        remaining: AtomicUsize::new(0),
-    })
+static STATE: AtomicPtr<PoolState> = AtomicPtr::new(std::ptr::null_mut());
+
+/// The process's pool, built on first use (and again in a forked child).
+fn state() -> &'static PoolState {
+    let current = STATE.load(Ordering::Acquire);
+    let forks = FORKS.load(Ordering::Relaxed);
+    // SAFETY: a non-null STATE points at a leaked, never freed PoolState.
+    match unsafe { current.as_ref() } {
+        Some(st) if st.forks == forks => st,
+        _ => new_state(current, forks),
+    }
 }
 
-impl Pool {
-    /// The process's pool, created on first use.
-    pub(crate) fn global() -> &'static Pool {
-        static POOL: OnceLock<Pool> = OnceLock::new();
-        POOL.get_or_init(|| {
-            #[cfg(unix)]
-            // SAFETY: registers a handler that only performs an atomic increment, which
-            // is allowed in a forked child; the function has static lifetime.
-            unsafe {
-                pthread_atfork(None, None, Some(count_fork_in_child));
+#[cold]
+fn new_state(current: *mut PoolState, forks: u64) -> &'static PoolState {
+    static ATFORK: Once = Once::new();
+    ATFORK.call_once(|| {
+        #[cfg(unix)]
+        // SAFETY: registers a handler that only performs an atomic increment, which is
+        // allowed in a forked child; the function has static lifetime.
+        unsafe {
+            pthread_atfork(None, None, Some(count_fork_in_child));
+        }
+    });
+    let fresh = Box::into_raw(Box::new(PoolState::new(forks)));
+    match STATE.compare_exchange(current, fresh, Ordering::AcqRel, Ordering::Acquire) {
+        // The previous pool (a forked parent's) is leaked: its helpers are not here, and
+        // its locks may be held by threads that do not exist in this process.
+        // SAFETY: just leaked from a Box; never freed.
+        Ok(_) => unsafe { &*fresh },
+        Err(winner) => {
+            // SAFETY: `fresh` was never shared: nobody else can have seen it.
+            drop(unsafe { Box::from_raw(fresh) });
+            // SAFETY: as in `state`.
+            match unsafe { winner.as_ref() } {
+                Some(st) if st.forks == forks => st,
+                _ => new_state(winner, forks),
             }
-            Pool {
-                launch: Mutex::new(LaunchSide {
-                    shared: new_shared(),
-                    helpers: 0,
-                    buffers: WorkerBuffers::default(),
-                    forks_seen: FORKS.load(Ordering::Relaxed),
-                }),
-            }
-        })
+        }
+    }
+}
+
+// ----------------------------------------------------------------------------------------
+// Launching
+// ----------------------------------------------------------------------------------------
+
+thread_local! {
+    /// True on pool helpers and on a host thread while it launches: a launch from inside a
+    /// kernel would reuse the thread's busy buffers, so it is refused instead.
+    static IN_WORKER: Cell<bool> = const { Cell::new(false) };
+    /// The buffers a host thread runs its grids' blocks with (as worker 0).
+    static HOST_BUFFERS: RefCell<WorkerBuffers> = RefCell::new(WorkerBuffers::default());
+    /// The slot this thread published its last job in: tried first next time.
+    static LAST_SLOT: Cell<usize> = const { Cell::new(0) };
+}
+
+/// Whether the calling thread is running blocks right now (or is a pool helper).
+pub(crate) fn in_worker() -> bool {
+    IN_WORKER.try_with(Cell::get).unwrap_or(false)
+}
+
+/// Busy-wait rounds before sleeping: back-to-back launches then skip a futex wake-up.
+const SPIN_ROUNDS: u32 = 4000;
+
+fn spin_until(mut done: impl FnMut() -> bool) -> bool {
+    for i in 0..SPIN_ROUNDS {
+        if done() {
+            return true;
+        }
+        if i % 256 == 255 {
+            std::thread::yield_now();
+        } else {
+            std::hint::spin_loop();
+        }
+    }
+    done()
+}
+
+/// Starts helpers until there are `wanted`; returns how many exist (starting one can fail
+/// under resource limits, then launches simply use fewer workers).
+fn ensure_helpers(st: &'static PoolState, wanted: usize) -> usize {
+    let have = st.helpers.load(Ordering::Acquire);
+    if have >= wanted {
+        return have;
+    }
+    let _guard = lock(&st.spawn_lock);
+    let mut have = st.helpers.load(Ordering::Acquire);
+    while have < wanted {
+        let index = have + 1;
+        let spawned = std::thread::Builder::new()
+            .name(format!("ptxrt-worker-{index}"))
+            .stack_size(HELPER_STACK_BYTES)
+            .spawn(move || helper_main(st, index));
+        if spawned.is_err() {
+            break;
+        }
+        have += 1;
+        st.helpers.store(have, Ordering::Release);
+    }
+    have
+}
+
+/// Runs the whole grid of `job` (the calling thread as worker 0, helpers joining) and
+/// returns when every block has finished or the grid was aborted by an error.
+pub(crate) fn run(job: &mut Job) -> Result<(), Error> {
+    let _in_worker = InWorkerGuard::enter();
+    let st = state();
+    let useful = job.useful_workers();
+    job.participants = if useful > 1 {
+        useful.min(ensure_helpers(st, useful - 1) + 1)
+    } else {
+        1
+    };
+    let job = &*job;
+    let slot = if job.participants > 1 {
+        publish(st, job)
+    } else {
+        None
+    };
+
+    // The launching thread is worker 0.
+    {
+        let _fp = fpenv::Guard::enter();
+        let ran = HOST_BUFFERS.try_with(|cell| match cell.try_borrow_mut() {
+            Ok(mut buffers) => job.run_guarded(0, &mut buffers),
+            // Cannot happen (a launch from inside a launch is refused); fresh buffers would
+            // be as correct.
+            Err(_) => job.run_guarded(0, &mut WorkerBuffers::default()),
+        });
+        if ran.is_err() {
+            // The thread is exiting (its thread-locals are gone).
+            job.run_guarded(0, &mut WorkerBuffers::default());
+        }
     }
 
-    /// Spawns helpers until there are `wanted`; returns how many exist (spawning can
-    /// fail under resource limits, then the launch simply uses fewer workers).
-    fn ensure_helpers(side: &mut LaunchSide, wanted: usize) -> usize {
-        let forks = FORKS.load(Ordering::Relaxed);
-        if side.forks_seen != forks {
-            // We are in a forked child: the helpers (and whatever state their locks were
-            // in) stayed in the parent. Start over; the old state is leaked on purpose.
-            std::mem::forget(std::mem::replace(&mut side.shared, new_shared()));
-            side.helpers = 0;
-            side.forks_seen = forks;
-        }
-        while side.helpers < wanted {
-            let index = side.helpers + 1;
-            let shared = Arc::clone(&side.shared);
-            // No job can be published while we hold the launch lock, so this is the
-            // generation the new helper has "seen".
-            let seen = side.shared.generation.load(Ordering::Acquire);
-            let spawned = std::thread::Builder::new()
-                .name(format!("ptxrt-worker-{index}"))
-                .stack_size(HELPER_STACK_BYTES)
-                .spawn(move || helper_main(shared, index, seen));
-            if spawned.is_err() {
-                break;
-            }
-            side.helpers += 1;
-        }
-        side.helpers
+    if let Some(s) = slot {
+        // `job` lives on our caller's stack: do not return before every helper is done
+        // with it.
+        close(st, s);
     }
+    job.result()
+}
 
-    /// Runs the whole grid of `job` and returns when every block has finished (or the
-    /// grid was aborted by an error).
-    pub(crate) fn run(&self, job: &Job) -> Result<(), Error> {
-        let mut guard = lock(&self.launch);
-        let side = &mut *guard;
-        let _in_worker = InWorkerGuard::enter();
-        let useful = job.useful_workers();
-        let helpers = Self::ensure_helpers(side, useful - 1);
-        let participants = useful.min(helpers + 1);
-        let shared = &*side.shared;
-
-        if participants > 1 {
-            shared.remaining.store(participants - 1, Ordering::Relaxed);
-            let mut st = lock(&shared.state);
-            st.job = JobPtr(job);
-            st.participants = participants;
-            st.generation += 1;
-            shared.generation.store(st.generation, Ordering::Release);
-            if st.sleepers > 0 {
-                shared.work.notify_all();
+/// Publishes `job` in a free slot and wakes helpers for it; the slot, or `None` when all
+/// are taken.
+fn publish(st: &PoolState, job: &Job) -> Option<usize> {
+    let hint = LAST_SLOT.try_with(Cell::get).unwrap_or(0);
+    let s = (0..SLOTS).map(|i| (hint + i) % SLOTS).find(|&s| {
+        st.slots[s]
+            .word
+            .compare_exchange(0, CLAIMED, Ordering::Acquire, Ordering::Relaxed)
+            .is_ok()
+    })?;
+    let _ = LAST_SLOT.try_with(|c| c.set(s));
+    let slot = &st.slots[s];
+    slot.job
+        .store(job as *const Job as *mut Job, Ordering::Relaxed);
+    slot.word.fetch_or(OPEN, Ordering::Release);
+    st.open.0.fetch_or(1 << s, Ordering::Release);
+    // Helpers that watch the epoch see the job; sleeping ones need a wake-up. (SeqCst
+    // pairs with the sleepers' increment-then-check in `wait_for_work`.)
+    st.epoch.0.fetch_add(1, Ordering::SeqCst);
+    let sleepers = st.sleepers.0.load(Ordering::SeqCst);
+    if sleepers > 0 {
+        let wanted = job.participants - 1;
+        let _guard = lock(&st.sleep_lock);
+        if wanted >= sleepers {
+            st.wake.notify_all();
+        } else {
+            for _ in 0..wanted {
+                st.wake.notify_one();
             }
         }
-
-        // The launching thread is worker 0.
-        let buffers = &mut side.buffers;
-        let host = catch_unwind(AssertUnwindSafe(|| {
-            let _fp = fpenv::Guard::enter();
-            job.run_blocks(0, buffers);
-        }));
-        if host.is_err() {
-            job.fail(Error::internal("panic while running blocks"));
-        }
-
-        if participants > 1 {
-            // `job` lives on our caller's stack: do not return before every helper is done
-            // with it.
-            if !spin_until(|| shared.remaining.load(Ordering::Acquire) == 0) {
-                let mut st = lock(&shared.state);
-                while shared.remaining.load(Ordering::Acquire) != 0 {
-                    st = shared.done.wait(st).unwrap_or_else(|p| p.into_inner());
-                }
-            }
-        }
-        job.result()
     }
+    Some(s)
+}
+
+/// Closes slot `s` to new helpers, waits until those inside have left, and frees it.
+fn close(st: &PoolState, s: usize) {
+    let slot = &st.slots[s];
+    st.open.0.fetch_and(!(1 << s), Ordering::Relaxed);
+    let before = slot.word.fetch_and(!OPEN, Ordering::AcqRel);
+    if before & INSIDE != 0 && !spin_until(|| slot.word.load(Ordering::Acquire) & INSIDE == 0) {
+        let mut guard = lock(&slot.lock);
+        slot.word.fetch_or(WAITING, Ordering::SeqCst);
+        while slot.word.load(Ordering::Acquire) & INSIDE != 0 {
+            guard = slot.left.wait(guard).unwrap_or_else(|p| p.into_inner());
+        }
+    }
+    slot.job.store(std::ptr::null_mut(), Ordering::Relaxed);
+    slot.word.store(0, Ordering::Release);
 }
 
 /// Marks the launching thread as busy for the duration of a launch.
@@ -771,49 +936,148 @@ impl Drop for InWorkerGuard {
     }
 }
 
-/// Waits for a generation newer than `seen` and returns its job and participant count.
-fn wait_for_job(shared: &Shared, seen: &mut u64) -> (JobPtr, usize) {
-    let seen_now = *seen;
-    spin_until(|| shared.generation.load(Ordering::Acquire) != seen_now);
-    let mut st = lock(&shared.state);
-    while st.generation == *seen {
-        st.sleepers += 1;
-        st = shared.work.wait(st).unwrap_or_else(|p| p.into_inner());
-        st.sleepers -= 1;
+// ----------------------------------------------------------------------------------------
+// Helpers
+// ----------------------------------------------------------------------------------------
+
+/// A helper thread: runs blocks of whichever jobs need help, forever (the pool lives as
+/// long as the process). `index` spreads helpers over jobs when several are active.
+fn helper_main(st: &'static PoolState, index: usize) {
+    let _ = IN_WORKER.try_with(|f| f.set(true));
+    // Boxed: the buffers sit on cache lines of their own, away from any other worker's.
+    let mut buffers = Box::<WorkerBuffers>::default();
+    loop {
+        // Read before looking: a job published after this is announced by a new epoch.
+        let seen = st.epoch.0.load(Ordering::Acquire);
+        while help_once(st, index, &mut buffers) {}
+        wait_for_work(st, seen);
     }
-    *seen = st.generation;
-    (st.job, st.participants)
 }
 
-/// A helper thread: waits for jobs and runs blocks as worker `index`, forever (the pool
-/// lives as long as the process).
-fn helper_main(shared: Arc<Shared>, index: usize, mut seen: u64) {
-    let _ = IN_WORKER.try_with(|f| f.set(true));
-    let mut buffers = WorkerBuffers::default();
-    loop {
-        let (job, participants) = wait_for_job(&shared, &mut seen);
-        if index >= participants {
-            continue;
-        }
-        // SAFETY: we are a participant of the current generation, so the launching thread
-        // waits for our decrement of `remaining` below before it lets the job go.
-        let job = unsafe { &*job.0 };
-        fpenv::set(fpenv::DEFAULT);
-        let ran = catch_unwind(AssertUnwindSafe(|| job.run_blocks(index, &mut buffers)));
-        if ran.is_err() {
-            job.fail(Error::internal("panic while running blocks"));
+/// Joins one open job with blocks left and room for another worker, and runs blocks of it
+/// until none are left. Returns whether it found such a job.
+fn help_once(st: &PoolState, index: usize, buffers: &mut WorkerBuffers) -> bool {
+    let open = st.open.0.load(Ordering::Acquire);
+    if open == 0 {
+        return false;
+    }
+    // Start at a different slot per helper, so that concurrent jobs get helpers each.
+    let start = (index * 7) % SLOTS;
+    let mut rotated = open.rotate_right(start as u32);
+    while rotated != 0 {
+        let s = (rotated.trailing_zeros() as usize + start) % SLOTS;
+        rotated &= rotated - 1;
+        let slot = &st.slots[s];
+        let Some(job) = slot.join() else { continue };
+        let mut ran = false;
+        if job.has_blocks() {
+            let worker = job.joined.0.fetch_add(1, Ordering::Relaxed) + 1;
+            if worker < job.participants {
+                fpenv::set(fpenv::DEFAULT);
+                job.run_guarded(worker, buffers);
+                ran = true;
+            }
         }
         // From here on `job` must not be touched.
-        if shared.remaining.fetch_sub(1, Ordering::AcqRel) == 1 {
-            let _st = lock(&shared.state);
-            shared.done.notify_all();
+        slot.leave();
+        if ran {
+            return true;
         }
     }
+    false
+}
+
+/// Returns once the epoch differs from `seen`: spinning first, then asleep.
+fn wait_for_work(st: &PoolState, seen: u64) {
+    if spin_until(|| st.epoch.0.load(Ordering::Acquire) != seen) {
+        return;
+    }
+    let mut guard = lock(&st.sleep_lock);
+    st.sleepers.0.fetch_add(1, Ordering::SeqCst);
+    while st.epoch.0.load(Ordering::SeqCst) == seen {
+        guard = st.wake.wait(guard).unwrap_or_else(|p| p.into_inner());
+    }
+    st.sleepers.0.fetch_sub(1, Ordering::SeqCst);
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::mem::{align_of, offset_of, size_of};
+
+    #[test]
+    fn what_workers_write_sits_on_lines_of_its_own() {
+        // Per-worker buffers (a helper's, boxed; a host thread's, thread-local).
+        assert_eq!(align_of::<WorkerBuffers>(), 64);
+        assert_eq!(size_of::<WorkerBuffers>() % 64, 0);
+        // The registry's slots and counters.
+        assert_eq!(align_of::<Slot>(), 64);
+        assert_eq!(size_of::<Slot>() % 64, 0);
+        assert_eq!(align_of::<CacheLine<AtomicU64>>(), 64);
+        // A job's block counter and helper count are apart from each other and from what
+        // every block reads (the launch info, the abort flag).
+        let next = offset_of!(Job, next);
+        let joined = offset_of!(Job, joined);
+        let line = |o: usize| o / 64;
+        for read_mostly in [
+            offset_of!(Job, info),
+            offset_of!(Job, abort),
+            offset_of!(Job, total_blocks),
+            offset_of!(Job, block_fn),
+        ] {
+            assert_ne!(line(read_mostly), line(next));
+            assert_ne!(line(read_mostly), line(joined));
+        }
+        assert_ne!(line(next), line(joined));
+        assert_eq!(align_of::<Job>(), 64);
+    }
+
+    #[test]
+    fn slots_count_helpers_only_while_open() {
+        let slot = Slot::new();
+        assert!(slot.join().is_none(), "a free slot cannot be joined");
+        let tree = LaunchTree::new();
+        let kernel = Kernel {
+            abi_version: crate::abi::ABI_VERSION,
+            num_params: 0,
+            name: std::ptr::null(),
+            block_fn: None,
+            param_sizes: std::ptr::null(),
+            param_aligns: std::ptr::null(),
+            static_shared_bytes: 0,
+            context_bytes_per_thread: 0,
+            local_bytes_per_thread: 0,
+            flags: 0,
+            reqntid: Dim3::default(),
+            maxntid: Dim3::default(),
+        };
+        unsafe extern "C" fn nop(_: *mut BlockEnv) -> i32 {
+            0
+        }
+        let info = LaunchInfo {
+            args: std::ptr::null_mut(),
+            grid: Dim3::new(4, 1, 1),
+            block: Dim3::new(1, 1, 1),
+            dynamic_shared_bytes: 0,
+            num_workers: 2,
+            grid_id: 1,
+        };
+        let job = Job::new(&kernel, nop, info, 0, 0, 0, &tree);
+        slot.word.store(CLAIMED, Ordering::Relaxed);
+        slot.job
+            .store(&job as *const Job as *mut Job, Ordering::Relaxed);
+        assert!(slot.join().is_none(), "claimed but not open");
+        slot.word.fetch_or(OPEN, Ordering::Release);
+        let joined = slot.join().expect("open");
+        assert!(std::ptr::eq(joined, &job));
+        assert!(slot.join().is_some());
+        assert_eq!(slot.word.load(Ordering::Relaxed) & INSIDE, 2);
+        slot.word.fetch_and(!OPEN, Ordering::AcqRel);
+        assert!(slot.join().is_none(), "closed");
+        slot.leave();
+        slot.leave();
+        assert_eq!(slot.word.load(Ordering::Relaxed), CLAIMED);
+    }
 
     #[test]
     fn parse_num_threads_accepts_only_sane_counts() {

@@ -7,7 +7,8 @@
 
 use std::collections::BTreeMap;
 use std::ffi::{c_void, CStr};
-use std::sync::{Mutex, MutexGuard};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Mutex, MutexGuard, RwLock};
 
 use crate::abi::{Kernel, Module, SymbolInfo, ABI_VERSION};
 use crate::error::Error;
@@ -24,8 +25,11 @@ unsafe impl Send for ModuleRef {}
 static MODULES: Mutex<Vec<ModuleRef>> = Mutex::new(Vec::new());
 
 /// Per kernel (by descriptor address): the largest dynamic shared size allowed by
-/// `ptxrtFuncSetMaxDynamicSharedMemory`. Kernels absent here have the default limit.
-static MAX_DYNAMIC_SHARED: Mutex<BTreeMap<usize, u32>> = Mutex::new(BTreeMap::new());
+/// `ptxrtFuncSetMaxDynamicSharedMemory`. Kernels absent here have the default limit. Every
+/// launch reads it: a reader-writer lock (launches never wait for each other), skipped
+/// altogether until a limit is set.
+static MAX_DYNAMIC_SHARED: RwLock<BTreeMap<usize, u32>> = RwLock::new(BTreeMap::new());
+static ANY_MAX_DYNAMIC_SHARED: AtomicBool = AtomicBool::new(false);
 
 /// Locks ignoring poisoning: the protected data is always consistent (single pushes and
 /// inserts), and a panic elsewhere must not make the registry unusable.
@@ -59,7 +63,9 @@ pub(crate) fn unregister(module: *const Module) {
         before != modules.len()
     };
     if removed {
-        let mut limits = lock(&MAX_DYNAMIC_SHARED);
+        let mut limits = MAX_DYNAMIC_SHARED
+            .write()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
         for kernel in module_kernels(module) {
             limits.remove(&(kernel as *const Kernel as usize));
         }
@@ -187,12 +193,21 @@ pub(crate) fn get_symbols(name: &CStr) -> Vec<(*mut c_void, u64)> {
 
 /// Remembers a kernel's dynamic shared-memory limit.
 pub(crate) fn set_max_dynamic_shared(kernel: &Kernel, bytes: u32) {
-    lock(&MAX_DYNAMIC_SHARED).insert(kernel as *const Kernel as usize, bytes);
+    MAX_DYNAMIC_SHARED
+        .write()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+        .insert(kernel as *const Kernel as usize, bytes);
+    ANY_MAX_DYNAMIC_SHARED.store(true, Ordering::Release);
 }
 
 /// The limit set by `set_max_dynamic_shared`, if any.
 pub(crate) fn max_dynamic_shared(kernel: &Kernel) -> Option<u32> {
-    lock(&MAX_DYNAMIC_SHARED)
+    if !ANY_MAX_DYNAMIC_SHARED.load(Ordering::Acquire) {
+        return None;
+    }
+    MAX_DYNAMIC_SHARED
+        .read()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
         .get(&(kernel as *const Kernel as usize))
         .copied()
 }

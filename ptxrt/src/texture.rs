@@ -604,14 +604,11 @@ pub struct Sampler {
     pub compare: CompareFunc,
 }
 
-/// Tag of sampler handles (bits 48..64); no host pointer or object handle has it.
-pub const SAMPLER_TAG: u64 = 0x5A4D << 48;
-/// Sampler handle fields: address mode `d` at bits `3d..3d+3` (`AddressMode` values),
-/// linear filtering at bit 9, force_unnormalized_coords at bit 10, the compare function
-/// at bits 11..14 (`CompareFunc` values; 0, LessEqual, in `.samplerref` initializers).
-pub const SAMPLER_LINEAR: u64 = 1 << 9;
-pub const SAMPLER_FORCE_UNNORMALIZED: u64 = 1 << 10;
-pub const SAMPLER_COMPARE_SHIFT: u32 = 11;
+// Sampler handles: the tag in bits 48..64 (no host pointer or object handle has it),
+// address mode `d` at bits `3d..3d+3` (`AddressMode` values), linear filtering at bit 9,
+// force_unnormalized_coords at bit 10, the compare function at bits 11..14 (`CompareFunc`
+// values; 0, LessEqual, in `.samplerref` initializers). The values live in `ptx2llvm-abi`.
+pub use ptx2llvm_abi::texture::{SAMPLER_COMPARE_SHIFT, SAMPLER_FORCE_UNNORMALIZED, SAMPLER_LINEAR, SAMPLER_TAG};
 
 impl Sampler {
     pub fn encode(&self) -> u64 {
@@ -1012,45 +1009,20 @@ impl TextureObject {
 // ---------------------------------------------------------------------------------------
 // Sampling
 
-/// Status codes the device entry points return (generated code turns them into errors).
-pub const STATUS_OK: i32 = 0;
-pub const STATUS_BAD_HANDLE: i32 = 1;
-pub const STATUS_OUT_OF_BOUNDS: i32 = 2;
-
-/// `op` word of `__ptxrt_tex` (see ptxrt_abi.h).
-pub const TEX_GEOM_MASK: u32 = 0xF;
-pub const GEOM_1D: u32 = 1;
-pub const GEOM_2D: u32 = 2;
-pub const GEOM_3D: u32 = 3;
-pub const GEOM_A1D: u32 = 4;
-pub const GEOM_A2D: u32 = 5;
-pub const TEX_FLOAT_COORDS: u32 = 1 << 4;
-pub const TEX_DTYPE_SHIFT: u32 = 5;
-pub const DTYPE_U32: u32 = 0;
-pub const DTYPE_S32: u32 = 1;
-pub const DTYPE_F32: u32 = 2;
-pub const DTYPE_F16: u32 = 3;
-pub const TEX_HAS_SAMPLER: u32 = 1 << 7;
-pub const TEX_GATHER_SHIFT: u32 = 8;
-pub const TEX_HAS_OFFSET: u32 = 1 << 11;
-pub const GEOM_CUBE: u32 = 6;
-pub const GEOM_ACUBE: u32 = 7;
-/// `.2dms`: coords sample (`.u32`), x, y (`.s32`).
-pub const GEOM_2DMS: u32 = 8;
-/// `.a2dms`: coords layer (`.u32`), sample (`.u32`), x, y (`.s32`).
-pub const GEOM_A2DMS: u32 = 9;
-/// Level-of-detail mode at bits 12..14: base level, `.level` or `.grad` (with either,
-/// `coords` holds 16 words: coordinates 0..4, offset 4..8, the level in word 8 or dPdx in
-/// 8..12 and dPdy in 12..16).
-pub const TEX_LOD_SHIFT: u32 = 12;
-pub const LOD_BASE: u32 = 0;
-pub const LOD_LEVEL: u32 = 1;
-pub const LOD_GRAD: u32 = 2;
-/// A depth-compare fetch (`tex`/`tld4` with operand `f`): `coords` holds 17 words, the
-/// `.f32` compare value in word `DEPTH_COMPARE_WORD` (the coordinates, offset and
-/// level-of-detail words before it are laid out as without it).
-pub const TEX_DEPTH_COMPARE: u32 = 1 << 14;
-pub const DEPTH_COMPARE_WORD: usize = 16;
+// The status codes the device entry points return (generated code turns them into
+// errors) and the `op` word of `__ptxrt_tex` (see ptxrt_abi.h; values in `ptx2llvm-abi`).
+// `.2dms` coords: sample (`.u32`), x, y (`.s32`); `.a2dms`: layer (`.u32`), sample
+// (`.u32`), x, y (`.s32`). Level-of-detail mode at bits 12..14: base level, `.level` or
+// `.grad` (with either, `coords` holds 16 words: coordinates 0..4, offset 4..8, the level in
+// word 8 or dPdx in 8..12 and dPdy in 12..16). A depth-compare fetch (`tex`/`tld4` with
+// operand `f`): `coords` holds 17 words, the `.f32` compare value in word
+// `DEPTH_COMPARE_WORD` (the coordinates, offset and level-of-detail words before it are laid
+// out as without it).
+pub use ptx2llvm_abi::texture::{
+    DEPTH_COMPARE_WORD, DTYPE_F16, DTYPE_F32, DTYPE_S32, DTYPE_U32, GEOM_1D, GEOM_2D, GEOM_2DMS, GEOM_3D, GEOM_A1D, GEOM_A2D, GEOM_A2DMS, GEOM_ACUBE,
+    GEOM_CUBE, LOD_BASE, LOD_GRAD, LOD_LEVEL, STATUS_BAD_HANDLE, STATUS_OK, STATUS_OUT_OF_BOUNDS, TEX_DEPTH_COMPARE, TEX_DTYPE_SHIFT, TEX_FLOAT_COORDS,
+    TEX_GATHER_SHIFT, TEX_GEOM_MASK, TEX_HAS_OFFSET, TEX_HAS_SAMPLER, TEX_LOD_SHIFT,
+};
 
 /// The cubemap face a direction selects and the face's normalized coordinates (s, t),
 /// per the CUDA cubemap table (OpenGL's): the major axis is the component of largest
@@ -1560,21 +1532,10 @@ pub unsafe extern "C" fn __ptxrt_tex(texture_handle: u64, sampler: u64, op: u32,
 // Queries
 
 /// `query` values of `__ptxrt_query` (txq and suq).
-pub const Q_WIDTH: u32 = 0;
-pub const Q_HEIGHT: u32 = 1;
-pub const Q_DEPTH: u32 = 2;
-pub const Q_CHANNEL_DATA_TYPE: u32 = 3;
-pub const Q_CHANNEL_ORDER: u32 = 4;
-pub const Q_NORMALIZED_COORDS: u32 = 5;
-pub const Q_FILTER_MODE: u32 = 6;
-pub const Q_ADDR_MODE_0: u32 = 7;
-pub const Q_ADDR_MODE_1: u32 = 8;
-pub const Q_ADDR_MODE_2: u32 = 9;
-pub const Q_ARRAY_SIZE: u32 = 10;
-pub const Q_NUM_MIPMAP_LEVELS: u32 = 11;
-pub const Q_NUM_SAMPLES: u32 = 12;
-pub const Q_FORCE_UNNORMALIZED_COORDS: u32 = 13;
-pub const Q_MEMORY_LAYOUT: u32 = 14;
+pub use ptx2llvm_abi::texture::{
+    Q_ADDR_MODE_0, Q_ADDR_MODE_1, Q_ADDR_MODE_2, Q_ARRAY_SIZE, Q_CHANNEL_DATA_TYPE, Q_CHANNEL_ORDER, Q_DEPTH, Q_FILTER_MODE, Q_FORCE_UNNORMALIZED_COORDS,
+    Q_HEIGHT, Q_MEMORY_LAYOUT, Q_NORMALIZED_COORDS, Q_NUM_MIPMAP_LEVELS, Q_NUM_SAMPLES, Q_WIDTH,
+};
 
 fn image_query(img: &Image, q: u32, normalized_read: bool) -> Option<u32> {
     // Sizes beyond the resource's dimensionality are 1 (a 1D texture has height 1).
@@ -1656,19 +1617,10 @@ pub extern "C" fn __ptxrt_istypep(handle: u64, kind: u32) -> u32 {
 // Surfaces
 
 /// `op` word of the surface entry points (see ptxrt_abi.h).
-pub const SURF_SIZE_SHIFT: u32 = 4;
-pub const SURF_CLAMP_SHIFT: u32 = 8;
-pub const CLAMP_TRAP: u32 = 0;
-pub const CLAMP_CLAMP: u32 = 1;
-pub const CLAMP_ZERO: u32 = 2;
-pub const SURF_FORMATTED: u32 = 1 << 10;
-pub const SURF_RED_SHIFT: u32 = 12;
-pub const RED_ADD: u32 = 1;
-pub const RED_MIN: u32 = 2;
-pub const RED_MAX: u32 = 3;
-pub const RED_AND: u32 = 4;
-pub const RED_OR: u32 = 5;
-pub const SURF_SIGNED: u32 = 1 << 16;
+pub use ptx2llvm_abi::texture::{
+    CLAMP_CLAMP, CLAMP_TRAP, CLAMP_ZERO, RED_ADD, RED_AND, RED_MAX, RED_MIN, RED_OR, SURF_CLAMP_SHIFT, SURF_FORMATTED, SURF_RED_SHIFT, SURF_SIGNED,
+    SURF_SIZE_SHIFT,
+};
 
 /// Resolves surface coordinates to the address of an access of `size` bytes, applying the
 /// out-of-range mode. `x` is in bytes (`.b`) or elements (`.p`, scaled by `scale`).

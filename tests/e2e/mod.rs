@@ -445,6 +445,16 @@ fn concurrent_launches() {
     run_fixture(&CONCURRENT);
 }
 
+const CONCURRENT_WARPS: Fixture = Fixture { ptx: "warps.ptx", host: "concurrent_warps_host.c", ok_lines: &["concurrent_warps: 8 shapes OK"] };
+
+/// NVRTC warp kernels (shuffle trees, a barrier, a shuffle by one warp while the others have
+/// exited; every shuffle mode) launched from eight host threads at once, each with its own
+/// shapes and data, every result exact.
+#[test]
+fn concurrent_warps() {
+    run_fixture(&CONCURRENT_WARPS);
+}
+
 const SPACES: Fixture = Fixture { ptx: "spaces.ptx", host: "spaces_host.c", ok_lines: &["spaces: 1 shapes OK"] };
 
 /// NVRTC output: `isspacep` on pointers into global, shared, local and constant memory.

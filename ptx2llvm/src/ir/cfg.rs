@@ -1,5 +1,6 @@
 //! The control-flow graph of a function: successors, predecessors, reverse post-order,
-//! dominators and strongly connected components (natural loops).
+//! dominators, post-dominators (control dependence) and strongly connected components
+//! (natural loops).
 
 use super::visit::successors;
 use crate::ir;
@@ -142,6 +143,131 @@ impl Cfg {
             stack.extend(self.succs[x].iter().copied());
         }
         false
+    }
+}
+
+/// Post-dominators: the blocks every path from a block to the function's end passes. The
+/// end is a virtual block after every `exit`/`ret` (and after blocks that cannot reach one,
+/// such as endless loops, so that every block has a post-dominator).
+pub struct PostDom {
+    /// Immediate post-dominator of each block; `end()` for the virtual end.
+    ipdom: Vec<usize>,
+}
+
+impl PostDom {
+    pub fn new(f: &ir::Function, cfg: &Cfg) -> PostDom {
+        let n = f.blocks.len();
+        let end = n;
+        // The reverse graph: successors of a block there are its predecessors here.
+        let mut rsuccs: Vec<Vec<usize>> = vec![vec![]; n + 1];
+        let mut to_end = vec![false; n];
+        for (b, block) in f.blocks.iter().enumerate() {
+            if matches!(block.term, ir::Terminator::Exit | ir::Terminator::Return) {
+                to_end[b] = true;
+            }
+        }
+        // Blocks from which no `exit` is reachable also lead to the end.
+        let mut reaches = to_end.clone();
+        let mut work: Vec<usize> = (0..n).filter(|&b| to_end[b]).collect();
+        while let Some(b) = work.pop() {
+            for &p in &cfg.preds[b] {
+                if !reaches[p] {
+                    reaches[p] = true;
+                    work.push(p);
+                }
+            }
+        }
+        for b in 0..n {
+            if !reaches[b] {
+                to_end[b] = true;
+            }
+        }
+        for b in 0..n {
+            if to_end[b] {
+                rsuccs[end].push(b);
+            }
+            for &p in &cfg.preds[b] {
+                rsuccs[b].push(p);
+            }
+        }
+        let mut rpreds: Vec<Vec<usize>> = vec![vec![]; n + 1];
+        for (b, ss) in rsuccs.iter().enumerate() {
+            for &s in ss {
+                rpreds[s].push(b);
+            }
+        }
+        let post = post_order(n + 1, &rsuccs, &[end]);
+        let rpo: Vec<usize> = post.iter().rev().copied().collect();
+        let mut index = vec![usize::MAX; n + 1];
+        for (i, &b) in rpo.iter().enumerate() {
+            index[b] = i;
+        }
+        let mut ipdom = vec![usize::MAX; n + 1];
+        ipdom[end] = end;
+        let mut changed = true;
+        while changed {
+            changed = false;
+            for &b in &rpo[1..] {
+                let mut new = usize::MAX;
+                for &p in &rpreds[b] {
+                    if ipdom[p] == usize::MAX {
+                        continue;
+                    }
+                    new = if new == usize::MAX {
+                        p
+                    } else {
+                        let (mut x, mut y) = (p, new);
+                        while x != y {
+                            while index[x] > index[y] {
+                                x = ipdom[x];
+                            }
+                            while index[y] > index[x] {
+                                y = ipdom[y];
+                            }
+                        }
+                        x
+                    };
+                }
+                if new != usize::MAX && ipdom[b] != new {
+                    ipdom[b] = new;
+                    changed = true;
+                }
+            }
+        }
+        // Blocks unreachable from the entry keep no post-dominator but the end.
+        for d in ipdom.iter_mut() {
+            if *d == usize::MAX {
+                *d = end;
+            }
+        }
+        PostDom { ipdom }
+    }
+
+    /// The virtual block after the function's end.
+    pub fn end(&self) -> usize {
+        self.ipdom.len() - 1
+    }
+
+    /// The immediate post-dominator of `b`.
+    pub fn ipdom(&self, b: usize) -> usize {
+        self.ipdom[b]
+    }
+
+    /// The blocks control dependent on the branch at the end of `x` through its successor
+    /// `s`: `s` and its post-dominators up to (not including) `x`'s immediate one.
+    pub fn controlled_through(&self, x: usize, s: usize) -> Vec<usize> {
+        let stop = self.ipdom(x);
+        let mut out = vec![];
+        let mut y = s;
+        while y != stop && y != self.end() {
+            out.push(y);
+            let next = self.ipdom(y);
+            if next == y {
+                break;
+            }
+            y = next;
+        }
+        out
     }
 }
 

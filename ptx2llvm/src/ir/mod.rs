@@ -12,6 +12,7 @@
 pub mod types;
 pub mod cfg;
 pub mod liveness;
+pub mod uniformity;
 pub mod visit;
 pub use types::*;
 

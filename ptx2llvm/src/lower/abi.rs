@@ -1,57 +1,43 @@
 //! The runtime ABI as LLVM types, and the symbol names objects export.
-//! Mirrors `ptxrt/include/ptxrt_abi.h`; keep both in sync.
+//!
+//! The layouts and values are those of the `ptx2llvm-abi` crate, which ptxrt uses too (and
+//! against which `ptxrt/include/ptxrt_abi.h` is checked); the test below checks the LLVM
+//! struct types built here against its `#[repr(C)]` structures on both targets.
 
 use inkwell::context::Context;
 use inkwell::types::{BasicTypeEnum, StructType};
 use inkwell::AddressSpace;
 
-pub const ABI_VERSION: u32 = 4;
+pub use ptx2llvm_abi::ABI_VERSION;
 
 /// Symbol of a kernel's descriptor.
 pub fn kernel_symbol(entry: &str) -> String {
-    format!("__ptxrt_kernel_{entry}")
+    format!("{}{entry}", ptx2llvm_abi::KERNEL_SYMBOL_PREFIX)
 }
 
 /// Symbol of a kernel's block function.
 pub fn block_fn_symbol(entry: &str) -> String {
-    format!("__ptxrt_block_{entry}")
+    format!("{}{entry}", ptx2llvm_abi::BLOCK_FN_SYMBOL_PREFIX)
 }
 
 /// Symbol of a module-scope PTX function or variable: prefixed so that it cannot collide
 /// with the C/C++ symbols of the program.
 pub fn ptx_symbol(name: &str) -> String {
-    format!("__ptx_{name}")
+    format!("{}{name}", ptx2llvm_abi::PTX_SYMBOL_PREFIX)
 }
 
 /// Field indices of `ptxrtLaunchInfo`.
-pub mod launch {
-    pub const ARGS: u32 = 0;
-    pub const GRID: u32 = 1;
-    pub const BLOCK: u32 = 2;
-    pub const DYNAMIC_SHARED: u32 = 3;
-    pub const NUM_WORKERS: u32 = 4;
-    pub const GRID_ID: u32 = 5;
-}
+pub use ptx2llvm_abi::field::launch_info as launch;
 
 /// Field indices of `ptxrtBlockEnv`.
-pub mod env {
-    pub const LAUNCH: u32 = 0;
-    pub const CTAID: u32 = 1;
-    pub const WORKER_INDEX: u32 = 2;
-    pub const SHARED: u32 = 3;
-    pub const CONTEXT: u32 = 4;
-    pub const LOCAL: u32 = 5;
-    pub const ERROR_CODE: u32 = 6;
-    pub const ERROR_MESSAGE: u32 = 7;
-    pub const BLOCKS_X: u32 = 8;
-}
+pub use ptx2llvm_abi::field::block_env as env;
 
 /// `ptxrtKernel::flags`: the block function can run a run of neighbouring blocks along x
 /// in one call (`ptxrtBlockEnv::blocks_x`; see `lower::exec::fusion`).
-pub const KERNEL_FUSE_X: u64 = 1;
+pub const KERNEL_FUSE_X: u64 = ptx2llvm_abi::KERNEL_FUSE_X as u64;
 
 /// `ptxrtErrorLaunchFailure`.
-pub const ERROR_LAUNCH_FAILURE: u64 = 719;
+pub const ERROR_LAUNCH_FAILURE: u64 = ptx2llvm_abi::ERROR_LAUNCH_FAILURE as u64;
 
 pub struct AbiTypes<'ctx> {
     pub dim3: StructType<'ctx>,
@@ -98,69 +84,84 @@ impl<'ctx> AbiTypes<'ctx> {
     }
 }
 
-/// Values of `ptxrtSyncPoint` fields (mirrors `ptxrt::sched`).
+/// Values of `ptxrtSyncPoint` fields: the `ptx2llvm-abi` enumerations, and its constants
+/// as the `u64`s LLVM constants are built from.
 pub mod sync {
-    pub const ENTRY: u64 = 0;
-    pub const BAR_SYNC: u64 = 1;
-    pub const BAR_ARRIVE: u64 = 2;
-    pub const BAR_RED: u64 = 3;
-    pub const WARP: u64 = 4;
+    use ptx2llvm_abi as a;
+    pub use a::matrix::Elem as MatrixElem;
+    pub use a::{BarRedOp, MatchMode, OperandKind, ReduxMode, ShflMode, SyncKind, VoteMode, WarpOp};
 
-    pub const SHFL: u64 = 1;
-    pub const VOTE: u64 = 2;
-    pub const MATCH: u64 = 3;
-    pub const REDUX: u64 = 4;
-    pub const ACTIVEMASK: u64 = 5;
-    pub const WARP_SYNC: u64 = 6;
-    /// Warp-level matrix instructions (mirrors `ptxrt::matrix`).
-    pub const MMA: u64 = 7;
-    pub const WMMA_MMA: u64 = 8;
-    pub const WMMA_LOAD: u64 = 9;
-    pub const WMMA_STORE: u64 = 10;
-    pub const LDMATRIX: u64 = 11;
-    pub const STMATRIX: u64 = 12;
-    pub const MOVMATRIX: u64 = 13;
-    /// `elect.sync` (after a gap that keeps the codes from 14 on for matrix instructions).
-    pub const ELECT: u64 = 40;
+    pub const ENTRY: u64 = SyncKind::Entry as u64;
 
     /// Matrix instruction `flags`: element types in 5-bit fields (A, B, C, D from bit 0),
-    /// then these bits; `MATRIX_ROLE_SHIFT` holds a `wmma.load`'s matrix (0 A, 1 B, 2 C),
-    /// `MATRIX_ROUND_SHIFT` the rounding of `.f64` products (0 `.rn`, 1 `.rz`, 2 `.rm`, 3 `.rp`).
-    pub const MATRIX_ELEM_BITS: u64 = 5;
-    pub const MATRIX_A_COL: u64 = 1 << 20;
-    pub const MATRIX_B_COL: u64 = 1 << 21;
-    pub const MATRIX_SATFINITE: u64 = 1 << 22;
-    pub const MATRIX_TRANS: u64 = 1 << 23;
-    pub const MATRIX_SHARED: u64 = 1 << 24;
-    pub const MATRIX_ROLE_SHIFT: u64 = 25;
-    pub const MATRIX_ROUND_SHIFT: u64 = 27;
-    /// Single-bit products: `.and.popc` (else `.xor.popc`).
-    pub const MATRIX_POPC_AND: u64 = 1 << 29;
-    /// `mma.sp`: A is structured sparse; its operand list continues after C with the
-    /// sparsity metadata and selector (before any scale operands).
-    pub const MATRIX_SPARSE: u64 = 1 << 30;
-    /// Element type code of `.e2m1` packed eight to a register (`.kind::mxf4*`); the other
-    /// codes are those of `ir::MatrixElem` in `matrix_descriptor`.
-    pub const MATRIX_ELEM_E2M1_PACKED: u64 = 17;
-    /// A matrix sync point's `c` operand holds the register counts `d | a << 8 | b << 16 |
-    /// c << 24` and, from this bit, an `mma`'s block scaling: the scale vector size (1, 2,
-    /// 4; 0 without `.block_scale`) and `.ue4m3` scale factors at bit 8 of the field. A
-    /// block-scaled `mma`'s operand list ends with six scale operands after C: scale-a-data,
-    /// byte-id-a, thread-id-a, scale-b-data, byte-id-b, thread-id-b.
-    pub const MATRIX_SCALE_SHIFT: u64 = 32;
+    /// then these bits (see `ptx2llvm_abi::matrix`).
+    pub const MATRIX_ELEM_BITS: u64 = a::matrix::ELEM_BITS as u64;
+    pub const MATRIX_A_COL: u64 = a::matrix::A_COL as u64;
+    pub const MATRIX_B_COL: u64 = a::matrix::B_COL as u64;
+    pub const MATRIX_SATFINITE: u64 = a::matrix::SATFINITE as u64;
+    pub const MATRIX_TRANS: u64 = a::matrix::TRANS as u64;
+    pub const MATRIX_SHARED: u64 = a::matrix::SHARED as u64;
+    pub const MATRIX_ROLE_SHIFT: u64 = a::matrix::ROLE_SHIFT as u64;
+    pub const MATRIX_ROUND_SHIFT: u64 = a::matrix::ROUND_SHIFT as u64;
+    pub const MATRIX_POPC_AND: u64 = a::matrix::POPC_AND as u64;
+    pub const MATRIX_SPARSE: u64 = a::matrix::SPARSE as u64;
+    pub const MATRIX_SCALE_SHIFT: u64 = a::matrix::SCALE_SHIFT as u64;
 
-    pub const ALIGNED: u64 = 1;
-    pub const SIGNED: u64 = 2;
-    pub const NEGATE: u64 = 4;
+    pub const ALIGNED: u64 = a::sync_flags::ALIGNED as u64;
+    pub const SIGNED: u64 = a::sync_flags::SIGNED as u64;
+    pub const NEGATE: u64 = a::sync_flags::NEGATE as u64;
 
-    pub const OPERAND_NONE: u64 = 0;
-    pub const OPERAND_IMM: u64 = 1;
-    pub const OPERAND_SLOT: u64 = 2;
+    pub const OPERAND_NONE: u64 = OperandKind::None as u64;
+    pub const OPERAND_IMM: u64 = OperandKind::Imm as u64;
+    pub const OPERAND_SLOT: u64 = OperandKind::Slot as u64;
 
     /// Words of per-block scheduler scratch.
-    pub const SCRATCH_WORDS: u32 = 32;
+    pub const SCRATCH_WORDS: u32 = a::scratch::WORDS as u32;
     /// Thread state bits and scheduler results.
-    pub const EXITED: u64 = u32::MAX as u64;
-    pub const RELEASED: u64 = 0x8000_0000;
-    pub const DENSE: u64 = 0x4000_0000;
+    pub const EXITED: u64 = a::EXITED as u64;
+    pub const RELEASED: u64 = a::RELEASED as u64;
+    pub const DENSE: u64 = a::DENSE as u64;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use inkwell::targets::{CodeModel, InitializationConfig, RelocMode, Target, TargetTriple};
+    use inkwell::OptimizationLevel;
+
+    /// The LLVM struct types have the layouts of the crate's `#[repr(C)]` structures (which
+    /// ptxrt reads and `ptxrt_abi.h` declares) on every target ptx2llvm emits.
+    #[test]
+    fn llvm_types_have_the_abi_crates_layouts() {
+        Target::initialize_x86(&InitializationConfig::default());
+        Target::initialize_aarch64(&InitializationConfig::default());
+        let cx = Context::create();
+        let t = AbiTypes::new(&cx);
+        for triple in ["x86_64-unknown-linux-gnu", "aarch64-unknown-linux-gnu"] {
+            let triple = TargetTriple::create(triple);
+            let tm = Target::from_triple(&triple)
+                .unwrap()
+                .create_target_machine(&triple, "generic", "", OptimizationLevel::None, RelocMode::PIC, CodeModel::Default)
+                .unwrap();
+            let data = tm.get_target_data();
+            for s in ptx2llvm_abi::c_header::STRUCTS {
+                let ty = match s.name {
+                    "ptxrtDim3" => t.dim3,
+                    "ptxrtLaunchInfo" => t.launch_info,
+                    "ptxrtBlockEnv" => t.block_env,
+                    "ptxrtKernel" => t.kernel,
+                    "ptxrtSymbolInfo" => t.symbol,
+                    "ptxrtModule" => t.module,
+                    "ptxrtSyncOperand" => t.sync_operand,
+                    "ptxrtSyncPoint" => t.sync_point,
+                    other => panic!("no LLVM type for {other}"),
+                };
+                assert_eq!(ty.count_fields() as usize, s.fields.len(), "{}", s.name);
+                for (i, (field, offset)) in s.fields.iter().enumerate() {
+                    assert_eq!(data.offset_of_element(&ty, i as u32), Some(*offset as u64), "{}.{field} on {triple}", s.name);
+                }
+                assert_eq!(data.get_abi_size(&ty), s.size as u64, "sizeof {} on {triple}", s.name);
+            }
+        }
+    }
 }

@@ -16,7 +16,7 @@ pub mod ops;
 pub mod opt;
 pub mod thread;
 
-use exec::{constants, fibers, function, kernel, lockstep};
+use exec::{constants, fibers, function, induction, kernel, lockstep};
 use ops::texture;
 
 use crate::diag::Diagnostic;
@@ -182,6 +182,8 @@ pub fn lower<'ctx>(cx: &'ctx Context, module: Module<'ctx>, m: &ir::Module, sche
     let m = with_lockstep.as_ref().unwrap_or(m);
     let folded = constants::fold_sync_operands(m);
     let m = folded.as_ref().unwrap_or(m);
+    let split = induction::split_inductions(m);
+    let m = split.as_ref().unwrap_or(m);
     let mut ml = ModuleLowerer { cx, module, abi: AbiTypes::new(cx), ir: m, layout: MemoryLayout::new(m), globals: vec![], handles: vec![], functions: vec![] };
     // Every instruction lowering cannot translate yet, reported together before any work.
     let mut diags: Vec<Diagnostic> = m

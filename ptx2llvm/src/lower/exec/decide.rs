@@ -64,6 +64,7 @@ pub(crate) fn emit_decision<'ctx>(
     whole: &[Option<BasicBlock<'ctx>>],
     entries: &RegionEntries<'ctx>,
     schedule: BasicBlock<'ctx>,
+    done: BasicBlock<'ctx>,
 ) -> R<BasicBlock<'ctx>> {
     let cx = fc.cx;
     let (i32t, bool_t) = (cx.i32_type(), cx.bool_type());
@@ -107,7 +108,8 @@ pub(crate) fn emit_decision<'ctx>(
     b.build_conditional_branch(same_next, all_same, some)?;
 
     // Released threads carry a flag bit and exited ones `EXITED`: neither is a region index.
-    let mut cases = vec![];
+    // Every thread exited: the block is done.
+    let mut cases = vec![(i32t.const_int(sync::EXITED, false), done)];
     for (k, point) in points.iter().enumerate() {
         let Some(point) = point else { continue };
         let target = match whole[k] {
@@ -146,7 +148,7 @@ pub(crate) fn emit_decision<'ctx>(
     b.build_unconditional_branch(schedule)?;
     b.position_at_end(find);
     b.build_store(streak, b.build_int_nuw_add(n, i32t.const_int(1, false), "")?)?;
-    // The first thread that has not exited (every thread exited: the scheduler says done).
+    // The first thread that has not exited.
     let find_loop = fc.new_block("decide.find.loop");
     let find_next = fc.new_block("decide.find.next");
     let found = fc.new_block("decide.found");
@@ -160,7 +162,7 @@ pub(crate) fn emit_decision<'ctx>(
     b.position_at_end(find_next);
     let t_next = b.build_int_nuw_add(tv, i32t.const_int(1, false), "")?;
     let more = b.build_int_compare(P::ULT, t_next, fc.uni.nthreads, "")?;
-    b.build_conditional_branch(more, find_loop, schedule)?;
+    b.build_conditional_branch(more, find_loop, done)?;
     t.add_incoming(&[(&i32t.const_zero(), find), (&t_next, find_next)]);
     let mut cases = vec![];
     for (k, w) in candidates {
@@ -169,5 +171,38 @@ pub(crate) fn emit_decision<'ctx>(
     }
     fc.b.position_at_end(found);
     fc.b.build_switch(s, schedule, &cases)?;
+    Ok(start)
+}
+
+/// After a dense run of a region whose threads all end at the same sync point or all exit
+/// (`Regions::converges`): thread 0's state says where the whole block waits, so the block
+/// goes on without a look at the other threads: done, the next region's dense loop after a
+/// plain barrier, the completion of a warp collective for every warp; `fallback` (the full
+/// decision) for other points.
+pub(crate) fn emit_after_converged<'ctx>(
+    fc: &FnCx<'ctx, '_>,
+    layout: &ContextLayout<'ctx>,
+    points: &[Option<&ir::SyncPoint>],
+    whole: &[Option<BasicBlock<'ctx>>],
+    entries: &RegionEntries<'ctx>,
+    fallback: BasicBlock<'ctx>,
+    done: BasicBlock<'ctx>,
+) -> R<BasicBlock<'ctx>> {
+    let i32t = fc.cx.i32_type();
+    let state = layout.state.ok_or_else(|| LowerError::Internal("kernel with sync points has a state array".into()))?;
+    let start = fc.new_block("converged");
+    fc.b.position_at_end(start);
+    let first = load_context(fc, layout, state, 4, i32t.const_zero(), "converged.state")?;
+    let mut cases = vec![(i32t.const_int(sync::EXITED, false), done)];
+    for (k, point) in points.iter().enumerate() {
+        let Some(point) = point else { continue };
+        let target = match whole[k] {
+            _ if regions::is_plain_barrier(point) => entries.dense[k],
+            Some(completion) => completion,
+            None => continue,
+        };
+        cases.push((i32t.const_int(k as u64, false), target));
+    }
+    fc.b.build_switch(first, fallback, &cases)?;
     Ok(start)
 }

@@ -20,6 +20,7 @@ use crate::lower::exec::interchange;
 use crate::lower::exec::regions::{self, Regions};
 use crate::lower::thread::{FnCx, Thread, Uniform};
 use crate::lower::{LowerError, ModuleLowerer, R};
+use crate::ir::uniformity::Uniformity;
 use crate::ir::{self, BlockId, Terminator};
 use inkwell::basic_block::BasicBlock;
 use inkwell::module::Linkage;
@@ -27,7 +28,7 @@ use inkwell::values::{BasicValue, FunctionValue, IntValue, PointerValue};
 use inkwell::IntPredicate as P;
 use std::collections::HashMap;
 
-use crate::lower::abi::sync;
+use crate::lower::abi::sync::{self, SyncKind, WarpOp};
 
 /// A kernel gets one thread loop for all its regions (entered through a switch on the
 /// region) instead of a dense and a checked loop per region with its own copy of the
@@ -80,6 +81,9 @@ pub(crate) struct ContextLayout<'ctx> {
     pub(crate) interchange: Option<interchange::State<'ctx>>,
     /// Alias scopes of the arrays (`alias`).
     pub(crate) scopes: alias::ContextScopes<'ctx>,
+    /// Saved registers with one value for the whole block (`Regions::block_uniform_saved`):
+    /// kept in their array's first element only, read once before a region's thread loop.
+    pub(crate) block_uniform: std::collections::BTreeSet<ir::RegId>,
 }
 
 fn context_layout<'ctx>(cx: &'ctx inkwell::context::Context, f: &ir::Function, regions: &Regions, plan: Option<&interchange::Plan>) -> ContextLayout<'ctx> {
@@ -112,14 +116,18 @@ fn context_layout<'ctx>(cx: &'ctx inkwell::context::Context, f: &ir::Function, r
         }
         off += size as u64;
     }
-    ContextLayout { slots, state, wait, bytes_per_thread: off, interchange: None, scopes: alias::ContextScopes::new(cx, &prefixes) }
+    ContextLayout { slots, state, wait, bytes_per_thread: off, interchange: None, scopes: alias::ContextScopes::new(cx, &prefixes), block_uniform: Default::default() }
 }
 
 pub fn lower_entry<'ctx>(ml: &ModuleLowerer<'ctx, '_>, index: usize, f: &ir::Function) -> R<LoweredKernel<'ctx>> {
     let cx = ml.cx;
     let regions = regions::analyze(f);
     let plan = interchange::analyze(f, &regions);
+    let uniformity = Uniformity::new(f);
     let mut layout = context_layout(cx, f, &regions, plan.as_ref());
+    if plan.is_none() {
+        layout.block_uniform = regions.block_uniform_saved(f, &uniformity);
+    }
     let ptr = cx.ptr_type(inkwell::AddressSpace::default());
     let fn_ty = cx.i32_type().fn_type(&[ptr.into()], false);
     let func = ml.module.add_function(&abi::block_fn_symbol(&f.name), fn_ty, Some(Linkage::Internal));
@@ -202,7 +210,7 @@ pub fn lower_entry<'ctx>(ml: &ModuleLowerer<'ctx, '_>, index: usize, f: &ir::Fun
         let points = regions.points(f);
         let decision = |fc: &FnCx<'ctx, '_>, entries: &RegionEntries<'ctx>| -> R<(BasicBlock<'ctx>, Vec<Option<BasicBlock<'ctx>>>)> {
             let whole = decide::emit_whole_completions(fc, &layout, &points, entries, schedule)?;
-            Ok((decide::emit_decision(fc, &layout, &points, &whole, entries, schedule)?, whole))
+            Ok((decide::emit_decision(fc, &layout, &points, &whole, entries, schedule, done)?, whole))
         };
 
         if n > COMPACT_ABOVE_REGIONS && regions.code_size(f) > COMPACT_OVERLAP * f.blocks.iter().map(|b| b.insts.len() + 1).sum::<usize>() {
@@ -251,14 +259,23 @@ pub fn lower_entry<'ctx>(ml: &ModuleLowerer<'ctx, '_>, index: usize, f: &ir::Fun
             // loops, whose parked threads run first).
             let (decided, whole) = decision(&fc, &entries)?;
             let next = interchange::emit_dispatch(&mut fc, &regions, &layout, decided)?;
+            // Where a dense run of a region whose threads all end at the same point goes:
+            // wherever thread 0 went.
+            let mut after_converged = None;
             let after_dense: Vec<BasicBlock> = (0..n)
-                .map(|k| match regions.sole_successor(f, k) {
-                    _ if layout.interchange.is_some() => next,
-                    Some(j) if points[j].is_some_and(regions::is_plain_barrier) => entries.dense[j],
-                    Some(j) => whole[j].unwrap_or(next),
-                    None => next,
+                .map(|k| -> R<BasicBlock> {
+                    Ok(match regions.sole_successor(f, k) {
+                        _ if layout.interchange.is_some() => next,
+                        Some(j) if points[j].is_some_and(regions::is_plain_barrier) => entries.dense[j],
+                        Some(j) => whole[j].unwrap_or(next),
+                        None if regions.converges(f, &uniformity, k) => match after_converged {
+                            Some(bb) => bb,
+                            None => *after_converged.insert(decide::emit_after_converged(&fc, &layout, &points, &whole, &entries, decided, done)?),
+                        },
+                        None => next,
+                    })
                 })
-                .collect();
+                .collect::<R<_>>()?;
             let mut cases = vec![];
             for k in 1..n {
                 let pick = fc.new_block(&format!("region{k}"));
@@ -517,8 +534,23 @@ pub(crate) fn emit_region_loop<'ctx>(
     let xl = fc.new_block(&format!("r{k}{tag}.xnext"));
     let yl = fc.new_block(&format!("r{k}{tag}.ynext"));
     let zl = fc.new_block(&format!("r{k}{tag}.znext"));
+    // Block-uniform registers live into the region(s): read once, before the threads run.
+    let entered: Vec<usize> = match region {
+        RegionSel::One(k) => vec![k],
+        RegionSel::Picked(_) => (0..regions.starts.len()).collect(),
+        RegionSel::Point(_) => vec![],
+    };
+    fc.b.position_at_end(pre);
+    let mut uniform_values = HashMap::new();
+    for &j in &entered {
+        for r in regions.live_into_region(j).filter(|r| layout.block_uniform.contains(r)) {
+            if let std::collections::hash_map::Entry::Vacant(e) = uniform_values.entry(r) {
+                let (prefix, size) = layout.slots[&r];
+                e.insert(load_context(fc, layout, prefix, size, i32t.const_zero(), "uniform")?);
+            }
+        }
+    }
     let b = &fc.b;
-    b.position_at_end(pre);
     b.build_unconditional_branch(zh)?;
     b.position_at_end(zh);
     let z = b.build_phi(i32t, "tid.z")?;
@@ -619,7 +651,10 @@ pub(crate) fn emit_region_loop<'ctx>(
         }
         for r in regions.live_into_region(j) {
             let (prefix, size) = layout.slots[&r];
-            let v = load_context(fc, layout, prefix, size, lin, "")?;
+            let v = match uniform_values.get(&r) {
+                Some(v) => *v,
+                None => load_context(fc, layout, prefix, size, lin, "")?,
+            };
             let bits = fc.f.regs[r.0 as usize].ty.bits();
             let v = fc.resize(v, bits, false)?;
             fc.b.build_store(fc.regs[r.0 as usize], v)?;
@@ -632,6 +667,12 @@ pub(crate) fn emit_region_loop<'ctx>(
         crate::lower::exec::interchange::emit_resume(fc, layout, q, lin)?;
         fc.b.build_unconditional_branch(start)?;
     }
+    let from: Vec<BlockId> = match region {
+        RegionSel::One(k) => vec![regions.starts[k]],
+        RegionSel::Picked(_) => regions.starts.clone(),
+        RegionSel::Point(q) => vec![plan.expect("a point implies a plan").points[q].block],
+    };
+    let kept = regions.kept_by_code_from(fc.f, &from);
     let mut done = std::collections::HashSet::new();
     while let Some((id, bb)) = work.pop() {
         if !done.insert(id) {
@@ -652,19 +693,17 @@ pub(crate) fn emit_region_loop<'ctx>(
                 let (t, e) = (edge(fc, Some(id), *then_, &mut work), edge(fc, Some(id), *else_, &mut work));
                 fc.b.build_conditional_branch(c, t, e)?;
             }
-            Terminator::Sync { next, point } => {
+            Terminator::Sync { .. } => {
                 let j = regions.sync_region[id.0 as usize].expect("sync point has a region");
                 // Keep what lives across the point (unless the next region recomputes it) and
-                // what the scheduler reads.
-                let mut keep: std::collections::BTreeSet<ir::RegId> = regions.live_in[next.0 as usize].difference(&regions.recomputed[j]).copied().collect();
-                let mut inputs = vec![];
-                point.uses(&mut inputs);
-                keep.extend(inputs);
-                for r in keep.iter() {
+                // what the scheduler reads; the same registers at every sync point of the
+                // loop (`Regions::kept_by_code_from`).
+                for r in kept.iter() {
                     let (prefix, size) = layout.slots[r];
                     let v = fc.load_reg(*r)?;
                     let v = fc.resize(v, size * 8, false)?;
-                    store_context(fc, layout, prefix, v, lin)?;
+                    let index = if layout.block_uniform.contains(r) { i32t.const_zero() } else { lin };
+                    store_context(fc, layout, prefix, v, index)?;
                 }
                 store_context(fc, layout, layout.state.expect("state"), i32t.const_int(j as u64, false), lin)?;
                 fc.b.build_unconditional_branch(xl)?;
@@ -806,16 +845,16 @@ pub(crate) fn sync_point_descriptor<'ctx>(fc: &FnCx<'ctx, '_>, point: &ir::SyncP
             };
             let aligned = if bar.aligned { sync::ALIGNED } else { 0 };
             match bar.kind {
-                ir::BarrierKind::Sync => (sync::BAR_SYNC, 0, 0, aligned, input(&bar.id)?, count, none(), none(), none(), none(), "bar.sync"),
-                ir::BarrierKind::Arrive => (sync::BAR_ARRIVE, 0, 0, aligned, input(&bar.id)?, count, none(), none(), none(), none(), "bar.arrive"),
+                ir::BarrierKind::Sync => (SyncKind::BarSync, 0, 0, aligned, input(&bar.id)?, count, none(), none(), none(), none(), "bar.sync"),
+                ir::BarrierKind::Arrive => (SyncKind::BarArrive, 0, 0, aligned, input(&bar.id)?, count, none(), none(), none(), none(), "bar.arrive"),
                 ir::BarrierKind::Red { op, dst, pred } => {
                     let op = match op {
-                        ir::BarRedOp::Popc => 0,
-                        ir::BarRedOp::And => 1,
-                        ir::BarRedOp::Or => 2,
+                        ir::BarRedOp::Popc => sync::BarRedOp::Popc,
+                        ir::BarRedOp::And => sync::BarRedOp::And,
+                        ir::BarRedOp::Or => sync::BarRedOp::Or,
                     };
                     let neg = if pred.negated { sync::NEGATE } else { 0 };
-                    (sync::BAR_RED, op, 0, aligned | neg, input(&bar.id)?, count, input(&ir::Operand::Reg(pred.reg))?, none(), output(Some(dst)), none(), "bar.red")
+                    (SyncKind::BarRed, op as u64, 0, aligned | neg, input(&bar.id)?, count, input(&ir::Operand::Reg(pred.reg))?, none(), output(Some(dst)), none(), "bar.red")
                 }
             }
         }
@@ -829,42 +868,43 @@ pub(crate) fn sync_point_descriptor<'ctx>(fc: &FnCx<'ctx, '_>, point: &ir::SyncP
             match w {
                 ir::WarpOp::Shfl { mode, dst, pred, a, b, c, mask } => {
                     let mode = match mode {
-                        ir::ShflMode::Up => 0,
-                        ir::ShflMode::Down => 1,
-                        ir::ShflMode::Bfly => 2,
-                        ir::ShflMode::Idx => 3,
+                        ir::ShflMode::Up => sync::ShflMode::Up,
+                        ir::ShflMode::Down => sync::ShflMode::Down,
+                        ir::ShflMode::Bfly => sync::ShflMode::Bfly,
+                        ir::ShflMode::Idx => sync::ShflMode::Idx,
                     };
-                    (sync::WARP, sync::SHFL, mode, 0, input(a)?, input(b)?, input(c)?, mask_of(mask)?, output(Some(*dst)), output(*pred), "shfl")
+                    (SyncKind::Warp, WarpOp::Shfl as u64, mode as u64, 0, input(a)?, input(b)?, input(c)?, mask_of(mask)?, output(Some(*dst)), output(*pred), "shfl")
                 }
                 ir::WarpOp::Vote { mode, dst, src, mask } => {
                     let mode = match mode {
-                        ir::VoteMode::All => 0,
-                        ir::VoteMode::Any => 1,
-                        ir::VoteMode::Uni => 2,
-                        ir::VoteMode::Ballot => 3,
+                        ir::VoteMode::All => sync::VoteMode::All,
+                        ir::VoteMode::Any => sync::VoteMode::Any,
+                        ir::VoteMode::Uni => sync::VoteMode::Uni,
+                        ir::VoteMode::Ballot => sync::VoteMode::Ballot,
                     };
                     let neg = if src.negated { sync::NEGATE } else { 0 };
-                    (sync::WARP, sync::VOTE, mode, neg, input(&ir::Operand::Reg(src.reg))?, none(), none(), mask_of(mask)?, output(Some(*dst)), none(), "vote")
+                    (SyncKind::Warp, WarpOp::Vote as u64, mode as u64, neg, input(&ir::Operand::Reg(src.reg))?, none(), none(), mask_of(mask)?, output(Some(*dst)), none(), "vote")
                 }
                 ir::WarpOp::Match { all, dst, pred, a, mask, .. } => {
-                    (sync::WARP, sync::MATCH, *all as u64, 0, input(a)?, none(), none(), input(mask)?, output(Some(*dst)), output(*pred), "match.sync")
+                    let mode = if *all { sync::MatchMode::All } else { sync::MatchMode::Any };
+                    (SyncKind::Warp, WarpOp::Match as u64, mode as u64, 0, input(a)?, none(), none(), input(mask)?, output(Some(*dst)), output(*pred), "match.sync")
                 }
                 ir::WarpOp::Redux { op, signed, dst, a, mask } => {
                     let mode = match op {
-                        ir::ReduxOp::Add => 0,
-                        ir::ReduxOp::Min => 1,
-                        ir::ReduxOp::Max => 2,
-                        ir::ReduxOp::And => 3,
-                        ir::ReduxOp::Or => 4,
-                        ir::ReduxOp::Xor => 5,
+                        ir::ReduxOp::Add => sync::ReduxMode::Add,
+                        ir::ReduxOp::Min => sync::ReduxMode::Min,
+                        ir::ReduxOp::Max => sync::ReduxMode::Max,
+                        ir::ReduxOp::And => sync::ReduxMode::And,
+                        ir::ReduxOp::Or => sync::ReduxMode::Or,
+                        ir::ReduxOp::Xor => sync::ReduxMode::Xor,
                     };
                     let signed = if *signed { sync::SIGNED } else { 0 };
-                    (sync::WARP, sync::REDUX, mode, signed, input(a)?, none(), none(), input(mask)?, output(Some(*dst)), none(), "redux.sync")
+                    (SyncKind::Warp, WarpOp::Redux as u64, mode as u64, signed, input(a)?, none(), none(), input(mask)?, output(Some(*dst)), none(), "redux.sync")
                 }
-                ir::WarpOp::ActiveMask { dst } => (sync::WARP, sync::ACTIVEMASK, 0, 0, none(), none(), none(), none(), output(Some(*dst)), none(), "activemask"),
-                ir::WarpOp::Elect { dst, pred, mask } => (sync::WARP, sync::ELECT, 0, 0, none(), none(), none(), input(mask)?, output(Some(*dst)), output(Some(*pred)), "elect.sync"),
-                ir::WarpOp::WarpSync { mask } => (sync::WARP, sync::WARP_SYNC, 0, 0, none(), none(), none(), input(mask)?, none(), none(), "bar.warp.sync"),
-                ir::WarpOp::Lockstep => (sync::WARP, sync::WARP_SYNC, 0, 0, none(), none(), none(), none(), none(), none(), "warp lockstep point (a volatile shared access or a spin-wait poll)"),
+                ir::WarpOp::ActiveMask { dst } => (SyncKind::Warp, WarpOp::ActiveMask as u64, 0, 0, none(), none(), none(), none(), output(Some(*dst)), none(), "activemask"),
+                ir::WarpOp::Elect { dst, pred, mask } => (SyncKind::Warp, WarpOp::Elect as u64, 0, 0, none(), none(), none(), input(mask)?, output(Some(*dst)), output(Some(*pred)), "elect.sync"),
+                ir::WarpOp::WarpSync { mask } => (SyncKind::Warp, WarpOp::WarpSync as u64, 0, 0, none(), none(), none(), input(mask)?, none(), none(), "bar.warp.sync"),
+                ir::WarpOp::Lockstep => (SyncKind::Warp, WarpOp::WarpSync as u64, 0, 0, none(), none(), none(), none(), none(), none(), "warp lockstep point (a volatile shared access or a spin-wait poll)"),
                 ir::WarpOp::Matrix(m) => {
                     let (op, flags, what) = matrix_descriptor(m);
                     let [mm, n, k] = m.shape;
@@ -885,7 +925,7 @@ pub(crate) fn sync_point_descriptor<'ctx>(fc: &FnCx<'ctx, '_>, point: &ir::SyncP
                     let counts = operand(sync::OPERAND_IMM, 0, m.dst.len() as u64 | na << 8 | nb << 16 | nc << 24 | scaling << sync::MATRIX_SCALE_SHIFT);
                     // `.aligned`: the whole warp (every live lane) takes part.
                     let mask = operand(sync::OPERAND_IMM, 0, 0xffff_ffff);
-                    (sync::WARP, op, mode, flags, addr, stride, counts, mask, none(), none(), what)
+                    (SyncKind::Warp, op as u64, mode, flags, addr, stride, counts, mask, none(), none(), what)
                 }
             }
         }
@@ -907,7 +947,7 @@ pub(crate) fn sync_point_descriptor<'ctx>(fc: &FnCx<'ctx, '_>, point: &ir::SyncP
         _ => (ptr.const_null(), 0),
     };
     Ok(t.sync_point.const_named_struct(&[
-        i32t.const_int(kind, false).into(),
+        i32t.const_int(kind as u64, false).into(),
         i32t.const_int(op, false).into(),
         i32t.const_int(mode, false).into(),
         i32t.const_int(flags, false).into(),
@@ -924,33 +964,35 @@ pub(crate) fn sync_point_descriptor<'ctx>(fc: &FnCx<'ctx, '_>, point: &ir::SyncP
 }
 
 /// The runtime's operation code, `flags` and name of a matrix instruction (see `abi::sync`).
-fn matrix_descriptor(m: &ir::MatrixOp) -> (u64, u64, &'static str) {
+fn matrix_descriptor(m: &ir::MatrixOp) -> (WarpOp, u64, &'static str) {
     use ir::MatrixKind as K;
+    use sync::MatrixElem as C;
     let elem = |e: ir::MatrixElem| -> u64 {
         use ir::MatrixElem as E;
-        match e {
-            E::F16 => 1,
-            E::BF16 => 2,
-            E::TF32 => 3,
-            E::F32 => 4,
-            E::F64 => 5,
-            E::S8 => 6,
-            E::U8 => 7,
-            E::S32 => 8,
-            E::S4 => 9,
-            E::U4 => 10,
-            E::E4M3 => 11,
-            E::E5M2 => 12,
-            E::B1 => 13,
-            E::E3M2 => 14,
-            E::E2M3 => 15,
-            E::E2M1 => 16,
-        }
+        let code = match e {
+            E::F16 => C::F16,
+            E::BF16 => C::BF16,
+            E::TF32 => C::TF32,
+            E::F32 => C::F32,
+            E::F64 => C::F64,
+            E::S8 => C::S8,
+            E::U8 => C::U8,
+            E::S32 => C::S32,
+            E::S4 => C::S4,
+            E::U4 => C::U4,
+            E::E4M3 => C::E4M3,
+            E::E5M2 => C::E5M2,
+            E::B1 => C::B1,
+            E::E3M2 => C::E3M2,
+            E::E2M3 => C::E2M3,
+            E::E2M1 => C::E2M1,
+        };
+        code as u64
     };
     let mma = |t: &ir::MmaTypes| {
         let field = sync::MATRIX_ELEM_BITS;
         // `.kind::mxf4*`: `.e2m1` without its 8-bit container.
-        let multiplicand = |e| if t.block_scale.is_some_and(|s| s.packed_e2m1) { sync::MATRIX_ELEM_E2M1_PACKED } else { elem(e) };
+        let multiplicand = |e| if t.block_scale.is_some_and(|s| s.packed_e2m1) { C::E2M1Packed as u64 } else { elem(e) };
         let mut f = multiplicand(t.a) | multiplicand(t.b) << field | elem(t.c) << (2 * field) | elem(t.d) << (3 * field);
         let rounding = match t.rounding {
             ir::Rounding::NearestEven => 0,
@@ -983,20 +1025,20 @@ fn matrix_descriptor(m: &ir::MatrixOp) -> (u64, u64, &'static str) {
     let col = |c: bool| if c { sync::MATRIX_A_COL } else { 0 };
     let trans = |t: bool| if t { sync::MATRIX_TRANS } else { 0 };
     match &m.kind {
-        K::Mma(t) if t.sparse => (sync::MMA, mma(t), "mma.sp.sync"),
-        K::Mma(t) => (sync::MMA, mma(t), "mma.sync"),
-        K::WmmaMma(t) => (sync::WMMA_MMA, mma(t), "wmma.mma.sync"),
+        K::Mma(t) if t.sparse => (WarpOp::Mma, mma(t), "mma.sp.sync"),
+        K::Mma(t) => (WarpOp::Mma, mma(t), "mma.sync"),
+        K::WmmaMma(t) => (WarpOp::WmmaMma, mma(t), "wmma.mma.sync"),
         K::WmmaLoad { role, elem: e, col: c } => {
             let role = match role {
                 ir::MatrixRole::A => 0,
                 ir::MatrixRole::B => 1,
                 ir::MatrixRole::C => 2,
             };
-            (sync::WMMA_LOAD, elem(*e) | col(*c) | shared | role << sync::MATRIX_ROLE_SHIFT, "wmma.load")
+            (WarpOp::WmmaLoad, elem(*e) | col(*c) | shared | role << sync::MATRIX_ROLE_SHIFT, "wmma.load")
         }
-        K::WmmaStore { elem: e, col: c } => (sync::WMMA_STORE, elem(*e) | col(*c) | shared, "wmma.store"),
-        K::LdMatrix { trans: t, .. } => (sync::LDMATRIX, trans(*t) | shared, "ldmatrix"),
-        K::StMatrix { trans: t, .. } => (sync::STMATRIX, trans(*t) | shared, "stmatrix"),
-        K::MovMatrix => (sync::MOVMATRIX, sync::MATRIX_TRANS, "movmatrix"),
+        K::WmmaStore { elem: e, col: c } => (WarpOp::WmmaStore, elem(*e) | col(*c) | shared, "wmma.store"),
+        K::LdMatrix { trans: t, .. } => (WarpOp::LdMatrix, trans(*t) | shared, "ldmatrix"),
+        K::StMatrix { trans: t, .. } => (WarpOp::StMatrix, trans(*t) | shared, "stmatrix"),
+        K::MovMatrix => (WarpOp::MovMatrix, sync::MATRIX_TRANS, "movmatrix"),
     }
 }

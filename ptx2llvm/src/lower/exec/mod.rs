@@ -8,7 +8,8 @@
 //! become loop bounds (`guards`), neighbouring blocks are fused (`fusion`), legacy
 //! warp-synchronous code gets lockstep points (`lockstep`), and kernels the region form
 //! cannot express run as fibers (`fibers`); sync points' constant operands are folded first
-//! (`constants`). `.func` functions and calls are in `function`;
+//! (`constants`) and per-thread pointer inductions split into a thread and a uniform part
+//! (`induction`). `.func` functions and calls are in `function`;
 //! the alias facts of the model are in `alias`.
 
 pub mod alias;
@@ -18,6 +19,7 @@ pub mod fibers;
 pub mod function;
 pub mod fusion;
 pub mod guards;
+pub mod induction;
 pub mod interchange;
 pub mod kernel;
 pub mod lockstep;

@@ -8,6 +8,7 @@
 
 use crate::ir::cfg::Cfg;
 use crate::ir::liveness::liveness;
+use crate::ir::uniformity::Uniformity;
 use crate::ir::visit::successors;
 use crate::lower::exec::recompute::Defs;
 use crate::ir::{self, BlockId, Op, Operand, RegId, Terminator};
@@ -51,6 +52,108 @@ impl Regions {
             }
         }
         points
+    }
+
+    /// What a thread keeps in the context area when it stops at the sync point that ends
+    /// IR block `b`: the registers live into the next region that it does not recompute,
+    /// and the point's operands (which the scheduler reads).
+    pub fn kept_at(&self, f: &ir::Function, b: usize) -> BTreeSet<RegId> {
+        let Terminator::Sync { next, point } = &f.blocks[b].term else { return BTreeSet::new() };
+        let j = self.sync_region[b].expect("sync point has a region");
+        let mut keep: BTreeSet<RegId> = self.live_in[next.0 as usize].difference(&self.recomputed[j]).copied().collect();
+        let mut inputs = vec![];
+        point.uses(&mut inputs);
+        keep.extend(inputs);
+        keep
+    }
+
+    /// The registers kept at any sync point that code starting at `from` reaches before
+    /// another sync point. A region's thread loop stores all of them at each of its sync
+    /// points: a slot written on one path and not on another would be a conditional (in a
+    /// vectorized loop: masked) store, while storing a register that is dead after the point
+    /// is harmless (its slot is dead until the register is stored again).
+    pub fn kept_by_code_from(&self, f: &ir::Function, from: &[BlockId]) -> BTreeSet<RegId> {
+        let mut keep = BTreeSet::new();
+        let mut seen = vec![false; f.blocks.len()];
+        let mut work: Vec<usize> = from.iter().map(|b| b.0 as usize).collect();
+        while let Some(b) = work.pop() {
+            if b >= f.blocks.len() || std::mem::replace(&mut seen[b], true) {
+                continue;
+            }
+            match &f.blocks[b].term {
+                Terminator::Sync { .. } => keep.extend(self.kept_at(f, b)),
+                t => work.extend(successors(t).into_iter().map(|s| s.0 as usize)),
+            }
+        }
+        keep
+    }
+
+    /// Saved registers that can be kept once for the whole block instead of per thread:
+    /// uniform (`Uniformity`), kept only at plain barriers (where every live thread waits at
+    /// the same instance, so the values they store agree) and read by no sync point (the
+    /// scheduler reads operands per thread). Storing one at another sync point of the same
+    /// thread loop (`kept_by_code_from`) stores the same value: uniform registers are not
+    /// redefined after a branch the threads take different ways, and where they all take
+    /// the same way nobody waits at the other point.
+    pub fn block_uniform_saved(&self, f: &ir::Function, uniformity: &Uniformity) -> BTreeSet<RegId> {
+        let mut candidates: BTreeSet<RegId> = self.saved.iter().copied().filter(|r| uniformity.is_uniform(*r)).collect();
+        for (b, block) in f.blocks.iter().enumerate() {
+            let Terminator::Sync { point, .. } = &block.term else { continue };
+            let mut operands = vec![];
+            point.uses(&mut operands);
+            for r in operands {
+                candidates.remove(&r);
+            }
+            if !is_plain_barrier(point) {
+                for r in self.kept_at(f, b) {
+                    candidates.remove(&r);
+                }
+            }
+        }
+        candidates
+    }
+
+    /// Whether every thread that runs region `k` ends it at the same sync point, or every
+    /// thread exits: each branch of `k`'s code that threads may take different ways
+    /// (`Uniformity`) reaches only one sync point or only exits before the next sync point
+    /// (its ways join again), and `k` calls no function (which might exit). After a dense
+    /// run of such a region one thread's state says where the whole block waits.
+    pub fn converges(&self, f: &ir::Function, uniformity: &Uniformity, k: usize) -> bool {
+        let Some(start) = self.starts.get(k) else { return false };
+        let code = self.code_of(f, &[start.0 as usize]);
+        code.iter().all(|&b| !f.blocks[b].insts.iter().any(|i| matches!(i.op, Op::Call { .. })))
+            && code.iter().all(|&b| !matches!(f.blocks[b].term, Terminator::Branch { .. }) || !uniformity.divergent_branch(b) || self.endings(f, b).len() <= 1)
+    }
+
+    /// The blocks of code starting at `from` up to the next sync points (those included).
+    fn code_of(&self, f: &ir::Function, from: &[usize]) -> Vec<usize> {
+        let mut seen = vec![false; f.blocks.len()];
+        let mut out = vec![];
+        let mut work = from.to_vec();
+        while let Some(b) = work.pop() {
+            if b >= f.blocks.len() || std::mem::replace(&mut seen[b], true) {
+                continue;
+            }
+            out.push(b);
+            if !matches!(f.blocks[b].term, Terminator::Sync { .. }) {
+                work.extend(successors(&f.blocks[b].term).into_iter().map(|s| s.0 as usize));
+            }
+        }
+        out
+    }
+
+    /// Where code from the end of block `b` ends: the sync point blocks it reaches first,
+    /// and `None` for `exit`/`ret`.
+    fn endings(&self, f: &ir::Function, b: usize) -> BTreeSet<Option<usize>> {
+        let succs: Vec<usize> = successors(&f.blocks[b].term).into_iter().map(|s| s.0 as usize).collect();
+        self.code_of(f, &succs)
+            .into_iter()
+            .filter_map(|x| match f.blocks[x].term {
+                Terminator::Sync { .. } => Some(Some(x)),
+                Terminator::Exit | Terminator::Return => Some(None),
+                _ => None,
+            })
+            .collect()
     }
 
     /// Instructions (and terminators) of every region's code together: the blocks each

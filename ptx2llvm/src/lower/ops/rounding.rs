@@ -6,7 +6,8 @@
 //! a small out-of-line helper, `strictfp` so that LLVM neither folds nor moves the operation
 //! out of the scope, which sets the requested mode, does the operation as a constrained
 //! intrinsic, and restores round-to-nearest-even (the mode of every worker) before it
-//! returns. (Restoring a saved mode instead would read the x87 control word on x86-64, which
+//! returns. (`.f32` `add sub mul fma` are computed inline instead, from their exact f64
+//! result: `directed_f32_inline`.) (Restoring a saved mode instead would read the x87 control word on x86-64, which
 //! ptxrt does not promise to match MXCSR.) The change never leaks
 //! into other code: the caller's own floating-point operations are outside the helper, and
 //! LLVM does not inline a `strictfp` function into a normal one. The hardware (SSE's MXCSR,
@@ -94,10 +95,89 @@ impl<'ctx> FnCx<'ctx, '_> {
         if rnd == Rounding::NearestEven {
             return self.nearest(op, args, ret);
         }
+        if let Some(v) = self.directed_f32_inline(op, rnd, args, ret)? {
+            return Ok(v);
+        }
         let helper = self.rounding_helper(op, rnd, args, ret)?;
         let call_args: Vec<BasicMetadataValueEnum> = args.iter().map(|a| (*a).into()).collect();
         let call = self.b.build_call(helper, &call_args, "")?;
         call.try_as_basic_value().basic().ok_or_else(|| LowerError::Internal("rounding helper returns no value".into()))
+    }
+
+    /// `.f32` `add sub mul fma` in a directed mode without changing the hardware mode
+    /// (`None` for other operations and types): the exact result is `s + e` with `s` its
+    /// f64 rounding and `e` the error of that rounding (the product of two f32 is exact in
+    /// f64, a sum's error comes from TwoSum, exact since nothing overflows f64 here), so the
+    /// f32 result is `s` rounded to nearest, stepped one f32 towards the requested direction
+    /// when it lies on the wrong side of `s + e`. Straight-line code LLVM can vectorize,
+    /// where a mode change costs two control-register writes and a call per operation
+    /// (CUDA's `expf` uses `fma.rm.f32`).
+    fn directed_f32_inline(&self, op: RoundedOp, rnd: Rounding, args: &[BasicValueEnum<'ctx>], ret: BasicTypeEnum<'ctx>) -> R<Option<BasicValueEnum<'ctx>>> {
+        let f32t = self.cx.f32_type();
+        let is_f32 = |t: BasicTypeEnum<'ctx>| t.is_float_type() && t.into_float_type() == f32t;
+        if !matches!(op, RoundedOp::Add | RoundedOp::Sub | RoundedOp::Mul | RoundedOp::Fma) || !is_f32(ret) || !args.iter().all(|a| is_f32(a.get_type())) {
+            return Ok(None);
+        }
+        use inkwell::FloatPredicate as F;
+        use inkwell::IntPredicate as I;
+        let b = &self.b;
+        let (f64t, i32t) = (self.cx.f64_type(), self.cx.i32_type());
+        let wide: Vec<_> = args.iter().map(|a| b.build_float_ext(a.into_float_value(), f64t, "")).collect::<Result<_, _>>()?;
+        // The two summands (x + y) whose exact sum is the result, or the exact product.
+        let (x, y) = match op {
+            RoundedOp::Add => (wide[0], wide[1]),
+            RoundedOp::Sub => (wide[0], b.build_float_neg(wide[1], "")?),
+            RoundedOp::Mul => (b.build_float_mul(wide[0], wide[1], "")?, f64t.const_zero()),
+            _ => (b.build_float_mul(wide[0], wide[1], "")?, wide[2]),
+        };
+        let zero_f64 = f64t.const_zero();
+        let (s, e) = if op == RoundedOp::Mul {
+            (x, f64t.const_zero())
+        } else {
+            // TwoSum: s = fl(x + y), e = (x + y) - s exactly.
+            let s = b.build_float_add(x, y, "")?;
+            let yy = b.build_float_sub(s, x, "")?;
+            let xx = b.build_float_sub(s, yy, "")?;
+            let e = b.build_float_add(b.build_float_sub(x, xx, "")?, b.build_float_sub(y, yy, "")?, "")?;
+            // Infinite or NaN sums have no error term (it would be NaN).
+            let finite = b.build_float_compare(F::OEQ, b.build_float_sub(s, s, "")?, zero_f64, "")?;
+            (s, b.build_select(finite, e, f64t.const_zero(), "")?.into_float_value())
+        };
+        let r = b.build_float_trunc(s, f32t, "")?;
+        let rw = b.build_float_ext(r, f64t, "")?;
+        let zero = f64t.const_zero();
+        let above = b.build_or(b.build_float_compare(F::OGT, rw, s, "")?, b.build_and(b.build_float_compare(F::OEQ, rw, s, "")?, b.build_float_compare(F::OLT, e, zero, "")?, "")?, "")?;
+        let below = b.build_or(b.build_float_compare(F::OLT, rw, s, "")?, b.build_and(b.build_float_compare(F::OEQ, rw, s, "")?, b.build_float_compare(F::OGT, e, zero, "")?, "")?, "")?;
+        let positive = b.build_or(b.build_float_compare(F::OGT, s, zero, "")?, b.build_and(b.build_float_compare(F::OEQ, s, zero, "")?, b.build_float_compare(F::OGT, e, zero, "")?, "")?, "")?;
+        let (down, up) = match rnd {
+            Rounding::Down => (above, self.cx.bool_type().const_zero()),
+            Rounding::Up => (self.cx.bool_type().const_zero(), below),
+            _ => (b.build_and(positive, above, "")?, b.build_and(b.build_not(positive, "")?, below, "")?),
+        };
+        // One f32 step down or up, through the bits (from a zero of either sign: the
+        // smallest subnormal of the direction's sign).
+        let bits = b.build_bit_cast(r, i32t, "")?.into_int_value();
+        let magnitude = b.build_and(bits, i32t.const_int(0x7fff_ffff, false), "")?;
+        let is_zero = b.build_int_compare(I::EQ, magnitude, i32t.const_zero(), "")?;
+        let negative = b.build_int_compare(I::SLT, bits, i32t.const_zero(), "")?;
+        let plus1 = b.build_int_add(bits, i32t.const_int(1, false), "")?;
+        let minus1 = b.build_int_sub(bits, i32t.const_int(1, false), "")?;
+        let stepped_down = b.build_select(is_zero, i32t.const_int(0x8000_0001, false), b.build_select(negative, plus1, minus1, "")?.into_int_value(), "")?.into_int_value();
+        let stepped_up = b.build_select(is_zero, i32t.const_int(1, false), b.build_select(negative, minus1, plus1, "")?.into_int_value(), "")?.into_int_value();
+        let bits = b.build_select(down, stepped_down, bits, "")?.into_int_value();
+        let bits = b.build_select(up, stepped_up, bits, "")?.into_int_value();
+        let mut result = b.build_bit_cast(bits, f32t, "")?.into_float_value();
+        if rnd == Rounding::Down && op != RoundedOp::Mul {
+            // An exact zero sum is -0 rounding down, unless both summands are +0 (IEEE 754
+            // §6.3); round to nearest made it +0 unless both were -0.
+            let exact_zero = b.build_and(b.build_float_compare(F::OEQ, s, zero, "")?, b.build_float_compare(F::OEQ, e, zero, "")?, "")?;
+            let i64t = self.cx.i64_type();
+            let plus_zero = |v| -> R<_> { Ok(b.build_int_compare(I::EQ, b.build_bit_cast(v, i64t, "")?.into_int_value(), i64t.const_zero(), "")?) };
+            let both_plus = b.build_and(plus_zero(x)?, plus_zero(y)?, "")?;
+            let minus_zero = b.build_and(exact_zero, b.build_not(both_plus, "")?, "")?;
+            result = b.build_select(minus_zero, f32t.const_float(-0.0), result, "")?.into_float_value();
+        }
+        Ok(Some(result.into()))
     }
 
     /// The default-environment (round-to-nearest-even) operation.
