@@ -671,9 +671,10 @@ enum Object {
     Surface(SurfaceObject),
 }
 
-const KIND_TEXTURE: u64 = 1;
+const KIND_TEXTURE: u64 = ptx2llvm_abi::texture::TEXTURE_HANDLE_KIND;
 const KIND_SURFACE: u64 = 2;
-const SLOTS: usize = 1 << 16;
+/// Object slots: the inline descriptors' table has one per slot.
+const SLOTS: usize = ptx2llvm_abi::texture::INLINE_SLOTS;
 
 /// Live objects by slot (slot 0 unused so that no handle is 0).
 static OBJECTS: [AtomicPtr<Object>; SLOTS] = [const { AtomicPtr::new(std::ptr::null_mut()) }; SLOTS];
@@ -862,65 +863,29 @@ pub fn bind_reference(kind: &str, name: &CStr, value: u64) -> Result<(), Error> 
 // ---------------------------------------------------------------------------------------
 // Inline fetches
 
-/// `ptxrtTexInline` (ptxrt_abi.h): what generated code needs to fetch texels of a texture
-/// object itself, without calling `__ptxrt_tex`, one per object slot in `__ptxrt_tex_inline`
-/// (a handle's slot is its low 32 bits). Filled when the object is created, before its
-/// handle is returned; `kind` goes back to 0 when it is destroyed. Generated code reads
-/// the fields with plain loads (a launch orders them after the creation) and takes its
-/// inline path only for the fetches it can do exactly as `sample_texel` does:
-///
-/// - `tex` (not `tld4`) on `.1d`, `.2d`, `.a1d`, `.a2d` geometries, without a sampler,
-///   offset, level of detail or depth-compare operand; `.s32` coordinates always (they
-///   are texel indices: no normalization, no filtering), `.f32` coordinates only when
-///   `kind` has neither `TEX_INLINE_NORMALIZED` nor `TEX_INLINE_LINEAR` (unnormalized
-///   point sampling: texel `floor(u)`);
-/// - indices are mapped per dimension by clamping to `0..n` (wrap and mirror act as clamp
-///   with unnormalized coordinates) or, with `TEX_INLINE_BORDER_X`/`_Y`, outside to the
-///   `border` words; with `TEX_INLINE_ZERO_OUTSIDE` (linear memory) an `.s32` x index
-///   outside the buffer reads 0 in every word, first;
-/// - the layer of an array geometry is `min(layer, layer_max)`; the texel of (x, y,
-///   layer) is at `data + x * element bytes + y * pitch + layer * layer_stride`;
-/// - the format (`kind` bits 1..7) decides the loads and conversions (`Texel` of `read`),
-///   `TEX_INLINE_FLOAT_RESULT` whether results are floats (alpha 1.0) or integers (1).
+/// `ptxrtTexInline` (ptxrt_abi.h; `ptx2llvm_abi::texture::TexInline`, whose documentation
+/// has the rules of the inline path, the same as `sample_texel`'s): what generated code
+/// needs to fetch texels of a texture object itself, one per object slot in
+/// `__ptxrt_tex_inline`. Filled when the object is created, before its handle is returned;
+/// `kind` goes back to 0 when it is destroyed. Generated code reads the fields with plain
+/// loads (a launch orders them after the creation). The same layout as `TexInline`, with
+/// atomics, as the table is shared.
 #[repr(C, align(64))]
 pub struct InlineTexture {
-    /// 0: every fetch calls the runtime; else `TEX_INLINE_OK` and the bits below.
     pub kind: AtomicU32,
-    /// The last layer of a layered image (0 if it is not layered).
     pub layer_max: AtomicU32,
-    /// Texel (0, 0) of layer 0 (of level 0 for mipmapped arrays).
     pub data: AtomicPtr<u8>,
-    /// Texels in x and in y (1 for 1D images).
     pub width: AtomicU64,
     pub height: AtomicU64,
-    /// Bytes between rows, and between layers (a multisample layer's samples included).
     pub pitch: AtomicU64,
     pub layer_stride: AtomicU64,
-    /// The border texel's result words: the border colour's f32 bits for textures that
-    /// return floats, 0 for integer ones (as `TextureObject::border`).
     pub border: [AtomicU32; 4],
 }
 
-/// `kind` bits of `InlineTexture` (`PTXRT_TEX_INLINE_*`).
-pub const TEX_INLINE_OK: u32 = 1;
-/// Bits 1..4: the channel type (`ChannelType` order: u8 s8 u16 s16 u32 s32 f16 f32).
-pub const TEX_INLINE_CHANNEL_SHIFT: u32 = 1;
-/// Bits 4..6: log2 of the channel count (1, 2 or 4).
-pub const TEX_INLINE_CHANNELS_SHIFT: u32 = 4;
-/// `ptxrtReadModeNormalizedFloat` (8- and 16-bit integer channels).
-pub const TEX_INLINE_READ_NORMALIZED: u32 = 1 << 6;
-/// Bits 1..7 together: the format code generated code switches on.
-pub const TEX_INLINE_FORMAT_MASK: u32 = 0x7E;
-pub const TEX_INLINE_FLOAT_RESULT: u32 = 1 << 7;
-pub const TEX_INLINE_BORDER_X: u32 = 1 << 8;
-pub const TEX_INLINE_BORDER_Y: u32 = 1 << 9;
-pub const TEX_INLINE_ZERO_OUTSIDE: u32 = 1 << 10;
-/// `.f32` coordinates need the runtime: they are normalized, or filtered linearly.
-pub const TEX_INLINE_NORMALIZED: u32 = 1 << 11;
-pub const TEX_INLINE_LINEAR: u32 = 1 << 12;
-/// 32-bit channels (u32, s32, f32): results are the channels' bits, which generated code
-/// reads without a per-format conversion.
-pub const TEX_INLINE_RAW32: u32 = 1 << 13;
+pub use ptx2llvm_abi::texture::{
+    INLINE_BORDER_X, INLINE_BORDER_Y, INLINE_CHANNELS_SHIFT, INLINE_CHANNEL_SHIFT, INLINE_FLOAT_RESULT, INLINE_FORMAT_MASK, INLINE_LINEAR, INLINE_NORMALIZED, INLINE_OK,
+    INLINE_RAW32, INLINE_READ_NORMALIZED, INLINE_ZERO_OUTSIDE,
+};
 
 /// The inline descriptors, by object slot (see `InlineTexture`).
 #[no_mangle]
@@ -941,7 +906,7 @@ impl InlineTexture {
 }
 
 impl ChannelType {
-    /// The channel type's number in `TEX_INLINE_CHANNEL_SHIFT`'s field.
+    /// The channel type's number in `INLINE_CHANNEL_SHIFT`'s field.
     fn inline_code(self) -> u32 {
         match self {
             ChannelType::U8 => 0,
@@ -960,16 +925,16 @@ impl TextureObject {
     /// The `kind` word of the texture's inline descriptor.
     fn inline_kind(&self) -> u32 {
         let f = self.image.format;
-        let mut kind = TEX_INLINE_OK | f.channel.inline_code() << TEX_INLINE_CHANNEL_SHIFT | f.channels.trailing_zeros() << TEX_INLINE_CHANNELS_SHIFT;
+        let mut kind = INLINE_OK | f.channel.inline_code() << INLINE_CHANNEL_SHIFT | f.channels.trailing_zeros() << INLINE_CHANNELS_SHIFT;
         let flags = [
-            (self.read_normalized, TEX_INLINE_READ_NORMALIZED),
-            (self.float_result(), TEX_INLINE_FLOAT_RESULT),
-            (self.sampler.address[0] == AddressMode::ClampToBorder, TEX_INLINE_BORDER_X),
-            (self.sampler.address[1] == AddressMode::ClampToBorder, TEX_INLINE_BORDER_Y),
-            (self.image.zero_outside, TEX_INLINE_ZERO_OUTSIDE),
-            (self.sampler.normalized, TEX_INLINE_NORMALIZED),
-            (self.sampler.linear, TEX_INLINE_LINEAR),
-            (f.channel.bytes() == 4, TEX_INLINE_RAW32),
+            (self.read_normalized, INLINE_READ_NORMALIZED),
+            (self.float_result(), INLINE_FLOAT_RESULT),
+            (self.sampler.address[0] == AddressMode::ClampToBorder, INLINE_BORDER_X),
+            (self.sampler.address[1] == AddressMode::ClampToBorder, INLINE_BORDER_Y),
+            (self.image.zero_outside, INLINE_ZERO_OUTSIDE),
+            (self.sampler.normalized, INLINE_NORMALIZED),
+            (self.sampler.linear, INLINE_LINEAR),
+            (f.channel.bytes() == 4, INLINE_RAW32),
         ];
         for (on, bit) in flags {
             if on {
@@ -1857,12 +1822,13 @@ mod tests {
         assert_eq!(offset_of!(TextureDesc, normalized_coords), 40);
     }
 
-    /// `ptxrtTexInline` of ptxrt_abi.h (and the compiler's struct type of it).
+    /// The table generated code reads has the ABI crate's layout and symbol.
     #[test]
-    fn inline_descriptor_layout_matches_the_header() {
+    fn inline_descriptor_layout_is_the_abis() {
+        use ptx2llvm_abi::texture::{TexInline, INLINE_TABLE_SYMBOL};
         use std::mem::{align_of, offset_of, size_of};
-        assert_eq!((size_of::<InlineTexture>(), align_of::<InlineTexture>()), (64, 64));
-        let offsets = [
+        assert_eq!((size_of::<InlineTexture>(), align_of::<InlineTexture>()), (size_of::<TexInline>(), align_of::<TexInline>()));
+        let ours = [
             offset_of!(InlineTexture, kind),
             offset_of!(InlineTexture, layer_max),
             offset_of!(InlineTexture, data),
@@ -1872,8 +1838,20 @@ mod tests {
             offset_of!(InlineTexture, layer_stride),
             offset_of!(InlineTexture, border),
         ];
-        assert_eq!(offsets, [0, 4, 8, 16, 24, 32, 40, 48]);
-        assert_eq!(std::mem::size_of_val(&__ptxrt_tex_inline), 64 * SLOTS);
+        let abi = [
+            offset_of!(TexInline, kind),
+            offset_of!(TexInline, layer_max),
+            offset_of!(TexInline, data),
+            offset_of!(TexInline, width),
+            offset_of!(TexInline, height),
+            offset_of!(TexInline, pitch),
+            offset_of!(TexInline, layer_stride),
+            offset_of!(TexInline, border),
+        ];
+        assert_eq!(ours, abi);
+        assert_eq!(size_of::<[AtomicU32; 4]>(), size_of::<[u32; 4]>());
+        assert_eq!(std::mem::size_of_val(&__ptxrt_tex_inline), size_of::<TexInline>() * SLOTS);
+        assert_eq!(INLINE_TABLE_SYMBOL, "__ptxrt_tex_inline");
     }
 
     #[test]
@@ -1888,8 +1866,8 @@ mod tests {
         let td = TextureDesc { address_mode: [ADDRESS_MODE_BORDER; 3], border_color: [0.5, -1.0, 0.0, 2.0], ..Default::default() };
         let h = create_texture(&lin, &td).unwrap();
         let d = slot(h);
-        let f32_code = 7 << TEX_INLINE_CHANNEL_SHIFT;
-        let kind = TEX_INLINE_OK | f32_code | TEX_INLINE_FLOAT_RESULT | TEX_INLINE_BORDER_X | TEX_INLINE_BORDER_Y | TEX_INLINE_ZERO_OUTSIDE | TEX_INLINE_RAW32;
+        let f32_code = 7 << INLINE_CHANNEL_SHIFT;
+        let kind = INLINE_OK | f32_code | INLINE_FLOAT_RESULT | INLINE_BORDER_X | INLINE_BORDER_Y | INLINE_ZERO_OUTSIDE | INLINE_RAW32;
         assert_eq!(d.kind.load(Ordering::Relaxed), kind);
         assert_eq!(d.data.load(Ordering::Relaxed), mem.as_mut_ptr().cast());
         assert_eq!((d.width.load(Ordering::Relaxed), d.height.load(Ordering::Relaxed), d.layer_max.load(Ordering::Relaxed)), (6, 1, 0));
@@ -1904,7 +1882,7 @@ mod tests {
         let td = TextureDesc { filter_mode: FILTER_MODE_LINEAR, read_mode: READ_MODE_NORMALIZED_FLOAT, normalized_coords: 1, ..Default::default() };
         let h = create_texture(&res, &td).unwrap();
         let d = slot(h);
-        let kind = TEX_INLINE_OK | 2 << TEX_INLINE_CHANNELS_SHIFT | TEX_INLINE_READ_NORMALIZED | TEX_INLINE_FLOAT_RESULT | TEX_INLINE_NORMALIZED | TEX_INLINE_LINEAR;
+        let kind = INLINE_OK | 2 << INLINE_CHANNELS_SHIFT | INLINE_READ_NORMALIZED | INLINE_FLOAT_RESULT | INLINE_NORMALIZED | INLINE_LINEAR;
         assert_eq!(d.kind.load(Ordering::Relaxed), kind);
         assert_eq!((d.width.load(Ordering::Relaxed), d.height.load(Ordering::Relaxed), d.pitch.load(Ordering::Relaxed)), (3, 2, 12));
         assert_eq!((d.layer_max.load(Ordering::Relaxed), d.layer_stride.load(Ordering::Relaxed)), (4, 12 * 2 * 4));
@@ -1916,7 +1894,7 @@ mod tests {
         let td = TextureDesc { address_mode: [ADDRESS_MODE_BORDER; 3], border_color: [-0.0; 4], ..Default::default() };
         let h = create_texture(&res, &td).unwrap();
         let d = slot(h);
-        assert_eq!(d.kind.load(Ordering::Relaxed), TEX_INLINE_OK | 3 << TEX_INLINE_CHANNEL_SHIFT | 1 << TEX_INLINE_CHANNELS_SHIFT | TEX_INLINE_BORDER_X | TEX_INLINE_BORDER_Y);
+        assert_eq!(d.kind.load(Ordering::Relaxed), INLINE_OK | 3 << INLINE_CHANNEL_SHIFT | 1 << INLINE_CHANNELS_SHIFT | INLINE_BORDER_X | INLINE_BORDER_Y);
         assert_eq!(d.border.each_ref().map(|b| b.load(Ordering::Relaxed)), [0; 4]);
         destroy_texture(h).unwrap();
     }

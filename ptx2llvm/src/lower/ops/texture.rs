@@ -22,6 +22,8 @@ use inkwell::module::Linkage;
 use inkwell::types::StructType;
 use inkwell::values::{BasicValue, BasicValueEnum, FunctionValue, GlobalValue, IntValue, PointerValue};
 use inkwell::{AddressSpace, FloatPredicate, IntPredicate};
+use ptx2llvm_abi::field::tex_inline as field;
+use ptx2llvm_abi::texture::{INLINE_TABLE_SYMBOL, TEXTURE_HANDLE_KIND};
 
 /// Runtime status codes (`PTXRT_TEX_*`).
 const STATUS_OUT_OF_BOUNDS: u64 = 2;
@@ -44,35 +46,22 @@ const SAMPLER_FORCE_UNNORMALIZED: u64 = 1 << 10;
 /// `clamp_to_edge` in every dimension, nearest filtering.
 const SAMPLER_DEFAULT: u64 = SAMPLER_TAG | 3 | 3 << 3 | 3 << 6;
 
-/// The inline descriptors of texture objects (`ptxrtTexInline` in ptxrt_abi.h, the rules in
-/// ptxrt's `InlineTexture`): one per object slot, the slot being a handle's low 32 bits.
-const INLINE_TABLE: &str = "__ptxrt_tex_inline";
-const INLINE_SLOTS: u64 = 1 << 16;
-/// Texture object handles are `1 << 32 | slot`.
-const HANDLE_KIND_TEXTURE: u64 = 1;
-/// The fields of a descriptor, in order: kind, layer_max, data, width, height, pitch,
-/// layer_stride, border[4].
-const FIELD_KIND: u32 = 0;
-const FIELD_LAYER_MAX: u32 = 1;
-const FIELD_DATA: u32 = 2;
-const FIELD_WIDTH: u32 = 3;
-const FIELD_HEIGHT: u32 = 4;
-const FIELD_PITCH: u32 = 5;
-const FIELD_LAYER_STRIDE: u32 = 6;
-const FIELD_BORDER: u32 = 7;
-/// `kind` bits (`PTXRT_TEX_INLINE_*`).
-const INLINE_OK: u64 = 1;
-const INLINE_CHANNEL_SHIFT: u64 = 1;
-const INLINE_CHANNELS_SHIFT: u64 = 4;
-const INLINE_READ_NORMALIZED: u64 = 1 << 6;
-const INLINE_FORMAT_MASK: u64 = 0x7E;
-const INLINE_FLOAT_RESULT: u64 = 1 << 7;
-const INLINE_BORDER_X: u64 = 1 << 8;
-const INLINE_BORDER_Y: u64 = 1 << 9;
-const INLINE_ZERO_OUTSIDE: u64 = 1 << 10;
-const INLINE_NORMALIZED: u64 = 1 << 11;
-const INLINE_LINEAR: u64 = 1 << 12;
-const INLINE_RAW32: u64 = 1 << 13;
+/// `kind` bits of the inline descriptors of texture objects (`ptxrtTexInline`; the rules
+/// are in `ptx2llvm_abi::texture::TexInline`), as the `u64`s LLVM constants are built from.
+const INLINE_OK: u64 = ptx2llvm_abi::texture::INLINE_OK as u64;
+const INLINE_CHANNEL_SHIFT: u64 = ptx2llvm_abi::texture::INLINE_CHANNEL_SHIFT as u64;
+const INLINE_CHANNELS_SHIFT: u64 = ptx2llvm_abi::texture::INLINE_CHANNELS_SHIFT as u64;
+const INLINE_READ_NORMALIZED: u64 = ptx2llvm_abi::texture::INLINE_READ_NORMALIZED as u64;
+const INLINE_FORMAT_MASK: u64 = ptx2llvm_abi::texture::INLINE_FORMAT_MASK as u64;
+const INLINE_FLOAT_RESULT: u64 = ptx2llvm_abi::texture::INLINE_FLOAT_RESULT as u64;
+const INLINE_BORDER_X: u64 = ptx2llvm_abi::texture::INLINE_BORDER_X as u64;
+const INLINE_BORDER_Y: u64 = ptx2llvm_abi::texture::INLINE_BORDER_Y as u64;
+const INLINE_ZERO_OUTSIDE: u64 = ptx2llvm_abi::texture::INLINE_ZERO_OUTSIDE as u64;
+const INLINE_NORMALIZED: u64 = ptx2llvm_abi::texture::INLINE_NORMALIZED as u64;
+const INLINE_LINEAR: u64 = ptx2llvm_abi::texture::INLINE_LINEAR as u64;
+const INLINE_RAW32: u64 = ptx2llvm_abi::texture::INLINE_RAW32 as u64;
+/// Descriptors (object slots) in the table; a handle's slot is its low 32 bits.
+const INLINE_SLOTS: u64 = ptx2llvm_abi::texture::INLINE_SLOTS as u64;
 
 /// A texel channel type, in the order of the descriptor's channel field.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -539,11 +528,9 @@ impl<'ctx> FnCx<'ctx, '_> {
 impl<'ctx> FnCx<'ctx, '_> {
     /// The inline descriptor table (declared on first use) and its element type.
     fn inline_table(&self) -> (GlobalValue<'ctx>, StructType<'ctx>) {
-        let i32t = self.cx.i32_type();
-        let i64t = self.cx.i64_type();
-        let st = self.cx.struct_type(&[i32t.into(), i32t.into(), self.ptr_ty().into(), i64t.into(), i64t.into(), i64t.into(), i64t.into(), i32t.array_type(4).into()], false);
-        let g = self.module.get_global(INLINE_TABLE).unwrap_or_else(|| {
-            let g = self.module.add_global(st.array_type(INLINE_SLOTS as u32), Some(AddressSpace::default()), INLINE_TABLE);
+        let st = self.ml.abi.tex_inline;
+        let g = self.module.get_global(INLINE_TABLE_SYMBOL).unwrap_or_else(|| {
+            let g = self.module.add_global(st.array_type(INLINE_SLOTS as u32), Some(AddressSpace::default()), INLINE_TABLE_SYMBOL);
             g.set_linkage(Linkage::External);
             g.set_alignment(64);
             g
@@ -591,11 +578,11 @@ impl<'ctx> FnCx<'ctx, '_> {
         let (table, st) = self.inline_table();
         // Slot `handle & 0xFFFF` of a texture handle `1 << 32 | slot`; slot 0 (never used,
         // kind 0) for other values, which the runtime then rejects.
-        let is_texture = self.icmp(IntPredicate::EQ, b.build_right_shift(tex, self.i64(16), false, "")?, self.i64(HANDLE_KIND_TEXTURE << 16))?;
+        let is_texture = self.icmp(IntPredicate::EQ, b.build_right_shift(tex, self.i64(16), false, "")?, self.i64(TEXTURE_HANDLE_KIND << 16))?;
         let slot = self.select(is_texture, b.build_and(tex, self.i64(INLINE_SLOTS - 1), "")?, self.i64(0))?;
         // SAFETY (of the generated code): `slot` < INLINE_SLOTS.
         let d = unsafe { b.build_in_bounds_gep(st.array_type(INLINE_SLOTS as u32), table.as_pointer_value(), &[self.i64(0), slot], "tex.desc")? };
-        let kind = self.inline_field(st, d, FIELD_KIND, None)?.into_int_value();
+        let kind = self.inline_field(st, d, field::KIND, None)?.into_int_value();
         let has = |bit: u64| -> R<IntValue<'ctx>> { self.icmp(IntPredicate::NE, b.build_and(kind, self.i32(bit), "")?, self.i32(0)) };
         let runtime_bb = self.new_block("tex.runtime");
         let done = self.new_block("tex.done");
@@ -637,7 +624,7 @@ impl<'ctx> FnCx<'ctx, '_> {
             let outside = self.icmp(IntPredicate::NE, clamped, i)?;
             Ok((b.build_int_z_extend_or_bit_cast(clamped, i64t, "")?, outside))
         };
-        let width = self.inline_field(st, d, FIELD_WIDTH, None)?.into_int_value();
+        let width = self.inline_field(st, d, field::WIDTH, None)?.into_int_value();
         let (x, out_x) = clamp(c.first(), width)?;
         // Outside in x reads the border (`INLINE_BORDER_X`) or, with `.s32` coordinates on
         // linear memory, 0 (`INLINE_ZERO_OUTSIDE`, first); outside in y the border.
@@ -645,12 +632,12 @@ impl<'ctx> FnCx<'ctx, '_> {
         let oob_x = b.build_and(out_x, has(x_special)?, "")?;
         let zero_x = if float_coords { None } else { Some(has(INLINE_ZERO_OUTSIDE)?) };
         let mut oob_y = None;
-        let mut row = self.inline_field(st, d, FIELD_DATA, None)?.into_pointer_value();
+        let mut row = self.inline_field(st, d, field::DATA, None)?.into_pointer_value();
         if dims == 2 {
-            let height = self.inline_field(st, d, FIELD_HEIGHT, None)?.into_int_value();
+            let height = self.inline_field(st, d, field::HEIGHT, None)?.into_int_value();
             let (y, out_y) = clamp(c.get(1), height)?;
             oob_y = Some(b.build_and(out_y, has(INLINE_BORDER_Y)?, "")?);
-            let pitch = self.inline_field(st, d, FIELD_PITCH, None)?.into_int_value();
+            let pitch = self.inline_field(st, d, field::PITCH, None)?.into_int_value();
             // SAFETY (of the generated code): a row of the image.
             row = unsafe { b.build_in_bounds_gep(self.cx.i8_type(), row, &[b.build_int_nuw_mul(y, pitch, "")?], "")? };
         }
@@ -659,9 +646,9 @@ impl<'ctx> FnCx<'ctx, '_> {
                 Some(l) => b.build_int_z_extend(self.read(*l, ScalarType::U32)?, i64t, "")?,
                 None => self.i64(0),
             };
-            let last = b.build_int_z_extend(self.inline_field(st, d, FIELD_LAYER_MAX, None)?.into_int_value(), i64t, "")?;
+            let last = b.build_int_z_extend(self.inline_field(st, d, field::LAYER_MAX, None)?.into_int_value(), i64t, "")?;
             let layer = self.select(self.icmp(IntPredicate::UGT, layer, last)?, last, layer)?;
-            let stride = self.inline_field(st, d, FIELD_LAYER_STRIDE, None)?.into_int_value();
+            let stride = self.inline_field(st, d, field::LAYER_STRIDE, None)?.into_int_value();
             // SAFETY (of the generated code): a layer of the image.
             row = unsafe { b.build_in_bounds_gep(self.cx.i8_type(), row, &[b.build_int_nuw_mul(layer, stride, "")?], "")? };
         }
@@ -727,7 +714,7 @@ impl<'ctx> FnCx<'ctx, '_> {
         let mut inline_words = [self.i32(0); 4];
         for (i, (w, phi)) in inline_words.iter_mut().zip(&phis).enumerate() {
             let texel = phi.as_basic_value().into_int_value();
-            let border_word = self.inline_field(st, d, FIELD_BORDER, Some(i as u64))?.into_int_value();
+            let border_word = self.inline_field(st, d, field::BORDER, Some(i as u64))?.into_int_value();
             let mut v = match oob_y {
                 Some(o) => self.select(o, border_word, texel)?,
                 None => texel,
