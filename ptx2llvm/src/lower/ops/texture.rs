@@ -586,17 +586,62 @@ impl<'ctx> FnCx<'ctx, '_> {
         let has = |bit: u64| -> R<IntValue<'ctx>> { self.icmp(IntPredicate::NE, b.build_and(kind, self.i32(bit), "")?, self.i32(0)) };
         let runtime_bb = self.new_block("tex.runtime");
         let done = self.new_block("tex.done");
+        let half = matches!(dtype, ScalarType::F16 | ScalarType::F16x2);
+        // `.f16` results: floats rounded to f16, integers' low halves.
+        let to_dtype = |words: [IntValue<'ctx>; 4]| -> R<[IntValue<'ctx>; 4]> {
+            if !half {
+                return Ok(words);
+            }
+            let float_result = has(INLINE_FLOAT_RESULT)?;
+            let mut out = words;
+            for w in out.iter_mut() {
+                *w = self.select(float_result, self.f32_bits_to_f16(*w)?, b.build_and(*w, self.i32(0xFFFF), "")?)?;
+            }
+            Ok(out)
+        };
+        let alpha = |_: ()| self.select(has(INLINE_FLOAT_RESULT)?, self.i32(1f32.to_bits() as u64), self.i32(1));
+        let width = self.inline_field(st, d, field::WIDTH, None)?.into_int_value();
+        let data = self.inline_field(st, d, field::DATA, None)?.into_pointer_value();
+        let mut done_incoming = vec![];
+
+        // `tex1Dfetch` (`.1d`, `.s32`) on linear memory of 32-bit channels: the texel at
+        // the index, 0 outside (whatever the address modes), in a block of its own.
+        if geom == TexGeom::D1 && !float_coords {
+            let linear_bb = self.new_block("tex.linear");
+            let general_bb = self.new_block("tex.general");
+            let bits = INLINE_OK | INLINE_RAW32 | INLINE_ZERO_OUTSIDE;
+            let linear = self.icmp(IntPredicate::EQ, b.build_and(kind, self.i32(bits), "")?, self.i32(bits))?;
+            b.build_conditional_branch(linear, linear_bb, general_bb)?;
+            b.position_at_end(linear_bb);
+            let i = match coords.first() {
+                Some(op) => b.build_int_s_extend(self.read(*op, ScalarType::S32)?, i64t, "")?,
+                None => self.i64(0),
+            };
+            let inside = self.icmp(IntPredicate::ULT, i, width)?;
+            // Outside, any texel in the buffer (texel 0) is read and not used.
+            let at = self.select(inside, i, self.i64(0))?;
+            let words = self.inline_raw32_texel(data, at, kind, alpha(())?)?;
+            let mut out = [self.i32(0); 4];
+            for (o, w) in out.iter_mut().zip(words) {
+                *o = self.select(inside, w, self.i32(0))?;
+            }
+            let out = to_dtype(out)?;
+            done_incoming.push((out, b.get_insert_block().ok_or_else(|| LowerError::Internal("no insert block".into()))?));
+            b.build_unconditional_branch(done)?;
+            b.position_at_end(general_bb);
+        }
+
         // Everything up to the texel load is computed unconditionally from the descriptor
         // (any slot's fields may be read): in thread loops whose body runs for every
         // thread, LLVM hoists the descriptor loads out of the loop.
         let arrayed = matches!(geom, TexGeom::A1d | TexGeom::A2d);
         let dims = if matches!(geom, TexGeom::D2 | TexGeom::A2d) { 2 } else { 1 };
         let c = if arrayed { coords.get(1..).unwrap_or(&[]) } else { coords };
-        // The texel index of a coordinate: `.s32` as is, `.f32` floor(u) (NaN: 0; indices
-        // beyond ±2^40, which the runtime saturates to, are outside every image anyway).
-        // The texel index of coordinate `op` in a dimension of `n` texels, clamped to the
-        // image (always in range for the load), and whether it was outside. `.s32` indices
-        // are clamped in 32 bits (to at most 2^31 - 1: the image may be larger).
+        // The texel index of coordinate `op` in a dimension of `n` texels (`.s32` as is,
+        // `.f32` floor(u); NaN: 0; indices beyond ±2^40, which the runtime saturates to,
+        // are outside every image anyway), clamped to the image (always in range for the
+        // load), and whether it was outside. `.s32` indices are clamped in 32 bits (to at
+        // most 2^31 - 1: the image may be larger).
         let clamp = |op: Option<&Operand>, n: IntValue<'ctx>| -> R<(IntValue<'ctx>, IntValue<'ctx>)> {
             let last = b.build_int_sub(n, self.i64(1), "")?;
             let (i, last, zero) = if float_coords {
@@ -624,7 +669,6 @@ impl<'ctx> FnCx<'ctx, '_> {
             let outside = self.icmp(IntPredicate::NE, clamped, i)?;
             Ok((b.build_int_z_extend_or_bit_cast(clamped, i64t, "")?, outside))
         };
-        let width = self.inline_field(st, d, field::WIDTH, None)?.into_int_value();
         let (x, out_x) = clamp(c.first(), width)?;
         // Outside in x reads the border (`INLINE_BORDER_X`) or, with `.s32` coordinates on
         // linear memory, 0 (`INLINE_ZERO_OUTSIDE`, first); outside in y the border.
@@ -632,7 +676,7 @@ impl<'ctx> FnCx<'ctx, '_> {
         let oob_x = b.build_and(out_x, has(x_special)?, "")?;
         let zero_x = if float_coords { None } else { Some(has(INLINE_ZERO_OUTSIDE)?) };
         let mut oob_y = None;
-        let mut row = self.inline_field(st, d, field::DATA, None)?.into_pointer_value();
+        let mut row = data;
         if dims == 2 {
             let height = self.inline_field(st, d, field::HEIGHT, None)?.into_int_value();
             let (y, out_y) = clamp(c.get(1), height)?;
@@ -652,7 +696,6 @@ impl<'ctx> FnCx<'ctx, '_> {
             // SAFETY (of the generated code): a layer of the image.
             row = unsafe { b.build_in_bounds_gep(self.cx.i8_type(), row, &[b.build_int_nuw_mul(layer, stride, "")?], "")? };
         }
-        // `.s32` coordinates outside linear memory read 0 (`tex1Dfetch`), before the modes.
         // One block per format reads the texel at (x, row).
         let entry = b.get_insert_block().ok_or_else(|| LowerError::Internal("no insert block".into()))?;
         let merge = self.new_block("tex.texel");
@@ -683,8 +726,7 @@ impl<'ctx> FnCx<'ctx, '_> {
         // 32-bit channels share one block: their results are the channels' bits.
         let raw_bb = self.new_block("tex.raw32");
         b.position_at_end(raw_bb);
-        let alpha = self.select(has(INLINE_FLOAT_RESULT)?, self.i32(1f32.to_bits() as u64), self.i32(1))?;
-        let words = self.inline_raw32_texel(row, x, kind, alpha)?;
+        let words = self.inline_raw32_texel(row, x, kind, alpha(())?)?;
         for (phi, w) in phis.iter().zip(words) {
             phi.add_incoming(&[(&w, raw_bb)]);
         }
@@ -709,13 +751,11 @@ impl<'ctx> FnCx<'ctx, '_> {
         switch.set_metadata(prof, self.cx.get_kind_id("prof")).map_err(|e| LowerError::Internal(e.to_string()))?;
 
         b.position_at_end(merge);
-        let half = matches!(dtype, ScalarType::F16 | ScalarType::F16x2);
-        let float_result = if half { Some(has(INLINE_FLOAT_RESULT)?) } else { None };
         let mut inline_words = [self.i32(0); 4];
         for (i, (w, phi)) in inline_words.iter_mut().zip(&phis).enumerate() {
             let texel = phi.as_basic_value().into_int_value();
             let border_word = self.inline_field(st, d, field::BORDER, Some(i as u64))?.into_int_value();
-            let mut v = match oob_y {
+            let v = match oob_y {
                 Some(o) => self.select(o, border_word, texel)?,
                 None => texel,
             };
@@ -723,26 +763,24 @@ impl<'ctx> FnCx<'ctx, '_> {
                 Some(z) => self.select(z, self.i32(0), border_word)?,
                 None => border_word,
             };
-            v = self.select(oob_x, x_word, v)?;
-            if let Some(fr) = float_result {
-                // `.f16` results: floats rounded to f16, integers' low halves.
-                v = self.select(fr, self.f32_bits_to_f16(v)?, b.build_and(v, self.i32(0xFFFF), "")?)?;
-            }
-            *w = v;
+            *w = self.select(oob_x, x_word, v)?;
         }
-        let inline_end = b.get_insert_block().ok_or_else(|| LowerError::Internal("no insert block".into()))?;
+        let inline_words = to_dtype(inline_words)?;
+        done_incoming.push((inline_words, b.get_insert_block().ok_or_else(|| LowerError::Internal("no insert block".into()))?));
         b.build_unconditional_branch(done)?;
 
         b.position_at_end(runtime_bb);
         let runtime_words = runtime(self)?;
-        let runtime_end = b.get_insert_block().ok_or_else(|| LowerError::Internal("no insert block".into()))?;
+        done_incoming.push((runtime_words, b.get_insert_block().ok_or_else(|| LowerError::Internal("no insert block".into()))?));
         b.build_unconditional_branch(done)?;
 
         b.position_at_end(done);
         let mut words = [self.i32(0); 4];
         for (i, w) in words.iter_mut().enumerate() {
             let phi = b.build_phi(i32t, "tex.word")?;
-            phi.add_incoming(&[(&inline_words[i], inline_end), (&runtime_words[i], runtime_end)]);
+            for (incoming, bb) in &done_incoming {
+                phi.add_incoming(&[(&incoming[i], *bb)]);
+            }
             *w = phi.as_basic_value().into_int_value();
         }
         Ok(words)
