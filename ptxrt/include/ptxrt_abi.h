@@ -288,9 +288,10 @@ int32_t __ptxrt_tex(uint64_t texture, uint64_t sampler, uint32_t op, const uint3
 /* Inline fetches: generated code fetches texels of texture objects itself where the
  * descriptor of the handle's slot (handle & 0xFFFFFFFF, for handles with
  * handle >> 32 == 1) says it can, and calls __ptxrt_tex otherwise (kind 0, or a fetch
- * form or texture mode the inline path does not cover; ptxrt/src/texture.rs,
- * `InlineTexture`, has the rules). The runtime fills a slot's descriptor before returning
- * its handle and sets kind to 0 when the object is destroyed; generated code only reads. */
+ * form or texture mode the inline path does not cover; the ptx2llvm-abi crate's
+ * `texture::TexInline` has the rules). The runtime fills a slot's descriptor before
+ * returning its handle and sets kind to 0 when the object is destroyed; generated code
+ * only reads. */
 #define PTXRT_TEX_INLINE_SLOTS 65536u
 #define PTXRT_TEX_INLINE_OK 1u                      /* 0: every fetch calls the runtime */
 #define PTXRT_TEX_INLINE_CHANNEL_SHIFT 1            /* 3 bits: u8 s8 u16 s16 u32 s32 f16 f32 */
