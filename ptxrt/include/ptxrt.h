@@ -16,6 +16,8 @@ typedef enum {
     ptxrtErrorMemoryAllocation = 2,
     ptxrtErrorInvalidConfiguration = 9,
     ptxrtErrorNotFound = 500,
+    ptxrtErrorIllegalAddress = 700,
+    ptxrtErrorIllegalInstruction = 715,
     ptxrtErrorLaunchFailure = 719,
     ptxrtErrorUnknown = 999           /* an internal error of the runtime (a bug) */
 } ptxrtError_t;
@@ -55,9 +57,18 @@ int ptxrtGetNumThreads(void);
  * 256 KiB); both are read once and are reserved address space, committed as used. A kernel
  * that overflows one (deep recursion) fails its launch with ptxrtErrorLaunchFailure and a
  * message naming the kernel, the block (and the thread, for fibers); the process goes on.
- * For this ptxrt installs a SIGSEGV/SIGBUS handler at the first launch (faults that are
- * not a kernel's stack overflow go to the handler installed before it, or end the process
- * as before) and gives threads that run blocks an alternate signal stack if they have none. */
+ * Faults: kernel code that reads or writes unmapped memory (a null or wild pointer) fails
+ * its launch with ptxrtErrorIllegalAddress, an illegal instruction with
+ * ptxrtErrorIllegalInstruction, an arithmetic trap with ptxrtErrorLaunchFailure; the
+ * message names the kernel, the block and the address, and later launches work. For this
+ * ptxrt installs SIGSEGV/SIGBUS/SIGFPE/SIGILL handlers at the first launch: a fault while
+ * a worker runs kernel code on its block or fiber stack ends that launch; every other
+ * fault (host code, or another program's handler installed later) goes to the handler
+ * installed before ptxrt's, or ends the process as before. Limits: an access that lands
+ * in mapped memory it should not touch is not a fault (the checking mode is what would
+ * catch it); a fault inside a C library function a kernel called (printf with a bad
+ * string pointer) ends the launch too, but may leave that function's lock held. Threads
+ * that run blocks get an alternate signal stack if they have none. */
 
 /* ---- Arrays, textures and surfaces --------------------------------------------------
  * The shapes of CUDA's runtime API with ptxrt names (cudaX -> ptxrtX), so porting host code

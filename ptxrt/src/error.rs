@@ -20,6 +20,10 @@ pub enum ErrorCode {
     MemoryAllocation = 2,
     InvalidConfiguration = 9,
     NotFound = 500,
+    /// Kernel code accessed memory that is not mapped (a fault, as `cudaErrorIllegalAddress`).
+    IllegalAddress = 700,
+    /// Kernel code executed an illegal instruction.
+    IllegalInstruction = 715,
     LaunchFailure = 719,
     /// A bug inside ptxrt (a caught panic); never expected.
     Unknown = 999,
@@ -29,11 +33,13 @@ pub enum ErrorCode {
 pub const SUCCESS: ptxrtError_t = 0;
 
 impl ErrorCode {
-    pub const ALL: [ErrorCode; 6] = [
+    pub const ALL: [ErrorCode; 8] = [
         ErrorCode::InvalidValue,
         ErrorCode::MemoryAllocation,
         ErrorCode::InvalidConfiguration,
         ErrorCode::NotFound,
+        ErrorCode::IllegalAddress,
+        ErrorCode::IllegalInstruction,
         ErrorCode::LaunchFailure,
         ErrorCode::Unknown,
     ];
@@ -55,6 +61,8 @@ impl ErrorCode {
             ErrorCode::MemoryAllocation => c"ptxrtErrorMemoryAllocation",
             ErrorCode::InvalidConfiguration => c"ptxrtErrorInvalidConfiguration",
             ErrorCode::NotFound => c"ptxrtErrorNotFound",
+            ErrorCode::IllegalAddress => c"ptxrtErrorIllegalAddress",
+            ErrorCode::IllegalInstruction => c"ptxrtErrorIllegalInstruction",
             ErrorCode::LaunchFailure => c"ptxrtErrorLaunchFailure",
             ErrorCode::Unknown => c"ptxrtErrorUnknown",
         }
@@ -67,6 +75,8 @@ impl ErrorCode {
             ErrorCode::MemoryAllocation => c"out of memory: the runtime could not allocate the buffers a launch needs",
             ErrorCode::InvalidConfiguration => c"invalid configuration argument: the grid, block or shared memory size of the launch is not allowed for this kernel",
             ErrorCode::NotFound => c"named symbol not found: no registered module defines a kernel or variable of that name",
+            ErrorCode::IllegalAddress => c"an illegal memory access was encountered: kernel code read or wrote memory that is not mapped (the launch stopped; the process goes on)",
+            ErrorCode::IllegalInstruction => c"an illegal instruction was encountered in kernel code (the launch stopped; the process goes on)",
             ErrorCode::LaunchFailure => c"unspecified launch failure: a thread block of the kernel stopped with an error (trap, failed assertion, invalid barrier use, stack overflow, ...)",
             ErrorCode::Unknown => c"unknown error: an internal error of the ptxrt runtime",
         }

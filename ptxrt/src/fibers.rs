@@ -18,7 +18,7 @@ use crate::abi::BlockEnv;
 use crate::sched::{
     self, Block, SyncPoint, DENSE, DONE, EXITED, REGION_MASK, RELEASED, SCRATCH_WORDS,
 };
-use crate::stacks::{GuardedCoroutine, GuardedStack, StackOverflow};
+use crate::stacks::{GuardedCoroutine, GuardedStack, Trap};
 use corosensei::{CoroutineResult, Yielder};
 use std::cell::{Cell, RefCell};
 use std::sync::OnceLock;
@@ -124,6 +124,12 @@ pub unsafe extern "C" fn __ptxrt_run_fibers(env: *mut BlockEnv, thread_fn: Threa
         Ok(Ok(())) => 0,
         Ok(Err(Failure::Thread(code))) => code,
         Ok(Err(Failure::Message(msg))) => fail(env, msg),
+        Ok(Err(Failure::Trap(trap, msg))) => {
+            sched::fail(env, msg);
+            let code = crate::pool::trap_code(trap) as i32;
+            (*env).error_code = code;
+            code
+        }
         Err(_) => fail(env, "internal error in the fiber scheduler".into()),
     }
 }
@@ -137,6 +143,8 @@ enum Failure {
     /// A thread returned this error code; its message is in the environment.
     Thread(i32),
     Message(String),
+    /// A thread's code faulted (or overflowed its stack): the trap and its message.
+    Trap(crate::stacks::Trap, String),
 }
 
 unsafe fn run_block(env: *mut BlockEnv, thread_fn: ThreadFn) -> Result<(), Failure> {
@@ -243,12 +251,16 @@ unsafe fn drive(
                     }
                 }
                 CoroutineResult::Return(Ok(code)) => return Err(Failure::Thread(code)),
-                CoroutineResult::Return(Err(StackOverflow)) => {
+                CoroutineResult::Return(Err(Trap::StackOverflow)) => {
                     let (x, y, z) = thread_index(t, dims);
                     return Err(Failure::Message(format!(
                         "stack overflow in thread ({x},{y},{z}): its calls needed more than its fiber stack of {} bytes (unbounded or too deep recursion?); raise PTXRT_FIBER_STACK_BYTES if the depth is intended",
                         stack_bytes()
                     )));
+                }
+                CoroutineResult::Return(Err(trap)) => {
+                    let (x, y, z) = thread_index(t, dims);
+                    return Err(Failure::Trap(trap, format!("{} in thread ({x},{y},{z})", trap.describe())));
                 }
             }
         }

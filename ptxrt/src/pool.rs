@@ -42,7 +42,7 @@ use crate::abi::{BlockEnv, BlockFn, Dim3, Kernel, LaunchInfo, KERNEL_FUSE_X};
 use crate::device::{LaunchTree, TreeGuard};
 use crate::error::Error;
 use crate::registry::lock;
-use crate::stacks::{self, GuardedStack};
+use crate::stacks::{self, GuardedStack, Trap};
 
 /// Upper bound on workers: far above any core count ptx2llvm runs on, and low enough that
 /// a typo in `PTXRT_NUM_THREADS` cannot make us spawn a million threads.
@@ -492,8 +492,8 @@ impl Job {
             0
         });
         buffers.block_stack = Some(stack);
-        if outcome.is_err() {
-            self.fail(self.overflow_error(&env));
+        if let Err(trap) = outcome {
+            self.fail(self.trap_error(&env, trap));
         }
     }
 
@@ -557,21 +557,27 @@ impl Job {
         }
     }
 
-    /// The error of a block whose calls overflowed the block stack. Which of its threads
-    /// did is not known: the block function runs them all.
-    fn overflow_error(&self, env: &BlockEnv) -> Error {
+    /// The error of a block whose code overflowed the block stack or faulted. Which of its
+    /// threads did is not known: the block function runs them all.
+    fn trap_error(&self, env: &BlockEnv, trap: Trap) -> Error {
         let Dim3 { x, y, z } = env.ctaid;
         let blocks = match env.blocks_x {
             0 | 1 => format!("block ({x},{y},{z})"),
             n => format!("blocks ({x}..{},{y},{z})", u64::from(x) + u64::from(n) - 1),
         };
-        Error::launch_failure(format!(
-            "kernel '{}' {blocks}: stack overflow: a thread's calls needed more than the block \
-             stack of {} bytes (unbounded or too deep recursion?); raise PTXRT_STACK_BYTES if \
-             the depth is intended",
-            self.kernel_name(),
-            block_stack_bytes()
-        ))
+        match trap {
+            Trap::StackOverflow => Error::launch_failure(format!(
+                "kernel '{}' {blocks}: stack overflow: a thread's calls needed more than the block \
+                 stack of {} bytes (unbounded or too deep recursion?); raise PTXRT_STACK_BYTES if \
+                 the depth is intended",
+                self.kernel_name(),
+                block_stack_bytes()
+            )),
+            Trap::Fault { .. } => Error::new(
+                trap_code(trap),
+                format!("kernel '{}' {blocks}: {} in the kernel's code", self.kernel_name(), trap.describe()),
+            ),
+        }
     }
 
     fn block_error(&self, env: &BlockEnv) -> Error {
@@ -585,10 +591,16 @@ impl Job {
                 .into_owned()
         };
         let Dim3 { x, y, z } = env.ctaid;
-        Error::launch_failure(format!(
-            "kernel '{}' block ({x},{y},{z}): {detail}",
-            self.kernel_name()
-        ))
+        // A fault in a fiber kernel keeps its code (illegal address, ...); every other
+        // block error is a launch failure.
+        let code = match crate::error::ErrorCode::from_raw(env.error_code) {
+            Some(c @ (crate::error::ErrorCode::IllegalAddress | crate::error::ErrorCode::IllegalInstruction)) => c,
+            _ => crate::error::ErrorCode::LaunchFailure,
+        };
+        Error::new(
+            code,
+            format!("kernel '{}' block ({x},{y},{z}): {detail}", self.kernel_name()),
+        )
     }
 
     /// Runs blocks as worker `worker`, catching panics (there should be none) so that the
@@ -1116,5 +1128,16 @@ mod tests {
             b.ensure(usize::MAX / 2).unwrap_err().code,
             crate::ErrorCode::MemoryAllocation
         );
+    }
+}
+
+/// The error code of a launch that a trap ended: CUDA's for an invalid address or an
+/// illegal instruction, the general launch failure otherwise.
+pub(crate) fn trap_code(trap: Trap) -> crate::error::ErrorCode {
+    use crate::error::ErrorCode;
+    match trap {
+        Trap::Fault { signal, .. } if signal == libc::SIGSEGV || signal == libc::SIGBUS => ErrorCode::IllegalAddress,
+        Trap::Fault { signal, .. } if signal == libc::SIGILL => ErrorCode::IllegalInstruction,
+        _ => ErrorCode::LaunchFailure,
     }
 }

@@ -34,12 +34,48 @@ use corosensei::{Coroutine, CoroutineResult, Yielder};
 /// larger than a page; it costs address space only.
 pub const GUARD_BYTES: usize = 64 << 10;
 
-/// What a coroutine on a guarded stack ended with: the overflow of its stack.
+/// The overflow of a coroutine's stack (also what [`check_room`] reports).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct StackOverflow;
 
-/// A coroutine's result: its function's status, or the overflow that ended it.
-pub type Outcome = Result<i32, StackOverflow>;
+/// What ended a coroutine on a guarded stack other than its own return.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Trap {
+    /// Its stack overflowed.
+    StackOverflow,
+    /// It raised a fault signal: `SIGSEGV`/`SIGBUS` (an invalid memory access at `addr`),
+    /// `SIGFPE` (an arithmetic trap) or `SIGILL` (an illegal instruction) at `addr`.
+    Fault { signal: i32, addr: usize },
+}
+
+impl From<StackOverflow> for Trap {
+    fn from(_: StackOverflow) -> Trap {
+        Trap::StackOverflow
+    }
+}
+
+impl Trap {
+    /// What happened, in words, for a launch error: "an invalid memory access at address
+    /// 0x10 (SIGSEGV)".
+    pub fn describe(&self) -> String {
+        match *self {
+            Trap::StackOverflow => "stack overflow".to_string(),
+            Trap::Fault { signal, addr } => {
+                let (what, name) = match signal {
+                    libc::SIGSEGV => ("an invalid memory access", "SIGSEGV"),
+                    libc::SIGBUS => ("an invalid memory access", "SIGBUS"),
+                    libc::SIGFPE => ("an arithmetic trap", "SIGFPE"),
+                    libc::SIGILL => ("an illegal instruction", "SIGILL"),
+                    _ => ("a fault", "signal"),
+                };
+                format!("{what} at address {addr:#x} ({name})")
+            }
+        }
+    }
+}
+
+/// A coroutine's result: its function's status, or the trap that ended it.
+pub type Outcome = Result<i32, Trap>;
 
 fn page_size() -> usize {
     // SAFETY: sysconf has no memory-safety preconditions.
@@ -121,7 +157,7 @@ thread_local! {
     static RUNNING: Cell<*const Watch> = const { Cell::new(std::ptr::null()) };
 }
 
-/// A coroutine on a [`GuardedStack`] whose stack overflow ends it with [`StackOverflow`].
+/// A coroutine on a [`GuardedStack`] whose stack overflow or fault ends it with a [`Trap`].
 /// Input is `()`; it suspends with `Y` values.
 pub struct GuardedCoroutine<Y> {
     coroutine: Coroutine<(), Y, Outcome, GuardedStack>,
@@ -142,8 +178,8 @@ impl<Y> GuardedCoroutine<Y> {
         GuardedCoroutine { coroutine, watch }
     }
 
-    /// Runs the coroutine until it suspends or ends; an overflow of its stack ends it with
-    /// `Return(Err(StackOverflow))`.
+    /// Runs the coroutine until it suspends or ends; an overflow of its stack or a fault in
+    /// its code ends it with `Return(Err(trap))`.
     pub fn resume(&mut self) -> CoroutineResult<Y, Outcome> {
         // `self` stays in place while it runs, so the pointer stays valid until reset.
         let outer = RUNNING.with(|r| r.replace(&self.watch));
@@ -170,9 +206,9 @@ impl<Y> GuardedCoroutine<Y> {
     }
 }
 
-/// Runs `f` to completion on `stack`; returns the stack for reuse and `f`'s status, or
-/// [`StackOverflow`] if `f` overflowed the stack (then whatever `f` was doing is abandoned:
-/// see the module documentation for what may run there).
+/// Runs `f` to completion on `stack`; returns the stack for reuse and `f`'s status, or the
+/// [`Trap`] that ended `f` (then whatever `f` was doing is abandoned: see the module
+/// documentation for what may run there).
 pub fn run_on<F: FnOnce() -> i32>(stack: GuardedStack, f: F) -> (GuardedStack, Outcome) {
     install_handler();
     let guard = stack.guard();
@@ -208,22 +244,23 @@ pub fn check_room(bytes: usize) -> Result<(), StackOverflow> {
 
 #[cfg(all(target_os = "linux", any(target_arch = "x86_64", target_arch = "aarch64")))]
 mod handler {
-    use super::{Outcome, StackOverflow, Watch, RUNNING};
+    use super::{Outcome, Trap, Watch, RUNNING};
     use std::sync::OnceLock;
 
-    /// The fault signals a stack overflow can raise (Linux raises SIGSEGV; SIGBUS is
-    /// chained the same way for completeness).
-    const SIGNALS: [libc::c_int; 2] = [libc::SIGSEGV, libc::SIGBUS];
+    /// The fault signals kernel code can raise: a stack overflow or an invalid access
+    /// (Linux raises SIGSEGV; SIGBUS for some mappings), an arithmetic trap, an illegal
+    /// instruction.
+    const SIGNALS: [libc::c_int; 4] = [libc::SIGSEGV, libc::SIGBUS, libc::SIGFPE, libc::SIGILL];
 
     /// The handlers that were installed before ours, in `SIGNALS` order.
-    struct Previous([libc::sigaction; 2]);
+    struct Previous([libc::sigaction; 4]);
     // SAFETY: plain data (handler addresses, flags, masks), only read after it is set.
     unsafe impl Sync for Previous {}
     unsafe impl Send for Previous {}
     static PREVIOUS: OnceLock<Previous> = OnceLock::new();
 
     pub fn install() {
-        let mut previous = [unsafe { std::mem::zeroed::<libc::sigaction>() }; 2];
+        let mut previous = [unsafe { std::mem::zeroed::<libc::sigaction>() }; 4];
         for (sig, old) in SIGNALS.iter().zip(previous.iter_mut()) {
             // SAFETY: reads the current disposition into a valid struct.
             unsafe { libc::sigaction(*sig, std::ptr::null(), old) };
@@ -252,9 +289,17 @@ mod handler {
             let addr = (*info).si_addr() as usize;
             let uc = context as *mut libc::ucontext_t;
             let running = RUNNING.try_with(|r| r.get()).unwrap_or(std::ptr::null());
+            // A fault while this thread runs a guarded coroutine, on that coroutine's stack:
+            // kernel code (or a runtime function it called) faulted. Host code never runs
+            // there, so its faults go on to the previous handler.
             if let Some(w) = running.as_ref() {
-                if (w.guard_start..w.guard_end).contains(&addr) && w.trap.stack_ptr_in_bounds(stack_pointer(uc)) {
-                    redirect(uc, w);
+                if w.trap.stack_ptr_in_bounds(stack_pointer(uc)) {
+                    let trap = if (w.guard_start..w.guard_end).contains(&addr) && matches!(sig, libc::SIGSEGV | libc::SIGBUS) {
+                        Trap::StackOverflow
+                    } else {
+                        Trap::Fault { signal: sig, addr }
+                    };
+                    redirect(uc, w, trap);
                     return;
                 }
             }
@@ -262,11 +307,11 @@ mod handler {
         }
     }
 
-    unsafe fn redirect(uc: *mut libc::ucontext_t, w: &Watch) {
+    unsafe fn redirect(uc: *mut libc::ucontext_t, w: &Watch, trap: Trap) {
         RUNNING.with(|r| r.set(std::ptr::null()));
         // SAFETY: the context's stack pointer is inside this coroutine's stack (checked),
         // and the registers the trampoline needs are written back below.
-        let regs = w.trap.setup_trap_handler(|| -> Outcome { Err(StackOverflow) });
+        let regs = w.trap.setup_trap_handler(move || -> Outcome { Err(trap) });
         let m = &mut (*uc).uc_mcontext;
         #[cfg(target_arch = "x86_64")]
         {
@@ -304,7 +349,8 @@ mod handler {
     /// have without ptxrt.
     unsafe fn chain(sig: libc::c_int, info: *mut libc::siginfo_t, context: *mut libc::c_void) {
         let Some(previous) = PREVIOUS.get() else { return };
-        let old = &previous.0[if sig == libc::SIGSEGV { 0 } else { 1 }];
+        let Some(index) = SIGNALS.iter().position(|s| *s == sig) else { return };
+        let old = &previous.0[index];
         match old.sa_sigaction {
             libc::SIG_DFL | libc::SIG_IGN => {
                 let mut action: libc::sigaction = std::mem::zeroed();

@@ -270,6 +270,16 @@ fn trap() {
     run_fixture(&TRAP);
 }
 
+/// Hand-written: a null store, a wild load and a wild load after a barrier each end their
+/// launch with `ptxrtErrorIllegalAddress` naming kernel, block and address (the runtime's
+/// fault handler, `ptxrt/src/stacks.rs`); the process survives and the next launch works.
+const FAULTS: Fixture = Fixture { ptx: "faults.ptx", host: "faults_host.c", ok_lines: &["faults: 14 shapes OK"] };
+
+#[test]
+fn faults() {
+    run_fixture(&FAULTS);
+}
+
 /// NVRTC output: device `printf` (C's formatting, on the host's stdout), `malloc`/`free`,
 /// and a failed `assert` ending the launch with CUDA's message.
 const DEVICE_LIB: Fixture = Fixture {
@@ -699,7 +709,7 @@ fn cuda_barrier_sm90() {
 }
 
 /// Every fixture above, for the cross-target run.
-const ALL_FIXTURES: &[&Fixture] = &[&MEMORY_FORMS, &SPECIAL_CONTROL, &DEVICE_LAUNCH, &TEXTURES, &TEXREF_LEGACY, &TEXTURE_QUERIES, &TEXTURE_INDEPENDENT, &TEXTURE_MIPMAPS, &TEXTURE_DEPTH_COMPARE, &TEXTURE_INLINE, &GUARDS, &ATOMICS_WIDE, &LEGACY_VOTE, &ALGORITHMS, &MEMORY, &SPACES, &CONCURRENT, &VECADD, &REDUCE, &INTERCHANGE, &SAXPY_NVOPENCC, &BARRIER_EXIT, &ATOMICS, &CALLS, &FIBERS, &SPIN_WAIT, &STACK, &STACK_OVERFLOW, &TRAP, &DEVICE_LIB, &WARPS, &LEGACY_WARP, &MATRIX, &MATRIX_SM90, &MATRIX_SM120, &MATRIX_SPARSE, &CLUSTER_MISC, &MBARRIER, &CUDA_BARRIER, &CUDA_BARRIER_SM90];
+const ALL_FIXTURES: &[&Fixture] = &[&MEMORY_FORMS, &SPECIAL_CONTROL, &DEVICE_LAUNCH, &TEXTURES, &TEXREF_LEGACY, &TEXTURE_QUERIES, &TEXTURE_INDEPENDENT, &TEXTURE_MIPMAPS, &TEXTURE_DEPTH_COMPARE, &TEXTURE_INLINE, &GUARDS, &ATOMICS_WIDE, &LEGACY_VOTE, &ALGORITHMS, &MEMORY, &SPACES, &CONCURRENT, &VECADD, &REDUCE, &INTERCHANGE, &SAXPY_NVOPENCC, &BARRIER_EXIT, &ATOMICS, &CALLS, &FIBERS, &SPIN_WAIT, &STACK, &STACK_OVERFLOW, &TRAP, &FAULTS, &DEVICE_LIB, &WARPS, &LEGACY_WARP, &MATRIX, &MATRIX_SM90, &MATRIX_SM120, &MATRIX_SPARSE, &CLUSTER_MISC, &MBARRIER, &CUDA_BARRIER, &CUDA_BARRIER_SM90];
 
 /// Every fixture with every kernel forced onto the fiber scheduler (`--scheduler fibers`):
 /// the general scheduler gives the same results as thread loops on all of them.
