@@ -471,7 +471,7 @@ mod tests {
         let (stack, shallow) = run_on(stack, || recurse(10, &mut [0; 512]) as i32);
         assert_eq!(shallow, Ok(expected));
         let (stack, deep) = run_on(stack, || recurse(1 << 20, &mut [0; 512]) as i32);
-        assert_eq!(deep, Err(StackOverflow));
+        assert_eq!(deep, Err(Trap::StackOverflow));
         let (_, again) = run_on(stack, || recurse(10, &mut [0; 512]) as i32);
         assert_eq!(again, Ok(expected));
     }
