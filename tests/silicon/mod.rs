@@ -11,7 +11,8 @@
 //! - Unspecified kernels (flags bit 1): they must run; the identical fraction is reported.
 //!
 //! Every subdirectory with `.vectors.xz` files is a suite; modules are compiled in
-//! parallel. Without the data the test prints `skipped: ...` and passes, unless `CI` is set.
+//! parallel (`PTX2LLVM_SILICON_ONLY=isa/v,fp/abs` runs the modules whose label contains
+//! one of the strings). Without the data the test prints `skipped: ...` and passes, unless `CI` is set.
 
 mod approx;
 mod data;
@@ -296,7 +297,15 @@ fn compare(label: &str, k: &data::Kernel, got: &[u64], t: &mut Tally) {
 #[test]
 fn gpu_recorded_vectors() {
     let dir = silicon_dir();
-    let files = vector_files(&dir);
+    let mut files = vector_files(&dir);
+    // `PTX2LLVM_SILICON_ONLY=isa/v,fp/abs`: only the modules whose `suite/module` label
+    // contains one of the strings (for working on one family).
+    if let Some(only) = std::env::var("PTX2LLVM_SILICON_ONLY")
+        .ok()
+        .filter(|s| !s.is_empty())
+    {
+        files.retain(|f| only.split(',').any(|o| module_label(f).contains(o)));
+    }
     if files.is_empty() {
         let msg = format!(
             "no GPU-recorded vectors (*.vectors.xz) under {} (set PTX2LLVM_SILICON)",
