@@ -351,7 +351,7 @@ pub fn check(plan: &Plan, inputs: &[u64], got: u64) -> Result<(), String> {
             }
             if *ftz
                 && fmt.is_subnormal(g)
-                && lane_ok(fmt, bounds.as_deref(), x, t, fmt.ftz(g)).is_ok()
+                && lane_ok(fmt, instr, bounds.as_deref(), x, y, t, fmt.ftz(g)).is_ok()
             {
                 ok = true;
             }

@@ -146,9 +146,9 @@ impl<'ctx> FnCx<'ctx, '_> {
     #[allow(clippy::too_many_arguments)]
     pub fn cvt(&self, dst_ty: ScalarType, src_ty: ScalarType, rnd: Option<CvtRounding>, ftz: bool, sat: bool, relu: bool, satfinite: bool, dst: RegId, src: Operand) -> R<()> {
         // `.ftz` only concerns `.f32` inputs and results. NVIDIA silicon (sm_90) does not
-        // flush a subnormal `.f32` input converted to `.f16`/`.bf16`: `cvt.rp.ftz.f16.f32` of
-        // the smallest positive subnormal is 0x0001.
-        let ftz_in = ftz && src_ty == ScalarType::F32 && !matches!(dst_ty, ScalarType::F16 | ScalarType::BF16);
+        // flush a subnormal `.f32` input converted to `.f16`: `cvt.rp.ftz.f16.f32` of the
+        // smallest positive subnormal is 0x0001.
+        let ftz_in = ftz && src_ty == ScalarType::F32 && dst_ty != ScalarType::F16;
         let ftz_out = ftz && dst_ty == ScalarType::F32;
         if !dst_ty.is_float() {
             let v = if src_ty.is_float() {

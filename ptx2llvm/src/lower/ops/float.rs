@@ -236,14 +236,18 @@ impl<'ctx> FnCx<'ctx, '_> {
             FloatBinOp::DivApprox => {
                 // a * (1/b), with the reciprocal of |b| > 2^126 a signed zero (ISA: the
                 // quotient is then a signed zero, or NaN for an infinite `a`).
+                // The reciprocal and the product in f64: a subnormal divisor (no `.ftz`) has a
+                // finite reciprocal there, so `0 / tiny` is a zero, as on the GPU.
                 let t = x.get_type();
-                let one = self.fp_fconst(t, 1.0);
-                let recip = self.b.build_float_div(one, y, "")?;
+                let f64t = self.cx.f64_type();
+                let wide = |v: FloatValue<'ctx>| -> R<FloatValue<'ctx>> { if t.get_bit_width() == 64 { Ok(v) } else { Ok(self.b.build_float_ext(v, f64t, "")?) } };
+                let (xw, yw) = (wide(x)?, wide(y)?);
+                let recip = self.b.build_float_div(self.fp_fconst(f64t, 1.0), yw, "")?;
                 let huge = self.fp_fcmp(FloatPredicate::OGT, self.fp_fabs(y)?, self.fp_fconst(t, 2f64.powi(126)))?;
-                let zero = self.fp_float_of(self.b.build_and(self.fp_bits_of(recip)?, self.int_ty(t.get_bit_width()).const_int(Self::fp_masks(t).1, false), "")?, t)?;
+                let zero = self.fp_float_of(self.b.build_and(self.fp_bits_of(recip)?, self.int_ty(64).const_int(1 << 63, false), "")?, f64t)?;
                 let recip = self.fp_fselect(huge, zero, recip)?;
-                let recip = self.fp_flush_if(ftz, recip)?;
-                self.b.build_float_mul(x, recip, "")?
+                let q = self.b.build_float_mul(xw, recip, "")?;
+                if t.get_bit_width() == 64 { q } else { self.b.build_float_trunc(q, t, "")? }
             }
             FloatBinOp::CopySign => unreachable!("handled above"),
         };
