@@ -126,6 +126,11 @@ set_property(GLOBAL PROPERTY PTX2LLVM_BUILD_TARGET "${_ptx2llvm_build_target}")
 
 # ptx2llvm_add_library(<name> <file.ptx>... [OPT <-O0..-O3>] [CPU <name>] [TARGET <triple>])
 #
+# CPU: `native` for the build machine only (fastest there, may not run elsewhere); a list of
+# x86-64 levels such as `x86-64,x86-64-v3,x86-64-v4` for a portable library that runs each
+# kernel's best version on the CPU it finds (the first level is the oldest CPU it runs on);
+# default: the generic baseline of the target.
+#
 # Translates each .ptx file into an object and makes <name> a library that brings them,
 # linked whole (kernels are found by name at run time through ptxrtFindKernel, so the
 # linker must not drop objects nothing refers to), and ptxrt::ptxrt.

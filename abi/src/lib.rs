@@ -174,6 +174,18 @@ pub mod field {
         pub const GRID_ID: u32 = 5;
     }
 
+    /// [`crate::texture::TexInline`].
+    pub mod tex_inline {
+        pub const KIND: u32 = 0;
+        pub const LAYER_MAX: u32 = 1;
+        pub const DATA: u32 = 2;
+        pub const WIDTH: u32 = 3;
+        pub const HEIGHT: u32 = 4;
+        pub const PITCH: u32 = 5;
+        pub const LAYER_STRIDE: u32 = 6;
+        pub const BORDER: u32 = 7;
+    }
+
     /// [`crate::BlockEnv`].
     pub mod block_env {
         pub const LAUNCH: u32 = 0;
@@ -591,6 +603,73 @@ pub mod texture {
     pub const RED_AND: u32 = 4;
     pub const RED_OR: u32 = 5;
     pub const SURF_SIGNED: u32 = 1 << 16;
+
+    /// Texture object handles are `TEXTURE_HANDLE_KIND << 32 | slot` (surface objects
+    /// have kind 2), `slot` in `1..INLINE_SLOTS`.
+    pub const TEXTURE_HANDLE_KIND: u64 = 1;
+
+    /// The runtime's table of inline descriptors, `[TexInline; INLINE_SLOTS]`, by object
+    /// slot (slot 0 is never used and keeps `kind` 0).
+    pub const INLINE_TABLE_SYMBOL: &str = "__ptxrt_tex_inline";
+    pub const INLINE_SLOTS: usize = 1 << 16;
+
+    /// `ptxrtTexInline`: what generated code needs to fetch texels of a texture object
+    /// itself, without calling `__ptxrt_tex`. The runtime fills a slot's descriptor before
+    /// it returns the handle and sets `kind` to 0 when the object is destroyed; generated
+    /// code only reads it (the fields do not change during a launch). Generated code takes
+    /// its inline path only where `kind` says the result is the one `__ptxrt_tex` gives:
+    ///
+    /// - `tex` (not `tld4`) on `.1d`, `.2d`, `.a1d`, `.a2d` geometries, without a sampler,
+    ///   offset, level of detail or depth-compare operand; `.s32` coordinates always (texel
+    ///   indices: no normalization, no filtering), `.f32` coordinates when `kind` has
+    ///   neither `INLINE_NORMALIZED` nor `INLINE_LINEAR` (texel `floor(u)`);
+    /// - per dimension an index outside `0..n` is clamped (wrap and mirror act as clamp
+    ///   with unnormalized and integer coordinates) or, with `INLINE_BORDER_X`/`_Y`, reads
+    ///   the `border` words; with `INLINE_ZERO_OUTSIDE` (linear memory) an `.s32` x
+    ///   outside reads 0 in every word, before the address modes;
+    /// - the layer of an array geometry is `min(layer, layer_max)`; texel (x, y) of it is
+    ///   at `data + x * element bytes + y * pitch + layer * layer_stride`;
+    /// - the format fields decide the loads and conversions (as the runtime's texel reads),
+    ///   `INLINE_FLOAT_RESULT` whether results are floats (alpha 1.0) or integers (alpha 1).
+    #[repr(C, align(64))]
+    #[derive(Clone, Copy, Debug)]
+    pub struct TexInline {
+        /// 0: every fetch calls the runtime; else `INLINE_OK` and the bits below.
+        pub kind: u32,
+        /// The last layer of a layered image (0 if it is not layered).
+        pub layer_max: u32,
+        /// Texel (0, 0) of layer 0 (of level 0 for mipmapped arrays).
+        pub data: *mut u8,
+        /// Texels in x and in y (1 for 1D images).
+        pub width: u64,
+        pub height: u64,
+        /// Bytes between rows, and between layers (a multisample layer's samples included).
+        pub pitch: u64,
+        pub layer_stride: u64,
+        /// The result words of border texels: the border colour's f32 bits for textures
+        /// that return floats, 0 for integer ones.
+        pub border: [u32; 4],
+    }
+
+    /// `TexInline::kind` bits.
+    pub const INLINE_OK: u32 = 1;
+    /// Bits 1..4: the channel type: u8 s8 u16 s16 u32 s32 f16 f32.
+    pub const INLINE_CHANNEL_SHIFT: u32 = 1;
+    /// Bits 4..6: log2 of the channel count (1, 2 or 4).
+    pub const INLINE_CHANNELS_SHIFT: u32 = 4;
+    /// `ptxrtReadModeNormalizedFloat` (8- and 16-bit integer channels).
+    pub const INLINE_READ_NORMALIZED: u32 = 1 << 6;
+    /// The three format fields above.
+    pub const INLINE_FORMAT_MASK: u32 = 0x7E;
+    pub const INLINE_FLOAT_RESULT: u32 = 1 << 7;
+    pub const INLINE_BORDER_X: u32 = 1 << 8;
+    pub const INLINE_BORDER_Y: u32 = 1 << 9;
+    pub const INLINE_ZERO_OUTSIDE: u32 = 1 << 10;
+    /// Normalized coordinates and linear filtering: `.f32` fetches call the runtime.
+    pub const INLINE_NORMALIZED: u32 = 1 << 11;
+    pub const INLINE_LINEAR: u32 = 1 << 12;
+    /// 32-bit channels (u32, s32, f32): the results are the channels' bits.
+    pub const INLINE_RAW32: u32 = 1 << 13;
 }
 
 // ----------------------------------------------------------------------------------------
@@ -674,6 +753,20 @@ pub mod c_header {
             [abi_version, num_kernels, kernels, num_symbols, symbols]
         ),
         c_struct!("ptxrtSyncOperand", SyncOperand, [kind, size, value]),
+        c_struct!(
+            "ptxrtTexInline",
+            texture::TexInline,
+            [
+                kind,
+                layer_max,
+                data,
+                width,
+                height,
+                pitch,
+                layer_stride,
+                border
+            ]
+        ),
         c_struct!(
             "ptxrtSyncPoint",
             SyncPoint,
@@ -858,6 +951,40 @@ pub mod c_header {
         ("PTXRT_TEX_DEPTH_COMPARE", texture::TEX_DEPTH_COMPARE as i64),
         ("PTXRT_SURF_FORMATTED", texture::SURF_FORMATTED as i64),
         ("PTXRT_SURF_SIGNED", texture::SURF_SIGNED as i64),
+        ("PTXRT_TEX_INLINE_SLOTS", texture::INLINE_SLOTS as i64),
+        ("PTXRT_TEX_INLINE_OK", texture::INLINE_OK as i64),
+        (
+            "PTXRT_TEX_INLINE_CHANNEL_SHIFT",
+            texture::INLINE_CHANNEL_SHIFT as i64,
+        ),
+        (
+            "PTXRT_TEX_INLINE_CHANNELS_SHIFT",
+            texture::INLINE_CHANNELS_SHIFT as i64,
+        ),
+        (
+            "PTXRT_TEX_INLINE_READ_NORMALIZED",
+            texture::INLINE_READ_NORMALIZED as i64,
+        ),
+        (
+            "PTXRT_TEX_INLINE_FORMAT_MASK",
+            texture::INLINE_FORMAT_MASK as i64,
+        ),
+        (
+            "PTXRT_TEX_INLINE_FLOAT_RESULT",
+            texture::INLINE_FLOAT_RESULT as i64,
+        ),
+        ("PTXRT_TEX_INLINE_BORDER_X", texture::INLINE_BORDER_X as i64),
+        ("PTXRT_TEX_INLINE_BORDER_Y", texture::INLINE_BORDER_Y as i64),
+        (
+            "PTXRT_TEX_INLINE_ZERO_OUTSIDE",
+            texture::INLINE_ZERO_OUTSIDE as i64,
+        ),
+        (
+            "PTXRT_TEX_INLINE_NORMALIZED",
+            texture::INLINE_NORMALIZED as i64,
+        ),
+        ("PTXRT_TEX_INLINE_LINEAR", texture::INLINE_LINEAR as i64),
+        ("PTXRT_TEX_INLINE_RAW32", texture::INLINE_RAW32 as i64),
     ];
 
     /// Every macro value the header must define, group by group.
@@ -902,6 +1029,15 @@ mod tests {
         assert_eq!(offset_of!(SyncPoint, num_operands), 128);
         assert_eq!(size_of::<SyncPoint>(), 136);
         assert_eq!(size_of::<Option<BlockFn>>(), size_of::<usize>());
+        assert_eq!(offset_of!(texture::TexInline, data), 8);
+        assert_eq!(offset_of!(texture::TexInline, border), 48);
+        assert_eq!(
+            (
+                size_of::<texture::TexInline>(),
+                align_of::<texture::TexInline>()
+            ),
+            (64, 64)
+        );
     }
 
     #[test]
@@ -939,6 +1075,18 @@ mod tests {
         assert_eq!(
             info.fields[field::launch_info::DYNAMIC_SHARED as usize].0,
             "dynamic_shared_bytes"
+        );
+        let inline = c_header::STRUCTS
+            .iter()
+            .find(|s| s.name == "ptxrtTexInline")
+            .unwrap();
+        assert_eq!(
+            inline.fields[field::tex_inline::LAYER_STRIDE as usize].0,
+            "layer_stride"
+        );
+        assert_eq!(
+            inline.fields[field::tex_inline::BORDER as usize].0,
+            "border"
         );
         // Every struct's fields are listed in increasing offset order, and end inside it.
         for s in c_header::STRUCTS {

@@ -74,6 +74,32 @@ pub fn has_errors(diags: &[Diagnostic]) -> bool {
     diags.iter().any(|d| d.severity == Severity::Error)
 }
 
+/// The CPUs of a `--cpu` list (`x86-64,x86-64-v3`): the baseline the module is made for,
+/// and the versions of each block function for the others (`lower::exec::multiversion`).
+/// A single name is the baseline alone.
+fn cpu_versions(opts: &Options) -> Result<(String, Vec<lower::CpuVariant>), CompileError> {
+    if !opts.cpu.contains(',') {
+        return Ok((opts.cpu.clone(), vec![]));
+    }
+    let levels = lower::exec::multiversion::X86_64_LEVELS;
+    let x86 = opts.target.as_deref().map_or(cfg!(target_arch = "x86_64"), |t| t.starts_with("x86_64"));
+    if !x86 {
+        return Err(CompileError::Usage(format!("--cpu {}: a list of CPUs is for x86-64 targets only (one version per psABI level)", opts.cpu)));
+    }
+    let mut chosen = vec![];
+    for name in opts.cpu.split(',').map(str::trim) {
+        let Some(level) = levels.iter().position(|l| *l == name) else {
+            return Err(CompileError::Usage(format!("--cpu {}: `{name}` cannot be part of a list; a list names x86-64 psABI levels: {}", opts.cpu, levels.join(", "))));
+        };
+        chosen.push(level as u32 + 1);
+    }
+    chosen.sort_unstable();
+    chosen.dedup();
+    let base = levels[chosen[0] as usize - 1].to_string();
+    let variants = chosen[1..].iter().map(|&l| lower::CpuVariant { cpu: levels[l as usize - 1].to_string(), level: l }).collect();
+    Ok((base, variants))
+}
+
 fn target_machine(opts: &Options) -> Result<TargetMachine, CompileError> {
     Target::initialize_x86(&InitializationConfig::default());
     Target::initialize_aarch64(&InitializationConfig::default());
@@ -84,14 +110,15 @@ fn target_machine(opts: &Options) -> Result<TargetMachine, CompileError> {
     let triple_name = triple.as_str().to_string_lossy().into_owned();
     let target = Target::from_triple(&triple)
         .map_err(|e| CompileError::Usage(format!("unknown target `{triple_name}`: {}", e.to_string_lossy())))?;
+    let (base_cpu, _) = cpu_versions(opts)?;
     let (cpu, features) = if opts.cpu == "native" {
         (TargetMachine::get_host_cpu_name().to_string(), TargetMachine::get_host_cpu_features().to_string())
     } else if triple_name.starts_with("x86_64") {
         // `cmpxchg16b`, for the 128-bit atomics (`atom.cas.b128`, `atom.exch.b128`); every
         // x86-64 CPU since 2006 has it, and without it LLVM would call libatomic.
-        (opts.cpu.clone(), "+cx16".to_string())
+        (base_cpu, "+cx16".to_string())
     } else {
-        (opts.cpu.clone(), String::new())
+        (base_cpu, String::new())
     };
     let level = match opts.opt_level {
         0 => OptimizationLevel::None,
@@ -115,7 +142,8 @@ pub fn compile(source: &str, module_name: &str, opts: &Options) -> Result<(Vec<u
     let module = cx.create_module(module_name);
     module.set_triple(&tm.get_triple());
     module.set_data_layout(&tm.get_target_data().get_data_layout());
-    let module = lower::lower(&cx, module, &ir, opts.scheduler).map_err(CompileError::Input)?;
+    let (_, variants) = cpu_versions(opts)?;
+    let module = lower::lower(&cx, module, &ir, opts.scheduler, &variants).map_err(CompileError::Input)?;
     if let Err(e) = module.verify() {
         return Err(CompileError::Target(format!("internal error: generated LLVM IR is invalid: {}", e.to_string())));
     }

@@ -61,8 +61,10 @@ struct Cli {
     /// Target triple (default: the host), e.g. x86_64-unknown-linux-gnu, aarch64-unknown-linux-gnu.
     #[arg(long, value_name = "TRIPLE")]
     target: Option<String>,
-    /// Target CPU (`native` for this machine's).
-    #[arg(long, value_name = "NAME", default_value = "generic")]
+    /// Target CPU (`native` for this machine's), or a list of x86-64 levels
+    /// (`x86-64,x86-64-v3,x86-64-v4`): the object then holds a version of every kernel per
+    /// level and runs the best one the CPU has.
+    #[arg(long, value_name = "NAME[,NAME...]", default_value = "generic")]
     cpu: String,
     /// Optimization level.
     #[arg(short = 'O', value_name = "LEVEL", default_value = "2", value_parser = clap::value_parser!(u8).range(0..=3))]

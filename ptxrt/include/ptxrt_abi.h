@@ -285,6 +285,37 @@ int32_t __ptxrt_fiber_sync(ptxrtBlockEnv *env, const ptxrtSyncPoint *point);
  * ptxrt.h's "Depth compare"). */
 int32_t __ptxrt_tex(uint64_t texture, uint64_t sampler, uint32_t op, const uint32_t *coords, uint32_t *out);
 
+/* Inline fetches: generated code fetches texels of texture objects itself where the
+ * descriptor of the handle's slot (handle & 0xFFFFFFFF, for handles with
+ * handle >> 32 == 1) says it can, and calls __ptxrt_tex otherwise (kind 0, or a fetch
+ * form or texture mode the inline path does not cover; the ptx2llvm-abi crate's
+ * `texture::TexInline` has the rules). The runtime fills a slot's descriptor before
+ * returning its handle and sets kind to 0 when the object is destroyed; generated code
+ * only reads. */
+#define PTXRT_TEX_INLINE_SLOTS 65536u
+#define PTXRT_TEX_INLINE_OK 1u                      /* 0: every fetch calls the runtime */
+#define PTXRT_TEX_INLINE_CHANNEL_SHIFT 1            /* 3 bits: u8 s8 u16 s16 u32 s32 f16 f32 */
+#define PTXRT_TEX_INLINE_CHANNELS_SHIFT 4           /* 2 bits: log2(channels) */
+#define PTXRT_TEX_INLINE_READ_NORMALIZED (1u << 6)  /* ptxrtReadModeNormalizedFloat */
+#define PTXRT_TEX_INLINE_FORMAT_MASK 0x7Eu          /* the three fields above */
+#define PTXRT_TEX_INLINE_FLOAT_RESULT (1u << 7)     /* results are floats (alpha 1.0) */
+#define PTXRT_TEX_INLINE_BORDER_X (1u << 8)         /* x outside: the border words (else clamp) */
+#define PTXRT_TEX_INLINE_BORDER_Y (1u << 9)
+#define PTXRT_TEX_INLINE_ZERO_OUTSIDE (1u << 10)    /* linear memory: .s32 x outside reads 0 */
+#define PTXRT_TEX_INLINE_NORMALIZED (1u << 11)      /* normalized coordinates */
+#define PTXRT_TEX_INLINE_LINEAR (1u << 12)          /* linear filtering */
+#define PTXRT_TEX_INLINE_RAW32 (1u << 13)           /* 32-bit channels: results are their bits */
+typedef struct ptxrtTexInline {
+    uint32_t kind;
+    uint32_t layer_max;           /* last layer of a layered image, else 0 */
+    uint8_t *data;                /* texel (0, 0) of layer 0 */
+    uint64_t width, height;       /* texels in x and y (1 for 1D images) */
+    uint64_t pitch;               /* bytes between rows */
+    uint64_t layer_stride;        /* bytes between layers */
+    uint32_t border[4];           /* result words of border texels */
+} ptxrtTexInline;                 /* 64 bytes */
+extern ptxrtTexInline __ptxrt_tex_inline[PTXRT_TEX_INLINE_SLOTS];
+
 /* txq / suq: query 0 width, 1 height, 2 depth, 3 channel_data_type, 4 channel_order (OpenCL
  * values, PTX ISA Tables 12-13), 5 normalized_coords, 6 filter_mode, 7-9 addr_mode_0..2,
  * 10 array_size, 11 num_mipmap_levels, 12 num_samples, 13 force_unnormalized_coords,

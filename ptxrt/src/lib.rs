@@ -30,6 +30,7 @@
 
 pub mod abi;
 pub mod capi;
+pub mod cpu;
 pub mod device;
 pub mod error;
 pub mod fibers;

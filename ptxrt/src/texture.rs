@@ -671,9 +671,10 @@ enum Object {
     Surface(SurfaceObject),
 }
 
-const KIND_TEXTURE: u64 = 1;
+const KIND_TEXTURE: u64 = ptx2llvm_abi::texture::TEXTURE_HANDLE_KIND;
 const KIND_SURFACE: u64 = 2;
-const SLOTS: usize = 1 << 16;
+/// Object slots: the inline descriptors' table has one per slot.
+const SLOTS: usize = ptx2llvm_abi::texture::INLINE_SLOTS;
 
 /// Live objects by slot (slot 0 unused so that no handle is 0).
 static OBJECTS: [AtomicPtr<Object>; SLOTS] = [const { AtomicPtr::new(std::ptr::null_mut()) }; SLOTS];
@@ -690,6 +691,9 @@ fn insert(obj: Object, kind: u64) -> Result<u64, Error> {
         }
         None => return Err(Error::memory_allocation(format!("too many live texture and surface objects (at most {})", SLOTS - 1))),
     };
+    if let Object::Texture(t) = &obj {
+        t.publish_inline(&__ptxrt_tex_inline[slot]);
+    }
     OBJECTS[slot].store(Box::into_raw(Box::new(obj)), Ordering::Release);
     Ok(kind << 32 | slot as u64)
 }
@@ -707,6 +711,8 @@ fn remove(handle: u64, kind: u64) -> Result<(), Error> {
     if p.is_null() {
         return Err(Error::invalid_value(format!("{what} object {handle:#x} was already destroyed")));
     }
+    // Fetches through a stale handle call the runtime again, which rejects it.
+    __ptxrt_tex_inline[slot].kind.store(0, Ordering::Release);
     // SAFETY: created by Box::into_raw in `insert`; the swap made us its only owner.
     drop(unsafe { Box::from_raw(p) });
     a.1.push(slot);
@@ -852,6 +858,117 @@ pub fn bind_reference(kind: &str, name: &CStr, value: u64) -> Result<(), Error> 
         unsafe { (*(addr as *const AtomicU64)).store(value, Ordering::Release) };
     }
     Ok(())
+}
+
+// ---------------------------------------------------------------------------------------
+// Inline fetches
+
+/// `ptxrtTexInline` (ptxrt_abi.h; `ptx2llvm_abi::texture::TexInline`, whose documentation
+/// has the rules of the inline path, the same as `sample_texel`'s): what generated code
+/// needs to fetch texels of a texture object itself, one per object slot in
+/// `__ptxrt_tex_inline`. Filled when the object is created, before its handle is returned;
+/// `kind` goes back to 0 when it is destroyed. Generated code reads the fields with plain
+/// loads (a launch orders them after the creation). The same layout as `TexInline`, with
+/// atomics, as the table is shared.
+#[repr(C, align(64))]
+pub struct InlineTexture {
+    pub kind: AtomicU32,
+    pub layer_max: AtomicU32,
+    pub data: AtomicPtr<u8>,
+    pub width: AtomicU64,
+    pub height: AtomicU64,
+    pub pitch: AtomicU64,
+    pub layer_stride: AtomicU64,
+    pub border: [AtomicU32; 4],
+}
+
+pub use ptx2llvm_abi::texture::{
+    INLINE_BORDER_X, INLINE_BORDER_Y, INLINE_CHANNELS_SHIFT, INLINE_CHANNEL_SHIFT, INLINE_FLOAT_RESULT, INLINE_FORMAT_MASK, INLINE_LINEAR, INLINE_NORMALIZED, INLINE_OK,
+    INLINE_RAW32, INLINE_READ_NORMALIZED, INLINE_ZERO_OUTSIDE,
+};
+
+/// The inline descriptors, by object slot (see `InlineTexture`).
+#[no_mangle]
+#[allow(non_upper_case_globals)]
+pub static __ptxrt_tex_inline: [InlineTexture; SLOTS] = [const { InlineTexture::EMPTY }; SLOTS];
+
+impl InlineTexture {
+    const EMPTY: InlineTexture = InlineTexture {
+        kind: AtomicU32::new(0),
+        layer_max: AtomicU32::new(0),
+        data: AtomicPtr::new(std::ptr::null_mut()),
+        width: AtomicU64::new(0),
+        height: AtomicU64::new(0),
+        pitch: AtomicU64::new(0),
+        layer_stride: AtomicU64::new(0),
+        border: [const { AtomicU32::new(0) }; 4],
+    };
+}
+
+impl ChannelType {
+    /// The channel type's number in `INLINE_CHANNEL_SHIFT`'s field.
+    fn inline_code(self) -> u32 {
+        match self {
+            ChannelType::U8 => 0,
+            ChannelType::S8 => 1,
+            ChannelType::U16 => 2,
+            ChannelType::S16 => 3,
+            ChannelType::U32 => 4,
+            ChannelType::S32 => 5,
+            ChannelType::F16 => 6,
+            ChannelType::F32 => 7,
+        }
+    }
+}
+
+impl TextureObject {
+    /// The `kind` word of the texture's inline descriptor.
+    fn inline_kind(&self) -> u32 {
+        let f = self.image.format;
+        let mut kind = INLINE_OK | f.channel.inline_code() << INLINE_CHANNEL_SHIFT | f.channels.trailing_zeros() << INLINE_CHANNELS_SHIFT;
+        let flags = [
+            (self.read_normalized, INLINE_READ_NORMALIZED),
+            (self.float_result(), INLINE_FLOAT_RESULT),
+            (self.sampler.address[0] == AddressMode::ClampToBorder, INLINE_BORDER_X),
+            (self.sampler.address[1] == AddressMode::ClampToBorder, INLINE_BORDER_Y),
+            (self.image.zero_outside, INLINE_ZERO_OUTSIDE),
+            (self.sampler.normalized, INLINE_NORMALIZED),
+            (self.sampler.linear, INLINE_LINEAR),
+            (f.channel.bytes() == 4, INLINE_RAW32),
+        ];
+        for (on, bit) in flags {
+            if on {
+                kind |= bit;
+            }
+        }
+        // Only the modes `address` maps to clamping or the border reach the inline path:
+        // wrap and mirror act as clamp there (unnormalized or integer coordinates), and
+        // clamp_ogl comes from samplers, whose fetches call the runtime.
+        let plain = |m: AddressMode| !matches!(m, AddressMode::ClampOgl);
+        if !(plain(self.sampler.address[0]) && plain(self.sampler.address[1])) {
+            return 0;
+        }
+        kind
+    }
+
+    /// Fills the inline descriptor `d` for this texture (its slot is not in use yet).
+    fn publish_inline(&self, d: &InlineTexture) {
+        let img = &self.image;
+        let border = match self.border() {
+            Texel::Float(f) => f.map(f32::to_bits),
+            Texel::Int(i) => i,
+        };
+        d.layer_max.store(img.layers.saturating_sub(1) as u32, Ordering::Relaxed);
+        d.data.store(img.data, Ordering::Relaxed);
+        d.width.store(img.size[0] as u64, Ordering::Relaxed);
+        d.height.store(img.size[1] as u64, Ordering::Relaxed);
+        d.pitch.store(img.pitch as u64, Ordering::Relaxed);
+        d.layer_stride.store((img.slice * img.samples.max(1)) as u64, Ordering::Relaxed);
+        for (w, b) in d.border.iter().zip(border) {
+            w.store(b, Ordering::Relaxed);
+        }
+        d.kind.store(self.inline_kind(), Ordering::Release);
+    }
 }
 
 // ---------------------------------------------------------------------------------------
@@ -1703,6 +1820,83 @@ mod tests {
         assert_eq!(offset_of!(ResourceDesc, res) + offset_of!(Pitch2DRes, pitch_in_bytes), 56);
         assert_eq!(offset_of!(ResourceDesc, res) + offset_of!(LinearRes, size_in_bytes), 40);
         assert_eq!(offset_of!(TextureDesc, normalized_coords), 40);
+    }
+
+    /// The table generated code reads has the ABI crate's layout and symbol.
+    #[test]
+    fn inline_descriptor_layout_is_the_abis() {
+        use ptx2llvm_abi::texture::{TexInline, INLINE_TABLE_SYMBOL};
+        use std::mem::{align_of, offset_of, size_of};
+        assert_eq!((size_of::<InlineTexture>(), align_of::<InlineTexture>()), (size_of::<TexInline>(), align_of::<TexInline>()));
+        let ours = [
+            offset_of!(InlineTexture, kind),
+            offset_of!(InlineTexture, layer_max),
+            offset_of!(InlineTexture, data),
+            offset_of!(InlineTexture, width),
+            offset_of!(InlineTexture, height),
+            offset_of!(InlineTexture, pitch),
+            offset_of!(InlineTexture, layer_stride),
+            offset_of!(InlineTexture, border),
+        ];
+        let abi = [
+            offset_of!(TexInline, kind),
+            offset_of!(TexInline, layer_max),
+            offset_of!(TexInline, data),
+            offset_of!(TexInline, width),
+            offset_of!(TexInline, height),
+            offset_of!(TexInline, pitch),
+            offset_of!(TexInline, layer_stride),
+            offset_of!(TexInline, border),
+        ];
+        assert_eq!(ours, abi);
+        assert_eq!(size_of::<[AtomicU32; 4]>(), size_of::<[u32; 4]>());
+        assert_eq!(std::mem::size_of_val(&__ptxrt_tex_inline), size_of::<TexInline>() * SLOTS);
+        assert_eq!(INLINE_TABLE_SYMBOL, "__ptxrt_tex_inline");
+    }
+
+    #[test]
+    fn inline_descriptors_describe_textures() {
+        let slot = |h: u64| &__ptxrt_tex_inline[(h & 0xFFFF_FFFF) as usize];
+        // f32 over linear memory with a partial element at the end, border addressing.
+        let mut mem = [0f32; 8];
+        let lin = ResourceDesc {
+            res_type: RESOURCE_TYPE_LINEAR,
+            res: ResUnion { linear: LinearRes { dev_ptr: mem.as_mut_ptr().cast(), desc: desc(32, 0, 0, 0, FORMAT_KIND_FLOAT), size_in_bytes: 27 } },
+        };
+        let td = TextureDesc { address_mode: [ADDRESS_MODE_BORDER; 3], border_color: [0.5, -1.0, 0.0, 2.0], ..Default::default() };
+        let h = create_texture(&lin, &td).unwrap();
+        let d = slot(h);
+        let f32_code = 7 << INLINE_CHANNEL_SHIFT;
+        let kind = INLINE_OK | f32_code | INLINE_FLOAT_RESULT | INLINE_BORDER_X | INLINE_BORDER_Y | INLINE_ZERO_OUTSIDE | INLINE_RAW32;
+        assert_eq!(d.kind.load(Ordering::Relaxed), kind);
+        assert_eq!(d.data.load(Ordering::Relaxed), mem.as_mut_ptr().cast());
+        assert_eq!((d.width.load(Ordering::Relaxed), d.height.load(Ordering::Relaxed), d.layer_max.load(Ordering::Relaxed)), (6, 1, 0));
+        assert_eq!(d.border.each_ref().map(|b| b.load(Ordering::Relaxed)), [0.5f32, -1.0, 0.0, 2.0].map(f32::to_bits));
+        destroy_texture(h).unwrap();
+        assert_eq!(d.kind.load(Ordering::Relaxed), 0);
+
+        // Normalized u8x4 in a layered multisample array: normalized coordinates, linear
+        // filtering; layers are `slice * samples` apart.
+        let mut a = Array::multisample(&desc(8, 8, 8, 8, FORMAT_KIND_UNSIGNED), Extent { width: 3, height: 2, depth: 5 }, 4, ARRAY_LAYERED).unwrap();
+        let res = ResourceDesc { res_type: RESOURCE_TYPE_ARRAY, res: ResUnion { array: ArrayRes { array: &mut a } } };
+        let td = TextureDesc { filter_mode: FILTER_MODE_LINEAR, read_mode: READ_MODE_NORMALIZED_FLOAT, normalized_coords: 1, ..Default::default() };
+        let h = create_texture(&res, &td).unwrap();
+        let d = slot(h);
+        let kind = INLINE_OK | 2 << INLINE_CHANNELS_SHIFT | INLINE_READ_NORMALIZED | INLINE_FLOAT_RESULT | INLINE_NORMALIZED | INLINE_LINEAR;
+        assert_eq!(d.kind.load(Ordering::Relaxed), kind);
+        assert_eq!((d.width.load(Ordering::Relaxed), d.height.load(Ordering::Relaxed), d.pitch.load(Ordering::Relaxed)), (3, 2, 12));
+        assert_eq!((d.layer_max.load(Ordering::Relaxed), d.layer_stride.load(Ordering::Relaxed)), (4, 12 * 2 * 4));
+        destroy_texture(h).unwrap();
+
+        // Integer results read border texels as 0, whatever the (zero) border colour's sign.
+        let mut a = Array::new(&desc(16, 16, 0, 0, FORMAT_KIND_SIGNED), Extent { width: 4, height: 0, depth: 0 }, 0).unwrap();
+        let res = ResourceDesc { res_type: RESOURCE_TYPE_ARRAY, res: ResUnion { array: ArrayRes { array: &mut a } } };
+        let td = TextureDesc { address_mode: [ADDRESS_MODE_BORDER; 3], border_color: [-0.0; 4], ..Default::default() };
+        let h = create_texture(&res, &td).unwrap();
+        let d = slot(h);
+        assert_eq!(d.kind.load(Ordering::Relaxed), INLINE_OK | 3 << INLINE_CHANNEL_SHIFT | 1 << INLINE_CHANNELS_SHIFT | INLINE_BORDER_X | INLINE_BORDER_Y);
+        assert_eq!(d.border.each_ref().map(|b| b.load(Ordering::Relaxed)), [0; 4]);
+        destroy_texture(h).unwrap();
     }
 
     #[test]

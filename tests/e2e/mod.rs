@@ -603,6 +603,22 @@ fn texture_mipmaps() {
     run_fixture(&TEXTURE_MIPMAPS);
 }
 
+/// Hand-written PTX 7.0: point fetches that the generated code does inline (`.1d .2d .a1d
+/// .a2d`, `.s32` and `.f32` coordinates, every result type) on every element format, read
+/// mode, resource kind and address mode, in range and out of range, bit-identical to the
+/// runtime's `__ptxrt_tex` (which covers the forms the inline path leaves to it); uniform
+/// handles from a parameter and a rebound `.texref`; stale, zero and surface handles fail.
+const TEXTURE_INLINE: Fixture = Fixture {
+        ptx: "texture_inline.ptx",
+        host: "texture_inline_host.c",
+        ok_lines: &["texture_inline: 972 textures, all checks OK"],
+    };
+
+#[test]
+fn texture_inline() {
+    run_fixture(&TEXTURE_INLINE);
+}
+
 /// Hand-written PTX 6.0: the depth-compare operand of `tex`/`tld4` on 2d, a2d (normalized
 /// u16), cube and mipmapped 2d textures with every `compareFunc` x point/linear filtering,
 /// ties, NaN and border texels, an offset, `.level`, and the zeroed descriptor (LessEqual).
@@ -683,7 +699,7 @@ fn cuda_barrier_sm90() {
 }
 
 /// Every fixture above, for the cross-target run.
-const ALL_FIXTURES: &[&Fixture] = &[&MEMORY_FORMS, &SPECIAL_CONTROL, &DEVICE_LAUNCH, &TEXTURES, &TEXREF_LEGACY, &TEXTURE_QUERIES, &TEXTURE_INDEPENDENT, &TEXTURE_MIPMAPS, &TEXTURE_DEPTH_COMPARE, &GUARDS, &ATOMICS_WIDE, &LEGACY_VOTE, &ALGORITHMS, &MEMORY, &SPACES, &CONCURRENT, &VECADD, &REDUCE, &INTERCHANGE, &SAXPY_NVOPENCC, &BARRIER_EXIT, &ATOMICS, &CALLS, &FIBERS, &SPIN_WAIT, &STACK, &STACK_OVERFLOW, &TRAP, &DEVICE_LIB, &WARPS, &LEGACY_WARP, &MATRIX, &MATRIX_SM90, &MATRIX_SM120, &MATRIX_SPARSE, &CLUSTER_MISC, &MBARRIER, &CUDA_BARRIER, &CUDA_BARRIER_SM90];
+const ALL_FIXTURES: &[&Fixture] = &[&MEMORY_FORMS, &SPECIAL_CONTROL, &DEVICE_LAUNCH, &TEXTURES, &TEXREF_LEGACY, &TEXTURE_QUERIES, &TEXTURE_INDEPENDENT, &TEXTURE_MIPMAPS, &TEXTURE_DEPTH_COMPARE, &TEXTURE_INLINE, &GUARDS, &ATOMICS_WIDE, &LEGACY_VOTE, &ALGORITHMS, &MEMORY, &SPACES, &CONCURRENT, &VECADD, &REDUCE, &INTERCHANGE, &SAXPY_NVOPENCC, &BARRIER_EXIT, &ATOMICS, &CALLS, &FIBERS, &SPIN_WAIT, &STACK, &STACK_OVERFLOW, &TRAP, &DEVICE_LIB, &WARPS, &LEGACY_WARP, &MATRIX, &MATRIX_SM90, &MATRIX_SM120, &MATRIX_SPARSE, &CLUSTER_MISC, &MBARRIER, &CUDA_BARRIER, &CUDA_BARRIER_SM90];
 
 /// Every fixture with every kernel forced onto the fiber scheduler (`--scheduler fibers`):
 /// the general scheduler gives the same results as thread loops on all of them.
@@ -735,4 +751,33 @@ const TOOLCHAIN_FORMS: Fixture = Fixture { ptx: "toolchain_forms.ptx", host: "to
 #[test]
 fn toolchain_forms() {
     run_fixture(&TOOLCHAIN_FORMS);
+}
+
+/// An object with a version of every kernel per x86-64 level (`--cpu x86-64,x86-64-v3,
+/// x86-64-v4`): the warp, barrier and float kernels give the same verified results with the
+/// version the CPU picks and with the baseline forced (`PTXRT_CPU_LEVEL=1`).
+#[test]
+fn multi_version_objects() {
+    if !cfg!(target_arch = "x86_64") {
+        eprintln!("skipped: multi-version objects are for x86-64 hosts");
+        return;
+    }
+    for fx in [&WARPS, &REDUCE] {
+        let work = WorkDir::new(&format!("multiversion-{}", fx.host.trim_end_matches(".c")));
+        let obj = work.join("kernel.o");
+        support::compile_ptx(&support::root_path("tests/kernels").join(fx.ptx), &obj, &["--cpu", "x86-64,x86-64-v3,x86-64-v4"], work.path());
+        let exe = work.join("host");
+        support::link_host(&support::root_path("tests/hosts").join(fx.host), &[obj], &exe, work.path());
+        for level in [None, Some("1"), Some("3")] {
+            let mut cmd = Command::new(&exe);
+            match level {
+                Some(l) => cmd.env("PTXRT_CPU_LEVEL", l),
+                None => cmd.env_remove("PTXRT_CPU_LEVEL"),
+            };
+            let out = support::run_ok(&mut cmd, work.path(), &format!("run-level-{}", level.unwrap_or("cpu")), fx.host);
+            for line in fx.ok_lines {
+                assert!(out.stdout.lines().any(|l| l.trim() == *line), "{} at level {level:?} did not print {line:?}\n{}", fx.host, out.describe(&cmd));
+            }
+        }
+    }
 }

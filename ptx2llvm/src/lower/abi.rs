@@ -49,6 +49,8 @@ pub struct AbiTypes<'ctx> {
     /// `ptxrtSyncOperand` and `ptxrtSyncPoint` (the scheduler's view of a sync point).
     pub sync_operand: StructType<'ctx>,
     pub sync_point: StructType<'ctx>,
+    /// `ptxrtTexInline` (an element of the runtime's `__ptxrt_tex_inline`).
+    pub tex_inline: StructType<'ctx>,
 }
 
 impl<'ctx> AbiTypes<'ctx> {
@@ -80,7 +82,9 @@ impl<'ctx> AbiTypes<'ctx> {
         let op = sync_operand.into();
         // ..., what, operands (the extra operand list of matrix instructions), num_operands.
         let sync_point = f(&[i32t.into(), i32t.into(), i32t.into(), i32t.into(), op, op, op, op, op, op, ptr.into(), ptr.into(), i32t.into()]);
-        AbiTypes { dim3, launch_info, block_env, kernel, symbol, module, sync_operand, sync_point }
+        // kind, layer_max, data, width, height, pitch, layer_stride, border.
+        let tex_inline = f(&[i32t.into(), i32t.into(), ptr.into(), i64t.into(), i64t.into(), i64t.into(), i64t.into(), i32t.array_type(4).into()]);
+        AbiTypes { dim3, launch_info, block_env, kernel, symbol, module, sync_operand, sync_point, tex_inline }
     }
 }
 
@@ -154,6 +158,7 @@ mod tests {
                     "ptxrtModule" => t.module,
                     "ptxrtSyncOperand" => t.sync_operand,
                     "ptxrtSyncPoint" => t.sync_point,
+                    "ptxrtTexInline" => t.tex_inline,
                     other => panic!("no LLVM type for {other}"),
                 };
                 assert_eq!(ty.count_fields() as usize, s.fields.len(), "{}", s.name);

@@ -16,7 +16,7 @@ pub mod ops;
 pub mod opt;
 pub mod thread;
 
-use exec::{constants, fibers, function, induction, kernel, lockstep};
+use exec::{constants, fibers, function, induction, kernel, lockstep, multiversion};
 use ops::texture;
 
 use crate::diag::Diagnostic;
@@ -247,7 +247,16 @@ impl<'ctx, 'a> ModuleLowerer<'ctx, 'a> {
 /// Lowers a checked module into `module` (whose target triple and data layout are set).
 pub use fibers::Scheduler;
 
-pub fn lower<'ctx>(cx: &'ctx Context, module: Module<'ctx>, m: &ir::Module, scheduler: Scheduler) -> Result<Module<'ctx>, Vec<Diagnostic>> {
+/// One more version of every block function, for a CPU with more features (`--cpu
+/// x86-64,x86-64-v3,...`): made for `cpu`, run when ptxrt's `__ptxrt_cpu_level()` is at
+/// least `level` (`exec::multiversion`).
+#[derive(Debug, Clone)]
+pub struct CpuVariant {
+    pub cpu: String,
+    pub level: u32,
+}
+
+pub fn lower<'ctx>(cx: &'ctx Context, module: Module<'ctx>, m: &ir::Module, scheduler: Scheduler, variants: &[CpuVariant]) -> Result<Module<'ctx>, Vec<Diagnostic>> {
     let with_lockstep = lockstep::insert_lockstep_points(m);
     let m = with_lockstep.as_ref().unwrap_or(m);
     let folded = constants::fold_sync_operands(m);
@@ -293,7 +302,11 @@ pub fn lower<'ctx>(cx: &'ctx Context, module: Module<'ctx>, m: &ir::Module, sche
         if f.kind != ir::FunctionKind::Entry || !f.has_body {
             continue;
         }
-        let lowered = if scheduler == Scheduler::Fibers || fibers::needs_fibers(m, i) { fibers::lower_entry(&ml, i, f) } else { kernel::lower_entry(&ml, i, f) };
+        let lowered = if scheduler == Scheduler::Fibers || fibers::needs_fibers(m, i) {
+            fibers::lower_entry(&ml, i, f)
+        } else {
+            kernel::lower_entry(&ml, i, f, "").and_then(|base| multiversion::with_variants(&ml, base, variants, |suffix| kernel::lower_entry(&ml, i, f, suffix)))
+        };
         match lowered {
             Ok(k) => kernels.push((f, k)),
             Err(e) => diags.push(to_diag(e, &f.span)),

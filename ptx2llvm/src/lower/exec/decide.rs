@@ -29,6 +29,7 @@ use crate::lower::exec::warps::{self, Arrival};
 use crate::lower::thread::FnCx;
 use crate::lower::{LowerError, R};
 use inkwell::basic_block::BasicBlock;
+use inkwell::values::PointerValue;
 use inkwell::IntPredicate as P;
 
 /// Most decisions of case 2 in a row before the scheduler decides once.
@@ -54,6 +55,58 @@ pub(crate) fn emit_whole_completions<'ctx>(
         .collect()
 }
 
+/// Per region: the completion of the warp collective it follows for the warps whose live
+/// lanes all wait there while other threads wait elsewhere (`warps`, `Arrival::FromStates`),
+/// going on with the region's loop over released threads (`None` for regions after other
+/// points, and after lockstep points: see `warps::computed_inline_for_some_warps`).
+pub(crate) fn emit_some_completions<'ctx>(
+    fc: &FnCx<'ctx, '_>,
+    layout: &ContextLayout<'ctx>,
+    points: &[Option<&ir::SyncPoint>],
+    entries: &RegionEntries<'ctx>,
+    schedule: BasicBlock<'ctx>,
+) -> R<Vec<Option<BasicBlock<'ctx>>>> {
+    points
+        .iter()
+        .enumerate()
+        .map(|(k, p)| match p {
+            Some(p @ ir::SyncPoint::Warp(w)) if warps::computed_inline_for_some_warps(p) => warps::emit_completion(fc, layout, w, k, Arrival::FromStates, entries.released[k], schedule).map(Some),
+            _ => Ok(None),
+        })
+        .collect()
+}
+
+/// The counter of case-2 decisions in a row, in the block function's frame.
+pub(crate) fn streak_counter<'ctx>(fc: &FnCx<'ctx, '_>) -> R<PointerValue<'ctx>> {
+    let i32t = fc.cx.i32_type();
+    let entry = fc.func.get_first_basic_block().ok_or_else(|| LowerError::Internal("block function without entry".into()))?;
+    let b = fc.cx.create_builder();
+    match entry.get_first_instruction() {
+        Some(i) => b.position_before(&i),
+        None => b.position_at_end(entry),
+    }
+    let p = b.build_alloca(i32t, "decide.streak")?;
+    b.build_store(p, i32t.const_zero())?;
+    Ok(p)
+}
+
+/// Goes on to `target` (a case-2 completion) unless the streak is full: then to
+/// `over` (the decision, which lets the scheduler decide once).
+pub(crate) fn emit_streak_gate<'ctx>(fc: &FnCx<'ctx, '_>, streak: PointerValue<'ctx>, target: BasicBlock<'ctx>, over: BasicBlock<'ctx>) -> R<BasicBlock<'ctx>> {
+    let i32t = fc.cx.i32_type();
+    let gate = fc.new_block("streak");
+    let count = fc.new_block("streak.count");
+    let b = &fc.b;
+    b.position_at_end(gate);
+    let n = b.build_load(i32t, streak, "streak")?.into_int_value();
+    let long = b.build_int_compare(P::UGE, n, i32t.const_int(STREAK, false), "")?;
+    b.build_conditional_branch(long, over, count)?;
+    b.position_at_end(count);
+    b.build_store(streak, b.build_int_nuw_add(n, i32t.const_int(1, false), "")?)?;
+    b.build_unconditional_branch(target)?;
+    Ok(gate)
+}
+
 /// Emits the decision after a region (see the module documentation); `points[k]` is the
 /// sync point region `k` follows, `whole` what `emit_whole_completions` made. Returns its
 /// first block.
@@ -62,6 +115,8 @@ pub(crate) fn emit_decision<'ctx>(
     layout: &ContextLayout<'ctx>,
     points: &[Option<&ir::SyncPoint>],
     whole: &[Option<BasicBlock<'ctx>>],
+    some: &[Option<BasicBlock<'ctx>>],
+    streak: PointerValue<'ctx>,
     entries: &RegionEntries<'ctx>,
     schedule: BasicBlock<'ctx>,
     done: BasicBlock<'ctx>,
@@ -72,20 +127,8 @@ pub(crate) fn emit_decision<'ctx>(
     let start = fc.new_block("decide");
     let scan = fc.new_block("decide.same");
     let all_same = fc.new_block("decide.all_same");
-    let some = fc.new_block("decide.some");
+    let some_block = fc.new_block("decide.some");
 
-    // The streak counter of case 2 lives in the block function's frame.
-    let entry = fc.func.get_first_basic_block().ok_or_else(|| LowerError::Internal("block function without entry".into()))?;
-    let streak = {
-        let b = cx.create_builder();
-        match entry.get_first_instruction() {
-            Some(i) => b.position_before(&i),
-            None => b.position_at_end(entry),
-        }
-        let p = b.build_alloca(i32t, "decide.streak")?;
-        b.build_store(p, i32t.const_zero())?;
-        p
-    };
 
     // 1. Every thread at the same point? (No early exit: an `and` reduction LLVM vectorizes.)
     let b = &fc.b;
@@ -105,7 +148,7 @@ pub(crate) fn emit_decision<'ctx>(
     t.add_incoming(&[(&i32t.const_zero(), start), (&t_next, scan)]);
     same.add_incoming(&[(&bool_t.const_all_ones(), start), (&same_next, scan)]);
     b.position_at_end(scanned);
-    b.build_conditional_branch(same_next, all_same, some)?;
+    b.build_conditional_branch(same_next, all_same, some_block)?;
 
     // Released threads carry a flag bit and exited ones `EXITED`: neither is a region index.
     // Every thread exited: the block is done.
@@ -120,21 +163,13 @@ pub(crate) fn emit_decision<'ctx>(
         cases.push((i32t.const_int(k as u64, false), target));
     }
     fc.b.position_at_end(all_same);
-    fc.b.build_switch(first, some, &cases)?;
+    fc.b.build_switch(first, some_block, &cases)?;
 
     // 2. The point of the first live thread, if it is a warp collective some warps can
     //    complete (within the streak).
-    let candidates: Vec<(usize, &ir::WarpOp)> = points
-        .iter()
-        .enumerate()
-        .filter_map(|(k, p)| match p {
-            Some(p @ ir::SyncPoint::Warp(w)) if warps::computed_inline_for_some_warps(p) => Some((k, w)),
-            _ => None,
-        })
-        .collect();
     let b = &fc.b;
-    b.position_at_end(some);
-    if candidates.is_empty() {
+    b.position_at_end(some_block);
+    if some.iter().all(Option::is_none) {
         b.build_unconditional_branch(schedule)?;
         return Ok(start);
     }
@@ -164,11 +199,7 @@ pub(crate) fn emit_decision<'ctx>(
     let more = b.build_int_compare(P::ULT, t_next, fc.uni.nthreads, "")?;
     b.build_conditional_branch(more, find_loop, done)?;
     t.add_incoming(&[(&i32t.const_zero(), find), (&t_next, find_next)]);
-    let mut cases = vec![];
-    for (k, w) in candidates {
-        let target = warps::emit_completion(fc, layout, w, k, Arrival::FromStates, entries.released[k], schedule)?;
-        cases.push((i32t.const_int(k as u64, false), target));
-    }
+    let cases: Vec<_> = some.iter().enumerate().filter_map(|(k, c)| c.map(|c| (i32t.const_int(k as u64, false), c))).collect();
     fc.b.position_at_end(found);
     fc.b.build_switch(s, schedule, &cases)?;
     Ok(start)

@@ -119,7 +119,9 @@ fn context_layout<'ctx>(cx: &'ctx inkwell::context::Context, f: &ir::Function, r
     ContextLayout { slots, state, wait, bytes_per_thread: off, interchange: None, scopes: alias::ContextScopes::new(cx, &prefixes), block_uniform: Default::default() }
 }
 
-pub fn lower_entry<'ctx>(ml: &ModuleLowerer<'ctx, '_>, index: usize, f: &ir::Function) -> R<LoweredKernel<'ctx>> {
+/// Lowers kernel `f` (`Module::functions[index]`) to its block function, named
+/// `__ptxrt_block_<name><suffix>` (`suffix`: a CPU version's, `multiversion`).
+pub fn lower_entry<'ctx>(ml: &ModuleLowerer<'ctx, '_>, index: usize, f: &ir::Function, suffix: &str) -> R<LoweredKernel<'ctx>> {
     let cx = ml.cx;
     let regions = regions::analyze(f);
     let plan = interchange::analyze(f, &regions);
@@ -130,7 +132,7 @@ pub fn lower_entry<'ctx>(ml: &ModuleLowerer<'ctx, '_>, index: usize, f: &ir::Fun
     }
     let ptr = cx.ptr_type(inkwell::AddressSpace::default());
     let fn_ty = cx.i32_type().fn_type(&[ptr.into()], false);
-    let func = ml.module.add_function(&abi::block_fn_symbol(&f.name), fn_ty, Some(Linkage::Internal));
+    let func = ml.module.add_function(&format!("{}{suffix}", abi::block_fn_symbol(&f.name)), fn_ty, Some(Linkage::Internal));
     let nounwind = cx.create_enum_attribute(inkwell::attributes::Attribute::get_named_enum_kind_id("nounwind"), 0);
     func.add_attribute(inkwell::attributes::AttributeLoc::Function, nounwind);
     let b = cx.create_builder();
@@ -208,9 +210,13 @@ pub fn lower_entry<'ctx>(ml: &ModuleLowerer<'ctx, '_>, index: usize, f: &ir::Fun
         // (`decide`), else the scheduler's.
         let n = regions.starts.len();
         let points = regions.points(f);
-        let decision = |fc: &FnCx<'ctx, '_>, entries: &RegionEntries<'ctx>| -> R<(BasicBlock<'ctx>, Vec<Option<BasicBlock<'ctx>>>)> {
+        let streak = decide::streak_counter(&fc)?;
+        // The decision, the completions of warp collectives for every warp (`whole`) and
+        // for some warps (`some`) per region.
+        let decision = |fc: &FnCx<'ctx, '_>, entries: &RegionEntries<'ctx>| -> R<(BasicBlock<'ctx>, Vec<Option<BasicBlock<'ctx>>>, Vec<Option<BasicBlock<'ctx>>>)> {
             let whole = decide::emit_whole_completions(fc, &layout, &points, entries, schedule)?;
-            Ok((decide::emit_decision(fc, &layout, &points, &whole, entries, schedule, done)?, whole))
+            let some = decide::emit_some_completions(fc, &layout, &points, entries, schedule)?;
+            Ok((decide::emit_decision(fc, &layout, &points, &whole, &some, streak, entries, schedule, done)?, whole, some))
         };
 
         if n > COMPACT_ABOVE_REGIONS && regions.code_size(f) > COMPACT_OVERLAP * f.blocks.iter().map(|b| b.insts.len() + 1).sum::<usize>() {
@@ -230,7 +236,7 @@ pub fn lower_entry<'ctx>(ml: &ModuleLowerer<'ctx, '_>, index: usize, f: &ir::Fun
                 Ok(bb)
             };
             let entries = RegionEntries { dense: (0..n).map(|k| enter(&fc, k, true)).collect::<R<_>>()?, released: (0..n).map(|k| enter(&fc, k, false)).collect::<R<_>>()? };
-            let (decided, _) = decision(&fc, &entries)?;
+            let (decided, _, _) = decision(&fc, &entries)?;
             let next = interchange::emit_dispatch(&mut fc, &regions, &layout, decided)?;
             let lp = emit_region_loop(&mut fc, &regions, &layout, RegionSel::Picked(picked.0), Filter::DenseOrReleased(picked.1), None, next)?;
             fc.b.position_at_end(shared);
@@ -257,8 +263,21 @@ pub fn lower_entry<'ctx>(ml: &ModuleLowerer<'ctx, '_>, index: usize, f: &ir::Fun
             // looking at the states: to the next region's dense loop after a plain barrier,
             // to the completion of a warp collective for every warp (not with interchanged
             // loops, whose parked threads run first).
-            let (decided, whole) = decision(&fc, &entries)?;
+            let (decided, whole, some) = decision(&fc, &entries)?;
             let next = interchange::emit_dispatch(&mut fc, &regions, &layout, decided)?;
+            // A run of the released threads of a region that always ends at the same warp
+            // collective: the warps that ran wait there, the others where they were, so the
+            // completion for some warps comes next (a phase of warp 0 alone: shuffle after
+            // shuffle without a look at every state).
+            let after_released: Vec<BasicBlock> = (0..n)
+                .map(|k| -> R<BasicBlock> {
+                    // (Region 0, the entry, has no loop over released threads.)
+                    Ok(match regions.sole_successor(f, k).and_then(|j| some[j]) {
+                        Some(completion) if k > 0 && layout.interchange.is_none() => decide::emit_streak_gate(&fc, streak, completion, decided)?,
+                        _ => next,
+                    })
+                })
+                .collect::<R<_>>()?;
             // Where a dense run of a region whose threads all end at the same point goes:
             // wherever thread 0 went.
             let mut after_converged = None;
@@ -282,7 +301,7 @@ pub fn lower_entry<'ctx>(ml: &ModuleLowerer<'ctx, '_>, index: usize, f: &ir::Fun
                 let dense = emit_region_loop(&mut fc, &regions, &layout, RegionSel::One(k), Filter::All, None, after_dense[k])?;
                 fc.b.position_at_end(entries.dense[k]);
                 fc.b.build_unconditional_branch(dense)?;
-                let checked = emit_region_loop(&mut fc, &regions, &layout, RegionSel::One(k), Filter::Released, None, next)?;
+                let checked = emit_region_loop(&mut fc, &regions, &layout, RegionSel::One(k), Filter::Released, None, after_released[k])?;
                 fc.b.position_at_end(entries.released[k]);
                 fc.b.build_unconditional_branch(checked)?;
                 cases.push((k, pick));
@@ -331,7 +350,12 @@ pub(crate) fn load_uniforms<'ctx>(ml: &ModuleLowerer<'ctx, '_>, b: &inkwell::bui
         }
         Ok(out)
     };
-    let ntid = dim3(launch, t.launch_info, abi::launch::BLOCK, "ntid")?;
+    // A kernel with `.reqntid` runs only with that block shape (the launch checks it): its
+    // thread loops get constant bounds.
+    let ntid = match f.and_then(|f| f.reqntid) {
+        Some(shape) => shape.map(|n| i32t.const_int(n as u64, false)),
+        None => dim3(launch, t.launch_info, abi::launch::BLOCK, "ntid")?,
+    };
     // Every launch checks the block shape (ptxrt's `launch::check_configuration`: x, y ≤ 1024,
     // z ≤ 64, none 0): with these ranges LLVM knows that thread indices and their products
     // do not wrap.
@@ -577,18 +601,61 @@ pub(crate) fn emit_region_loop<'ctx>(
     // `exit` (here, or reported by a called `.func`): the thread ends.
     let exit_bb = fc.new_block(&format!("r{k}{tag}.exit"));
     fc.on_exit = Some(exit_bb);
+    let mut skipped_warp = None;
     if let Filter::Released | Filter::DenseOrReleased(_) = filter {
         // Only the threads the scheduler released into this region (or every thread when
         // it said the whole block continues here).
-        let s = load_context(fc, layout, layout.state.expect("kernel with sync points has a state array"), 4, lin, "state")?;
+        let state = layout.state.expect("kernel with sync points has a state array");
         let released = match region {
             RegionSel::One(k) => i32t.const_int(k as u64 | sync::RELEASED, false),
             RegionSel::Picked(k) => fc.b.build_or(k, i32t.const_int(sync::RELEASED, false), "")?,
             // Parked threads run under `Filter::Waiting`; the scheduler never names them.
             RegionSel::Point(_) => return Err(LowerError::Internal("interchange points run their parked threads".into())),
         };
+        let dense = match filter {
+            Filter::DenseOrReleased(dense) => Some(dense),
+            _ => None,
+        };
+        // At the first thread of 32 along x: skip them at once when none is released (a
+        // phase of warp 0 alone while the other warps wait at a barrier then costs a vector
+        // compare per other warp, not a test per thread).
+        let warp_check = fc.new_block(&format!("r{k}{tag}.warp"));
+        let thread_check = fc.new_block(&format!("r{k}{tag}.thread"));
+        let skip = fc.new_block(&format!("r{k}{tag}.skip"));
+        let b = &fc.b;
+        let x_hi = match bounds {
+            Some(r) => r.hi[0],
+            None => fc.uni.x_extent,
+        };
+        let first_of_32 = b.build_int_compare(P::EQ, b.build_and(xv, i32t.const_int(31, false), "")?, i32t.const_zero(), "")?;
+        let x_after = b.build_int_nuw_add(xv, i32t.const_int(32, false), "")?;
+        let fits = b.build_int_compare(P::ULE, x_after, x_hi, "")?;
+        b.build_conditional_branch(b.build_and(first_of_32, fits, "")?, warp_check, thread_check)?;
+        b.position_at_end(warp_check);
+        let p = context_elem(fc, state, 4, lin)?;
+        let states = b.build_load(i32t.vec_type(32), p, "states")?;
+        if let Some(inst) = states.as_instruction_value() {
+            let _ = inst.set_alignment(4);
+            layout.scopes.tag(fc.cx, inst, state);
+        }
+        let splat = i32t.vec_type(32).const_zero();
+        let splat = b.build_insert_element(splat, released, i32t.const_zero(), "")?;
+        let splat = b.build_shuffle_vector(splat, i32t.vec_type(32).get_undef(), i32t.vec_type(32).const_zero(), "")?;
+        let hits = b.build_int_compare(P::EQ, states.into_vector_value(), splat, "")?;
+        let mut any = fc.call_intrinsic("llvm.vector.reduce.or", &[hits.get_type().into()], &[hits.into()])?.into_int_value();
+        if let Some(dense) = dense {
+            any = fc.b.build_or(any, dense, "")?;
+        }
+        let b = &fc.b;
+        b.build_conditional_branch(any, thread_check, skip)?;
+        b.position_at_end(skip);
+        let x_hi_more = b.build_int_compare(P::ULT, x_after, x_hi, "")?;
+        b.build_conditional_branch(x_hi_more, xh, yl)?;
+        skipped_warp = Some((x_after, skip));
+        b.position_at_end(thread_check);
+        let s = load_context(fc, layout, state, 4, lin, "state")?;
         let mut run = fc.b.build_int_compare(P::EQ, s, released, "")?;
-        if let Filter::DenseOrReleased(dense) = filter {
+        if let Some(dense) = dense {
             run = fc.b.build_or(run, dense, "")?;
         }
         fc.b.build_conditional_branch(run, body, xl)?;
@@ -753,6 +820,9 @@ pub(crate) fn emit_region_loop<'ctx>(
     z.add_incoming(&[(&lo[2], pre), (&zn, zl)]);
     y.add_incoming(&[(&lo[1], zh), (&yn, yl)]);
     x.add_incoming(&[(&lo[0], yh), (&xn, xl)]);
+    if let Some((x_after, skip)) = skipped_warp {
+        x.add_incoming(&[(&x_after, skip)]);
+    }
     Ok(pre)
 }
 

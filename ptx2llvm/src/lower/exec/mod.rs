@@ -23,6 +23,7 @@ pub mod induction;
 pub mod interchange;
 pub mod kernel;
 pub mod lockstep;
+pub mod multiversion;
 pub mod recompute;
 pub mod regions;
 pub mod warps;

@@ -504,7 +504,10 @@ mod tests {
         assert_eq!(shfl_source(ShflMode::Up, 5, 1, 0), (4, true));
         // xor within 8-lane segments (c = 0x1807: clamp 7, segment mask 0x18).
         assert_eq!(shfl_source(ShflMode::Bfly, 9, 2, 0x1807), (11, true));
-        assert_eq!(shfl_source(ShflMode::Bfly, 9, 8, 0x1807), (9, false));
+        // Lane 1 xor 8 is lane 9, in a later segment: out of range, its own value. (Lane 9
+        // xor 8 reads lane 1, an earlier segment, as CUDA's documentation says.)
+        assert_eq!(shfl_source(ShflMode::Bfly, 1, 8, 0x1807), (1, false));
+        assert_eq!(shfl_source(ShflMode::Bfly, 9, 8, 0x1807), (1, true));
         // idx 3 within 8-lane segments: lane 13 reads lane 11.
         assert_eq!(shfl_source(ShflMode::Idx, 13, 3, 0x1807), (11, true));
         // idx 40 reads lane 8 (the lane operand is taken modulo 32).

@@ -2,17 +2,28 @@
 //! sampling code (`ptxrt/src/texture.rs`, ABI in `ptxrt_abi.h`), and the module globals
 //! that hold texture, sampler and surface references.
 //!
+//! Point fetches (`tex` on `.1d .2d .a1d .a2d` without sampler, offset, level of detail or
+//! depth compare) are done inline where the texture allows it (`inline_fetch`): the
+//! runtime keeps a descriptor per object slot (`ptxrtTexInline`, ptxrt's `InlineTexture`)
+//! whose `kind` says whether and how; its fields are invariant loads, so LLVM reads them
+//! once per thread loop when the handle is uniform. A runtime call per fetch cost 40-50 ns.
+//!
 //! A reference (`.texref`, ISA 1.x `.tex`, `.samplerref`, `.surfref`) is an 8-byte global
 //! holding a handle, registered with the module as `.texref:NAME` (etc.) so that the host
 //! binds it by name. Using a reference as a value (`mov.u64 %rd, tex`) reads the handle,
 //! so direct and indirect (register) accesses are the same call.
 
+use crate::ir::{self, HandleKind, Operand, ScalarType, StateSpace, SurfaceClamp, SurfaceRedOp, TexGeom, TexLod, TextureOp};
+use crate::lower::ops::half_bits::Half;
 use crate::lower::thread::FnCx;
 use crate::lower::{abi, LowerError, ModuleLowerer, R};
-use crate::ir::{self, HandleKind, Operand, ScalarType, SurfaceClamp, SurfaceRedOp, TexGeom, TexLod, TextureOp};
+use inkwell::basic_block::BasicBlock;
 use inkwell::module::Linkage;
-use inkwell::values::{FunctionValue, GlobalValue, IntValue, PointerValue};
-use inkwell::AddressSpace;
+use inkwell::types::StructType;
+use inkwell::values::{BasicValue, BasicValueEnum, FunctionValue, GlobalValue, IntValue, PointerValue};
+use inkwell::{AddressSpace, FloatPredicate, IntPredicate};
+use ptx2llvm_abi::field::tex_inline as field;
+use ptx2llvm_abi::texture::{INLINE_TABLE_SYMBOL, TEXTURE_HANDLE_KIND};
 
 /// Runtime status codes (`PTXRT_TEX_*`).
 const STATUS_OUT_OF_BOUNDS: u64 = 2;
@@ -34,6 +45,89 @@ const SAMPLER_LINEAR: u64 = 1 << 9;
 const SAMPLER_FORCE_UNNORMALIZED: u64 = 1 << 10;
 /// `clamp_to_edge` in every dimension, nearest filtering.
 const SAMPLER_DEFAULT: u64 = SAMPLER_TAG | 3 | 3 << 3 | 3 << 6;
+
+/// `kind` bits of the inline descriptors of texture objects (`ptxrtTexInline`; the rules
+/// are in `ptx2llvm_abi::texture::TexInline`), as the `u64`s LLVM constants are built from.
+const INLINE_OK: u64 = ptx2llvm_abi::texture::INLINE_OK as u64;
+const INLINE_CHANNEL_SHIFT: u64 = ptx2llvm_abi::texture::INLINE_CHANNEL_SHIFT as u64;
+const INLINE_CHANNELS_SHIFT: u64 = ptx2llvm_abi::texture::INLINE_CHANNELS_SHIFT as u64;
+const INLINE_READ_NORMALIZED: u64 = ptx2llvm_abi::texture::INLINE_READ_NORMALIZED as u64;
+const INLINE_FORMAT_MASK: u64 = ptx2llvm_abi::texture::INLINE_FORMAT_MASK as u64;
+const INLINE_FLOAT_RESULT: u64 = ptx2llvm_abi::texture::INLINE_FLOAT_RESULT as u64;
+const INLINE_BORDER_X: u64 = ptx2llvm_abi::texture::INLINE_BORDER_X as u64;
+const INLINE_BORDER_Y: u64 = ptx2llvm_abi::texture::INLINE_BORDER_Y as u64;
+const INLINE_ZERO_OUTSIDE: u64 = ptx2llvm_abi::texture::INLINE_ZERO_OUTSIDE as u64;
+const INLINE_NORMALIZED: u64 = ptx2llvm_abi::texture::INLINE_NORMALIZED as u64;
+const INLINE_LINEAR: u64 = ptx2llvm_abi::texture::INLINE_LINEAR as u64;
+const INLINE_RAW32: u64 = ptx2llvm_abi::texture::INLINE_RAW32 as u64;
+/// Descriptors (object slots) in the table; a handle's slot is its low 32 bits.
+const INLINE_SLOTS: u64 = ptx2llvm_abi::texture::INLINE_SLOTS as u64;
+
+/// A texel channel type, in the order of the descriptor's channel field.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Channel {
+    U8,
+    S8,
+    U16,
+    S16,
+    U32,
+    S32,
+    F16,
+    F32,
+}
+
+impl Channel {
+    const ALL: [Channel; 8] = [Channel::U8, Channel::S8, Channel::U16, Channel::S16, Channel::U32, Channel::S32, Channel::F16, Channel::F32];
+
+    fn bytes(self) -> u32 {
+        match self {
+            Channel::U8 | Channel::S8 => 1,
+            Channel::U16 | Channel::S16 | Channel::F16 => 2,
+            _ => 4,
+        }
+    }
+
+    /// 8- and 16-bit integers: what `ptxrtReadModeNormalizedFloat` reads as floats.
+    fn normalizable(self) -> bool {
+        matches!(self, Channel::U8 | Channel::S8 | Channel::U16 | Channel::S16)
+    }
+}
+
+/// An element format of the inline path: channel type, channel count, normalized reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct InlineFormat {
+    channel: Channel,
+    channels: u32,
+    normalized: bool,
+}
+
+impl InlineFormat {
+    /// Every format a texture can have.
+    fn all() -> impl Iterator<Item = InlineFormat> {
+        Channel::ALL.into_iter().flat_map(|channel| {
+            [1, 2, 4].into_iter().flat_map(move |channels| {
+                [false, true].into_iter().filter(move |n| !n || channel.normalizable()).map(move |normalized| InlineFormat { channel, channels, normalized })
+            })
+        })
+    }
+
+    /// The format bits of the descriptor's `kind`.
+    fn code(self) -> u64 {
+        let channel = Channel::ALL.iter().position(|c| *c == self.channel).unwrap_or(0) as u64;
+        let normalized = if self.normalized { INLINE_READ_NORMALIZED } else { 0 };
+        channel << INLINE_CHANNEL_SHIFT | (self.channels.trailing_zeros() as u64) << INLINE_CHANNELS_SHIFT | normalized
+    }
+
+    /// Formats whose texels are read by the same code (`.u32` and `.s32` channels are bits).
+    fn same_code(self, other: InlineFormat) -> bool {
+        let raw = |c: Channel| if c == Channel::S32 { Channel::U32 } else { c };
+        raw(self.channel) == raw(other.channel) && self.channels == other.channels && self.normalized == other.normalized
+    }
+
+    fn float_result(self) -> bool {
+        self.normalized || matches!(self.channel, Channel::F16 | Channel::F32)
+    }
+}
 
 /// The registry name of a reference.
 pub fn handle_symbol_name(h: &ir::Handle) -> String {
@@ -128,7 +222,19 @@ impl<'ctx> FnCx<'ctx, '_> {
     /// The handle held by a reference.
     pub fn handle_value(&self, h: ir::HandleId) -> R<IntValue<'ctx>> {
         let g = self.ml.handle_global(h)?;
-        Ok(self.b.build_load(self.cx.i64_type(), g.as_pointer_value(), "handle")?.into_int_value())
+        let v = self.b.build_load(self.cx.i64_type(), g.as_pointer_value(), "handle")?.into_int_value();
+        // PTX code never writes a reference; the host binds them between launches.
+        self.mark_invariant(v)?;
+        Ok(v)
+    }
+
+    /// Marks a load as reading memory that does not change during the launch
+    /// (`!invariant.load`), so that LLVM may hoist it out of thread loops.
+    fn mark_invariant(&self, load: IntValue<'ctx>) -> R<()> {
+        if let Some(inst) = load.as_instruction() {
+            inst.set_metadata(self.cx.metadata_node(&[]), self.cx.get_kind_id("invariant.load")).map_err(|e| LowerError::Internal(e.to_string()))?;
+        }
+        Ok(())
     }
 
     /// A runtime entry point returning an `i32`.
@@ -211,7 +317,12 @@ impl<'ctx> FnCx<'ctx, '_> {
         match op {
             Operand::ParamAddr(i, _) => {
                 let p = *self.uni.params.get(i as usize).ok_or_else(|| LowerError::Internal(format!("parameter {i} does not exist")))?;
-                Ok(self.b.build_load(self.cx.i64_type(), p, "handle")?.into_int_value())
+                let v = self.b.build_load(self.cx.i64_type(), p, "handle")?.into_int_value();
+                if self.f.kind == ir::FunctionKind::Entry {
+                    // Kernel parameters do not change during a launch.
+                    self.mark_invariant(v)?;
+                }
+                Ok(v)
             }
             _ => self.read(op, ScalarType::U64),
         }
@@ -259,29 +370,43 @@ impl<'ctx> FnCx<'ctx, '_> {
                 if depth_compare.is_some() {
                     op |= TEX_DEPTH_COMPARE;
                 }
-                let cbuf = match (offset, lod_words.is_empty(), depth_compare) {
-                    (None, true, None) => self.coord_buffer(coords)?,
-                    (offset, _, depth_compare) => self.coord_offset_buffer(coords, offset.as_deref().unwrap_or(&[]), &lod_words, depth_compare.as_ref())?,
+                let what = if gather.is_some() { "tld4" } else { "tex" };
+                let runtime = |fc: &Self| -> R<[IntValue<'ctx>; 4]> {
+                    let cbuf = match (offset, lod_words.is_empty(), depth_compare) {
+                        (None, true, None) => fc.coord_buffer(coords)?,
+                        (offset, _, depth_compare) => fc.coord_offset_buffer(coords, offset.as_deref().unwrap_or(&[]), &lod_words, depth_compare.as_ref())?,
+                    };
+                    let out = fc.entry_alloca(16)?;
+                    let f = fc.runtime_fn("__ptxrt_tex", &[i64t.into(), i64t.into(), i32t.into(), ptr.into(), ptr.into()]);
+                    let status = fc.b.build_call(f, &[tex.into(), smp.into(), fc.i32(op).into(), cbuf.into(), out.into()], "tex")?;
+                    let status = status.try_as_basic_value().basic().ok_or_else(|| LowerError::Internal("__ptxrt_tex returns a value".into()))?.into_int_value();
+                    fc.check_status(status, what)?;
+                    let mut words = [fc.i32(0); 4];
+                    for (i, w) in words.iter_mut().enumerate() {
+                        let p = fc.byte_ptr(out, 4 * i as u64)?;
+                        *w = fc.b.build_load(i32t, p, "")?.into_int_value();
+                    }
+                    Ok(words)
                 };
-                let out = self.entry_alloca(16)?;
-                let f = self.runtime_fn("__ptxrt_tex", &[i64t.into(), i64t.into(), i32t.into(), ptr.into(), ptr.into()]);
-                let status = self.b.build_call(f, &[tex.into(), smp.into(), self.i32(op).into(), cbuf.into(), out.into()], "tex")?;
-                let status = status.try_as_basic_value().basic().ok_or_else(|| LowerError::Internal("__ptxrt_tex returns a value".into()))?.into_int_value();
-                self.check_status(status, if gather.is_some() { "tld4" } else { "tex" })?;
-                let channel = |i: u64| -> R<IntValue<'ctx>> {
-                    let p = self.byte_ptr(out, 4 * i)?;
-                    Ok(self.b.build_load(i32t, p, "")?.into_int_value())
-                };
+                // Point fetches of the common forms read the texels inline where the
+                // texture's descriptor allows it (`inline_fetch`); the rest call the runtime.
+                let inline_form = gather.is_none()
+                    && sampler.is_none()
+                    && offset.is_none()
+                    && matches!(lod, TexLod::Base)
+                    && depth_compare.is_none()
+                    && matches!(geom, TexGeom::D1 | TexGeom::D2 | TexGeom::A1d | TexGeom::A2d);
+                let words = if inline_form { self.inline_fetch(tex, *geom, *dtype, *float_coords, coords, &runtime)? } else { runtime(self)? };
                 for (i, d) in dst.iter().enumerate() {
                     let Some(d) = d else { continue };
                     let v = if *dtype == ScalarType::F16x2 {
-                        // The runtime returns each channel as an `.f16` in the low half of
-                        // its word; destination `i` packs channels 2i (low) and 2i+1 (high).
-                        let lo = self.b.build_and(channel(2 * i as u64)?, self.i32(0xFFFF), "")?;
-                        let hi = self.b.build_left_shift(channel(2 * i as u64 + 1)?, self.i32(16), "")?;
+                        // Each channel is an `.f16` in the low half of its word; destination
+                        // `i` packs channels 2i (low) and 2i+1 (high).
+                        let lo = self.b.build_and(words[2 * i], self.i32(0xFFFF), "")?;
+                        let hi = self.b.build_left_shift(words[2 * i + 1], self.i32(16), "")?;
                         self.b.build_or(lo, hi, "")?
                     } else {
-                        channel(i as u64)?
+                        words[i]
                     };
                     self.write(*d, v, ScalarType::U32)?;
                 }
@@ -386,5 +511,360 @@ impl<'ctx> FnCx<'ctx, '_> {
                 self.check_status(status, "sured")
             }
         }
+    }
+}
+
+/// Inline fetches: texels read by the generated code itself.
+impl<'ctx> FnCx<'ctx, '_> {
+    /// The inline descriptor table (declared on first use) and its element type.
+    fn inline_table(&self) -> (GlobalValue<'ctx>, StructType<'ctx>) {
+        let st = self.ml.abi.tex_inline;
+        let g = self.module.get_global(INLINE_TABLE_SYMBOL).unwrap_or_else(|| {
+            let g = self.module.add_global(st.array_type(INLINE_SLOTS as u32), Some(AddressSpace::default()), INLINE_TABLE_SYMBOL);
+            g.set_linkage(Linkage::External);
+            g.set_alignment(64);
+            g
+        });
+        (g, st)
+    }
+
+    /// Loads field `field` (element `elem` of the border) of the descriptor at `d`: the
+    /// runtime fills a descriptor before it hands out the handle, so its fields do not
+    /// change during a launch (`!invariant.load`).
+    fn inline_field(&self, st: StructType<'ctx>, d: PointerValue<'ctx>, field: u32, elem: Option<u64>) -> R<BasicValueEnum<'ctx>> {
+        let mut p = self.b.build_struct_gep(st, d, field, "")?;
+        let mut ty = st.get_field_type_at_index(field).ok_or_else(|| LowerError::Internal("descriptor field".into()))?;
+        if let Some(e) = elem {
+            let arr = ty.into_array_type();
+            // SAFETY (of the generated code): the border has 4 elements, `e` < 4.
+            p = unsafe { self.b.build_in_bounds_gep(arr, p, &[self.i64(0), self.i64(e)], "")? };
+            ty = arr.get_element_type();
+        }
+        let v = self.b.build_load(ty, p, "tex.desc")?;
+        if let Some(inst) = v.as_instruction_value() {
+            inst.set_metadata(self.cx.metadata_node(&[]), self.cx.get_kind_id("invariant.load")).map_err(|e| LowerError::Internal(e.to_string()))?;
+        }
+        Ok(v)
+    }
+
+    /// A `tex` point fetch (`.1d .2d .a1d .a2d`, no sampler, offset, level of detail or
+    /// depth compare) that reads the texel itself where the descriptor of `tex`'s slot
+    /// allows it, and calls the runtime (`runtime`) otherwise: for handles that are not
+    /// texture objects, dead objects, and `.f32` coordinates on textures with normalized
+    /// coordinates or linear filtering. The result is the 4 words `__ptxrt_tex` would
+    /// return (see ptxrt's `InlineTexture` for the rules, the same as `sample_texel`'s).
+    fn inline_fetch(
+        &self,
+        tex: IntValue<'ctx>,
+        geom: TexGeom,
+        dtype: ScalarType,
+        float_coords: bool,
+        coords: &[Operand],
+        runtime: &dyn Fn(&Self) -> R<[IntValue<'ctx>; 4]>,
+    ) -> R<[IntValue<'ctx>; 4]> {
+        let b = &self.b;
+        let i32t = self.cx.i32_type();
+        let i64t = self.cx.i64_type();
+        let (table, st) = self.inline_table();
+        // Slot `handle & 0xFFFF` of a texture handle `1 << 32 | slot`; slot 0 (never used,
+        // kind 0) for other values, which the runtime then rejects.
+        let is_texture = self.icmp(IntPredicate::EQ, b.build_right_shift(tex, self.i64(16), false, "")?, self.i64(TEXTURE_HANDLE_KIND << 16))?;
+        let slot = self.select(is_texture, b.build_and(tex, self.i64(INLINE_SLOTS - 1), "")?, self.i64(0))?;
+        // SAFETY (of the generated code): `slot` < INLINE_SLOTS.
+        let d = unsafe { b.build_in_bounds_gep(st.array_type(INLINE_SLOTS as u32), table.as_pointer_value(), &[self.i64(0), slot], "tex.desc")? };
+        let kind = self.inline_field(st, d, field::KIND, None)?.into_int_value();
+        let has = |bit: u64| -> R<IntValue<'ctx>> { self.icmp(IntPredicate::NE, b.build_and(kind, self.i32(bit), "")?, self.i32(0)) };
+        let runtime_bb = self.new_block("tex.runtime");
+        let done = self.new_block("tex.done");
+        let half = matches!(dtype, ScalarType::F16 | ScalarType::F16x2);
+        // `.f16` results: floats rounded to f16, integers' low halves.
+        let to_dtype = |words: [IntValue<'ctx>; 4]| -> R<[IntValue<'ctx>; 4]> {
+            if !half {
+                return Ok(words);
+            }
+            let float_result = has(INLINE_FLOAT_RESULT)?;
+            let mut out = words;
+            for w in out.iter_mut() {
+                *w = self.select(float_result, self.f32_bits_to_f16(*w)?, b.build_and(*w, self.i32(0xFFFF), "")?)?;
+            }
+            Ok(out)
+        };
+        let alpha = |_: ()| self.select(has(INLINE_FLOAT_RESULT)?, self.i32(1f32.to_bits() as u64), self.i32(1));
+        let width = self.inline_field(st, d, field::WIDTH, None)?.into_int_value();
+        let data = self.inline_field(st, d, field::DATA, None)?.into_pointer_value();
+        let mut done_incoming = vec![];
+
+        // `tex1Dfetch` (`.1d`, `.s32`) on linear memory of 32-bit channels: the texel at
+        // the index, 0 outside (whatever the address modes), in a block of its own.
+        if geom == TexGeom::D1 && !float_coords {
+            let linear_bb = self.new_block("tex.linear");
+            let general_bb = self.new_block("tex.general");
+            let bits = INLINE_OK | INLINE_RAW32 | INLINE_ZERO_OUTSIDE;
+            let linear = self.icmp(IntPredicate::EQ, b.build_and(kind, self.i32(bits), "")?, self.i32(bits))?;
+            b.build_conditional_branch(linear, linear_bb, general_bb)?;
+            b.position_at_end(linear_bb);
+            let i = match coords.first() {
+                Some(op) => b.build_int_s_extend(self.read(*op, ScalarType::S32)?, i64t, "")?,
+                None => self.i64(0),
+            };
+            let inside = self.icmp(IntPredicate::ULT, i, width)?;
+            // Outside, any texel in the buffer (texel 0) is read and not used.
+            let at = self.select(inside, i, self.i64(0))?;
+            let words = self.inline_raw32_texel(data, at, kind, alpha(())?)?;
+            let mut out = [self.i32(0); 4];
+            for (o, w) in out.iter_mut().zip(words) {
+                *o = self.select(inside, w, self.i32(0))?;
+            }
+            let out = to_dtype(out)?;
+            done_incoming.push((out, b.get_insert_block().ok_or_else(|| LowerError::Internal("no insert block".into()))?));
+            b.build_unconditional_branch(done)?;
+            b.position_at_end(general_bb);
+        }
+
+        // Everything up to the texel load is computed unconditionally from the descriptor
+        // (any slot's fields may be read): in thread loops whose body runs for every
+        // thread, LLVM hoists the descriptor loads out of the loop.
+        let arrayed = matches!(geom, TexGeom::A1d | TexGeom::A2d);
+        let dims = if matches!(geom, TexGeom::D2 | TexGeom::A2d) { 2 } else { 1 };
+        let c = if arrayed { coords.get(1..).unwrap_or(&[]) } else { coords };
+        // The texel index of coordinate `op` in a dimension of `n` texels (`.s32` as is,
+        // `.f32` floor(u); NaN: 0; indices beyond ±2^40, which the runtime saturates to,
+        // are outside every image anyway), clamped to the image (always in range for the
+        // load), and whether it was outside. `.s32` indices are clamped in 32 bits (to at
+        // most 2^31 - 1: the image may be larger).
+        let clamp = |op: Option<&Operand>, n: IntValue<'ctx>| -> R<(IntValue<'ctx>, IntValue<'ctx>)> {
+            let last = b.build_int_sub(n, self.i64(1), "")?;
+            let (i, last, zero) = if float_coords {
+                let f32t = self.cx.f32_type();
+                let i = match op {
+                    Some(op) => {
+                        let u = self.read_float(*op, ScalarType::F32)?;
+                        let f = self.call_intrinsic("llvm.floor", &[f32t.into()], &[u.into()])?;
+                        self.call_intrinsic("llvm.fptosi.sat", &[i64t.into(), f32t.into()], &[f])?.into_int_value()
+                    }
+                    None => self.i64(0),
+                };
+                (i, last, self.i64(0))
+            } else {
+                let i = match op {
+                    Some(op) => self.read(*op, ScalarType::S32)?,
+                    None => self.i32(0),
+                };
+                let big = self.icmp(IntPredicate::UGT, last, self.i64(i32::MAX as u64))?;
+                let last = self.select(big, self.i32(i32::MAX as u64), b.build_int_truncate(last, i32t, "")?)?;
+                (i, last, self.i32(0))
+            };
+            let low = self.select(self.icmp(IntPredicate::SLT, i, zero)?, zero, i)?;
+            let clamped = self.select(self.icmp(IntPredicate::SGT, low, last)?, last, low)?;
+            let outside = self.icmp(IntPredicate::NE, clamped, i)?;
+            Ok((b.build_int_z_extend_or_bit_cast(clamped, i64t, "")?, outside))
+        };
+        let (x, out_x) = clamp(c.first(), width)?;
+        // Outside in x reads the border (`INLINE_BORDER_X`) or, with `.s32` coordinates on
+        // linear memory, 0 (`INLINE_ZERO_OUTSIDE`, first); outside in y the border.
+        let x_special = if float_coords { INLINE_BORDER_X } else { INLINE_BORDER_X | INLINE_ZERO_OUTSIDE };
+        let oob_x = b.build_and(out_x, has(x_special)?, "")?;
+        let zero_x = if float_coords { None } else { Some(has(INLINE_ZERO_OUTSIDE)?) };
+        let mut oob_y = None;
+        let mut row = data;
+        if dims == 2 {
+            let height = self.inline_field(st, d, field::HEIGHT, None)?.into_int_value();
+            let (y, out_y) = clamp(c.get(1), height)?;
+            oob_y = Some(b.build_and(out_y, has(INLINE_BORDER_Y)?, "")?);
+            let pitch = self.inline_field(st, d, field::PITCH, None)?.into_int_value();
+            // SAFETY (of the generated code): a row of the image.
+            row = unsafe { b.build_in_bounds_gep(self.cx.i8_type(), row, &[b.build_int_nuw_mul(y, pitch, "")?], "")? };
+        }
+        if arrayed {
+            let layer = match coords.first() {
+                Some(l) => b.build_int_z_extend(self.read(*l, ScalarType::U32)?, i64t, "")?,
+                None => self.i64(0),
+            };
+            let last = b.build_int_z_extend(self.inline_field(st, d, field::LAYER_MAX, None)?.into_int_value(), i64t, "")?;
+            let layer = self.select(self.icmp(IntPredicate::UGT, layer, last)?, last, layer)?;
+            let stride = self.inline_field(st, d, field::LAYER_STRIDE, None)?.into_int_value();
+            // SAFETY (of the generated code): a layer of the image.
+            row = unsafe { b.build_in_bounds_gep(self.cx.i8_type(), row, &[b.build_int_nuw_mul(layer, stride, "")?], "")? };
+        }
+        // One block per format reads the texel at (x, row).
+        let entry = b.get_insert_block().ok_or_else(|| LowerError::Internal("no insert block".into()))?;
+        let merge = self.new_block("tex.texel");
+        b.position_at_end(merge);
+        let mut phis = vec![];
+        for _ in 0..4 {
+            phis.push(b.build_phi(i32t, "texel")?);
+        }
+        let mut cases: Vec<(u64, BasicBlock<'ctx>)> = vec![];
+        let mut blocks: Vec<(InlineFormat, BasicBlock<'ctx>)> = vec![];
+        for fmt in InlineFormat::all().filter(|f| f.channel.bytes() < 4) {
+            let block = match blocks.iter().find(|(f, _)| f.same_code(fmt)) {
+                Some((_, bb)) => *bb,
+                None => {
+                    let bb = self.new_block("tex.format");
+                    b.position_at_end(bb);
+                    let words = self.inline_texel(row, x, fmt)?;
+                    for (phi, w) in phis.iter().zip(words) {
+                        phi.add_incoming(&[(&w, bb)]);
+                    }
+                    b.build_unconditional_branch(merge)?;
+                    blocks.push((fmt, bb));
+                    bb
+                }
+            };
+            cases.push((fmt.code(), block));
+        }
+        // 32-bit channels share one block: their results are the channels' bits.
+        let raw_bb = self.new_block("tex.raw32");
+        b.position_at_end(raw_bb);
+        let words = self.inline_raw32_texel(row, x, kind, alpha(())?)?;
+        for (phi, w) in phis.iter().zip(words) {
+            phi.add_incoming(&[(&w, raw_bb)]);
+        }
+        b.build_unconditional_branch(merge)?;
+
+        // The kind decides: inline fetches need `INLINE_OK` and, with `.f32` coordinates,
+        // neither normalized coordinates nor linear filtering; then 32-bit formats take
+        // one block and the others switch on their format. Everything else calls the
+        // runtime, which LLVM is told is rare.
+        b.position_at_end(entry);
+        let reject = INLINE_OK | if float_coords { INLINE_NORMALIZED | INLINE_LINEAR } else { 0 };
+        let raw = b.build_and(kind, self.i32(reject | INLINE_RAW32), "")?;
+        let raw = self.icmp(IntPredicate::EQ, raw, self.i32(INLINE_OK | INLINE_RAW32))?;
+        let convert_bb = self.new_block("tex.convert");
+        b.build_conditional_branch(raw, raw_bb, convert_bb)?;
+        b.position_at_end(convert_bb);
+        let selector = b.build_and(kind, self.i32(reject | INLINE_FORMAT_MASK), "")?;
+        let cases: Vec<_> = cases.into_iter().map(|(v, bb)| (i32t.const_int(v | INLINE_OK, false), bb)).collect();
+        let switch = b.build_switch(selector, runtime_bb, &cases)?;
+        let weights: Vec<_> = std::iter::once(1).chain(cases.iter().map(|_| 1 << 16)).map(|w| i32t.const_int(w, false).into()).collect();
+        let prof = self.cx.metadata_node(&[self.cx.metadata_string("branch_weights").into()].into_iter().chain(weights).collect::<Vec<_>>());
+        switch.set_metadata(prof, self.cx.get_kind_id("prof")).map_err(|e| LowerError::Internal(e.to_string()))?;
+
+        b.position_at_end(merge);
+        let mut inline_words = [self.i32(0); 4];
+        for (i, (w, phi)) in inline_words.iter_mut().zip(&phis).enumerate() {
+            let texel = phi.as_basic_value().into_int_value();
+            let border_word = self.inline_field(st, d, field::BORDER, Some(i as u64))?.into_int_value();
+            let v = match oob_y {
+                Some(o) => self.select(o, border_word, texel)?,
+                None => texel,
+            };
+            let x_word = match zero_x {
+                Some(z) => self.select(z, self.i32(0), border_word)?,
+                None => border_word,
+            };
+            *w = self.select(oob_x, x_word, v)?;
+        }
+        let inline_words = to_dtype(inline_words)?;
+        done_incoming.push((inline_words, b.get_insert_block().ok_or_else(|| LowerError::Internal("no insert block".into()))?));
+        b.build_unconditional_branch(done)?;
+
+        b.position_at_end(runtime_bb);
+        let runtime_words = runtime(self)?;
+        done_incoming.push((runtime_words, b.get_insert_block().ok_or_else(|| LowerError::Internal("no insert block".into()))?));
+        b.build_unconditional_branch(done)?;
+
+        b.position_at_end(done);
+        let mut words = [self.i32(0); 4];
+        for (i, w) in words.iter_mut().enumerate() {
+            let phi = b.build_phi(i32t, "tex.word")?;
+            for (incoming, bb) in &done_incoming {
+                phi.add_incoming(&[(&incoming[i], *bb)]);
+            }
+            *w = phi.as_basic_value().into_int_value();
+        }
+        Ok(words)
+    }
+
+    /// The 4 result words of texel `x` of `row` in format `fmt` (ptxrt's `TextureObject::read`):
+    /// channels as integers (sign- or zero-extended) or floats (f16 widened, normalized
+    /// integers divided by `2^n - 1` or `2^(n-1) - 1` and kept >= -1), the channels the
+    /// format lacks 0, alpha 1 (1.0 for float results).
+    fn inline_texel(&self, row: PointerValue<'ctx>, x: IntValue<'ctx>, fmt: InlineFormat) -> R<[IntValue<'ctx>; 4]> {
+        let b = &self.b;
+        let i32t = self.cx.i32_type();
+        let f32t = self.cx.f32_type();
+        let bytes = fmt.channel.bytes();
+        let one = if fmt.float_result() { 1f32.to_bits() as u64 } else { 1 };
+        let mut words = [self.i32(0), self.i32(0), self.i32(0), self.i32(one)];
+        // SAFETY (of the generated code): `x` is a texel of the row.
+        let texel = unsafe { b.build_in_bounds_gep(self.cx.i8_type(), row, &[b.build_int_nuw_mul(x, self.i64((bytes * fmt.channels) as u64), "")?], "")? };
+        for (c, w) in words.iter_mut().take(fmt.channels as usize).enumerate() {
+            // SAFETY (of the generated code): channel `c` of the texel.
+            let p = unsafe { b.build_in_bounds_gep(self.cx.i8_type(), texel, &[self.i64(c as u64 * bytes as u64)], "")? };
+            let v = self.texel_load(p, 8 * bytes)?;
+            let signed = matches!(fmt.channel, Channel::S8 | Channel::S16);
+            *w = match fmt.channel {
+                Channel::F16 => b.build_bit_cast(self.half_to_f32(Half::F16, v)?, i32t, "")?.into_int_value(),
+                Channel::U32 | Channel::S32 | Channel::F32 => v,
+                _ if fmt.normalized => {
+                    let max = ((1u64 << (8 * bytes - signed as u32)) - 1) as f64;
+                    let f = if signed { b.build_signed_int_to_float(v, f32t, "")? } else { b.build_unsigned_int_to_float(v, f32t, "")? };
+                    let mut f = b.build_float_div(f, f32t.const_float(max), "")?;
+                    if signed {
+                        let below = b.build_float_compare(FloatPredicate::OLT, f, f32t.const_float(-1.0), "")?;
+                        f = b.build_select(below, f32t.const_float(-1.0), f, "")?.into_float_value();
+                    }
+                    b.build_bit_cast(f, i32t, "")?.into_int_value()
+                }
+                _ if signed => b.build_int_s_extend(v, i32t, "")?,
+                _ => b.build_int_z_extend(v, i32t, "")?,
+            };
+        }
+        Ok(words)
+    }
+
+    /// The 4 result words of texel `x` of `row` in a format of 32-bit channels (u32, s32,
+    /// f32; 1, 2 or 4 of them, `kind`'s channel field): the channels' bits, 0 for the
+    /// channels the format lacks and `alpha` for alpha. Channels past the format's are read
+    /// at its last channel (always in the image) and not used, so this needs no branch.
+    fn inline_raw32_texel(&self, row: PointerValue<'ctx>, x: IntValue<'ctx>, kind: IntValue<'ctx>, alpha: IntValue<'ctx>) -> R<[IntValue<'ctx>; 4]> {
+        let b = &self.b;
+        let i64t = self.cx.i64_type();
+        let log2n = b.build_and(b.build_right_shift(kind, self.i32(INLINE_CHANNELS_SHIFT), false, "")?, self.i32(3), "")?;
+        let log2n = b.build_int_z_extend(log2n, i64t, "")?;
+        // The element is 4 << log2n bytes; its last channel starts 4 bytes before its end.
+        let last = b.build_int_sub(b.build_left_shift(self.i64(4), log2n, "")?, self.i64(4), "")?;
+        let offset = b.build_left_shift(x, b.build_int_add(log2n, self.i64(2), "")?, "")?;
+        // SAFETY (of the generated code): `x` is a texel of the row.
+        let texel = unsafe { b.build_in_bounds_gep(self.cx.i8_type(), row, &[offset], "")? };
+        let mut words = [self.i32(0), self.i32(0), self.i32(0), alpha];
+        for (c, w) in words.iter_mut().enumerate() {
+            let at = self.i64(4 * c as u64);
+            let present = self.icmp(IntPredicate::ULE, at, last)?;
+            let at = if c == 0 { at } else { self.select(present, at, last)? };
+            // SAFETY (of the generated code): a channel of the texel.
+            let p = unsafe { b.build_in_bounds_gep(self.cx.i8_type(), texel, &[at], "")? };
+            let v = self.texel_load(p, 32)?;
+            *w = if c == 0 { v } else { self.select(present, v, *w)? };
+        }
+        Ok(words)
+    }
+
+    /// A load of `bits` of texel memory: any alignment (linear and pitched memory may hold
+    /// unaligned texels), global memory for alias analysis.
+    fn texel_load(&self, p: PointerValue<'ctx>, bits: u32) -> R<IntValue<'ctx>> {
+        let v = self.b.build_load(self.int_ty(bits), p, "texel")?.into_int_value();
+        if let Some(inst) = v.as_instruction() {
+            inst.set_alignment(1).map_err(|e| LowerError::Internal(e.to_string()))?;
+            crate::lower::exec::alias::tag_ptx_access(self.cx, inst, StateSpace::Global);
+        }
+        Ok(v)
+    }
+
+    /// f32 bits rounded to f16 bits (in the low half) as ptxrt's `f32_to_f16` does: to
+    /// nearest even, NaN keeping its sign and high payload bits, quieted.
+    fn f32_bits_to_f16(&self, w: IntValue<'ctx>) -> R<IntValue<'ctx>> {
+        let b = &self.b;
+        let i32t = self.cx.i32_type();
+        let x = b.build_bit_cast(w, self.cx.f32_type(), "")?.into_float_value();
+        let wide = b.build_float_ext(x, self.cx.f64_type(), "")?;
+        let rounded = b.build_int_z_extend(self.f64_to_half_rn(Half::F16, wide)?, i32t, "")?;
+        let magnitude = b.build_and(w, self.i32(0x7FFF_FFFF), "")?;
+        let nan = self.icmp(IntPredicate::UGT, magnitude, self.i32(0x7F80_0000))?;
+        let sign = b.build_and(b.build_right_shift(w, self.i32(16), false, "")?, self.i32(0x8000), "")?;
+        let payload = b.build_right_shift(b.build_and(w, self.i32(0x7F_FFFF), "")?, self.i32(13), false, "")?;
+        let nan_bits = b.build_or(b.build_or(sign, self.i32(0x7E00), "")?, payload, "")?;
+        self.select(nan, nan_bits, rounded)
     }
 }
