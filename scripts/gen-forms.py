@@ -254,6 +254,12 @@ TCGEN05_TARGETS = ("Supported on sm_100a, sm_101a (Renamed to sm_110a from PTX I
 # Each entry: (PTX ISA notes line, target notes line, syntax text); an entry with a fourth
 # element, the last (version, target) its forms are valid for, holds legacy forms.
 EXTRA_SECTIONS = [
+    # `mov` of a whole vector (`mov.v2.f32 %b, %a;`, `mov.v4.u32 {a, b, c, d}, %v;`): the 1.4
+    # text shows it (6.4.3, Vectors as Operands) and ptxas 12.9 takes it at PTX 8.0; the
+    # syntax lines of `mov` leave it out.
+    ("Introduced in PTX ISA version 1.0.", "Supported on all target architectures.",
+     "mov.vec.type d, a;\n.vec = { .v2, .v4 };\n"
+     ".type = { .b16, .b32, .b64, .u16, .u32, .u64, .s16, .s32, .s64, .f16, .f32, .f64 };"),
     # 9.7.19 Miscellaneous instructions (not in the Markdown conversion).
     ("Introduced in PTX ISA version 1.0.", "Supported on all target architectures.", "trap;"),
     ("Introduced in PTX ISA version 1.0.", "Supported on all target architectures.", "brkpt;"),

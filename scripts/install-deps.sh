@@ -5,6 +5,7 @@
 #   LLVM 19 (the compiler links it; FileCheck/not/llvm-readelf for the lit tests),
 #   clang-19, cmake, qemu-user, an AArch64 cross compiler and Rust's AArch64 standard
 #   library (cross-target tests),
+#   xz-utils (the silicon test decompresses the GPU-recorded vectors with `xz -dc`),
 #   and lit (from PyPI, pinned) for the lit suite.
 set -euo pipefail
 
@@ -19,6 +20,7 @@ APT_PACKAGES=(
     gcc-aarch64-linux-gnu
     libc6-dev-arm64-cross
     libomp-19-dev
+    xz-utils
 )
 LIT_VERSION="18.1.8"
 

@@ -27,3 +27,4 @@ mod e2e;
 mod lit;
 mod ptxas_verdicts;
 mod robustness;
+mod silicon;

@@ -276,11 +276,15 @@ fn approx_kernel() -> Kernel {
                 return if va.is_infinite() || va.is_nan() { special(got, 0x7fc0_0000, w) } else { special(got, sign, w) };
             }
             if !(vb.abs() >= 2f64.powi(-126)) || !va.is_finite() {
-                // Outside the documented range: the defining formula `a * (1/b)` in single
-                // precision (with `.ftz` applied to the reciprocal and the product).
+                // Outside the documented range: the defining formula `a * (1/b)`, the
+                // reciprocal and the product in double precision (a subnormal `b` has a finite
+                // reciprocal: `0 / tiny` is a zero, as on NVIDIA silicon), rounded to single
+                // (`.ftz` applied to the inputs and the result).
                 let fl = |v: f32| f32::from_bits(if ftz { r::flush(v.to_bits() as u64, 32) as u32 } else { v.to_bits() });
-                let recip = fl(1.0 / f32::from_bits(b as u32));
-                return special(got, fl(f32::from_bits(a as u32) * recip).to_bits() as u64, w);
+                let (fa, fb) = (fl(f32::from_bits(a as u32)) as f64, fl(f32::from_bits(b as u32)) as f64);
+                let q = fl((fa * (1.0 / fb)) as f32);
+                let q = if q.is_nan() { 0x7fff_ffff } else { q.to_bits() as u64 };
+                return special(got, q, w);
             }
             let want = r::arith("div", w, Rnd::Rn, ftz, false, &[a, b]);
             if ftz_zero_ok(ftz, got, r::arith("div", w, Rnd::Rn, false, false, &[a, b]), w) {

@@ -5,10 +5,12 @@
 //! - `.ftz`: subnormal inputs are zeros of the same sign; a result whose IEEE rounding (with
 //!   gradual underflow) is subnormal is a zero of its sign.
 //! - `.sat`: the result clamped to [+0.0, 1.0]; NaN gives +0.0 (and -0.0 gives +0.0).
-//! - NaN results: the ISA leaves `.f32` NaNs unspecified; the implementation promises the
-//!   canonical `0x7fffffff` and `.f64` NaNs carrying the first NaN operand's payload
-//!   (quieted), or `0x7fffffffffffffff` for invalid operations; this model states that
-//!   promise so that results are checked bit for bit (and agree between hosts).
+//! - NaN results: the ISA leaves them unspecified; the implementation gives what NVIDIA
+//!   silicon (sm_90) gives: the canonical `0x7fffffff` for `.f32` (also `abs`/`neg` of a
+//!   NaN), and for `.f64` the payload (quieted) of the NaN operand that wins (`b`, then `a`;
+//!   `b`, `c`, `a` for `fma`; `a`, then `b` for `div`) or `0xfff8000000000000` for invalid
+//!   operations; `neg.f64` leaves a NaN unchanged, `abs.f64` quiets it. This model states
+//!   that promise so that results are checked bit for bit (and agree between hosts).
 //!
 //! Values are `u64` bit patterns; `w` is 32 or 64.
 
@@ -93,7 +95,17 @@ pub fn nan_result(w: u32, inputs: &[u64]) -> u64 {
     }
     match inputs.iter().find(|x| is_nan(**x, 64)) {
         Some(x) => x | (1 << 51),
-        None => 0x7fff_ffff_ffff_ffff,
+        None => 0xfff8_0000_0000_0000,
+    }
+}
+
+/// The operands of `op` in the order in which a NaN among them wins (see the module doc).
+fn nan_order(op: &str, v: &[u64]) -> Vec<u64> {
+    match (op, v) {
+        ("div", _) => v.to_vec(),
+        (_, [a, b]) => vec![*b, *a],
+        (_, [a, b, c]) => vec![*b, *c, *a],
+        _ => v.to_vec(),
     }
 }
 
@@ -208,7 +220,7 @@ pub fn arith(op: &str, w: u32, r: Rnd, ftz: bool, sat: bool, v: &[u64]) -> u64 {
         _ => ieee(op, w, r, &v),
     };
     let res = flush_if(ftz, res, w);
-    let res = if is_nan(res, w) { nan_result(w, &v) } else { res };
+    let res = if is_nan(res, w) { nan_result(w, &nan_order(op, &v)) } else { res };
     if sat { saturate(res, w) } else { res }
 }
 
@@ -246,7 +258,7 @@ pub fn min_max(max: bool, w: u32, ftz: bool, nan: bool, abs: bool, xorsign: bool
     let pick = |x: u64, y: u64| -> u64 {
         match (is_nan(x, w), is_nan(y, w)) {
             (true, _) | (_, true) if nan => if w == 32 { 0x7fff_ffff } else { 0x7fff_ffff_ffff_ffff },
-            (true, true) => nan_result(w, &[x, y]),
+            (true, true) => nan_result(w, &[y, x]),
             (true, false) => y,
             (false, true) => x,
             _ => {
@@ -283,14 +295,24 @@ pub fn copysign(a: u64, b: u64, w: u32) -> u64 {
     (a & sign_bit(w)) | (b & mask(w) & !sign_bit(w))
 }
 
+/// `neg`: a NaN gives the canonical NaN (`.f32`) or itself (`.f64`).
 pub fn neg(x: u64, w: u32, ftz: bool) -> u64 {
-    flush_if(ftz, x, w) ^ sign_bit(w)
+    let x = flush_if(ftz, x, w);
+    match (is_nan(x, w), w) {
+        (true, 32) => 0x7fff_ffff,
+        (true, _) => x,
+        _ => x ^ sign_bit(w),
+    }
 }
 
-/// `abs.f64` passes a NaN through unchanged; otherwise the sign is cleared.
+/// `abs`: a NaN gives the canonical NaN (`.f32`) or itself quieted (`.f64`, sign kept).
 pub fn abs(x: u64, w: u32, ftz: bool) -> u64 {
     let x = flush_if(ftz, x, w);
-    if w == 64 && is_nan(x, w) { x } else { x & !sign_bit(w) }
+    match (is_nan(x, w), w) {
+        (true, 32) => 0x7fff_ffff,
+        (true, _) => x | 1 << 51,
+        _ => x & !sign_bit(w),
+    }
 }
 
 /// The distance in units in the last place between two finite values of a format (through

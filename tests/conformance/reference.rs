@@ -174,11 +174,11 @@ pub fn div(a: u64, b: u64, w: u32, signed: bool) -> u64 {
     bits(x / y, w)
 }
 
-/// `rem`: `x % 0 = x` (see `div`); `MIN % -1 = 0`.
+/// `rem`: `x % 0` is all ones (as on NVIDIA silicon, sm_90); `MIN % -1 = 0`.
 pub fn rem(a: u64, b: u64, w: u32, signed: bool) -> u64 {
     let (x, y) = (val(a, w, signed), val(b, w, signed));
     if y == 0 {
-        return bits(x, w);
+        return mask(w);
     }
     bits(x % y, w)
 }
@@ -239,6 +239,10 @@ pub fn fns(mask: u64, base: u64, offset: u64) -> u64 {
         }
     } else {
         let mut pos = base as i64;
+        if offset == i32::MIN {
+            // NVIDIA silicon (sm_90): 0 whatever the mask and base (even past 31).
+            return 0;
+        }
         let mut count = (offset as i64).abs() - 1;
         let inc = if offset > 0 { 1 } else { -1 };
         while (0..32).contains(&pos) {
@@ -264,10 +268,20 @@ pub fn brev(a: u64, w: u32) -> u64 {
     d
 }
 
+/// Position and length of `bfe`/`bfi`: bits 0-7 (ISA); the whole 32-bit value for the
+/// 64-bit forms (NVIDIA silicon, sm_90).
+fn field(x: u64, w: u32) -> u64 {
+    if w == 64 {
+        x & 0xffff_ffff
+    } else {
+        x & 0xff
+    }
+}
+
 pub fn bfe(a: u64, b: u64, c: u64, w: u32, signed: bool) -> u64 {
     let msb = w as u64 - 1;
-    let pos = b & 0xff;
-    let len = c & 0xff;
+    let pos = field(b, w);
+    let len = field(c, w);
     let sbit = if !signed || len == 0 { 0 } else { (a >> (pos + len - 1).min(msb)) & 1 };
     let mut d = 0;
     for i in 0..=msb {
@@ -279,8 +293,8 @@ pub fn bfe(a: u64, b: u64, c: u64, w: u32, signed: bool) -> u64 {
 
 pub fn bfi(a: u64, b: u64, c: u64, d: u64, w: u32) -> u64 {
     let msb = w as u64 - 1;
-    let pos = c & 0xff;
-    let len = d & 0xff;
+    let pos = field(c, w);
+    let len = field(d, w);
     let mut f = zext(b, w);
     let mut i = 0;
     while i < len && pos + i <= msb {
@@ -511,27 +525,13 @@ pub fn part_select(x: u64, sel: &str, signed: bool) -> i128 {
     }
 }
 
-fn opt_saturate(tmp: i128, sat: bool, signed: bool, dsel: &str) -> i128 {
-    if !sat {
-        return tmp;
-    }
-    let (lo, hi): (i128, i128) = match (dsel.chars().next(), signed) {
-        (Some('b'), true) => (i8::MIN as i128, i8::MAX as i128),
-        (Some('b'), false) => (0, u8::MAX as i128),
-        (Some('h'), true) => (i16::MIN as i128, i16::MAX as i128),
-        (Some('h'), false) => (0, u16::MAX as i128),
-        (_, true) => (i32::MIN as i128, i32::MAX as i128),
-        (_, false) => (0, u32::MAX as i128),
-    };
-    tmp.clamp(lo, hi)
-}
-
 fn opt_merge(dsel: &str, tmp: i128, c: u64) -> i128 {
     let t = tmp as u64;
     let c = c & 0xffff_ffff;
     (match dsel {
         "h0" => (t & 0xffff) | (0xffff0000 & c),
-        "h1" => ((t & 0xffff) << 16) | (0x0000ffff & c),
+        // NVIDIA silicon (sm_90): the result's bits 16-31 stay in place.
+        "h1" => (t & 0xffff_0000) | (0x0000ffff & c),
         "b0" => (t & 0xff) | (0xffffff00 & c),
         "b1" => ((t & 0xff) << 8) | (0xffff00ff & c),
         "b2" => ((t & 0xff) << 16) | (0xff00ffff & c),
@@ -540,58 +540,92 @@ fn opt_merge(dsel: &str, tmp: i128, c: u64) -> i128 {
     }) as i128
 }
 
-/// A scalar video instruction. `op` is `add sub absdiff min max shl shr` or `set.<cmp>`;
-/// `types` = (dtype, atype, btype) signedness; `mode_clamp` for the shifts; `secop` is
-/// `""`, `add`, `min` or `max`; `dsel` `""` means no merge.
+/// A scalar video instruction as NVIDIA silicon (sm_90) computes it: the ISA pseudocode with
+/// the rules measured on the GPU (see the compiler's `lower/ops/video.rs`). `op` is `add sub
+/// absdiff min max shl shr` or `set.<cmp>`; `types` = (dtype, atype, btype) signedness;
+/// `mode_clamp` for the shifts; `secop` is `""`, `add`, `min` or `max`; `dsel` `""` means
+/// no merge.
 #[allow(clippy::too_many_arguments)]
 pub fn video_scalar(op: &str, types: (bool, bool, bool), sat: bool, mode_clamp: bool, asel: &str, bsel: &str, dsel: &str, secop: &str, a: u64, b: u64, c: u64) -> u64 {
     let (d_signed, a_signed, b_signed) = types;
+    let shift = op == "shl" || op == "shr";
+    let signed = if op.starts_with("set") { a_signed } else { d_signed };
     let ta = part_select(a, asel, a_signed);
-    let mut tmp: i128 = match op {
-        "shl" | "shr" => {
-            let mut tb = part_select(b, bsel, false);
-            if mode_clamp && tb > 32 {
-                tb = 32;
-            }
-            if !mode_clamp {
-                tb &= 0x1f;
-            }
-            if op == "shl" {
-                // The primary result is a signed 34-bit value (see the compiler's note).
-                sext(bits(ta << tb, 34), 34) as i128
-            } else {
-                ta >> tb
-            }
+    let mut tmp: i128 = if shift {
+        let mut tb = part_select(b, bsel, false);
+        if mode_clamp && tb > 32 {
+            tb = 32;
         }
-        _ => {
-            let tb = part_select(b, bsel, b_signed);
-            match op {
-                "add" => ta + tb,
-                "sub" => ta - tb,
-                "absdiff" => (ta - tb).abs(),
-                "min" => ta.min(tb),
-                "max" => ta.max(tb),
-                cmp => {
-                    let r = match cmp.trim_start_matches("set.") {
-                        "eq" => ta == tb,
-                        "ne" => ta != tb,
-                        "lt" => ta < tb,
-                        "le" => ta <= tb,
-                        "gt" => ta > tb,
-                        _ => ta >= tb,
-                    };
-                    r as i128
-                }
+        if !mode_clamp {
+            tb &= 0x1f;
+        }
+        if op == "shl" {
+            let s = ta << tb;
+            if sat {
+                sext(bits(s, 34), 34) as i128
+            } else {
+                s
+            }
+        } else {
+            ta >> tb
+        }
+    } else {
+        let tb = part_select(b, bsel, b_signed);
+        match op {
+            "add" => ta + tb,
+            "sub" => ta - tb,
+            "absdiff" => (ta - tb).abs(),
+            "min" => ta.min(tb),
+            "max" => ta.max(tb),
+            cmp => {
+                let r = match cmp.trim_start_matches("set.") {
+                    "eq" => ta == tb,
+                    "ne" => ta != tb,
+                    "lt" => ta < tb,
+                    "le" => ta <= tb,
+                    "gt" => ta > tb,
+                    _ => ta >= tb,
+                };
+                r as i128
             }
         }
     };
-    let d_signed = d_signed && !op.starts_with("set");
-    tmp = opt_saturate(tmp, sat, d_signed, dsel);
-    let cv = val(c, 32, d_signed);
+    let mut huge = false;
+    if sat {
+        let sub_word = !dsel.is_empty();
+        tmp = if sub_word && !shift {
+            let hi: i128 = match (dsel.starts_with('b'), signed) {
+                (true, true) => 0x7f,
+                (true, false) => 0xff,
+                (false, true) => 0x7fff,
+                (false, false) => 0xffff,
+            };
+            (tmp & 0xffff_ffff).min(hi)
+        } else if signed {
+            tmp.clamp(i32::MIN as i128, i32::MAX as i128)
+        } else {
+            huge = shift && tmp >= 1 << 31;
+            tmp.clamp(0, u32::MAX as i128)
+        };
+    }
+    let cv = val(c, 32, signed);
+    let tv = if shift {
+        if huge {
+            tmp | 1 << 40
+        } else {
+            tmp
+        }
+    } else if signed && op != "absdiff" {
+        sext(bits(tmp, 32), 32) as i128
+    } else if signed {
+        tmp & 0xffff_ffff
+    } else {
+        tmp & ((1 << 33) - 1)
+    };
     let d = match secop {
-        "add" => tmp + cv,
-        "min" => tmp.min(cv),
-        "max" => tmp.max(cv),
+        "add" => tv + cv,
+        "min" => tv.min(cv),
+        "max" => tv.max(cv),
         _ if !dsel.is_empty() => opt_merge(dsel, tmp, c),
         _ => tmp,
     };

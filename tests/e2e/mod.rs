@@ -753,6 +753,16 @@ fn aarch64_qemu() {
     }
 }
 
+const TOOLCHAIN_FORMS: Fixture = Fixture { ptx: "toolchain_forms.ptx", host: "toolchain_forms_host.c", ok_lines: &["toolchain_forms: 6 shapes OK"] };
+
+/// Hand-written PTX in forms other toolchains write (vector `.reg` parameters, register
+/// plus immediate, vector moves, immediate predicates, a `subc.cc.s32` borrow chain) and
+/// static `.shared` charged per kernel (five 16 KiB kernels in one module).
+#[test]
+fn toolchain_forms() {
+    run_fixture(&TOOLCHAIN_FORMS);
+}
+
 /// An object with a version of every kernel per x86-64 level (`--cpu x86-64,x86-64-v3,
 /// x86-64-v4`): the warp, barrier and float kernels give the same verified results with the
 /// version the CPU picks and with the baseline forced (`PTXRT_CPU_LEVEL=1`).

@@ -25,6 +25,10 @@ pub(super) fn call(scope: &mut FnScope, inst: &ast::Instruction, mut mods: Mods,
         scope.error(rest[1].span.clone(), "unexpected operand after the call's prototype");
         return None;
     }
+    // A vector register passed to (or receiving) a vector `.reg` parameter: its components,
+    // one parameter each (see `function::param_decls`).
+    let expand = |scope: &FnScope, ops: &[Spanned<A>]| -> Vec<Spanned<A>> { ops.iter().flat_map(|o| scope.vector_elements(o)).collect() };
+    let (args, rets) = (&expand(scope, args)[..], &expand(scope, rets)[..]);
     let A::Name { name: callee_name, component: None } = &callee_op.node else {
         scope.error(callee_op.span.clone(), "expected a function name or a register holding a function address");
         return None;
@@ -118,7 +122,12 @@ pub(super) fn call(scope: &mut FnScope, inst: &ast::Instruction, mut mods: Mods,
 /// An argument or result of a call: a `.param` variable of the caller (PTX 2.0+), or a
 /// register / immediate (the register-passing convention of ISA 1.x).
 fn call_operand(scope: &mut FnScope, op: &Spanned<A>, ty: Option<ScalarType>, is_result: bool) -> Option<ir::Operand> {
-    if let A::Name { name, component: None } = &op.node {
+    if let A::Name { name, component } = &op.node {
+        // A component of a vector register (`%v.x`) is a register of its own.
+        let name = &match component {
+            Some(c) => format!("{name}.{c}"),
+            None => name.clone(),
+        };
         match scope.lookup(name) {
             Some(LocalOrGlobal::Local(LocalSymbol::Var(v))) => {
                 let space = scope.cx.out.vars[v.0 as usize].space;

@@ -2,7 +2,7 @@
 // `PTX ISA Notes`/`Target ISA Notes`), the video chapter 9.7.18, the PTX ISA 1.4 text and the
 // script's hand-written overrides. Do not edit; rerun the script.
 //
-// 135 opcodes, 681 forms, 381 alternative sets, 530 slot lists.
+// 135 opcodes, 682 forms, 381 alternative sets, 531 slot lists.
 
 use super::forms::{Form, OpcodeForms, Rule, Slot, SpecificTarget};
 
@@ -248,37 +248,37 @@ const A238: &[&str] = &[".xor", ".and"];
 const A239: &[&str] = &[".pred", ".b16", ".b32", ".b64", ".u16", ".u32", ".u64", ".s16", ".s32", ".s64", ".f32", ".f64"];
 const A240: &[&str] = &[".u64"];
 const A241: &[&str] = &[".b16", ".b32", ".b64", ".b128"];
-const A242: &[&str] = &[".m8n8"];
-const A243: &[&str] = &[".ld_reduce"];
-const A244: &[&str] = &[".relaxed", ".acquire"];
-const A245: &[&str] = &[".min", ".max", ".add", ".and", ".or", ".xor"];
-const A246: &[&str] = &[".b32", ".b64", ".u32", ".u64", ".s32", ".s64"];
-const A247: &[&str] = &[".st"];
-const A248: &[&str] = &[".relaxed", ".release"];
-const A249: &[&str] = &[".min", ".max", ".add"];
-const A250: &[&str] = &[".acc::f32", ".acc::f16"];
-const A251: &[&str] = &[".f16", ".f16x2", ".bf16", ".bf16x2", ".f32", ".f64", ".e5m2", ".e5m2x2", ".e5m2x4", ".e4m3", ".e4m3x2", ".e4m3x4"];
-const A252: &[&str] = &[".f16", ".f16x2", ".bf16", ".bf16x2", ".f32", ".f64"];
-const A253: &[&str] = &[".cp"];
-const A254: &[&str] = &[".s8x4", ".s16", ".s32", ".s64"];
-const A255: &[&str] = &[".mask"];
-const A256: &[&str] = &[".global", ".local"];
-const A257: &[&str] = &[".L1", ".L2"];
-const A258: &[&str] = &[".L2::evict_last", ".L2::evict_normal"];
-const A259: &[&str] = &[".const", ".param"];
-const A260: &[&str] = &[".tensormap"];
-const A261: &[&str] = &[".L1"];
-const A262: &[&str] = &[".f4e", ".b4e", ".rc8", ".ecl", ".ecr", ".rc16"];
-const A263: &[&str] = &[".inc", ".dec"];
-const A264: &[&str] = &[".min", ".max"];
-const A265: &[&str] = &[".and", ".or", ".xor"];
-const A266: &[&str] = &[".u32", ".s32", ".u64"];
-const A267: &[&str] = &[".gpu", ".cluster"];
-const A268: &[&str] = &[".b16", ".b32", ".b64", ".u16", ".u32", ".u64", ".s16", ".s32", ".s64", ".f32", ".f64"];
-const A269: &[&str] = &[".eq", ".ne", ".lt", ".le", ".gt", ".ge", ".lo", ".ls", ".hi", ".hs", ".equ", ".neu", ".ltu", ".leu", ".gtu", ".geu", ".num", ".nan"];
-const A270: &[&str] = &[".u32", ".s32", ".f32"];
-const A271: &[&str] = &[".eq", ".ne", ".lt", ".le", ".gt", ".ge", ".equ", ".neu", ".ltu", ".leu", ".gtu", ".geu", ".num", ".nan"];
-const A272: &[&str] = &[".b16", ".b32", ".b64", ".u16", ".u32", ".u64", ".s16", ".s32", ".s64", ".f16", ".f32", ".f64"];
+const A242: &[&str] = &[".b16", ".b32", ".b64", ".u16", ".u32", ".u64", ".s16", ".s32", ".s64", ".f16", ".f32", ".f64"];
+const A243: &[&str] = &[".m8n8"];
+const A244: &[&str] = &[".ld_reduce"];
+const A245: &[&str] = &[".relaxed", ".acquire"];
+const A246: &[&str] = &[".min", ".max", ".add", ".and", ".or", ".xor"];
+const A247: &[&str] = &[".b32", ".b64", ".u32", ".u64", ".s32", ".s64"];
+const A248: &[&str] = &[".st"];
+const A249: &[&str] = &[".relaxed", ".release"];
+const A250: &[&str] = &[".min", ".max", ".add"];
+const A251: &[&str] = &[".acc::f32", ".acc::f16"];
+const A252: &[&str] = &[".f16", ".f16x2", ".bf16", ".bf16x2", ".f32", ".f64", ".e5m2", ".e5m2x2", ".e5m2x4", ".e4m3", ".e4m3x2", ".e4m3x4"];
+const A253: &[&str] = &[".f16", ".f16x2", ".bf16", ".bf16x2", ".f32", ".f64"];
+const A254: &[&str] = &[".cp"];
+const A255: &[&str] = &[".s8x4", ".s16", ".s32", ".s64"];
+const A256: &[&str] = &[".mask"];
+const A257: &[&str] = &[".global", ".local"];
+const A258: &[&str] = &[".L1", ".L2"];
+const A259: &[&str] = &[".L2::evict_last", ".L2::evict_normal"];
+const A260: &[&str] = &[".const", ".param"];
+const A261: &[&str] = &[".tensormap"];
+const A262: &[&str] = &[".L1"];
+const A263: &[&str] = &[".f4e", ".b4e", ".rc8", ".ecl", ".ecr", ".rc16"];
+const A264: &[&str] = &[".inc", ".dec"];
+const A265: &[&str] = &[".min", ".max"];
+const A266: &[&str] = &[".and", ".or", ".xor"];
+const A267: &[&str] = &[".u32", ".s32", ".u64"];
+const A268: &[&str] = &[".gpu", ".cluster"];
+const A269: &[&str] = &[".b16", ".b32", ".b64", ".u16", ".u32", ".u64", ".s16", ".s32", ".s64", ".f32", ".f64"];
+const A270: &[&str] = &[".eq", ".ne", ".lt", ".le", ".gt", ".ge", ".lo", ".ls", ".hi", ".hs", ".equ", ".neu", ".ltu", ".leu", ".gtu", ".geu", ".num", ".nan"];
+const A271: &[&str] = &[".u32", ".s32", ".f32"];
+const A272: &[&str] = &[".eq", ".ne", ".lt", ".le", ".gt", ".ge", ".equ", ".neu", ".ltu", ".leu", ".gtu", ".geu", ".num", ".nan"];
 const A273: &[&str] = &[".u16", ".s16", ".u32", ".s32"];
 const A274: &[&str] = &[".f16x2", ".u32", ".s32"];
 const A275: &[&str] = &[".bf16x2", ".u32", ".s32"];
@@ -684,240 +684,241 @@ const SLOTS_292: &[Slot] = &[Slot { alts: A239, optional: false, typed: true }];
 const SLOTS_293: &[Slot] = &[Slot { alts: A49, optional: false, typed: true }];
 const SLOTS_294: &[Slot] = &[Slot { alts: A240, optional: false, typed: true }];
 const SLOTS_295: &[Slot] = &[Slot { alts: A241, optional: false, typed: true }];
-const SLOTS_296: &[Slot] = &[Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A242, optional: false, typed: false }, Slot { alts: A169, optional: false, typed: false }, Slot { alts: A33, optional: false, typed: true }];
-const SLOTS_297: &[Slot] = &[Slot { alts: A243, optional: false, typed: false }, Slot { alts: A244, optional: true, typed: false }, Slot { alts: A27, optional: true, typed: false }, Slot { alts: A24, optional: true, typed: false }, Slot { alts: A245, optional: false, typed: false }, Slot { alts: A246, optional: false, typed: true }];
-const SLOTS_298: &[Slot] = &[Slot { alts: A243, optional: false, typed: false }, Slot { alts: A153, optional: false, typed: false }, Slot { alts: A24, optional: true, typed: false }, Slot { alts: A245, optional: false, typed: false }, Slot { alts: A246, optional: false, typed: true }];
-const SLOTS_299: &[Slot] = &[Slot { alts: A247, optional: false, typed: false }, Slot { alts: A248, optional: true, typed: false }, Slot { alts: A27, optional: true, typed: false }, Slot { alts: A24, optional: true, typed: false }, Slot { alts: A246, optional: false, typed: true }];
-const SLOTS_300: &[Slot] = &[Slot { alts: A247, optional: false, typed: false }, Slot { alts: A153, optional: false, typed: false }, Slot { alts: A24, optional: true, typed: false }, Slot { alts: A246, optional: false, typed: true }];
-const SLOTS_301: &[Slot] = &[Slot { alts: A47, optional: false, typed: false }, Slot { alts: A248, optional: true, typed: false }, Slot { alts: A27, optional: true, typed: false }, Slot { alts: A24, optional: true, typed: false }, Slot { alts: A245, optional: false, typed: false }, Slot { alts: A246, optional: false, typed: true }];
-const SLOTS_302: &[Slot] = &[Slot { alts: A243, optional: false, typed: false }, Slot { alts: A244, optional: true, typed: false }, Slot { alts: A27, optional: true, typed: false }, Slot { alts: A24, optional: true, typed: false }, Slot { alts: A249, optional: false, typed: false }, Slot { alts: A250, optional: true, typed: false }, Slot { alts: A40, optional: true, typed: false }, Slot { alts: A251, optional: false, typed: true }];
-const SLOTS_303: &[Slot] = &[Slot { alts: A243, optional: false, typed: false }, Slot { alts: A153, optional: false, typed: false }, Slot { alts: A24, optional: true, typed: false }, Slot { alts: A249, optional: false, typed: false }, Slot { alts: A250, optional: true, typed: false }, Slot { alts: A40, optional: true, typed: false }, Slot { alts: A251, optional: false, typed: true }];
-const SLOTS_304: &[Slot] = &[Slot { alts: A247, optional: false, typed: false }, Slot { alts: A248, optional: true, typed: false }, Slot { alts: A27, optional: true, typed: false }, Slot { alts: A24, optional: true, typed: false }, Slot { alts: A40, optional: true, typed: false }, Slot { alts: A251, optional: false, typed: true }];
-const SLOTS_305: &[Slot] = &[Slot { alts: A247, optional: false, typed: false }, Slot { alts: A153, optional: false, typed: false }, Slot { alts: A24, optional: true, typed: false }, Slot { alts: A40, optional: true, typed: false }, Slot { alts: A251, optional: false, typed: true }];
-const SLOTS_306: &[Slot] = &[Slot { alts: A47, optional: false, typed: false }, Slot { alts: A248, optional: true, typed: false }, Slot { alts: A27, optional: true, typed: false }, Slot { alts: A24, optional: true, typed: false }, Slot { alts: A36, optional: false, typed: false }, Slot { alts: A40, optional: true, typed: false }, Slot { alts: A252, optional: false, typed: true }];
-const SLOTS_307: &[Slot] = &[Slot { alts: A253, optional: false, typed: false }, Slot { alts: A65, optional: false, typed: false }, Slot { alts: A84, optional: false, typed: false }, Slot { alts: A24, optional: false, typed: false }, Slot { alts: A66, optional: false, typed: false }, Slot { alts: A88, optional: false, typed: false }, Slot { alts: A89, optional: true, typed: false }];
-const SLOTS_308: &[Slot] = &[Slot { alts: A253, optional: false, typed: false }, Slot { alts: A90, optional: false, typed: false }, Slot { alts: A65, optional: false, typed: false }, Slot { alts: A84, optional: false, typed: false }, Slot { alts: A24, optional: false, typed: false }, Slot { alts: A66, optional: false, typed: false }, Slot { alts: A88, optional: false, typed: false }, Slot { alts: A91, optional: false, typed: false }, Slot { alts: A93, optional: false, typed: true }];
-const SLOTS_309: &[Slot] = &[Slot { alts: A253, optional: false, typed: false }, Slot { alts: A90, optional: false, typed: false }, Slot { alts: A65, optional: false, typed: false }, Slot { alts: A84, optional: false, typed: false }, Slot { alts: A24, optional: false, typed: false }, Slot { alts: A66, optional: false, typed: false }, Slot { alts: A88, optional: false, typed: false }, Slot { alts: A36, optional: false, typed: false }, Slot { alts: A37, optional: false, typed: false }, Slot { alts: A17, optional: false, typed: true }];
-const SLOTS_310: &[Slot] = &[Slot { alts: A254, optional: false, typed: true }];
-const SLOTS_311: &[Slot] = &[Slot { alts: A255, optional: false, typed: false }];
-const SLOTS_312: &[Slot] = &[Slot { alts: A256, optional: true, typed: false }, Slot { alts: A257, optional: false, typed: false }];
-const SLOTS_313: &[Slot] = &[Slot { alts: A24, optional: false, typed: false }, Slot { alts: A258, optional: false, typed: false }];
-const SLOTS_314: &[Slot] = &[Slot { alts: A259, optional: true, typed: false }, Slot { alts: A260, optional: false, typed: false }];
-const SLOTS_315: &[Slot] = &[Slot { alts: A261, optional: false, typed: false }];
-const SLOTS_316: &[Slot] = &[Slot { alts: A8, optional: false, typed: true }, Slot { alts: A262, optional: true, typed: false }];
-const SLOTS_317: &[Slot] = &[Slot { alts: A76, optional: false, typed: false }, Slot { alts: A1, optional: false, typed: false }, Slot { alts: A3, optional: false, typed: true }];
-const SLOTS_318: &[Slot] = &[Slot { alts: A248, optional: true, typed: false }, Slot { alts: A27, optional: true, typed: false }, Slot { alts: A28, optional: true, typed: false }, Slot { alts: A91, optional: false, typed: false }, Slot { alts: A30, optional: true, typed: false }, Slot { alts: A31, optional: false, typed: true }];
-const SLOTS_319: &[Slot] = &[Slot { alts: A248, optional: true, typed: false }, Slot { alts: A27, optional: true, typed: false }, Slot { alts: A28, optional: true, typed: false }, Slot { alts: A36, optional: false, typed: false }, Slot { alts: A37, optional: false, typed: false }, Slot { alts: A30, optional: true, typed: false }, Slot { alts: A4, optional: false, typed: true }];
-const SLOTS_320: &[Slot] = &[Slot { alts: A248, optional: true, typed: false }, Slot { alts: A27, optional: true, typed: false }, Slot { alts: A28, optional: true, typed: false }, Slot { alts: A36, optional: false, typed: false }, Slot { alts: A37, optional: false, typed: false }, Slot { alts: A30, optional: true, typed: false }, Slot { alts: A5, optional: false, typed: true }];
-const SLOTS_321: &[Slot] = &[Slot { alts: A248, optional: true, typed: false }, Slot { alts: A27, optional: true, typed: false }, Slot { alts: A28, optional: true, typed: false }, Slot { alts: A36, optional: false, typed: false }, Slot { alts: A37, optional: false, typed: false }, Slot { alts: A30, optional: true, typed: false }, Slot { alts: A6, optional: false, typed: true }];
-const SLOTS_322: &[Slot] = &[Slot { alts: A248, optional: true, typed: false }, Slot { alts: A27, optional: true, typed: false }, Slot { alts: A28, optional: true, typed: false }, Slot { alts: A36, optional: false, typed: false }, Slot { alts: A37, optional: false, typed: false }, Slot { alts: A30, optional: true, typed: false }, Slot { alts: A7, optional: false, typed: true }];
-const SLOTS_323: &[Slot] = &[Slot { alts: A248, optional: true, typed: false }, Slot { alts: A27, optional: true, typed: false }, Slot { alts: A24, optional: true, typed: false }, Slot { alts: A36, optional: false, typed: false }, Slot { alts: A30, optional: true, typed: false }, Slot { alts: A38, optional: false, typed: false }, Slot { alts: A2, optional: false, typed: true }];
-const SLOTS_324: &[Slot] = &[Slot { alts: A248, optional: true, typed: false }, Slot { alts: A27, optional: true, typed: false }, Slot { alts: A24, optional: true, typed: false }, Slot { alts: A39, optional: false, typed: false }, Slot { alts: A37, optional: false, typed: false }, Slot { alts: A30, optional: true, typed: false }, Slot { alts: A40, optional: false, typed: false }, Slot { alts: A17, optional: false, typed: true }];
-const SLOTS_325: &[Slot] = &[Slot { alts: A248, optional: true, typed: false }, Slot { alts: A27, optional: true, typed: false }, Slot { alts: A24, optional: true, typed: false }, Slot { alts: A39, optional: false, typed: false }, Slot { alts: A37, optional: false, typed: false }, Slot { alts: A30, optional: true, typed: false }, Slot { alts: A38, optional: false, typed: false }, Slot { alts: A41, optional: false, typed: true }];
-const SLOTS_326: &[Slot] = &[Slot { alts: A65, optional: false, typed: false }, Slot { alts: A160, optional: false, typed: false }, Slot { alts: A54, optional: false, typed: false }, Slot { alts: A86, optional: true, typed: false }, Slot { alts: A67, optional: false, typed: false }, Slot { alts: A263, optional: false, typed: false }, Slot { alts: A49, optional: false, typed: true }];
-const SLOTS_327: &[Slot] = &[Slot { alts: A65, optional: false, typed: false }, Slot { alts: A160, optional: false, typed: false }, Slot { alts: A54, optional: false, typed: false }, Slot { alts: A86, optional: true, typed: false }, Slot { alts: A67, optional: false, typed: false }, Slot { alts: A264, optional: false, typed: false }, Slot { alts: A20, optional: false, typed: true }];
-const SLOTS_328: &[Slot] = &[Slot { alts: A65, optional: false, typed: false }, Slot { alts: A160, optional: false, typed: false }, Slot { alts: A54, optional: false, typed: false }, Slot { alts: A86, optional: true, typed: false }, Slot { alts: A67, optional: false, typed: false }, Slot { alts: A265, optional: false, typed: false }, Slot { alts: A8, optional: false, typed: true }];
-const SLOTS_329: &[Slot] = &[Slot { alts: A65, optional: false, typed: false }, Slot { alts: A160, optional: false, typed: false }, Slot { alts: A54, optional: false, typed: false }, Slot { alts: A86, optional: true, typed: false }, Slot { alts: A67, optional: false, typed: false }, Slot { alts: A36, optional: false, typed: false }, Slot { alts: A266, optional: false, typed: true }];
-const SLOTS_330: &[Slot] = &[Slot { alts: A65, optional: false, typed: false }, Slot { alts: A161, optional: true, typed: false }, Slot { alts: A142, optional: false, typed: false }, Slot { alts: A267, optional: false, typed: false }, Slot { alts: A24, optional: true, typed: false }, Slot { alts: A36, optional: false, typed: false }, Slot { alts: A13, optional: false, typed: true }];
-const SLOTS_331: &[Slot] = &[Slot { alts: A42, optional: false, typed: false }, Slot { alts: A91, optional: false, typed: false }, Slot { alts: A43, optional: false, typed: true }];
-const SLOTS_332: &[Slot] = &[Slot { alts: A45, optional: false, typed: false }, Slot { alts: A39, optional: false, typed: false }, Slot { alts: A20, optional: false, typed: true }];
-const SLOTS_333: &[Slot] = &[Slot { alts: A45, optional: false, typed: false }, Slot { alts: A265, optional: false, typed: false }, Slot { alts: A8, optional: false, typed: true }];
-const SLOTS_334: &[Slot] = &[Slot { alts: A45, optional: false, typed: false }, Slot { alts: A264, optional: false, typed: false }, Slot { alts: A185, optional: true, typed: false }, Slot { alts: A183, optional: true, typed: false }, Slot { alts: A2, optional: false, typed: true }];
-const SLOTS_335: &[Slot] = &[Slot { alts: A76, optional: false, typed: false }, Slot { alts: A3, optional: false, typed: true }];
-const SLOTS_336: &[Slot] = &[Slot { alts: A268, optional: false, typed: true }];
-const SLOTS_337: &[Slot] = &[Slot { alts: A269, optional: false, typed: false }, Slot { alts: A1, optional: true, typed: false }, Slot { alts: A270, optional: false, typed: true }, Slot { alts: A268, optional: false, typed: true }];
-const SLOTS_338: &[Slot] = &[Slot { alts: A269, optional: false, typed: false }, Slot { alts: A265, optional: false, typed: false }, Slot { alts: A1, optional: true, typed: false }, Slot { alts: A270, optional: false, typed: true }, Slot { alts: A268, optional: false, typed: true }];
-const SLOTS_339: &[Slot] = &[Slot { alts: A271, optional: false, typed: false }, Slot { alts: A1, optional: true, typed: false }, Slot { alts: A4, optional: false, typed: true }, Slot { alts: A272, optional: false, typed: true }];
-const SLOTS_340: &[Slot] = &[Slot { alts: A271, optional: false, typed: false }, Slot { alts: A265, optional: false, typed: false }, Slot { alts: A1, optional: true, typed: false }, Slot { alts: A4, optional: false, typed: true }, Slot { alts: A272, optional: false, typed: true }];
-const SLOTS_341: &[Slot] = &[Slot { alts: A271, optional: false, typed: false }, Slot { alts: A6, optional: false, typed: true }, Slot { alts: A272, optional: false, typed: true }];
-const SLOTS_342: &[Slot] = &[Slot { alts: A271, optional: false, typed: false }, Slot { alts: A265, optional: false, typed: false }, Slot { alts: A6, optional: false, typed: true }, Slot { alts: A272, optional: false, typed: true }];
-const SLOTS_343: &[Slot] = &[Slot { alts: A271, optional: false, typed: false }, Slot { alts: A1, optional: true, typed: false }, Slot { alts: A273, optional: false, typed: true }, Slot { alts: A4, optional: false, typed: true }];
-const SLOTS_344: &[Slot] = &[Slot { alts: A271, optional: false, typed: false }, Slot { alts: A265, optional: false, typed: false }, Slot { alts: A1, optional: true, typed: false }, Slot { alts: A273, optional: false, typed: true }, Slot { alts: A4, optional: false, typed: true }];
-const SLOTS_345: &[Slot] = &[Slot { alts: A271, optional: false, typed: false }, Slot { alts: A273, optional: false, typed: true }, Slot { alts: A6, optional: false, typed: true }];
-const SLOTS_346: &[Slot] = &[Slot { alts: A271, optional: false, typed: false }, Slot { alts: A265, optional: false, typed: false }, Slot { alts: A273, optional: false, typed: true }, Slot { alts: A6, optional: false, typed: true }];
-const SLOTS_347: &[Slot] = &[Slot { alts: A271, optional: false, typed: false }, Slot { alts: A1, optional: true, typed: false }, Slot { alts: A274, optional: false, typed: true }, Slot { alts: A5, optional: false, typed: true }];
-const SLOTS_348: &[Slot] = &[Slot { alts: A271, optional: false, typed: false }, Slot { alts: A265, optional: false, typed: false }, Slot { alts: A1, optional: true, typed: false }, Slot { alts: A274, optional: false, typed: true }, Slot { alts: A5, optional: false, typed: true }];
-const SLOTS_349: &[Slot] = &[Slot { alts: A271, optional: false, typed: false }, Slot { alts: A275, optional: false, typed: true }, Slot { alts: A7, optional: false, typed: true }];
-const SLOTS_350: &[Slot] = &[Slot { alts: A271, optional: false, typed: false }, Slot { alts: A265, optional: false, typed: false }, Slot { alts: A275, optional: false, typed: true }, Slot { alts: A7, optional: false, typed: true }];
-const SLOTS_351: &[Slot] = &[Slot { alts: A276, optional: false, typed: false }, Slot { alts: A1, optional: true, typed: false }, Slot { alts: A270, optional: false, typed: true }, Slot { alts: A268, optional: false, typed: true }];
-const SLOTS_352: &[Slot] = &[Slot { alts: A276, optional: false, typed: false }, Slot { alts: A277, optional: false, typed: false }, Slot { alts: A1, optional: true, typed: false }, Slot { alts: A270, optional: false, typed: true }, Slot { alts: A268, optional: false, typed: true }];
-const SLOTS_353: &[Slot] = &[Slot { alts: A263, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A49, optional: false, typed: true }];
-const SLOTS_354: &[Slot] = &[Slot { alts: A269, optional: false, typed: false }, Slot { alts: A1, optional: true, typed: false }, Slot { alts: A268, optional: false, typed: true }];
-const SLOTS_355: &[Slot] = &[Slot { alts: A269, optional: false, typed: false }, Slot { alts: A265, optional: false, typed: false }, Slot { alts: A1, optional: true, typed: false }, Slot { alts: A268, optional: false, typed: true }];
-const SLOTS_356: &[Slot] = &[Slot { alts: A271, optional: false, typed: false }, Slot { alts: A1, optional: true, typed: false }, Slot { alts: A4, optional: false, typed: true }];
-const SLOTS_357: &[Slot] = &[Slot { alts: A271, optional: false, typed: false }, Slot { alts: A265, optional: false, typed: false }, Slot { alts: A1, optional: true, typed: false }, Slot { alts: A4, optional: false, typed: true }];
-const SLOTS_358: &[Slot] = &[Slot { alts: A271, optional: false, typed: false }, Slot { alts: A1, optional: true, typed: false }, Slot { alts: A5, optional: false, typed: true }];
-const SLOTS_359: &[Slot] = &[Slot { alts: A271, optional: false, typed: false }, Slot { alts: A265, optional: false, typed: false }, Slot { alts: A1, optional: true, typed: false }, Slot { alts: A5, optional: false, typed: true }];
-const SLOTS_360: &[Slot] = &[Slot { alts: A271, optional: false, typed: false }, Slot { alts: A6, optional: false, typed: true }];
-const SLOTS_361: &[Slot] = &[Slot { alts: A271, optional: false, typed: false }, Slot { alts: A265, optional: false, typed: false }, Slot { alts: A6, optional: false, typed: true }];
-const SLOTS_362: &[Slot] = &[Slot { alts: A271, optional: false, typed: false }, Slot { alts: A7, optional: false, typed: true }];
-const SLOTS_363: &[Slot] = &[Slot { alts: A271, optional: false, typed: false }, Slot { alts: A265, optional: false, typed: false }, Slot { alts: A7, optional: false, typed: true }];
-const SLOTS_364: &[Slot] = &[Slot { alts: A276, optional: false, typed: false }, Slot { alts: A1, optional: true, typed: false }, Slot { alts: A268, optional: false, typed: true }];
-const SLOTS_365: &[Slot] = &[Slot { alts: A276, optional: false, typed: false }, Slot { alts: A277, optional: false, typed: false }, Slot { alts: A1, optional: true, typed: false }, Slot { alts: A268, optional: false, typed: true }];
-const SLOTS_366: &[Slot] = &[Slot { alts: A278, optional: false, typed: false }, Slot { alts: A61, optional: false, typed: false }, Slot { alts: A8, optional: false, typed: true }];
-const SLOTS_367: &[Slot] = &[Slot { alts: A279, optional: false, typed: false }, Slot { alts: A61, optional: false, typed: false }, Slot { alts: A8, optional: false, typed: true }];
-const SLOTS_368: &[Slot] = &[Slot { alts: A280, optional: false, typed: false }, Slot { alts: A8, optional: false, typed: true }];
-const SLOTS_369: &[Slot] = &[Slot { alts: A45, optional: false, typed: false }, Slot { alts: A280, optional: false, typed: false }, Slot { alts: A8, optional: false, typed: true }];
-const SLOTS_370: &[Slot] = &[Slot { alts: A281, optional: false, typed: true }];
-const SLOTS_371: &[Slot] = &[Slot { alts: A268, optional: false, typed: true }, Slot { alts: A19, optional: false, typed: true }];
-const SLOTS_372: &[Slot] = &[Slot { alts: A1, optional: true, typed: false }, Slot { alts: A268, optional: false, typed: true }, Slot { alts: A2, optional: false, typed: true }];
-const SLOTS_373: &[Slot] = &[Slot { alts: A153, optional: true, typed: false }, Slot { alts: A282, optional: true, typed: false }, Slot { alts: A283, optional: true, typed: false }, Slot { alts: A30, optional: true, typed: false }, Slot { alts: A40, optional: true, typed: false }, Slot { alts: A156, optional: false, typed: true }];
-const SLOTS_374: &[Slot] = &[Slot { alts: A153, optional: true, typed: false }, Slot { alts: A282, optional: true, typed: false }, Slot { alts: A157, optional: true, typed: false }, Slot { alts: A158, optional: true, typed: false }, Slot { alts: A30, optional: true, typed: false }, Slot { alts: A40, optional: true, typed: false }, Slot { alts: A156, optional: false, typed: true }];
-const SLOTS_375: &[Slot] = &[Slot { alts: A159, optional: false, typed: false }, Slot { alts: A282, optional: true, typed: false }, Slot { alts: A40, optional: true, typed: false }, Slot { alts: A156, optional: false, typed: true }];
-const SLOTS_376: &[Slot] = &[Slot { alts: A160, optional: false, typed: false }, Slot { alts: A27, optional: false, typed: false }, Slot { alts: A282, optional: true, typed: false }, Slot { alts: A157, optional: true, typed: false }, Slot { alts: A158, optional: true, typed: false }, Slot { alts: A30, optional: true, typed: false }, Slot { alts: A40, optional: true, typed: false }, Slot { alts: A156, optional: false, typed: true }];
-const SLOTS_377: &[Slot] = &[Slot { alts: A142, optional: false, typed: false }, Slot { alts: A27, optional: false, typed: false }, Slot { alts: A282, optional: true, typed: false }, Slot { alts: A157, optional: true, typed: false }, Slot { alts: A158, optional: true, typed: false }, Slot { alts: A30, optional: true, typed: false }, Slot { alts: A40, optional: true, typed: false }, Slot { alts: A156, optional: false, typed: true }];
-const SLOTS_378: &[Slot] = &[Slot { alts: A65, optional: false, typed: false }, Slot { alts: A153, optional: true, typed: false }, Slot { alts: A86, optional: true, typed: false }, Slot { alts: A67, optional: false, typed: false }, Slot { alts: A38, optional: true, typed: false }, Slot { alts: A284, optional: false, typed: true }];
-const SLOTS_379: &[Slot] = &[Slot { alts: A65, optional: false, typed: false }, Slot { alts: A54, optional: true, typed: false }, Slot { alts: A86, optional: true, typed: false }, Slot { alts: A67, optional: false, typed: false }, Slot { alts: A38, optional: true, typed: false }, Slot { alts: A284, optional: false, typed: true }];
-const SLOTS_380: &[Slot] = &[Slot { alts: A65, optional: false, typed: false }, Slot { alts: A161, optional: true, typed: false }, Slot { alts: A142, optional: false, typed: false }, Slot { alts: A285, optional: false, typed: false }, Slot { alts: A24, optional: true, typed: false }, Slot { alts: A166, optional: false, typed: true }];
-const SLOTS_381: &[Slot] = &[Slot { alts: A84, optional: false, typed: false }, Slot { alts: A153, optional: true, typed: false }, Slot { alts: A66, optional: true, typed: false }];
-const SLOTS_382: &[Slot] = &[Slot { alts: A286, optional: false, typed: false }, Slot { alts: A166, optional: false, typed: true }];
-const SLOTS_383: &[Slot] = &[Slot { alts: A286, optional: false, typed: false }, Slot { alts: A38, optional: false, typed: false }, Slot { alts: A166, optional: false, typed: true }];
-const SLOTS_384: &[Slot] = &[Slot { alts: A159, optional: false, typed: false }, Slot { alts: A286, optional: false, typed: false }, Slot { alts: A166, optional: false, typed: true }];
-const SLOTS_385: &[Slot] = &[Slot { alts: A159, optional: false, typed: false }, Slot { alts: A286, optional: false, typed: false }, Slot { alts: A38, optional: false, typed: false }, Slot { alts: A166, optional: false, typed: true }];
-const SLOTS_386: &[Slot] = &[Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A287, optional: false, typed: false }, Slot { alts: A168, optional: false, typed: false }, Slot { alts: A169, optional: true, typed: false }, Slot { alts: A78, optional: true, typed: false }, Slot { alts: A170, optional: false, typed: true }];
-const SLOTS_387: &[Slot] = &[Slot { alts: A288, optional: false, typed: true }];
-const SLOTS_388: &[Slot] = &[Slot { alts: A10, optional: true, typed: false }, Slot { alts: A289, optional: false, typed: true }];
-const SLOTS_389: &[Slot] = &[Slot { alts: A290, optional: false, typed: false }, Slot { alts: A291, optional: false, typed: false }, Slot { alts: A292, optional: true, typed: false }, Slot { alts: A38, optional: true, typed: false }, Slot { alts: A293, optional: false, typed: true }, Slot { alts: A294, optional: false, typed: false }];
-const SLOTS_390: &[Slot] = &[Slot { alts: A295, optional: false, typed: false }, Slot { alts: A8, optional: false, typed: true }];
-const SLOTS_391: &[Slot] = &[Slot { alts: A290, optional: false, typed: false }, Slot { alts: A296, optional: false, typed: false }, Slot { alts: A297, optional: false, typed: false }, Slot { alts: A298, optional: false, typed: true }, Slot { alts: A294, optional: false, typed: false }];
-const SLOTS_392: &[Slot] = &[Slot { alts: A299, optional: false, typed: false }, Slot { alts: A296, optional: false, typed: false }, Slot { alts: A297, optional: false, typed: false }, Slot { alts: A59, optional: false, typed: true }, Slot { alts: A294, optional: false, typed: false }];
-const SLOTS_393: &[Slot] = &[Slot { alts: A290, optional: false, typed: false }, Slot { alts: A297, optional: false, typed: false }, Slot { alts: A283, optional: true, typed: false }, Slot { alts: A38, optional: true, typed: false }, Slot { alts: A293, optional: false, typed: true }, Slot { alts: A294, optional: false, typed: false }];
-const SLOTS_394: &[Slot] = &[Slot { alts: A299, optional: false, typed: false }, Slot { alts: A297, optional: false, typed: false }, Slot { alts: A38, optional: true, typed: false }, Slot { alts: A8, optional: false, typed: true }, Slot { alts: A294, optional: false, typed: false }];
-const SLOTS_395: &[Slot] = &[Slot { alts: A290, optional: false, typed: false }, Slot { alts: A300, optional: false, typed: false }, Slot { alts: A283, optional: true, typed: false }, Slot { alts: A38, optional: true, typed: false }, Slot { alts: A293, optional: false, typed: true }, Slot { alts: A294, optional: false, typed: false }];
-const SLOTS_396: &[Slot] = &[Slot { alts: A61, optional: false, typed: false }, Slot { alts: A20, optional: false, typed: true }];
-const SLOTS_397: &[Slot] = &[Slot { alts: A76, optional: false, typed: false }, Slot { alts: A2, optional: false, typed: true }];
-const SLOTS_398: &[Slot] = &[Slot { alts: A76, optional: false, typed: false }, Slot { alts: A301, optional: false, typed: true }];
-const SLOTS_399: &[Slot] = &[Slot { alts: A302, optional: false, typed: false }, Slot { alts: A99, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A66, optional: true, typed: false }, Slot { alts: A8, optional: false, typed: true }];
-const SLOTS_400: &[Slot] = &[Slot { alts: A303, optional: false, typed: false }, Slot { alts: A99, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A8, optional: false, typed: true }];
-const SLOTS_401: &[Slot] = &[Slot { alts: A304, optional: false, typed: false }, Slot { alts: A99, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }];
-const SLOTS_402: &[Slot] = &[Slot { alts: A305, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A306, optional: false, typed: false }, Slot { alts: A307, optional: false, typed: false }, Slot { alts: A308, optional: true, typed: false }, Slot { alts: A8, optional: false, typed: true }];
-const SLOTS_403: &[Slot] = &[Slot { alts: A305, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A309, optional: false, typed: false }, Slot { alts: A307, optional: false, typed: false }, Slot { alts: A308, optional: true, typed: false }, Slot { alts: A8, optional: false, typed: true }];
-const SLOTS_404: &[Slot] = &[Slot { alts: A247, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A306, optional: false, typed: false }, Slot { alts: A307, optional: false, typed: false }, Slot { alts: A310, optional: true, typed: false }, Slot { alts: A8, optional: false, typed: true }];
-const SLOTS_405: &[Slot] = &[Slot { alts: A247, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A309, optional: false, typed: false }, Slot { alts: A307, optional: false, typed: false }, Slot { alts: A310, optional: true, typed: false }, Slot { alts: A8, optional: false, typed: true }];
-const SLOTS_406: &[Slot] = &[Slot { alts: A311, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }];
-const SLOTS_407: &[Slot] = &[Slot { alts: A312, optional: false, typed: false }, Slot { alts: A99, optional: false, typed: false }, Slot { alts: A313, optional: false, typed: false }, Slot { alts: A86, optional: true, typed: false }, Slot { alts: A87, optional: true, typed: false }, Slot { alts: A106, optional: false, typed: true }];
-const SLOTS_408: &[Slot] = &[Slot { alts: A314, optional: false, typed: false }];
-const SLOTS_409: &[Slot] = &[Slot { alts: A253, optional: false, typed: false }, Slot { alts: A99, optional: false, typed: false }, Slot { alts: A315, optional: false, typed: false }, Slot { alts: A316, optional: true, typed: false }];
-const SLOTS_410: &[Slot] = &[Slot { alts: A253, optional: false, typed: false }, Slot { alts: A99, optional: false, typed: false }, Slot { alts: A315, optional: false, typed: false }, Slot { alts: A316, optional: true, typed: false }, Slot { alts: A172, optional: false, typed: true }, Slot { alts: A173, optional: false, typed: true }];
-const SLOTS_411: &[Slot] = &[Slot { alts: A317, optional: false, typed: false }, Slot { alts: A99, optional: false, typed: false }, Slot { alts: A318, optional: false, typed: false }];
-const SLOTS_412: &[Slot] = &[Slot { alts: A319, optional: false, typed: false }, Slot { alts: A99, optional: false, typed: false }, Slot { alts: A320, optional: false, typed: false }];
-const SLOTS_413: &[Slot] = &[Slot { alts: A319, optional: false, typed: false }, Slot { alts: A99, optional: false, typed: false }, Slot { alts: A320, optional: false, typed: false }, Slot { alts: A321, optional: false, typed: false }, Slot { alts: A322, optional: true, typed: false }];
-const SLOTS_414: &[Slot] = &[Slot { alts: A319, optional: false, typed: false }, Slot { alts: A99, optional: false, typed: false }, Slot { alts: A320, optional: false, typed: false }, Slot { alts: A322, optional: true, typed: false }];
-const SLOTS_415: &[Slot] = &[Slot { alts: A319, optional: false, typed: false }, Slot { alts: A99, optional: false, typed: false }, Slot { alts: A320, optional: false, typed: false }, Slot { alts: A215, optional: false, typed: false }, Slot { alts: A323, optional: true, typed: false }, Slot { alts: A322, optional: true, typed: false }];
-const SLOTS_416: &[Slot] = &[Slot { alts: A319, optional: false, typed: false }, Slot { alts: A324, optional: false, typed: false }, Slot { alts: A325, optional: false, typed: false }, Slot { alts: A320, optional: false, typed: false }, Slot { alts: A326, optional: true, typed: false }];
-const SLOTS_417: &[Slot] = &[Slot { alts: A319, optional: false, typed: false }, Slot { alts: A327, optional: false, typed: false }, Slot { alts: A99, optional: false, typed: false }, Slot { alts: A320, optional: false, typed: false }];
-const SLOTS_418: &[Slot] = &[Slot { alts: A319, optional: false, typed: false }, Slot { alts: A327, optional: false, typed: false }, Slot { alts: A99, optional: false, typed: false }, Slot { alts: A320, optional: false, typed: false }, Slot { alts: A322, optional: true, typed: false }];
-const SLOTS_419: &[Slot] = &[Slot { alts: A319, optional: false, typed: false }, Slot { alts: A327, optional: false, typed: false }, Slot { alts: A99, optional: false, typed: false }, Slot { alts: A320, optional: false, typed: false }, Slot { alts: A215, optional: false, typed: false }, Slot { alts: A323, optional: true, typed: false }, Slot { alts: A322, optional: true, typed: false }];
-const SLOTS_420: &[Slot] = &[Slot { alts: A319, optional: false, typed: false }, Slot { alts: A324, optional: false, typed: false }, Slot { alts: A327, optional: false, typed: false }, Slot { alts: A325, optional: false, typed: false }, Slot { alts: A320, optional: false, typed: false }, Slot { alts: A326, optional: true, typed: false }];
-const SLOTS_421: &[Slot] = &[Slot { alts: A328, optional: false, typed: false }, Slot { alts: A329, optional: false, typed: false }, Slot { alts: A330, optional: false, typed: false }, Slot { alts: A331, optional: true, typed: false }, Slot { alts: A332, optional: false, typed: true }, Slot { alts: A59, optional: false, typed: true }];
-const SLOTS_422: &[Slot] = &[Slot { alts: A328, optional: false, typed: false }, Slot { alts: A329, optional: false, typed: false }, Slot { alts: A333, optional: false, typed: false }, Slot { alts: A331, optional: true, typed: false }, Slot { alts: A332, optional: false, typed: true }, Slot { alts: A59, optional: false, typed: true }];
-const SLOTS_423: &[Slot] = &[Slot { alts: A328, optional: false, typed: false }, Slot { alts: A329, optional: false, typed: false }, Slot { alts: A334, optional: false, typed: false }, Slot { alts: A331, optional: true, typed: false }, Slot { alts: A332, optional: false, typed: true }, Slot { alts: A59, optional: false, typed: true }];
-const SLOTS_424: &[Slot] = &[Slot { alts: A335, optional: false, typed: false }, Slot { alts: A24, optional: false, typed: false }, Slot { alts: A66, optional: false, typed: false }, Slot { alts: A148, optional: false, typed: false }, Slot { alts: A142, optional: false, typed: false }, Slot { alts: A44, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }];
-const SLOTS_425: &[Slot] = &[Slot { alts: A335, optional: false, typed: false }, Slot { alts: A24, optional: false, typed: false }, Slot { alts: A66, optional: false, typed: false }, Slot { alts: A148, optional: false, typed: false }, Slot { alts: A142, optional: false, typed: false }, Slot { alts: A54, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }];
-const SLOTS_426: &[Slot] = &[Slot { alts: A335, optional: false, typed: false }, Slot { alts: A24, optional: false, typed: false }, Slot { alts: A66, optional: false, typed: false }, Slot { alts: A148, optional: false, typed: false }, Slot { alts: A142, optional: false, typed: false }, Slot { alts: A336, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }];
-const SLOTS_427: &[Slot] = &[Slot { alts: A335, optional: false, typed: false }, Slot { alts: A24, optional: false, typed: false }, Slot { alts: A66, optional: false, typed: false }, Slot { alts: A148, optional: false, typed: false }, Slot { alts: A142, optional: false, typed: false }, Slot { alts: A162, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }];
-const SLOTS_428: &[Slot] = &[Slot { alts: A335, optional: false, typed: false }, Slot { alts: A24, optional: false, typed: false }, Slot { alts: A66, optional: false, typed: false }, Slot { alts: A148, optional: false, typed: false }, Slot { alts: A142, optional: false, typed: false }, Slot { alts: A27, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }];
-const SLOTS_429: &[Slot] = &[Slot { alts: A337, optional: false, typed: false }, Slot { alts: A75, optional: false, typed: true }];
-const SLOTS_430: &[Slot] = &[Slot { alts: A338, optional: false, typed: false }, Slot { alts: A72, optional: false, typed: false }, Slot { alts: A339, optional: false, typed: true }, Slot { alts: A340, optional: false, typed: true }];
-const SLOTS_431: &[Slot] = &[Slot { alts: A338, optional: false, typed: false }, Slot { alts: A341, optional: false, typed: false }, Slot { alts: A5, optional: false, typed: true }, Slot { alts: A340, optional: false, typed: true }];
-const SLOTS_432: &[Slot] = &[Slot { alts: A342, optional: false, typed: false }, Slot { alts: A338, optional: false, typed: false }, Slot { alts: A72, optional: false, typed: false }, Slot { alts: A339, optional: false, typed: true }, Slot { alts: A340, optional: false, typed: true }];
-const SLOTS_433: &[Slot] = &[Slot { alts: A343, optional: false, typed: false }, Slot { alts: A338, optional: false, typed: false }, Slot { alts: A72, optional: false, typed: false }, Slot { alts: A339, optional: false, typed: true }, Slot { alts: A340, optional: false, typed: true }];
-const SLOTS_434: &[Slot] = &[Slot { alts: A344, optional: false, typed: false }, Slot { alts: A338, optional: false, typed: false }, Slot { alts: A72, optional: false, typed: false }, Slot { alts: A339, optional: false, typed: true }, Slot { alts: A340, optional: false, typed: true }];
-const SLOTS_435: &[Slot] = &[Slot { alts: A342, optional: false, typed: false }, Slot { alts: A338, optional: false, typed: false }, Slot { alts: A341, optional: false, typed: false }, Slot { alts: A5, optional: false, typed: true }, Slot { alts: A340, optional: false, typed: true }];
-const SLOTS_436: &[Slot] = &[Slot { alts: A343, optional: false, typed: false }, Slot { alts: A338, optional: false, typed: false }, Slot { alts: A341, optional: false, typed: false }, Slot { alts: A5, optional: false, typed: true }, Slot { alts: A340, optional: false, typed: true }];
-const SLOTS_437: &[Slot] = &[Slot { alts: A344, optional: false, typed: false }, Slot { alts: A338, optional: false, typed: false }, Slot { alts: A341, optional: false, typed: false }, Slot { alts: A5, optional: false, typed: true }, Slot { alts: A340, optional: false, typed: true }];
-const SLOTS_438: &[Slot] = &[Slot { alts: A297, optional: false, typed: false }, Slot { alts: A72, optional: false, typed: false }, Slot { alts: A270, optional: false, typed: true }, Slot { alts: A340, optional: false, typed: true }];
-const SLOTS_439: &[Slot] = &[Slot { alts: A345, optional: false, typed: false }, Slot { alts: A346, optional: false, typed: false }, Slot { alts: A72, optional: false, typed: false }, Slot { alts: A270, optional: false, typed: true }, Slot { alts: A2, optional: false, typed: true }];
-const SLOTS_440: &[Slot] = &[Slot { alts: A345, optional: false, typed: false }, Slot { alts: A347, optional: false, typed: false }, Slot { alts: A72, optional: false, typed: false }, Slot { alts: A270, optional: false, typed: true }, Slot { alts: A2, optional: false, typed: true }];
-const SLOTS_441: &[Slot] = &[Slot { alts: A348, optional: false, typed: false }, Slot { alts: A8, optional: false, typed: true }];
-const SLOTS_442: &[Slot] = &[Slot { alts: A343, optional: false, typed: false }, Slot { alts: A349, optional: false, typed: false }, Slot { alts: A8, optional: false, typed: true }];
-const SLOTS_443: &[Slot] = &[Slot { alts: A350, optional: false, typed: false }, Slot { alts: A8, optional: false, typed: true }];
-const SLOTS_444: &[Slot] = &[Slot { alts: A20, optional: false, typed: true }, Slot { alts: A20, optional: false, typed: true }, Slot { alts: A20, optional: false, typed: true }, Slot { alts: A10, optional: true, typed: false }];
-const SLOTS_445: &[Slot] = &[Slot { alts: A20, optional: false, typed: true }, Slot { alts: A20, optional: false, typed: true }, Slot { alts: A20, optional: false, typed: true }, Slot { alts: A10, optional: true, typed: false }, Slot { alts: A39, optional: false, typed: false }];
-const SLOTS_446: &[Slot] = &[Slot { alts: A20, optional: false, typed: true }, Slot { alts: A20, optional: false, typed: true }, Slot { alts: A20, optional: false, typed: true }, Slot { alts: A36, optional: false, typed: false }];
-const SLOTS_447: &[Slot] = &[Slot { alts: A20, optional: false, typed: true }, Slot { alts: A20, optional: false, typed: true }, Slot { alts: A20, optional: false, typed: true }, Slot { alts: A10, optional: true, typed: false }, Slot { alts: A351, optional: true, typed: false }];
-const SLOTS_448: &[Slot] = &[Slot { alts: A20, optional: false, typed: true }, Slot { alts: A20, optional: false, typed: true }, Slot { alts: A20, optional: false, typed: true }, Slot { alts: A352, optional: false, typed: false }, Slot { alts: A10, optional: true, typed: false }, Slot { alts: A351, optional: true, typed: false }];
-const SLOTS_449: &[Slot] = &[Slot { alts: A353, optional: false, typed: false }, Slot { alts: A51, optional: false, typed: true }];
-const SLOTS_450: &[Slot] = &[Slot { alts: A354, optional: false, typed: false }, Slot { alts: A8, optional: false, typed: true }];
-const SLOTS_451: &[Slot] = &[Slot { alts: A45, optional: false, typed: false }, Slot { alts: A353, optional: false, typed: false }, Slot { alts: A51, optional: false, typed: true }];
-const SLOTS_452: &[Slot] = &[Slot { alts: A45, optional: false, typed: false }, Slot { alts: A354, optional: false, typed: false }, Slot { alts: A8, optional: false, typed: true }];
-const SLOTS_453: &[Slot] = &[Slot { alts: A20, optional: false, typed: true }, Slot { alts: A20, optional: false, typed: true }, Slot { alts: A355, optional: false, typed: false }];
-const SLOTS_454: &[Slot] = &[Slot { alts: A20, optional: false, typed: true }, Slot { alts: A20, optional: false, typed: true }, Slot { alts: A355, optional: false, typed: false }, Slot { alts: A39, optional: false, typed: false }];
-const SLOTS_455: &[Slot] = &[Slot { alts: A20, optional: false, typed: true }, Slot { alts: A20, optional: false, typed: true }, Slot { alts: A355, optional: false, typed: false }, Slot { alts: A36, optional: false, typed: false }];
-const SLOTS_456: &[Slot] = &[Slot { alts: A20, optional: false, typed: true }, Slot { alts: A20, optional: false, typed: true }, Slot { alts: A49, optional: false, typed: true }, Slot { alts: A10, optional: true, typed: false }, Slot { alts: A61, optional: false, typed: false }];
-const SLOTS_457: &[Slot] = &[Slot { alts: A20, optional: false, typed: true }, Slot { alts: A20, optional: false, typed: true }, Slot { alts: A49, optional: false, typed: true }, Slot { alts: A10, optional: true, typed: false }, Slot { alts: A61, optional: false, typed: false }, Slot { alts: A39, optional: false, typed: false }];
-const SLOTS_458: &[Slot] = &[Slot { alts: A356, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }];
-const SLOTS_459: &[Slot] = &[Slot { alts: A81, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }];
-const SLOTS_460: &[Slot] = &[Slot { alts: A82, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }];
-const SLOTS_461: &[Slot] = &[Slot { alts: A357, optional: false, typed: false }, Slot { alts: A327, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A358, optional: false, typed: false }, Slot { alts: A205, optional: false, typed: true }, Slot { alts: A4, optional: false, typed: true }, Slot { alts: A4, optional: false, typed: true }];
-const SLOTS_462: &[Slot] = &[Slot { alts: A357, optional: false, typed: false }, Slot { alts: A327, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A358, optional: false, typed: false }, Slot { alts: A2, optional: false, typed: true }, Slot { alts: A6, optional: false, typed: true }, Slot { alts: A6, optional: false, typed: true }];
-const SLOTS_463: &[Slot] = &[Slot { alts: A357, optional: false, typed: false }, Slot { alts: A327, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A359, optional: false, typed: false }, Slot { alts: A2, optional: false, typed: true }, Slot { alts: A120, optional: false, typed: true }, Slot { alts: A120, optional: false, typed: true }];
-const SLOTS_464: &[Slot] = &[Slot { alts: A357, optional: false, typed: false }, Slot { alts: A327, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A360, optional: false, typed: false }, Slot { alts: A205, optional: false, typed: true }, Slot { alts: A209, optional: false, typed: true }, Slot { alts: A209, optional: false, typed: true }];
-const SLOTS_465: &[Slot] = &[Slot { alts: A357, optional: false, typed: false }, Slot { alts: A327, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A361, optional: false, typed: false }, Slot { alts: A117, optional: true, typed: false }, Slot { alts: A19, optional: false, typed: true }, Slot { alts: A362, optional: false, typed: true }, Slot { alts: A362, optional: false, typed: true }];
-const SLOTS_466: &[Slot] = &[Slot { alts: A357, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A359, optional: false, typed: false }, Slot { alts: A205, optional: false, typed: true }, Slot { alts: A4, optional: false, typed: true }, Slot { alts: A4, optional: false, typed: true }];
-const SLOTS_467: &[Slot] = &[Slot { alts: A357, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A359, optional: false, typed: false }, Slot { alts: A2, optional: false, typed: true }, Slot { alts: A6, optional: false, typed: true }, Slot { alts: A6, optional: false, typed: true }];
-const SLOTS_468: &[Slot] = &[Slot { alts: A357, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A363, optional: false, typed: false }, Slot { alts: A2, optional: false, typed: true }, Slot { alts: A120, optional: false, typed: true }, Slot { alts: A120, optional: false, typed: true }];
-const SLOTS_469: &[Slot] = &[Slot { alts: A357, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A358, optional: false, typed: false }, Slot { alts: A205, optional: false, typed: true }, Slot { alts: A209, optional: false, typed: true }, Slot { alts: A209, optional: false, typed: true }];
-const SLOTS_470: &[Slot] = &[Slot { alts: A357, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A364, optional: false, typed: false }, Slot { alts: A117, optional: true, typed: false }, Slot { alts: A19, optional: false, typed: true }, Slot { alts: A362, optional: false, typed: true }, Slot { alts: A362, optional: false, typed: true }];
-const SLOTS_471: &[Slot] = &[Slot { alts: A357, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A365, optional: false, typed: false }, Slot { alts: A19, optional: false, typed: true }, Slot { alts: A237, optional: false, typed: true }, Slot { alts: A237, optional: false, typed: true }, Slot { alts: A366, optional: false, typed: false }, Slot { alts: A48, optional: false, typed: false }];
-const SLOTS_472: &[Slot] = &[Slot { alts: A367, optional: false, typed: false }, Slot { alts: A368, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A229, optional: false, typed: false }, Slot { alts: A369, optional: false, typed: false }, Slot { alts: A370, optional: true, typed: false }, Slot { alts: A371, optional: false, typed: true }];
-const SLOTS_473: &[Slot] = &[Slot { alts: A367, optional: false, typed: false }, Slot { alts: A368, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A229, optional: false, typed: false }, Slot { alts: A369, optional: false, typed: false }, Slot { alts: A370, optional: true, typed: false }, Slot { alts: A371, optional: false, typed: true }];
-const SLOTS_474: &[Slot] = &[Slot { alts: A367, optional: false, typed: false }, Slot { alts: A290, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A229, optional: false, typed: false }, Slot { alts: A369, optional: false, typed: false }, Slot { alts: A370, optional: true, typed: false }, Slot { alts: A371, optional: false, typed: true }];
-const SLOTS_475: &[Slot] = &[Slot { alts: A367, optional: false, typed: false }, Slot { alts: A290, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A229, optional: false, typed: false }, Slot { alts: A369, optional: false, typed: false }, Slot { alts: A370, optional: true, typed: false }, Slot { alts: A371, optional: false, typed: true }];
-const SLOTS_476: &[Slot] = &[Slot { alts: A367, optional: false, typed: false }, Slot { alts: A372, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A229, optional: false, typed: false }, Slot { alts: A369, optional: false, typed: false }, Slot { alts: A370, optional: true, typed: false }, Slot { alts: A373, optional: false, typed: true }];
-const SLOTS_477: &[Slot] = &[Slot { alts: A367, optional: false, typed: false }, Slot { alts: A372, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A229, optional: false, typed: false }, Slot { alts: A369, optional: false, typed: false }, Slot { alts: A370, optional: true, typed: false }, Slot { alts: A373, optional: false, typed: true }];
-const SLOTS_478: &[Slot] = &[Slot { alts: A367, optional: false, typed: false }, Slot { alts: A368, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A229, optional: false, typed: false }, Slot { alts: A369, optional: false, typed: false }, Slot { alts: A370, optional: true, typed: false }, Slot { alts: A6, optional: false, typed: true }];
-const SLOTS_479: &[Slot] = &[Slot { alts: A367, optional: false, typed: false }, Slot { alts: A368, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A229, optional: false, typed: false }, Slot { alts: A369, optional: false, typed: false }, Slot { alts: A370, optional: true, typed: false }, Slot { alts: A6, optional: false, typed: true }];
-const SLOTS_480: &[Slot] = &[Slot { alts: A367, optional: false, typed: false }, Slot { alts: A290, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A229, optional: false, typed: false }, Slot { alts: A369, optional: false, typed: false }, Slot { alts: A370, optional: true, typed: false }, Slot { alts: A6, optional: false, typed: true }];
-const SLOTS_481: &[Slot] = &[Slot { alts: A367, optional: false, typed: false }, Slot { alts: A290, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A229, optional: false, typed: false }, Slot { alts: A369, optional: false, typed: false }, Slot { alts: A370, optional: true, typed: false }, Slot { alts: A6, optional: false, typed: true }];
-const SLOTS_482: &[Slot] = &[Slot { alts: A367, optional: false, typed: false }, Slot { alts: A372, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A229, optional: false, typed: false }, Slot { alts: A369, optional: false, typed: false }, Slot { alts: A370, optional: true, typed: false }, Slot { alts: A2, optional: false, typed: true }];
-const SLOTS_483: &[Slot] = &[Slot { alts: A367, optional: false, typed: false }, Slot { alts: A372, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A229, optional: false, typed: false }, Slot { alts: A369, optional: false, typed: false }, Slot { alts: A370, optional: true, typed: false }, Slot { alts: A2, optional: false, typed: true }];
-const SLOTS_484: &[Slot] = &[Slot { alts: A367, optional: false, typed: false }, Slot { alts: A368, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A229, optional: false, typed: false }, Slot { alts: A374, optional: false, typed: false }, Slot { alts: A370, optional: true, typed: false }, Slot { alts: A120, optional: false, typed: true }];
-const SLOTS_485: &[Slot] = &[Slot { alts: A367, optional: false, typed: false }, Slot { alts: A368, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A229, optional: false, typed: false }, Slot { alts: A374, optional: false, typed: false }, Slot { alts: A370, optional: true, typed: false }, Slot { alts: A120, optional: false, typed: true }];
-const SLOTS_486: &[Slot] = &[Slot { alts: A367, optional: false, typed: false }, Slot { alts: A290, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A229, optional: false, typed: false }, Slot { alts: A374, optional: false, typed: false }, Slot { alts: A370, optional: true, typed: false }, Slot { alts: A120, optional: false, typed: true }];
-const SLOTS_487: &[Slot] = &[Slot { alts: A367, optional: false, typed: false }, Slot { alts: A290, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A229, optional: false, typed: false }, Slot { alts: A374, optional: false, typed: false }, Slot { alts: A370, optional: true, typed: false }, Slot { alts: A120, optional: false, typed: true }];
-const SLOTS_488: &[Slot] = &[Slot { alts: A367, optional: false, typed: false }, Slot { alts: A372, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A229, optional: false, typed: false }, Slot { alts: A374, optional: false, typed: false }, Slot { alts: A370, optional: true, typed: false }, Slot { alts: A2, optional: false, typed: true }];
-const SLOTS_489: &[Slot] = &[Slot { alts: A367, optional: false, typed: false }, Slot { alts: A372, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A229, optional: false, typed: false }, Slot { alts: A374, optional: false, typed: false }, Slot { alts: A370, optional: true, typed: false }, Slot { alts: A2, optional: false, typed: true }];
-const SLOTS_490: &[Slot] = &[Slot { alts: A367, optional: false, typed: false }, Slot { alts: A368, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A229, optional: false, typed: false }, Slot { alts: A228, optional: false, typed: false }, Slot { alts: A370, optional: true, typed: false }, Slot { alts: A3, optional: false, typed: true }];
-const SLOTS_491: &[Slot] = &[Slot { alts: A367, optional: false, typed: false }, Slot { alts: A368, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A229, optional: false, typed: false }, Slot { alts: A228, optional: false, typed: false }, Slot { alts: A370, optional: true, typed: false }, Slot { alts: A3, optional: false, typed: true }];
-const SLOTS_492: &[Slot] = &[Slot { alts: A367, optional: false, typed: false }, Slot { alts: A290, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A229, optional: false, typed: false }, Slot { alts: A228, optional: false, typed: false }, Slot { alts: A370, optional: true, typed: false }, Slot { alts: A3, optional: false, typed: true }];
-const SLOTS_493: &[Slot] = &[Slot { alts: A367, optional: false, typed: false }, Slot { alts: A290, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A229, optional: false, typed: false }, Slot { alts: A228, optional: false, typed: false }, Slot { alts: A370, optional: true, typed: false }, Slot { alts: A3, optional: false, typed: true }];
-const SLOTS_494: &[Slot] = &[Slot { alts: A367, optional: false, typed: false }, Slot { alts: A372, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A229, optional: false, typed: false }, Slot { alts: A228, optional: false, typed: false }, Slot { alts: A370, optional: true, typed: false }, Slot { alts: A3, optional: false, typed: true }];
-const SLOTS_495: &[Slot] = &[Slot { alts: A367, optional: false, typed: false }, Slot { alts: A372, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A229, optional: false, typed: false }, Slot { alts: A228, optional: false, typed: false }, Slot { alts: A370, optional: true, typed: false }, Slot { alts: A3, optional: false, typed: true }];
-const SLOTS_496: &[Slot] = &[Slot { alts: A367, optional: false, typed: false }, Slot { alts: A368, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A203, optional: false, typed: false }, Slot { alts: A375, optional: false, typed: false }, Slot { alts: A370, optional: true, typed: false }, Slot { alts: A376, optional: false, typed: true }];
-const SLOTS_497: &[Slot] = &[Slot { alts: A367, optional: false, typed: false }, Slot { alts: A368, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A203, optional: false, typed: false }, Slot { alts: A375, optional: false, typed: false }, Slot { alts: A370, optional: true, typed: false }, Slot { alts: A376, optional: false, typed: true }];
-const SLOTS_498: &[Slot] = &[Slot { alts: A367, optional: false, typed: false }, Slot { alts: A290, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A204, optional: false, typed: false }, Slot { alts: A375, optional: false, typed: false }, Slot { alts: A370, optional: true, typed: false }, Slot { alts: A376, optional: false, typed: true }];
-const SLOTS_499: &[Slot] = &[Slot { alts: A367, optional: false, typed: false }, Slot { alts: A290, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A204, optional: false, typed: false }, Slot { alts: A375, optional: false, typed: false }, Slot { alts: A370, optional: true, typed: false }, Slot { alts: A376, optional: false, typed: true }];
-const SLOTS_500: &[Slot] = &[Slot { alts: A367, optional: false, typed: false }, Slot { alts: A372, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A229, optional: false, typed: false }, Slot { alts: A375, optional: false, typed: false }, Slot { alts: A370, optional: true, typed: false }, Slot { alts: A19, optional: false, typed: true }];
-const SLOTS_501: &[Slot] = &[Slot { alts: A367, optional: false, typed: false }, Slot { alts: A372, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A229, optional: false, typed: false }, Slot { alts: A375, optional: false, typed: false }, Slot { alts: A370, optional: true, typed: false }, Slot { alts: A19, optional: false, typed: true }];
-const SLOTS_502: &[Slot] = &[Slot { alts: A367, optional: false, typed: false }, Slot { alts: A368, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A203, optional: false, typed: false }, Slot { alts: A377, optional: false, typed: false }, Slot { alts: A370, optional: true, typed: false }, Slot { alts: A237, optional: false, typed: true }];
-const SLOTS_503: &[Slot] = &[Slot { alts: A367, optional: false, typed: false }, Slot { alts: A368, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A203, optional: false, typed: false }, Slot { alts: A377, optional: false, typed: false }, Slot { alts: A370, optional: true, typed: false }, Slot { alts: A237, optional: false, typed: true }];
-const SLOTS_504: &[Slot] = &[Slot { alts: A367, optional: false, typed: false }, Slot { alts: A290, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A204, optional: false, typed: false }, Slot { alts: A377, optional: false, typed: false }, Slot { alts: A370, optional: true, typed: false }, Slot { alts: A237, optional: false, typed: true }];
-const SLOTS_505: &[Slot] = &[Slot { alts: A367, optional: false, typed: false }, Slot { alts: A290, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A204, optional: false, typed: false }, Slot { alts: A377, optional: false, typed: false }, Slot { alts: A370, optional: true, typed: false }, Slot { alts: A237, optional: false, typed: true }];
-const SLOTS_506: &[Slot] = &[Slot { alts: A367, optional: false, typed: false }, Slot { alts: A372, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A229, optional: false, typed: false }, Slot { alts: A377, optional: false, typed: false }, Slot { alts: A370, optional: true, typed: false }, Slot { alts: A19, optional: false, typed: true }];
-const SLOTS_507: &[Slot] = &[Slot { alts: A367, optional: false, typed: false }, Slot { alts: A372, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A229, optional: false, typed: false }, Slot { alts: A377, optional: false, typed: false }, Slot { alts: A370, optional: true, typed: false }, Slot { alts: A19, optional: false, typed: true }];
-const SLOTS_508: &[Slot] = &[Slot { alts: A319, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A229, optional: false, typed: false }, Slot { alts: A229, optional: false, typed: false }, Slot { alts: A369, optional: false, typed: false }, Slot { alts: A205, optional: false, typed: true }, Slot { alts: A205, optional: false, typed: true }];
-const SLOTS_509: &[Slot] = &[Slot { alts: A319, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A229, optional: false, typed: false }, Slot { alts: A229, optional: false, typed: false }, Slot { alts: A369, optional: false, typed: false }, Slot { alts: A205, optional: false, typed: true }, Slot { alts: A205, optional: false, typed: true }];
-const SLOTS_510: &[Slot] = &[Slot { alts: A319, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A229, optional: false, typed: false }, Slot { alts: A229, optional: false, typed: false }, Slot { alts: A369, optional: false, typed: false }, Slot { alts: A19, optional: false, typed: true }, Slot { alts: A362, optional: false, typed: true }, Slot { alts: A362, optional: false, typed: true }, Slot { alts: A19, optional: false, typed: true }, Slot { alts: A117, optional: true, typed: false }];
-const SLOTS_511: &[Slot] = &[Slot { alts: A319, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A229, optional: false, typed: false }, Slot { alts: A229, optional: false, typed: false }, Slot { alts: A369, optional: false, typed: false }, Slot { alts: A19, optional: false, typed: true }, Slot { alts: A362, optional: false, typed: true }, Slot { alts: A362, optional: false, typed: true }, Slot { alts: A19, optional: false, typed: true }, Slot { alts: A117, optional: true, typed: false }];
-const SLOTS_512: &[Slot] = &[Slot { alts: A319, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A229, optional: false, typed: false }, Slot { alts: A229, optional: false, typed: false }, Slot { alts: A369, optional: false, typed: false }, Slot { alts: A2, optional: false, typed: true }, Slot { alts: A6, optional: false, typed: true }, Slot { alts: A6, optional: false, typed: true }, Slot { alts: A2, optional: false, typed: true }];
-const SLOTS_513: &[Slot] = &[Slot { alts: A319, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A229, optional: false, typed: false }, Slot { alts: A229, optional: false, typed: false }, Slot { alts: A369, optional: false, typed: false }, Slot { alts: A2, optional: false, typed: true }, Slot { alts: A6, optional: false, typed: true }, Slot { alts: A6, optional: false, typed: true }, Slot { alts: A2, optional: false, typed: true }];
-const SLOTS_514: &[Slot] = &[Slot { alts: A319, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A229, optional: false, typed: false }, Slot { alts: A229, optional: false, typed: false }, Slot { alts: A374, optional: false, typed: false }, Slot { alts: A2, optional: false, typed: true }, Slot { alts: A120, optional: false, typed: true }, Slot { alts: A120, optional: false, typed: true }, Slot { alts: A2, optional: false, typed: true }];
-const SLOTS_515: &[Slot] = &[Slot { alts: A319, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A229, optional: false, typed: false }, Slot { alts: A229, optional: false, typed: false }, Slot { alts: A374, optional: false, typed: false }, Slot { alts: A2, optional: false, typed: true }, Slot { alts: A120, optional: false, typed: true }, Slot { alts: A120, optional: false, typed: true }, Slot { alts: A2, optional: false, typed: true }];
-const SLOTS_516: &[Slot] = &[Slot { alts: A319, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A229, optional: false, typed: false }, Slot { alts: A229, optional: false, typed: false }, Slot { alts: A228, optional: false, typed: false }, Slot { alts: A14, optional: true, typed: false }, Slot { alts: A3, optional: false, typed: true }, Slot { alts: A3, optional: false, typed: true }, Slot { alts: A3, optional: false, typed: true }, Slot { alts: A3, optional: false, typed: true }];
-const SLOTS_517: &[Slot] = &[Slot { alts: A319, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A229, optional: false, typed: false }, Slot { alts: A229, optional: false, typed: false }, Slot { alts: A228, optional: false, typed: false }, Slot { alts: A14, optional: true, typed: false }, Slot { alts: A3, optional: false, typed: true }, Slot { alts: A3, optional: false, typed: true }, Slot { alts: A3, optional: false, typed: true }, Slot { alts: A3, optional: false, typed: true }];
-const SLOTS_518: &[Slot] = &[Slot { alts: A319, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A203, optional: false, typed: false }, Slot { alts: A204, optional: false, typed: false }, Slot { alts: A375, optional: false, typed: false }, Slot { alts: A19, optional: false, typed: true }, Slot { alts: A376, optional: false, typed: true }, Slot { alts: A376, optional: false, typed: true }, Slot { alts: A19, optional: false, typed: true }, Slot { alts: A117, optional: true, typed: false }];
-const SLOTS_519: &[Slot] = &[Slot { alts: A319, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A203, optional: false, typed: false }, Slot { alts: A204, optional: false, typed: false }, Slot { alts: A375, optional: false, typed: false }, Slot { alts: A19, optional: false, typed: true }, Slot { alts: A376, optional: false, typed: true }, Slot { alts: A376, optional: false, typed: true }, Slot { alts: A19, optional: false, typed: true }, Slot { alts: A117, optional: true, typed: false }];
-const SLOTS_520: &[Slot] = &[Slot { alts: A319, optional: false, typed: false }, Slot { alts: A238, optional: false, typed: false }, Slot { alts: A48, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A203, optional: false, typed: false }, Slot { alts: A204, optional: false, typed: false }, Slot { alts: A377, optional: false, typed: false }, Slot { alts: A19, optional: false, typed: true }, Slot { alts: A237, optional: false, typed: true }, Slot { alts: A237, optional: false, typed: true }, Slot { alts: A19, optional: false, typed: true }];
-const SLOTS_521: &[Slot] = &[Slot { alts: A319, optional: false, typed: false }, Slot { alts: A238, optional: false, typed: false }, Slot { alts: A48, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A203, optional: false, typed: false }, Slot { alts: A204, optional: false, typed: false }, Slot { alts: A377, optional: false, typed: false }, Slot { alts: A19, optional: false, typed: true }, Slot { alts: A237, optional: false, typed: true }, Slot { alts: A237, optional: false, typed: true }, Slot { alts: A19, optional: false, typed: true }];
-const SLOTS_522: &[Slot] = &[Slot { alts: A378, optional: false, typed: false }, Slot { alts: A379, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A229, optional: false, typed: false }, Slot { alts: A369, optional: false, typed: false }, Slot { alts: A370, optional: true, typed: false }, Slot { alts: A373, optional: false, typed: true }];
-const SLOTS_523: &[Slot] = &[Slot { alts: A378, optional: false, typed: false }, Slot { alts: A379, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A229, optional: false, typed: false }, Slot { alts: A369, optional: false, typed: false }, Slot { alts: A370, optional: true, typed: false }, Slot { alts: A373, optional: false, typed: true }];
-const SLOTS_524: &[Slot] = &[Slot { alts: A378, optional: false, typed: false }, Slot { alts: A379, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A229, optional: false, typed: false }, Slot { alts: A380, optional: false, typed: false }, Slot { alts: A370, optional: true, typed: false }, Slot { alts: A19, optional: false, typed: true }];
-const SLOTS_525: &[Slot] = &[Slot { alts: A378, optional: false, typed: false }, Slot { alts: A379, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A229, optional: false, typed: false }, Slot { alts: A380, optional: false, typed: false }, Slot { alts: A370, optional: true, typed: false }, Slot { alts: A19, optional: false, typed: true }];
-const SLOTS_526: &[Slot] = &[Slot { alts: A378, optional: false, typed: false }, Slot { alts: A379, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A229, optional: false, typed: false }, Slot { alts: A374, optional: false, typed: false }, Slot { alts: A370, optional: true, typed: false }, Slot { alts: A2, optional: false, typed: true }];
-const SLOTS_527: &[Slot] = &[Slot { alts: A378, optional: false, typed: false }, Slot { alts: A379, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A229, optional: false, typed: false }, Slot { alts: A374, optional: false, typed: false }, Slot { alts: A370, optional: true, typed: false }, Slot { alts: A2, optional: false, typed: true }];
-const SLOTS_528: &[Slot] = &[Slot { alts: A378, optional: false, typed: false }, Slot { alts: A379, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A229, optional: false, typed: false }, Slot { alts: A228, optional: false, typed: false }, Slot { alts: A370, optional: true, typed: false }, Slot { alts: A3, optional: false, typed: true }];
-const SLOTS_529: &[Slot] = &[Slot { alts: A378, optional: false, typed: false }, Slot { alts: A379, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A229, optional: false, typed: false }, Slot { alts: A228, optional: false, typed: false }, Slot { alts: A370, optional: true, typed: false }, Slot { alts: A3, optional: false, typed: true }];
+const SLOTS_296: &[Slot] = &[Slot { alts: A38, optional: false, typed: false }, Slot { alts: A242, optional: false, typed: true }];
+const SLOTS_297: &[Slot] = &[Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A243, optional: false, typed: false }, Slot { alts: A169, optional: false, typed: false }, Slot { alts: A33, optional: false, typed: true }];
+const SLOTS_298: &[Slot] = &[Slot { alts: A244, optional: false, typed: false }, Slot { alts: A245, optional: true, typed: false }, Slot { alts: A27, optional: true, typed: false }, Slot { alts: A24, optional: true, typed: false }, Slot { alts: A246, optional: false, typed: false }, Slot { alts: A247, optional: false, typed: true }];
+const SLOTS_299: &[Slot] = &[Slot { alts: A244, optional: false, typed: false }, Slot { alts: A153, optional: false, typed: false }, Slot { alts: A24, optional: true, typed: false }, Slot { alts: A246, optional: false, typed: false }, Slot { alts: A247, optional: false, typed: true }];
+const SLOTS_300: &[Slot] = &[Slot { alts: A248, optional: false, typed: false }, Slot { alts: A249, optional: true, typed: false }, Slot { alts: A27, optional: true, typed: false }, Slot { alts: A24, optional: true, typed: false }, Slot { alts: A247, optional: false, typed: true }];
+const SLOTS_301: &[Slot] = &[Slot { alts: A248, optional: false, typed: false }, Slot { alts: A153, optional: false, typed: false }, Slot { alts: A24, optional: true, typed: false }, Slot { alts: A247, optional: false, typed: true }];
+const SLOTS_302: &[Slot] = &[Slot { alts: A47, optional: false, typed: false }, Slot { alts: A249, optional: true, typed: false }, Slot { alts: A27, optional: true, typed: false }, Slot { alts: A24, optional: true, typed: false }, Slot { alts: A246, optional: false, typed: false }, Slot { alts: A247, optional: false, typed: true }];
+const SLOTS_303: &[Slot] = &[Slot { alts: A244, optional: false, typed: false }, Slot { alts: A245, optional: true, typed: false }, Slot { alts: A27, optional: true, typed: false }, Slot { alts: A24, optional: true, typed: false }, Slot { alts: A250, optional: false, typed: false }, Slot { alts: A251, optional: true, typed: false }, Slot { alts: A40, optional: true, typed: false }, Slot { alts: A252, optional: false, typed: true }];
+const SLOTS_304: &[Slot] = &[Slot { alts: A244, optional: false, typed: false }, Slot { alts: A153, optional: false, typed: false }, Slot { alts: A24, optional: true, typed: false }, Slot { alts: A250, optional: false, typed: false }, Slot { alts: A251, optional: true, typed: false }, Slot { alts: A40, optional: true, typed: false }, Slot { alts: A252, optional: false, typed: true }];
+const SLOTS_305: &[Slot] = &[Slot { alts: A248, optional: false, typed: false }, Slot { alts: A249, optional: true, typed: false }, Slot { alts: A27, optional: true, typed: false }, Slot { alts: A24, optional: true, typed: false }, Slot { alts: A40, optional: true, typed: false }, Slot { alts: A252, optional: false, typed: true }];
+const SLOTS_306: &[Slot] = &[Slot { alts: A248, optional: false, typed: false }, Slot { alts: A153, optional: false, typed: false }, Slot { alts: A24, optional: true, typed: false }, Slot { alts: A40, optional: true, typed: false }, Slot { alts: A252, optional: false, typed: true }];
+const SLOTS_307: &[Slot] = &[Slot { alts: A47, optional: false, typed: false }, Slot { alts: A249, optional: true, typed: false }, Slot { alts: A27, optional: true, typed: false }, Slot { alts: A24, optional: true, typed: false }, Slot { alts: A36, optional: false, typed: false }, Slot { alts: A40, optional: true, typed: false }, Slot { alts: A253, optional: false, typed: true }];
+const SLOTS_308: &[Slot] = &[Slot { alts: A254, optional: false, typed: false }, Slot { alts: A65, optional: false, typed: false }, Slot { alts: A84, optional: false, typed: false }, Slot { alts: A24, optional: false, typed: false }, Slot { alts: A66, optional: false, typed: false }, Slot { alts: A88, optional: false, typed: false }, Slot { alts: A89, optional: true, typed: false }];
+const SLOTS_309: &[Slot] = &[Slot { alts: A254, optional: false, typed: false }, Slot { alts: A90, optional: false, typed: false }, Slot { alts: A65, optional: false, typed: false }, Slot { alts: A84, optional: false, typed: false }, Slot { alts: A24, optional: false, typed: false }, Slot { alts: A66, optional: false, typed: false }, Slot { alts: A88, optional: false, typed: false }, Slot { alts: A91, optional: false, typed: false }, Slot { alts: A93, optional: false, typed: true }];
+const SLOTS_310: &[Slot] = &[Slot { alts: A254, optional: false, typed: false }, Slot { alts: A90, optional: false, typed: false }, Slot { alts: A65, optional: false, typed: false }, Slot { alts: A84, optional: false, typed: false }, Slot { alts: A24, optional: false, typed: false }, Slot { alts: A66, optional: false, typed: false }, Slot { alts: A88, optional: false, typed: false }, Slot { alts: A36, optional: false, typed: false }, Slot { alts: A37, optional: false, typed: false }, Slot { alts: A17, optional: false, typed: true }];
+const SLOTS_311: &[Slot] = &[Slot { alts: A255, optional: false, typed: true }];
+const SLOTS_312: &[Slot] = &[Slot { alts: A256, optional: false, typed: false }];
+const SLOTS_313: &[Slot] = &[Slot { alts: A257, optional: true, typed: false }, Slot { alts: A258, optional: false, typed: false }];
+const SLOTS_314: &[Slot] = &[Slot { alts: A24, optional: false, typed: false }, Slot { alts: A259, optional: false, typed: false }];
+const SLOTS_315: &[Slot] = &[Slot { alts: A260, optional: true, typed: false }, Slot { alts: A261, optional: false, typed: false }];
+const SLOTS_316: &[Slot] = &[Slot { alts: A262, optional: false, typed: false }];
+const SLOTS_317: &[Slot] = &[Slot { alts: A8, optional: false, typed: true }, Slot { alts: A263, optional: true, typed: false }];
+const SLOTS_318: &[Slot] = &[Slot { alts: A76, optional: false, typed: false }, Slot { alts: A1, optional: false, typed: false }, Slot { alts: A3, optional: false, typed: true }];
+const SLOTS_319: &[Slot] = &[Slot { alts: A249, optional: true, typed: false }, Slot { alts: A27, optional: true, typed: false }, Slot { alts: A28, optional: true, typed: false }, Slot { alts: A91, optional: false, typed: false }, Slot { alts: A30, optional: true, typed: false }, Slot { alts: A31, optional: false, typed: true }];
+const SLOTS_320: &[Slot] = &[Slot { alts: A249, optional: true, typed: false }, Slot { alts: A27, optional: true, typed: false }, Slot { alts: A28, optional: true, typed: false }, Slot { alts: A36, optional: false, typed: false }, Slot { alts: A37, optional: false, typed: false }, Slot { alts: A30, optional: true, typed: false }, Slot { alts: A4, optional: false, typed: true }];
+const SLOTS_321: &[Slot] = &[Slot { alts: A249, optional: true, typed: false }, Slot { alts: A27, optional: true, typed: false }, Slot { alts: A28, optional: true, typed: false }, Slot { alts: A36, optional: false, typed: false }, Slot { alts: A37, optional: false, typed: false }, Slot { alts: A30, optional: true, typed: false }, Slot { alts: A5, optional: false, typed: true }];
+const SLOTS_322: &[Slot] = &[Slot { alts: A249, optional: true, typed: false }, Slot { alts: A27, optional: true, typed: false }, Slot { alts: A28, optional: true, typed: false }, Slot { alts: A36, optional: false, typed: false }, Slot { alts: A37, optional: false, typed: false }, Slot { alts: A30, optional: true, typed: false }, Slot { alts: A6, optional: false, typed: true }];
+const SLOTS_323: &[Slot] = &[Slot { alts: A249, optional: true, typed: false }, Slot { alts: A27, optional: true, typed: false }, Slot { alts: A28, optional: true, typed: false }, Slot { alts: A36, optional: false, typed: false }, Slot { alts: A37, optional: false, typed: false }, Slot { alts: A30, optional: true, typed: false }, Slot { alts: A7, optional: false, typed: true }];
+const SLOTS_324: &[Slot] = &[Slot { alts: A249, optional: true, typed: false }, Slot { alts: A27, optional: true, typed: false }, Slot { alts: A24, optional: true, typed: false }, Slot { alts: A36, optional: false, typed: false }, Slot { alts: A30, optional: true, typed: false }, Slot { alts: A38, optional: false, typed: false }, Slot { alts: A2, optional: false, typed: true }];
+const SLOTS_325: &[Slot] = &[Slot { alts: A249, optional: true, typed: false }, Slot { alts: A27, optional: true, typed: false }, Slot { alts: A24, optional: true, typed: false }, Slot { alts: A39, optional: false, typed: false }, Slot { alts: A37, optional: false, typed: false }, Slot { alts: A30, optional: true, typed: false }, Slot { alts: A40, optional: false, typed: false }, Slot { alts: A17, optional: false, typed: true }];
+const SLOTS_326: &[Slot] = &[Slot { alts: A249, optional: true, typed: false }, Slot { alts: A27, optional: true, typed: false }, Slot { alts: A24, optional: true, typed: false }, Slot { alts: A39, optional: false, typed: false }, Slot { alts: A37, optional: false, typed: false }, Slot { alts: A30, optional: true, typed: false }, Slot { alts: A38, optional: false, typed: false }, Slot { alts: A41, optional: false, typed: true }];
+const SLOTS_327: &[Slot] = &[Slot { alts: A65, optional: false, typed: false }, Slot { alts: A160, optional: false, typed: false }, Slot { alts: A54, optional: false, typed: false }, Slot { alts: A86, optional: true, typed: false }, Slot { alts: A67, optional: false, typed: false }, Slot { alts: A264, optional: false, typed: false }, Slot { alts: A49, optional: false, typed: true }];
+const SLOTS_328: &[Slot] = &[Slot { alts: A65, optional: false, typed: false }, Slot { alts: A160, optional: false, typed: false }, Slot { alts: A54, optional: false, typed: false }, Slot { alts: A86, optional: true, typed: false }, Slot { alts: A67, optional: false, typed: false }, Slot { alts: A265, optional: false, typed: false }, Slot { alts: A20, optional: false, typed: true }];
+const SLOTS_329: &[Slot] = &[Slot { alts: A65, optional: false, typed: false }, Slot { alts: A160, optional: false, typed: false }, Slot { alts: A54, optional: false, typed: false }, Slot { alts: A86, optional: true, typed: false }, Slot { alts: A67, optional: false, typed: false }, Slot { alts: A266, optional: false, typed: false }, Slot { alts: A8, optional: false, typed: true }];
+const SLOTS_330: &[Slot] = &[Slot { alts: A65, optional: false, typed: false }, Slot { alts: A160, optional: false, typed: false }, Slot { alts: A54, optional: false, typed: false }, Slot { alts: A86, optional: true, typed: false }, Slot { alts: A67, optional: false, typed: false }, Slot { alts: A36, optional: false, typed: false }, Slot { alts: A267, optional: false, typed: true }];
+const SLOTS_331: &[Slot] = &[Slot { alts: A65, optional: false, typed: false }, Slot { alts: A161, optional: true, typed: false }, Slot { alts: A142, optional: false, typed: false }, Slot { alts: A268, optional: false, typed: false }, Slot { alts: A24, optional: true, typed: false }, Slot { alts: A36, optional: false, typed: false }, Slot { alts: A13, optional: false, typed: true }];
+const SLOTS_332: &[Slot] = &[Slot { alts: A42, optional: false, typed: false }, Slot { alts: A91, optional: false, typed: false }, Slot { alts: A43, optional: false, typed: true }];
+const SLOTS_333: &[Slot] = &[Slot { alts: A45, optional: false, typed: false }, Slot { alts: A39, optional: false, typed: false }, Slot { alts: A20, optional: false, typed: true }];
+const SLOTS_334: &[Slot] = &[Slot { alts: A45, optional: false, typed: false }, Slot { alts: A266, optional: false, typed: false }, Slot { alts: A8, optional: false, typed: true }];
+const SLOTS_335: &[Slot] = &[Slot { alts: A45, optional: false, typed: false }, Slot { alts: A265, optional: false, typed: false }, Slot { alts: A185, optional: true, typed: false }, Slot { alts: A183, optional: true, typed: false }, Slot { alts: A2, optional: false, typed: true }];
+const SLOTS_336: &[Slot] = &[Slot { alts: A76, optional: false, typed: false }, Slot { alts: A3, optional: false, typed: true }];
+const SLOTS_337: &[Slot] = &[Slot { alts: A269, optional: false, typed: true }];
+const SLOTS_338: &[Slot] = &[Slot { alts: A270, optional: false, typed: false }, Slot { alts: A1, optional: true, typed: false }, Slot { alts: A271, optional: false, typed: true }, Slot { alts: A269, optional: false, typed: true }];
+const SLOTS_339: &[Slot] = &[Slot { alts: A270, optional: false, typed: false }, Slot { alts: A266, optional: false, typed: false }, Slot { alts: A1, optional: true, typed: false }, Slot { alts: A271, optional: false, typed: true }, Slot { alts: A269, optional: false, typed: true }];
+const SLOTS_340: &[Slot] = &[Slot { alts: A272, optional: false, typed: false }, Slot { alts: A1, optional: true, typed: false }, Slot { alts: A4, optional: false, typed: true }, Slot { alts: A242, optional: false, typed: true }];
+const SLOTS_341: &[Slot] = &[Slot { alts: A272, optional: false, typed: false }, Slot { alts: A266, optional: false, typed: false }, Slot { alts: A1, optional: true, typed: false }, Slot { alts: A4, optional: false, typed: true }, Slot { alts: A242, optional: false, typed: true }];
+const SLOTS_342: &[Slot] = &[Slot { alts: A272, optional: false, typed: false }, Slot { alts: A6, optional: false, typed: true }, Slot { alts: A242, optional: false, typed: true }];
+const SLOTS_343: &[Slot] = &[Slot { alts: A272, optional: false, typed: false }, Slot { alts: A266, optional: false, typed: false }, Slot { alts: A6, optional: false, typed: true }, Slot { alts: A242, optional: false, typed: true }];
+const SLOTS_344: &[Slot] = &[Slot { alts: A272, optional: false, typed: false }, Slot { alts: A1, optional: true, typed: false }, Slot { alts: A273, optional: false, typed: true }, Slot { alts: A4, optional: false, typed: true }];
+const SLOTS_345: &[Slot] = &[Slot { alts: A272, optional: false, typed: false }, Slot { alts: A266, optional: false, typed: false }, Slot { alts: A1, optional: true, typed: false }, Slot { alts: A273, optional: false, typed: true }, Slot { alts: A4, optional: false, typed: true }];
+const SLOTS_346: &[Slot] = &[Slot { alts: A272, optional: false, typed: false }, Slot { alts: A273, optional: false, typed: true }, Slot { alts: A6, optional: false, typed: true }];
+const SLOTS_347: &[Slot] = &[Slot { alts: A272, optional: false, typed: false }, Slot { alts: A266, optional: false, typed: false }, Slot { alts: A273, optional: false, typed: true }, Slot { alts: A6, optional: false, typed: true }];
+const SLOTS_348: &[Slot] = &[Slot { alts: A272, optional: false, typed: false }, Slot { alts: A1, optional: true, typed: false }, Slot { alts: A274, optional: false, typed: true }, Slot { alts: A5, optional: false, typed: true }];
+const SLOTS_349: &[Slot] = &[Slot { alts: A272, optional: false, typed: false }, Slot { alts: A266, optional: false, typed: false }, Slot { alts: A1, optional: true, typed: false }, Slot { alts: A274, optional: false, typed: true }, Slot { alts: A5, optional: false, typed: true }];
+const SLOTS_350: &[Slot] = &[Slot { alts: A272, optional: false, typed: false }, Slot { alts: A275, optional: false, typed: true }, Slot { alts: A7, optional: false, typed: true }];
+const SLOTS_351: &[Slot] = &[Slot { alts: A272, optional: false, typed: false }, Slot { alts: A266, optional: false, typed: false }, Slot { alts: A275, optional: false, typed: true }, Slot { alts: A7, optional: false, typed: true }];
+const SLOTS_352: &[Slot] = &[Slot { alts: A276, optional: false, typed: false }, Slot { alts: A1, optional: true, typed: false }, Slot { alts: A271, optional: false, typed: true }, Slot { alts: A269, optional: false, typed: true }];
+const SLOTS_353: &[Slot] = &[Slot { alts: A276, optional: false, typed: false }, Slot { alts: A277, optional: false, typed: false }, Slot { alts: A1, optional: true, typed: false }, Slot { alts: A271, optional: false, typed: true }, Slot { alts: A269, optional: false, typed: true }];
+const SLOTS_354: &[Slot] = &[Slot { alts: A264, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A49, optional: false, typed: true }];
+const SLOTS_355: &[Slot] = &[Slot { alts: A270, optional: false, typed: false }, Slot { alts: A1, optional: true, typed: false }, Slot { alts: A269, optional: false, typed: true }];
+const SLOTS_356: &[Slot] = &[Slot { alts: A270, optional: false, typed: false }, Slot { alts: A266, optional: false, typed: false }, Slot { alts: A1, optional: true, typed: false }, Slot { alts: A269, optional: false, typed: true }];
+const SLOTS_357: &[Slot] = &[Slot { alts: A272, optional: false, typed: false }, Slot { alts: A1, optional: true, typed: false }, Slot { alts: A4, optional: false, typed: true }];
+const SLOTS_358: &[Slot] = &[Slot { alts: A272, optional: false, typed: false }, Slot { alts: A266, optional: false, typed: false }, Slot { alts: A1, optional: true, typed: false }, Slot { alts: A4, optional: false, typed: true }];
+const SLOTS_359: &[Slot] = &[Slot { alts: A272, optional: false, typed: false }, Slot { alts: A1, optional: true, typed: false }, Slot { alts: A5, optional: false, typed: true }];
+const SLOTS_360: &[Slot] = &[Slot { alts: A272, optional: false, typed: false }, Slot { alts: A266, optional: false, typed: false }, Slot { alts: A1, optional: true, typed: false }, Slot { alts: A5, optional: false, typed: true }];
+const SLOTS_361: &[Slot] = &[Slot { alts: A272, optional: false, typed: false }, Slot { alts: A6, optional: false, typed: true }];
+const SLOTS_362: &[Slot] = &[Slot { alts: A272, optional: false, typed: false }, Slot { alts: A266, optional: false, typed: false }, Slot { alts: A6, optional: false, typed: true }];
+const SLOTS_363: &[Slot] = &[Slot { alts: A272, optional: false, typed: false }, Slot { alts: A7, optional: false, typed: true }];
+const SLOTS_364: &[Slot] = &[Slot { alts: A272, optional: false, typed: false }, Slot { alts: A266, optional: false, typed: false }, Slot { alts: A7, optional: false, typed: true }];
+const SLOTS_365: &[Slot] = &[Slot { alts: A276, optional: false, typed: false }, Slot { alts: A1, optional: true, typed: false }, Slot { alts: A269, optional: false, typed: true }];
+const SLOTS_366: &[Slot] = &[Slot { alts: A276, optional: false, typed: false }, Slot { alts: A277, optional: false, typed: false }, Slot { alts: A1, optional: true, typed: false }, Slot { alts: A269, optional: false, typed: true }];
+const SLOTS_367: &[Slot] = &[Slot { alts: A278, optional: false, typed: false }, Slot { alts: A61, optional: false, typed: false }, Slot { alts: A8, optional: false, typed: true }];
+const SLOTS_368: &[Slot] = &[Slot { alts: A279, optional: false, typed: false }, Slot { alts: A61, optional: false, typed: false }, Slot { alts: A8, optional: false, typed: true }];
+const SLOTS_369: &[Slot] = &[Slot { alts: A280, optional: false, typed: false }, Slot { alts: A8, optional: false, typed: true }];
+const SLOTS_370: &[Slot] = &[Slot { alts: A45, optional: false, typed: false }, Slot { alts: A280, optional: false, typed: false }, Slot { alts: A8, optional: false, typed: true }];
+const SLOTS_371: &[Slot] = &[Slot { alts: A281, optional: false, typed: true }];
+const SLOTS_372: &[Slot] = &[Slot { alts: A269, optional: false, typed: true }, Slot { alts: A19, optional: false, typed: true }];
+const SLOTS_373: &[Slot] = &[Slot { alts: A1, optional: true, typed: false }, Slot { alts: A269, optional: false, typed: true }, Slot { alts: A2, optional: false, typed: true }];
+const SLOTS_374: &[Slot] = &[Slot { alts: A153, optional: true, typed: false }, Slot { alts: A282, optional: true, typed: false }, Slot { alts: A283, optional: true, typed: false }, Slot { alts: A30, optional: true, typed: false }, Slot { alts: A40, optional: true, typed: false }, Slot { alts: A156, optional: false, typed: true }];
+const SLOTS_375: &[Slot] = &[Slot { alts: A153, optional: true, typed: false }, Slot { alts: A282, optional: true, typed: false }, Slot { alts: A157, optional: true, typed: false }, Slot { alts: A158, optional: true, typed: false }, Slot { alts: A30, optional: true, typed: false }, Slot { alts: A40, optional: true, typed: false }, Slot { alts: A156, optional: false, typed: true }];
+const SLOTS_376: &[Slot] = &[Slot { alts: A159, optional: false, typed: false }, Slot { alts: A282, optional: true, typed: false }, Slot { alts: A40, optional: true, typed: false }, Slot { alts: A156, optional: false, typed: true }];
+const SLOTS_377: &[Slot] = &[Slot { alts: A160, optional: false, typed: false }, Slot { alts: A27, optional: false, typed: false }, Slot { alts: A282, optional: true, typed: false }, Slot { alts: A157, optional: true, typed: false }, Slot { alts: A158, optional: true, typed: false }, Slot { alts: A30, optional: true, typed: false }, Slot { alts: A40, optional: true, typed: false }, Slot { alts: A156, optional: false, typed: true }];
+const SLOTS_378: &[Slot] = &[Slot { alts: A142, optional: false, typed: false }, Slot { alts: A27, optional: false, typed: false }, Slot { alts: A282, optional: true, typed: false }, Slot { alts: A157, optional: true, typed: false }, Slot { alts: A158, optional: true, typed: false }, Slot { alts: A30, optional: true, typed: false }, Slot { alts: A40, optional: true, typed: false }, Slot { alts: A156, optional: false, typed: true }];
+const SLOTS_379: &[Slot] = &[Slot { alts: A65, optional: false, typed: false }, Slot { alts: A153, optional: true, typed: false }, Slot { alts: A86, optional: true, typed: false }, Slot { alts: A67, optional: false, typed: false }, Slot { alts: A38, optional: true, typed: false }, Slot { alts: A284, optional: false, typed: true }];
+const SLOTS_380: &[Slot] = &[Slot { alts: A65, optional: false, typed: false }, Slot { alts: A54, optional: true, typed: false }, Slot { alts: A86, optional: true, typed: false }, Slot { alts: A67, optional: false, typed: false }, Slot { alts: A38, optional: true, typed: false }, Slot { alts: A284, optional: false, typed: true }];
+const SLOTS_381: &[Slot] = &[Slot { alts: A65, optional: false, typed: false }, Slot { alts: A161, optional: true, typed: false }, Slot { alts: A142, optional: false, typed: false }, Slot { alts: A285, optional: false, typed: false }, Slot { alts: A24, optional: true, typed: false }, Slot { alts: A166, optional: false, typed: true }];
+const SLOTS_382: &[Slot] = &[Slot { alts: A84, optional: false, typed: false }, Slot { alts: A153, optional: true, typed: false }, Slot { alts: A66, optional: true, typed: false }];
+const SLOTS_383: &[Slot] = &[Slot { alts: A286, optional: false, typed: false }, Slot { alts: A166, optional: false, typed: true }];
+const SLOTS_384: &[Slot] = &[Slot { alts: A286, optional: false, typed: false }, Slot { alts: A38, optional: false, typed: false }, Slot { alts: A166, optional: false, typed: true }];
+const SLOTS_385: &[Slot] = &[Slot { alts: A159, optional: false, typed: false }, Slot { alts: A286, optional: false, typed: false }, Slot { alts: A166, optional: false, typed: true }];
+const SLOTS_386: &[Slot] = &[Slot { alts: A159, optional: false, typed: false }, Slot { alts: A286, optional: false, typed: false }, Slot { alts: A38, optional: false, typed: false }, Slot { alts: A166, optional: false, typed: true }];
+const SLOTS_387: &[Slot] = &[Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A287, optional: false, typed: false }, Slot { alts: A168, optional: false, typed: false }, Slot { alts: A169, optional: true, typed: false }, Slot { alts: A78, optional: true, typed: false }, Slot { alts: A170, optional: false, typed: true }];
+const SLOTS_388: &[Slot] = &[Slot { alts: A288, optional: false, typed: true }];
+const SLOTS_389: &[Slot] = &[Slot { alts: A10, optional: true, typed: false }, Slot { alts: A289, optional: false, typed: true }];
+const SLOTS_390: &[Slot] = &[Slot { alts: A290, optional: false, typed: false }, Slot { alts: A291, optional: false, typed: false }, Slot { alts: A292, optional: true, typed: false }, Slot { alts: A38, optional: true, typed: false }, Slot { alts: A293, optional: false, typed: true }, Slot { alts: A294, optional: false, typed: false }];
+const SLOTS_391: &[Slot] = &[Slot { alts: A295, optional: false, typed: false }, Slot { alts: A8, optional: false, typed: true }];
+const SLOTS_392: &[Slot] = &[Slot { alts: A290, optional: false, typed: false }, Slot { alts: A296, optional: false, typed: false }, Slot { alts: A297, optional: false, typed: false }, Slot { alts: A298, optional: false, typed: true }, Slot { alts: A294, optional: false, typed: false }];
+const SLOTS_393: &[Slot] = &[Slot { alts: A299, optional: false, typed: false }, Slot { alts: A296, optional: false, typed: false }, Slot { alts: A297, optional: false, typed: false }, Slot { alts: A59, optional: false, typed: true }, Slot { alts: A294, optional: false, typed: false }];
+const SLOTS_394: &[Slot] = &[Slot { alts: A290, optional: false, typed: false }, Slot { alts: A297, optional: false, typed: false }, Slot { alts: A283, optional: true, typed: false }, Slot { alts: A38, optional: true, typed: false }, Slot { alts: A293, optional: false, typed: true }, Slot { alts: A294, optional: false, typed: false }];
+const SLOTS_395: &[Slot] = &[Slot { alts: A299, optional: false, typed: false }, Slot { alts: A297, optional: false, typed: false }, Slot { alts: A38, optional: true, typed: false }, Slot { alts: A8, optional: false, typed: true }, Slot { alts: A294, optional: false, typed: false }];
+const SLOTS_396: &[Slot] = &[Slot { alts: A290, optional: false, typed: false }, Slot { alts: A300, optional: false, typed: false }, Slot { alts: A283, optional: true, typed: false }, Slot { alts: A38, optional: true, typed: false }, Slot { alts: A293, optional: false, typed: true }, Slot { alts: A294, optional: false, typed: false }];
+const SLOTS_397: &[Slot] = &[Slot { alts: A61, optional: false, typed: false }, Slot { alts: A20, optional: false, typed: true }];
+const SLOTS_398: &[Slot] = &[Slot { alts: A76, optional: false, typed: false }, Slot { alts: A2, optional: false, typed: true }];
+const SLOTS_399: &[Slot] = &[Slot { alts: A76, optional: false, typed: false }, Slot { alts: A301, optional: false, typed: true }];
+const SLOTS_400: &[Slot] = &[Slot { alts: A302, optional: false, typed: false }, Slot { alts: A99, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A66, optional: true, typed: false }, Slot { alts: A8, optional: false, typed: true }];
+const SLOTS_401: &[Slot] = &[Slot { alts: A303, optional: false, typed: false }, Slot { alts: A99, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A8, optional: false, typed: true }];
+const SLOTS_402: &[Slot] = &[Slot { alts: A304, optional: false, typed: false }, Slot { alts: A99, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }];
+const SLOTS_403: &[Slot] = &[Slot { alts: A305, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A306, optional: false, typed: false }, Slot { alts: A307, optional: false, typed: false }, Slot { alts: A308, optional: true, typed: false }, Slot { alts: A8, optional: false, typed: true }];
+const SLOTS_404: &[Slot] = &[Slot { alts: A305, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A309, optional: false, typed: false }, Slot { alts: A307, optional: false, typed: false }, Slot { alts: A308, optional: true, typed: false }, Slot { alts: A8, optional: false, typed: true }];
+const SLOTS_405: &[Slot] = &[Slot { alts: A248, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A306, optional: false, typed: false }, Slot { alts: A307, optional: false, typed: false }, Slot { alts: A310, optional: true, typed: false }, Slot { alts: A8, optional: false, typed: true }];
+const SLOTS_406: &[Slot] = &[Slot { alts: A248, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A309, optional: false, typed: false }, Slot { alts: A307, optional: false, typed: false }, Slot { alts: A310, optional: true, typed: false }, Slot { alts: A8, optional: false, typed: true }];
+const SLOTS_407: &[Slot] = &[Slot { alts: A311, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }];
+const SLOTS_408: &[Slot] = &[Slot { alts: A312, optional: false, typed: false }, Slot { alts: A99, optional: false, typed: false }, Slot { alts: A313, optional: false, typed: false }, Slot { alts: A86, optional: true, typed: false }, Slot { alts: A87, optional: true, typed: false }, Slot { alts: A106, optional: false, typed: true }];
+const SLOTS_409: &[Slot] = &[Slot { alts: A314, optional: false, typed: false }];
+const SLOTS_410: &[Slot] = &[Slot { alts: A254, optional: false, typed: false }, Slot { alts: A99, optional: false, typed: false }, Slot { alts: A315, optional: false, typed: false }, Slot { alts: A316, optional: true, typed: false }];
+const SLOTS_411: &[Slot] = &[Slot { alts: A254, optional: false, typed: false }, Slot { alts: A99, optional: false, typed: false }, Slot { alts: A315, optional: false, typed: false }, Slot { alts: A316, optional: true, typed: false }, Slot { alts: A172, optional: false, typed: true }, Slot { alts: A173, optional: false, typed: true }];
+const SLOTS_412: &[Slot] = &[Slot { alts: A317, optional: false, typed: false }, Slot { alts: A99, optional: false, typed: false }, Slot { alts: A318, optional: false, typed: false }];
+const SLOTS_413: &[Slot] = &[Slot { alts: A319, optional: false, typed: false }, Slot { alts: A99, optional: false, typed: false }, Slot { alts: A320, optional: false, typed: false }];
+const SLOTS_414: &[Slot] = &[Slot { alts: A319, optional: false, typed: false }, Slot { alts: A99, optional: false, typed: false }, Slot { alts: A320, optional: false, typed: false }, Slot { alts: A321, optional: false, typed: false }, Slot { alts: A322, optional: true, typed: false }];
+const SLOTS_415: &[Slot] = &[Slot { alts: A319, optional: false, typed: false }, Slot { alts: A99, optional: false, typed: false }, Slot { alts: A320, optional: false, typed: false }, Slot { alts: A322, optional: true, typed: false }];
+const SLOTS_416: &[Slot] = &[Slot { alts: A319, optional: false, typed: false }, Slot { alts: A99, optional: false, typed: false }, Slot { alts: A320, optional: false, typed: false }, Slot { alts: A215, optional: false, typed: false }, Slot { alts: A323, optional: true, typed: false }, Slot { alts: A322, optional: true, typed: false }];
+const SLOTS_417: &[Slot] = &[Slot { alts: A319, optional: false, typed: false }, Slot { alts: A324, optional: false, typed: false }, Slot { alts: A325, optional: false, typed: false }, Slot { alts: A320, optional: false, typed: false }, Slot { alts: A326, optional: true, typed: false }];
+const SLOTS_418: &[Slot] = &[Slot { alts: A319, optional: false, typed: false }, Slot { alts: A327, optional: false, typed: false }, Slot { alts: A99, optional: false, typed: false }, Slot { alts: A320, optional: false, typed: false }];
+const SLOTS_419: &[Slot] = &[Slot { alts: A319, optional: false, typed: false }, Slot { alts: A327, optional: false, typed: false }, Slot { alts: A99, optional: false, typed: false }, Slot { alts: A320, optional: false, typed: false }, Slot { alts: A322, optional: true, typed: false }];
+const SLOTS_420: &[Slot] = &[Slot { alts: A319, optional: false, typed: false }, Slot { alts: A327, optional: false, typed: false }, Slot { alts: A99, optional: false, typed: false }, Slot { alts: A320, optional: false, typed: false }, Slot { alts: A215, optional: false, typed: false }, Slot { alts: A323, optional: true, typed: false }, Slot { alts: A322, optional: true, typed: false }];
+const SLOTS_421: &[Slot] = &[Slot { alts: A319, optional: false, typed: false }, Slot { alts: A324, optional: false, typed: false }, Slot { alts: A327, optional: false, typed: false }, Slot { alts: A325, optional: false, typed: false }, Slot { alts: A320, optional: false, typed: false }, Slot { alts: A326, optional: true, typed: false }];
+const SLOTS_422: &[Slot] = &[Slot { alts: A328, optional: false, typed: false }, Slot { alts: A329, optional: false, typed: false }, Slot { alts: A330, optional: false, typed: false }, Slot { alts: A331, optional: true, typed: false }, Slot { alts: A332, optional: false, typed: true }, Slot { alts: A59, optional: false, typed: true }];
+const SLOTS_423: &[Slot] = &[Slot { alts: A328, optional: false, typed: false }, Slot { alts: A329, optional: false, typed: false }, Slot { alts: A333, optional: false, typed: false }, Slot { alts: A331, optional: true, typed: false }, Slot { alts: A332, optional: false, typed: true }, Slot { alts: A59, optional: false, typed: true }];
+const SLOTS_424: &[Slot] = &[Slot { alts: A328, optional: false, typed: false }, Slot { alts: A329, optional: false, typed: false }, Slot { alts: A334, optional: false, typed: false }, Slot { alts: A331, optional: true, typed: false }, Slot { alts: A332, optional: false, typed: true }, Slot { alts: A59, optional: false, typed: true }];
+const SLOTS_425: &[Slot] = &[Slot { alts: A335, optional: false, typed: false }, Slot { alts: A24, optional: false, typed: false }, Slot { alts: A66, optional: false, typed: false }, Slot { alts: A148, optional: false, typed: false }, Slot { alts: A142, optional: false, typed: false }, Slot { alts: A44, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }];
+const SLOTS_426: &[Slot] = &[Slot { alts: A335, optional: false, typed: false }, Slot { alts: A24, optional: false, typed: false }, Slot { alts: A66, optional: false, typed: false }, Slot { alts: A148, optional: false, typed: false }, Slot { alts: A142, optional: false, typed: false }, Slot { alts: A54, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }];
+const SLOTS_427: &[Slot] = &[Slot { alts: A335, optional: false, typed: false }, Slot { alts: A24, optional: false, typed: false }, Slot { alts: A66, optional: false, typed: false }, Slot { alts: A148, optional: false, typed: false }, Slot { alts: A142, optional: false, typed: false }, Slot { alts: A336, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }];
+const SLOTS_428: &[Slot] = &[Slot { alts: A335, optional: false, typed: false }, Slot { alts: A24, optional: false, typed: false }, Slot { alts: A66, optional: false, typed: false }, Slot { alts: A148, optional: false, typed: false }, Slot { alts: A142, optional: false, typed: false }, Slot { alts: A162, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }];
+const SLOTS_429: &[Slot] = &[Slot { alts: A335, optional: false, typed: false }, Slot { alts: A24, optional: false, typed: false }, Slot { alts: A66, optional: false, typed: false }, Slot { alts: A148, optional: false, typed: false }, Slot { alts: A142, optional: false, typed: false }, Slot { alts: A27, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }];
+const SLOTS_430: &[Slot] = &[Slot { alts: A337, optional: false, typed: false }, Slot { alts: A75, optional: false, typed: true }];
+const SLOTS_431: &[Slot] = &[Slot { alts: A338, optional: false, typed: false }, Slot { alts: A72, optional: false, typed: false }, Slot { alts: A339, optional: false, typed: true }, Slot { alts: A340, optional: false, typed: true }];
+const SLOTS_432: &[Slot] = &[Slot { alts: A338, optional: false, typed: false }, Slot { alts: A341, optional: false, typed: false }, Slot { alts: A5, optional: false, typed: true }, Slot { alts: A340, optional: false, typed: true }];
+const SLOTS_433: &[Slot] = &[Slot { alts: A342, optional: false, typed: false }, Slot { alts: A338, optional: false, typed: false }, Slot { alts: A72, optional: false, typed: false }, Slot { alts: A339, optional: false, typed: true }, Slot { alts: A340, optional: false, typed: true }];
+const SLOTS_434: &[Slot] = &[Slot { alts: A343, optional: false, typed: false }, Slot { alts: A338, optional: false, typed: false }, Slot { alts: A72, optional: false, typed: false }, Slot { alts: A339, optional: false, typed: true }, Slot { alts: A340, optional: false, typed: true }];
+const SLOTS_435: &[Slot] = &[Slot { alts: A344, optional: false, typed: false }, Slot { alts: A338, optional: false, typed: false }, Slot { alts: A72, optional: false, typed: false }, Slot { alts: A339, optional: false, typed: true }, Slot { alts: A340, optional: false, typed: true }];
+const SLOTS_436: &[Slot] = &[Slot { alts: A342, optional: false, typed: false }, Slot { alts: A338, optional: false, typed: false }, Slot { alts: A341, optional: false, typed: false }, Slot { alts: A5, optional: false, typed: true }, Slot { alts: A340, optional: false, typed: true }];
+const SLOTS_437: &[Slot] = &[Slot { alts: A343, optional: false, typed: false }, Slot { alts: A338, optional: false, typed: false }, Slot { alts: A341, optional: false, typed: false }, Slot { alts: A5, optional: false, typed: true }, Slot { alts: A340, optional: false, typed: true }];
+const SLOTS_438: &[Slot] = &[Slot { alts: A344, optional: false, typed: false }, Slot { alts: A338, optional: false, typed: false }, Slot { alts: A341, optional: false, typed: false }, Slot { alts: A5, optional: false, typed: true }, Slot { alts: A340, optional: false, typed: true }];
+const SLOTS_439: &[Slot] = &[Slot { alts: A297, optional: false, typed: false }, Slot { alts: A72, optional: false, typed: false }, Slot { alts: A271, optional: false, typed: true }, Slot { alts: A340, optional: false, typed: true }];
+const SLOTS_440: &[Slot] = &[Slot { alts: A345, optional: false, typed: false }, Slot { alts: A346, optional: false, typed: false }, Slot { alts: A72, optional: false, typed: false }, Slot { alts: A271, optional: false, typed: true }, Slot { alts: A2, optional: false, typed: true }];
+const SLOTS_441: &[Slot] = &[Slot { alts: A345, optional: false, typed: false }, Slot { alts: A347, optional: false, typed: false }, Slot { alts: A72, optional: false, typed: false }, Slot { alts: A271, optional: false, typed: true }, Slot { alts: A2, optional: false, typed: true }];
+const SLOTS_442: &[Slot] = &[Slot { alts: A348, optional: false, typed: false }, Slot { alts: A8, optional: false, typed: true }];
+const SLOTS_443: &[Slot] = &[Slot { alts: A343, optional: false, typed: false }, Slot { alts: A349, optional: false, typed: false }, Slot { alts: A8, optional: false, typed: true }];
+const SLOTS_444: &[Slot] = &[Slot { alts: A350, optional: false, typed: false }, Slot { alts: A8, optional: false, typed: true }];
+const SLOTS_445: &[Slot] = &[Slot { alts: A20, optional: false, typed: true }, Slot { alts: A20, optional: false, typed: true }, Slot { alts: A20, optional: false, typed: true }, Slot { alts: A10, optional: true, typed: false }];
+const SLOTS_446: &[Slot] = &[Slot { alts: A20, optional: false, typed: true }, Slot { alts: A20, optional: false, typed: true }, Slot { alts: A20, optional: false, typed: true }, Slot { alts: A10, optional: true, typed: false }, Slot { alts: A39, optional: false, typed: false }];
+const SLOTS_447: &[Slot] = &[Slot { alts: A20, optional: false, typed: true }, Slot { alts: A20, optional: false, typed: true }, Slot { alts: A20, optional: false, typed: true }, Slot { alts: A36, optional: false, typed: false }];
+const SLOTS_448: &[Slot] = &[Slot { alts: A20, optional: false, typed: true }, Slot { alts: A20, optional: false, typed: true }, Slot { alts: A20, optional: false, typed: true }, Slot { alts: A10, optional: true, typed: false }, Slot { alts: A351, optional: true, typed: false }];
+const SLOTS_449: &[Slot] = &[Slot { alts: A20, optional: false, typed: true }, Slot { alts: A20, optional: false, typed: true }, Slot { alts: A20, optional: false, typed: true }, Slot { alts: A352, optional: false, typed: false }, Slot { alts: A10, optional: true, typed: false }, Slot { alts: A351, optional: true, typed: false }];
+const SLOTS_450: &[Slot] = &[Slot { alts: A353, optional: false, typed: false }, Slot { alts: A51, optional: false, typed: true }];
+const SLOTS_451: &[Slot] = &[Slot { alts: A354, optional: false, typed: false }, Slot { alts: A8, optional: false, typed: true }];
+const SLOTS_452: &[Slot] = &[Slot { alts: A45, optional: false, typed: false }, Slot { alts: A353, optional: false, typed: false }, Slot { alts: A51, optional: false, typed: true }];
+const SLOTS_453: &[Slot] = &[Slot { alts: A45, optional: false, typed: false }, Slot { alts: A354, optional: false, typed: false }, Slot { alts: A8, optional: false, typed: true }];
+const SLOTS_454: &[Slot] = &[Slot { alts: A20, optional: false, typed: true }, Slot { alts: A20, optional: false, typed: true }, Slot { alts: A355, optional: false, typed: false }];
+const SLOTS_455: &[Slot] = &[Slot { alts: A20, optional: false, typed: true }, Slot { alts: A20, optional: false, typed: true }, Slot { alts: A355, optional: false, typed: false }, Slot { alts: A39, optional: false, typed: false }];
+const SLOTS_456: &[Slot] = &[Slot { alts: A20, optional: false, typed: true }, Slot { alts: A20, optional: false, typed: true }, Slot { alts: A355, optional: false, typed: false }, Slot { alts: A36, optional: false, typed: false }];
+const SLOTS_457: &[Slot] = &[Slot { alts: A20, optional: false, typed: true }, Slot { alts: A20, optional: false, typed: true }, Slot { alts: A49, optional: false, typed: true }, Slot { alts: A10, optional: true, typed: false }, Slot { alts: A61, optional: false, typed: false }];
+const SLOTS_458: &[Slot] = &[Slot { alts: A20, optional: false, typed: true }, Slot { alts: A20, optional: false, typed: true }, Slot { alts: A49, optional: false, typed: true }, Slot { alts: A10, optional: true, typed: false }, Slot { alts: A61, optional: false, typed: false }, Slot { alts: A39, optional: false, typed: false }];
+const SLOTS_459: &[Slot] = &[Slot { alts: A356, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }];
+const SLOTS_460: &[Slot] = &[Slot { alts: A81, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }];
+const SLOTS_461: &[Slot] = &[Slot { alts: A82, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }];
+const SLOTS_462: &[Slot] = &[Slot { alts: A357, optional: false, typed: false }, Slot { alts: A327, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A358, optional: false, typed: false }, Slot { alts: A205, optional: false, typed: true }, Slot { alts: A4, optional: false, typed: true }, Slot { alts: A4, optional: false, typed: true }];
+const SLOTS_463: &[Slot] = &[Slot { alts: A357, optional: false, typed: false }, Slot { alts: A327, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A358, optional: false, typed: false }, Slot { alts: A2, optional: false, typed: true }, Slot { alts: A6, optional: false, typed: true }, Slot { alts: A6, optional: false, typed: true }];
+const SLOTS_464: &[Slot] = &[Slot { alts: A357, optional: false, typed: false }, Slot { alts: A327, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A359, optional: false, typed: false }, Slot { alts: A2, optional: false, typed: true }, Slot { alts: A120, optional: false, typed: true }, Slot { alts: A120, optional: false, typed: true }];
+const SLOTS_465: &[Slot] = &[Slot { alts: A357, optional: false, typed: false }, Slot { alts: A327, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A360, optional: false, typed: false }, Slot { alts: A205, optional: false, typed: true }, Slot { alts: A209, optional: false, typed: true }, Slot { alts: A209, optional: false, typed: true }];
+const SLOTS_466: &[Slot] = &[Slot { alts: A357, optional: false, typed: false }, Slot { alts: A327, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A361, optional: false, typed: false }, Slot { alts: A117, optional: true, typed: false }, Slot { alts: A19, optional: false, typed: true }, Slot { alts: A362, optional: false, typed: true }, Slot { alts: A362, optional: false, typed: true }];
+const SLOTS_467: &[Slot] = &[Slot { alts: A357, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A359, optional: false, typed: false }, Slot { alts: A205, optional: false, typed: true }, Slot { alts: A4, optional: false, typed: true }, Slot { alts: A4, optional: false, typed: true }];
+const SLOTS_468: &[Slot] = &[Slot { alts: A357, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A359, optional: false, typed: false }, Slot { alts: A2, optional: false, typed: true }, Slot { alts: A6, optional: false, typed: true }, Slot { alts: A6, optional: false, typed: true }];
+const SLOTS_469: &[Slot] = &[Slot { alts: A357, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A363, optional: false, typed: false }, Slot { alts: A2, optional: false, typed: true }, Slot { alts: A120, optional: false, typed: true }, Slot { alts: A120, optional: false, typed: true }];
+const SLOTS_470: &[Slot] = &[Slot { alts: A357, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A358, optional: false, typed: false }, Slot { alts: A205, optional: false, typed: true }, Slot { alts: A209, optional: false, typed: true }, Slot { alts: A209, optional: false, typed: true }];
+const SLOTS_471: &[Slot] = &[Slot { alts: A357, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A364, optional: false, typed: false }, Slot { alts: A117, optional: true, typed: false }, Slot { alts: A19, optional: false, typed: true }, Slot { alts: A362, optional: false, typed: true }, Slot { alts: A362, optional: false, typed: true }];
+const SLOTS_472: &[Slot] = &[Slot { alts: A357, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A365, optional: false, typed: false }, Slot { alts: A19, optional: false, typed: true }, Slot { alts: A237, optional: false, typed: true }, Slot { alts: A237, optional: false, typed: true }, Slot { alts: A366, optional: false, typed: false }, Slot { alts: A48, optional: false, typed: false }];
+const SLOTS_473: &[Slot] = &[Slot { alts: A367, optional: false, typed: false }, Slot { alts: A368, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A229, optional: false, typed: false }, Slot { alts: A369, optional: false, typed: false }, Slot { alts: A370, optional: true, typed: false }, Slot { alts: A371, optional: false, typed: true }];
+const SLOTS_474: &[Slot] = &[Slot { alts: A367, optional: false, typed: false }, Slot { alts: A368, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A229, optional: false, typed: false }, Slot { alts: A369, optional: false, typed: false }, Slot { alts: A370, optional: true, typed: false }, Slot { alts: A371, optional: false, typed: true }];
+const SLOTS_475: &[Slot] = &[Slot { alts: A367, optional: false, typed: false }, Slot { alts: A290, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A229, optional: false, typed: false }, Slot { alts: A369, optional: false, typed: false }, Slot { alts: A370, optional: true, typed: false }, Slot { alts: A371, optional: false, typed: true }];
+const SLOTS_476: &[Slot] = &[Slot { alts: A367, optional: false, typed: false }, Slot { alts: A290, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A229, optional: false, typed: false }, Slot { alts: A369, optional: false, typed: false }, Slot { alts: A370, optional: true, typed: false }, Slot { alts: A371, optional: false, typed: true }];
+const SLOTS_477: &[Slot] = &[Slot { alts: A367, optional: false, typed: false }, Slot { alts: A372, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A229, optional: false, typed: false }, Slot { alts: A369, optional: false, typed: false }, Slot { alts: A370, optional: true, typed: false }, Slot { alts: A373, optional: false, typed: true }];
+const SLOTS_478: &[Slot] = &[Slot { alts: A367, optional: false, typed: false }, Slot { alts: A372, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A229, optional: false, typed: false }, Slot { alts: A369, optional: false, typed: false }, Slot { alts: A370, optional: true, typed: false }, Slot { alts: A373, optional: false, typed: true }];
+const SLOTS_479: &[Slot] = &[Slot { alts: A367, optional: false, typed: false }, Slot { alts: A368, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A229, optional: false, typed: false }, Slot { alts: A369, optional: false, typed: false }, Slot { alts: A370, optional: true, typed: false }, Slot { alts: A6, optional: false, typed: true }];
+const SLOTS_480: &[Slot] = &[Slot { alts: A367, optional: false, typed: false }, Slot { alts: A368, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A229, optional: false, typed: false }, Slot { alts: A369, optional: false, typed: false }, Slot { alts: A370, optional: true, typed: false }, Slot { alts: A6, optional: false, typed: true }];
+const SLOTS_481: &[Slot] = &[Slot { alts: A367, optional: false, typed: false }, Slot { alts: A290, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A229, optional: false, typed: false }, Slot { alts: A369, optional: false, typed: false }, Slot { alts: A370, optional: true, typed: false }, Slot { alts: A6, optional: false, typed: true }];
+const SLOTS_482: &[Slot] = &[Slot { alts: A367, optional: false, typed: false }, Slot { alts: A290, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A229, optional: false, typed: false }, Slot { alts: A369, optional: false, typed: false }, Slot { alts: A370, optional: true, typed: false }, Slot { alts: A6, optional: false, typed: true }];
+const SLOTS_483: &[Slot] = &[Slot { alts: A367, optional: false, typed: false }, Slot { alts: A372, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A229, optional: false, typed: false }, Slot { alts: A369, optional: false, typed: false }, Slot { alts: A370, optional: true, typed: false }, Slot { alts: A2, optional: false, typed: true }];
+const SLOTS_484: &[Slot] = &[Slot { alts: A367, optional: false, typed: false }, Slot { alts: A372, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A229, optional: false, typed: false }, Slot { alts: A369, optional: false, typed: false }, Slot { alts: A370, optional: true, typed: false }, Slot { alts: A2, optional: false, typed: true }];
+const SLOTS_485: &[Slot] = &[Slot { alts: A367, optional: false, typed: false }, Slot { alts: A368, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A229, optional: false, typed: false }, Slot { alts: A374, optional: false, typed: false }, Slot { alts: A370, optional: true, typed: false }, Slot { alts: A120, optional: false, typed: true }];
+const SLOTS_486: &[Slot] = &[Slot { alts: A367, optional: false, typed: false }, Slot { alts: A368, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A229, optional: false, typed: false }, Slot { alts: A374, optional: false, typed: false }, Slot { alts: A370, optional: true, typed: false }, Slot { alts: A120, optional: false, typed: true }];
+const SLOTS_487: &[Slot] = &[Slot { alts: A367, optional: false, typed: false }, Slot { alts: A290, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A229, optional: false, typed: false }, Slot { alts: A374, optional: false, typed: false }, Slot { alts: A370, optional: true, typed: false }, Slot { alts: A120, optional: false, typed: true }];
+const SLOTS_488: &[Slot] = &[Slot { alts: A367, optional: false, typed: false }, Slot { alts: A290, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A229, optional: false, typed: false }, Slot { alts: A374, optional: false, typed: false }, Slot { alts: A370, optional: true, typed: false }, Slot { alts: A120, optional: false, typed: true }];
+const SLOTS_489: &[Slot] = &[Slot { alts: A367, optional: false, typed: false }, Slot { alts: A372, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A229, optional: false, typed: false }, Slot { alts: A374, optional: false, typed: false }, Slot { alts: A370, optional: true, typed: false }, Slot { alts: A2, optional: false, typed: true }];
+const SLOTS_490: &[Slot] = &[Slot { alts: A367, optional: false, typed: false }, Slot { alts: A372, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A229, optional: false, typed: false }, Slot { alts: A374, optional: false, typed: false }, Slot { alts: A370, optional: true, typed: false }, Slot { alts: A2, optional: false, typed: true }];
+const SLOTS_491: &[Slot] = &[Slot { alts: A367, optional: false, typed: false }, Slot { alts: A368, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A229, optional: false, typed: false }, Slot { alts: A228, optional: false, typed: false }, Slot { alts: A370, optional: true, typed: false }, Slot { alts: A3, optional: false, typed: true }];
+const SLOTS_492: &[Slot] = &[Slot { alts: A367, optional: false, typed: false }, Slot { alts: A368, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A229, optional: false, typed: false }, Slot { alts: A228, optional: false, typed: false }, Slot { alts: A370, optional: true, typed: false }, Slot { alts: A3, optional: false, typed: true }];
+const SLOTS_493: &[Slot] = &[Slot { alts: A367, optional: false, typed: false }, Slot { alts: A290, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A229, optional: false, typed: false }, Slot { alts: A228, optional: false, typed: false }, Slot { alts: A370, optional: true, typed: false }, Slot { alts: A3, optional: false, typed: true }];
+const SLOTS_494: &[Slot] = &[Slot { alts: A367, optional: false, typed: false }, Slot { alts: A290, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A229, optional: false, typed: false }, Slot { alts: A228, optional: false, typed: false }, Slot { alts: A370, optional: true, typed: false }, Slot { alts: A3, optional: false, typed: true }];
+const SLOTS_495: &[Slot] = &[Slot { alts: A367, optional: false, typed: false }, Slot { alts: A372, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A229, optional: false, typed: false }, Slot { alts: A228, optional: false, typed: false }, Slot { alts: A370, optional: true, typed: false }, Slot { alts: A3, optional: false, typed: true }];
+const SLOTS_496: &[Slot] = &[Slot { alts: A367, optional: false, typed: false }, Slot { alts: A372, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A229, optional: false, typed: false }, Slot { alts: A228, optional: false, typed: false }, Slot { alts: A370, optional: true, typed: false }, Slot { alts: A3, optional: false, typed: true }];
+const SLOTS_497: &[Slot] = &[Slot { alts: A367, optional: false, typed: false }, Slot { alts: A368, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A203, optional: false, typed: false }, Slot { alts: A375, optional: false, typed: false }, Slot { alts: A370, optional: true, typed: false }, Slot { alts: A376, optional: false, typed: true }];
+const SLOTS_498: &[Slot] = &[Slot { alts: A367, optional: false, typed: false }, Slot { alts: A368, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A203, optional: false, typed: false }, Slot { alts: A375, optional: false, typed: false }, Slot { alts: A370, optional: true, typed: false }, Slot { alts: A376, optional: false, typed: true }];
+const SLOTS_499: &[Slot] = &[Slot { alts: A367, optional: false, typed: false }, Slot { alts: A290, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A204, optional: false, typed: false }, Slot { alts: A375, optional: false, typed: false }, Slot { alts: A370, optional: true, typed: false }, Slot { alts: A376, optional: false, typed: true }];
+const SLOTS_500: &[Slot] = &[Slot { alts: A367, optional: false, typed: false }, Slot { alts: A290, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A204, optional: false, typed: false }, Slot { alts: A375, optional: false, typed: false }, Slot { alts: A370, optional: true, typed: false }, Slot { alts: A376, optional: false, typed: true }];
+const SLOTS_501: &[Slot] = &[Slot { alts: A367, optional: false, typed: false }, Slot { alts: A372, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A229, optional: false, typed: false }, Slot { alts: A375, optional: false, typed: false }, Slot { alts: A370, optional: true, typed: false }, Slot { alts: A19, optional: false, typed: true }];
+const SLOTS_502: &[Slot] = &[Slot { alts: A367, optional: false, typed: false }, Slot { alts: A372, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A229, optional: false, typed: false }, Slot { alts: A375, optional: false, typed: false }, Slot { alts: A370, optional: true, typed: false }, Slot { alts: A19, optional: false, typed: true }];
+const SLOTS_503: &[Slot] = &[Slot { alts: A367, optional: false, typed: false }, Slot { alts: A368, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A203, optional: false, typed: false }, Slot { alts: A377, optional: false, typed: false }, Slot { alts: A370, optional: true, typed: false }, Slot { alts: A237, optional: false, typed: true }];
+const SLOTS_504: &[Slot] = &[Slot { alts: A367, optional: false, typed: false }, Slot { alts: A368, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A203, optional: false, typed: false }, Slot { alts: A377, optional: false, typed: false }, Slot { alts: A370, optional: true, typed: false }, Slot { alts: A237, optional: false, typed: true }];
+const SLOTS_505: &[Slot] = &[Slot { alts: A367, optional: false, typed: false }, Slot { alts: A290, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A204, optional: false, typed: false }, Slot { alts: A377, optional: false, typed: false }, Slot { alts: A370, optional: true, typed: false }, Slot { alts: A237, optional: false, typed: true }];
+const SLOTS_506: &[Slot] = &[Slot { alts: A367, optional: false, typed: false }, Slot { alts: A290, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A204, optional: false, typed: false }, Slot { alts: A377, optional: false, typed: false }, Slot { alts: A370, optional: true, typed: false }, Slot { alts: A237, optional: false, typed: true }];
+const SLOTS_507: &[Slot] = &[Slot { alts: A367, optional: false, typed: false }, Slot { alts: A372, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A229, optional: false, typed: false }, Slot { alts: A377, optional: false, typed: false }, Slot { alts: A370, optional: true, typed: false }, Slot { alts: A19, optional: false, typed: true }];
+const SLOTS_508: &[Slot] = &[Slot { alts: A367, optional: false, typed: false }, Slot { alts: A372, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A229, optional: false, typed: false }, Slot { alts: A377, optional: false, typed: false }, Slot { alts: A370, optional: true, typed: false }, Slot { alts: A19, optional: false, typed: true }];
+const SLOTS_509: &[Slot] = &[Slot { alts: A319, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A229, optional: false, typed: false }, Slot { alts: A229, optional: false, typed: false }, Slot { alts: A369, optional: false, typed: false }, Slot { alts: A205, optional: false, typed: true }, Slot { alts: A205, optional: false, typed: true }];
+const SLOTS_510: &[Slot] = &[Slot { alts: A319, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A229, optional: false, typed: false }, Slot { alts: A229, optional: false, typed: false }, Slot { alts: A369, optional: false, typed: false }, Slot { alts: A205, optional: false, typed: true }, Slot { alts: A205, optional: false, typed: true }];
+const SLOTS_511: &[Slot] = &[Slot { alts: A319, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A229, optional: false, typed: false }, Slot { alts: A229, optional: false, typed: false }, Slot { alts: A369, optional: false, typed: false }, Slot { alts: A19, optional: false, typed: true }, Slot { alts: A362, optional: false, typed: true }, Slot { alts: A362, optional: false, typed: true }, Slot { alts: A19, optional: false, typed: true }, Slot { alts: A117, optional: true, typed: false }];
+const SLOTS_512: &[Slot] = &[Slot { alts: A319, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A229, optional: false, typed: false }, Slot { alts: A229, optional: false, typed: false }, Slot { alts: A369, optional: false, typed: false }, Slot { alts: A19, optional: false, typed: true }, Slot { alts: A362, optional: false, typed: true }, Slot { alts: A362, optional: false, typed: true }, Slot { alts: A19, optional: false, typed: true }, Slot { alts: A117, optional: true, typed: false }];
+const SLOTS_513: &[Slot] = &[Slot { alts: A319, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A229, optional: false, typed: false }, Slot { alts: A229, optional: false, typed: false }, Slot { alts: A369, optional: false, typed: false }, Slot { alts: A2, optional: false, typed: true }, Slot { alts: A6, optional: false, typed: true }, Slot { alts: A6, optional: false, typed: true }, Slot { alts: A2, optional: false, typed: true }];
+const SLOTS_514: &[Slot] = &[Slot { alts: A319, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A229, optional: false, typed: false }, Slot { alts: A229, optional: false, typed: false }, Slot { alts: A369, optional: false, typed: false }, Slot { alts: A2, optional: false, typed: true }, Slot { alts: A6, optional: false, typed: true }, Slot { alts: A6, optional: false, typed: true }, Slot { alts: A2, optional: false, typed: true }];
+const SLOTS_515: &[Slot] = &[Slot { alts: A319, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A229, optional: false, typed: false }, Slot { alts: A229, optional: false, typed: false }, Slot { alts: A374, optional: false, typed: false }, Slot { alts: A2, optional: false, typed: true }, Slot { alts: A120, optional: false, typed: true }, Slot { alts: A120, optional: false, typed: true }, Slot { alts: A2, optional: false, typed: true }];
+const SLOTS_516: &[Slot] = &[Slot { alts: A319, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A229, optional: false, typed: false }, Slot { alts: A229, optional: false, typed: false }, Slot { alts: A374, optional: false, typed: false }, Slot { alts: A2, optional: false, typed: true }, Slot { alts: A120, optional: false, typed: true }, Slot { alts: A120, optional: false, typed: true }, Slot { alts: A2, optional: false, typed: true }];
+const SLOTS_517: &[Slot] = &[Slot { alts: A319, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A229, optional: false, typed: false }, Slot { alts: A229, optional: false, typed: false }, Slot { alts: A228, optional: false, typed: false }, Slot { alts: A14, optional: true, typed: false }, Slot { alts: A3, optional: false, typed: true }, Slot { alts: A3, optional: false, typed: true }, Slot { alts: A3, optional: false, typed: true }, Slot { alts: A3, optional: false, typed: true }];
+const SLOTS_518: &[Slot] = &[Slot { alts: A319, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A229, optional: false, typed: false }, Slot { alts: A229, optional: false, typed: false }, Slot { alts: A228, optional: false, typed: false }, Slot { alts: A14, optional: true, typed: false }, Slot { alts: A3, optional: false, typed: true }, Slot { alts: A3, optional: false, typed: true }, Slot { alts: A3, optional: false, typed: true }, Slot { alts: A3, optional: false, typed: true }];
+const SLOTS_519: &[Slot] = &[Slot { alts: A319, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A203, optional: false, typed: false }, Slot { alts: A204, optional: false, typed: false }, Slot { alts: A375, optional: false, typed: false }, Slot { alts: A19, optional: false, typed: true }, Slot { alts: A376, optional: false, typed: true }, Slot { alts: A376, optional: false, typed: true }, Slot { alts: A19, optional: false, typed: true }, Slot { alts: A117, optional: true, typed: false }];
+const SLOTS_520: &[Slot] = &[Slot { alts: A319, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A203, optional: false, typed: false }, Slot { alts: A204, optional: false, typed: false }, Slot { alts: A375, optional: false, typed: false }, Slot { alts: A19, optional: false, typed: true }, Slot { alts: A376, optional: false, typed: true }, Slot { alts: A376, optional: false, typed: true }, Slot { alts: A19, optional: false, typed: true }, Slot { alts: A117, optional: true, typed: false }];
+const SLOTS_521: &[Slot] = &[Slot { alts: A319, optional: false, typed: false }, Slot { alts: A238, optional: false, typed: false }, Slot { alts: A48, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A203, optional: false, typed: false }, Slot { alts: A204, optional: false, typed: false }, Slot { alts: A377, optional: false, typed: false }, Slot { alts: A19, optional: false, typed: true }, Slot { alts: A237, optional: false, typed: true }, Slot { alts: A237, optional: false, typed: true }, Slot { alts: A19, optional: false, typed: true }];
+const SLOTS_522: &[Slot] = &[Slot { alts: A319, optional: false, typed: false }, Slot { alts: A238, optional: false, typed: false }, Slot { alts: A48, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A203, optional: false, typed: false }, Slot { alts: A204, optional: false, typed: false }, Slot { alts: A377, optional: false, typed: false }, Slot { alts: A19, optional: false, typed: true }, Slot { alts: A237, optional: false, typed: true }, Slot { alts: A237, optional: false, typed: true }, Slot { alts: A19, optional: false, typed: true }];
+const SLOTS_523: &[Slot] = &[Slot { alts: A378, optional: false, typed: false }, Slot { alts: A379, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A229, optional: false, typed: false }, Slot { alts: A369, optional: false, typed: false }, Slot { alts: A370, optional: true, typed: false }, Slot { alts: A373, optional: false, typed: true }];
+const SLOTS_524: &[Slot] = &[Slot { alts: A378, optional: false, typed: false }, Slot { alts: A379, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A229, optional: false, typed: false }, Slot { alts: A369, optional: false, typed: false }, Slot { alts: A370, optional: true, typed: false }, Slot { alts: A373, optional: false, typed: true }];
+const SLOTS_525: &[Slot] = &[Slot { alts: A378, optional: false, typed: false }, Slot { alts: A379, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A229, optional: false, typed: false }, Slot { alts: A380, optional: false, typed: false }, Slot { alts: A370, optional: true, typed: false }, Slot { alts: A19, optional: false, typed: true }];
+const SLOTS_526: &[Slot] = &[Slot { alts: A378, optional: false, typed: false }, Slot { alts: A379, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A229, optional: false, typed: false }, Slot { alts: A380, optional: false, typed: false }, Slot { alts: A370, optional: true, typed: false }, Slot { alts: A19, optional: false, typed: true }];
+const SLOTS_527: &[Slot] = &[Slot { alts: A378, optional: false, typed: false }, Slot { alts: A379, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A229, optional: false, typed: false }, Slot { alts: A374, optional: false, typed: false }, Slot { alts: A370, optional: true, typed: false }, Slot { alts: A2, optional: false, typed: true }];
+const SLOTS_528: &[Slot] = &[Slot { alts: A378, optional: false, typed: false }, Slot { alts: A379, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A229, optional: false, typed: false }, Slot { alts: A374, optional: false, typed: false }, Slot { alts: A370, optional: true, typed: false }, Slot { alts: A2, optional: false, typed: true }];
+const SLOTS_529: &[Slot] = &[Slot { alts: A378, optional: false, typed: false }, Slot { alts: A379, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A229, optional: false, typed: false }, Slot { alts: A228, optional: false, typed: false }, Slot { alts: A370, optional: true, typed: false }, Slot { alts: A3, optional: false, typed: true }];
+const SLOTS_530: &[Slot] = &[Slot { alts: A378, optional: false, typed: false }, Slot { alts: A379, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A229, optional: false, typed: false }, Slot { alts: A228, optional: false, typed: false }, Slot { alts: A370, optional: true, typed: false }, Slot { alts: A3, optional: false, typed: true }];
 
 const RULES_0: &[Rule] = &[];
 const RULES_1: &[Rule] = &[Rule { mods: &[".f64"], version: (1, 0), sm: 13, only_on: 0, targets: TARGETS_0 }];
@@ -1711,13 +1712,14 @@ pub(super) static OPCODES: &[OpcodeForms] = &[
             Form { slots: SLOTS_293, operands: (2, 2), version: (1, 0), sm: 10, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
             Form { slots: SLOTS_294, operands: (2, 2), version: (1, 0), sm: 10, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
             Form { slots: SLOTS_295, operands: (2, 2), version: (1, 0), sm: 10, targets: TARGETS_0, rules: RULES_95, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_296, operands: (2, 2), version: (1, 0), sm: 10, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
             Form { slots: SLOTS_63, operands: (2, 2), version: (1, 0), sm: 10, targets: TARGETS_0, rules: RULES_0, until: ((1, 4), 999), legacy: true },
         ],
     },
     OpcodeForms {
         opcode: "movmatrix",
         forms: &[
-            Form { slots: SLOTS_296, operands: (2, 2), version: (7, 8), sm: 75, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_297, operands: (2, 2), version: (7, 8), sm: 75, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
         ],
     },
     OpcodeForms {
@@ -1742,19 +1744,19 @@ pub(super) static OPCODES: &[OpcodeForms] = &[
     OpcodeForms {
         opcode: "multimem",
         forms: &[
-            Form { slots: SLOTS_297, operands: (2, 2), version: (8, 1), sm: 90, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
             Form { slots: SLOTS_298, operands: (2, 2), version: (8, 1), sm: 90, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
             Form { slots: SLOTS_299, operands: (2, 2), version: (8, 1), sm: 90, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
             Form { slots: SLOTS_300, operands: (2, 2), version: (8, 1), sm: 90, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
             Form { slots: SLOTS_301, operands: (2, 2), version: (8, 1), sm: 90, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_302, operands: (2, 2), version: (8, 1), sm: 90, targets: TARGETS_0, rules: RULES_96, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_302, operands: (2, 2), version: (8, 1), sm: 90, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
             Form { slots: SLOTS_303, operands: (2, 2), version: (8, 1), sm: 90, targets: TARGETS_0, rules: RULES_96, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_304, operands: (2, 2), version: (8, 1), sm: 90, targets: TARGETS_0, rules: RULES_97, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_304, operands: (2, 2), version: (8, 1), sm: 90, targets: TARGETS_0, rules: RULES_96, until: ((99, 9), 999), legacy: false },
             Form { slots: SLOTS_305, operands: (2, 2), version: (8, 1), sm: 90, targets: TARGETS_0, rules: RULES_97, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_306, operands: (2, 2), version: (8, 1), sm: 90, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_307, operands: (3, 4), version: (9, 1), sm: 90, targets: TARGETS_0, rules: RULES_98, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_308, operands: (3, 3), version: (9, 1), sm: 90, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_306, operands: (2, 2), version: (8, 1), sm: 90, targets: TARGETS_0, rules: RULES_97, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_307, operands: (2, 2), version: (8, 1), sm: 90, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_308, operands: (3, 4), version: (9, 1), sm: 90, targets: TARGETS_0, rules: RULES_98, until: ((99, 9), 999), legacy: false },
             Form { slots: SLOTS_309, operands: (3, 3), version: (9, 1), sm: 90, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_310, operands: (3, 3), version: (9, 1), sm: 90, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
         ],
     },
     OpcodeForms {
@@ -1766,7 +1768,7 @@ pub(super) static OPCODES: &[OpcodeForms] = &[
     OpcodeForms {
         opcode: "neg",
         forms: &[
-            Form { slots: SLOTS_310, operands: (2, 2), version: (1, 0), sm: 10, targets: TARGETS_0, rules: RULES_99, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_311, operands: (2, 2), version: (1, 0), sm: 10, targets: TARGETS_0, rules: RULES_99, until: ((99, 9), 999), legacy: false },
             Form { slots: SLOTS_1, operands: (2, 2), version: (1, 0), sm: 10, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
             Form { slots: SLOTS_2, operands: (2, 2), version: (1, 0), sm: 10, targets: TARGETS_0, rules: RULES_1, until: ((99, 9), 999), legacy: false },
             Form { slots: SLOTS_3, operands: (2, 2), version: (6, 0), sm: 53, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
@@ -1792,7 +1794,7 @@ pub(super) static OPCODES: &[OpcodeForms] = &[
         opcode: "pmevent",
         forms: &[
             Form { slots: SLOTS_57, operands: (1, 1), version: (1, 0), sm: 10, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_311, operands: (1, 1), version: (1, 0), sm: 10, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_312, operands: (1, 1), version: (1, 0), sm: 10, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
         ],
     },
     OpcodeForms {
@@ -1804,21 +1806,21 @@ pub(super) static OPCODES: &[OpcodeForms] = &[
     OpcodeForms {
         opcode: "prefetch",
         forms: &[
-            Form { slots: SLOTS_312, operands: (1, 1), version: (2, 0), sm: 20, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_313, operands: (1, 1), version: (2, 0), sm: 20, targets: TARGETS_0, rules: RULES_100, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_314, operands: (1, 1), version: (8, 0), sm: 90, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_313, operands: (1, 1), version: (2, 0), sm: 20, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_314, operands: (1, 1), version: (2, 0), sm: 20, targets: TARGETS_0, rules: RULES_100, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_315, operands: (1, 1), version: (8, 0), sm: 90, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
         ],
     },
     OpcodeForms {
         opcode: "prefetchu",
         forms: &[
-            Form { slots: SLOTS_315, operands: (1, 1), version: (2, 0), sm: 20, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_316, operands: (1, 1), version: (2, 0), sm: 20, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
         ],
     },
     OpcodeForms {
         opcode: "prmt",
         forms: &[
-            Form { slots: SLOTS_316, operands: (4, 4), version: (2, 0), sm: 20, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_317, operands: (4, 4), version: (2, 0), sm: 20, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
         ],
     },
     OpcodeForms {
@@ -1827,7 +1829,7 @@ pub(super) static OPCODES: &[OpcodeForms] = &[
             Form { slots: SLOTS_65, operands: (2, 2), version: (1, 4), sm: 10, targets: TARGETS_0, rules: RULES_20, until: ((99, 9), 999), legacy: false },
             Form { slots: SLOTS_146, operands: (2, 2), version: (1, 0), sm: 10, targets: TARGETS_0, rules: RULES_53, until: ((99, 9), 999), legacy: false },
             Form { slots: SLOTS_147, operands: (2, 2), version: (1, 0), sm: 10, targets: TARGETS_0, rules: RULES_101, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_317, operands: (2, 2), version: (2, 1), sm: 20, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_318, operands: (2, 2), version: (2, 1), sm: 20, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
             Form { slots: SLOTS_66, operands: (2, 2), version: (1, 0), sm: 10, targets: TARGETS_0, rules: RULES_0, until: ((1, 3), 999), legacy: true },
             Form { slots: SLOTS_2, operands: (2, 2), version: (1, 0), sm: 10, targets: TARGETS_0, rules: RULES_1, until: ((1, 3), 999), legacy: true },
             Form { slots: SLOTS_148, operands: (2, 2), version: (1, 4), sm: 10, targets: TARGETS_0, rules: RULES_1, until: ((1, 4), 999), legacy: true },
@@ -1836,28 +1838,28 @@ pub(super) static OPCODES: &[OpcodeForms] = &[
     OpcodeForms {
         opcode: "red",
         forms: &[
-            Form { slots: SLOTS_318, operands: (2, 3), version: (1, 2), sm: 10, targets: TARGETS_0, rules: RULES_102, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_319, operands: (2, 3), version: (6, 3), sm: 70, targets: TARGETS_0, rules: RULES_103, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_320, operands: (2, 3), version: (6, 2), sm: 60, targets: TARGETS_0, rules: RULES_103, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_321, operands: (2, 3), version: (7, 8), sm: 90, targets: TARGETS_0, rules: RULES_103, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_319, operands: (2, 3), version: (1, 2), sm: 10, targets: TARGETS_0, rules: RULES_102, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_320, operands: (2, 3), version: (6, 3), sm: 70, targets: TARGETS_0, rules: RULES_103, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_321, operands: (2, 3), version: (6, 2), sm: 60, targets: TARGETS_0, rules: RULES_103, until: ((99, 9), 999), legacy: false },
             Form { slots: SLOTS_322, operands: (2, 3), version: (7, 8), sm: 90, targets: TARGETS_0, rules: RULES_103, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_323, operands: (2, 3), version: (2, 0), sm: 20, targets: TARGETS_0, rules: RULES_104, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_324, operands: (2, 3), version: (1, 2), sm: 10, targets: TARGETS_0, rules: RULES_105, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_325, operands: (2, 3), version: (1, 2), sm: 10, targets: TARGETS_0, rules: RULES_106, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_326, operands: (3, 3), version: (8, 1), sm: 90, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_323, operands: (2, 3), version: (7, 8), sm: 90, targets: TARGETS_0, rules: RULES_103, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_324, operands: (2, 3), version: (2, 0), sm: 20, targets: TARGETS_0, rules: RULES_104, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_325, operands: (2, 3), version: (1, 2), sm: 10, targets: TARGETS_0, rules: RULES_105, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_326, operands: (2, 3), version: (1, 2), sm: 10, targets: TARGETS_0, rules: RULES_106, until: ((99, 9), 999), legacy: false },
             Form { slots: SLOTS_327, operands: (3, 3), version: (8, 1), sm: 90, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
             Form { slots: SLOTS_328, operands: (3, 3), version: (8, 1), sm: 90, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
             Form { slots: SLOTS_329, operands: (3, 3), version: (8, 1), sm: 90, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_330, operands: (2, 2), version: (8, 7), sm: 100, targets: TARGETS_0, rules: RULES_107, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_331, operands: (2, 2), version: (1, 2), sm: 10, targets: TARGETS_0, rules: RULES_108, until: ((1, 4), 999), legacy: true },
+            Form { slots: SLOTS_330, operands: (3, 3), version: (8, 1), sm: 90, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_331, operands: (2, 2), version: (8, 7), sm: 100, targets: TARGETS_0, rules: RULES_107, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_332, operands: (2, 2), version: (1, 2), sm: 10, targets: TARGETS_0, rules: RULES_108, until: ((1, 4), 999), legacy: true },
         ],
     },
     OpcodeForms {
         opcode: "redux",
         forms: &[
-            Form { slots: SLOTS_332, operands: (3, 3), version: (7, 0), sm: 80, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
             Form { slots: SLOTS_333, operands: (3, 3), version: (7, 0), sm: 80, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_334, operands: (3, 3), version: (8, 6), sm: 80, targets: TARGETS_0, rules: RULES_109, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_334, operands: (3, 3), version: (7, 0), sm: 80, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_335, operands: (3, 3), version: (8, 6), sm: 80, targets: TARGETS_0, rules: RULES_109, until: ((99, 9), 999), legacy: false },
         ],
     },
     OpcodeForms {
@@ -1876,8 +1878,8 @@ pub(super) static OPCODES: &[OpcodeForms] = &[
         opcode: "rsqrt",
         forms: &[
             Form { slots: SLOTS_65, operands: (2, 2), version: (1, 4), sm: 10, targets: TARGETS_0, rules: RULES_20, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_335, operands: (2, 2), version: (1, 4), sm: 10, targets: TARGETS_0, rules: RULES_1, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_317, operands: (2, 2), version: (4, 0), sm: 20, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_336, operands: (2, 2), version: (1, 4), sm: 10, targets: TARGETS_0, rules: RULES_1, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_318, operands: (2, 2), version: (4, 0), sm: 20, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
             Form { slots: SLOTS_66, operands: (2, 2), version: (1, 0), sm: 10, targets: TARGETS_0, rules: RULES_0, until: ((1, 3), 999), legacy: true },
             Form { slots: SLOTS_2, operands: (2, 2), version: (1, 0), sm: 10, targets: TARGETS_0, rules: RULES_1, until: ((1, 3), 999), legacy: true },
         ],
@@ -1891,66 +1893,66 @@ pub(super) static OPCODES: &[OpcodeForms] = &[
     OpcodeForms {
         opcode: "selp",
         forms: &[
-            Form { slots: SLOTS_336, operands: (4, 4), version: (1, 0), sm: 10, targets: TARGETS_0, rules: RULES_1, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_337, operands: (4, 4), version: (1, 0), sm: 10, targets: TARGETS_0, rules: RULES_1, until: ((99, 9), 999), legacy: false },
         ],
     },
     OpcodeForms {
         opcode: "set",
         forms: &[
-            Form { slots: SLOTS_337, operands: (3, 3), version: (1, 0), sm: 10, targets: TARGETS_0, rules: RULES_1, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_338, operands: (4, 4), version: (1, 0), sm: 10, targets: TARGETS_0, rules: RULES_1, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_339, operands: (3, 3), version: (4, 2), sm: 53, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_340, operands: (4, 4), version: (4, 2), sm: 53, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_341, operands: (3, 3), version: (4, 2), sm: 53, targets: TARGETS_0, rules: RULES_110, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_342, operands: (4, 4), version: (4, 2), sm: 53, targets: TARGETS_0, rules: RULES_110, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_343, operands: (3, 3), version: (4, 2), sm: 53, targets: TARGETS_0, rules: RULES_111, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_344, operands: (4, 4), version: (4, 2), sm: 53, targets: TARGETS_0, rules: RULES_111, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_345, operands: (3, 3), version: (4, 2), sm: 53, targets: TARGETS_0, rules: RULES_112, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_346, operands: (4, 4), version: (4, 2), sm: 53, targets: TARGETS_0, rules: RULES_112, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_347, operands: (3, 3), version: (4, 2), sm: 53, targets: TARGETS_0, rules: RULES_113, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_348, operands: (4, 4), version: (4, 2), sm: 53, targets: TARGETS_0, rules: RULES_113, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_349, operands: (3, 3), version: (4, 2), sm: 53, targets: TARGETS_0, rules: RULES_114, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_350, operands: (4, 4), version: (4, 2), sm: 53, targets: TARGETS_0, rules: RULES_114, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_351, operands: (3, 3), version: (1, 0), sm: 10, targets: TARGETS_0, rules: RULES_1, until: ((1, 4), 999), legacy: true },
-            Form { slots: SLOTS_352, operands: (4, 4), version: (1, 0), sm: 10, targets: TARGETS_0, rules: RULES_1, until: ((1, 4), 999), legacy: true },
+            Form { slots: SLOTS_338, operands: (3, 3), version: (1, 0), sm: 10, targets: TARGETS_0, rules: RULES_1, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_339, operands: (4, 4), version: (1, 0), sm: 10, targets: TARGETS_0, rules: RULES_1, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_340, operands: (3, 3), version: (4, 2), sm: 53, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_341, operands: (4, 4), version: (4, 2), sm: 53, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_342, operands: (3, 3), version: (4, 2), sm: 53, targets: TARGETS_0, rules: RULES_110, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_343, operands: (4, 4), version: (4, 2), sm: 53, targets: TARGETS_0, rules: RULES_110, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_344, operands: (3, 3), version: (4, 2), sm: 53, targets: TARGETS_0, rules: RULES_111, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_345, operands: (4, 4), version: (4, 2), sm: 53, targets: TARGETS_0, rules: RULES_111, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_346, operands: (3, 3), version: (4, 2), sm: 53, targets: TARGETS_0, rules: RULES_112, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_347, operands: (4, 4), version: (4, 2), sm: 53, targets: TARGETS_0, rules: RULES_112, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_348, operands: (3, 3), version: (4, 2), sm: 53, targets: TARGETS_0, rules: RULES_113, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_349, operands: (4, 4), version: (4, 2), sm: 53, targets: TARGETS_0, rules: RULES_113, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_350, operands: (3, 3), version: (4, 2), sm: 53, targets: TARGETS_0, rules: RULES_114, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_351, operands: (4, 4), version: (4, 2), sm: 53, targets: TARGETS_0, rules: RULES_114, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_352, operands: (3, 3), version: (1, 0), sm: 10, targets: TARGETS_0, rules: RULES_1, until: ((1, 4), 999), legacy: true },
+            Form { slots: SLOTS_353, operands: (4, 4), version: (1, 0), sm: 10, targets: TARGETS_0, rules: RULES_1, until: ((1, 4), 999), legacy: true },
         ],
     },
     OpcodeForms {
         opcode: "setmaxnreg",
         forms: &[
-            Form { slots: SLOTS_353, operands: (1, 1), version: (8, 0), sm: 90, targets: TARGETS_13, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_354, operands: (1, 1), version: (8, 0), sm: 90, targets: TARGETS_13, rules: RULES_0, until: ((99, 9), 999), legacy: false },
         ],
     },
     OpcodeForms {
         opcode: "setp",
         forms: &[
-            Form { slots: SLOTS_354, operands: (3, 3), version: (1, 0), sm: 10, targets: TARGETS_0, rules: RULES_1, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_355, operands: (4, 4), version: (1, 0), sm: 10, targets: TARGETS_0, rules: RULES_1, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_356, operands: (3, 3), version: (4, 2), sm: 53, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_357, operands: (4, 4), version: (4, 2), sm: 53, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_358, operands: (3, 3), version: (4, 2), sm: 53, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_359, operands: (4, 4), version: (4, 2), sm: 53, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_360, operands: (3, 3), version: (7, 8), sm: 90, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_361, operands: (4, 4), version: (7, 8), sm: 90, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_362, operands: (3, 3), version: (7, 8), sm: 90, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_363, operands: (4, 4), version: (7, 8), sm: 90, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_364, operands: (3, 3), version: (1, 0), sm: 10, targets: TARGETS_0, rules: RULES_1, until: ((1, 4), 999), legacy: true },
-            Form { slots: SLOTS_365, operands: (4, 4), version: (1, 0), sm: 10, targets: TARGETS_0, rules: RULES_1, until: ((1, 4), 999), legacy: true },
+            Form { slots: SLOTS_355, operands: (3, 3), version: (1, 0), sm: 10, targets: TARGETS_0, rules: RULES_1, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_356, operands: (4, 4), version: (1, 0), sm: 10, targets: TARGETS_0, rules: RULES_1, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_357, operands: (3, 3), version: (4, 2), sm: 53, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_358, operands: (4, 4), version: (4, 2), sm: 53, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_359, operands: (3, 3), version: (4, 2), sm: 53, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_360, operands: (4, 4), version: (4, 2), sm: 53, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_361, operands: (3, 3), version: (7, 8), sm: 90, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_362, operands: (4, 4), version: (7, 8), sm: 90, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_363, operands: (3, 3), version: (7, 8), sm: 90, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_364, operands: (4, 4), version: (7, 8), sm: 90, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_365, operands: (3, 3), version: (1, 0), sm: 10, targets: TARGETS_0, rules: RULES_1, until: ((1, 4), 999), legacy: true },
+            Form { slots: SLOTS_366, operands: (4, 4), version: (1, 0), sm: 10, targets: TARGETS_0, rules: RULES_1, until: ((1, 4), 999), legacy: true },
         ],
     },
     OpcodeForms {
         opcode: "shf",
         forms: &[
-            Form { slots: SLOTS_366, operands: (4, 4), version: (3, 1), sm: 32, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
             Form { slots: SLOTS_367, operands: (4, 4), version: (3, 1), sm: 32, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_368, operands: (4, 4), version: (3, 1), sm: 32, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
         ],
     },
     OpcodeForms {
         opcode: "shfl",
         forms: &[
-            Form { slots: SLOTS_368, operands: (4, 4), version: (3, 0), sm: 30, targets: TARGETS_0, rules: RULES_0, until: ((6, 3), 999), legacy: false },
-            Form { slots: SLOTS_368, operands: (4, 4), version: (3, 0), sm: 30, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 62), legacy: false },
-            Form { slots: SLOTS_369, operands: (5, 5), version: (6, 0), sm: 30, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_369, operands: (4, 4), version: (3, 0), sm: 30, targets: TARGETS_0, rules: RULES_0, until: ((6, 3), 999), legacy: false },
+            Form { slots: SLOTS_369, operands: (4, 4), version: (3, 0), sm: 30, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 62), legacy: false },
+            Form { slots: SLOTS_370, operands: (5, 5), version: (6, 0), sm: 30, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
         ],
     },
     OpcodeForms {
@@ -1962,7 +1964,7 @@ pub(super) static OPCODES: &[OpcodeForms] = &[
     OpcodeForms {
         opcode: "shr",
         forms: &[
-            Form { slots: SLOTS_370, operands: (3, 3), version: (1, 0), sm: 10, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_371, operands: (3, 3), version: (1, 0), sm: 10, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
         ],
     },
     OpcodeForms {
@@ -1975,8 +1977,8 @@ pub(super) static OPCODES: &[OpcodeForms] = &[
     OpcodeForms {
         opcode: "slct",
         forms: &[
-            Form { slots: SLOTS_371, operands: (4, 4), version: (1, 0), sm: 10, targets: TARGETS_0, rules: RULES_1, until: ((99, 9), 999), legacy: false },
             Form { slots: SLOTS_372, operands: (4, 4), version: (1, 0), sm: 10, targets: TARGETS_0, rules: RULES_1, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_373, operands: (4, 4), version: (1, 0), sm: 10, targets: TARGETS_0, rules: RULES_1, until: ((99, 9), 999), legacy: false },
         ],
     },
     OpcodeForms {
@@ -1993,20 +1995,20 @@ pub(super) static OPCODES: &[OpcodeForms] = &[
     OpcodeForms {
         opcode: "st",
         forms: &[
-            Form { slots: SLOTS_373, operands: (2, 3), version: (1, 0), sm: 10, targets: TARGETS_0, rules: RULES_115, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_374, operands: (2, 3), version: (1, 0), sm: 10, targets: TARGETS_0, rules: RULES_116, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_375, operands: (2, 2), version: (1, 1), sm: 10, targets: TARGETS_0, rules: RULES_117, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_376, operands: (2, 3), version: (6, 0), sm: 70, targets: TARGETS_0, rules: RULES_118, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_374, operands: (2, 3), version: (1, 0), sm: 10, targets: TARGETS_0, rules: RULES_115, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_375, operands: (2, 3), version: (1, 0), sm: 10, targets: TARGETS_0, rules: RULES_116, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_376, operands: (2, 2), version: (1, 1), sm: 10, targets: TARGETS_0, rules: RULES_117, until: ((99, 9), 999), legacy: false },
             Form { slots: SLOTS_377, operands: (2, 3), version: (6, 0), sm: 70, targets: TARGETS_0, rules: RULES_118, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_378, operands: (2, 3), version: (6, 0), sm: 70, targets: TARGETS_0, rules: RULES_118, until: ((99, 9), 999), legacy: false },
             Form { slots: SLOTS_190, operands: (2, 2), version: (8, 2), sm: 70, targets: TARGETS_0, rules: RULES_63, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_378, operands: (3, 3), version: (8, 1), sm: 90, targets: TARGETS_0, rules: RULES_119, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_379, operands: (3, 3), version: (8, 1), sm: 90, targets: TARGETS_0, rules: RULES_120, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_380, operands: (2, 2), version: (8, 7), sm: 100, targets: TARGETS_0, rules: RULES_121, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_381, operands: (3, 3), version: (8, 6), sm: 100, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_382, operands: (2, 2), version: (1, 0), sm: 10, targets: TARGETS_0, rules: RULES_1, until: ((1, 4), 999), legacy: true },
+            Form { slots: SLOTS_379, operands: (3, 3), version: (8, 1), sm: 90, targets: TARGETS_0, rules: RULES_119, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_380, operands: (3, 3), version: (8, 1), sm: 90, targets: TARGETS_0, rules: RULES_120, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_381, operands: (2, 2), version: (8, 7), sm: 100, targets: TARGETS_0, rules: RULES_121, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_382, operands: (3, 3), version: (8, 6), sm: 100, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
             Form { slots: SLOTS_383, operands: (2, 2), version: (1, 0), sm: 10, targets: TARGETS_0, rules: RULES_1, until: ((1, 4), 999), legacy: true },
-            Form { slots: SLOTS_384, operands: (2, 2), version: (1, 1), sm: 10, targets: TARGETS_0, rules: RULES_1, until: ((1, 4), 999), legacy: true },
+            Form { slots: SLOTS_384, operands: (2, 2), version: (1, 0), sm: 10, targets: TARGETS_0, rules: RULES_1, until: ((1, 4), 999), legacy: true },
             Form { slots: SLOTS_385, operands: (2, 2), version: (1, 1), sm: 10, targets: TARGETS_0, rules: RULES_1, until: ((1, 4), 999), legacy: true },
+            Form { slots: SLOTS_386, operands: (2, 2), version: (1, 1), sm: 10, targets: TARGETS_0, rules: RULES_1, until: ((1, 4), 999), legacy: true },
         ],
     },
     OpcodeForms {
@@ -2024,14 +2026,14 @@ pub(super) static OPCODES: &[OpcodeForms] = &[
     OpcodeForms {
         opcode: "stmatrix",
         forms: &[
-            Form { slots: SLOTS_386, operands: (2, 2), version: (7, 8), sm: 90, targets: TARGETS_0, rules: RULES_122, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_387, operands: (2, 2), version: (7, 8), sm: 90, targets: TARGETS_0, rules: RULES_122, until: ((99, 9), 999), legacy: false },
         ],
     },
     OpcodeForms {
         opcode: "sub",
         forms: &[
-            Form { slots: SLOTS_387, operands: (3, 3), version: (1, 0), sm: 10, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_388, operands: (3, 3), version: (1, 0), sm: 10, targets: TARGETS_0, rules: RULES_123, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_388, operands: (3, 3), version: (1, 0), sm: 10, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_389, operands: (3, 3), version: (1, 0), sm: 10, targets: TARGETS_0, rules: RULES_123, until: ((99, 9), 999), legacy: false },
             Form { slots: SLOTS_10, operands: (3, 3), version: (1, 2), sm: 10, targets: TARGETS_0, rules: RULES_3, until: ((99, 9), 999), legacy: false },
             Form { slots: SLOTS_11, operands: (3, 3), version: (1, 0), sm: 10, targets: TARGETS_0, rules: RULES_4, until: ((99, 9), 999), legacy: false },
             Form { slots: SLOTS_12, operands: (3, 3), version: (8, 6), sm: 100, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
@@ -2056,108 +2058,108 @@ pub(super) static OPCODES: &[OpcodeForms] = &[
     OpcodeForms {
         opcode: "suld",
         forms: &[
-            Form { slots: SLOTS_389, operands: (2, 2), version: (1, 5), sm: 10, targets: TARGETS_0, rules: RULES_124, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_390, operands: (2, 2), version: (1, 5), sm: 10, targets: TARGETS_0, rules: RULES_124, until: ((99, 9), 999), legacy: false },
         ],
     },
     OpcodeForms {
         opcode: "suq",
         forms: &[
-            Form { slots: SLOTS_390, operands: (2, 2), version: (1, 5), sm: 10, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_391, operands: (2, 2), version: (1, 5), sm: 10, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
         ],
     },
     OpcodeForms {
         opcode: "sured",
         forms: &[
-            Form { slots: SLOTS_391, operands: (2, 2), version: (2, 0), sm: 20, targets: TARGETS_0, rules: RULES_125, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_392, operands: (2, 2), version: (2, 0), sm: 20, targets: TARGETS_0, rules: RULES_126, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_392, operands: (2, 2), version: (2, 0), sm: 20, targets: TARGETS_0, rules: RULES_125, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_393, operands: (2, 2), version: (2, 0), sm: 20, targets: TARGETS_0, rules: RULES_126, until: ((99, 9), 999), legacy: false },
         ],
     },
     OpcodeForms {
         opcode: "sust",
         forms: &[
-            Form { slots: SLOTS_393, operands: (2, 2), version: (1, 5), sm: 10, targets: TARGETS_0, rules: RULES_127, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_394, operands: (2, 2), version: (1, 5), sm: 20, targets: TARGETS_0, rules: RULES_128, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_395, operands: (2, 2), version: (1, 5), sm: 10, targets: TARGETS_0, rules: RULES_129, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_394, operands: (2, 2), version: (1, 5), sm: 10, targets: TARGETS_0, rules: RULES_127, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_395, operands: (2, 2), version: (1, 5), sm: 20, targets: TARGETS_0, rules: RULES_128, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_396, operands: (2, 2), version: (1, 5), sm: 10, targets: TARGETS_0, rules: RULES_129, until: ((99, 9), 999), legacy: false },
         ],
     },
     OpcodeForms {
         opcode: "szext",
         forms: &[
-            Form { slots: SLOTS_396, operands: (3, 3), version: (7, 6), sm: 70, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_397, operands: (3, 3), version: (7, 6), sm: 70, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
         ],
     },
     OpcodeForms {
         opcode: "tanh",
         forms: &[
-            Form { slots: SLOTS_397, operands: (2, 2), version: (7, 0), sm: 75, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_398, operands: (2, 2), version: (7, 0), sm: 75, targets: TARGETS_0, rules: RULES_55, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_398, operands: (2, 2), version: (7, 0), sm: 75, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_399, operands: (2, 2), version: (7, 0), sm: 75, targets: TARGETS_0, rules: RULES_55, until: ((99, 9), 999), legacy: false },
         ],
     },
     OpcodeForms {
         opcode: "tcgen05",
         forms: &[
-            Form { slots: SLOTS_399, operands: (2, 2), version: (8, 6), sm: 100, targets: TARGETS_3, rules: RULES_0, until: ((99, 9), 999), legacy: false },
             Form { slots: SLOTS_400, operands: (2, 2), version: (8, 6), sm: 100, targets: TARGETS_3, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_401, operands: (0, 0), version: (8, 6), sm: 100, targets: TARGETS_3, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_402, operands: (2, 2), version: (8, 6), sm: 100, targets: TARGETS_3, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_403, operands: (3, 3), version: (8, 6), sm: 100, targets: TARGETS_3, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_404, operands: (2, 2), version: (8, 6), sm: 100, targets: TARGETS_3, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_405, operands: (3, 3), version: (8, 6), sm: 100, targets: TARGETS_3, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_406, operands: (0, 0), version: (8, 6), sm: 100, targets: TARGETS_3, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_407, operands: (1, 2), version: (8, 6), sm: 100, targets: TARGETS_3, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_408, operands: (0, 0), version: (8, 6), sm: 100, targets: TARGETS_3, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_409, operands: (2, 2), version: (8, 6), sm: 100, targets: TARGETS_3, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_401, operands: (2, 2), version: (8, 6), sm: 100, targets: TARGETS_3, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_402, operands: (0, 0), version: (8, 6), sm: 100, targets: TARGETS_3, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_403, operands: (2, 2), version: (8, 6), sm: 100, targets: TARGETS_3, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_404, operands: (3, 3), version: (8, 6), sm: 100, targets: TARGETS_3, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_405, operands: (2, 2), version: (8, 6), sm: 100, targets: TARGETS_3, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_406, operands: (3, 3), version: (8, 6), sm: 100, targets: TARGETS_3, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_407, operands: (0, 0), version: (8, 6), sm: 100, targets: TARGETS_3, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_408, operands: (1, 2), version: (8, 6), sm: 100, targets: TARGETS_3, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_409, operands: (0, 0), version: (8, 6), sm: 100, targets: TARGETS_3, rules: RULES_0, until: ((99, 9), 999), legacy: false },
             Form { slots: SLOTS_410, operands: (2, 2), version: (8, 6), sm: 100, targets: TARGETS_3, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_411, operands: (1, 1), version: (8, 6), sm: 100, targets: TARGETS_3, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_412, operands: (5, 7), version: (8, 6), sm: 100, targets: TARGETS_3, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_413, operands: (6, 7), version: (8, 6), sm: 100, targets: TARGETS_3, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_414, operands: (5, 6), version: (8, 6), sm: 100, targets: TARGETS_3, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_415, operands: (7, 7), version: (8, 6), sm: 100, targets: TARGETS_3, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_416, operands: (5, 6), version: (8, 6), sm: 100, targets: TARGETS_3, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_417, operands: (7, 8), version: (8, 6), sm: 100, targets: TARGETS_3, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_418, operands: (6, 7), version: (8, 6), sm: 100, targets: TARGETS_3, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_419, operands: (8, 8), version: (8, 6), sm: 100, targets: TARGETS_3, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_420, operands: (6, 7), version: (8, 6), sm: 100, targets: TARGETS_3, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_411, operands: (2, 2), version: (8, 6), sm: 100, targets: TARGETS_3, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_412, operands: (1, 1), version: (8, 6), sm: 100, targets: TARGETS_3, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_413, operands: (5, 7), version: (8, 6), sm: 100, targets: TARGETS_3, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_414, operands: (6, 7), version: (8, 6), sm: 100, targets: TARGETS_3, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_415, operands: (5, 6), version: (8, 6), sm: 100, targets: TARGETS_3, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_416, operands: (7, 7), version: (8, 6), sm: 100, targets: TARGETS_3, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_417, operands: (5, 6), version: (8, 6), sm: 100, targets: TARGETS_3, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_418, operands: (7, 8), version: (8, 6), sm: 100, targets: TARGETS_3, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_419, operands: (6, 7), version: (8, 6), sm: 100, targets: TARGETS_3, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_420, operands: (8, 8), version: (8, 6), sm: 100, targets: TARGETS_3, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_421, operands: (6, 7), version: (8, 6), sm: 100, targets: TARGETS_3, rules: RULES_0, until: ((99, 9), 999), legacy: false },
         ],
     },
     OpcodeForms {
         opcode: "tensormap",
         forms: &[
-            Form { slots: SLOTS_421, operands: (2, 2), version: (8, 3), sm: 90, targets: TARGETS_13, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_422, operands: (3, 3), version: (8, 3), sm: 90, targets: TARGETS_13, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_423, operands: (2, 2), version: (8, 3), sm: 90, targets: TARGETS_13, rules: RULES_130, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_424, operands: (3, 3), version: (8, 3), sm: 90, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_422, operands: (2, 2), version: (8, 3), sm: 90, targets: TARGETS_13, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_423, operands: (3, 3), version: (8, 3), sm: 90, targets: TARGETS_13, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_424, operands: (2, 2), version: (8, 3), sm: 90, targets: TARGETS_13, rules: RULES_130, until: ((99, 9), 999), legacy: false },
             Form { slots: SLOTS_425, operands: (3, 3), version: (8, 3), sm: 90, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
             Form { slots: SLOTS_426, operands: (3, 3), version: (8, 3), sm: 90, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
             Form { slots: SLOTS_427, operands: (3, 3), version: (8, 3), sm: 90, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
             Form { slots: SLOTS_428, operands: (3, 3), version: (8, 3), sm: 90, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_429, operands: (3, 3), version: (8, 3), sm: 90, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
         ],
     },
     OpcodeForms {
         opcode: "testp",
         forms: &[
-            Form { slots: SLOTS_429, operands: (2, 2), version: (2, 0), sm: 20, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_430, operands: (2, 2), version: (2, 0), sm: 20, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
         ],
     },
     OpcodeForms {
         opcode: "tex",
         forms: &[
-            Form { slots: SLOTS_430, operands: (2, 4), version: (1, 0), sm: 10, targets: TARGETS_0, rules: RULES_131, until: ((99, 9), 999), legacy: false },
             Form { slots: SLOTS_431, operands: (2, 4), version: (1, 0), sm: 10, targets: TARGETS_0, rules: RULES_131, until: ((99, 9), 999), legacy: false },
             Form { slots: SLOTS_432, operands: (2, 4), version: (1, 0), sm: 10, targets: TARGETS_0, rules: RULES_131, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_433, operands: (3, 5), version: (3, 1), sm: 20, targets: TARGETS_0, rules: RULES_131, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_434, operands: (4, 6), version: (3, 1), sm: 20, targets: TARGETS_0, rules: RULES_132, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_435, operands: (2, 4), version: (1, 0), sm: 10, targets: TARGETS_0, rules: RULES_131, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_436, operands: (3, 5), version: (3, 1), sm: 20, targets: TARGETS_0, rules: RULES_131, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_437, operands: (4, 6), version: (3, 1), sm: 20, targets: TARGETS_0, rules: RULES_132, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_438, operands: (2, 2), version: (1, 0), sm: 10, targets: TARGETS_0, rules: RULES_0, until: ((1, 4), 999), legacy: true },
+            Form { slots: SLOTS_433, operands: (2, 4), version: (1, 0), sm: 10, targets: TARGETS_0, rules: RULES_131, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_434, operands: (3, 5), version: (3, 1), sm: 20, targets: TARGETS_0, rules: RULES_131, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_435, operands: (4, 6), version: (3, 1), sm: 20, targets: TARGETS_0, rules: RULES_132, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_436, operands: (2, 4), version: (1, 0), sm: 10, targets: TARGETS_0, rules: RULES_131, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_437, operands: (3, 5), version: (3, 1), sm: 20, targets: TARGETS_0, rules: RULES_131, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_438, operands: (4, 6), version: (3, 1), sm: 20, targets: TARGETS_0, rules: RULES_132, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_439, operands: (2, 2), version: (1, 0), sm: 10, targets: TARGETS_0, rules: RULES_0, until: ((1, 4), 999), legacy: true },
         ],
     },
     OpcodeForms {
         opcode: "tld4",
         forms: &[
-            Form { slots: SLOTS_439, operands: (2, 4), version: (2, 2), sm: 20, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_440, operands: (2, 4), version: (2, 2), sm: 20, targets: TARGETS_0, rules: RULES_133, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_440, operands: (2, 4), version: (2, 2), sm: 20, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_441, operands: (2, 4), version: (2, 2), sm: 20, targets: TARGETS_0, rules: RULES_133, until: ((99, 9), 999), legacy: false },
         ],
     },
     OpcodeForms {
@@ -2169,263 +2171,263 @@ pub(super) static OPCODES: &[OpcodeForms] = &[
     OpcodeForms {
         opcode: "txq",
         forms: &[
-            Form { slots: SLOTS_441, operands: (2, 2), version: (1, 5), sm: 10, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_442, operands: (3, 3), version: (4, 3), sm: 30, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_443, operands: (2, 2), version: (1, 5), sm: 10, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_442, operands: (2, 2), version: (1, 5), sm: 10, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_443, operands: (3, 3), version: (4, 3), sm: 30, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_444, operands: (2, 2), version: (1, 5), sm: 10, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
         ],
     },
     OpcodeForms {
         opcode: "vabsdiff",
         forms: &[
-            Form { slots: SLOTS_444, operands: (3, 4), version: (2, 0), sm: 20, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_445, operands: (4, 4), version: (2, 0), sm: 20, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_445, operands: (3, 4), version: (2, 0), sm: 20, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_446, operands: (4, 4), version: (2, 0), sm: 20, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
         ],
     },
     OpcodeForms {
         opcode: "vabsdiff2",
         forms: &[
-            Form { slots: SLOTS_444, operands: (4, 4), version: (3, 0), sm: 30, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_446, operands: (4, 4), version: (3, 0), sm: 30, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_445, operands: (4, 4), version: (3, 0), sm: 30, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_447, operands: (4, 4), version: (3, 0), sm: 30, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
         ],
     },
     OpcodeForms {
         opcode: "vabsdiff4",
         forms: &[
-            Form { slots: SLOTS_444, operands: (4, 4), version: (3, 0), sm: 30, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_446, operands: (4, 4), version: (3, 0), sm: 30, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_445, operands: (4, 4), version: (3, 0), sm: 30, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_447, operands: (4, 4), version: (3, 0), sm: 30, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
         ],
     },
     OpcodeForms {
         opcode: "vadd",
         forms: &[
-            Form { slots: SLOTS_444, operands: (3, 4), version: (2, 0), sm: 20, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_445, operands: (4, 4), version: (2, 0), sm: 20, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_445, operands: (3, 4), version: (2, 0), sm: 20, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_446, operands: (4, 4), version: (2, 0), sm: 20, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
         ],
     },
     OpcodeForms {
         opcode: "vadd2",
         forms: &[
-            Form { slots: SLOTS_444, operands: (4, 4), version: (3, 0), sm: 30, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_446, operands: (4, 4), version: (3, 0), sm: 30, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_445, operands: (4, 4), version: (3, 0), sm: 30, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_447, operands: (4, 4), version: (3, 0), sm: 30, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
         ],
     },
     OpcodeForms {
         opcode: "vadd4",
         forms: &[
-            Form { slots: SLOTS_444, operands: (4, 4), version: (3, 0), sm: 30, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_446, operands: (4, 4), version: (3, 0), sm: 30, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_445, operands: (4, 4), version: (3, 0), sm: 30, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_447, operands: (4, 4), version: (3, 0), sm: 30, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
         ],
     },
     OpcodeForms {
         opcode: "vavrg2",
         forms: &[
-            Form { slots: SLOTS_444, operands: (4, 4), version: (3, 0), sm: 30, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_446, operands: (4, 4), version: (3, 0), sm: 30, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_445, operands: (4, 4), version: (3, 0), sm: 30, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_447, operands: (4, 4), version: (3, 0), sm: 30, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
         ],
     },
     OpcodeForms {
         opcode: "vavrg4",
         forms: &[
-            Form { slots: SLOTS_444, operands: (4, 4), version: (3, 0), sm: 30, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_446, operands: (4, 4), version: (3, 0), sm: 30, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_445, operands: (4, 4), version: (3, 0), sm: 30, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_447, operands: (4, 4), version: (3, 0), sm: 30, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
         ],
     },
     OpcodeForms {
         opcode: "vmad",
         forms: &[
-            Form { slots: SLOTS_447, operands: (4, 4), version: (2, 0), sm: 20, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
             Form { slots: SLOTS_448, operands: (4, 4), version: (2, 0), sm: 20, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_449, operands: (4, 4), version: (2, 0), sm: 20, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
         ],
     },
     OpcodeForms {
         opcode: "vmax",
         forms: &[
-            Form { slots: SLOTS_444, operands: (3, 4), version: (2, 0), sm: 20, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_445, operands: (4, 4), version: (2, 0), sm: 20, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_445, operands: (3, 4), version: (2, 0), sm: 20, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_446, operands: (4, 4), version: (2, 0), sm: 20, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
         ],
     },
     OpcodeForms {
         opcode: "vmax2",
         forms: &[
-            Form { slots: SLOTS_444, operands: (4, 4), version: (3, 0), sm: 30, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_446, operands: (4, 4), version: (3, 0), sm: 30, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_445, operands: (4, 4), version: (3, 0), sm: 30, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_447, operands: (4, 4), version: (3, 0), sm: 30, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
         ],
     },
     OpcodeForms {
         opcode: "vmax4",
         forms: &[
-            Form { slots: SLOTS_444, operands: (4, 4), version: (3, 0), sm: 30, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_446, operands: (4, 4), version: (3, 0), sm: 30, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_445, operands: (4, 4), version: (3, 0), sm: 30, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_447, operands: (4, 4), version: (3, 0), sm: 30, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
         ],
     },
     OpcodeForms {
         opcode: "vmin",
         forms: &[
-            Form { slots: SLOTS_444, operands: (3, 4), version: (2, 0), sm: 20, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_445, operands: (4, 4), version: (2, 0), sm: 20, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_445, operands: (3, 4), version: (2, 0), sm: 20, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_446, operands: (4, 4), version: (2, 0), sm: 20, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
         ],
     },
     OpcodeForms {
         opcode: "vmin2",
         forms: &[
-            Form { slots: SLOTS_444, operands: (4, 4), version: (3, 0), sm: 30, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_446, operands: (4, 4), version: (3, 0), sm: 30, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_445, operands: (4, 4), version: (3, 0), sm: 30, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_447, operands: (4, 4), version: (3, 0), sm: 30, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
         ],
     },
     OpcodeForms {
         opcode: "vmin4",
         forms: &[
-            Form { slots: SLOTS_444, operands: (4, 4), version: (3, 0), sm: 30, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_446, operands: (4, 4), version: (3, 0), sm: 30, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_445, operands: (4, 4), version: (3, 0), sm: 30, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_447, operands: (4, 4), version: (3, 0), sm: 30, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
         ],
     },
     OpcodeForms {
         opcode: "vote",
         forms: &[
-            Form { slots: SLOTS_449, operands: (2, 2), version: (1, 2), sm: 12, targets: TARGETS_0, rules: RULES_0, until: ((6, 3), 999), legacy: false },
-            Form { slots: SLOTS_449, operands: (2, 2), version: (1, 2), sm: 12, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 62), legacy: false },
-            Form { slots: SLOTS_450, operands: (2, 2), version: (1, 2), sm: 20, targets: TARGETS_0, rules: RULES_0, until: ((6, 3), 999), legacy: false },
-            Form { slots: SLOTS_450, operands: (2, 2), version: (1, 2), sm: 20, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 62), legacy: false },
-            Form { slots: SLOTS_451, operands: (3, 3), version: (6, 0), sm: 30, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_450, operands: (2, 2), version: (1, 2), sm: 12, targets: TARGETS_0, rules: RULES_0, until: ((6, 3), 999), legacy: false },
+            Form { slots: SLOTS_450, operands: (2, 2), version: (1, 2), sm: 12, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 62), legacy: false },
+            Form { slots: SLOTS_451, operands: (2, 2), version: (1, 2), sm: 20, targets: TARGETS_0, rules: RULES_0, until: ((6, 3), 999), legacy: false },
+            Form { slots: SLOTS_451, operands: (2, 2), version: (1, 2), sm: 20, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 62), legacy: false },
             Form { slots: SLOTS_452, operands: (3, 3), version: (6, 0), sm: 30, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_453, operands: (3, 3), version: (6, 0), sm: 30, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
         ],
     },
     OpcodeForms {
         opcode: "vset",
         forms: &[
-            Form { slots: SLOTS_453, operands: (3, 4), version: (2, 0), sm: 20, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_454, operands: (4, 4), version: (2, 0), sm: 20, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_454, operands: (3, 4), version: (2, 0), sm: 20, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_455, operands: (4, 4), version: (2, 0), sm: 20, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
         ],
     },
     OpcodeForms {
         opcode: "vset2",
         forms: &[
-            Form { slots: SLOTS_453, operands: (4, 4), version: (3, 0), sm: 30, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_455, operands: (4, 4), version: (3, 0), sm: 30, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_454, operands: (4, 4), version: (3, 0), sm: 30, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_456, operands: (4, 4), version: (3, 0), sm: 30, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
         ],
     },
     OpcodeForms {
         opcode: "vset4",
         forms: &[
-            Form { slots: SLOTS_453, operands: (4, 4), version: (3, 0), sm: 30, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_455, operands: (4, 4), version: (3, 0), sm: 30, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_454, operands: (4, 4), version: (3, 0), sm: 30, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_456, operands: (4, 4), version: (3, 0), sm: 30, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
         ],
     },
     OpcodeForms {
         opcode: "vshl",
         forms: &[
-            Form { slots: SLOTS_456, operands: (3, 4), version: (2, 0), sm: 20, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_457, operands: (4, 4), version: (2, 0), sm: 20, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_457, operands: (3, 4), version: (2, 0), sm: 20, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_458, operands: (4, 4), version: (2, 0), sm: 20, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
         ],
     },
     OpcodeForms {
         opcode: "vshr",
         forms: &[
-            Form { slots: SLOTS_456, operands: (3, 4), version: (2, 0), sm: 20, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_457, operands: (4, 4), version: (2, 0), sm: 20, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_457, operands: (3, 4), version: (2, 0), sm: 20, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_458, operands: (4, 4), version: (2, 0), sm: 20, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
         ],
     },
     OpcodeForms {
         opcode: "vsub",
         forms: &[
-            Form { slots: SLOTS_444, operands: (3, 4), version: (2, 0), sm: 20, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_445, operands: (4, 4), version: (2, 0), sm: 20, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_445, operands: (3, 4), version: (2, 0), sm: 20, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_446, operands: (4, 4), version: (2, 0), sm: 20, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
         ],
     },
     OpcodeForms {
         opcode: "vsub2",
         forms: &[
-            Form { slots: SLOTS_444, operands: (4, 4), version: (3, 0), sm: 30, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_446, operands: (4, 4), version: (3, 0), sm: 30, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_445, operands: (4, 4), version: (3, 0), sm: 30, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_447, operands: (4, 4), version: (3, 0), sm: 30, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
         ],
     },
     OpcodeForms {
         opcode: "vsub4",
         forms: &[
-            Form { slots: SLOTS_444, operands: (4, 4), version: (3, 0), sm: 30, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_446, operands: (4, 4), version: (3, 0), sm: 30, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_445, operands: (4, 4), version: (3, 0), sm: 30, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_447, operands: (4, 4), version: (3, 0), sm: 30, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
         ],
     },
     OpcodeForms {
         opcode: "wgmma",
         forms: &[
-            Form { slots: SLOTS_458, operands: (0, 0), version: (8, 0), sm: 90, targets: TARGETS_14, rules: RULES_0, until: ((99, 9), 999), legacy: false },
             Form { slots: SLOTS_459, operands: (0, 0), version: (8, 0), sm: 90, targets: TARGETS_14, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_460, operands: (1, 1), version: (8, 0), sm: 90, targets: TARGETS_14, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_461, operands: (9, 10), version: (8, 2), sm: 90, targets: TARGETS_14, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_460, operands: (0, 0), version: (8, 0), sm: 90, targets: TARGETS_14, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_461, operands: (1, 1), version: (8, 0), sm: 90, targets: TARGETS_14, rules: RULES_0, until: ((99, 9), 999), legacy: false },
             Form { slots: SLOTS_462, operands: (9, 10), version: (8, 2), sm: 90, targets: TARGETS_14, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_463, operands: (8, 8), version: (8, 2), sm: 90, targets: TARGETS_14, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_463, operands: (9, 10), version: (8, 2), sm: 90, targets: TARGETS_14, rules: RULES_0, until: ((99, 9), 999), legacy: false },
             Form { slots: SLOTS_464, operands: (8, 8), version: (8, 2), sm: 90, targets: TARGETS_14, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_465, operands: (6, 6), version: (8, 2), sm: 90, targets: TARGETS_14, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_466, operands: (7, 8), version: (8, 0), sm: 90, targets: TARGETS_14, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_465, operands: (8, 8), version: (8, 2), sm: 90, targets: TARGETS_14, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_466, operands: (6, 6), version: (8, 2), sm: 90, targets: TARGETS_14, rules: RULES_0, until: ((99, 9), 999), legacy: false },
             Form { slots: SLOTS_467, operands: (7, 8), version: (8, 0), sm: 90, targets: TARGETS_14, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_468, operands: (6, 6), version: (8, 0), sm: 90, targets: TARGETS_14, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_468, operands: (7, 8), version: (8, 0), sm: 90, targets: TARGETS_14, rules: RULES_0, until: ((99, 9), 999), legacy: false },
             Form { slots: SLOTS_469, operands: (6, 6), version: (8, 0), sm: 90, targets: TARGETS_14, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_470, operands: (4, 4), version: (8, 0), sm: 90, targets: TARGETS_14, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_470, operands: (6, 6), version: (8, 0), sm: 90, targets: TARGETS_14, rules: RULES_0, until: ((99, 9), 999), legacy: false },
             Form { slots: SLOTS_471, operands: (4, 4), version: (8, 0), sm: 90, targets: TARGETS_14, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_472, operands: (4, 4), version: (8, 0), sm: 90, targets: TARGETS_14, rules: RULES_0, until: ((99, 9), 999), legacy: false },
         ],
     },
     OpcodeForms {
         opcode: "wmma",
         forms: &[
-            Form { slots: SLOTS_472, operands: (2, 3), version: (6, 3), sm: 70, targets: TARGETS_0, rules: RULES_134, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_473, operands: (2, 3), version: (6, 0), sm: 70, targets: TARGETS_0, rules: RULES_134, until: ((6, 2), 999), legacy: false },
-            Form { slots: SLOTS_474, operands: (2, 3), version: (6, 3), sm: 70, targets: TARGETS_0, rules: RULES_134, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_475, operands: (2, 3), version: (6, 0), sm: 70, targets: TARGETS_0, rules: RULES_134, until: ((6, 2), 999), legacy: false },
-            Form { slots: SLOTS_476, operands: (2, 3), version: (6, 3), sm: 70, targets: TARGETS_0, rules: RULES_135, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_477, operands: (2, 3), version: (6, 0), sm: 70, targets: TARGETS_0, rules: RULES_135, until: ((6, 2), 999), legacy: false },
-            Form { slots: SLOTS_478, operands: (2, 3), version: (7, 0), sm: 80, targets: TARGETS_0, rules: RULES_135, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_479, operands: (2, 3), version: (7, 0), sm: 80, targets: TARGETS_0, rules: RULES_135, until: ((6, 2), 999), legacy: false },
-            Form { slots: SLOTS_480, operands: (2, 3), version: (7, 0), sm: 80, targets: TARGETS_0, rules: RULES_135, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_481, operands: (2, 3), version: (7, 0), sm: 80, targets: TARGETS_0, rules: RULES_135, until: ((6, 2), 999), legacy: false },
-            Form { slots: SLOTS_482, operands: (2, 3), version: (6, 3), sm: 70, targets: TARGETS_0, rules: RULES_135, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_483, operands: (2, 3), version: (6, 0), sm: 70, targets: TARGETS_0, rules: RULES_135, until: ((6, 2), 999), legacy: false },
-            Form { slots: SLOTS_484, operands: (2, 3), version: (7, 0), sm: 80, targets: TARGETS_0, rules: RULES_28, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_485, operands: (2, 3), version: (7, 0), sm: 80, targets: TARGETS_0, rules: RULES_28, until: ((6, 2), 999), legacy: false },
-            Form { slots: SLOTS_486, operands: (2, 3), version: (7, 0), sm: 80, targets: TARGETS_0, rules: RULES_28, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_487, operands: (2, 3), version: (7, 0), sm: 80, targets: TARGETS_0, rules: RULES_28, until: ((6, 2), 999), legacy: false },
-            Form { slots: SLOTS_488, operands: (2, 3), version: (7, 0), sm: 70, targets: TARGETS_0, rules: RULES_28, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_489, operands: (2, 3), version: (7, 0), sm: 70, targets: TARGETS_0, rules: RULES_28, until: ((6, 2), 999), legacy: false },
-            Form { slots: SLOTS_490, operands: (2, 3), version: (7, 0), sm: 80, targets: TARGETS_0, rules: RULES_28, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_491, operands: (2, 3), version: (7, 0), sm: 80, targets: TARGETS_0, rules: RULES_28, until: ((6, 2), 999), legacy: false },
-            Form { slots: SLOTS_492, operands: (2, 3), version: (7, 0), sm: 80, targets: TARGETS_0, rules: RULES_28, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_493, operands: (2, 3), version: (7, 0), sm: 80, targets: TARGETS_0, rules: RULES_28, until: ((6, 2), 999), legacy: false },
-            Form { slots: SLOTS_494, operands: (2, 3), version: (7, 0), sm: 80, targets: TARGETS_0, rules: RULES_28, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_495, operands: (2, 3), version: (7, 0), sm: 80, targets: TARGETS_0, rules: RULES_28, until: ((6, 2), 999), legacy: false },
-            Form { slots: SLOTS_496, operands: (2, 3), version: (6, 3), sm: 70, targets: TARGETS_0, rules: RULES_136, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_497, operands: (2, 3), version: (6, 0), sm: 70, targets: TARGETS_0, rules: RULES_136, until: ((6, 2), 999), legacy: false },
-            Form { slots: SLOTS_498, operands: (2, 3), version: (6, 3), sm: 70, targets: TARGETS_0, rules: RULES_136, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_499, operands: (2, 3), version: (6, 0), sm: 70, targets: TARGETS_0, rules: RULES_136, until: ((6, 2), 999), legacy: false },
-            Form { slots: SLOTS_500, operands: (2, 3), version: (6, 3), sm: 70, targets: TARGETS_0, rules: RULES_28, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_501, operands: (2, 3), version: (6, 0), sm: 70, targets: TARGETS_0, rules: RULES_28, until: ((6, 2), 999), legacy: false },
-            Form { slots: SLOTS_502, operands: (2, 3), version: (6, 3), sm: 75, targets: TARGETS_0, rules: RULES_28, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_503, operands: (2, 3), version: (6, 3), sm: 75, targets: TARGETS_0, rules: RULES_28, until: ((6, 2), 999), legacy: false },
-            Form { slots: SLOTS_504, operands: (2, 3), version: (6, 3), sm: 75, targets: TARGETS_0, rules: RULES_28, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_505, operands: (2, 3), version: (6, 3), sm: 75, targets: TARGETS_0, rules: RULES_28, until: ((6, 2), 999), legacy: false },
-            Form { slots: SLOTS_506, operands: (2, 3), version: (6, 3), sm: 70, targets: TARGETS_0, rules: RULES_28, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_507, operands: (2, 3), version: (6, 0), sm: 70, targets: TARGETS_0, rules: RULES_28, until: ((6, 2), 999), legacy: false },
-            Form { slots: SLOTS_508, operands: (4, 4), version: (6, 3), sm: 70, targets: TARGETS_0, rules: RULES_137, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_509, operands: (4, 4), version: (6, 0), sm: 70, targets: TARGETS_0, rules: RULES_137, until: ((6, 2), 999), legacy: false },
-            Form { slots: SLOTS_510, operands: (4, 4), version: (6, 3), sm: 70, targets: TARGETS_0, rules: RULES_138, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_511, operands: (4, 4), version: (6, 0), sm: 70, targets: TARGETS_0, rules: RULES_138, until: ((6, 2), 999), legacy: false },
-            Form { slots: SLOTS_512, operands: (4, 4), version: (7, 0), sm: 80, targets: TARGETS_0, rules: RULES_137, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_513, operands: (4, 4), version: (7, 0), sm: 80, targets: TARGETS_0, rules: RULES_137, until: ((6, 2), 999), legacy: false },
-            Form { slots: SLOTS_514, operands: (4, 4), version: (7, 0), sm: 80, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_515, operands: (4, 4), version: (7, 0), sm: 80, targets: TARGETS_0, rules: RULES_0, until: ((6, 2), 999), legacy: false },
-            Form { slots: SLOTS_516, operands: (4, 4), version: (7, 0), sm: 80, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_517, operands: (4, 4), version: (7, 0), sm: 80, targets: TARGETS_0, rules: RULES_0, until: ((6, 2), 999), legacy: false },
-            Form { slots: SLOTS_518, operands: (4, 4), version: (6, 3), sm: 70, targets: TARGETS_0, rules: RULES_139, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_519, operands: (4, 4), version: (6, 0), sm: 70, targets: TARGETS_0, rules: RULES_139, until: ((6, 2), 999), legacy: false },
-            Form { slots: SLOTS_520, operands: (4, 4), version: (6, 3), sm: 75, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_521, operands: (4, 4), version: (6, 3), sm: 75, targets: TARGETS_0, rules: RULES_0, until: ((6, 2), 999), legacy: false },
-            Form { slots: SLOTS_522, operands: (2, 3), version: (6, 3), sm: 70, targets: TARGETS_0, rules: RULES_135, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_523, operands: (2, 3), version: (6, 0), sm: 70, targets: TARGETS_0, rules: RULES_135, until: ((6, 2), 999), legacy: false },
-            Form { slots: SLOTS_524, operands: (2, 3), version: (6, 3), sm: 70, targets: TARGETS_0, rules: RULES_28, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_525, operands: (2, 3), version: (6, 0), sm: 70, targets: TARGETS_0, rules: RULES_28, until: ((6, 2), 999), legacy: false },
-            Form { slots: SLOTS_526, operands: (2, 3), version: (7, 0), sm: 80, targets: TARGETS_0, rules: RULES_28, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_527, operands: (2, 3), version: (7, 0), sm: 80, targets: TARGETS_0, rules: RULES_28, until: ((6, 2), 999), legacy: false },
-            Form { slots: SLOTS_528, operands: (2, 3), version: (7, 0), sm: 80, targets: TARGETS_0, rules: RULES_28, until: ((99, 9), 999), legacy: false },
-            Form { slots: SLOTS_529, operands: (2, 3), version: (7, 0), sm: 80, targets: TARGETS_0, rules: RULES_28, until: ((6, 2), 999), legacy: false },
+            Form { slots: SLOTS_473, operands: (2, 3), version: (6, 3), sm: 70, targets: TARGETS_0, rules: RULES_134, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_474, operands: (2, 3), version: (6, 0), sm: 70, targets: TARGETS_0, rules: RULES_134, until: ((6, 2), 999), legacy: false },
+            Form { slots: SLOTS_475, operands: (2, 3), version: (6, 3), sm: 70, targets: TARGETS_0, rules: RULES_134, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_476, operands: (2, 3), version: (6, 0), sm: 70, targets: TARGETS_0, rules: RULES_134, until: ((6, 2), 999), legacy: false },
+            Form { slots: SLOTS_477, operands: (2, 3), version: (6, 3), sm: 70, targets: TARGETS_0, rules: RULES_135, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_478, operands: (2, 3), version: (6, 0), sm: 70, targets: TARGETS_0, rules: RULES_135, until: ((6, 2), 999), legacy: false },
+            Form { slots: SLOTS_479, operands: (2, 3), version: (7, 0), sm: 80, targets: TARGETS_0, rules: RULES_135, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_480, operands: (2, 3), version: (7, 0), sm: 80, targets: TARGETS_0, rules: RULES_135, until: ((6, 2), 999), legacy: false },
+            Form { slots: SLOTS_481, operands: (2, 3), version: (7, 0), sm: 80, targets: TARGETS_0, rules: RULES_135, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_482, operands: (2, 3), version: (7, 0), sm: 80, targets: TARGETS_0, rules: RULES_135, until: ((6, 2), 999), legacy: false },
+            Form { slots: SLOTS_483, operands: (2, 3), version: (6, 3), sm: 70, targets: TARGETS_0, rules: RULES_135, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_484, operands: (2, 3), version: (6, 0), sm: 70, targets: TARGETS_0, rules: RULES_135, until: ((6, 2), 999), legacy: false },
+            Form { slots: SLOTS_485, operands: (2, 3), version: (7, 0), sm: 80, targets: TARGETS_0, rules: RULES_28, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_486, operands: (2, 3), version: (7, 0), sm: 80, targets: TARGETS_0, rules: RULES_28, until: ((6, 2), 999), legacy: false },
+            Form { slots: SLOTS_487, operands: (2, 3), version: (7, 0), sm: 80, targets: TARGETS_0, rules: RULES_28, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_488, operands: (2, 3), version: (7, 0), sm: 80, targets: TARGETS_0, rules: RULES_28, until: ((6, 2), 999), legacy: false },
+            Form { slots: SLOTS_489, operands: (2, 3), version: (7, 0), sm: 70, targets: TARGETS_0, rules: RULES_28, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_490, operands: (2, 3), version: (7, 0), sm: 70, targets: TARGETS_0, rules: RULES_28, until: ((6, 2), 999), legacy: false },
+            Form { slots: SLOTS_491, operands: (2, 3), version: (7, 0), sm: 80, targets: TARGETS_0, rules: RULES_28, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_492, operands: (2, 3), version: (7, 0), sm: 80, targets: TARGETS_0, rules: RULES_28, until: ((6, 2), 999), legacy: false },
+            Form { slots: SLOTS_493, operands: (2, 3), version: (7, 0), sm: 80, targets: TARGETS_0, rules: RULES_28, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_494, operands: (2, 3), version: (7, 0), sm: 80, targets: TARGETS_0, rules: RULES_28, until: ((6, 2), 999), legacy: false },
+            Form { slots: SLOTS_495, operands: (2, 3), version: (7, 0), sm: 80, targets: TARGETS_0, rules: RULES_28, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_496, operands: (2, 3), version: (7, 0), sm: 80, targets: TARGETS_0, rules: RULES_28, until: ((6, 2), 999), legacy: false },
+            Form { slots: SLOTS_497, operands: (2, 3), version: (6, 3), sm: 70, targets: TARGETS_0, rules: RULES_136, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_498, operands: (2, 3), version: (6, 0), sm: 70, targets: TARGETS_0, rules: RULES_136, until: ((6, 2), 999), legacy: false },
+            Form { slots: SLOTS_499, operands: (2, 3), version: (6, 3), sm: 70, targets: TARGETS_0, rules: RULES_136, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_500, operands: (2, 3), version: (6, 0), sm: 70, targets: TARGETS_0, rules: RULES_136, until: ((6, 2), 999), legacy: false },
+            Form { slots: SLOTS_501, operands: (2, 3), version: (6, 3), sm: 70, targets: TARGETS_0, rules: RULES_28, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_502, operands: (2, 3), version: (6, 0), sm: 70, targets: TARGETS_0, rules: RULES_28, until: ((6, 2), 999), legacy: false },
+            Form { slots: SLOTS_503, operands: (2, 3), version: (6, 3), sm: 75, targets: TARGETS_0, rules: RULES_28, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_504, operands: (2, 3), version: (6, 3), sm: 75, targets: TARGETS_0, rules: RULES_28, until: ((6, 2), 999), legacy: false },
+            Form { slots: SLOTS_505, operands: (2, 3), version: (6, 3), sm: 75, targets: TARGETS_0, rules: RULES_28, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_506, operands: (2, 3), version: (6, 3), sm: 75, targets: TARGETS_0, rules: RULES_28, until: ((6, 2), 999), legacy: false },
+            Form { slots: SLOTS_507, operands: (2, 3), version: (6, 3), sm: 70, targets: TARGETS_0, rules: RULES_28, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_508, operands: (2, 3), version: (6, 0), sm: 70, targets: TARGETS_0, rules: RULES_28, until: ((6, 2), 999), legacy: false },
+            Form { slots: SLOTS_509, operands: (4, 4), version: (6, 3), sm: 70, targets: TARGETS_0, rules: RULES_137, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_510, operands: (4, 4), version: (6, 0), sm: 70, targets: TARGETS_0, rules: RULES_137, until: ((6, 2), 999), legacy: false },
+            Form { slots: SLOTS_511, operands: (4, 4), version: (6, 3), sm: 70, targets: TARGETS_0, rules: RULES_138, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_512, operands: (4, 4), version: (6, 0), sm: 70, targets: TARGETS_0, rules: RULES_138, until: ((6, 2), 999), legacy: false },
+            Form { slots: SLOTS_513, operands: (4, 4), version: (7, 0), sm: 80, targets: TARGETS_0, rules: RULES_137, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_514, operands: (4, 4), version: (7, 0), sm: 80, targets: TARGETS_0, rules: RULES_137, until: ((6, 2), 999), legacy: false },
+            Form { slots: SLOTS_515, operands: (4, 4), version: (7, 0), sm: 80, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_516, operands: (4, 4), version: (7, 0), sm: 80, targets: TARGETS_0, rules: RULES_0, until: ((6, 2), 999), legacy: false },
+            Form { slots: SLOTS_517, operands: (4, 4), version: (7, 0), sm: 80, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_518, operands: (4, 4), version: (7, 0), sm: 80, targets: TARGETS_0, rules: RULES_0, until: ((6, 2), 999), legacy: false },
+            Form { slots: SLOTS_519, operands: (4, 4), version: (6, 3), sm: 70, targets: TARGETS_0, rules: RULES_139, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_520, operands: (4, 4), version: (6, 0), sm: 70, targets: TARGETS_0, rules: RULES_139, until: ((6, 2), 999), legacy: false },
+            Form { slots: SLOTS_521, operands: (4, 4), version: (6, 3), sm: 75, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_522, operands: (4, 4), version: (6, 3), sm: 75, targets: TARGETS_0, rules: RULES_0, until: ((6, 2), 999), legacy: false },
+            Form { slots: SLOTS_523, operands: (2, 3), version: (6, 3), sm: 70, targets: TARGETS_0, rules: RULES_135, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_524, operands: (2, 3), version: (6, 0), sm: 70, targets: TARGETS_0, rules: RULES_135, until: ((6, 2), 999), legacy: false },
+            Form { slots: SLOTS_525, operands: (2, 3), version: (6, 3), sm: 70, targets: TARGETS_0, rules: RULES_28, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_526, operands: (2, 3), version: (6, 0), sm: 70, targets: TARGETS_0, rules: RULES_28, until: ((6, 2), 999), legacy: false },
+            Form { slots: SLOTS_527, operands: (2, 3), version: (7, 0), sm: 80, targets: TARGETS_0, rules: RULES_28, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_528, operands: (2, 3), version: (7, 0), sm: 80, targets: TARGETS_0, rules: RULES_28, until: ((6, 2), 999), legacy: false },
+            Form { slots: SLOTS_529, operands: (2, 3), version: (7, 0), sm: 80, targets: TARGETS_0, rules: RULES_28, until: ((99, 9), 999), legacy: false },
+            Form { slots: SLOTS_530, operands: (2, 3), version: (7, 0), sm: 80, targets: TARGETS_0, rules: RULES_28, until: ((6, 2), 999), legacy: false },
         ],
     },
     OpcodeForms {

@@ -79,6 +79,7 @@ pub(crate) fn declare(cx: &mut ModuleChecker, f: &ast::Function) -> ir::Function
         maxntid,
         span: f.span.clone(),
         has_body: f.body.is_some(),
+        vars_named: vec![],
     }
 }
 
@@ -96,6 +97,25 @@ fn param_decls(cx: &mut ModuleChecker, p: &ast::VarDecl) -> Vec<ir::Param> {
     };
     if p.space.node != ".param" && p.space.node != ".reg" {
         cx.diags.push(Diagnostic::error(p.space.span.clone(), format!("parameters must be in `.param` or `.reg` space, not `{}`", p.space.node)));
+    }
+    // A vector `.reg` parameter (`.reg .v2 .u32 input`, as LLVM's NVPTX back end writes
+    // them): one register parameter per component, `input.x`, `input.y`, ... (`check_body`
+    // declares `input` as the vector of them).
+    if let (".reg", Some(len)) = (p.space.node.as_str(), p.vector) {
+        return p
+            .names
+            .iter()
+            .flat_map(|n| {
+                ["x", "y", "z", "w"].iter().take(len as usize).map(move |c| ir::Param {
+                    name: format!("{}.{c}", n.name.node),
+                    ty,
+                    size: ty.bytes(),
+                    align: ty.bytes().max(1),
+                    reg: None,
+                    handle,
+                })
+            })
+            .collect();
     }
     p.names
         .iter()
@@ -128,16 +148,20 @@ pub(crate) struct FnScope<'a> {
     pub prototypes: HashMap<String, (u32, u32)>,
     /// `.branchtargets` lists by their label: the target labels in order.
     pub branch_targets: HashMap<String, Vec<(String, ast::Span)>>,
+    /// Instructions that compute operands of the instruction being converted (a
+    /// register-plus-immediate source `%r + 1`), emitted before it.
+    pub prelude: Vec<ir::Inst>,
+    /// Variables the body names (see `ir::Function::vars_named`).
+    pub vars_named: std::cell::RefCell<HashSet<ir::VarId>>,
 }
 
 impl FnScope<'_> {
     pub fn lookup(&self, name: &str) -> Option<LocalOrGlobal> {
-        for s in self.scopes.iter().rev() {
-            if let Some(sym) = s.get(name) {
-                return Some(LocalOrGlobal::Local(*sym));
-            }
+        let found = self.scopes.iter().rev().find_map(|s| s.get(name)).map(|sym| LocalOrGlobal::Local(*sym)).or_else(|| self.cx.globals.get(name).map(|g| LocalOrGlobal::Global(*g)));
+        if let Some(LocalOrGlobal::Local(LocalSymbol::Var(v)) | LocalOrGlobal::Global(GlobalSymbol::Var(v))) = found {
+            self.vars_named.borrow_mut().insert(v);
         }
-        self.cx.globals.get(name).map(|g| LocalOrGlobal::Global(*g))
+        found
     }
 
     pub fn function(&self) -> &ir::Function {
@@ -262,34 +286,49 @@ enum Linear {
 }
 
 pub(crate) fn check_body(cx: &mut ModuleChecker, index: usize, f: &ast::Function) {
-    let mut scope = FnScope { cx, index, regs: vec![], scopes: vec![HashMap::new()], labels: HashSet::new(), prototypes: HashMap::new(), branch_targets: HashMap::new() };
+    let mut scope = FnScope { cx, index, regs: vec![], scopes: vec![HashMap::new()], labels: HashSet::new(), prototypes: HashMap::new(), branch_targets: HashMap::new(), prelude: vec![], vars_named: Default::default() };
     collect_labels(f.body.as_deref().unwrap_or(&[]), &mut scope);
     // `.reg` parameters are registers of the body; `.param` ones are addressed in memory.
-    let reg_space = |decls: &[ast::VarDecl]| -> Vec<bool> {
-        decls.iter().flat_map(|d| std::iter::repeat_n(d.space.node == ".reg", d.names.len())).collect()
+    // Per IR parameter: in `.reg` space, and for a component of a vector `.reg` parameter
+    // (see `param_decls`) the vector's name, the component and the vector's length.
+    let reg_space = |decls: &[ast::VarDecl]| -> Vec<(bool, Option<(String, u32, u32)>)> {
+        let mut out = vec![];
+        for d in decls {
+            let reg = d.space.node == ".reg";
+            for n in &d.names {
+                match d.vector {
+                    Some(len) if reg => out.extend((0..len).map(|i| (true, Some((n.name.node.clone(), i, len))))),
+                    _ => out.push((reg, None)),
+                }
+            }
+        }
+        out
     };
     let (param_is_reg, return_is_reg) = (reg_space(&f.params), reg_space(&f.returns));
     let span = f.name.span.clone();
     let mut params = scope.cx.out.functions[index].params.clone();
-    for (i, p) in params.iter_mut().enumerate() {
-        if param_is_reg.get(i).copied().unwrap_or(false) {
-            let id = ir::RegId(scope.regs.len() as u32);
-            scope.regs.push(ir::RegDecl { name: p.name.clone(), ty: p.ty });
-            scope.declare(&ast::Spanned::new(p.name.clone(), span.clone()), LocalSymbol::Reg(id));
-            p.reg = Some(id);
-        } else {
-            scope.declare(&ast::Spanned::new(p.name.clone(), span.clone()), LocalSymbol::Param(i as u32));
-        }
-    }
     let mut returns = scope.cx.out.functions[index].returns.clone();
-    for (i, p) in returns.iter_mut().enumerate() {
-        if return_is_reg.get(i).copied().unwrap_or(false) {
-            let id = ir::RegId(scope.regs.len() as u32);
-            scope.regs.push(ir::RegDecl { name: p.name.clone(), ty: p.ty });
-            scope.declare(&ast::Spanned::new(p.name.clone(), span.clone()), LocalSymbol::Reg(id));
-            p.reg = Some(id);
-        } else {
-            scope.declare(&ast::Spanned::new(p.name.clone(), span.clone()), LocalSymbol::Return(i as u32));
+    for (list, kinds, is_return) in [(&mut params, &param_is_reg, false), (&mut returns, &return_is_reg, true)] {
+        for (i, p) in list.iter_mut().enumerate() {
+            match kinds.get(i) {
+                Some((true, vector)) => {
+                    let id = ir::RegId(scope.regs.len() as u32);
+                    scope.regs.push(ir::RegDecl { name: p.name.clone(), ty: p.ty });
+                    scope.declare(&ast::Spanned::new(p.name.clone(), span.clone()), LocalSymbol::Reg(id));
+                    if let Some((name, k, len)) = vector {
+                        // `.r .g .b .a` name the components too; the first one declares the
+                        // vector (its components are the next `len` registers).
+                        let rgba = ["r", "g", "b", "a"][*k as usize % 4];
+                        scope.declare(&ast::Spanned::new(format!("{name}.{rgba}"), span.clone()), LocalSymbol::Reg(id));
+                        if *k == 0 {
+                            scope.declare(&ast::Spanned::new(name.clone(), span.clone()), LocalSymbol::Vector(id, *len));
+                        }
+                    }
+                    p.reg = Some(id);
+                }
+                _ if is_return => scope.declare(&ast::Spanned::new(p.name.clone(), span.clone()), LocalSymbol::Return(i as u32)),
+                _ => scope.declare(&ast::Spanned::new(p.name.clone(), span.clone()), LocalSymbol::Param(i as u32)),
+            }
         }
     }
     scope.cx.out.functions[index].params = params;
@@ -299,9 +338,12 @@ pub(crate) fn check_body(cx: &mut ModuleChecker, index: usize, f: &ast::Function
     let is_entry = scope.function().kind == ir::FunctionKind::Entry;
     let blocks = build_cfg(&mut scope, linear, is_entry);
     let regs = std::mem::take(&mut scope.regs);
+    let mut vars_named: Vec<ir::VarId> = scope.vars_named.take().into_iter().collect();
+    vars_named.sort();
     let func = &mut cx.out.functions[index];
     func.regs = regs;
     func.blocks = blocks;
+    func.vars_named = vars_named;
 }
 
 fn collect_labels(stmts: &[ast::Statement], scope: &mut FnScope) {
@@ -340,6 +382,20 @@ fn walk(scope: &mut FnScope, stmts: &[ast::Statement], out: &mut Vec<Linear>) {
                 scope.scopes.pop();
             }
             ast::Statement::Instruction(inst) => match convert(scope, inst) {
+                // Operands computed first: unguarded, into registers of their own.
+                converted if !scope.prelude.is_empty() => {
+                    out.extend(std::mem::take(&mut scope.prelude).into_iter().map(Linear::Inst));
+                    match converted {
+                        Some(Converted::Inst(i)) => out.push(Linear::Inst(i)),
+                        Some(Converted::Insts(insts)) => out.extend(insts.into_iter().map(Linear::Inst)),
+                        Some(Converted::Term(t, guard)) => out.push(Linear::Term(t, guard, inst.span.clone())),
+                        Some(Converted::Prepared(insts, t, guard)) => {
+                            out.extend(insts.into_iter().map(Linear::Inst));
+                            out.push(Linear::Term(t, guard, inst.span.clone()));
+                        }
+                        None => {}
+                    }
+                }
                 Some(Converted::Inst(i)) => out.push(Linear::Inst(i)),
                 Some(Converted::Insts(insts)) => out.extend(insts.into_iter().map(Linear::Inst)),
                 Some(Converted::Term(t, guard)) => out.push(Linear::Term(t, guard, inst.span.clone())),

@@ -182,13 +182,18 @@ impl Inliner<'_, '_> {
                     let fresh = format!("{tag}{formal}");
                     prologue.push(Statement::Var(ast::VarDecl { names: vec![ast::VarName { name: name(&fresh), range: None, dims: var.dims.clone(), init: None }], linkage: None, ..decl.clone() }));
                     let ty = name(&decl.ty.node);
+                    // A vector `.reg` parameter is copied component by component (`mov.v2`).
+                    let mov_mods = match decl.vector {
+                        Some(n) if is_reg => vec![name(&format!(".v{n}")), ty.clone()],
+                        _ => vec![ty.clone()],
+                    };
                     let fresh_op = sp(A::Name { name: fresh.clone(), component: None });
                     if is_result {
                         if !matches!(other, A::Sink) {
-                            epilogue.push(Statement::Instruction(Instruction { guard: None, opcode: name("mov"), modifiers: vec![ty], operands: vec![actual.clone(), fresh_op], span: span.clone() }));
+                            epilogue.push(Statement::Instruction(Instruction { guard: None, opcode: name("mov"), modifiers: mov_mods, operands: vec![actual.clone(), fresh_op], span: span.clone() }));
                         }
                     } else if is_reg {
-                        prologue.push(Statement::Instruction(Instruction { guard: None, opcode: name("mov"), modifiers: vec![ty], operands: vec![fresh_op, actual.clone()], span: span.clone() }));
+                        prologue.push(Statement::Instruction(Instruction { guard: None, opcode: name("mov"), modifiers: mov_mods, operands: vec![fresh_op, actual.clone()], span: span.clone() }));
                     } else {
                         let addr = sp(A::Address(Box::new(fresh_op), 0));
                         prologue.push(Statement::Instruction(Instruction { guard: None, opcode: name("st"), modifiers: vec![name(".param"), ty], operands: vec![addr, actual.clone()], span: span.clone() }));

@@ -4,7 +4,7 @@
 //! `Mods` list, and whatever is left is reported as an unknown modifier.
 
 use super::forms::{self, FormError};
-use super::function::FnScope;
+use super::function::{FnScope, LocalOrGlobal, LocalSymbol};
 use super::operands::Width;
 use crate::front::ast::{self, Operand as A, Spanned};
 use crate::ir::{self, BoolOp, CmpOp, IntBinOp, IntUnOp, MulMode, Op, Rounding, ScalarType, StateSpace};
@@ -186,9 +186,39 @@ fn convert_form(scope: &mut FnScope, inst: &ast::Instruction) -> Option<Converte
         }
         "bar" | "barrier" => return barrier(scope, inst, mods, guard),
         "mov" => {
+            let lanes = mods.one_of(&[".v2", ".v4"]).map(|v| if v == ".v2" { 2 } else { 4 });
             let ty = one_type(scope, &mut mods, inst)?;
             if !mods.finish() || !expect_operands(scope, inst, &[2]) {
                 return None;
+            }
+            // A vector register (`.reg .v2 .b16 %h`) on either side is the list of its
+            // components: `mov.v2.f32 %b, %a` moves each one, `mov.b32 %h, %r` unpacks.
+            let named_vector = |op: &Spanned<A>| match &op.node {
+                A::Name { name, component: None } => matches!(scope.lookup(name), Some(LocalOrGlobal::Local(LocalSymbol::Vector(..)))),
+                _ => false,
+            };
+            if let Some(n) = lanes {
+                let (d, a) = (scope.vector_elements(&ops[0]), scope.vector_elements(&ops[1]));
+                if d.len() != n || a.len() != n {
+                    scope.error(inst.span.clone(), format!("`mov.v{n}` needs vectors of {n} elements on both sides"));
+                    return None;
+                }
+                let mut insts = vec![];
+                for (d, a) in d.iter().zip(&a) {
+                    let dst = scope.dst(d, ty, Width::Exact)?;
+                    let src = scope.src(a, ty, Width::Exact)?;
+                    insts.push(ir::Inst { guard, op: Op::Mov { ty, dst, src }, span: inst.span.clone() });
+                }
+                return Some(Converted::Insts(insts));
+            }
+            if named_vector(&ops[0]) || named_vector(&ops[1]) {
+                let mut expanded = inst.clone();
+                for op in expanded.operands.iter_mut() {
+                    if named_vector(op) {
+                        *op = Spanned::new(A::Vector(scope.vector_elements(op)), op.span.clone());
+                    }
+                }
+                return super::integer::mov_vector(scope, &expanded, ty, guard);
             }
             if matches!(ops[0].node, A::Vector(_)) || matches!(ops[1].node, A::Vector(_)) {
                 return super::integer::mov_vector(scope, inst, ty, guard);

@@ -188,13 +188,20 @@ impl ModuleChecker {
                 self.diags.push(Diagnostic::error(name.name.span.clone(), format!("`{}` cannot be an array", name.name.node)));
                 continue;
             }
-            let mut fields = vec![];
+            let mut sampler = ir::SamplerInit::default();
             match &name.init {
                 None => {}
                 Some(ast::Initializer::List(items, _)) if kind == ir::HandleKind::Sampler || kind == ir::HandleKind::Texture => {
                     for item in items {
                         match item {
-                            ast::Initializer::Field(k, v, _) => fields.push((k.node.clone(), v.node.clone())),
+                            // A `.texref`'s properties (`width`, `normalized_coords`, ...)
+                            // describe the texture the host binds: not kept.
+                            ast::Initializer::Field(..) if kind == ir::HandleKind::Texture => {}
+                            ast::Initializer::Field(k, v, _) => {
+                                if let Err(d) = sampler_field(&mut sampler, k, v) {
+                                    self.diags.push(d);
+                                }
+                            }
                             other => self.diags.push(Diagnostic::error(init_span(other), "expected `property = value`")),
                         }
                     }
@@ -205,7 +212,7 @@ impl ModuleChecker {
             self.out.handles.push(ir::Handle {
                 name: name.name.node.clone(),
                 kind,
-                fields,
+                sampler,
                 linkage: match decl.linkage {
                     Some(ast::Linkage::Extern) => ir::Linkage::External,
                     Some(_) => ir::Linkage::Public,
@@ -448,6 +455,39 @@ fn handle_kind(decl: &ast::VarDecl) -> Option<ir::HandleKind> {
         _ if decl.space.node == ".tex" => Some(ir::HandleKind::Texture),
         _ => None,
     }
+}
+
+/// One `field = value` of a `.samplerref` initializer (ISA 9.2 §5.3, Table 11).
+fn sampler_field(sampler: &mut ir::SamplerInit, field: &ast::Spanned<String>, value: &ast::Spanned<String>) -> Result<(), Diagnostic> {
+    let bad = || Diagnostic::error(value.span.clone(), format!("`{}` is not a valid value of sampler field `{}`", value.node, field.node));
+    let flag = || match value.node.as_str() {
+        "0" => Ok(false),
+        "1" => Ok(true),
+        _ => Err(bad()),
+    };
+    match field.node.as_str() {
+        "addr_mode_0" | "addr_mode_1" | "addr_mode_2" => {
+            let d = (field.node.as_bytes()[10] - b'0') as usize;
+            sampler.addr_mode[d] = Some(match value.node.as_str() {
+                "wrap" => ir::AddrMode::Wrap,
+                "mirror" => ir::AddrMode::Mirror,
+                "clamp_ogl" => ir::AddrMode::ClampOgl,
+                "clamp_to_edge" => ir::AddrMode::ClampToEdge,
+                "clamp_to_border" => ir::AddrMode::ClampToBorder,
+                _ => return Err(bad()),
+            });
+        }
+        "filter_mode" => {
+            sampler.linear_filter = Some(match value.node.as_str() {
+                "nearest" => false,
+                "linear" => true,
+                _ => return Err(bad()),
+            });
+        }
+        "force_unnormalized_coords" => sampler.force_unnormalized = Some(flag()?),
+        other => return Err(Diagnostic::error(field.span.clone(), format!("`{other}` is not a sampler field"))),
+    }
+    Ok(())
 }
 
 fn init_span(i: &ast::Initializer) -> ast::Span {

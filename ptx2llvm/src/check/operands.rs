@@ -300,6 +300,15 @@ impl FnScope<'_> {
                     return match self.src(&named, ty, width)? {
                         ir::Operand::VarAddr(v, o) => Some(ir::Operand::VarAddr(v, o.wrapping_add(off))),
                         ir::Operand::ParamAddr(p, o) => Some(ir::Operand::ParamAddr(p, o.wrapping_add(off))),
+                        // `%r + 1` (ptxas accepts a register plus an immediate as an integer
+                        // source): the sum, computed into a register of its own first.
+                        ir::Operand::Reg(r) if self.reg_type(r).is_int() => {
+                            let rt = self.reg_type(r);
+                            let sum = self.scratch_reg(rt);
+                            let add = ir::Op::IntBinary { op: ir::IntBinOp::Add, ty: rt, sat: false, dst: sum, a: ir::Operand::Reg(r), b: ir::Operand::Imm(off as u64) };
+                            self.prelude.push(ir::Inst { guard: None, op: add, span: op.span.clone() });
+                            Some(ir::Operand::Reg(sum))
+                        }
                         _ => {
                             self.error(op.span.clone(), "only addresses may have an offset");
                             None
@@ -371,6 +380,15 @@ impl FnScope<'_> {
         let (name, negated) = match &op.node {
             A::Name { name, component: None } => (name, false),
             A::Not(name) => (name, true),
+            // An immediate predicate (`selp.u16 d, a, b, 0;`, `vote.sync.all.pred p, 1, m;`,
+            // as ptxas accepts): a predicate register set to it first.
+            A::Expr(e) if const_eval(e).is_some() => {
+                let reg = self.scratch_reg(ScalarType::Pred);
+                let value = u64::from(const_eval(e) != Some(0));
+                let set = ir::Op::Mov { ty: ScalarType::Pred, dst: reg, src: ir::Operand::Imm(value) };
+                self.prelude.push(ir::Inst { guard: None, op: set, span: op.span.clone() });
+                return Some(ir::PredRef { reg, negated: false });
+            }
             _ => {
                 self.error(op.span.clone(), "expected a predicate register");
                 return None;

@@ -58,10 +58,33 @@ pub enum HandleKind {
 pub struct Handle {
     pub name: String,
     pub kind: HandleKind,
-    /// Sampler properties given in the declaration (`filter_mode = linear`).
-    pub fields: Vec<(String, String)>,
+    /// Sampler properties given in a `.samplerref` declaration (`filter_mode = linear`),
+    /// checked by the checker; empty for other references.
+    pub sampler: SamplerInit,
     pub linkage: Linkage,
     pub span: Span,
+}
+
+/// The fields of a `.samplerref` initializer; `None` where the declaration leaves the
+/// runtime's default.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct SamplerInit {
+    /// `addr_mode_0`, `addr_mode_1`, `addr_mode_2`.
+    pub addr_mode: [Option<AddrMode>; 3],
+    /// `filter_mode`: `true` for `linear`, `false` for `nearest`.
+    pub linear_filter: Option<bool>,
+    /// `force_unnormalized_coords`: 1 or 0.
+    pub force_unnormalized: Option<bool>,
+}
+
+/// The values of a sampler's `addr_mode_N` field.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AddrMode {
+    Wrap,
+    Mirror,
+    ClampOgl,
+    ClampToEdge,
+    ClampToBorder,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -150,6 +173,10 @@ pub struct Function {
     pub span: Span,
     /// False for declarations (`.extern .func f(...);`).
     pub has_body: bool,
+    /// The module and function variables the body names (in any operand or address): a
+    /// kernel's static shared memory is that of the `.shared` variables it and its
+    /// callees name.
+    pub vars_named: Vec<VarId>,
 }
 
 #[derive(Debug, Clone)]

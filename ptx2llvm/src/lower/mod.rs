@@ -54,12 +54,52 @@ impl LowerError {
 
 pub type R<T> = Result<T, LowerError>;
 
+/// Per function of `m`: the `.shared` variables (indices in `m.vars`) it names or its
+/// callees name, transitively. An indirect call may reach any function.
+fn shared_reach(m: &ir::Module) -> Vec<std::collections::HashSet<usize>> {
+    use std::collections::HashSet;
+    let n = m.functions.len();
+    let mut callees: Vec<HashSet<usize>> = vec![HashSet::new(); n];
+    for (i, f) in m.functions.iter().enumerate() {
+        for inst in f.blocks.iter().flat_map(|b| b.insts.iter()) {
+            match &inst.op {
+                ir::Op::Call { callee: ir::Callee::Direct(c), .. } => {
+                    callees[i].insert(*c as usize);
+                }
+                ir::Op::Call { callee: ir::Callee::Indirect { .. }, .. } => callees[i].extend(0..n),
+                _ => {}
+            }
+        }
+    }
+    let own = |f: &ir::Function| -> HashSet<usize> { f.vars_named.iter().map(|v| v.0 as usize).filter(|&v| m.vars.get(v).is_some_and(|v| v.space == StateSpace::Shared)).collect() };
+    (0..n)
+        .map(|start| {
+            let mut seen = vec![false; n];
+            let mut stack = vec![start];
+            let mut vars = HashSet::new();
+            while let Some(f) = stack.pop() {
+                if std::mem::replace(&mut seen[f], true) {
+                    continue;
+                }
+                vars.extend(own(&m.functions[f]));
+                stack.extend(callees[f].iter().copied());
+            }
+            vars
+        })
+        .collect()
+}
+
 /// Where shared and local variables live in their windows.
 #[derive(Debug, Default)]
 pub struct MemoryLayout {
     offsets: Vec<u64>,
-    /// Bytes of static shared memory (dynamic shared memory starts at this, aligned to 16).
+    /// Bytes of static shared memory of the module: the most any kernel needs (dynamic
+    /// shared memory starts at this, aligned to 16).
     pub static_shared: u64,
+    /// Per function (index in `Module::functions`): the static shared bytes a kernel
+    /// reserves, those of the `.shared` variables it and its callees name; a kernel that
+    /// reaches dynamic shared memory reserves `static_shared` (its start).
+    pub kernel_static_shared: Vec<u64>,
     /// Bytes of `.local` memory per thread.
     pub local_bytes: u64,
     /// Some function allocates on the stack (`alloca`, `stackrestore`): `.local` addresses
@@ -72,12 +112,26 @@ impl MemoryLayout {
     fn new(m: &ir::Module) -> Self {
         let mut l = MemoryLayout { offsets: vec![0; m.vars.len()], ..Default::default() };
         let align_up = |x: u64, a: u64| x.div_ceil(a) * a;
+        // The `.shared` variables each kernel reaches. Static ones that no kernel uses
+        // together share addresses, so that every kernel is charged only what it uses
+        // (one offset per variable: functions are shared between kernels).
+        let reach = shared_reach(m);
+        let mut placed: Vec<(usize, u64, u64)> = vec![];
         for (i, v) in m.vars.iter().enumerate() {
             match v.space {
                 StateSpace::Shared if v.size > 0 => {
-                    l.static_shared = align_up(l.static_shared, v.align as u64);
-                    l.offsets[i] = l.static_shared;
-                    l.static_shared += v.size;
+                    let together = |j: usize| reach.iter().any(|r| r.contains(&i) && r.contains(&j));
+                    let mut at = 0;
+                    loop {
+                        at = align_up(at, v.align.max(1) as u64);
+                        match placed.iter().find(|&&(j, start, end)| start < at + v.size && at < end && together(j)) {
+                            Some(&(_, _, end)) => at = end,
+                            None => break,
+                        }
+                    }
+                    placed.push((i, at, at + v.size));
+                    l.offsets[i] = at;
+                    l.static_shared = l.static_shared.max(at + v.size);
                 }
                 // `.local` variables of a `.func` live in its stack frame (recursion).
                 StateSpace::Local if v.owner.is_some_and(|o| m.functions[o].kind == ir::FunctionKind::Func) => {}
@@ -89,6 +143,17 @@ impl MemoryLayout {
                 _ => {}
             }
         }
+        l.kernel_static_shared = reach
+            .iter()
+            .map(|r| {
+                let dynamic = r.iter().any(|&i| m.vars[i].size == 0);
+                if dynamic {
+                    l.static_shared
+                } else {
+                    placed.iter().filter(|(i, ..)| r.contains(i)).map(|&(_, _, end)| end).max().unwrap_or(0)
+                }
+            })
+            .collect();
         // Dynamic shared memory (`extern .shared` arrays without size) follows the static part.
         let dynamic = l.static_shared_aligned();
         for (i, v) in m.vars.iter().enumerate() {
@@ -99,6 +164,11 @@ impl MemoryLayout {
         l.local_bytes = align_up(l.local_bytes, 16);
         l.stack_allocations = m.functions.iter().flat_map(|f| f.blocks.iter().flat_map(|b| b.insts.iter())).any(|i| matches!(i.op, ir::Op::Alloca { .. } | ir::Op::StackRestore { .. }));
         l
+    }
+
+    /// The static shared bytes kernel `f` (its index in the module) reserves.
+    pub fn kernel_static_shared(&self, f: usize) -> u64 {
+        self.kernel_static_shared.get(f).copied().unwrap_or(self.static_shared)
     }
 
     pub fn static_shared_aligned(&self) -> u64 {
@@ -209,9 +279,7 @@ pub fn lower<'ctx>(cx: &'ctx Context, module: Module<'ctx>, m: &ir::Module, sche
     }
     ml.functions = function::declare_functions(&ml);
     ml.globals = m.vars.iter().map(|v| define_global(&ml, v)).collect();
-    let mut handle_errors = vec![];
-    ml.handles = texture::define_handles(&ml, &mut handle_errors);
-    diags.extend(handle_errors.into_iter().map(|e| to_diag(e, &(0..0))));
+    ml.handles = texture::define_handles(&ml);
     for (i, v) in m.vars.iter().enumerate() {
         if let Err(e) = init_global(&ml, ir::VarId(i as u32)) {
             diags.push(to_diag(e, &v.span));
@@ -397,7 +465,7 @@ fn emit_descriptors<'ctx>(ml: &ModuleLowerer<'ctx, '_>, kernels: &[(&ir::Functio
             k.block_fn.as_global_value().as_pointer_value().into(),
             sizes.as_pointer_value().into(),
             aligns.as_pointer_value().into(),
-            i32t.const_int(ml.layout.static_shared, false).into(),
+            i32t.const_int(ml.ir.functions.iter().position(|g| std::ptr::eq(g, *f)).map_or(ml.layout.static_shared, |i| ml.layout.kernel_static_shared(i)), false).into(),
             i32t.const_int(k.context_bytes_per_thread as u64, false).into(),
             i32t.const_int(ml.layout.local_bytes, false).into(),
             i32t.const_int(if k.fused_x { abi::KERNEL_FUSE_X } else { 0 }, false).into(),

@@ -159,7 +159,25 @@ impl<'ctx> FnCx<'ctx, '_> {
                 let x = bld.build_bit_cast(ftz(old)?, ft, "")?.into_float_value();
                 let y = bld.build_bit_cast(ftz(b)?, ft, "")?.into_float_value();
                 let sum = bld.build_float_add(x, y, "")?;
-                ftz(bld.build_bit_cast(sum, it, "")?.into_int_value())?
+                let sum = ftz(bld.build_bit_cast(sum, it, "")?.into_int_value())?;
+                // NaN results as NVIDIA silicon (sm_90) gives them: `.f32` the canonical NaN;
+                // `.f64` in shared memory the memory's NaN, else the operand's, quieted; `.f64`
+                // elsewhere (the global atomic unit) the operand's NaN, else the memory's,
+                // both as they are (a signalling NaN stays signalling).
+                let is_nan = |v: IntValue<'ctx>| -> R<IntValue<'ctx>> {
+                    let f = bld.build_bit_cast(v, ft, "")?.into_float_value();
+                    Ok(bld.build_float_compare(inkwell::FloatPredicate::UNO, f, f, "")?)
+                };
+                let sum_nan = is_nan(sum)?;
+                if ty == ScalarType::F32 {
+                    self.select(sum_nan, it.const_int(0x7fff_ffff, false), sum)?
+                } else {
+                    let (first, second, q) = if space == StateSpace::Shared { (b, old, 1u64 << 51) } else { (old, b, 0) };
+                    let qc = it.const_int(q, false);
+                    let mut nan = self.select(is_nan(first)?, bld.build_or(first, qc, "")?, bld.build_or(sum, qc, "")?)?;
+                    nan = self.select(is_nan(second)?, bld.build_or(second, qc, "")?, nan)?;
+                    self.select(sum_nan, nan, sum)?
+                }
             }
             AtomicOp::Add => bld.build_int_add(old, b, "")?,
             AtomicOp::Inc => {

@@ -145,8 +145,10 @@ struct Unpacked<'ctx> {
 impl<'ctx> FnCx<'ctx, '_> {
     #[allow(clippy::too_many_arguments)]
     pub fn cvt(&self, dst_ty: ScalarType, src_ty: ScalarType, rnd: Option<CvtRounding>, ftz: bool, sat: bool, relu: bool, satfinite: bool, dst: RegId, src: Operand) -> R<()> {
-        // `.ftz` only concerns `.f32` inputs and results.
-        let ftz_in = ftz && src_ty == ScalarType::F32;
+        // `.ftz` only concerns `.f32` inputs and results. NVIDIA silicon (sm_90) does not
+        // flush a subnormal `.f32` input converted to `.f16`: `cvt.rp.ftz.f16.f32` of the
+        // smallest positive subnormal is 0x0001.
+        let ftz_in = ftz && src_ty == ScalarType::F32 && dst_ty != ScalarType::F16;
         let ftz_out = ftz && dst_ty == ScalarType::F32;
         if !dst_ty.is_float() {
             let v = if src_ty.is_float() {
@@ -218,6 +220,7 @@ impl<'ctx> FnCx<'ctx, '_> {
         // NaN results of the hardware conversions carry payloads that differ between CPUs;
         // give the canonical NaN, as the software path does.
         let bits = self.canonical_nan(bits, out)?;
+        let bits = self.silicon_nan(src, src_ty, dst_ty, ftz, bits)?;
         let bits = if ftz_out { self.flush_subnormal(bits, F32)? } else { bits };
         let bits = if sat { self.saturate_unit(bits, out)? } else { bits };
         self.write(dst, bits, dst_ty)
@@ -291,11 +294,33 @@ impl<'ctx> FnCx<'ctx, '_> {
             let enc = self.round_to_layout_with(u, out_layout, cvt_mode(rnd), satfinite, relu, lane_rbits)?;
             let enc = if to == FloatFormat::S2f6 { self.fixed_s2f6(enc)? } else { enc };
             let enc = if to == FloatFormat::Tf32 { self.b.build_left_shift(self.resize(enc, 32, false)?, self.i32(13), "")? } else { enc };
+            let enc = if to == FloatFormat::Tf32 && from == FloatFormat::F32 && rnd == CvtRounding::NearestAway { self.tf32_rna_specials(element, satfinite, enc)? } else { enc };
             let enc = self.resize(enc, total.max(8), false)?;
             let enc = self.b.build_left_shift(enc, it.const_int(((lanes - 1 - lane) * out_bits) as u64, false), "")?;
             packed = self.b.build_or(packed, enc, "")?;
         }
         self.write(dst, packed, bits_type(total.max(8)))
+    }
+
+    /// `cvt.rna{.satfinite}.tf32.f32` of an infinity or NaN as NVIDIA silicon (sm_90) gives
+    /// it: without `.satfinite` a NaN keeps its sign and top payload bits (the low 13 bits
+    /// cleared, not quieted); with `.satfinite` every input whose exponent is all ones
+    /// (infinities and NaNs) gives its truncated encoding minus one tf32 unit
+    /// (`0x7f800000` gives the largest finite value `0x7f7fe000`, `0xffffffff` gives
+    /// `0xffffc000`).
+    fn tf32_rna_specials(&self, element: IntValue<'ctx>, satfinite: bool, enc: IntValue<'ctx>) -> R<IntValue<'ctx>> {
+        let x = self.resize(element, 32, false)?;
+        let exp = self.b.build_and(x, self.i32(0x7f80_0000), "")?;
+        let special = self.icmp(P::EQ, exp, self.i32(0x7f80_0000))?;
+        let trunc = self.b.build_and(x, self.i32(0xffff_e000), "")?;
+        let enc = self.resize(enc, 32, false)?;
+        if satfinite {
+            let v = self.b.build_int_sub(trunc, self.i32(0x2000), "")?;
+            return self.select(special, v, enc);
+        }
+        let frac = self.b.build_and(x, self.i32(0x007f_ffff), "")?;
+        let nan = self.b.build_and(special, self.icmp(P::NE, frac, self.i32(0))?, "")?;
+        self.select(nan, trunc, enc)
     }
 
     /// An `.f32` or `.bf16` element (`from`) to `.ue8m0` (an `i32`), rounded toward zero
@@ -446,6 +471,46 @@ impl<'ctx> FnCx<'ctx, '_> {
         let tiny = self.icmp(P::EQ, exp, t.const_zero())?;
         let sign = self.b.build_and(bits, t.const_int(1u64 << (l.width() - 1), false), "")?;
         self.select(tiny, sign, bits)
+    }
+
+    /// NaN results of float-to-float `cvt` as NVIDIA silicon (sm_90) gives them, in place of
+    /// the canonical NaN: conversions from or to `.f64` (also `.f64` to an integral `.f64`)
+    /// keep the sign and the payload's high bits (moved to the new fraction's top) and quiet
+    /// the NaN, except `cvt.ftz.f64.f32`, which gives the canonical `.f32` NaN widened
+    /// (`0x7fffffffe0000000`); `cvt.f32.bf16` keeps the bits as they are (a signalling NaN
+    /// stays signalling), `cvt.ftz.f32.bf16` gives the canonical NaN. The other pairs (`.f32`
+    /// to `.f16`/`.bf16`, `.f16` to `.f32`, ...) give the canonical NaN.
+    fn silicon_nan(&self, src: Operand, src_ty: ScalarType, dst_ty: ScalarType, ftz: bool, bits: IntValue<'ctx>) -> R<IntValue<'ctx>> {
+        use ScalarType as S;
+        let quiet = match (src_ty, dst_ty) {
+            (S::F64, S::F32 | S::F16 | S::BF16 | S::F64) | (S::F16 | S::BF16, S::F64) => true,
+            (S::F32, S::F64) if !ftz => true,
+            (S::F32, S::F64) => {
+                let t = bits.get_type();
+                let mag = self.b.build_and(bits, t.const_int(F64.magnitude_mask(), false), "")?;
+                let is_nan = self.icmp(P::UGT, mag, t.const_int(F64.inf().unwrap_or(u64::MAX), false))?;
+                return self.select(is_nan, t.const_int(0x7fff_ffff_e000_0000, false), bits);
+            }
+            (S::BF16, S::F32) if !ftz => false,
+            _ => return Ok(bits),
+        };
+        let (from, to) = (scalar_layout(src_ty), scalar_layout(dst_ty));
+        let x = self.resize(self.read(src, src_ty)?, 64, false)?;
+        let mag = self.b.build_and(x, self.i64(from.magnitude_mask()), "")?;
+        let is_nan = self.icmp(P::UGT, mag, self.i64(from.inf().unwrap_or(u64::MAX)))?;
+        let frac = self.b.build_and(x, self.i64((1u64 << from.frac_bits) - 1), "")?;
+        let frac = if to.frac_bits >= from.frac_bits {
+            self.b.build_left_shift(frac, self.i64((to.frac_bits - from.frac_bits) as u64), "")?
+        } else {
+            self.b.build_right_shift(frac, self.i64((from.frac_bits - to.frac_bits) as u64), false, "")?
+        };
+        let frac = if quiet { self.b.build_or(frac, self.i64(1u64 << (to.frac_bits - 1)), "")? } else { frac };
+        let sign = self.b.build_right_shift(x, self.i64((from.width() - 1) as u64), false, "")?;
+        let sign = self.b.build_left_shift(sign, self.i64((to.width() - 1) as u64), "")?;
+        let v = self.b.build_or(sign, self.i64(to.inf().unwrap_or(0)), "")?;
+        let v = self.b.build_or(v, frac, "")?;
+        let v = self.b.build_int_truncate_or_bit_cast(v, bits.get_type(), "")?;
+        self.select(is_nan, v, bits)
     }
 
     /// Any NaN of layout `l` becomes its canonical NaN.

@@ -11,10 +11,14 @@
 //! - `.ftz` flushes subnormal inputs to a zero of the same sign before the operation, and a
 //!   result whose IEEE rounding (with gradual underflow) is subnormal to a zero of its sign.
 //! - `.sat` clamps to [+0.0, 1.0]; NaN and -0.0 become +0.0.
-//! - `.f32` NaN results are the canonical NaN `0x7fffffff` (what NVIDIA GPUs produce); `.f64`
-//!   NaN results carry the payload of the first NaN operand, quieted, or are
-//!   `0x7fffffffffffffff` for invalid operations. A fixed choice keeps the result the same
-//!   on every host, whatever the hardware's NaN propagation and LLVM's operand order.
+//! - `.f32` NaN results are the canonical NaN `0x7fffffff` (what NVIDIA GPUs produce), also
+//!   for `abs` and `neg` of a NaN. `.f64` NaN results follow NVIDIA silicon (sm_90): a NaN
+//!   operand's payload, quieted, where the operand that wins is `b`, then `a` for two
+//!   operands (`a`, then `b` for `div`) and `b`, then `c`, then `a` for `fma`/`mad` (`add.f64` of two NaNs gives `b`'s);
+//!   invalid operations (`inf - inf`, `0 * inf`, `sqrt` of a negative number) give
+//!   `0xfff8000000000000`; `neg.f64` leaves a NaN unchanged and `abs.f64` quiets it (sign
+//!   kept). A fixed choice keeps the result the same on every host, whatever the hardware's
+//!   NaN propagation and LLVM's operand order.
 
 use crate::lower::ops::rounding::RoundedOp;
 use crate::lower::thread::FnCx;
@@ -25,7 +29,8 @@ use inkwell::values::{FloatValue, IntValue};
 use inkwell::{FloatPredicate, IntPredicate};
 
 const F32_CANONICAL_NAN: u64 = 0x7fff_ffff;
-const F64_CANONICAL_NAN: u64 = 0x7fff_ffff_ffff_ffff;
+/// The NaN of invalid `.f64` operations (NVIDIA silicon, sm_90).
+const F64_CANONICAL_NAN: u64 = 0xfff8_0000_0000_0000;
 /// The NaN of the `.f64` "gross" approximations (`rcp/rsqrt.approx.ftz.f64`).
 const F64_GROSS_NAN: u64 = 0x7fff_ffff_0000_0000;
 
@@ -135,9 +140,14 @@ impl<'ctx> FnCx<'ctx, '_> {
         } else {
             let it = self.int_ty(64);
             let (_, _, quiet) = Self::fp_masks(t);
-            // The first NaN operand wins: fold from the last one.
+            // The operand that wins is folded in last: `b` over `a`; `b` over `c` over `a`.
+            let order: Vec<FloatValue<'ctx>> = match inputs {
+                [a, b] => vec![*a, *b],
+                [a, b, c] => vec![*a, *c, *b],
+                _ => inputs.to_vec(),
+            };
             let mut nan = self.fp_fbits_const(t, F64_CANONICAL_NAN)?;
-            for x in inputs.iter().rev() {
+            for x in order.iter() {
                 let quieted = self.b.build_or(self.fp_bits_of(*x)?, it.const_int(quiet, false), "")?;
                 nan = self.fp_fselect(self.fp_is_nan(*x)?, self.fp_float_of(quieted, t)?, nan)?;
             }
@@ -226,18 +236,24 @@ impl<'ctx> FnCx<'ctx, '_> {
             FloatBinOp::DivApprox => {
                 // a * (1/b), with the reciprocal of |b| > 2^126 a signed zero (ISA: the
                 // quotient is then a signed zero, or NaN for an infinite `a`).
+                // The reciprocal and the product in f64: a subnormal divisor (no `.ftz`) has a
+                // finite reciprocal there, so `0 / tiny` is a zero, as on the GPU.
                 let t = x.get_type();
-                let one = self.fp_fconst(t, 1.0);
-                let recip = self.b.build_float_div(one, y, "")?;
+                let f64t = self.cx.f64_type();
+                let wide = |v: FloatValue<'ctx>| -> R<FloatValue<'ctx>> { if t.get_bit_width() == 64 { Ok(v) } else { Ok(self.b.build_float_ext(v, f64t, "")?) } };
+                let (xw, yw) = (wide(x)?, wide(y)?);
+                let recip = self.b.build_float_div(self.fp_fconst(f64t, 1.0), yw, "")?;
                 let huge = self.fp_fcmp(FloatPredicate::OGT, self.fp_fabs(y)?, self.fp_fconst(t, 2f64.powi(126)))?;
-                let zero = self.fp_float_of(self.b.build_and(self.fp_bits_of(recip)?, self.int_ty(t.get_bit_width()).const_int(Self::fp_masks(t).1, false), "")?, t)?;
+                let zero = self.fp_float_of(self.b.build_and(self.fp_bits_of(recip)?, self.int_ty(64).const_int(1 << 63, false), "")?, f64t)?;
                 let recip = self.fp_fselect(huge, zero, recip)?;
-                let recip = self.fp_flush_if(ftz, recip)?;
-                self.b.build_float_mul(x, recip, "")?
+                let q = self.b.build_float_mul(xw, recip, "")?;
+                if t.get_bit_width() == 64 { q } else { self.b.build_float_trunc(q, t, "")? }
             }
             FloatBinOp::CopySign => unreachable!("handled above"),
         };
-        self.fp_finish(r, ftz, sat, &[x, y])
+        // `div.f64` of two NaNs gives `a`'s (the other binary operations `b`'s).
+        let nan_order = if matches!(op, FloatBinOp::Div | FloatBinOp::DivFull) { [y, x] } else { [x, y] };
+        self.fp_finish(r, ftz, sat, &nan_order)
     }
 
     pub fn float_unary(&self, op: FloatUnOp, ty: ScalarType, rnd: Rounding, ftz: bool, dst: RegId, a: Operand) -> R<()> {
@@ -251,13 +267,20 @@ impl<'ctx> FnCx<'ctx, '_> {
         let x = self.fp_flush_if(ftz, x)?;
         let f64t = self.cx.f64_type();
         let v = match op {
-            FloatUnOp::Neg => self.b.build_float_neg(x, "")?,
-            FloatUnOp::Abs if is_f64 => {
-                // abs.f64 passes a NaN through unchanged.
-                let abs = self.fp_fabs(x)?;
-                self.fp_fselect(self.fp_is_nan(x)?, x, abs)?
+            FloatUnOp::Neg | FloatUnOp::Abs => {
+                let v = if op == FloatUnOp::Neg { self.b.build_float_neg(x, "")? } else { self.fp_fabs(x)? };
+                // A NaN: `.f32` gives the canonical NaN, `neg.f64` the NaN unchanged and
+                // `abs.f64` the NaN quieted with its sign (NVIDIA silicon, sm_90).
+                let nan = if !is_f64 {
+                    self.fp_fbits_const(t, F32_CANONICAL_NAN)?
+                } else if op == FloatUnOp::Neg {
+                    x
+                } else {
+                    let quiet = self.b.build_or(self.fp_bits_of(x)?, self.int_ty(64).const_int(Self::fp_masks(t).2, false), "")?;
+                    self.fp_float_of(quiet, t)?
+                };
+                self.fp_fselect(self.fp_is_nan(x)?, nan, v)?
             }
-            FloatUnOp::Abs => self.fp_fabs(x)?,
             FloatUnOp::Sqrt => self.fp_finish(self.fp_rounded_float(RoundedOp::Sqrt, rnd, &[x])?, ftz, false, &[x])?,
             FloatUnOp::Rcp => self.fp_finish(self.fp_rounded_float(RoundedOp::Div, rnd, &[self.fp_fconst(t, 1.0), x])?, ftz, false, &[x])?,
             // The approximations below are at least as accurate as the ISA's bounds.

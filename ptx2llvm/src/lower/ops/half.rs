@@ -256,8 +256,13 @@ impl<'ctx> FnCx<'ctx, '_> {
                 HalfOp::Sub => self.f64_to_half_rn(fmt, self.b.build_float_sub(wide(0)?, wide(1)?, "")?)?,
                 HalfOp::Mul => self.f64_to_half_rn(fmt, self.b.build_float_mul(wide(0)?, wide(1)?, "")?)?,
                 HalfOp::Fma => self.f64_to_half_rn(fmt, self.half_fma_round_to_odd(wide(0)?, wide(1)?, wide(2)?)?)?,
-                HalfOp::Neg => self.b.build_xor(x, self.half_i16(0x8000), "")?,
-                HalfOp::Abs => self.b.build_and(x, self.half_i16(0x7fff), "")?,
+                HalfOp::Neg | HalfOp::Abs => {
+                    let v = if op == HalfOp::Neg { self.b.build_xor(x, self.half_i16(0x8000), "")? } else { self.b.build_and(x, self.half_i16(0x7fff), "")? };
+                    // A NaN gives the canonical NaN 0x7fff (NVIDIA silicon, sm_90; f16 and
+                    // bf16, packed lanes too).
+                    let nan = self.half_is_nan(fmt, x)?;
+                    self.select(nan, self.half_i16(0x7fff), v)?
+                }
                 HalfOp::Min | HalfOp::Max => {
                     let y = v[1].ok_or_else(|| LowerError::Internal("missing lane operand".into()))?;
                     self.half_min_max(fmt, op == HalfOp::Max, mods, x, y)?

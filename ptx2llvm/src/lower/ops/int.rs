@@ -103,8 +103,9 @@ impl<'ctx> FnCx<'ctx, '_> {
             (false, false) => self.b.build_int_unsigned_rem(x, safe_y, "")?,
         };
         // With safe_y = 1: MIN/1 = MIN and MIN%1 = 0 are already the wanted overflow results.
-        let on_zero = if div { ones } else { x };
-        self.select(y_zero, on_zero, q)
+        // A zero divisor gives all ones for `div` and, as on NVIDIA silicon (sm_90, every
+        // width and signedness), for `rem` too; the ISA leaves both unspecified.
+        self.select(y_zero, ones, q)
     }
 
     pub fn mul_wide(&self, ty: ScalarType, dst: RegId, a: Operand, b: Operand) -> R<()> {
@@ -291,9 +292,12 @@ impl<'ctx> FnCx<'ctx, '_> {
     }
 
     /// `pos`/`len` operands of `bfe`/`bfi`: the low 8 bits, zero-extended to the width `w`.
+    /// A position or length operand of `bfe`/`bfi`: the ISA takes bits 0-7. NVIDIA silicon
+    /// (sm_90) does so for the 32-bit forms only; the 64-bit forms use the whole unsigned
+    /// 32-bit value (`bfe.u64 d, 8, 0x101, 31` is 0: position 257 is past the msb).
     fn field_operand(&self, op: Operand, w: u32) -> R<IntValue<'ctx>> {
         let v = self.read(op, ScalarType::U32)?;
-        let v = self.b.build_and(v, self.i32(0xff), "")?;
+        let v = if w == 64 { v } else { self.b.build_and(v, self.i32(0xff), "")? };
         self.resize(v, w, false)
     }
 
@@ -312,7 +316,7 @@ impl<'ctx> FnCx<'ctx, '_> {
         let keep = self.low_mask(k)?;
         let bits = self.b.build_and(field, keep, "")?;
         let v = if ty.is_signed() {
-            // Sign bit a[min(pos + len - 1, msb)] (pos + len - 1 ≤ 509: no overflow), 0 if len = 0.
+            // Sign bit a[min(pos + len - 1, msb)] (pos + len - 1 < 2^33: no overflow), 0 if len = 0.
             let last = self.b.build_int_add(pos, len, "")?;
             let last = self.b.build_int_sub(last, t.const_int(1, false), "")?;
             let last = self.int_intrinsic("llvm.umin", &[last, t.const_int(w as u64 - 1, false)])?;
@@ -391,6 +395,10 @@ impl<'ctx> FnCx<'ctx, '_> {
         // base > 31: the search never starts.
         let in_range = self.icmp(P::ULT, base, self.i32(32))?;
         let v = self.select(in_range, v, none)?;
+        // offset = i32::MIN (|offset| is not an s32): NVIDIA silicon (sm_90) gives 0 for
+        // every mask and base (even past 31), where the ISA's loop finds nothing.
+        let off_min = self.icmp(P::EQ, off, self.i32(0x8000_0000))?;
+        let v = self.select(off_min, self.i32(0), v)?;
         self.write(dst, v, ScalarType::B32)
     }
 

@@ -139,43 +139,36 @@ pub fn handle_symbol_name(h: &ir::Handle) -> String {
     format!("{kind}:{}", h.name)
 }
 
-/// The sampler word of a `.samplerref` initializer (`filter_mode = linear`, ...).
-fn sampler_word(h: &ir::Handle) -> R<u64> {
+/// The sampler word of a `.samplerref` initializer (`filter_mode = linear`, ...; the
+/// checker has checked the fields).
+fn sampler_word(h: &ir::Handle) -> u64 {
     let mut word = SAMPLER_DEFAULT;
-    for (field, value) in &h.fields {
-        let bad = || LowerError::At(h.span.clone(), format!("`{value}` is not a valid value of sampler field `{field}`"));
-        match field.as_str() {
-            "addr_mode_0" | "addr_mode_1" | "addr_mode_2" => {
-                let d = (field.as_bytes()[10] - b'0') as u64;
-                let mode = match value.as_str() {
-                    "wrap" => 0,
-                    "mirror" => 1,
-                    "clamp_ogl" => 2,
-                    "clamp_to_edge" => 3,
-                    "clamp_to_border" => 4,
-                    _ => return Err(bad()),
-                };
-                word = (word & !(7 << (3 * d))) | mode << (3 * d);
-            }
-            "filter_mode" => match value.as_str() {
-                "nearest" => word &= !SAMPLER_LINEAR,
-                "linear" => word |= SAMPLER_LINEAR,
-                _ => return Err(bad()),
-            },
-            "force_unnormalized_coords" => match value.as_str() {
-                "0" => word &= !SAMPLER_FORCE_UNNORMALIZED,
-                "1" => word |= SAMPLER_FORCE_UNNORMALIZED,
-                _ => return Err(bad()),
-            },
-            _ => return Err(LowerError::At(h.span.clone(), format!("`{field}` is not a sampler field"))),
-        }
+    for (d, mode) in h.sampler.addr_mode.iter().enumerate() {
+        let Some(mode) = mode else { continue };
+        let code = match mode {
+            ir::AddrMode::Wrap => 0,
+            ir::AddrMode::Mirror => 1,
+            ir::AddrMode::ClampOgl => 2,
+            ir::AddrMode::ClampToEdge => 3,
+            ir::AddrMode::ClampToBorder => 4,
+        };
+        word = (word & !(7 << (3 * d))) | code << (3 * d);
     }
-    Ok(word)
+    match h.sampler.linear_filter {
+        Some(true) => word |= SAMPLER_LINEAR,
+        Some(false) => word &= !SAMPLER_LINEAR,
+        None => {}
+    }
+    match h.sampler.force_unnormalized {
+        Some(true) => word |= SAMPLER_FORCE_UNNORMALIZED,
+        Some(false) => word &= !SAMPLER_FORCE_UNNORMALIZED,
+        None => {}
+    }
+    word
 }
 
-/// Defines the handle global of each reference (`None` where it could not be defined,
-/// with the error in `errors`).
-pub fn define_handles<'ctx>(ml: &ModuleLowerer<'ctx, '_>, errors: &mut Vec<LowerError>) -> Vec<GlobalValue<'ctx>> {
+/// Defines the handle global of each reference.
+pub fn define_handles<'ctx>(ml: &ModuleLowerer<'ctx, '_>) -> Vec<GlobalValue<'ctx>> {
     let i64t = ml.cx.i64_type();
     ml.ir
         .handles
@@ -184,10 +177,7 @@ pub fn define_handles<'ctx>(ml: &ModuleLowerer<'ctx, '_>, errors: &mut Vec<Lower
             let g = ml.module.add_global(i64t, Some(AddressSpace::default()), &abi::ptx_symbol(&h.name));
             g.set_alignment(8);
             let init = match h.kind {
-                HandleKind::Sampler => sampler_word(h).unwrap_or_else(|e| {
-                    errors.push(e);
-                    0
-                }),
+                HandleKind::Sampler => sampler_word(h),
                 _ => 0,
             };
             match h.linkage {

@@ -1,19 +1,30 @@
 //! Video instructions (ISA 9.2 §9.7.18): scalar `vadd vsub vabsdiff vmin vmax vshl vshr vset`,
 //! `vmad`, and the SIMD forms on two 16-bit or four 8-bit lanes.
 //!
-//! Scalar forms compute in `i64`: operands extended to 33 bits, primary results of at most 34
-//! bits, so every intermediate value of the ISA pseudocode is exact. `vmad` computes in `i128`
-//! as its pseudocode does (`tmp[127:0]`).
+//! The scalar forms follow NVIDIA silicon (sm_90, whose driver emulates the video
+//! instructions; measured with the GPU-recorded vectors of `tests/silicon`), which differs
+//! from the ISA's pseudocode in these rules:
+//! - Secondary operation (`.add .min .max`), arithmetic forms: the intermediate wraps before
+//!   it meets `c`: to a signed 32-bit value for a signed dtype (`vadd.s32.s32.s32.min` whose
+//!   `a + b` overflows gives `c` where the exact sum would win), except `vabsdiff`, whose
+//!   32-bit difference stays non-negative; to an unsigned 33-bit value for an unsigned
+//!   dtype (a negative difference compares above every `c`). `c` is extended by the dtype.
+//! - `vset` has no dtype: the sign of `c` follows `.atype`.
+//! - Shifts meet `c` with their exact value (`vshl.s32.s32.u32.clamp.max` of `x.h1 << 32`
+//!   gives the low 32 bits of the shifted value, 0, where a wrap would give `c`).
+//! - `.sat` with a byte or half-word destination (arithmetic forms): the 32-bit result is
+//!   limited, as an unsigned number, to the field's maximum (0x7f/0x7fff signed, 0xff/0xffff
+//!   unsigned), so a negative result saturates to the maximum. Shifts ignore the field and
+//!   saturate to the 32-bit range of the dtype; `vshl` saturates its result wrapped to a
+//!   signed 34-bit value, and in a secondary min/max a saturated unsigned shift result of
+//!   2^31 or more compares above every `c`.
+//! - Merge into `.h1`: bits 16-31 of the result stay where they are and bits 0-15 come from
+//!   `c` (the result's low half is not moved up: `vset.u32.u32.ne d.h1, 0, 0x7fff0000, 8`
+//!   is 8). `.h0` and `.b0`-`.b3` merge as the ISA says.
 //!
-//! Choices where the text leaves room (both also made by the reference model of the tests):
-//! - `vshl` can shift a 33-bit value by up to 32 places; the text declares the primary result
-//!   a signed 34-bit value, so the shifted value is wrapped to 34 bits (sign-extended from bit
-//!   33) before saturation.
-//! - The secondary `.min`/`.max` compare the (possibly negative) 34-bit intermediate with `c`
-//!   extended by the destination's signedness, as signed numbers, as the pseudocode's `MIN`/`MAX`
-//!   on `.s33`/`.s34` values do.
-//! - SIMD merge takes unmasked lanes from `c`, as the Semantics do (the Description of
-//!   `vset2`/`vset4` says `b`).
+//! `vmad` computes in `i128` as its pseudocode does (`tmp[127:0]`). SIMD merge takes
+//! unmasked lanes from `c`, as the Semantics do (the Description of `vset2`/`vset4` says
+//! `b`).
 
 use crate::lower::thread::FnCx;
 use crate::lower::{LowerError, R};
@@ -79,66 +90,112 @@ impl<'ctx> FnCx<'ctx, '_> {
         })
     }
 
+    /// A scalar video instruction, as NVIDIA silicon computes it (sm_90, where the driver
+    /// emulates the video instructions; the ISA's pseudocode differs in the places listed
+    /// in the module doc). Everything is computed in `i128`, so every intermediate value is
+    /// exact until a rule below cuts it.
     pub fn video(&self, op: &Op) -> R<()> {
         let &Op::Video { op, d_signed, a_signed, b_signed, asel, bsel, dsel, sat, shift_clamp, second, dst, a, b, c } = op else {
             return Err(LowerError::Internal("not a scalar video op".into()));
         };
+        let t = self.cx.i128_type();
+        // Constants of the rules below (all within the range of an i64).
+        let k = |v: i128| t.const_int(v as i64 as u64, v < 0);
         let x = self.read(a, ScalarType::B32)?;
         let y = self.read(b, ScalarType::B32)?;
-        let ta = self.select_part(x, asel, a_signed, 64)?;
-        let tmp = match op {
-            VideoOp::Shl | VideoOp::Shr => {
-                // The amount is unsigned whatever `.btype` says (the checker requires `.u32`).
-                let tb = self.select_part(y, bsel, false, 64)?;
-                let n = if shift_clamp { self.int_intrinsic("llvm.umin", &[tb, self.c64(32)])? } else { self.b.build_and(tb, self.c64(31), "")? };
-                if op == VideoOp::Shl {
-                    // ta has 33 significant bits and n <= 32: wrap the shifted value to 34 bits.
-                    let s = self.b.build_left_shift(ta, n, "")?;
-                    let s = self.b.build_left_shift(s, self.c64(30), "")?;
-                    self.b.build_right_shift(s, self.c64(30), true, "")?
+        let ta = self.select_part(x, asel, a_signed, 128)?;
+        let shift = matches!(op, VideoOp::Shl | VideoOp::Shr);
+        // The signedness of the result and of `c`: dtype's; `vset` has none and takes atype's.
+        let signed = if matches!(op, VideoOp::Set(_)) { a_signed } else { d_signed };
+        let mut tmp = if shift {
+            // The amount is unsigned whatever `.btype` says (the checker requires `.u32`).
+            let tb = self.select_part(y, bsel, false, 128)?;
+            let n = if shift_clamp { self.int_intrinsic("llvm.umin", &[tb, k(32)])? } else { self.b.build_and(tb, k(31), "")? };
+            if op == VideoOp::Shl {
+                let s = self.b.build_left_shift(ta, n, "")?;
+                if sat {
+                    // Saturation sees the shifted value wrapped to a signed 34-bit value.
+                    let s = self.b.build_left_shift(s, k(94), "")?;
+                    self.b.build_right_shift(s, k(94), true, "")?
                 } else {
-                    self.b.build_right_shift(ta, n, true, "")?
+                    s
                 }
+            } else {
+                self.b.build_right_shift(ta, n, true, "")?
             }
-            _ => {
-                let tb = self.select_part(y, bsel, b_signed, 64)?;
-                self.video_primary(op, ta, tb)?
-            }
-        };
-        let tmp = if sat {
-            let (lo, hi) = match (dsel, d_signed) {
-                (Selector::Byte(_), true) => (i8::MIN as i64, i8::MAX as i64),
-                (Selector::Byte(_), false) => (0, u8::MAX as i64),
-                (Selector::Half(_), true) => (i16::MIN as i64, i16::MAX as i64),
-                (Selector::Half(_), false) => (0, u16::MAX as i64),
-                (Selector::Word, true) => (i32::MIN as i64, i32::MAX as i64),
-                (Selector::Word, false) => (0, u32::MAX as i64),
-            };
-            self.clamp64(tmp, lo, hi)?
         } else {
-            tmp
+            let tb = self.select_part(y, bsel, b_signed, 128)?;
+            self.video_primary(op, ta, tb)?
         };
+        let mut huge = None;
+        if sat {
+            tmp = match (dsel, shift, signed) {
+                // Sub-word saturation of the arithmetic forms compares unsigned: the 32-bit
+                // result, as an unsigned number, is limited to the field's maximum (a
+                // negative result gives that maximum).
+                (Selector::Byte(_) | Selector::Half(_), false, _) => {
+                    let hi = match (dsel, signed) {
+                        (Selector::Byte(_), true) => 0x7f,
+                        (Selector::Byte(_), false) => 0xff,
+                        (_, true) => 0x7fff,
+                        _ => 0xffff,
+                    };
+                    let w = self.b.build_and(tmp, k(0xffff_ffff), "")?;
+                    self.int_intrinsic("llvm.umin", &[w, k(hi)])?
+                }
+                // Shifts saturate to the 32-bit range whatever the destination selector.
+                (_, _, true) => {
+                    let v = self.int_intrinsic("llvm.smax", &[tmp, k(i32::MIN as i128)])?;
+                    self.int_intrinsic("llvm.smin", &[v, k(i32::MAX as i128)])?
+                }
+                (_, shift, false) => {
+                    if shift {
+                        // In a secondary min/max, a saturated unsigned shift result of 2^31
+                        // or more compares above every `c`.
+                        huge = Some(self.icmp(P::SGE, tmp, k(1 << 31))?);
+                    }
+                    let v = self.int_intrinsic("llvm.smax", &[tmp, k(0)])?;
+                    self.int_intrinsic("llvm.smin", &[v, k(u32::MAX as i128)])?
+                }
+            };
+        }
         let result = match (c, second, dsel) {
             (Some(c), Some(second), _) => {
-                let cv = self.resize(self.read(c, ScalarType::B32)?, 64, d_signed)?;
+                let cv = self.resize(self.read(c, ScalarType::B32)?, 128, signed)?;
+                // The value the secondary operation sees: shifts keep the exact value; the
+                // arithmetic forms wrap to 32 bits (signed: sign-extended, except `vabsdiff`,
+                // which stays non-negative) or, unsigned, to 33 bits.
+                let tv = if shift {
+                    match huge {
+                        Some(h) => self.select(h, self.b.build_or(tmp, k(1 << 40), "")?, tmp)?,
+                        None => tmp,
+                    }
+                } else if signed && op != VideoOp::AbsDiff {
+                    let s = self.b.build_left_shift(tmp, k(96), "")?;
+                    self.b.build_right_shift(s, k(96), true, "")?
+                } else if signed {
+                    self.b.build_and(tmp, k(0xffff_ffff), "")?
+                } else {
+                    self.b.build_and(tmp, k((1 << 33) - 1), "")?
+                };
                 match second {
-                    VideoSecondary::Add => self.b.build_int_add(tmp, cv, "")?,
-                    VideoSecondary::Min => self.int_intrinsic("llvm.smin", &[tmp, cv])?,
-                    VideoSecondary::Max => self.int_intrinsic("llvm.smax", &[tmp, cv])?,
+                    VideoSecondary::Add => self.b.build_int_add(tv, cv, "")?,
+                    VideoSecondary::Min => self.int_intrinsic("llvm.smin", &[tv, cv])?,
+                    VideoSecondary::Max => self.int_intrinsic("llvm.smax", &[tv, cv])?,
                 }
             }
             (Some(c), None, Selector::Byte(_) | Selector::Half(_)) => {
-                let (bits, index) = match dsel {
-                    Selector::Byte(i) => (8u32, i as u32),
-                    Selector::Half(i) => (16, i as u32),
-                    Selector::Word => (32, 0),
+                let cv = self.resize(self.read(c, ScalarType::B32)?, 128, false)?;
+                let (part, field) = match dsel {
+                    // `.h1` keeps bits 16-31 of the result where they are (the low half is
+                    // not moved up) and bits 0-15 of `c`.
+                    Selector::Half(1) => (tmp, 0xffff_0000u64),
+                    Selector::Byte(i) => (self.b.build_left_shift(tmp, k(8 * i as i128), "")?, 0xffu64 << (8 * i as u64)),
+                    Selector::Half(i) => (self.b.build_left_shift(tmp, k(16 * i as i128), "")?, 0xffffu64 << (16 * i as u64)),
+                    Selector::Word => (tmp, 0xffff_ffff),
                 };
-                let shift = (bits * index) as u64;
-                let field = ((1u64 << bits) - 1) << shift;
-                let cv = self.resize(self.read(c, ScalarType::B32)?, 64, false)?;
-                let part = self.b.build_left_shift(tmp, self.i64(shift), "")?;
-                let part = self.b.build_and(part, self.i64(field), "")?;
-                let rest = self.b.build_and(cv, self.i64(!field & 0xffff_ffff), "")?;
+                let part = self.b.build_and(part, k(field as i128), "")?;
+                let rest = self.b.build_and(cv, k((!field & 0xffff_ffff) as i128), "")?;
                 self.b.build_or(part, rest, "")?
             }
             _ => tmp,
