@@ -24,7 +24,7 @@
 #   PTX2LLVM_LLVM_PREFIX       LLVM 19 install the compiler builds against
 #                              (LLVM_SYS_191_PREFIX; default /usr/lib/llvm-19)
 
-cmake_minimum_required(VERSION 3.24) # $<LINK_LIBRARY:WHOLE_ARCHIVE,...>
+cmake_minimum_required(VERSION 3.24)
 include_guard(GLOBAL)
 
 set(PTX2LLVM_SOURCE_DIR "${CMAKE_CURRENT_LIST_DIR}/.." CACHE INTERNAL "ptx2llvm checkout")

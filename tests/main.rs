@@ -34,3 +34,4 @@ mod linkers;
 mod lit;
 mod ptxas_verdicts;
 mod robustness;
+mod rust_example;

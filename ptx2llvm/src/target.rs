@@ -77,9 +77,18 @@ fn initialize_llvm_targets() {
 pub fn resolve_target(requested: Option<&str>) -> Result<TargetSpec, String> {
     let (given, host) = match requested {
         Some(t) => (t.trim().to_string(), false),
-        None => (TargetMachine::get_default_triple().as_str().to_string_lossy().into_owned(), true),
+        None => (
+            TargetMachine::get_default_triple()
+                .as_str()
+                .to_string_lossy()
+                .into_owned(),
+            true,
+        ),
     };
-    let normalized = TargetMachine::normalize_triple(&TargetTriple::create(&given)).as_str().to_string_lossy().into_owned();
+    let normalized = TargetMachine::normalize_triple(&TargetTriple::create(&given))
+        .as_str()
+        .to_string_lossy()
+        .into_owned();
     let parts: Vec<&str> = normalized.split('-').collect();
     let arch = match parts.first().copied() {
         Some("x86_64" | "amd64") => Some(Arch::X86_64),
@@ -90,7 +99,10 @@ pub fn resolve_target(requested: Option<&str>) -> Result<TargetSpec, String> {
     let env = parts.get(3).copied().unwrap_or("");
     let linux_elf = os == "linux" && matches!(env, "" | "gnu" | "musl") && parts.len() <= 4;
     match arch {
-        Some(arch) if linux_elf => Ok(TargetSpec { triple: normalized, arch }),
+        Some(arch) if linux_elf => Ok(TargetSpec {
+            triple: normalized,
+            arch,
+        }),
         _ => {
             let list = SUPPORTED_TARGETS.join(", ");
             if host {
@@ -131,13 +143,20 @@ pub fn check_cpu(cpu: &str, target: &TargetSpec) -> Result<(), String> {
     if arch.cpus().contains(&cpu) {
         return Ok(());
     }
-    let mut msg = format!("unknown CPU `{cpu}` for {} (`{}`)", arch.name(), target.triple);
+    let mut msg = format!(
+        "unknown CPU `{cpu}` for {} (`{}`)",
+        arch.name(),
+        target.triple
+    );
     let other = match arch {
         Arch::X86_64 => Arch::Aarch64,
         Arch::Aarch64 => Arch::X86_64,
     };
     if other.cpus().contains(&cpu) && cpu != "generic" {
-        msg.push_str(&format!(": it is an {} CPU (pass a matching --target).", other.name()));
+        msg.push_str(&format!(
+            ": it is an {} CPU (pass a matching --target).",
+            other.name()
+        ));
     } else if arch == Arch::X86_64 && X86_32_ONLY_CPUS.contains(&cpu) {
         msg.push_str(": it has no 64-bit mode.");
     } else if let Some(near) = closest(cpu, arch.cpus()) {
@@ -145,7 +164,10 @@ pub fn check_cpu(cpu: &str, target: &TargetSpec) -> Result<(), String> {
     } else {
         msg.push('.');
     }
-    msg.push_str(&format!(" Valid names include {}; `ptx2llvm --print-cpus` lists all", arch.examples()));
+    msg.push_str(&format!(
+        " Valid names include {}; `ptx2llvm --print-cpus` lists all",
+        arch.examples()
+    ));
     if target.triple != resolve_target(None).map(|t| t.triple).unwrap_or_default() {
         msg.push_str(&format!(" (with --target {})", target.triple));
     }
@@ -171,7 +193,9 @@ fn edit_distance(a: &str, b: &str) -> usize {
     for (i, &ca) in a.iter().enumerate() {
         let mut cur = vec![i + 1; b.len() + 1];
         for (j, &cb) in b.iter().enumerate() {
-            cur[j + 1] = (prev[j] + usize::from(ca != cb)).min(prev[j + 1] + 1).min(cur[j] + 1);
+            cur[j + 1] = (prev[j] + usize::from(ca != cb))
+                .min(prev[j + 1] + 1)
+                .min(cur[j] + 1);
         }
         prev = cur;
     }
@@ -181,36 +205,213 @@ fn edit_distance(a: &str, b: &str) -> usize {
 /// LLVM 19's x86 CPUs with 64-bit mode (`llc -mtriple=x86_64 -mcpu=help`, less the 32-bit
 /// ones: `i386` ... `pentium4`, `prescott`, `yonah`, `athlon-xp`, `lakemont`, ...).
 pub const X86_64_CPUS: &[&str] = &[
-    "alderlake", "amdfam10", "arrowlake", "arrowlake-s", "arrowlake_s", "athlon-fx", "athlon64", "athlon64-sse3", "atom", "atom_sse4_2",
-    "atom_sse4_2_movbe", "barcelona", "bdver1", "bdver2", "bdver3", "bdver4", "bonnell", "broadwell", "btver1", "btver2", "cannonlake",
-    "cascadelake", "clearwaterforest", "cooperlake", "core-avx-i", "core-avx2", "core2", "core_2_duo_sse4_1", "core_2_duo_ssse3",
-    "core_2nd_gen_avx", "core_3rd_gen_avx", "core_4th_gen_avx", "core_4th_gen_avx_tsx", "core_5th_gen_avx", "core_5th_gen_avx_tsx",
-    "core_aes_pclmulqdq", "core_i7_sse4_2", "corei7", "corei7-avx", "emeraldrapids", "generic", "goldmont", "goldmont-plus", "goldmont_plus",
-    "gracemont", "grandridge", "graniterapids", "graniterapids-d", "graniterapids_d", "haswell", "icelake-client", "icelake-server",
-    "icelake_client", "icelake_server", "ivybridge", "k8", "k8-sse3", "knl", "knm", "lunarlake", "meteorlake", "mic_avx512", "nehalem",
-    "nocona", "opteron", "opteron-sse3", "pantherlake", "penryn", "raptorlake", "rocketlake", "sandybridge", "sapphirerapids", "sierraforest",
-    "silvermont", "skx", "skylake", "skylake-avx512", "skylake_avx512", "slm", "tigerlake", "tremont", "westmere", "x86-64", "x86-64-v2",
-    "x86-64-v3", "x86-64-v4", "znver1", "znver2", "znver3", "znver4", "znver5",
+    "alderlake",
+    "amdfam10",
+    "arrowlake",
+    "arrowlake-s",
+    "arrowlake_s",
+    "athlon-fx",
+    "athlon64",
+    "athlon64-sse3",
+    "atom",
+    "atom_sse4_2",
+    "atom_sse4_2_movbe",
+    "barcelona",
+    "bdver1",
+    "bdver2",
+    "bdver3",
+    "bdver4",
+    "bonnell",
+    "broadwell",
+    "btver1",
+    "btver2",
+    "cannonlake",
+    "cascadelake",
+    "clearwaterforest",
+    "cooperlake",
+    "core-avx-i",
+    "core-avx2",
+    "core2",
+    "core_2_duo_sse4_1",
+    "core_2_duo_ssse3",
+    "core_2nd_gen_avx",
+    "core_3rd_gen_avx",
+    "core_4th_gen_avx",
+    "core_4th_gen_avx_tsx",
+    "core_5th_gen_avx",
+    "core_5th_gen_avx_tsx",
+    "core_aes_pclmulqdq",
+    "core_i7_sse4_2",
+    "corei7",
+    "corei7-avx",
+    "emeraldrapids",
+    "generic",
+    "goldmont",
+    "goldmont-plus",
+    "goldmont_plus",
+    "gracemont",
+    "grandridge",
+    "graniterapids",
+    "graniterapids-d",
+    "graniterapids_d",
+    "haswell",
+    "icelake-client",
+    "icelake-server",
+    "icelake_client",
+    "icelake_server",
+    "ivybridge",
+    "k8",
+    "k8-sse3",
+    "knl",
+    "knm",
+    "lunarlake",
+    "meteorlake",
+    "mic_avx512",
+    "nehalem",
+    "nocona",
+    "opteron",
+    "opteron-sse3",
+    "pantherlake",
+    "penryn",
+    "raptorlake",
+    "rocketlake",
+    "sandybridge",
+    "sapphirerapids",
+    "sierraforest",
+    "silvermont",
+    "skx",
+    "skylake",
+    "skylake-avx512",
+    "skylake_avx512",
+    "slm",
+    "tigerlake",
+    "tremont",
+    "westmere",
+    "x86-64",
+    "x86-64-v2",
+    "x86-64-v3",
+    "x86-64-v4",
+    "znver1",
+    "znver2",
+    "znver3",
+    "znver4",
+    "znver5",
 ];
 
 /// LLVM 19's x86 CPUs without 64-bit mode (code generation for x86-64 aborts on them).
 pub const X86_32_ONLY_CPUS: &[&str] = &[
-    "athlon", "athlon-4", "athlon-mp", "athlon-tbird", "athlon-xp", "c3", "c3-2", "geode", "i386", "i486", "i586", "i686", "k6", "k6-2", "k6-3",
-    "lakemont", "pentium", "pentium-m", "pentium-mmx", "pentium2", "pentium3", "pentium3m", "pentium4", "pentium4m", "pentium_4", "pentium_4_sse3",
-    "pentium_ii", "pentium_iii", "pentium_iii_no_xmm_regs", "pentium_m", "pentium_mmx", "pentium_pro", "pentiumpro", "prescott", "winchip-c6",
-    "winchip2", "yonah",
+    "athlon",
+    "athlon-4",
+    "athlon-mp",
+    "athlon-tbird",
+    "athlon-xp",
+    "c3",
+    "c3-2",
+    "geode",
+    "i386",
+    "i486",
+    "i586",
+    "i686",
+    "k6",
+    "k6-2",
+    "k6-3",
+    "lakemont",
+    "pentium",
+    "pentium-m",
+    "pentium-mmx",
+    "pentium2",
+    "pentium3",
+    "pentium3m",
+    "pentium4",
+    "pentium4m",
+    "pentium_4",
+    "pentium_4_sse3",
+    "pentium_ii",
+    "pentium_iii",
+    "pentium_iii_no_xmm_regs",
+    "pentium_m",
+    "pentium_mmx",
+    "pentium_pro",
+    "pentiumpro",
+    "prescott",
+    "winchip-c6",
+    "winchip2",
+    "yonah",
 ];
 
 /// LLVM 19's AArch64 CPUs (`llc -mtriple=aarch64 -mcpu=help`).
 pub const AARCH64_CPUS: &[&str] = &[
-    "a64fx", "ampere1", "ampere1a", "ampere1b", "apple-a10", "apple-a11", "apple-a12", "apple-a13", "apple-a14", "apple-a15", "apple-a16",
-    "apple-a17", "apple-a7", "apple-m4", "carmel", "cortex-a34", "cortex-a35", "cortex-a510", "cortex-a520", "cortex-a520ae", "cortex-a53",
-    "cortex-a55", "cortex-a57", "cortex-a65", "cortex-a65ae", "cortex-a710", "cortex-a715", "cortex-a72", "cortex-a720", "cortex-a720ae",
-    "cortex-a725", "cortex-a73", "cortex-a75", "cortex-a76", "cortex-a76ae", "cortex-a77", "cortex-a78", "cortex-a78ae", "cortex-a78c",
-    "cortex-r82", "cortex-r82ae", "cortex-x1", "cortex-x1c", "cortex-x2", "cortex-x3", "cortex-x4", "cortex-x925", "exynos-m3", "exynos-m4",
-    "exynos-m5", "falkor", "generic", "kryo", "neoverse-512tvb", "neoverse-e1", "neoverse-n1", "neoverse-n2", "neoverse-n3", "neoverse-v1",
-    "neoverse-v2", "neoverse-v3", "neoverse-v3ae", "oryon-1", "saphira", "thunderx", "thunderx2t99", "thunderx3t110", "thunderxt81",
-    "thunderxt83", "thunderxt88", "tsv110",
+    "a64fx",
+    "ampere1",
+    "ampere1a",
+    "ampere1b",
+    "apple-a10",
+    "apple-a11",
+    "apple-a12",
+    "apple-a13",
+    "apple-a14",
+    "apple-a15",
+    "apple-a16",
+    "apple-a17",
+    "apple-a7",
+    "apple-m4",
+    "carmel",
+    "cortex-a34",
+    "cortex-a35",
+    "cortex-a510",
+    "cortex-a520",
+    "cortex-a520ae",
+    "cortex-a53",
+    "cortex-a55",
+    "cortex-a57",
+    "cortex-a65",
+    "cortex-a65ae",
+    "cortex-a710",
+    "cortex-a715",
+    "cortex-a72",
+    "cortex-a720",
+    "cortex-a720ae",
+    "cortex-a725",
+    "cortex-a73",
+    "cortex-a75",
+    "cortex-a76",
+    "cortex-a76ae",
+    "cortex-a77",
+    "cortex-a78",
+    "cortex-a78ae",
+    "cortex-a78c",
+    "cortex-r82",
+    "cortex-r82ae",
+    "cortex-x1",
+    "cortex-x1c",
+    "cortex-x2",
+    "cortex-x3",
+    "cortex-x4",
+    "cortex-x925",
+    "exynos-m3",
+    "exynos-m4",
+    "exynos-m5",
+    "falkor",
+    "generic",
+    "kryo",
+    "neoverse-512tvb",
+    "neoverse-e1",
+    "neoverse-n1",
+    "neoverse-n2",
+    "neoverse-n3",
+    "neoverse-v1",
+    "neoverse-v2",
+    "neoverse-v3",
+    "neoverse-v3ae",
+    "oryon-1",
+    "saphira",
+    "thunderx",
+    "thunderx2t99",
+    "thunderx3t110",
+    "thunderxt81",
+    "thunderxt83",
+    "thunderxt88",
+    "tsv110",
 ];
 
 /// The LLVM version ptx2llvm is linked with.
@@ -224,15 +425,38 @@ mod tests {
 
     #[test]
     fn linux_elf_triples_only() {
-        for ok in ["x86_64-unknown-linux-gnu", "x86_64-linux-gnu", "x86_64-pc-linux-gnu", "aarch64-unknown-linux-gnu", "aarch64-linux-gnu", "aarch64-unknown-linux-musl"] {
+        for ok in [
+            "x86_64-unknown-linux-gnu",
+            "x86_64-linux-gnu",
+            "x86_64-pc-linux-gnu",
+            "aarch64-unknown-linux-gnu",
+            "aarch64-linux-gnu",
+            "aarch64-unknown-linux-musl",
+        ] {
             assert!(resolve_target(Some(ok)).is_ok(), "{ok}");
         }
-        assert_eq!(resolve_target(Some("aarch64-linux-gnu")).unwrap().arch, Arch::Aarch64);
-        for bad in ["aarch64-apple-darwin", "x86_64-pc-windows-msvc", "i686-linux-gnu", "x86_64-unknown-linux-gnux32", "riscv64-linux-gnu", "nosucharch-unknown-linux-gnu", "x86_64-unknown-freebsd"] {
+        assert_eq!(
+            resolve_target(Some("aarch64-linux-gnu")).unwrap().arch,
+            Arch::Aarch64
+        );
+        for bad in [
+            "aarch64-apple-darwin",
+            "x86_64-pc-windows-msvc",
+            "i686-linux-gnu",
+            "x86_64-unknown-linux-gnux32",
+            "riscv64-linux-gnu",
+            "nosucharch-unknown-linux-gnu",
+            "x86_64-unknown-freebsd",
+        ] {
             let e = resolve_target(Some(bad)).unwrap_err();
-            assert!(e.contains(bad) && e.contains("x86_64-unknown-linux-gnu"), "{bad}: {e}");
+            assert!(
+                e.contains(bad) && e.contains("x86_64-unknown-linux-gnu"),
+                "{bad}: {e}"
+            );
         }
-        assert!(resolve_target(Some("nosucharch-unknown-linux-gnu")).unwrap_err().starts_with("unknown target"));
+        assert!(resolve_target(Some("nosucharch-unknown-linux-gnu"))
+            .unwrap_err()
+            .starts_with("unknown target"));
     }
 
     #[test]
@@ -243,33 +467,66 @@ mod tests {
         assert!(check_cpu("cortex-a72", &a64).is_ok());
         assert!(check_cpu("generic", &a64).is_ok());
         let e = check_cpu("foo", &x86).unwrap_err();
-        assert!(e.contains("unknown CPU `foo`") && e.contains("--print-cpus"), "{e}");
-        assert!(check_cpu("skylak", &x86).unwrap_err().contains("did you mean `skylake`?"));
-        assert!(check_cpu("i686", &x86).unwrap_err().contains("no 64-bit mode"));
-        assert!(check_cpu("cortex-a72", &x86).unwrap_err().contains("it is an AArch64 CPU"));
-        let foreign = if Arch::host() == Some(Arch::X86_64) { &a64 } else { &x86 };
-        assert!(check_cpu("native", foreign).unwrap_err().contains("--cpu native"));
+        assert!(
+            e.contains("unknown CPU `foo`") && e.contains("--print-cpus"),
+            "{e}"
+        );
+        assert!(check_cpu("skylak", &x86)
+            .unwrap_err()
+            .contains("did you mean `skylake`?"));
+        assert!(check_cpu("i686", &x86)
+            .unwrap_err()
+            .contains("no 64-bit mode"));
+        assert!(check_cpu("cortex-a72", &x86)
+            .unwrap_err()
+            .contains("it is an AArch64 CPU"));
+        let foreign = if Arch::host() == Some(Arch::X86_64) {
+            &a64
+        } else {
+            &x86
+        };
+        assert!(check_cpu("native", foreign)
+            .unwrap_err()
+            .contains("--cpu native"));
     }
 
     /// The lists are LLVM's: every name is one the installed LLVM 19 lists, and it lists no
     /// other, except the x86 CPUs without 64-bit mode (which abort code generation).
     #[test]
     fn cpu_lists_are_llvms() {
-        let prefix = std::env::var("LLVM_SYS_191_PREFIX").unwrap_or_else(|_| "/usr/lib/llvm-19".into());
+        let prefix =
+            std::env::var("LLVM_SYS_191_PREFIX").unwrap_or_else(|_| "/usr/lib/llvm-19".into());
         let llc = std::path::Path::new(&prefix).join("bin/llc");
         let dir = std::env::temp_dir().join(format!("ptx2llvm-cpus-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let ll = dir.join("f.ll");
         std::fs::write(&ll, "define void @f() {\n  ret void\n}\n").unwrap();
         let listed = |triple: &str| -> Vec<String> {
-            let out = std::process::Command::new(&llc).arg(format!("-mtriple={triple}")).arg("-mcpu=help").arg(&ll).arg("-o").arg(dir.join("f.s")).output();
+            let out = std::process::Command::new(&llc)
+                .arg(format!("-mtriple={triple}"))
+                .arg("-mcpu=help")
+                .arg(&ll)
+                .arg("-o")
+                .arg(dir.join("f.s"))
+                .output();
             let out = out.unwrap_or_else(|e| panic!("cannot run {}: {e}", llc.display()));
-            let text = String::from_utf8_lossy(&out.stderr).into_owned() + &String::from_utf8_lossy(&out.stdout);
-            let start = text.find("Available CPUs").expect("llc -mcpu=help lists CPUs");
+            let text = String::from_utf8_lossy(&out.stderr).into_owned()
+                + &String::from_utf8_lossy(&out.stdout);
+            let start = text
+                .find("Available CPUs")
+                .expect("llc -mcpu=help lists CPUs");
             let end = text.find("Available features").unwrap_or(text.len());
-            text[start..end].lines().skip(1).filter_map(|l| l.split_whitespace().next()).map(str::to_string).collect()
+            text[start..end]
+                .lines()
+                .skip(1)
+                .filter_map(|l| l.split_whitespace().next())
+                .map(str::to_string)
+                .collect()
         };
-        let mut x86: Vec<String> = listed("x86_64-unknown-linux-gnu").into_iter().filter(|c| !X86_32_ONLY_CPUS.contains(&c.as_str())).collect();
+        let mut x86: Vec<String> = listed("x86_64-unknown-linux-gnu")
+            .into_iter()
+            .filter(|c| !X86_32_ONLY_CPUS.contains(&c.as_str()))
+            .collect();
         x86.sort();
         let mut ours: Vec<&str> = X86_64_CPUS.to_vec();
         ours.sort();

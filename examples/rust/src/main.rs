@@ -20,7 +20,10 @@ fn main() {
         std::process::exit(1);
     }
     if let Some(i) = (0..n as usize).find(|&i| y[i] != expected[i]) {
-        eprintln!("rust example: FAILED at y[{i}]: expected {}, got {}", expected[i], y[i]);
+        eprintln!(
+            "rust example: FAILED at y[{i}]: expected {}, got {}",
+            expected[i], y[i]
+        );
         std::process::exit(1);
     }
     // A mistake is an error value, not a crash: a block of 2048 threads is too large.

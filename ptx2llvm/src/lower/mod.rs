@@ -455,7 +455,7 @@ fn emit_descriptors<'ctx>(ml: &ModuleLowerer<'ctx, '_>, kernels: &[(&ir::Functio
     // The constructor's address goes straight into `.init_array` (what clang emits for
     // `llvm.global_ctors` on Linux). LLVM's C API leaves the target option that does this
     // (`UseInitArray`) off, which would put it in `.ctors`: GNU ld folds that section into
-    // `.init_array`, but LLD and gold on current systems link it and never run it, so the
+    // `.init_array`, but LLD links it and never runs it (glibc's start files no longer do), so the
     // kernels would silently not register.
     let init = ml.module.add_global(ptr, None, "ptxrt.module_init");
     init.set_initializer(&ctor.as_global_value().as_pointer_value());
