@@ -363,11 +363,15 @@ pub fn skip(test: &str, why: &str) {
 /// names a directory that cannot be read, or when the directory holds no `.ptx` file, so a
 /// test that needs it cannot pass vacuously where it is expected.
 pub fn corpus_files(test: &str) -> Option<Vec<PathBuf>> {
-    let (dir, explicit) = match std::env::var_os("PTX2LLVM_CORPUS") {
-        Some(d) if !d.is_empty() => (PathBuf::from(d), true),
-        _ => (workspace_root().join("../shared/corpus"), false),
-    };
-    let entries = match std::fs::read_dir(&dir) {
+    match std::env::var_os("PTX2LLVM_CORPUS") {
+        Some(d) if !d.is_empty() => corpus_files_in(&PathBuf::from(d), true, test),
+        _ => corpus_files_in(&workspace_root().join("../shared/corpus"), false, test),
+    }
+}
+
+/// [`corpus_files`] of a directory; `explicit` when the user named it (then it must exist).
+pub fn corpus_files_in(dir: &Path, explicit: bool, test: &str) -> Option<Vec<PathBuf>> {
+    let entries = match std::fs::read_dir(dir) {
         Ok(entries) => entries,
         Err(e) if !explicit => {
             skip(
