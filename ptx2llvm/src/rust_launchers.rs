@@ -132,7 +132,7 @@ pub fn rust_launchers(m: &ir::Module, source_name: &str) -> String {
     }
     let _ = writeln!(
         r,
-        "\n#[allow(non_upper_case_globals)]\nunsafe extern \"C\" {{"
+        "\n#[allow(dead_code, non_upper_case_globals)]\nunsafe extern \"C\" {{"
     );
     for k in &kernels {
         let _ = writeln!(
