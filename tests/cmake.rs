@@ -62,7 +62,10 @@ fn cmake_example() {
         .arg(format!("-DCMAKE_C_COMPILER={}", support::c_compiler()))
         // LLD: the kernels register (.init_array) and ptx2llvm_add_library's archive is
         // linked without --whole-archive.
-        .arg(format!("-DCMAKE_EXE_LINKER_FLAGS={}", Linker::Lld.flags().join(" ")));
+        .arg(format!(
+            "-DCMAKE_EXE_LINKER_FLAGS={}",
+            Linker::Lld.flags().join(" ")
+        ));
     support::run_ok(
         &mut configure,
         work.path(),
@@ -107,7 +110,10 @@ fn installed_prefix() {
             &os("-B"),
             build.as_os_str(),
             &os("-DCMAKE_BUILD_TYPE=Release"),
-            &os(&format!("-DPTX2LLVM_EXECUTABLE={}", tools.ptx2llvm.display())),
+            &os(&format!(
+                "-DPTX2LLVM_EXECUTABLE={}",
+                tools.ptx2llvm.display()
+            )),
             &os(&format!("-DPTXRT_LIBRARY={}", tools.libptxrt.display())),
             &os(&cc),
         ],
@@ -115,12 +121,26 @@ fn installed_prefix() {
         "configure",
     );
     run_cmake(&[&os("--build"), build.as_os_str()], work.path(), "build");
-    run_cmake(&[&os("--install"), build.as_os_str(), &os("--prefix"), prefix.as_os_str()], work.path(), "install");
-    let libdir = ["lib", "lib64", "lib/x86_64-linux-gnu", "lib/aarch64-linux-gnu"]
-        .iter()
-        .map(|d| prefix.join(d))
-        .find(|d| d.join("libptxrt.a").is_file())
-        .unwrap_or_else(|| panic!("no libptxrt.a under {}", prefix.display()));
+    run_cmake(
+        &[
+            &os("--install"),
+            build.as_os_str(),
+            &os("--prefix"),
+            prefix.as_os_str(),
+        ],
+        work.path(),
+        "install",
+    );
+    let libdir = [
+        "lib",
+        "lib64",
+        "lib/x86_64-linux-gnu",
+        "lib/aarch64-linux-gnu",
+    ]
+    .iter()
+    .map(|d| prefix.join(d))
+    .find(|d| d.join("libptxrt.a").is_file())
+    .unwrap_or_else(|| panic!("no libptxrt.a under {}", prefix.display()));
     for file in [
         prefix.join("bin/ptx2llvm"),
         prefix.join("include/ptxrt.h"),
@@ -130,14 +150,22 @@ fn installed_prefix() {
         libdir.join("cmake/ptx2llvm/Ptx2llvmFunctions.cmake"),
         libdir.join("pkgconfig/ptxrt.pc"),
     ] {
-        assert!(file.is_file(), "cmake --install did not install {}", file.display());
+        assert!(
+            file.is_file(),
+            "cmake --install did not install {}",
+            file.display()
+        );
     }
 
     // A project outside the tree: find_package(ptx2llvm CONFIG REQUIRED), linked with gold.
     let project = work.join("project");
     std::fs::create_dir_all(&project).expect("project directory");
     for f in ["CMakeLists.txt", "main.c", "scale.ptx"] {
-        std::fs::copy(support::root_path("examples/installed").join(f), project.join(f)).expect("copy examples/installed");
+        std::fs::copy(
+            support::root_path("examples/installed").join(f),
+            project.join(f),
+        )
+        .expect("copy examples/installed");
     }
     let project_build = work.join("project-build");
     run_cmake(
@@ -154,13 +182,22 @@ fn installed_prefix() {
         work.path(),
         "project-configure",
     );
-    run_cmake(&[&os("--build"), project_build.as_os_str(), &os("--verbose")], work.path(), "project-build");
-    run_program(&project_build.join("installed_example"), work.path(), "installed example: OK");
+    run_cmake(
+        &[&os("--build"), project_build.as_os_str(), &os("--verbose")],
+        work.path(),
+        "project-build",
+    );
+    run_program(
+        &project_build.join("installed_example"),
+        work.path(),
+        "installed example: OK",
+    );
 
     // pkg-config: the compiler and the flags of the installed runtime.
     let pkg = |args: &[&str]| -> String {
         let mut cmd = Command::new("pkg-config");
-        cmd.args(args).env("PKG_CONFIG_PATH", libdir.join("pkgconfig"));
+        cmd.args(args)
+            .env("PKG_CONFIG_PATH", libdir.join("pkgconfig"));
         let out = support::run_ok(&mut cmd, work.path(), "pkg-config", "pkg-config");
         out.stdout.trim().to_string()
     };
@@ -169,13 +206,92 @@ fn installed_prefix() {
     assert!(flags.contains("-lptxrt"), "{flags}");
     let obj = work.join("vecadd.o");
     let mut translate = Command::new(&compiler);
-    translate.arg(support::root_path("examples/vecadd/vecadd.ptx")).arg("-o").arg(&obj);
-    support::run_ok(&mut translate, work.path(), "pc-ptx2llvm", "the installed ptx2llvm");
+    translate
+        .arg(support::root_path("examples/vecadd/vecadd.ptx"))
+        .arg("-o")
+        .arg(&obj);
+    support::run_ok(
+        &mut translate,
+        work.path(),
+        "pc-ptx2llvm",
+        "the installed ptx2llvm",
+    );
     let exe = work.join("vecadd");
     let mut link = Command::new(support::c_compiler());
-    link.arg(support::root_path("examples/vecadd/main.c")).arg(&obj).args(flags.split_whitespace()).arg("-o").arg(&exe);
-    support::run_ok(&mut link, work.path(), "pc-link", "linking with pkg-config's flags");
+    link.arg(support::root_path("examples/vecadd/main.c"))
+        .arg(&obj)
+        .args(flags.split_whitespace())
+        .arg("-o")
+        .arg(&exe);
+    support::run_ok(
+        &mut link,
+        work.path(),
+        "pc-link",
+        "linking with pkg-config's flags",
+    );
     let mut run = Command::new(&exe);
     let out = support::run_with_timeout(&mut run, work.path(), "pc-run", Duration::from_secs(300));
     assert!(out.success(), "{}", out.describe(&run));
+}
+
+/// A program that only looks its kernels up by name (no typed launcher refers to them):
+/// `ptx2llvm_add_library`'s object that refers to every kernel makes the linker (LLD here)
+/// take them out of the library's archive without `--whole-archive`.
+#[test]
+fn kernels_found_by_name_without_whole_archive() {
+    let tools = support::tools();
+    require_cmake();
+    let work = WorkDir::new("cmake-by-name");
+    let project = work.join("project");
+    std::fs::create_dir_all(&project).expect("project directory");
+    std::fs::copy(
+        support::root_path("examples/cmake/scale.ptx"),
+        project.join("scale.ptx"),
+    )
+    .expect("copy scale.ptx");
+    let root = support::workspace_root();
+    std::fs::write(
+        project.join("CMakeLists.txt"),
+        format!(
+            "cmake_minimum_required(VERSION 3.24)\nproject(by_name LANGUAGES C)\nadd_subdirectory(\"{}\" ptx2llvm)\n\
+             ptx2llvm_add_library(kernels scale.ptx)\nadd_executable(by_name main.c)\n\
+             target_link_libraries(by_name PRIVATE kernels)\n",
+            root.display()
+        ),
+    )
+    .expect("write CMakeLists.txt");
+    std::fs::write(
+        project.join("main.c"),
+        "#include <stdio.h>\n#include \"ptxrt.h\"\nint main(void)\n{\n    if (ptxrtFindKernel(\"scale\") == NULL) {\n        \
+         printf(\"not found: %s\\n\", ptxrtGetLastErrorMessage());\n        return 1;\n    }\n    printf(\"by name: OK\\n\");\n    return 0;\n}\n",
+    )
+    .expect("write main.c");
+    let build = work.join("build");
+    let os = |s: &str| std::ffi::OsString::from(s);
+    run_cmake(
+        &[
+            &os("-S"),
+            project.as_os_str(),
+            &os("-B"),
+            build.as_os_str(),
+            &os(&format!(
+                "-DPTX2LLVM_EXECUTABLE={}",
+                tools.ptx2llvm.display()
+            )),
+            &os(&format!("-DPTXRT_LIBRARY={}", tools.libptxrt.display())),
+            &os(&format!("-DCMAKE_C_COMPILER={}", support::c_compiler())),
+            &os(&format!(
+                "-DCMAKE_EXE_LINKER_FLAGS={}",
+                Linker::Lld.flags().join(" ")
+            )),
+        ],
+        work.path(),
+        "configure",
+    );
+    run_cmake(
+        &[&os("--build"), build.as_os_str(), &os("--verbose")],
+        work.path(),
+        "build",
+    );
+    run_program(&build.join("by_name"), work.path(), "by name: OK");
 }
