@@ -20,6 +20,11 @@ config.name = "ptx2llvm"
 config.test_format = lit.formats.ShTest(execute_external=True)
 config.suffixes = [".ptx", ".test"]
 config.excludes = ["Inputs", "lit.cfg.py"]
+# `REQUIRES: host-x86_64`: tests whose messages name the machine's architecture.
+import platform
+
+if platform.machine() in ("x86_64", "AMD64"):
+    config.available_features.add("host-x86_64")
 
 config.test_source_root = os.path.dirname(os.path.abspath(__file__))
 workspace_root = os.path.dirname(config.test_source_root)

@@ -3,8 +3,9 @@
 # Idempotent: installs only what is missing. Run as root or as a user with sudo.
 #
 #   LLVM 19 (the compiler links it; FileCheck/not/llvm-readelf for the lit tests),
-#   clang-19, cmake, qemu-user, an AArch64 cross compiler and Rust's AArch64 standard
-#   library (cross-target tests),
+#   clang-19, LLD 19 (the tests link with GNU ld, gold and LLD), gcc/g++ and pkg-config
+#   (C and C++ hosts, the installed ptxrt.pc), cmake, qemu-user, an AArch64 cross compiler
+#   and Rust's AArch64 standard library (cross-target tests),
 #   xz-utils (the silicon test decompresses the GPU-recorded vectors with `xz -dc`),
 #   and lit (from PyPI, pinned) for the lit suite.
 set -euo pipefail
@@ -15,6 +16,11 @@ APT_PACKAGES=(
     libzstd-dev
     llvm-19-tools
     clang-19
+    lld-19
+    gcc
+    g++
+    binutils
+    pkgconf
     cmake
     qemu-user
     gcc-aarch64-linux-gnu

@@ -9,9 +9,28 @@ use std::time::Duration;
 
 use crate::support::{self, WorkDir};
 
+/// On a machine with only the repository (no `../shared` beside the checkout) the corpus
+/// tests print `skipped: ...` and pass; under CI the missing corpus is a failure; a
+/// `PTX2LLVM_CORPUS` that names a missing directory always is.
+#[test]
+fn missing_corpus_skips_except_under_ci() {
+    let missing = std::env::temp_dir().join(format!("ptx2llvm-no-corpus-{}", std::process::id()));
+    let what = "corpus::missing_corpus_skips_except_under_ci (a deliberately missing corpus)";
+    let default = std::panic::catch_unwind(|| support::corpus_files_in(&missing, false, what));
+    if support::in_ci() {
+        assert!(default.is_err(), "a missing corpus must fail under CI");
+    } else {
+        assert!(matches!(default, Ok(None)), "a missing corpus must be skipped");
+    }
+    let explicit = std::panic::catch_unwind(|| support::corpus_files_in(&missing, true, what));
+    assert!(explicit.is_err(), "a missing PTX2LLVM_CORPUS must fail");
+}
+
 #[test]
 fn corpus_passes_syntax_only() {
-    let files = support::corpus_files();
+    let Some(files) = support::corpus_files("corpus::corpus_passes_syntax_only") else {
+        return;
+    };
     let work = WorkDir::new("corpus");
     let ptx2llvm = &support::tools().ptx2llvm;
     // Two runs at a time: the machines that run CI have few cores.
@@ -65,7 +84,9 @@ const EXCEPTION_KINDS: &[&str] = &["wgmma", "tcgen05", "cp.async.bulk", "cp.redu
 /// `ALLOWED_UNSUPPORTED`, each with its source location.
 #[test]
 fn corpus_compiles_for_x86_64_and_aarch64() {
-    let files = support::corpus_files();
+    let Some(files) = support::corpus_files("corpus::corpus_compiles_for_x86_64_and_aarch64") else {
+        return;
+    };
     let work = WorkDir::new("corpus-compile");
     let ptx2llvm = &support::tools().ptx2llvm;
     let targets: [(&str, &[&str]); 2] = [("x86_64", &["--target", "x86_64-unknown-linux-gnu"]), ("aarch64", &["--target", support::AARCH64_TRIPLE])];

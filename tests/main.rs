@@ -4,7 +4,13 @@
 //!   linked with its C host program (tests/hosts), the C harness and libptxrt.a, and run;
 //!   the host compares the kernel's results with a reference computed on the CPU.
 //! - `lit::lit_suite`: runs the lit + FileCheck suite in lit/.
-//! - `cmake::cmake_example`: configures, builds and runs examples/cmake.
+//! - `cmake::cmake_example`: configures, builds and runs examples/cmake;
+//!   `cmake::installed_prefix`: `cmake --install`, then a project outside the tree that uses
+//!   `find_package(ptx2llvm CONFIG REQUIRED)`, and pkg-config's `ptxrt.pc`.
+//! - `linkers::*`: kernels register with GNU ld, gold and LLD, also from static archives
+//!   without `--whole-archive`; the C++ launchers of `--header`; launch argument checks.
+//! - `rust_example::cargo_run`: examples/rust (the ptx2llvm-build crate, `--rust`) with
+//!   plain `cargo run`.
 //! - `corpus::*`: every file of the real-world PTX corpus (`PTX2LLVM_CORPUS`, default
 //!   ../shared/corpus) passes `-fsyntax-only`.
 //! - `ptxas_verdicts::*`: every lit/diagnostics test has a recorded "rejected" verdict of
@@ -24,7 +30,9 @@ mod cmake;
 mod conformance;
 mod corpus;
 mod e2e;
+mod linkers;
 mod lit;
 mod ptxas_verdicts;
 mod robustness;
+mod rust_example;
 mod silicon;

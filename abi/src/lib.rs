@@ -50,6 +50,32 @@ impl Dim3 {
     }
 }
 
+/// A 1D extent `(x, 1, 1)`.
+impl From<u32> for Dim3 {
+    fn from(x: u32) -> Self {
+        Dim3::new(x, 1, 1)
+    }
+}
+
+/// A 2D extent `(x, y, 1)`.
+impl From<(u32, u32)> for Dim3 {
+    fn from((x, y): (u32, u32)) -> Self {
+        Dim3::new(x, y, 1)
+    }
+}
+
+impl From<(u32, u32, u32)> for Dim3 {
+    fn from((x, y, z): (u32, u32, u32)) -> Self {
+        Dim3::new(x, y, z)
+    }
+}
+
+impl From<[u32; 3]> for Dim3 {
+    fn from([x, y, z]: [u32; 3]) -> Self {
+        Dim3::new(x, y, z)
+    }
+}
+
 /// `ptxrtLaunchInfo`: one per launch, shared read-only by every block of the grid.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]

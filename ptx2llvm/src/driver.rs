@@ -1,6 +1,7 @@
 //! The compilation pipeline: text → syntax tree → IR → LLVM module → optimized output.
 
 use crate::diag::{Diagnostic, Severity};
+use crate::target::{self, Arch, TargetSpec};
 use crate::{check, front, lower};
 use inkwell::context::Context;
 use inkwell::passes::PassBuilderOptions;
@@ -76,14 +77,15 @@ pub fn has_errors(diags: &[Diagnostic]) -> bool {
 
 /// The CPUs of a `--cpu` list (`x86-64,x86-64-v3`): the baseline the module is made for,
 /// and the versions of each block function for the others (`lower::exec::multiversion`).
-/// A single name is the baseline alone.
-fn cpu_versions(opts: &Options) -> Result<(String, Vec<lower::CpuVariant>), CompileError> {
+/// A single name is the baseline alone; it must be a CPU LLVM knows for the target
+/// (`target::check_cpu`), so that LLVM never prints warnings or aborts over it.
+fn cpu_versions(opts: &Options, target: &TargetSpec) -> Result<(String, Vec<lower::CpuVariant>), CompileError> {
     if !opts.cpu.contains(',') {
-        return Ok((opts.cpu.clone(), vec![]));
+        target::check_cpu(opts.cpu.trim(), target).map_err(CompileError::Usage)?;
+        return Ok((opts.cpu.trim().to_string(), vec![]));
     }
     let levels = lower::exec::multiversion::X86_64_LEVELS;
-    let x86 = opts.target.as_deref().map_or(cfg!(target_arch = "x86_64"), |t| t.starts_with("x86_64"));
-    if !x86 {
+    if target.arch != Arch::X86_64 {
         return Err(CompileError::Usage(format!("--cpu {}: a list of CPUs is for x86-64 targets only (one version per psABI level)", opts.cpu)));
     }
     let mut chosen = vec![];
@@ -100,20 +102,23 @@ fn cpu_versions(opts: &Options) -> Result<(String, Vec<lower::CpuVariant>), Comp
     Ok((base, variants))
 }
 
-fn target_machine(opts: &Options) -> Result<TargetMachine, CompileError> {
+/// Checks `--target` and `--cpu` (usage errors, before any LLVM call that could print or
+/// abort): the target, the baseline CPU and the extra versions of a `--cpu` list.
+pub fn check_target_options(opts: &Options) -> Result<(TargetSpec, String, Vec<lower::CpuVariant>), CompileError> {
+    let spec = target::resolve_target(opts.target.as_deref()).map_err(CompileError::Usage)?;
+    let (cpu, variants) = cpu_versions(opts, &spec)?;
+    Ok((spec, cpu, variants))
+}
+
+fn target_machine(opts: &Options, spec: &TargetSpec, base_cpu: String) -> Result<TargetMachine, CompileError> {
     Target::initialize_x86(&InitializationConfig::default());
     Target::initialize_aarch64(&InitializationConfig::default());
-    let triple = match &opts.target {
-        Some(t) => TargetTriple::create(t),
-        None => TargetMachine::get_default_triple(),
-    };
-    let triple_name = triple.as_str().to_string_lossy().into_owned();
-    let target = Target::from_triple(&triple)
-        .map_err(|e| CompileError::Usage(format!("unknown target `{triple_name}`: {}", e.to_string_lossy())))?;
-    let (base_cpu, _) = cpu_versions(opts)?;
-    let (cpu, features) = if opts.cpu == "native" {
+    let triple = TargetTriple::create(&spec.triple);
+    let triple_name = spec.triple.clone();
+    let target = Target::from_triple(&triple).map_err(|_| CompileError::Usage(format!("unknown target `{triple_name}`")))?;
+    let (cpu, features) = if base_cpu == "native" {
         (TargetMachine::get_host_cpu_name().to_string(), TargetMachine::get_host_cpu_features().to_string())
-    } else if triple_name.starts_with("x86_64") {
+    } else if spec.arch == Arch::X86_64 {
         // `cmpxchg16b`, for the 128-bit atomics (`atom.cas.b128`, `atom.exch.b128`); every
         // x86-64 CPU since 2006 has it, and without it LLVM would call libatomic.
         (base_cpu, "+cx16".to_string())
@@ -137,21 +142,21 @@ pub fn compile(source: &str, module_name: &str, opts: &Options) -> Result<(Vec<u
     if has_errors(&diags) {
         return Err(CompileError::Input(diags));
     }
-    let tm = target_machine(opts)?;
+    let (spec, base_cpu, variants) = check_target_options(opts)?;
+    let tm = target_machine(opts, &spec, base_cpu)?;
     let cx = Context::create();
     let module = cx.create_module(module_name);
     module.set_triple(&tm.get_triple());
     module.set_data_layout(&tm.get_target_data().get_data_layout());
-    let (_, variants) = cpu_versions(opts)?;
     let module = lower::lower(&cx, module, &ir, opts.scheduler, &variants).map_err(CompileError::Input)?;
     if let Err(e) = module.verify() {
-        return Err(CompileError::Target(format!("internal error: generated LLVM IR is invalid: {}", e.to_string())));
+        return Err(CompileError::Target(format!("internal error: the generated LLVM IR is invalid (a ptx2llvm bug; please report it with the input). LLVM's verifier said: {}", e.to_string().trim())));
     }
     if opts.opt_level > 0 {
         // Registers to SSA first, so that addresses show their base (lower::opt::provenance).
         module
             .run_passes("function(sroa,mem2reg,instcombine<no-verify-fixpoint>)", &tm, PassBuilderOptions::create())
-            .map_err(|e| CompileError::Target(format!("internal error: LLVM optimization failed: {}", e.to_string())))?;
+            .map_err(|e| CompileError::Target(format!("internal error: LLVM's optimization pipeline failed (a ptx2llvm bug; please report it with the input): {}", e.to_string().trim())))?;
         lower::opt::provenance::rebase_integer_addresses(&module);
         lower::opt::nan_payload::drop_unobserved_nan_canonicalizations(&module);
         // A debugging aid: the IR the optimization pipeline starts from.
@@ -161,7 +166,7 @@ pub fn compile(source: &str, module_name: &str, opts: &Options) -> Result<(Vec<u
         let passes = format!("default<O{}>", opts.opt_level.min(3));
         module
             .run_passes(&passes, &tm, PassBuilderOptions::create())
-            .map_err(|e| CompileError::Target(format!("internal error: LLVM optimization failed: {}", e.to_string())))?;
+            .map_err(|e| CompileError::Target(format!("internal error: LLVM's optimization pipeline failed (a ptx2llvm bug; please report it with the input): {}", e.to_string().trim())))?;
     }
     let bytes = match opts.emit {
         Emit::LlvmIr => module.print_to_string().to_bytes().to_vec(),
@@ -169,7 +174,7 @@ pub fn compile(source: &str, module_name: &str, opts: &Options) -> Result<(Vec<u
         Emit::Obj | Emit::Asm => {
             let ft = if opts.emit == Emit::Obj { FileType::Object } else { FileType::Assembly };
             tm.write_to_memory_buffer(&module, ft)
-                .map_err(|e| CompileError::Target(format!("code generation failed: {}", e.to_string())))?
+                .map_err(|e| CompileError::Target(format!("internal error: LLVM's code generation failed (a ptx2llvm bug; please report it with the input): {}", e.to_string().trim())))?
                 .as_slice()
                 .to_vec()
         }

@@ -12,3 +12,5 @@ pub mod ir;
 pub mod lower;
 pub mod driver;
 pub mod header;
+pub mod rust_launchers;
+pub mod target;

@@ -45,10 +45,11 @@ enum ColorArg {
 
 /// Translate NVIDIA PTX into a native object file that runs on the CPU with ptxrt.
 #[derive(Parser, Debug)]
-#[command(name = "ptx2llvm", version, about, after_help = "Exit status: 0 success, 1 errors in the input, 2 usage errors.")]
+#[command(name = "ptx2llvm", about, disable_version_flag = true, after_help = "Exit status: 0 success, 1 errors in the input, 2 usage errors.")]
 struct Cli {
     /// Input PTX file (`-` reads standard input).
-    input: String,
+    #[arg(required_unless_present_any = ["version", "print_cpus", "print_targets"])]
+    input: Option<String>,
     /// Output file (`-` writes standard output). Default: <input stem>.o/.s/.ll/.bc.
     #[arg(short = 'o', value_name = "FILE")]
     output: Option<String>,
@@ -73,6 +74,11 @@ struct Cli {
     /// (`ptxrtError_t <kernel>_launch(grid, block, dynamicSharedBytes, params...)`).
     #[arg(long, value_name = "FILE")]
     header: Option<PathBuf>,
+    /// Also write Rust source with a safe typed launcher per kernel (slices for pointer
+    /// parameters, values otherwise, returning `Result`), for `include!` in a crate that
+    /// depends on `ptxrt` (the `ptx2llvm-build` crate writes and links it for build.rs).
+    #[arg(long, value_name = "FILE")]
+    rust: Option<PathBuf>,
     /// Also write a Make-style dependency file (`output: input`) for build systems.
     #[arg(long, value_name = "FILE")]
     depfile: Option<PathBuf>,
@@ -84,6 +90,15 @@ struct Cli {
     /// Only check the input for errors.
     #[arg(long = "fsyntax-only")]
     syntax_only: bool,
+    /// List the CPU names --cpu accepts for the target (--target, default: this machine's).
+    #[arg(long)]
+    print_cpus: bool,
+    /// List the targets ptx2llvm writes objects for.
+    #[arg(long)]
+    print_targets: bool,
+    /// Print the version, the LLVM version and the PTX ISA versions read.
+    #[arg(short = 'V', long)]
+    version: bool,
     /// How to print diagnostics.
     #[arg(long, value_enum, default_value = "human")]
     error_format: ErrorFormatArg,
@@ -110,7 +125,44 @@ fn usage_error(msg: &str) -> ExitCode {
     ExitCode::from(2)
 }
 
+fn print_version() {
+    let (major, minor, patch) = ptx2llvm::target::llvm_version();
+    let (old, new) = (ptx2llvm::target::OLDEST_PTX_ISA, ptx2llvm::target::NEWEST_PTX_ISA);
+    println!("ptx2llvm {}", env!("CARGO_PKG_VERSION"));
+    println!("LLVM {major}.{minor}.{patch}");
+    println!("PTX ISA {}.{} to {}.{}", old.0, old.1, new.0, new.1);
+    println!("targets: {}", ptx2llvm::target::SUPPORTED_TARGETS.join(", "));
+}
+
 fn run(cli: Cli) -> ExitCode {
+    if cli.version {
+        print_version();
+        return ExitCode::SUCCESS;
+    }
+    if cli.print_targets {
+        let host = ptx2llvm::target::resolve_target(None).ok().map(|t| t.arch);
+        for t in ptx2llvm::target::SUPPORTED_TARGETS {
+            let arch = ptx2llvm::target::resolve_target(Some(t)).ok().map(|t| t.arch);
+            println!("{t}{}", if arch.is_some() && arch == host { "  (this machine: the default)" } else { "" });
+        }
+        return ExitCode::SUCCESS;
+    }
+    if cli.print_cpus {
+        let spec = match ptx2llvm::target::resolve_target(cli.target.as_deref()) {
+            Ok(spec) => spec,
+            Err(msg) => return usage_error(&msg),
+        };
+        if ptx2llvm::target::Arch::host() == Some(spec.arch) {
+            println!("native");
+        }
+        for cpu in spec.arch.cpus() {
+            println!("{cpu}");
+        }
+        return ExitCode::SUCCESS;
+    }
+    let Some(input) = cli.input.clone() else {
+        return usage_error("no input file");
+    };
     let emit = if cli.asm {
         Emit::Asm
     } else {
@@ -121,7 +173,12 @@ fn run(cli: Cli) -> ExitCode {
             EmitArg::LlvmBc => Emit::LlvmBc,
         }
     };
-    let from_stdin = cli.input == "-";
+    let opts = Options { emit, target: cli.target.clone(), cpu: cli.cpu.clone(), opt_level: cli.opt, scheduler: cli.scheduler.into() };
+    // Target and CPU first: usage errors, before the input is read or LLVM sees them.
+    if let Err(CompileError::Usage(msg)) = driver::check_target_options(&opts) {
+        return usage_error(&msg);
+    }
+    let from_stdin = input == "-";
     if from_stdin && cli.output.is_none() && !cli.syntax_only {
         return usage_error("reading from standard input (`-`) needs an output file (`-o FILE` or `-o -`)");
     }
@@ -133,16 +190,16 @@ fn run(cli: Cli) -> ExitCode {
         }
         ("<stdin>".to_string(), s)
     } else {
-        match std::fs::read(&cli.input) {
+        match std::fs::read(&input) {
             Ok(bytes) => match String::from_utf8(bytes) {
-                Ok(s) => (cli.input.clone(), s),
+                Ok(s) => (input.clone(), s),
                 Err(e) => {
-                    eprintln!("error: {}: the file is not UTF-8 text (byte {})", cli.input, e.utf8_error().valid_up_to());
+                    eprintln!("error: {}: the file is not UTF-8 text (byte {})", input, e.utf8_error().valid_up_to());
                     return ExitCode::from(1);
                 }
             },
             Err(e) => {
-                eprintln!("error: cannot read `{}`: {e}", cli.input);
+                eprintln!("error: cannot read `{input}`: {e}");
                 return ExitCode::from(1);
             }
         }
@@ -165,8 +222,7 @@ fn run(cli: Cli) -> ExitCode {
         report(&diags);
         return if driver::has_errors(&diags) { ExitCode::from(1) } else { ExitCode::SUCCESS };
     }
-    let opts = Options { emit, target: cli.target.clone(), cpu: cli.cpu.clone(), opt_level: cli.opt, scheduler: cli.scheduler.into() };
-    let stem = Path::new(&cli.input).file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "out".into());
+    let stem = Path::new(&input).file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "out".into());
     let bytes = match driver::compile(&source, &stem, &opts) {
         Ok((bytes, warnings)) => {
             report(&warnings);
@@ -202,9 +258,16 @@ fn run(cli: Cli) -> ExitCode {
             return ExitCode::from(1);
         }
     }
+    if let Some(rust) = &cli.rust {
+        let (ir, _) = driver::analyze(&source);
+        if let Err(e) = std::fs::write(rust, ptx2llvm::rust_launchers::rust_launchers(&ir, &file_name)) {
+            eprintln!("error: cannot write `{}`: {e}", rust.display());
+            return ExitCode::from(1);
+        }
+    }
     if let Some(depfile) = &cli.depfile {
         let escape = |s: &str| s.replace(' ', "\\ ").replace('$', "$$");
-        let rule = format!("{}: {}\n", escape(&output.to_string_lossy()), if from_stdin { String::new() } else { escape(&cli.input) });
+        let rule = format!("{}: {}\n", escape(&output.to_string_lossy()), if from_stdin { String::new() } else { escape(&input) });
         if let Err(e) = std::fs::write(depfile, rule) {
             eprintln!("error: cannot write `{}`: {e}", depfile.display());
             return ExitCode::from(1);

@@ -25,7 +25,10 @@ typedef enum {
 /* One per .entry, exported by the translated object. */
 typedef struct ptxrtKernel ptxrtKernel;
 
-/* Finds a kernel by its PTX .entry name; NULL if no linked object defines it. */
+/* Finds a kernel by its PTX .entry name (C++ kernels: the mangled name); NULL if no
+ * linked object defines it, with a message (ptxrtGetLastErrorMessage) that names the
+ * closest registered kernels and the usual causes (a C++ name looked up unmangled; an
+ * object in a static archive that nothing referred to, so the linker left it out). */
 const ptxrtKernel *ptxrtFindKernel(const char *name);
 
 /* Runs a grid and returns when it has finished (with the grids its blocks launched from
@@ -35,6 +38,21 @@ const ptxrtKernel *ptxrtFindKernel(const char *name);
  * worker threads help whichever grids have blocks left. */
 ptxrtError_t ptxrtLaunchKernel(const ptxrtKernel *kernel, ptxrtDim3 grid, ptxrtDim3 block,
                                void **args, size_t dynamicSharedBytes, void *stream);
+
+/* A launch's configuration, as CUDA's CUlaunchConfig. stream must be NULL. */
+typedef struct {
+    ptxrtDim3 gridDim;
+    ptxrtDim3 blockDim;
+    size_t sharedMemBytes;
+    void *stream;
+} ptxrtLaunchConfig;
+
+/* As ptxrtLaunchKernel, with the arguments checked first: nargs must be the kernel's
+ * number of parameters and, unless argSizes is NULL, argSizes[i] the size in bytes of
+ * parameter i (sizeof the value args[i] points at), else ptxrtErrorInvalidValue and a
+ * message naming the parameter. The typed launchers of ptx2llvm --header use it. */
+ptxrtError_t ptxrtLaunchKernelEx(const ptxrtKernel *kernel, const ptxrtLaunchConfig *config,
+                                 void **args, const size_t *argSizes, size_t nargs);
 
 /* Address and size of a module-scope .global/.const variable, by PTX name. */
 ptxrtError_t ptxrtGetSymbol(const char *name, void **addr, size_t *size);

@@ -337,7 +337,8 @@ int32_t __ptxrt_suld(uint64_t surface, uint32_t op, const int32_t *coords, void 
 int32_t __ptxrt_sust(uint64_t surface, uint32_t op, const int32_t *coords, const void *data);
 int32_t __ptxrt_sured(uint64_t surface, uint32_t op, const int32_t *coords, uint64_t value);
 
-/* Called by each object's constructor (llvm.global_ctors) before main. Must be safe
+/* Called by each object's constructor (an entry of its .init_array section, which GNU ld,
+ * gold and LLD all run) before main. Must be safe
  * to call before any other runtime function and from several objects. */
 void __ptxrt_register_module(const ptxrtModule *module);
 

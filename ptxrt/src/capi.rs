@@ -102,6 +102,36 @@ pub unsafe extern "C" fn ptxrtLaunchKernel(
     })
 }
 
+/// Runs a grid to completion after checking the number (and, when `argSizes` is not
+/// NULL, the sizes) of the arguments against the kernel's parameters.
+///
+/// # Safety
+/// `kernel` is null or a kernel descriptor; `config` is null or readable; `args` points at
+/// `nargs` pointers to argument values; `argSizes` is null or has `nargs` entries.
+#[no_mangle]
+pub unsafe extern "C" fn ptxrtLaunchKernelEx(
+    kernel: *const Kernel,
+    config: *const launch::LaunchConfig,
+    args: *mut *mut c_void,
+    argSizes: *const usize,
+    nargs: usize,
+) -> ptxrtError_t {
+    status(|| {
+        // SAFETY: null or readable, per the contract.
+        let Some(config) = (unsafe { config.as_ref() }) else {
+            return Err(Error::invalid_value("ptxrtLaunchKernelEx: config is NULL"));
+        };
+        let sizes = if argSizes.is_null() || nargs == 0 {
+            None
+        } else {
+            // SAFETY: `argSizes` has `nargs` entries, per the contract.
+            Some(unsafe { std::slice::from_raw_parts(argSizes, nargs) })
+        };
+        // SAFETY: forwarded contract.
+        unsafe { launch::launch_kernel_ex(kernel, config, args, sizes, nargs) }
+    })
+}
+
 /// Address and size of a module-scope `.global`/`.const` variable.
 ///
 /// # Safety

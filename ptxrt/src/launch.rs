@@ -260,6 +260,136 @@ pub unsafe fn launch_kernel(
     result.and(children)
 }
 
+/// A launch's configuration (`ptxrtLaunchConfig`, the shape of CUDA's `CUlaunchConfig`).
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct LaunchConfig {
+    pub grid: Dim3,
+    pub block: Dim3,
+    pub dynamic_shared_bytes: usize,
+    /// Must be null: launches run to completion.
+    pub stream: *mut c_void,
+}
+
+impl LaunchConfig {
+    /// `grid` and `block` are [`Dim3`]s, `u32`s (x), or `(x, y)` / `(x, y, z)` tuples.
+    pub fn new(grid: impl Into<Dim3>, block: impl Into<Dim3>, dynamic_shared_bytes: usize) -> Self {
+        LaunchConfig {
+            grid: grid.into(),
+            block: block.into(),
+            dynamic_shared_bytes,
+            stream: std::ptr::null_mut(),
+        }
+    }
+}
+
+/// Checks the number and sizes of the arguments of a launch against the kernel's
+/// parameters (`ptxrtLaunchKernelEx`). `sizes` is `None` when the caller gave only the
+/// count.
+pub fn check_arguments(kernel: &Kernel, nargs: usize, sizes: Option<&[usize]>) -> Result<(), Error> {
+    let params: &[u32] = if kernel.num_params == 0 || kernel.param_sizes.is_null() {
+        &[]
+    } else {
+        // SAFETY: a current-ABI descriptor's `param_sizes` holds `num_params` entries.
+        unsafe { std::slice::from_raw_parts(kernel.param_sizes, kernel.num_params as usize) }
+    };
+    let show = |sizes: &mut dyn Iterator<Item = u64>| -> String {
+        sizes.map(|s| s.to_string()).collect::<Vec<_>>().join(", ")
+    };
+    if nargs != kernel.num_params as usize {
+        return Err(Error::invalid_value(format!(
+            "ptxrtLaunchKernelEx: kernel '{}' takes {} parameter(s) (of {} bytes), the launch \
+             passes {nargs} argument(s)",
+            kernel_name(kernel),
+            kernel.num_params,
+            show(&mut params.iter().map(|&s| u64::from(s)))
+        )));
+    }
+    let Some(sizes) = sizes else {
+        return Ok(());
+    };
+    for (i, (&want, &got)) in params.iter().zip(sizes).enumerate() {
+        if u64::from(want) != got as u64 {
+            return Err(Error::invalid_value(format!(
+                "ptxrtLaunchKernelEx: parameter {i} of kernel '{}' is {want} bytes, but \
+                 argument {i} is {got} bytes (the kernel's parameters are {} bytes)",
+                kernel_name(kernel),
+                show(&mut params.iter().map(|&s| u64::from(s)))
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// `ptxrtLaunchKernelEx`: [`launch_kernel`] after [`check_arguments`].
+///
+/// # Safety
+/// `kernel` is null or a kernel descriptor; `args` has `nargs` entries, each pointing at
+/// a value of `sizes[i]` bytes (when `sizes` is given); as [`launch_kernel`] otherwise.
+pub unsafe fn launch_kernel_ex(
+    kernel: *const Kernel,
+    config: &LaunchConfig,
+    args: *mut *mut c_void,
+    sizes: Option<&[usize]>,
+    nargs: usize,
+) -> Result<(), Error> {
+    let k = usable_kernel(kernel, "ptxrtLaunchKernelEx")?;
+    if nargs > 0 && args.is_null() {
+        return Err(Error::invalid_value(format!(
+            "ptxrtLaunchKernelEx: kernel '{}': nargs is {nargs} but args is NULL",
+            kernel_name(k)
+        )));
+    }
+    check_arguments(k, nargs, sizes)?;
+    // SAFETY: the count matches the kernel's, the rest is the caller's contract.
+    unsafe {
+        launch_kernel(
+            kernel,
+            config.grid,
+            config.block,
+            args,
+            config.dynamic_shared_bytes,
+            config.stream,
+        )
+    }
+}
+
+/// One argument of [`launch`]: the address of a value and its size, borrowed for the
+/// launch.
+#[derive(Clone, Copy, Debug)]
+pub struct KernelArg<'a> {
+    ptr: *mut c_void,
+    size: usize,
+    _value: std::marker::PhantomData<&'a ()>,
+}
+
+impl<'a> KernelArg<'a> {
+    /// A parameter's value: an integer, a float, a pointer (the address the kernel gets,
+    /// e.g. `slice.as_mut_ptr()`) or a `#[repr(C)]` struct passed by value.
+    pub fn value<T: Copy>(value: &'a T) -> Self {
+        KernelArg {
+            ptr: value as *const T as *mut c_void,
+            size: std::mem::size_of::<T>(),
+            _value: std::marker::PhantomData,
+        }
+    }
+}
+
+/// Launches `kernel` from Rust with the number and sizes of `args` checked against its
+/// parameters, and waits for it.
+///
+/// # Safety
+/// The kernel runs with the pointers it is given: every address it reads or writes
+/// through them must be valid for that access for the whole launch (the typed launchers
+/// of `ptx2llvm --rust` pass slices, whose bounds the kernel must respect).
+pub unsafe fn launch(kernel: &Kernel, config: &LaunchConfig, args: &[KernelArg<'_>]) -> Result<(), Error> {
+    let mut ptrs: Vec<*mut c_void> = args.iter().map(|a| a.ptr).collect();
+    let sizes: Vec<usize> = args.iter().map(|a| a.size).collect();
+    // SAFETY: every pointer points at a live value of its size (borrowed for 'a); the
+    // kernel's accesses are the caller's contract.
+    unsafe { launch_kernel_ex(kernel, config, ptrs.as_mut_ptr(), Some(&sizes), args.len()) }
+}
+
 /// `%gridid` of the next launch.
 static NEXT_GRID_ID: AtomicU64 = AtomicU64::new(1);
 

@@ -44,7 +44,7 @@ pub mod texture;
 
 pub use abi::{BlockEnv, BlockFn, Dim3, Kernel, LaunchInfo, Module, SymbolInfo, ABI_VERSION};
 pub use error::{last_error, Error, ErrorCode};
-pub use launch::{launch_kernel, set_max_dynamic_shared};
+pub use launch::{launch, launch_kernel, launch_kernel_ex, set_max_dynamic_shared, KernelArg, LaunchConfig};
 pub use pool::{num_threads, set_num_threads};
 pub use registry::{find_kernel, get_symbol};
 

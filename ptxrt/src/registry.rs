@@ -150,11 +150,130 @@ pub fn find_kernel(name: &CStr) -> Result<&'static Kernel, Error> {
             }
         }
     }
+    let registered: Vec<String> = modules
+        .iter()
+        .flat_map(|m| module_kernels(m.0))
+        // SAFETY: as above.
+        .map(|k| unsafe { CStr::from_ptr(k.name) }.to_string_lossy().into_owned())
+        .collect();
     Err(Error::not_found(format!(
-        "no registered module defines a kernel named '{}'{}",
+        "no registered module defines a kernel named '{}'{}{}",
         name.to_string_lossy(),
-        ignored_note(&modules)
+        ignored_note(&modules),
+        not_found_hints(&name.to_string_lossy(), &registered)
     )))
+}
+
+/// The base name of an Itanium-mangled C++ function (`_Z4Stepv` -> `Step`,
+/// `_ZN2ns4StepEPf` -> `Step`), or `None` for other names.
+fn mangled_base_name(name: &str) -> Option<&str> {
+    let mut rest = name.strip_prefix("_Z")?;
+    rest = rest.strip_prefix('L').unwrap_or(rest);
+    let nested = rest.starts_with('N');
+    if nested {
+        rest = &rest[1..];
+        // CV-qualifiers of member functions cannot occur on kernels; skip them anyway.
+        rest = rest.trim_start_matches(['r', 'V', 'K']);
+    }
+    let mut last = None;
+    loop {
+        let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+        if digits == 0 {
+            break;
+        }
+        let len: usize = rest[..digits].parse().ok()?;
+        let ident = rest.get(digits..digits + len)?;
+        last = Some(ident);
+        rest = &rest[digits + len..];
+        if !nested {
+            break;
+        }
+    }
+    last
+}
+
+/// Levenshtein distance over bytes, case-insensitive.
+fn edit_distance(a: &str, b: &str) -> usize {
+    let (a, b) = (a.to_ascii_lowercase().into_bytes(), b.to_ascii_lowercase().into_bytes());
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for (i, &ca) in a.iter().enumerate() {
+        let mut cur = vec![i + 1; b.len() + 1];
+        for (j, &cb) in b.iter().enumerate() {
+            cur[j + 1] = (prev[j] + usize::from(ca != cb))
+                .min(prev[j + 1] + 1)
+                .min(cur[j] + 1);
+        }
+        prev = cur;
+    }
+    prev[b.len()]
+}
+
+/// What to say after "no registered module defines a kernel named ...": the registered
+/// kernels closest to `wanted` (C++ kernels whose unmangled name it is first), and the
+/// usual causes.
+fn not_found_hints(wanted: &str, registered: &[String]) -> String {
+    const LINKING: &str = "An object that is in a static archive is only linked when \
+        something refers to one of its symbols: link the archive with -Wl,--whole-archive \
+        (CMake: ptx2llvm_add_library does), or launch the kernel through the launcher that \
+        `ptx2llvm --header` (or --rust) writes, which refers to the kernel's descriptor.";
+    if registered.is_empty() {
+        return format!(
+            ". No kernel is registered at all: no object translated by ptx2llvm was linked \
+             into the program, or its constructor did not run (objects written before ptx2llvm \
+             put it in .init_array had it in .ctors, which LLD never runs: translate them \
+             again). {LINKING}"
+        );
+    }
+    let mut candidates: Vec<(usize, &str)> = vec![];
+    for k in registered {
+        let base = mangled_base_name(k);
+        let score = if base == Some(wanted) {
+            0
+        } else if base.is_some_and(|b| b.eq_ignore_ascii_case(wanted)) || k.eq_ignore_ascii_case(wanted) {
+            1
+        } else {
+            let d = edit_distance(wanted, base.unwrap_or(k)).min(edit_distance(wanted, k));
+            if d > (wanted.len() / 3).max(2) {
+                continue;
+            }
+            1 + d
+        };
+        candidates.push((score, k));
+    }
+    candidates.sort();
+    candidates.dedup();
+    let mut out = String::from(". ");
+    if candidates.is_empty() {
+        let shown: Vec<String> = registered.iter().take(8).map(|k| format!("'{k}'")).collect();
+        out.push_str(&format!(
+            "Registered kernels: {}{}. ",
+            shown.join(", "),
+            if registered.len() > 8 {
+                format!(" and {} more", registered.len() - 8)
+            } else {
+                String::new()
+            }
+        ));
+    } else {
+        let shown: Vec<String> = candidates
+            .iter()
+            .take(3)
+            .map(|(_, k)| match mangled_base_name(k) {
+                Some(base) => format!("'{k}' (the C++ kernel {base})"),
+                None => format!("'{k}'"),
+            })
+            .collect();
+        out.push_str(&format!("Closest registered kernels: {}. ", shown.join(", ")));
+    }
+    if candidates.iter().any(|(score, k)| *score == 0 && mangled_base_name(k).is_some()) {
+        out.push_str(
+            "C++ kernels are registered under their mangled names: look that name up, declare \
+             the kernel extern \"C\" in the CUDA source, or use the typed launcher of \
+             `ptx2llvm --header`. ",
+        );
+    }
+    out.push_str(&format!("If the kernel is in another object: {LINKING}"));
+    out
 }
 
 /// Finds a module-scope `.global`/`.const` variable: its address and size in bytes.
@@ -210,4 +329,32 @@ pub(crate) fn max_dynamic_shared(kernel: &Kernel) -> Option<u32> {
         .unwrap_or_else(|poisoned| poisoned.into_inner())
         .get(&(kernel as *const Kernel as usize))
         .copied()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn mangled_names() {
+        assert_eq!(mangled_base_name("_Z4Stepv"), Some("Step"));
+        assert_eq!(mangled_base_name("_Z20needle_cuda_shared_1PiS_iiii"), Some("needle_cuda_shared_1"));
+        assert_eq!(mangled_base_name("_ZN2ns6kernelEPf"), Some("kernel"));
+        assert_eq!(mangled_base_name("_ZL6staticv"), Some("static"));
+        assert_eq!(mangled_base_name("vecadd"), None);
+        assert_eq!(mangled_base_name("_Z99x"), None);
+    }
+
+    #[test]
+    fn hints_name_the_likely_kernel_and_the_causes() {
+        let none = not_found_hints("Step", &[]);
+        assert!(none.contains("No kernel is registered") && none.contains("--whole-archive"), "{none}");
+        let registered = ["_Z4Stepv".to_string(), "reduce".to_string(), "scan".to_string()];
+        let cpp = not_found_hints("Step", &registered);
+        assert!(cpp.contains("'_Z4Stepv' (the C++ kernel Step)") && cpp.contains("extern \"C\""), "{cpp}");
+        let typo = not_found_hints("reduc", &registered);
+        assert!(typo.contains("Closest registered kernels: 'reduce'"), "{typo}");
+        let other = not_found_hints("histogram", &registered);
+        assert!(other.contains("Registered kernels: '_Z4Stepv', 'reduce', 'scan'") && other.contains("--whole-archive"), "{other}");
+    }
 }

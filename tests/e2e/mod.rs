@@ -3,7 +3,9 @@
 //! Each host (tests/hosts/<name>_host.c) launches its kernels over several grid and
 //! block shapes, compares with a host reference and prints `<kernel>: N shapes OK`.
 //! Every fixture is translated at the default -O2 and at -O0, and the -O2 program also
-//! runs with 1 and 3 runtime worker threads (PTXRT_NUM_THREADS).
+//! runs with 1 and 3 runtime worker threads (PTXRT_NUM_THREADS). The -O2 programs are
+//! linked with the C compiler's default linker (GNU ld), the -O0 ones with LLD, so that
+//! every kernel registers with both.
 
 use std::path::PathBuf;
 use std::process::Command;
@@ -45,7 +47,8 @@ fn run_fixture(fx: &Fixture) {
                 let obj = work.join(&format!("kernel-{opt_label}.o"));
                 support::compile_ptx(&ptx, &obj, opts, work.path());
                 let exe = work.join(&format!("host-{opt_label}"));
-                support::link_host(&host, &[obj], &exe, work.path());
+                let linker = if opt_label == "O0" { support::Linker::Lld } else { support::Linker::Default };
+                support::link_host_with(&host, &[obj], &exe, work.path(), linker);
                 built.push((opt_label, exe.clone()));
                 exe
             }
@@ -427,7 +430,7 @@ fn typed_header() {
     }
     let vecadd_h = std::fs::read_to_string(work.join("vecadd.h")).unwrap_or_default();
     assert!(
-        vecadd_h.contains("ptxrtError_t vecadd_launch(ptxrtDim3 grid, ptxrtDim3 block, size_t dynamicSharedBytes, void *vecadd_param_0, void *vecadd_param_1, void *vecadd_param_2, uint32_t vecadd_param_3)"),
+        vecadd_h.contains("ptxrtError_t vecadd_launch(ptxrtDim3 grid, ptxrtDim3 block, size_t dynamicSharedBytes, const void *vecadd_param_0, const void *vecadd_param_1, void *vecadd_param_2, uint32_t vecadd_param_3)"),
         "{vecadd_h}"
     );
     // The header is also valid C++.

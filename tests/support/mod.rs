@@ -277,11 +277,48 @@ pub fn c_compiler() -> String {
         .unwrap_or_else(|| "cc".to_owned())
 }
 
+/// Which linker the C compiler drives.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Linker {
+    /// The compiler's default (GNU ld on Debian).
+    Default,
+    /// GNU gold (`-fuse-ld=gold`).
+    Gold,
+    /// LLVM's LLD (`-fuse-ld=lld`), Rust's default linker on x86-64 Linux.
+    Lld,
+}
+
+impl Linker {
+    /// The compiler options that select the linker. LLD is `ld.lld` on PATH or LLVM 19's
+    /// (`lld-19`, which scripts/install-deps.sh installs); panics with what to install.
+    pub fn flags(self) -> Vec<String> {
+        match self {
+            Linker::Default => vec![],
+            Linker::Gold => vec!["-fuse-ld=gold".into()],
+            Linker::Lld => {
+                let prefix = std::env::var("LLVM_SYS_191_PREFIX").unwrap_or_else(|_| "/usr/lib/llvm-19".into());
+                let dir = [PathBuf::from(&prefix).join("bin"), PathBuf::from("/usr/lib/llvm-19/bin")]
+                    .into_iter()
+                    .find(|d| d.join("ld.lld").is_file())
+                    .unwrap_or_else(|| panic!("ld.lld is missing: the tests link with LLD too (Debian package lld-19; scripts/install-deps.sh installs it)"));
+                // -B: where GCC looks for `ld.lld` (clang finds it next to itself).
+                vec!["-fuse-ld=lld".into(), format!("-B{}", dir.display())]
+            }
+        }
+    }
+}
+
 /// Links a C host program with kernel objects, the C harness and libptxrt.a.
 pub fn link_host(host_c: &Path, objects: &[PathBuf], exe: &Path, work: &Path) {
+    link_host_with(host_c, objects, exe, work, Linker::Default);
+}
+
+/// [`link_host`] with a chosen linker.
+pub fn link_host_with(host_c: &Path, objects: &[PathBuf], exe: &Path, work: &Path, linker: Linker) {
     let tools = tools();
     let mut cmd = Command::new(c_compiler());
     cmd.args(["-std=c11", "-O2", "-g", "-Wall"])
+        .args(linker.flags())
         .arg(format!("-I{}", env!("PTX2LLVM_HARNESS_INCLUDE")))
         .arg(format!("-I{}", env!("PTXRT_INCLUDE")))
         .arg(host_c)
@@ -304,28 +341,58 @@ pub fn link_host(host_c: &Path, objects: &[PathBuf], exe: &Path, work: &Path) {
     );
 }
 
+/// Whether this run is CI's (`CI` set to anything but empty, `0` or `false`): there, input
+/// that a test would otherwise skip for being absent must be present.
+pub fn in_ci() -> bool {
+    std::env::var("CI").is_ok_and(|v| !v.is_empty() && v != "0" && !v.eq_ignore_ascii_case("false"))
+}
+
+/// Prints `skipped: <test>: <why>` where a passing test's output is seen (straight to the
+/// standard error, past the test harness's capture), or panics under CI.
+pub fn skip(test: &str, why: &str) {
+    if in_ci() {
+        panic!("{test}: {why}\n(CI is set: input that tests need must be present)");
+    }
+    use std::io::Write as _;
+    let _ = writeln!(std::io::stderr(), "skipped: {test}: {why}");
+}
+
 /// The real-world PTX corpus: `PTX2LLVM_CORPUS`, else `../shared/corpus` beside the
-/// workspace. Panics with a clear message when it is missing or empty, so a test that
-/// needs it cannot pass vacuously.
-pub fn corpus_files() -> Vec<PathBuf> {
-    let dir = match std::env::var_os("PTX2LLVM_CORPUS") {
-        Some(d) if !d.is_empty() => PathBuf::from(d),
-        _ => workspace_root().join("../shared/corpus"),
+/// workspace. `None` (after a `skipped: ...` line) when the default directory is absent,
+/// as on a machine with only the repository; a panic under CI, when `PTX2LLVM_CORPUS`
+/// names a directory that cannot be read, or when the directory holds no `.ptx` file, so a
+/// test that needs it cannot pass vacuously where it is expected.
+pub fn corpus_files(test: &str) -> Option<Vec<PathBuf>> {
+    match std::env::var_os("PTX2LLVM_CORPUS") {
+        Some(d) if !d.is_empty() => corpus_files_in(&PathBuf::from(d), true, test),
+        _ => corpus_files_in(&workspace_root().join("../shared/corpus"), false, test),
+    }
+}
+
+/// [`corpus_files`] of a directory; `explicit` when the user named it (then it must exist).
+pub fn corpus_files_in(dir: &Path, explicit: bool, test: &str) -> Option<Vec<PathBuf>> {
+    let entries = match std::fs::read_dir(dir) {
+        Ok(entries) => entries,
+        Err(e) if !explicit => {
+            skip(
+                test,
+                &format!(
+                    "the PTX corpus is not there ({}: {e}); it comes with the project's shared \
+                     directory beside the checkout, or set PTX2LLVM_CORPUS to a directory of .ptx files",
+                    dir.display()
+                ),
+            );
+            return None;
+        }
+        Err(e) => panic!("PTX2LLVM_CORPUS: cannot read {}: {e}", dir.display()),
     };
-    let entries = std::fs::read_dir(&dir).unwrap_or_else(|e| {
-        panic!(
-            "the PTX corpus is missing: cannot read {}: {e}\nSet PTX2LLVM_CORPUS to the directory \
-             holding the corpus .ptx files.",
-            dir.display()
-        )
-    });
     let mut files: Vec<PathBuf> = entries
         .filter_map(|e| e.ok().map(|e| e.path()))
         .filter(|p| p.extension().is_some_and(|x| x == "ptx"))
         .collect();
     files.sort();
     assert!(!files.is_empty(), "the PTX corpus directory {} holds no .ptx files", dir.display());
-    files
+    Some(files)
 }
 
 /// The AArch64 target of the cross tests.

@@ -979,9 +979,18 @@ mod tests {
     #[test]
     fn corpus_instructions_match_forms() {
         use crate::front::ast::{Item, Statement};
-        let dir = std::env::var("PTX2LLVM_CORPUS").unwrap_or_else(|_| concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/corpus").to_string());
-        let Ok(entries) = std::fs::read_dir(&dir) else {
-            panic!("corpus directory {dir} not found (set PTX2LLVM_CORPUS)");
+        let explicit = std::env::var("PTX2LLVM_CORPUS").ok().filter(|d| !d.is_empty());
+        let dir = explicit.clone().unwrap_or_else(|| concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/corpus").to_string());
+        let entries = match std::fs::read_dir(&dir) {
+            Ok(entries) => entries,
+            // A checkout without the project's shared directory beside it: skipped, loudly
+            // (past the harness's capture), except under CI, which must have it.
+            Err(e) if explicit.is_none() && !std::env::var("CI").is_ok_and(|v| !v.is_empty() && v != "0" && !v.eq_ignore_ascii_case("false")) => {
+                use std::io::Write as _;
+                let _ = writeln!(std::io::stderr(), "skipped: corpus_instructions_match_forms: the PTX corpus is not there ({dir}: {e}); set PTX2LLVM_CORPUS to a directory of .ptx files");
+                return;
+            }
+            Err(e) => panic!("corpus directory {dir}: {e} (set PTX2LLVM_CORPUS to a directory of .ptx files)"),
         };
         let mut paths: Vec<_> = entries.filter_map(|e| e.ok()).map(|e| e.path()).filter(|p| p.extension().is_some_and(|x| x == "ptx")).collect();
         paths.sort();

@@ -130,6 +130,7 @@ fn param_decls(cx: &mut ModuleChecker, p: &ast::VarDecl) -> Vec<ir::Param> {
                 // Set by `check_body`, which gives `.reg` parameters their registers.
                 reg: None,
                 handle,
+                ptr: p.ptr_attrs.iter().any(|a| a.node == ".ptr"),
             }
         })
         .collect()

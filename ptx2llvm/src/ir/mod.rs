@@ -150,6 +150,8 @@ pub struct Param {
     /// An opaque kernel parameter (`.param .texref t`): its 8 bytes (`ty` = `.u64`) hold a
     /// texture, sampler or surface handle, and texture instructions name it directly.
     pub handle: Option<HandleKind>,
+    /// Declared with `.ptr` (a kernel parameter that holds an address).
+    pub ptr: bool,
 }
 
 #[derive(Debug, Clone)]

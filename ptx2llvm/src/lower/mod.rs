@@ -520,13 +520,20 @@ fn emit_descriptors<'ctx>(ml: &ModuleLowerer<'ctx, '_>, kernels: &[(&ir::Functio
     b.position_at_end(cx.append_basic_block(ctor, "entry"));
     b.build_call(register, &[module_desc.as_pointer_value().into()], "")?;
     b.build_return(None)?;
-    let entry_ty = cx.struct_type(&[i32t.into(), ptr.into(), ptr.into()], false);
-    let ctors = ml.module.add_global(entry_ty.array_type(1), None, "llvm.global_ctors");
-    ctors.set_linkage(Linkage::Appending);
-    ctors.set_initializer(&entry_ty.const_array(&[entry_ty.const_named_struct(&[
-        i32t.const_int(65535, false).into(),
-        ctor.as_global_value().as_pointer_value().into(),
-        ptr.const_null().into(),
-    ])]));
+    // The constructor's address goes straight into `.init_array` (what clang emits for
+    // `llvm.global_ctors` on Linux). LLVM's C API leaves the target option that does this
+    // (`UseInitArray`) off, which would put it in `.ctors`: GNU ld folds that section into
+    // `.init_array`, but LLD links it and never runs it (glibc's start files no longer do), so the
+    // kernels would silently not register.
+    let init = ml.module.add_global(ptr, None, "ptxrt.module_init");
+    init.set_initializer(&ctor.as_global_value().as_pointer_value());
+    init.set_linkage(Linkage::Private);
+    init.set_section(Some(".init_array"));
+    init.set_alignment(8);
+    // Nothing refers to the entry: `llvm.used` keeps it through optimization.
+    let used = ml.module.add_global(ptr.array_type(1), None, "llvm.used");
+    used.set_linkage(Linkage::Appending);
+    used.set_section(Some("llvm.metadata"));
+    used.set_initializer(&ptr.const_array(&[init.as_pointer_value()]));
     Ok(())
 }
