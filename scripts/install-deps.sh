@@ -7,6 +7,7 @@
 #   (C and C++ hosts, the installed ptxrt.pc), cmake, qemu-user, an AArch64 cross compiler
 #   and Rust's AArch64 standard library (cross-target tests),
 #   xz-utils (the silicon test decompresses the GPU-recorded vectors with `xz -dc`),
+#   gdb (the -g test stops on a kernel's source line),
 #   and lit (from PyPI, pinned) for the lit suite.
 set -euo pipefail
 
@@ -27,6 +28,7 @@ APT_PACKAGES=(
     libc6-dev-arm64-cross
     libomp-19-dev
     xz-utils
+    gdb
 )
 LIT_VERSION="18.1.8"
 

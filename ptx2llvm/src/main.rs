@@ -70,6 +70,11 @@ struct Cli {
     /// Optimization level.
     #[arg(short = 'O', value_name = "LEVEL", default_value = "2", value_parser = clap::value_parser!(u8).range(0..=3))]
     opt: u8,
+    /// Debug information (DWARF): CUDA source lines from the PTX's `.file`/`.loc`
+    /// directives (NVRTC/nvcc `-lineinfo`), else the PTX file's own lines; one subprogram
+    /// per kernel and registers as local variables (see README, Debugging).
+    #[arg(short = 'g')]
+    debug: bool,
     /// Also write a C/C++ header with a typed launch function per kernel
     /// (`ptxrtError_t <kernel>_launch(grid, block, dynamicSharedBytes, params...)`).
     #[arg(long, value_name = "FILE")]
@@ -173,7 +178,7 @@ fn run(cli: Cli) -> ExitCode {
             EmitArg::LlvmBc => Emit::LlvmBc,
         }
     };
-    let opts = Options { emit, target: cli.target.clone(), cpu: cli.cpu.clone(), opt_level: cli.opt, scheduler: cli.scheduler.into() };
+    let opts = Options { emit, target: cli.target.clone(), cpu: cli.cpu.clone(), opt_level: cli.opt, scheduler: cli.scheduler.into(), debug_info: None };
     // Target and CPU first: usage errors, before the input is read or LLVM sees them.
     if let Err(CompileError::Usage(msg)) = driver::check_target_options(&opts) {
         return usage_error(&msg);
@@ -221,6 +226,10 @@ fn run(cli: Cli) -> ExitCode {
         let (_, diags) = driver::analyze(&source);
         report(&diags);
         return if driver::has_errors(&diags) { ExitCode::from(1) } else { ExitCode::SUCCESS };
+    }
+    let mut opts = opts;
+    if cli.debug {
+        opts.debug_info = Some(file_name.clone());
     }
     let stem = Path::new(&input).file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "out".into());
     let bytes = match driver::compile(&source, &stem, &opts) {

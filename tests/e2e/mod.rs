@@ -7,6 +7,8 @@
 //! linked with the C compiler's default linker (GNU ld), the -O0 ones with LLD, so that
 //! every kernel registers with both.
 
+mod debug;
+
 use std::path::PathBuf;
 use std::process::Command;
 use std::time::Duration;

@@ -376,7 +376,7 @@ fn walk(scope: &mut FnScope, stmts: &[ast::Statement], out: &mut Vec<Linear>) {
     for s in stmts {
         match s {
             ast::Statement::Label(l) => out.push(Linear::Label(l.node.clone(), l.span.clone())),
-            ast::Statement::Var(_) | ast::Statement::Ignored(_) => {}
+            ast::Statement::Var(_) | ast::Statement::Ignored(_) | ast::Statement::Loc { .. } => {}
             ast::Statement::LabelledDirective { label, kind, names, .. } => scope.labelled_directive(label, *kind, names),
             ast::Statement::Block(inner, _) => {
                 scope.scopes.push(HashMap::new());

@@ -39,7 +39,41 @@ pub fn check(module: &ast::Module) -> (ir::Module, Vec<Diagnostic>) {
     // Functions that synchronize run inlined in the kernels that call them.
     let inlined = inline::inline_sync_calls(module);
     cx.run(inlined.as_ref().unwrap_or(module));
+    cx.out.lines = source_lines(module);
     (cx.out, cx.diags)
+}
+
+/// The module's `.file` and `.loc` directives (the source positions `-g` gives the code).
+fn source_lines(module: &ast::Module) -> ir::SourceLines {
+    fn locs(stmts: &[ast::Statement], out: &mut Vec<(usize, ir::SourceLoc)>) {
+        for s in stmts {
+            match s {
+                ast::Statement::Loc { file, line, col, span } => {
+                    let n = |v: u64| u32::try_from(v).unwrap_or(u32::MAX);
+                    out.push((span.start, ir::SourceLoc { file: n(*file), line: n(*line), col: n(*col) }));
+                }
+                ast::Statement::Block(inner, _) => locs(inner, out),
+                _ => {}
+            }
+        }
+    }
+    let mut lines = ir::SourceLines::default();
+    for item in &module.items {
+        match item {
+            ast::Item::File { index, path, .. } => lines.files.push((u32::try_from(*index).unwrap_or(u32::MAX), path.clone())),
+            ast::Item::Function(f) => {
+                if let Some(body) = &f.body {
+                    let mut in_body = vec![];
+                    locs(body, &mut in_body);
+                    if !in_body.is_empty() {
+                        lines.bodies.push((f.span.clone(), in_body));
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    lines
 }
 
 pub(crate) struct ModuleChecker {
@@ -94,7 +128,7 @@ impl ModuleChecker {
                 _ => {}
             }
             // Recovered syntax errors are already reported; they do not move `.version`.
-            saw_other |= !matches!(item, ast::Item::Ignored { .. });
+            saw_other |= !matches!(item, ast::Item::Ignored { .. } | ast::Item::File { .. });
         }
         if !saw_version {
             if let Some(first) = module.items.first() {
@@ -502,6 +536,6 @@ fn item_span(item: &ast::Item) -> ast::Span {
         ast::Item::Version { span, .. } | ast::Item::Target { span, .. } | ast::Item::AddressSize { span, .. } => span.clone(),
         ast::Item::Var(v) => v.span.clone(),
         ast::Item::Function(f) => f.span.clone(),
-        ast::Item::Ignored { span } | ast::Item::Alias { span, .. } => span.clone(),
+        ast::Item::Ignored { span } | ast::Item::Alias { span, .. } | ast::Item::File { span, .. } => span.clone(),
     }
 }

@@ -32,7 +32,9 @@ pub enum Item {
     AddressSize { bits: u32, span: Span },
     Var(VarDecl),
     Function(Function),
-    /// Directives that carry no meaning for code generation (`.file`, `.section`, ...).
+    /// `.file index "path"`: a source file `.loc` directives name.
+    File { index: u64, path: String, span: Span },
+    /// Directives that carry no meaning for code generation (`.section`, ...).
     Ignored { span: Span },
     /// `.alias alias, aliasee;`: two function names for one body.
     Alias { alias: Spanned<String>, aliasee: Spanned<String>, span: Span },
@@ -148,7 +150,9 @@ pub enum Statement {
     /// a label that names a call signature or a list of branch/call targets.
     /// For `.callprototype`, `signature` = (number of return parameters, number of parameters).
     LabelledDirective { label: Spanned<String>, kind: DirectiveKind, names: Vec<Spanned<String>>, signature: (u32, u32), span: Span },
-    /// `.loc`, `.pragma`, and other directives without effect on semantics.
+    /// `.loc file line column`: the source position of the instructions that follow.
+    Loc { file: u64, line: u64, col: u64, span: Span },
+    /// `.pragma`, and other directives without effect on semantics.
     Ignored(Span),
 }
 

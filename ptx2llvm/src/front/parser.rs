@@ -502,8 +502,9 @@ where
     })
 }
 
-/// `.loc 1 2 3` and the PTX 7 form `.loc 1 2 3, function_name $L, inlined_at 1 4 5`.
-fn loc_directive<'t, I>() -> impl Parser<'t, I, (), Extra<'t>> + Clone
+/// `.loc 1 2 3` and the PTX 7 form `.loc 1 2 3, function_name $L, inlined_at 1 4 5`: the
+/// file index, line and column (missing numbers are 0).
+fn loc_directive<'t, I>() -> impl Parser<'t, I, (u64, u64, u64), Extra<'t>> + Clone
 where
     I: ValueInput<'t, Token = Token, Span = SimpleSpan>,
 {
@@ -511,7 +512,10 @@ where
         just(Token::Ident("function_name".into())).ignore_then(ident()).ignored(),
         just(Token::Ident("inlined_at".into())).ignore_then(int().repeated().at_least(1)).ignored(),
     )));
-    dot(".loc").ignore_then(int().repeated().at_least(1)).ignore_then(extra.repeated())
+    dot(".loc")
+        .ignore_then(int().repeated().at_least(1).collect::<Vec<_>>())
+        .then_ignore(extra.repeated())
+        .map(|n| (n[0], n.get(1).copied().unwrap_or(0), n.get(2).copied().unwrap_or(0)))
 }
 
 fn statements<'t, I>() -> impl Parser<'t, I, Vec<Statement>, Extra<'t>> + Clone
@@ -525,7 +529,7 @@ where
             .ignore_then(select! { Token::Str(_) => () }.separated_by(just(Token::Comma)))
             .then_ignore(semi())
             .map_with(|_, e| Statement::Ignored(sp(e.span())));
-        let loc = loc_directive().map_with(|_, e| Statement::Ignored(sp(e.span())));
+        let loc = loc_directive().map_with(|(file, line, col), e| Statement::Loc { file, line, col, span: sp(e.span()) });
         let prototype_label = ident().then_ignore(just(Token::Colon)).then(choice((
             dot(".callprototype").to(DirectiveKind::CallPrototype),
             dot(".branchtargets").to(DirectiveKind::BranchTargets),
@@ -635,9 +639,9 @@ where
         .map_with(|bits, e| Item::AddressSize { bits: bits as u32, span: sp(e.span()) });
     let file = dot(".file")
         .ignore_then(int())
-        .ignore_then(select! { Token::Str(_) => () })
-        .ignore_then(just(Token::Comma).ignore_then(int()).repeated())
-        .map_with(|_, e| Item::Ignored { span: sp(e.span()) });
+        .then(select! { Token::Str(path) => path })
+        .then_ignore(just(Token::Comma).ignore_then(int()).repeated())
+        .map_with(|(index, path), e| Item::File { index, path, span: sp(e.span()) });
     let section = dot(".section")
         .ignore_then(dot_any())
         .ignore_then(skip_braced())

@@ -40,6 +40,42 @@ pub struct Module {
     pub handles: Vec<Handle>,
     /// `.alias a, b;`: function `a` (declared, without a body) is function `b`.
     pub aliases: Vec<(u32, u32)>,
+    /// The source positions of `.file`/`.loc` directives (debug line tables, `-g`).
+    pub lines: SourceLines,
+}
+
+/// A position in a source file that `.file` names (CUDA C++ for NVRTC/nvcc output with
+/// `-lineinfo`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SourceLoc {
+    pub file: u32,
+    pub line: u32,
+    pub col: u32,
+}
+
+/// The `.file` table and the `.loc` directives of each function body.
+#[derive(Debug, Clone, Default)]
+pub struct SourceLines {
+    /// `.file` index and path.
+    pub files: Vec<(u32, String)>,
+    /// Per function with `.loc` directives: its span in the PTX text and its directives
+    /// (byte offset, position) in source order.
+    pub bodies: Vec<(Span, Vec<(usize, SourceLoc)>)>,
+}
+
+impl SourceLines {
+    /// The source position of the PTX text at byte `offset`: the last `.loc` before it in
+    /// the same function body (code inlined from a `.func` keeps the callee's positions,
+    /// since its spans are the callee's).
+    pub fn at(&self, offset: usize) -> Option<SourceLoc> {
+        let (_, locs) = self.bodies.iter().find(|(span, _)| span.contains(&offset))?;
+        let i = locs.partition_point(|(at, _)| *at < offset);
+        i.checked_sub(1).map(|i| locs[i].1)
+    }
+
+    pub fn file(&self, index: u32) -> Option<&str> {
+        self.files.iter().find(|(i, _)| *i == index).map(|(_, p)| p.as_str())
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

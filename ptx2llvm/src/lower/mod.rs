@@ -11,6 +11,7 @@
 //! - `opt/`: passes over the finished LLVM module.
 
 pub mod abi;
+pub mod debug;
 pub mod exec;
 pub mod ops;
 pub mod opt;
@@ -195,6 +196,8 @@ pub struct ModuleLowerer<'ctx, 'a> {
     handles: Vec<GlobalValue<'ctx>>,
     /// The LLVM function of each `.func` (`None` for entries).
     functions: Vec<Option<FunctionValue<'ctx>>>,
+    /// `-g`: the module's debug information (`debug`).
+    pub debug: Option<debug::DebugInfo<'ctx>>,
 }
 
 impl<'ctx, 'a> ModuleLowerer<'ctx, 'a> {
@@ -256,14 +259,15 @@ pub struct CpuVariant {
     pub level: u32,
 }
 
-pub fn lower<'ctx>(cx: &'ctx Context, module: Module<'ctx>, m: &ir::Module, scheduler: Scheduler, variants: &[CpuVariant]) -> Result<Module<'ctx>, Vec<Diagnostic>> {
+pub fn lower<'ctx>(cx: &'ctx Context, module: Module<'ctx>, m: &ir::Module, scheduler: Scheduler, variants: &[CpuVariant], debug: Option<debug::DebugRequest<'_>>) -> Result<Module<'ctx>, Vec<Diagnostic>> {
     let with_lockstep = lockstep::insert_lockstep_points(m);
     let m = with_lockstep.as_ref().unwrap_or(m);
     let folded = constants::fold_sync_operands(m);
     let m = folded.as_ref().unwrap_or(m);
     let split = induction::split_inductions(m);
     let m = split.as_ref().unwrap_or(m);
-    let mut ml = ModuleLowerer { cx, module, abi: AbiTypes::new(cx), ir: m, layout: MemoryLayout::new(m), globals: vec![], handles: vec![], functions: vec![] };
+    let debug = debug.map(|d| debug::DebugInfo::new(cx, &module, m, d));
+    let mut ml = ModuleLowerer { cx, module, abi: AbiTypes::new(cx), ir: m, layout: MemoryLayout::new(m), globals: vec![], handles: vec![], functions: vec![], debug };
     // Every instruction lowering cannot translate yet, reported together before any work.
     let mut diags: Vec<Diagnostic> = m
         .functions
@@ -319,6 +323,9 @@ pub fn lower<'ctx>(cx: &'ctx Context, module: Module<'ctx>, m: &ir::Module, sche
         return Err(vec![to_diag(e, &(0..0))]);
     }
     probe_stack_frames(&ml.module, cx);
+    if let Some(d) = &ml.debug {
+        d.finalize();
+    }
     Ok(ml.module)
 }
 

@@ -4,6 +4,7 @@
 //! Every PTX register is an `alloca` of an integer type of its width (predicates: `i1`);
 //! floating-point operations bitcast. `mem2reg`/SROA turn this into SSA form.
 
+use super::debug::FnDebug;
 use super::{LowerError, ModuleLowerer, R};
 use crate::ir::{self, Dim, Op, Operand, RegId, ScalarType, SpecialReg, StateSpace};
 use inkwell::builder::Builder;
@@ -78,6 +79,15 @@ pub struct FnCx<'ctx, 'a> {
     /// Predicates whose value is known where the code is being emitted (`setp` writes the
     /// constant): the guards a narrowed thread loop has already applied (`guards`).
     pub known_preds: HashMap<ir::RegId, bool>,
+    /// `-g`: the function's debug scope and the variables that show the current thread.
+    pub debug: Option<DebugVars<'ctx>>,
+}
+
+/// `-g` state of a function being lowered (`lower::debug`).
+pub struct DebugVars<'ctx> {
+    pub scope: FnDebug<'ctx>,
+    /// `tid_x/y/z`: the thread the code runs for (stored where a thread loop picks it).
+    tid: [PointerValue<'ctx>; 3],
 }
 
 impl<'ctx, 'a> FnCx<'ctx, 'a> {
@@ -329,8 +339,57 @@ impl<'ctx, 'a> FnCx<'ctx, 'a> {
         call.try_as_basic_value().basic().map(|v| v.into_int_value()).ok_or_else(|| LowerError::Internal("the timer returns a value".into()))
     }
 
+    /// `-g` (when the module has debug information): gives the function its subprogram,
+    /// positions the code that follows at the function's first line, and describes the
+    /// registers and the thread and block indices as its local variables. Call it in the
+    /// entry block, after the registers' `alloca`s.
+    pub fn begin_debug(&mut self) -> R<()> {
+        let Some(mut scope) = FnDebug::new(self.ml, self.func, self.f) else { return Ok(()) };
+        let start = self.f.blocks.iter().flat_map(|b| b.insts.iter().map(|i| i.span.start)).next().unwrap_or(self.f.span.start);
+        let Some(at) = scope.entry_location(self.ml, start) else { return Ok(()) };
+        self.b.set_current_debug_location(at);
+        let entry = self.b.get_insert_block().ok_or_else(|| LowerError::Internal("no entry block".into()))?;
+        for (r, decl) in self.regs.iter().zip(&self.f.regs) {
+            scope.declare(self.ml, *r, decl.name.trim_start_matches('%'), decl.ty, at, entry);
+        }
+        let mut index_var = |name: &'static str| -> R<(PointerValue<'ctx>, &'static str)> {
+            let p = self.b.build_alloca(self.cx.i32_type(), name)?;
+            scope.declare(self.ml, p, name, ScalarType::U32, at, entry);
+            Ok((p, name))
+        };
+        let vars = ["tid_x", "tid_y", "tid_z", "ctaid_x", "ctaid_y", "ctaid_z"].map(&mut index_var);
+        let vars = vars.into_iter().collect::<R<Vec<_>>>()?;
+        let mut first_store = None;
+        for ((p, _), v) in vars[3..].iter().zip(self.uni.ctaid) {
+            let store = self.b.build_store(*p, v)?;
+            first_store.get_or_insert(store);
+        }
+        let tid = [vars[0].0, vars[1].0, vars[2].0];
+        scope.set_index_vars(vars, first_store);
+        self.debug = Some(DebugVars { scope, tid });
+        if self.thread.is_some() {
+            self.debug_thread()?;
+        }
+        Ok(())
+    }
+
+    /// `-g`: records the current thread in `tid_x/y/z` (where a thread loop picks it).
+    pub fn debug_thread(&mut self) -> R<()> {
+        if let (Some(d), Some(t)) = (&self.debug, self.thread) {
+            for (p, v) in d.tid.iter().zip(t.tid) {
+                self.b.build_store(*p, v)?;
+            }
+        }
+        Ok(())
+    }
+
     /// Lowers one instruction, branching around it when it is guarded.
     pub fn inst(&mut self, inst: &ir::Inst) -> R<()> {
+        if let Some(d) = &mut self.debug {
+            if let Some(at) = d.scope.location(self.ml, inst.span.start) {
+                self.b.set_current_debug_location(at);
+            }
+        }
         let Some(guard) = inst.guard else {
             return self.op(&inst.op);
         };

@@ -147,7 +147,9 @@ pub fn lower_thread_fn<'ctx>(ml: &ModuleLowerer<'ctx, '_>, index: usize, f: &ir:
         local_override: Some(local),
         on_exit: Some(exit_bb),
         known_preds: HashMap::new(),
+        debug: None,
     };
+    fc.begin_debug()?;
     // `.reg` parameters: read the arguments into their registers.
     for (i, p) in f.params.iter().enumerate() {
         if let Some(r) = p.reg {

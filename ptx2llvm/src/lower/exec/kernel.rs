@@ -146,7 +146,8 @@ pub fn lower_entry<'ctx>(ml: &ModuleLowerer<'ctx, '_>, index: usize, f: &ir::Fun
         .map(|r| b.build_alloca(crate::lower::thread::int_type(cx, r.ty.bits()), &r.name))
         .collect::<Result<Vec<_>, _>>()?;
     let frame_vars = crate::lower::exec::function::frame_vars(ml, &b, index)?;
-    let mut fc = FnCx { cx, module: &ml.module, b, ml, f, func, regs, uni, thread: None, frame_vars, local_override: None, on_exit: None, known_preds: HashMap::new() };
+    let mut fc = FnCx { cx, module: &ml.module, b, ml, f, func, regs, uni, thread: None, frame_vars, local_override: None, on_exit: None, known_preds: HashMap::new(), debug: None };
+    fc.begin_debug()?;
     if let Some(plan) = plan {
         layout.interchange = Some(interchange::State::new(&fc, layout.wait.expect("a plan has wait words"), plan)?);
     }
@@ -457,6 +458,7 @@ fn emit_narrowed_loop<'ctx>(fc: &mut FnCx<'ctx, '_>, regions: &Regions, layout: 
     fc.b.position_at_end(start);
     let zero = i32t.const_zero();
     fc.thread = Some(Thread { tid: [zero; 3], linear: zero });
+    fc.debug_thread()?;
     for &i in &n.prelude {
         let inst = &fc.f.blocks[0].insts[i];
         fc.inst(inst).map_err(|e| e.at(&inst.span))?;
@@ -596,6 +598,7 @@ pub(crate) fn emit_region_loop<'ctx>(
         no_signed_wrap(v);
     }
     fc.thread = Some(Thread { tid: [xv, yv, zv], linear: lin });
+    fc.debug_thread()?;
 
     let body = fc.new_block(&format!("r{k}{tag}.body"));
     // `exit` (here, or reported by a called `.func`): the thread ends.
