@@ -22,7 +22,7 @@
 
 use std::collections::VecDeque;
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
@@ -50,6 +50,9 @@ pub(crate) struct Stream {
     /// Synchronizes with the legacy default stream (not `cudaStreamNonBlocking`).
     pub(crate) blocking: bool,
     pub(crate) legacy: bool,
+    /// `cudaStreamDestroy` was called: the handle is invalid, queued work still runs (and
+    /// still counts for the legacy stream and `cudaDeviceSynchronize`).
+    destroyed: AtomicBool,
     queue: Mutex<Queue>,
     wake: Condvar,
     enqueued: AtomicU64,
@@ -65,6 +68,7 @@ impl Stream {
         let s = Arc::new(Stream {
             blocking,
             legacy,
+            destroyed: AtomicBool::new(false),
             queue: Mutex::new(Queue { ops: VecDeque::new(), idle: false, closed: false }),
             wake: Condvar::new(),
             enqueued: AtomicU64::new(0),
@@ -210,7 +214,7 @@ struct PerThread(Option<Arc<Stream>>);
 impl Drop for PerThread {
     fn drop(&mut self) {
         if let Some(s) = self.0.take() {
-            lock(&LIVE).retain(|l| !Arc::ptr_eq(l, &s));
+            s.destroyed.store(true, Ordering::Release);
             s.close();
         }
     }
@@ -242,7 +246,9 @@ pub(crate) fn create(flags: u32) -> Result<usize, Error> {
     }
     let s = Stream::new(flags & NON_BLOCKING == 0, false)?;
     let handle = Arc::as_ptr(&s) as usize;
-    lock(&LIVE).push(s);
+    let mut live = lock(&LIVE);
+    live.retain(|s| !(s.destroyed.load(Ordering::Acquire) && s.idle()));
+    live.push(s);
     Ok(handle)
 }
 
@@ -254,7 +260,7 @@ pub(crate) fn resolve(handle: usize) -> Result<Arc<Stream>, Error> {
         HANDLE_PER_THREAD => per_thread(),
         h => lock(&LIVE)
             .iter()
-            .find(|s| Arc::as_ptr(s) as usize == h)
+            .find(|s| Arc::as_ptr(s) as usize == h && !s.destroyed.load(Ordering::Acquire))
             .cloned()
             .ok_or_else(|| {
                 Error::new(
@@ -273,16 +279,16 @@ pub(crate) fn destroy(handle: usize) -> Result<(), Error> {
             "cudaStreamDestroy: the default streams cannot be destroyed",
         ));
     }
-    let s = {
-        let mut live = lock(&LIVE);
-        let Some(i) = live.iter().position(|s| Arc::as_ptr(s) as usize == handle) else {
-            return Err(Error::new(
-                crate::error::ErrorCode::InvalidResourceHandle,
-                format!("cudaStreamDestroy: stream {handle:#x} was not created by cudaStreamCreate or is already destroyed"),
-            ));
-        };
-        live.swap_remove(i)
+    let mut live = lock(&LIVE);
+    // Destroyed streams stay listed until their work is done.
+    live.retain(|s| !(s.destroyed.load(Ordering::Acquire) && s.idle()));
+    let Some(s) = live.iter().find(|s| Arc::as_ptr(s) as usize == handle && !s.destroyed.load(Ordering::Acquire)) else {
+        return Err(Error::new(
+            crate::error::ErrorCode::InvalidResourceHandle,
+            format!("cudaStreamDestroy: stream {handle:#x} was not created by cudaStreamCreate or is already destroyed"),
+        ));
     };
+    s.destroyed.store(true, Ordering::Release);
     s.close();
     Ok(())
 }
