@@ -1,5 +1,6 @@
 // The CUDA runtime API on ptxrt: memory, copies of every kind, symbols, device queries,
 // function attributes, occupancy, launch errors. Ordinary CUDA host code.
+#include <cuda_runtime.h>
 #include <cstring>
 #include <vector>
 #include "cuda_check.h"

@@ -3,6 +3,7 @@
 // streams (not with non-blocking ones), cudaStreamPerThread, events, host functions.
 // Kernels that wait for each other give up after a bound, so a wrong order fails instead
 // of hanging.
+#include <cuda_runtime.h>
 #include <thread>
 #include <vector>
 #include "cuda_check.h"

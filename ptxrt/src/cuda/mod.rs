@@ -297,6 +297,36 @@ fn check_device_range(p: *const c_void, count: usize, what: &str, side: &str) ->
     )))
 }
 
+/// Whether `p` lies in memory of ours (pinned, managed or device memory): anything else
+/// is pageable host memory.
+fn is_ours(p: *const c_void) -> bool {
+    let a = p as usize;
+    lock(&ALLOCS).range(..=a).next_back().is_some_and(|(&b, al)| a - b < al.size)
+}
+
+/// Work that copies `count` bytes to `dst`. An asynchronous copy from pageable host memory
+/// takes its bytes now (CUDA stages such copies before returning, so callers may reuse the
+/// buffer at once); returns whether the copy must be waited for instead (an asynchronous
+/// copy to pageable host memory returns once done, as in CUDA).
+fn staged_copy(dst: *mut c_void, src: *const c_void, count: usize, src_host: bool, dst_host: bool, wait: bool) -> (stream::Work, bool) {
+    if !wait && src_host && count > 0 && !is_ours(src) {
+        // SAFETY: the caller's source of `count` bytes, per the copy's contract.
+        let bytes = unsafe { std::slice::from_raw_parts(src as *const u8, count) }.to_vec();
+        let d = Addr(dst as usize);
+        return (
+            Box::new(move || {
+                let d = d;
+                // SAFETY: the destination was checked (device side) or is the caller's.
+                unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), d.0 as *mut u8, count) };
+                Ok(())
+            }),
+            false,
+        );
+    }
+    let wait = wait || (dst_host && count > 0 && !is_ours(dst));
+    (copy_work(dst, src, count), wait)
+}
+
 fn check_host(p: *const c_void, count: usize, what: &str, side: &str) -> Result<(), Error> {
     if count > 0 && p.is_null() {
         return Err(Error::invalid_value(format!("{what}: the {side} pointer is NULL")));
@@ -492,7 +522,8 @@ unsafe fn memcpy_impl(dst: *mut c_void, src: *const c_void, count: usize, kind: 
     check_sticky()?;
     check_copy(dst, src, count, count, kind, what)?;
     let s = stream_of(stream)?;
-    submit(&s, copy_work(dst, src, count), wait)
+    let (work, wait) = staged_copy(dst, src, count, matches!(kind, 0 | 1 | 4), matches!(kind, 0 | 2 | 4), wait);
+    submit(&s, work, wait)
 }
 
 #[no_mangle]
@@ -535,6 +566,9 @@ unsafe fn memcpy2d_impl(
     };
     check_copy(dst, src, dlen, slen, kind, what)?;
     let s = stream_of(stream)?;
+    // Pageable host memory on either side: done before returning (a conservative form of
+    // CUDA's staging).
+    let wait = wait || (matches!(kind, 0 | 1 | 4) && !is_ours(src)) || (matches!(kind, 0 | 2 | 4) && !is_ours(dst));
     let (d, sr) = (Addr(dst as usize), Addr(src as usize));
     submit(
         &s,
@@ -705,7 +739,8 @@ unsafe fn to_symbol(sym: *const c_void, src: *const c_void, count: usize, offset
     }
     let dst = (addr as usize + offset) as *mut c_void;
     let s = stream_of(stream)?;
-    submit(&s, copy_work(dst, src, count), wait)
+    let (work, wait) = staged_copy(dst, src, count, !src_dev, false, wait);
+    submit(&s, work, wait)
 }
 
 unsafe fn from_symbol(dst: *mut c_void, sym: *const c_void, count: usize, offset: usize, kind: c_int, stream: Handle, wait: bool, what: &str) -> Result<(), Error> {
@@ -724,7 +759,8 @@ unsafe fn from_symbol(dst: *mut c_void, sym: *const c_void, count: usize, offset
     }
     let src = (addr as usize + offset) as *const c_void;
     let s = stream_of(stream)?;
-    submit(&s, copy_work(dst, src, count), wait)
+    let (work, wait) = staged_copy(dst, src, count, false, kind != 3, wait);
+    submit(&s, work, wait)
 }
 
 #[no_mangle]
