@@ -87,6 +87,11 @@ fn pipeline() {
     cuda_program("pipeline", &["-O3", "-std=c++17", "-arch", "sm_86", "-lineinfo", "-Xcompiler", "-Wall"]);
 }
 
+#[test]
+fn texture() {
+    cuda_program("texture", &["-O2"]);
+}
+
 /// `-c` objects and plain C++ host code, linked by the driver.
 #[test]
 fn separate_compilation() {

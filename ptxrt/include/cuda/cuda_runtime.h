@@ -141,11 +141,6 @@ static __inline__ __host__ cudaError_t cudaEventCreate(cudaEvent_t *event, unsig
     return ::cudaEventCreateWithFlags(event, flags);
 }
 
-static __inline__ __host__ struct cudaChannelFormatDesc cudaCreateChannelDesc(int x, int y, int z, int w,
-                                                                              enum cudaChannelFormatKind f) {
-    struct cudaChannelFormatDesc d = {x, y, z, w, f};
-    return d;
-}
 template <class T> struct __ptxrt_channel;
 #define __PTXRT_CHANNEL(T, n, b, k)                                                                   \
     template <> struct __ptxrt_channel<T> {                                                           \

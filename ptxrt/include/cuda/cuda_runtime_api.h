@@ -134,7 +134,31 @@ cudaError_t cudaEventQuery(cudaEvent_t event);
 cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t start, cudaEvent_t end);
 cudaError_t cudaEventDestroy(cudaEvent_t event);
 
-/* ---- textures: ptxrt's texture objects (ptxrt.h) under CUDA's names. */
+/* ---- arrays, textures and surfaces: ptxrt's (ptxrt.h describes the sampling) under
+ * CUDA's names. The array copies wait for the device first, as CUDA's synchronous copies do. */
+struct cudaChannelFormatDesc cudaCreateChannelDesc(int x, int y, int z, int w, enum cudaChannelFormatKind f);
+static __inline__ struct cudaExtent make_cudaExtent(size_t w, size_t h, size_t d) {
+    struct cudaExtent e;
+    e.width = w;
+    e.height = h;
+    e.depth = d;
+    return e;
+}
+cudaError_t cudaMallocArray(cudaArray_t *array, const struct cudaChannelFormatDesc *desc, size_t width,
+                            size_t height __PTXRT_DV(0), unsigned int flags __PTXRT_DV(0));
+cudaError_t cudaMalloc3DArray(cudaArray_t *array, const struct cudaChannelFormatDesc *desc, struct cudaExtent extent,
+                              unsigned int flags __PTXRT_DV(0));
+cudaError_t cudaFreeArray(cudaArray_t array);
+cudaError_t cudaMemcpy2DToArray(cudaArray_t dst, size_t wOffset, size_t hOffset, const void *src, size_t spitch,
+                                size_t width, size_t height, enum cudaMemcpyKind kind);
+cudaError_t cudaMemcpy2DFromArray(void *dst, size_t dpitch, cudaArray_const_t src, size_t wOffset, size_t hOffset,
+                                  size_t width, size_t height, enum cudaMemcpyKind kind);
+cudaError_t cudaMemcpyToArray(cudaArray_t dst, size_t wOffset, size_t hOffset, const void *src, size_t count,
+                              enum cudaMemcpyKind kind);
+cudaError_t cudaMemcpyFromArray(void *dst, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t count,
+                                enum cudaMemcpyKind kind);
+cudaError_t cudaCreateSurfaceObject(cudaSurfaceObject_t *pSurfObject, const struct cudaResourceDesc *pResDesc);
+cudaError_t cudaDestroySurfaceObject(cudaSurfaceObject_t surfObject);
 cudaError_t cudaCreateTextureObject(cudaTextureObject_t *pTexObject, const struct cudaResourceDesc *pResDesc,
                                     const struct cudaTextureDesc *pTexDesc, const void *pResViewDesc);
 cudaError_t cudaDestroyTextureObject(cudaTextureObject_t texObject);

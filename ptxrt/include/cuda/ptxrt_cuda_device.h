@@ -144,6 +144,8 @@ typedef unsigned long long cuuint64_t;
 
 #include <__clang_cuda_cmath.h>
 #include <__clang_cuda_intrinsics.h>
+#include <__clang_cuda_texture_intrinsics.h>
+#include "texture_indirect_functions.h"
 
 #pragma pop_macro("__CUDA_ARCH__")
 #ifdef __PTXRT_HOST_PASS

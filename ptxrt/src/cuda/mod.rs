@@ -1738,3 +1738,82 @@ pub unsafe extern "C" fn cudaCreateTextureObject(
 pub unsafe extern "C" fn cudaDestroyTextureObject(texObject: u64) -> cudaError_t {
     crate::capi::ptxrtDestroyTextureObject(texObject)
 }
+
+/// `cudaCreateChannelDesc` (C; C++ also has the template of cuda_runtime.h).
+#[no_mangle]
+pub extern "C" fn cudaCreateChannelDesc(x: c_int, y: c_int, z: c_int, w: c_int, f: c_int) -> texture::ChannelFormatDesc {
+    crate::capi::ptxrtCreateChannelDesc(x, y, z, w, f)
+}
+
+/// The array API of ptxrt.h under CUDA's names. The copies wait for the device first (as
+/// the synchronous copies on the legacy default stream do in CUDA) and check the kind.
+fn array_copy(kind: c_int, allowed: &[c_int], what: &str, f: impl FnOnce() -> ptxrt_status) -> cudaError_t {
+    let checked = call(|| {
+        check_sticky()?;
+        if !allowed.contains(&kind) {
+            return Err(Error::new(ErrorCode::InvalidMemcpyDirection, format!("{what}: kind {kind} is not allowed here")));
+        }
+        stream::synchronize_all();
+        Ok(())
+    });
+    if checked != 0 {
+        return checked;
+    }
+    f()
+}
+
+type ptxrt_status = crate::abi::ptxrtError_t;
+
+#[no_mangle]
+pub unsafe extern "C" fn cudaMallocArray(array: *mut *mut texture::Array, desc: *const texture::ChannelFormatDesc, width: usize, height: usize, flags: c_uint) -> cudaError_t {
+    // SAFETY: forwarded.
+    unsafe { crate::capi::ptxrtMallocArray(array, desc, width, height, flags) }
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn cudaMalloc3DArray(array: *mut *mut texture::Array, desc: *const texture::ChannelFormatDesc, extent: texture::Extent, flags: c_uint) -> cudaError_t {
+    // SAFETY: forwarded.
+    unsafe { crate::capi::ptxrtMalloc3DArray(array, desc, extent, flags) }
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn cudaFreeArray(array: *mut texture::Array) -> cudaError_t {
+    stream::synchronize_all();
+    // SAFETY: forwarded.
+    unsafe { crate::capi::ptxrtFreeArray(array) }
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn cudaMemcpy2DToArray(dst: *mut texture::Array, wOffset: usize, hOffset: usize, src: *const c_void, spitch: usize, width: usize, height: usize, kind: c_int) -> cudaError_t {
+    // SAFETY: forwarded.
+    array_copy(kind, &[1, 3, 4], "cudaMemcpy2DToArray", || unsafe { crate::capi::ptxrtMemcpy2DToArray(dst, wOffset, hOffset, src, spitch, width, height) })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn cudaMemcpy2DFromArray(dst: *mut c_void, dpitch: usize, src: *mut texture::Array, wOffset: usize, hOffset: usize, width: usize, height: usize, kind: c_int) -> cudaError_t {
+    // SAFETY: forwarded.
+    array_copy(kind, &[2, 3, 4], "cudaMemcpy2DFromArray", || unsafe { crate::capi::ptxrtMemcpy2DFromArray(dst, dpitch, src, wOffset, hOffset, width, height) })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn cudaMemcpyToArray(dst: *mut texture::Array, wOffset: usize, hOffset: usize, src: *const c_void, count: usize, kind: c_int) -> cudaError_t {
+    // SAFETY: forwarded.
+    array_copy(kind, &[1, 3, 4], "cudaMemcpyToArray", || unsafe { crate::capi::ptxrtMemcpyToArray(dst, wOffset, hOffset, src, count) })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn cudaMemcpyFromArray(dst: *mut c_void, src: *mut texture::Array, wOffset: usize, hOffset: usize, count: usize, kind: c_int) -> cudaError_t {
+    // SAFETY: forwarded.
+    array_copy(kind, &[2, 3, 4], "cudaMemcpyFromArray", || unsafe { crate::capi::ptxrtMemcpyFromArray(dst, src, wOffset, hOffset, count) })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn cudaCreateSurfaceObject(pSurfObject: *mut u64, pResDesc: *const texture::ResourceDesc) -> cudaError_t {
+    // SAFETY: forwarded.
+    unsafe { crate::capi::ptxrtCreateSurfaceObject(pSurfObject, pResDesc) }
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn cudaDestroySurfaceObject(surfObject: u64) -> cudaError_t {
+    crate::capi::ptxrtDestroySurfaceObject(surfObject)
+}
