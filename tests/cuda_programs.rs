@@ -174,3 +174,26 @@ fn launch_overhead_program() {
     assert!(out.success(), "{}", out.describe(&cmd));
     eprintln!("{}", out.stdout.trim());
 }
+
+/// examples/cuda with CMake (`ptx2llvm_add_cuda_executable`), against the tools under test.
+#[test]
+fn cmake_example() {
+    let work = WorkDir::new("cuda-cmake");
+    let tools = support::tools();
+    let build = work.join("build");
+    let mut cmd = Command::new("cmake");
+    cmd.arg("-S")
+        .arg(support::root_path("examples/cuda"))
+        .arg("-B")
+        .arg(&build)
+        .arg(format!("-DPTX2LLVM_EXECUTABLE={}", tools.ptx2llvm.display()))
+        .arg(format!("-DPTXRT_LIBRARY={}", tools.libptxrt.display()));
+    support::run_ok(&mut cmd, work.path(), "configure", "cmake configure of examples/cuda");
+    let mut cmd = Command::new("cmake");
+    cmd.arg("--build").arg(&build);
+    support::run_ok(&mut cmd, work.path(), "build", "cmake --build of examples/cuda");
+    let exe = build.join("saxpy");
+    let mut cmd = Command::new(&exe);
+    let out = support::run_with_timeout(&mut cmd, work.path(), "run", RUN_LIMIT);
+    assert!(out.success() && out.stdout.contains(", OK"), "{}", out.describe(&cmd));
+}
