@@ -107,6 +107,23 @@ int main() {
     EXPECT(cudaGetLastError() == cudaErrorInvalidValue);
     EXPECT(cudaGetLastError() == cudaSuccess);
     CUDA_CHECK(cudaFree(nullptr));
+    // stream-ordered allocation, hints, limits
+    cudaStream_t ms;
+    CUDA_CHECK(cudaStreamCreate(&ms));
+    int *async_buf = nullptr;
+    CUDA_CHECK(cudaMallocAsync((void **)&async_buf, 64 * sizeof(int), ms));
+    CUDA_CHECK(cudaMemsetAsync(async_buf, 0, 64 * sizeof(int), ms));
+    CUDA_CHECK(cudaFreeAsync(async_buf, ms));
+    CUDA_CHECK(cudaStreamSynchronize(ms));
+    EXPECT_ERR(cudaFree(async_buf), cudaErrorInvalidValue);
+    EXPECT(cudaGetLastError() == cudaErrorInvalidValue);
+    CUDA_CHECK(cudaStreamDestroy(ms));
+    CUDA_CHECK(cudaMemPrefetchAsync(managed, n * sizeof(float), 0, 0));
+    CUDA_CHECK(cudaMemAdvise(managed, n * sizeof(float), cudaMemAdviseSetReadMostly, 0));
+    size_t heap = 0;
+    CUDA_CHECK(cudaDeviceSetLimit(cudaLimitMallocHeapSize, 64 << 20));
+    CUDA_CHECK(cudaDeviceGetLimit(&heap, cudaLimitMallocHeapSize));
+    EXPECT(heap == (64 << 20));
     std::printf("memory: OK\n");
 
     // ---- symbols

@@ -9,7 +9,9 @@
 #define __global__ __attribute__((global))
 #define __shared__ __attribute__((shared))
 #define __constant__ __attribute__((constant))
-#define __managed__ __attribute__((managed))
+/* clang's CUDA mode ignores `managed` (HIP only): the host would use a copy of its own.
+ * A clear error instead of wrong results; cudaMallocManaged works. */
+#define __managed__ _Pragma("GCC error \"__managed__ variables are not supported by ptxrt (clang compiles them as host copies); allocate with cudaMallocManaged instead\"")
 #define __launch_bounds__(...) __attribute__((launch_bounds(__VA_ARGS__)))
 #define __grid_constant__ __attribute__((grid_constant))
 #else

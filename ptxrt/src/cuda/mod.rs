@@ -1817,3 +1817,143 @@ pub unsafe extern "C" fn cudaCreateSurfaceObject(pSurfObject: *mut u64, pResDesc
 pub unsafe extern "C" fn cudaDestroySurfaceObject(surfObject: u64) -> cudaError_t {
     crate::capi::ptxrtDestroySurfaceObject(surfObject)
 }
+
+// ---- limits, memory hints, stream-ordered allocation, profiler ---------------------------
+
+/// `cudaDeviceSetLimit` values (stack, printf FIFO, malloc heap, sync depth, pending
+/// launches, L2 fetch granularity, persisting L2): recorded and reported back; ptxrt's
+/// stacks and heap are sized by the host (`PTXRT_STACK_BYTES`, the C heap).
+static LIMITS: Mutex<[usize; 7]> = Mutex::new([1024, 1 << 20, 8 << 20, 2, 2048, 32, 0]);
+
+#[no_mangle]
+pub unsafe extern "C" fn cudaDeviceSetLimit(limit: c_int, value: usize) -> cudaError_t {
+    call(|| {
+        let mut l = lock(&LIMITS);
+        let slot = l
+            .get_mut(usize::try_from(limit).unwrap_or(usize::MAX))
+            .ok_or_else(|| Error::new(ErrorCode::NotSupported, format!("cudaDeviceSetLimit: limit {limit} is not known")))?;
+        *slot = value;
+        Ok(())
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn cudaDeviceGetLimit(pValue: *mut usize, limit: c_int) -> cudaError_t {
+    call(|| {
+        let o = out(pValue, "cudaDeviceGetLimit: pValue")?;
+        let l = lock(&LIMITS);
+        *o = *l
+            .get(usize::try_from(limit).unwrap_or(usize::MAX))
+            .ok_or_else(|| Error::new(ErrorCode::NotSupported, format!("cudaDeviceGetLimit: limit {limit} is not known")))?;
+        Ok(())
+    })
+}
+
+/// Prefetching and advice have nothing to move (managed memory is host memory); the range
+/// is checked.
+#[no_mangle]
+pub unsafe extern "C" fn cudaMemPrefetchAsync(devPtr: *const c_void, count: usize, dstDevice: c_int, stream: Handle) -> cudaError_t {
+    call(|| {
+        check_device_range(devPtr, count, "cudaMemPrefetchAsync", "memory")?;
+        if dstDevice != 0 && dstDevice != -1 {
+            return Err(Error::new(ErrorCode::InvalidDevice, format!("cudaMemPrefetchAsync: device {dstDevice}")));
+        }
+        stream_of(stream).map(|_| ())
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn cudaMemAdvise(devPtr: *const c_void, count: usize, _advice: c_int, _device: c_int) -> cudaError_t {
+    call(|| check_device_range(devPtr, count, "cudaMemAdvise", "memory"))
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn cudaStreamAttachMemAsync(stream: Handle, _devPtr: *mut c_void, _length: usize, _flags: c_uint) -> cudaError_t {
+    call(|| stream_of(stream).map(|_| ()))
+}
+
+/// Stream-ordered allocation: the memory is allocated at once (valid from the call on,
+/// so also in stream order); `cudaFreeAsync` frees it when the stream reaches the free.
+#[no_mangle]
+pub unsafe extern "C" fn cudaMallocAsync(devPtr: *mut *mut c_void, size: usize, stream: Handle) -> cudaError_t {
+    call(|| {
+        let o = out(devPtr, "cudaMallocAsync: devPtr")?;
+        stream_of(stream)?;
+        *o = allocate(size, Kind::Device, "cudaMallocAsync")?;
+        Ok(())
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn cudaFreeAsync(devPtr: *mut c_void, stream: Handle) -> cudaError_t {
+    call(|| {
+        if devPtr.is_null() {
+            return Ok(());
+        }
+        check_sticky()?;
+        let size = match lock(&ALLOCS).get(&(devPtr as usize)) {
+            Some(a) if matches!(a.kind, Kind::Device | Kind::Managed) => a.size,
+            _ => {
+                return Err(Error::invalid_value(format!(
+                    "cudaFreeAsync({devPtr:p}): not the start of a live allocation of cudaMalloc/cudaMallocAsync"
+                )))
+            }
+        };
+        let s = stream_of(stream)?;
+        let p = Addr(devPtr as usize);
+        stream::enqueue(
+            &s,
+            vec![],
+            Box::new(move || {
+                let p = p;
+                if lock(&ALLOCS).remove(&p.0).is_some() {
+                    if let Some(l) = layout(size) {
+                        // SAFETY: allocated by `allocate` with this layout, removed once.
+                        unsafe { std::alloc::dealloc(p.0 as *mut u8, l) };
+                    }
+                }
+                Ok(())
+            }),
+        );
+        Ok(())
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn cudaDeviceCanAccessPeer(canAccessPeer: *mut c_int, device: c_int, peerDevice: c_int) -> cudaError_t {
+    call(|| {
+        let o = out(canAccessPeer, "cudaDeviceCanAccessPeer: canAccessPeer")?;
+        check_device(device, "cudaDeviceCanAccessPeer")?;
+        check_device(peerDevice, "cudaDeviceCanAccessPeer")?;
+        *o = 0;
+        Ok(())
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn cudaGetDeviceFlags(flags: *mut c_uint) -> cudaError_t {
+    call(|| {
+        *out(flags, "cudaGetDeviceFlags: flags")? = 0;
+        Ok(())
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn cudaStreamGetFlags(s: Handle, flags: *mut c_uint) -> cudaError_t {
+    call(|| {
+        let o = out(flags, "cudaStreamGetFlags: flags")?;
+        let st = stream_of(s)?;
+        *o = if st.blocking { 0 } else { stream::NON_BLOCKING };
+        Ok(())
+    })
+}
+
+#[no_mangle]
+pub extern "C" fn cudaProfilerStart() -> cudaError_t {
+    0
+}
+
+#[no_mangle]
+pub extern "C" fn cudaProfilerStop() -> cudaError_t {
+    0
+}
