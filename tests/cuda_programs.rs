@@ -197,3 +197,24 @@ fn cmake_example() {
     let out = support::run_with_timeout(&mut cmd, work.path(), "run", RUN_LIMIT);
     assert!(out.success() && out.stdout.contains(", OK"), "{}", out.describe(&cmd));
 }
+
+/// The runtime API from C: cudaLaunchKernel with a descriptor from ptxrtFindKernel.
+#[test]
+fn c_host() {
+    let work = WorkDir::new("cuda-c-host");
+    let obj = work.join("vecadd.o");
+    support::compile_ptx(&support::root_path("examples/vecadd/vecadd.ptx"), &obj, &[], work.path());
+    let exe = work.join("c_host");
+    let mut cmd = Command::new(support::c_compiler());
+    cmd.args(["-std=c11", "-O2", "-Wall", "-Werror", "-I"])
+        .arg(support::root_path("ptxrt/include/cuda"))
+        .arg("-I")
+        .arg(support::root_path("ptxrt/include"))
+        .arg(support::root_path("tests/cuda/c_host.c"))
+        .arg(&obj)
+        .arg(&support::tools().libptxrt)
+        .args(["-lpthread", "-ldl", "-lm", "-o"])
+        .arg(&exe);
+    support::run_ok(&mut cmd, work.path(), "link", "compiling tests/cuda/c_host.c");
+    run_program(&exe, work.path(), "c_host: OK");
+}
