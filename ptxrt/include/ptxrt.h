@@ -25,6 +25,7 @@ typedef enum {
     ptxrtErrorNotFound = 500,
     ptxrtErrorNotReady = 600,
     ptxrtErrorIllegalAddress = 700,
+    ptxrtErrorAssert = 710,           /* the CUDA runtime API's code for a failed device assert */
     ptxrtErrorIllegalInstruction = 715,
     ptxrtErrorLaunchFailure = 719,
     ptxrtErrorCooperativeLaunchTooLarge = 720,

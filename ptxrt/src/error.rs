@@ -36,6 +36,9 @@ pub enum ErrorCode {
     NotReady = 600,
     /// Kernel code accessed memory that is not mapped (a fault, as `cudaErrorIllegalAddress`).
     IllegalAddress = 700,
+    /// A device-side `assert` failed (the CUDA runtime API's code for it; ptxrt's own
+    /// launches report `LaunchFailure`).
+    Assert = 710,
     /// Kernel code executed an illegal instruction.
     IllegalInstruction = 715,
     LaunchFailure = 719,
@@ -50,7 +53,7 @@ pub enum ErrorCode {
 pub const SUCCESS: ptxrtError_t = 0;
 
 impl ErrorCode {
-    pub const ALL: [ErrorCode; 18] = [
+    pub const ALL: [ErrorCode; 19] = [
         ErrorCode::InvalidValue,
         ErrorCode::MemoryAllocation,
         ErrorCode::InvalidConfiguration,
@@ -64,6 +67,7 @@ impl ErrorCode {
         ErrorCode::NotFound,
         ErrorCode::NotReady,
         ErrorCode::IllegalAddress,
+        ErrorCode::Assert,
         ErrorCode::IllegalInstruction,
         ErrorCode::LaunchFailure,
         ErrorCode::CooperativeLaunchTooLarge,
@@ -97,6 +101,7 @@ impl ErrorCode {
             ErrorCode::NotFound => c"ptxrtErrorNotFound",
             ErrorCode::NotReady => c"ptxrtErrorNotReady",
             ErrorCode::IllegalAddress => c"ptxrtErrorIllegalAddress",
+            ErrorCode::Assert => c"ptxrtErrorAssert",
             ErrorCode::IllegalInstruction => c"ptxrtErrorIllegalInstruction",
             ErrorCode::LaunchFailure => c"ptxrtErrorLaunchFailure",
             ErrorCode::CooperativeLaunchTooLarge => c"ptxrtErrorCooperativeLaunchTooLarge",
@@ -119,6 +124,7 @@ impl ErrorCode {
             ErrorCode::InvalidDevice => c"invalid device ordinal: ptxrt has one device, 0",
             ErrorCode::InvalidResourceHandle => c"invalid resource handle: the stream or event was not created or is already destroyed",
             ErrorCode::NotReady => c"device not ready: work queued before the query has not finished yet",
+            ErrorCode::Assert => c"device-side assert triggered",
             ErrorCode::CooperativeLaunchTooLarge => c"too many blocks in cooperative launch: more blocks than can be resident at once",
             ErrorCode::NotSupported => c"operation not supported by ptxrt",
             ErrorCode::NotFound => c"named symbol not found: no registered module defines a kernel or variable of that name",

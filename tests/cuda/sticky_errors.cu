@@ -2,9 +2,12 @@
 // returns (and cudaGetLastError does not clear) until cudaDeviceReset; a bad launch
 // configuration is not sticky.
 #include <cuda_runtime.h>
+#include <cassert>
 #include "cuda_check.h"
 
 __global__ void store(int *p, int v) { p[threadIdx.x] = v; }
+
+__global__ void check_positive(const int *p) { assert(p[threadIdx.x] > 0); }
 
 int main() {
     int *d = nullptr;
@@ -41,7 +44,15 @@ int main() {
     int h[64];
     CUDA_CHECK(cudaMemcpy(h, d, sizeof h, cudaMemcpyDeviceToHost));
     for (int i = 0; i < 64; ++i) EXPECT(h[i] == 5);
-    CUDA_CHECK(cudaFree(d));
+    // a failed device-side assert: cudaErrorAssert, sticky
+    check_positive<<<1, 64>>>(d);
+    CUDA_CHECK(cudaDeviceSynchronize());
+    CUDA_CHECK(cudaMemset(d, 0, sizeof(int)));
+    check_positive<<<1, 64>>>(d);
+    EXPECT_ERR(cudaDeviceSynchronize(), cudaErrorAssert);
+    EXPECT(cudaGetLastError() == cudaErrorAssert);
+    EXPECT_ERR(cudaMemset(d, 0, 4), cudaErrorAssert);
+    CUDA_CHECK(cudaDeviceReset());
     std::printf("sticky_errors: OK\n");
     return 0;
 }

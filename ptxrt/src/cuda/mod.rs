@@ -63,6 +63,12 @@ pub(crate) fn sticky() -> Option<Error> {
 
 /// Records the failure of queued work as the sticky error (the first one wins).
 pub(crate) fn set_sticky(e: Error) {
+    // A failed device assert is cudaErrorAssert in CUDA.
+    let e = if e.code == ErrorCode::LaunchFailure && e.message.contains("Assertion `") {
+        Error::new(ErrorCode::Assert, e.message)
+    } else {
+        e
+    };
     let mut m = lock(&STICKY_MESSAGE);
     if STICKY.load(Ordering::Acquire) == 0 {
         *m = e.message;
@@ -143,7 +149,6 @@ fn cuda_error_string(code: cudaError_t) -> &'static CStr {
         500 => c"named symbol not found",
         701 => c"too many resources requested for launch",
         702 => c"the launch timed out and was terminated",
-        710 => c"device-side assert triggered",
         800 => c"operation not permitted",
         c => match ErrorCode::from_raw(c) {
             Some(code) => code.description(),
