@@ -22,6 +22,7 @@
 #include <__clang_cuda_math_forward_declares.h>
 
 /* Host headers clang's math wrappers extend. */
+#include <assert.h> /* device code may use assert without including it, as with nvcc */
 #include <climits>
 #include <cmath>
 #include <cstdlib>

@@ -33,4 +33,15 @@ __PTXRT_TEX(texCubemap, "__texCubemap_v2", __PTXRT_COMMA float __x __PTXRT_COMMA
 #undef __PTXRT_TEX
 #undef __PTXRT_COMMA
 
+/* tex2Dgather: component comp (0..3) of the four texels of the bilinear footprint. */
+template <class T> static __device__ T tex2Dgather(cudaTextureObject_t __obj, float __x, float __y, int __comp = 0) {
+    T __ret;
+    __nv_tex_surf_handler("__tex2Dgather_v2", &__ret, __obj, __x, __y, __comp);
+    return __ret;
+}
+template <class T>
+static __device__ void tex2Dgather(T *__ret, cudaTextureObject_t __obj, float __x, float __y, int __comp = 0) {
+    __nv_tex_surf_handler("__tex2Dgather_v2", __ret, __obj, __x, __y, __comp);
+}
+
 #endif
