@@ -21,7 +21,7 @@
 //!   device (launches, copies, synchronization, allocation) returns that error, and queued
 //!   work is skipped, until `cudaDeviceReset`.
 
-#![allow(non_snake_case, non_camel_case_types, clippy::missing_safety_doc)]
+#![allow(non_snake_case, non_camel_case_types, clippy::missing_safety_doc, clippy::too_many_arguments)]
 
 pub mod props;
 pub mod stream;
@@ -1186,14 +1186,13 @@ pub unsafe extern "C" fn cudaFuncGetAttributes(attr: *mut FuncAttributes, func: 
         let o = out(attr, "cudaFuncGetAttributes: attr")?;
         let k = kernel_of(func, "cudaFuncGetAttributes")?;
         let static_shared = rt_launch::static_shared_aligned(k);
-        let max_threads = rt_launch::max_active_blocks_per_sm(k, 1, 0).min(1) as i32 * {
-            if !k.reqntid.is_zero() {
-                k.reqntid.volume() as i32
-            } else if !k.maxntid.is_zero() {
-                (k.maxntid.x.max(1) * k.maxntid.y.max(1) * k.maxntid.z.max(1)) as i32
-            } else {
-                1024
-            }
+        // The largest block the kernel accepts (.reqntid, .maxntid, else CUDA's 1024).
+        let max_threads = if !k.reqntid.is_zero() {
+            k.reqntid.volume()
+        } else if !k.maxntid.is_zero() {
+            u64::from(k.maxntid.x.max(1)) * u64::from(k.maxntid.y.max(1)) * u64::from(k.maxntid.z.max(1))
+        } else {
+            1024
         };
         let max_dyn = registry::max_dynamic_shared(k)
             .map(u64::from)
@@ -1202,7 +1201,7 @@ pub unsafe extern "C" fn cudaFuncGetAttributes(attr: *mut FuncAttributes, func: 
         let mut a: FuncAttributes = unsafe { std::mem::zeroed() };
         a.sharedSizeBytes = k.static_shared_bytes as usize;
         a.localSizeBytes = k.local_bytes_per_thread as usize;
-        a.maxThreadsPerBlock = max_threads.max(1).min(1024);
+        a.maxThreadsPerBlock = max_threads.clamp(1, 1024) as i32;
         a.numRegs = 32;
         a.ptxVersion = 90;
         a.binaryVersion = 90;
