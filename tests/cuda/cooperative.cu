@@ -2,6 +2,7 @@
 // spun on global atomics completes. Grids above the co-residency limit are refused.
 #include <cuda_runtime.h>
 #include <cooperative_groups.h>
+#include <cooperative_groups/reduce.h>
 #include <vector>
 #include "cuda_check.h"
 
@@ -56,8 +57,9 @@ __global__ void cg_phases(int *data, int *tile_sums, int n, int rounds) {
     }
     cg::thread_block_tile<32> tile = cg::tiled_partition<32>(block);
     int v = data[i] % 7;
+    int total = cg::reduce(tile, v, cg::plus<int>());
     for (int off = 16; off > 0; off /= 2) v += tile.shfl_down(v, off);
-    if (tile.thread_rank() == 0) tile_sums[i / 32] = v;
+    if (tile.thread_rank() == 0) tile_sums[i / 32] = v == total ? v : -1;
     cg::sync(block);
 }
 

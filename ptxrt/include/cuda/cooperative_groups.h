@@ -10,7 +10,7 @@
  * grid_group::sync() is a sense-reversing barrier on a counter in global memory (one per
  * translation unit): it needs every block resident, i.e. cudaLaunchCooperativeKernel, as
  * in CUDA, and one grid using it at a time. Not provided: coalesced_threads, labeled
- * partitions, cg::reduce/scan, memcpy_async, cluster groups, multi-grid groups. */
+ * partitions, cg::scan (cg::reduce: cooperative_groups/reduce.h), memcpy_async, cluster groups, multi-grid groups. */
 #ifndef PTXRT_CUDA_COOPERATIVE_GROUPS_H
 #define PTXRT_CUDA_COOPERATIVE_GROUPS_H
 
