@@ -218,3 +218,57 @@ fn c_host() {
     support::run_ok(&mut cmd, work.path(), "link", "compiling tests/cuda/c_host.c");
     run_program(&exe, work.path(), "c_host: OK");
 }
+
+/// The fixture kernels of tests/kernels (CUDA sources written for NVRTC), compiled instead
+/// by clang's CUDA device side with ptxrt's headers (what ptx2llvm-cc does), translated and
+/// run by their C hosts: the headers' built-ins (warp votes and reductions, atomics,
+/// textures, surfaces, math, assert, printf) against results checked on the host.
+/// `matrix` (mma.h) and `cuda_barrier` (cuda/barrier) need NVIDIA's headers.
+#[test]
+fn fixture_kernels_compiled_by_clang() {
+    const FIXTURES: &[(&str, &str)] = &[
+        ("algorithms", "algorithms_host.c"),
+        ("atomics", "atomics_host.c"),
+        ("calls", "calls_host.c"),
+        ("device_lib", "device_lib_host.c"),
+        ("fibers", "fibers_host.c"),
+        ("interchange", "interchange_host.c"),
+        ("legacy_warp", "legacy_warp_host.c"),
+        ("many_regions", "many_regions_host.c"),
+        ("memory", "memory_host.c"),
+        ("reduce", "reduce_host.c"),
+        ("spaces", "spaces_host.c"),
+        ("spin_wait", "spin_wait_host.c"),
+        ("stencil", "stencil_host.c"),
+        ("textures", "textures_host.c"),
+        ("trap", "trap_host.c"),
+        ("vecadd", "vecadd_host.c"),
+        ("warps", "warps_host.c"),
+    ];
+    let work = WorkDir::new("cuda-fixtures-clang");
+    let inc = support::root_path("ptxrt/include/cuda");
+    let mut failures = vec![];
+    for (kernel, host) in FIXTURES {
+        let ptx = work.join(&format!("{kernel}.ptx"));
+        let mut cmd = Command::new(clang());
+        cmd.args(["-x", "cuda", "--cuda-device-only", "--cuda-gpu-arch=sm_80", "-nocudainc", "-nocudalib", "-O3", "-S"])
+            .args(["-Xclang", "-target-feature", "-Xclang", "+ptx78", "-Wno-unknown-cuda-version"])
+            .arg("-I")
+            .arg(&inc)
+            .args(["-include", "cuda_runtime.h"])
+            .arg(support::root_path(&format!("tests/kernels/{kernel}.cu")))
+            .arg("-o")
+            .arg(&ptx);
+        support::run_ok(&mut cmd, work.path(), &format!("device-{kernel}"), &format!("clang device compilation of {kernel}.cu"));
+        let obj = work.join(&format!("{kernel}.o"));
+        support::compile_ptx(&ptx, &obj, &[], work.path());
+        let exe = work.join(&format!("{kernel}-host"));
+        support::link_host(&support::root_path(&format!("tests/hosts/{host}")), &[obj], &exe, work.path());
+        let mut cmd = Command::new(&exe);
+        let out = support::run_with_timeout(&mut cmd, work.path(), &format!("run-{kernel}"), RUN_LIMIT);
+        if !out.success() {
+            failures.push(format!("{kernel}:\n{}", out.describe(&cmd)));
+        }
+    }
+    assert!(failures.is_empty(), "fixtures compiled by clang failed:\n{}", failures.join("\n"));
+}

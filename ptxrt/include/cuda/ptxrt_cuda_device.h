@@ -144,9 +144,40 @@ typedef unsigned int cuuint32_t;
 typedef unsigned long long cuuint64_t;
 
 #include <__clang_cuda_cmath.h>
+/* clang 19's __reduce_*_sync pass the mask where the value goes (redux.sync d, value,
+ * mask): its definitions are renamed out of the way and replaced below. */
+#define __reduce_add_sync __ptxrt_clang19_reduce_add_sync
+#define __reduce_min_sync __ptxrt_clang19_reduce_min_sync
+#define __reduce_max_sync __ptxrt_clang19_reduce_max_sync
+#define __reduce_and_sync __ptxrt_clang19_reduce_and_sync
+#define __reduce_or_sync __ptxrt_clang19_reduce_or_sync
+#define __reduce_xor_sync __ptxrt_clang19_reduce_xor_sync
 #include <__clang_cuda_intrinsics.h>
+#undef __reduce_add_sync
+#undef __reduce_min_sync
+#undef __reduce_max_sync
+#undef __reduce_and_sync
+#undef __reduce_or_sync
+#undef __reduce_xor_sync
+#define __PTXRT_REDUX(NAME, T, OP)                                                           \
+    static __device__ __forceinline__ T NAME(unsigned __mask, T __value) {                   \
+        T __r;                                                                               \
+        asm volatile("redux.sync." OP " %0, %1, %2;" : "=r"(__r) : "r"(__value), "r"(__mask)); \
+        return __r;                                                                          \
+    }
+__PTXRT_REDUX(__reduce_add_sync, unsigned, "add.u32")
+__PTXRT_REDUX(__reduce_add_sync, int, "add.s32")
+__PTXRT_REDUX(__reduce_min_sync, unsigned, "min.u32")
+__PTXRT_REDUX(__reduce_min_sync, int, "min.s32")
+__PTXRT_REDUX(__reduce_max_sync, unsigned, "max.u32")
+__PTXRT_REDUX(__reduce_max_sync, int, "max.s32")
+__PTXRT_REDUX(__reduce_and_sync, unsigned, "and.b32")
+__PTXRT_REDUX(__reduce_or_sync, unsigned, "or.b32")
+__PTXRT_REDUX(__reduce_xor_sync, unsigned, "xor.b32")
+#undef __PTXRT_REDUX
 #include <__clang_cuda_texture_intrinsics.h>
 #include "texture_indirect_functions.h"
+#include "surface_indirect_functions.h"
 
 #pragma pop_macro("__CUDA_ARCH__")
 #ifdef __PTXRT_HOST_PASS
