@@ -88,6 +88,11 @@ fn pipeline() {
 }
 
 #[test]
+fn per_thread_default() {
+    cuda_program("per_thread_default", &["--default-stream", "per-thread", "-O2"]);
+}
+
+#[test]
 fn texture() {
     cuda_program("texture", &["-O2"]);
 }

@@ -34,6 +34,13 @@
 
 #if defined(__cplusplus)
 
+#if defined(CUDA_API_PER_THREAD_DEFAULT_STREAM) && !defined(__CUDA_ARCH__)
+/* Stream 0 means the calling thread's default stream in this program (nvcc's
+ * --default-stream per-thread). */
+extern "C" int ptxrtUsePerThreadDefaultStream(void);
+static int __ptxrt_per_thread_default_stream __attribute__((used)) = ptxrtUsePerThreadDefaultStream();
+#endif
+
 template <class T>
 static __inline__ __host__ cudaError_t cudaMalloc(T **devPtr, size_t size) {
     return ::cudaMalloc((void **)(void *)devPtr, size);

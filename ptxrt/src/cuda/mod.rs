@@ -1961,3 +1961,13 @@ pub extern "C" fn cudaProfilerStart() -> cudaError_t {
 pub extern "C" fn cudaProfilerStop() -> cudaError_t {
     0
 }
+
+/// Makes stream 0 the calling thread's default stream (`cudaStreamPerThread`) for the whole
+/// program: what code compiled with `CUDA_API_PER_THREAD_DEFAULT_STREAM` (nvcc's
+/// `--default-stream per-thread`, ptx2llvm-cc's too) expects; cuda_runtime.h calls it from
+/// a static initializer of such code. Returns 0.
+#[no_mangle]
+pub extern "C" fn ptxrtUsePerThreadDefaultStream() -> c_int {
+    stream::PER_THREAD_DEFAULT.store(true, Ordering::Relaxed);
+    0
+}

@@ -199,6 +199,11 @@ static ENQUEUE: Mutex<()> = Mutex::new(());
 static LIVE: Mutex<Vec<Arc<Stream>>> = Mutex::new(Vec::new());
 static LEGACY: OnceLock<Result<Arc<Stream>, Error>> = OnceLock::new();
 
+/// Set when the program was compiled for per-thread default streams (nvcc's
+/// `--default-stream per-thread`, `CUDA_API_PER_THREAD_DEFAULT_STREAM`): stream 0 is then
+/// the calling thread's default stream.
+pub(crate) static PER_THREAD_DEFAULT: AtomicBool = AtomicBool::new(false);
+
 /// `cudaStreamLegacy`, also what stream 0 means.
 pub const HANDLE_LEGACY: usize = 1;
 /// `cudaStreamPerThread`.
@@ -256,6 +261,7 @@ pub(crate) fn create(flags: u32) -> Result<usize, Error> {
 /// `cudaStreamPerThread` the calling thread's default stream.
 pub(crate) fn resolve(handle: usize) -> Result<Arc<Stream>, Error> {
     match handle {
+        0 if PER_THREAD_DEFAULT.load(Ordering::Relaxed) => per_thread(),
         0 | HANDLE_LEGACY => legacy(),
         HANDLE_PER_THREAD => per_thread(),
         h => lock(&LIVE)
