@@ -106,7 +106,8 @@ __PTXRT_NV float __nv_fmodf(float __a, float __b) { return __builtin_fmodf(__a, 
 __PTXRT_NV double __nv_fmod(double __a, double __b) { return __builtin_fmod(__a, __b); }
 __PTXRT_NV float __nv_sqrtf(float __x) { return __nvvm_sqrt_rn_f(__x); }
 __PTXRT_NV double __nv_sqrt(double __x) { return __nvvm_sqrt_rn_d(__x); }
-__PTXRT_NV float __nv_rsqrtf(float __x) { return (float)(1.0 / __nvvm_sqrt_rn_d((double)__x)); }
+/* As libdevice: PTX rsqrt.approx.f32 (ptxrt evaluates it to within rounding). */
+__PTXRT_NV float __nv_rsqrtf(float __x) { return __nvvm_rsqrt_approx_f(__x); }
 __PTXRT_NV double __nv_rsqrt(double __x) { return 1.0 / __nvvm_sqrt_rn_d(__x); }
 __PTXRT_NV float __nv_frcp_rn(float __x) { return __nvvm_rcp_rn_f(__x); }
 __PTXRT_NV float __nv_frcp_rz(float __x) { return __nvvm_rcp_rz_f(__x); }
