@@ -93,6 +93,11 @@ fn per_thread_default() {
 }
 
 #[test]
+fn half() {
+    cuda_program("half", &["-O2"]);
+}
+
+#[test]
 fn texture() {
     cuda_program("texture", &["-O2"]);
 }
