@@ -390,6 +390,14 @@ fn stream_of(handle: Handle) -> Result<Arc<Stream>, Error> {
 
 /// Enqueues on `s` and, for the synchronous forms, waits for it.
 fn submit(s: &Arc<Stream>, work: stream::Work, wait: bool) -> Result<(), Error> {
+    let work = if wait {
+        match stream::try_run_inline(s, work) {
+            Ok(result) => return result.and_then(|()| check_sticky()),
+            Err(work) => work,
+        }
+    } else {
+        work
+    };
     let seq = stream::enqueue(s, vec![], work);
     if wait {
         stream::wait_until(|| s.done(seq));

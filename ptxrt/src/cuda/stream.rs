@@ -327,6 +327,22 @@ pub(crate) fn enqueue(s: &Arc<Stream>, extra: Vec<(Arc<Stream>, u64)>, work: Wor
     seq
 }
 
+/// A synchronous operation on the legacy default stream (`cudaMemcpy`, `cudaMemset`, ...)
+/// when nothing it would have to wait for is pending: the legacy stream and every blocking
+/// stream are idle. Then it runs on the calling thread, without the round trip through the
+/// stream's thread, under the enqueue lock (no operation it must be ordered with can be
+/// enqueued meanwhile). Otherwise the work is handed back to be enqueued.
+pub(crate) fn try_run_inline(s: &Arc<Stream>, work: Work) -> Result<Result<(), Error>, Work> {
+    if !s.legacy {
+        return Err(work);
+    }
+    let _order = lock(&ENQUEUE);
+    if !s.idle() || lock(&LIVE).iter().any(|o| o.blocking && !o.idle()) {
+        return Err(work);
+    }
+    Ok(catch_unwind(AssertUnwindSafe(work)).unwrap_or_else(|_| Err(Error::internal("panic in a copy"))))
+}
+
 /// `cudaDeviceSynchronize`: waits for all work enqueued on every stream before the call.
 pub(crate) fn synchronize_all() {
     let mut all: Vec<(Arc<Stream>, u64)> = lock(&LIVE).iter().map(|s| (Arc::clone(s), s.last_enqueued())).collect();
