@@ -13,6 +13,8 @@
 #   ptx2llvm_add_library  translates .ptx files into a library target; for each FILE.ptx
 #                         it also writes the typed launch header FILE.h (ptx2llvm --header)
 #                         and puts its directory on the include path of the target's users
+#   ptx2llvm_add_cuda_executable / ptx2llvm_add_cuda_library
+#                         CUDA programs (.cu, host + device code) built with ptx2llvm-cc
 #
 # Cache variables
 #   PTX2LLVM_EXECUTABLE        a prebuilt ptx2llvm; empty: build it with cargo
@@ -123,5 +125,7 @@ endif()
 # Global, so that ptx2llvm_add_library works in any directory of the project.
 set_property(GLOBAL PROPERTY PTX2LLVM_EXECUTABLE_FILE "${_ptx2llvm_exe}")
 set_property(GLOBAL PROPERTY PTX2LLVM_BUILD_TARGET "${_ptx2llvm_build_target}")
+set_property(GLOBAL PROPERTY PTX2LLVM_CC_FILE "${PTX2LLVM_SOURCE_DIR}/scripts/ptx2llvm-cc")
+set_property(GLOBAL PROPERTY PTX2LLVM_CUDA_INCLUDE_DIR "${PTX2LLVM_SOURCE_DIR}/ptxrt/include/cuda")
 
 include("${CMAKE_CURRENT_LIST_DIR}/Ptx2llvmFunctions.cmake")

@@ -149,6 +149,9 @@ fn installed_prefix() {
         libdir.join("cmake/ptx2llvm/ptx2llvmConfigVersion.cmake"),
         libdir.join("cmake/ptx2llvm/Ptx2llvmFunctions.cmake"),
         libdir.join("pkgconfig/ptxrt.pc"),
+        prefix.join("bin/ptx2llvm-cc"),
+        prefix.join("include/ptxrt/cuda/cuda_runtime.h"),
+        prefix.join("include/ptxrt/cuda/cooperative_groups/reduce.h"),
     ] {
         assert!(
             file.is_file(),
@@ -232,6 +235,22 @@ fn installed_prefix() {
     let mut run = Command::new(&exe);
     let out = support::run_with_timeout(&mut run, work.path(), "pc-run", Duration::from_secs(300));
     assert!(out.success(), "{}", out.describe(&run));
+
+    // The installed driver builds a CUDA program with the installed tools alone.
+    let saxpy = work.join("saxpy");
+    let mut cc = Command::new(prefix.join("bin/ptx2llvm-cc"));
+    cc.args(["-O2", "-arch=sm_80"])
+        .arg(support::root_path("examples/cuda/saxpy.cu"))
+        .arg("-o")
+        .arg(&saxpy)
+        .env_remove("PTX2LLVM")
+        .env_remove("PTXRT_LIB")
+        .env_remove("PTX2LLVM_CUDA_INCLUDE")
+        .env_remove("PTX2LLVM_BIN_DIR");
+    support::run_ok(&mut cc, work.path(), "cc-build", "the installed ptx2llvm-cc");
+    let mut run = Command::new(&saxpy);
+    let out = support::run_with_timeout(&mut run, work.path(), "cc-run", Duration::from_secs(300));
+    assert!(out.success() && out.stdout.contains(", OK"), "{}", out.describe(&run));
 }
 
 /// A program that only looks its kernels up by name (no typed launcher refers to them):

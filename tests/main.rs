@@ -9,6 +9,8 @@
 //!   `find_package(ptx2llvm CONFIG REQUIRED)`, and pkg-config's `ptxrt.pc`.
 //! - `linkers::*`: kernels register with GNU ld, gold and LLD, also from static archives
 //!   without `--whole-archive`; the C++ launchers of `--header`; launch argument checks.
+//! - `cuda::*`: CUDA programs (tests/cuda/*.cu, host and device code together) built with
+//!   `scripts/ptx2llvm-cc` against the CUDA runtime API of ptxrt, and run.
 //! - `rust_example::cargo_run`: examples/rust (the ptx2llvm-build crate, `--rust`) with
 //!   plain `cargo run`.
 //! - `corpus::*`: every file of the real-world PTX corpus (`PTX2LLVM_CORPUS`, default
@@ -29,6 +31,8 @@ mod support;
 mod cmake;
 mod conformance;
 mod corpus;
+#[path = "cuda_programs.rs"]
+mod cuda;
 mod e2e;
 mod linkers;
 mod lit;

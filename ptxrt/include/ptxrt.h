@@ -15,10 +15,21 @@ typedef enum {
     ptxrtErrorInvalidValue = 1,
     ptxrtErrorMemoryAllocation = 2,
     ptxrtErrorInvalidConfiguration = 9,
+    ptxrtErrorInvalidPitchValue = 12,
+    ptxrtErrorInvalidSymbol = 13,
+    ptxrtErrorInvalidMemcpyDirection = 21,
+    ptxrtErrorMissingConfiguration = 52,
+    ptxrtErrorInvalidDeviceFunction = 98,
+    ptxrtErrorInvalidDevice = 101,
+    ptxrtErrorInvalidResourceHandle = 400,
     ptxrtErrorNotFound = 500,
+    ptxrtErrorNotReady = 600,
     ptxrtErrorIllegalAddress = 700,
+    ptxrtErrorAssert = 710,           /* the CUDA runtime API's code for a failed device assert */
     ptxrtErrorIllegalInstruction = 715,
     ptxrtErrorLaunchFailure = 719,
+    ptxrtErrorCooperativeLaunchTooLarge = 720,
+    ptxrtErrorNotSupported = 801,
     ptxrtErrorUnknown = 999           /* an internal error of the runtime (a bug) */
 } ptxrtError_t;
 
@@ -53,6 +64,15 @@ typedef struct {
  * message naming the parameter. The typed launchers of ptx2llvm --header use it. */
 ptxrtError_t ptxrtLaunchKernelEx(const ptxrtKernel *kernel, const ptxrtLaunchConfig *config,
                                  void **args, const size_t *argSizes, size_t nargs);
+
+/* As ptxrtLaunchKernel, with every block of the grid resident at once (one thread per
+ * block, all started before any block runs), as CUDA's cooperative launches guarantee:
+ * blocks may wait for each other, e.g. a grid-wide barrier spun on global atomics. Grids
+ * of more blocks than can be co-resident (cudaOccupancyMaxActiveBlocksPerMultiprocessor for
+ * the block size and shared memory, times ptxrtGetNumThreads(), the multiprocessor count)
+ * fail with ptxrtErrorCooperativeLaunchTooLarge. stream must be NULL. */
+ptxrtError_t ptxrtLaunchCooperativeKernel(const ptxrtKernel *kernel, ptxrtDim3 grid, ptxrtDim3 block,
+                                          void **args, size_t dynamicSharedBytes, void *stream);
 
 /* Address and size of a module-scope .global/.const variable, by PTX name. */
 ptxrtError_t ptxrtGetSymbol(const char *name, void **addr, size_t *size);

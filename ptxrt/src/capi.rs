@@ -102,6 +102,25 @@ pub unsafe extern "C" fn ptxrtLaunchKernel(
     })
 }
 
+/// Runs a grid to completion with all its blocks resident at once.
+///
+/// # Safety
+/// As [`ptxrtLaunchKernel`].
+#[no_mangle]
+pub unsafe extern "C" fn ptxrtLaunchCooperativeKernel(
+    kernel: *const Kernel,
+    grid: Dim3,
+    block: Dim3,
+    args: *mut *mut c_void,
+    dynamicSharedBytes: usize,
+    stream: *mut c_void,
+) -> ptxrtError_t {
+    // SAFETY: forwarded contract.
+    status(|| unsafe {
+        launch::launch_kernel_mode(kernel, grid, block, args, dynamicSharedBytes, stream, true, "ptxrtLaunchCooperativeKernel")
+    })
+}
+
 /// Runs a grid to completion after checking the number (and, when `argSizes` is not
 /// NULL, the sizes) of the arguments against the kernel's parameters.
 ///

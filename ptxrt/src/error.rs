@@ -19,12 +19,32 @@ pub enum ErrorCode {
     InvalidValue = 1,
     MemoryAllocation = 2,
     InvalidConfiguration = 9,
+    /// A pitch below the row width (`cudaMemcpy2D`).
+    InvalidPitchValue = 12,
+    /// A host-side symbol that no `__device__`/`__constant__` variable was registered for.
+    InvalidSymbol = 13,
+    InvalidMemcpyDirection = 21,
+    /// `__cudaPopCallConfiguration` without a pushed configuration.
+    MissingConfiguration = 52,
+    /// A launch of a host function that is not a registered kernel stub.
+    InvalidDeviceFunction = 98,
+    InvalidDevice = 101,
+    /// A stream or event handle that was never created or already destroyed.
+    InvalidResourceHandle = 400,
     NotFound = 500,
+    /// Work is still pending (`cudaStreamQuery`, `cudaEventQuery`).
+    NotReady = 600,
     /// Kernel code accessed memory that is not mapped (a fault, as `cudaErrorIllegalAddress`).
     IllegalAddress = 700,
+    /// A device-side `assert` failed (the CUDA runtime API's code for it; ptxrt's own
+    /// launches report `LaunchFailure`).
+    Assert = 710,
     /// Kernel code executed an illegal instruction.
     IllegalInstruction = 715,
     LaunchFailure = 719,
+    /// A cooperative grid larger than the blocks that can be resident at once.
+    CooperativeLaunchTooLarge = 720,
+    NotSupported = 801,
     /// A bug inside ptxrt (a caught panic); never expected.
     Unknown = 999,
 }
@@ -33,14 +53,25 @@ pub enum ErrorCode {
 pub const SUCCESS: ptxrtError_t = 0;
 
 impl ErrorCode {
-    pub const ALL: [ErrorCode; 8] = [
+    pub const ALL: [ErrorCode; 19] = [
         ErrorCode::InvalidValue,
         ErrorCode::MemoryAllocation,
         ErrorCode::InvalidConfiguration,
+        ErrorCode::InvalidPitchValue,
+        ErrorCode::InvalidSymbol,
+        ErrorCode::InvalidMemcpyDirection,
+        ErrorCode::MissingConfiguration,
+        ErrorCode::InvalidDeviceFunction,
+        ErrorCode::InvalidDevice,
+        ErrorCode::InvalidResourceHandle,
         ErrorCode::NotFound,
+        ErrorCode::NotReady,
         ErrorCode::IllegalAddress,
+        ErrorCode::Assert,
         ErrorCode::IllegalInstruction,
         ErrorCode::LaunchFailure,
+        ErrorCode::CooperativeLaunchTooLarge,
+        ErrorCode::NotSupported,
         ErrorCode::Unknown,
     ];
 
@@ -60,10 +91,21 @@ impl ErrorCode {
             ErrorCode::InvalidValue => c"ptxrtErrorInvalidValue",
             ErrorCode::MemoryAllocation => c"ptxrtErrorMemoryAllocation",
             ErrorCode::InvalidConfiguration => c"ptxrtErrorInvalidConfiguration",
+            ErrorCode::InvalidPitchValue => c"ptxrtErrorInvalidPitchValue",
+            ErrorCode::InvalidSymbol => c"ptxrtErrorInvalidSymbol",
+            ErrorCode::InvalidMemcpyDirection => c"ptxrtErrorInvalidMemcpyDirection",
+            ErrorCode::MissingConfiguration => c"ptxrtErrorMissingConfiguration",
+            ErrorCode::InvalidDeviceFunction => c"ptxrtErrorInvalidDeviceFunction",
+            ErrorCode::InvalidDevice => c"ptxrtErrorInvalidDevice",
+            ErrorCode::InvalidResourceHandle => c"ptxrtErrorInvalidResourceHandle",
             ErrorCode::NotFound => c"ptxrtErrorNotFound",
+            ErrorCode::NotReady => c"ptxrtErrorNotReady",
             ErrorCode::IllegalAddress => c"ptxrtErrorIllegalAddress",
+            ErrorCode::Assert => c"ptxrtErrorAssert",
             ErrorCode::IllegalInstruction => c"ptxrtErrorIllegalInstruction",
             ErrorCode::LaunchFailure => c"ptxrtErrorLaunchFailure",
+            ErrorCode::CooperativeLaunchTooLarge => c"ptxrtErrorCooperativeLaunchTooLarge",
+            ErrorCode::NotSupported => c"ptxrtErrorNotSupported",
             ErrorCode::Unknown => c"ptxrtErrorUnknown",
         }
     }
@@ -74,6 +116,17 @@ impl ErrorCode {
             ErrorCode::InvalidValue => c"invalid argument: a null pointer, a non-null stream, an unusable kernel descriptor or an out-of-range value was passed",
             ErrorCode::MemoryAllocation => c"out of memory: the runtime could not allocate the buffers a launch needs",
             ErrorCode::InvalidConfiguration => c"invalid configuration argument: the grid, block or shared memory size of the launch is not allowed for this kernel",
+            ErrorCode::InvalidPitchValue => c"invalid pitch argument: a pitch is smaller than the width of the copy",
+            ErrorCode::InvalidSymbol => c"invalid device symbol: the address is not the host shadow of a registered __device__ or __constant__ variable",
+            ErrorCode::InvalidMemcpyDirection => c"invalid copy direction for memcpy: the cudaMemcpyKind value is not one of the five kinds",
+            ErrorCode::MissingConfiguration => c"__global__ function call is not configured: no launch configuration was pushed",
+            ErrorCode::InvalidDeviceFunction => c"invalid device function: the function is not a registered kernel (host stub or ptxrtKernel descriptor)",
+            ErrorCode::InvalidDevice => c"invalid device ordinal: ptxrt has one device, 0",
+            ErrorCode::InvalidResourceHandle => c"invalid resource handle: the stream or event was not created or is already destroyed",
+            ErrorCode::NotReady => c"device not ready: work queued before the query has not finished yet",
+            ErrorCode::Assert => c"device-side assert triggered",
+            ErrorCode::CooperativeLaunchTooLarge => c"too many blocks in cooperative launch: more blocks than can be resident at once",
+            ErrorCode::NotSupported => c"operation not supported by ptxrt",
             ErrorCode::NotFound => c"named symbol not found: no registered module defines a kernel or variable of that name",
             ErrorCode::IllegalAddress => c"an illegal memory access was encountered: kernel code read or wrote memory that is not mapped (the launch stopped; the process goes on)",
             ErrorCode::IllegalInstruction => c"an illegal instruction was encountered in kernel code (the launch stopped; the process goes on)",

@@ -219,7 +219,66 @@ pub unsafe fn launch_kernel(
     dynamic_shared: usize,
     stream: *mut c_void,
 ) -> Result<(), Error> {
-    const WHAT: &str = "ptxrtLaunchKernel";
+    // SAFETY: forwarded contract.
+    unsafe { launch_kernel_mode(kernel, grid, block, args, dynamic_shared, stream, false, "ptxrtLaunchKernel") }
+}
+
+/// Most blocks a cooperative launch may have per worker thread of the pool (CUDA's
+/// `maxBlocksPerMultiProcessor` of sm_80/sm_90): the co-residency limit is this times
+/// [`pool::num_threads`], further limited by threads and shared memory per "SM" (see
+/// [`max_active_blocks_per_sm`]).
+pub const MAX_BLOCKS_PER_SM: u64 = 32;
+/// Threads per "SM" for occupancy (sm_80/sm_90: 2048).
+pub const MAX_THREADS_PER_SM: u64 = 2048;
+/// Shared memory per "SM" for occupancy (sm_90: 228 KiB).
+pub const SHARED_PER_SM: u64 = 228 * 1024;
+
+/// `cudaOccupancyMaxActiveBlocksPerMultiprocessor` for a kernel, block size and dynamic
+/// shared size: what a GPU of compute capability 9.0 would allow (threads in warps of 32,
+/// 2048 per SM, 32 blocks, 228 KiB of shared memory); 0 for an impossible block size.
+pub fn max_active_blocks_per_sm(kernel: &Kernel, block_threads: u64, dynamic_shared: u64) -> u64 {
+    let limit = if !kernel.reqntid.is_zero() {
+        kernel.reqntid.volume()
+    } else if !kernel.maxntid.is_zero() {
+        let m = kernel.maxntid;
+        u64::from(m.x.max(1)) * u64::from(m.y.max(1)) * u64::from(m.z.max(1))
+    } else {
+        MAX_THREADS_PER_BLOCK
+    };
+    if block_threads == 0 || block_threads > limit.min(MAX_THREADS_PER_BLOCK) {
+        return 0;
+    }
+    let warps_threads = block_threads.div_ceil(32) * 32;
+    let mut blocks = MAX_BLOCKS_PER_SM.min(MAX_THREADS_PER_SM / warps_threads);
+    let shared = static_shared_aligned(kernel) + dynamic_shared;
+    if shared > MAX_SHARED_OPTIN {
+        return 0;
+    }
+    if shared > 0 {
+        blocks = blocks.min(SHARED_PER_SM / shared);
+    }
+    blocks
+}
+
+/// [`launch_kernel`] with a choice of cooperative mode: every block of the grid resident at
+/// once (one thread each), for grids of at most [`max_active_blocks_per_sm`] times the
+/// number of pool threads, else `ErrorCode::CooperativeLaunchTooLarge`.
+///
+/// # Safety
+/// As [`launch_kernel`].
+#[allow(clippy::too_many_arguments)]
+pub unsafe fn launch_kernel_mode(
+    kernel: *const Kernel,
+    grid: Dim3,
+    block: Dim3,
+    args: *mut *mut c_void,
+    dynamic_shared: usize,
+    stream: *mut c_void,
+    cooperative: bool,
+    what: &str,
+) -> Result<(), Error> {
+    #[allow(non_snake_case)]
+    let WHAT = what;
     let k = usable_kernel(kernel, WHAT)?;
     let name = || kernel_name(k);
     if !stream.is_null() {
@@ -255,7 +314,7 @@ pub unsafe fn launch_kernel(
     // The grid and the grids it launches from the device run as one unit, on this thread.
     let tree = LaunchTree::new();
     // SAFETY: `k` was validated above; `args` is as this function's contract says.
-    let result = unsafe { run_grid(k, grid, block, args, dynamic_shared, &tree) };
+    let result = unsafe { run_grid_mode(k, grid, block, args, dynamic_shared, &tree, cooperative) };
     let children = device::run_device_launches(&tree, result.is_ok());
     result.and(children)
 }
@@ -405,6 +464,23 @@ pub(crate) unsafe fn run_grid(
     dynamic_shared: usize,
     tree: &LaunchTree,
 ) -> Result<(), Error> {
+    // SAFETY: forwarded contract.
+    unsafe { run_grid_mode(k, grid, block, args, dynamic_shared, tree, false) }
+}
+
+/// [`run_grid`], cooperative (all blocks resident) when asked.
+///
+/// # Safety
+/// As [`run_grid`].
+pub(crate) unsafe fn run_grid_mode(
+    k: &Kernel,
+    grid: Dim3,
+    block: Dim3,
+    args: *mut *mut c_void,
+    dynamic_shared: usize,
+    tree: &LaunchTree,
+    cooperative: bool,
+) -> Result<(), Error> {
     let name = || kernel_name(k);
     let memory = check_configuration(
         k,
@@ -413,13 +489,28 @@ pub(crate) unsafe fn run_grid(
         dynamic_shared,
         registry::max_dynamic_shared(k),
     )?;
+    let total = grid.volume();
+    if cooperative {
+        let per_sm = max_active_blocks_per_sm(k, block.volume(), dynamic_shared as u64);
+        let limit = per_sm * pool::num_threads() as u64;
+        if total > limit {
+            return Err(Error::new(
+                crate::error::ErrorCode::CooperativeLaunchTooLarge,
+                format!(
+                    "kernel '{}': a cooperative launch of {total} blocks exceeds the {limit} blocks                      that can be resident at once ({per_sm} per multiprocessor for this block size                      and shared memory, times {} multiprocessors = worker threads)",
+                    name(),
+                    pool::num_threads()
+                ),
+            ));
+        }
+    }
     let info = LaunchInfo {
         args,
         grid,
         block,
         // Bounded by MAX_SHARED_OPTIN in `check_configuration`.
         dynamic_shared_bytes: dynamic_shared as u32,
-        num_workers: pool::num_threads() as u32,
+        num_workers: if cooperative { total as u32 } else { pool::num_threads() as u32 },
         grid_id: NEXT_GRID_ID.fetch_add(1, Ordering::Relaxed),
     };
     const WHAT: &str = "ptxrtLaunchKernel";
@@ -438,7 +529,11 @@ pub(crate) unsafe fn run_grid(
         memory.local_bytes,
         tree,
     );
-    pool::run(&mut job)
+    if cooperative {
+        pool::run_coresident(&mut job)
+    } else {
+        pool::run(&mut job)
+    }
 }
 
 #[cfg(test)]

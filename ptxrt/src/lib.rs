@@ -31,6 +31,7 @@
 pub mod abi;
 pub mod capi;
 pub mod cpu;
+pub mod cuda;
 pub mod device;
 pub mod error;
 pub mod fibers;

@@ -880,6 +880,62 @@ pub(crate) fn run(job: &mut Job) -> Result<(), Error> {
     job.result()
 }
 
+/// Runs the whole grid of `job` with every block resident at once, as CUDA's cooperative
+/// launches guarantee: one dedicated thread per block (the calling thread is worker 0), all
+/// started before any block runs, each taking one block at a time. Blocks may then wait for
+/// each other (a grid-wide barrier spun on global atomics). `info.num_workers` must be the
+/// number of blocks. If a thread cannot be started, no block runs and the launch fails.
+pub(crate) fn run_coresident(job: &mut Job) -> Result<(), Error> {
+    let _in_worker = InWorkerGuard::enter();
+    let n = usize::try_from(job.total_blocks).unwrap_or(usize::MAX);
+    job.chunk = 1;
+    job.participants = n;
+    let job = &*job;
+    // Held for writing while the threads start: none takes a block before all exist.
+    let gate = std::sync::RwLock::new(());
+    std::thread::scope(|scope| {
+        let start = gate.write().unwrap_or_else(|p| p.into_inner());
+        /// The job as the block threads see it.
+        struct JobRef(*const Job);
+        // SAFETY: the job outlives the scope (its threads are joined before it ends), and
+        // what workers touch of it is atomics, the error mutex and immutable fields, as for
+        // pool helpers.
+        unsafe impl Send for JobRef {}
+        for worker in 1..n {
+            let gate = &gate;
+            let job_ref = JobRef(job);
+            let spawned = std::thread::Builder::new()
+                .name(format!("ptxrt-coop-{worker}"))
+                .stack_size(HELPER_STACK_BYTES)
+                .spawn_scoped(scope, move || {
+                    let job_ref = job_ref;
+                    // SAFETY: see `JobRef`.
+                    let job = unsafe { &*job_ref.0 };
+                    let _ = IN_WORKER.try_with(|f| f.set(true));
+                    drop(gate.read().unwrap_or_else(|p| p.into_inner()));
+                    if job.abort.load(Ordering::Acquire) {
+                        return;
+                    }
+                    fpenv::set(fpenv::DEFAULT);
+                    job.run_guarded(worker, &mut WorkerBuffers::default());
+                });
+            if let Err(e) = spawned {
+                job.fail(Error::memory_allocation(format!(
+                    "kernel '{}': a cooperative launch of {n} blocks needs one thread per block,                      and starting thread {worker} failed ({e})",
+                    job.kernel_name()
+                )));
+                break;
+            }
+        }
+        drop(start);
+        if !job.abort.load(Ordering::Acquire) {
+            let _fp = fpenv::Guard::enter();
+            job.run_guarded(0, &mut WorkerBuffers::default());
+        }
+    });
+    job.result()
+}
+
 /// Publishes `job` in a free slot and wakes helpers for it; the slot, or `None` when all
 /// are taken.
 fn publish(st: &PoolState, job: &Job) -> Option<usize> {

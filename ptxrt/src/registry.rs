@@ -294,6 +294,35 @@ pub fn get_symbol(name: &CStr) -> Result<(*mut c_void, u64), Error> {
     )))
 }
 
+/// The module variable (`.global`/`.const`) whose bytes contain `addr`: its start and size.
+pub(crate) fn symbol_containing(addr: usize) -> Option<(usize, usize)> {
+    let modules = lock(&MODULES);
+    for m in modules.iter() {
+        for s in module_symbols(m.0) {
+            let base = s.addr as usize;
+            let size = usize::try_from(s.size).unwrap_or(usize::MAX);
+            if s.name.is_null() || base == 0 || size == 0 {
+                continue;
+            }
+            // SAFETY: as above.
+            let name = unsafe { CStr::from_ptr(s.name) }.to_bytes();
+            if name.starts_with(b".texref:") || name.starts_with(b".surfref:") || name.starts_with(b".samplerref:") {
+                continue;
+            }
+            if addr >= base && addr - base < size {
+                return Some((base, size));
+            }
+        }
+    }
+    None
+}
+
+/// Whether `p` is the descriptor of a kernel of a registered module.
+pub(crate) fn is_kernel(p: *const Kernel) -> bool {
+    let modules = lock(&MODULES);
+    modules.iter().any(|m| module_kernels(m.0).any(|k| std::ptr::eq(k, p)))
+}
+
 /// Every registered module's symbol of this exact name (texture, surface and sampler
 /// references are listed as `.texref:NAME`, `.surfref:NAME`, `.samplerref:NAME`).
 pub(crate) fn get_symbols(name: &CStr) -> Vec<(*mut c_void, u64)> {

@@ -1,0 +1,6 @@
+/* cuda_surface_types.h (ptxrt): what CUDA declares here comes with cuda_runtime.h in ptxrt's headers;
+ * this file exists so that programs that include it directly compile. */
+#ifndef PTXRT_CUDA_CUDA_SURFACE_TYPES_H
+#define PTXRT_CUDA_CUDA_SURFACE_TYPES_H
+#include "cuda_runtime.h"
+#endif

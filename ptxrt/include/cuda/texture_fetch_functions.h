@@ -1,0 +1,6 @@
+/* texture_fetch_functions.h (ptxrt): what CUDA declares here comes with cuda_runtime.h in ptxrt's headers;
+ * this file exists so that programs that include it directly compile. */
+#ifndef PTXRT_CUDA_TEXTURE_FETCH_FUNCTIONS_H
+#define PTXRT_CUDA_TEXTURE_FETCH_FUNCTIONS_H
+#include "cuda_runtime.h"
+#endif
