@@ -153,8 +153,9 @@ fn assertions() -> String {
     c
 }
 
-fn temp_dir() -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("ptxrt-cuda-header-{}", std::process::id()));
+/// A directory of its own for test `name` (the tests run in parallel and remove theirs).
+fn temp_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("ptxrt-cuda-header-{}-{name}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     dir
 }
@@ -171,7 +172,7 @@ fn compile(compiler: &str, args: &[&str], file: &Path) -> std::process::Output {
 
 #[test]
 fn the_headers_have_the_runtimes_layouts_and_values() {
-    let dir = temp_dir();
+    let dir = temp_dir("layout");
     let src = dir.join("layout_check.c");
     std::fs::write(&src, assertions()).unwrap();
     let cc = std::env::var("CC").unwrap_or_else(|_| "cc".into());
@@ -199,8 +200,7 @@ fn the_headers_have_the_runtimes_layouts_and_values() {
 
 #[test]
 fn the_headers_compile_as_c_and_cxx() {
-    let dir = temp_dir().join("plain");
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = temp_dir("plain");
     let c = dir.join("use.c");
     std::fs::write(
         &c,
