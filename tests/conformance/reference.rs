@@ -632,11 +632,15 @@ pub fn video_scalar(op: &str, types: (bool, bool, bool), sat: bool, mode_clamp: 
     bits(d, 32)
 }
 
-/// `vmad` per its Semantics (`tmp[127:0]`).
+/// `vmad` as NVIDIA silicon (sm_90) computes it, which differs from its Semantics
+/// (`tmp[127:0]`): a full 32-bit `a`/`b` is sign-extended whatever its type (a selected byte
+/// or half-word by its type), `c` is always sign-extended, the exact sum is shifted as a
+/// 64-bit value (logically when the result is unsigned) and `.sat` clamps it as a signed
+/// 64-bit number (to `0..=u32::MAX` when unsigned).
 #[allow(clippy::too_many_arguments)]
 pub fn vmad(a_signed: bool, b_signed: bool, asel: &str, bsel: &str, neg_a: bool, neg_b: bool, neg_c: bool, po: bool, scale: u32, sat: bool, a: u64, b: u64, c: u64) -> u64 {
-    let ta = part_select(a, asel, a_signed);
-    let tb = part_select(b, bsel, b_signed);
+    let ta = part_select(a, asel, a_signed || asel.is_empty());
+    let tb = part_select(b, bsel, b_signed || bsel.is_empty());
     let signed_final = a_signed || b_signed || (neg_a ^ neg_b) || neg_c;
     let mut tmp: i128 = ta * tb;
     let mut c = c & 0xffff_ffff;
@@ -650,21 +654,18 @@ pub fn vmad(a_signed: bool, b_signed: bool, asel: &str, bsel: &str, neg_a: bool,
         c = !c & 0xffff_ffff;
         lsb = 1;
     }
-    let c128 = if signed_final { sext(c, 32) as i128 } else { c as i128 };
-    tmp = tmp.wrapping_add(c128).wrapping_add(lsb);
-    // Shifts of the 128-bit value: arithmetic when the final result is signed.
-    let shifted = if signed_final { tmp >> scale } else { ((tmp as u128) >> scale) as i128 };
-    let result = shifted as u64;
+    let tmp = (tmp + sext(c, 32) as i128 + lsb) as i64;
+    let shifted = if signed_final { tmp >> scale } else { ((tmp as u64) >> scale) as i64 };
     let result = if sat {
         if signed_final {
-            (result as i64).clamp(i32::MIN as i64, i32::MAX as i64) as u64
+            shifted.clamp(i32::MIN as i64, i32::MAX as i64)
         } else {
-            result.min(u32::MAX as u64)
+            shifted.clamp(0, u32::MAX as i64)
         }
     } else {
-        result
+        shifted
     };
-    result & 0xffff_ffff
+    result as u64 & 0xffff_ffff
 }
 
 /// A SIMD video instruction (`vadd2`, `vset4`, ...). `lanes` is 2 or 4; `asel`/`bsel` give

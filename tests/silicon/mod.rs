@@ -36,17 +36,7 @@ const KNOWN_DIFFERENCES: &[(&str, &str)] = &[
          truncated from (all 512 vectors fit that reading; rerun on an H200 with the operand \
          loaded as 32 bits, the result is right): a defect of the driver's code, not a rule",
     ),
-    ("t_vmad_u32_u32_u32_ah0_bh1_sat", VMAD),
-    ("t_vmad_u32_u32_u32_ah0_bh0_shr15", VMAD),
-    ("t_vmad_s32_s32_u32_negc_sat", VMAD),
-    ("t_vmad_s32_u32_u32_ab1_negb_sat_shr7", VMAD),
-    ("t_vmad_s32_u32_s32_negb_sat_shr15", VMAD),
-    ("t_vmad_u32_u32_u32_sat_shr7", VMAD),
-    ("t_vmad_u32_u32_u32_ab0_bb3_po_sat_shr15", VMAD),
 ];
-
-const VMAD: &str = "vmad with .sat, .shr7/.shr15, sub-word or negated operands: the driver's \
-                    emulation (sm_90 has no video unit) follows rules not derived yet";
 
 /// The data directory: `PTX2LLVM_SILICON`, else `../shared/silicon` beside the workspace.
 fn silicon_dir() -> PathBuf {

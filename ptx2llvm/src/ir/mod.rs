@@ -1174,7 +1174,8 @@ pub enum Op {
         b: Operand,
         c: Option<Operand>,
     },
-    /// `vmad`: `(±(a*b) ± c (+1 with .po)) >> scale`, optionally saturated, per the ISA pseudocode.
+    /// `vmad`: `(±(a*b) ± c (+1 with .po)) >> scale`, optionally saturated, as NVIDIA silicon computes it
+    /// (`lower::ops::video`: full words sign-extended, `c` sign-extended, 64-bit shift and `.sat`).
     /// `neg_product` = exactly one of `a`, `b` negated.
     VideoMad {
         a_signed: bool,

@@ -22,9 +22,9 @@
 //!   `c` (the result's low half is not moved up: `vset.u32.u32.ne d.h1, 0, 0x7fff0000, 8`
 //!   is 8). `.h0` and `.b0`-`.b3` merge as the ISA says.
 //!
-//! `vmad` computes in `i128` as its pseudocode does (`tmp[127:0]`). SIMD merge takes
-//! unmasked lanes from `c`, as the Semantics do (the Description of `vset2`/`vset4` says
-//! `b`).
+//! `vmad` differs from its pseudocode too (operand extension, shift and `.sat`; see
+//! `video_mad`). SIMD merge takes unmasked lanes from `c`, as the Semantics do (the
+//! Description of `vset2`/`vset4` says `b`).
 
 use crate::lower::thread::FnCx;
 use crate::lower::{LowerError, R};
@@ -204,15 +204,26 @@ impl<'ctx> FnCx<'ctx, '_> {
         self.write(dst, v, ScalarType::B32)
     }
 
+    /// `vmad` as NVIDIA silicon computes it (sm_90's driver emulation, fitted to every
+    /// GPU-recorded vector of `tests/silicon`), not the ISA pseudocode:
+    /// - a full 32-bit `a` or `b` is sign-extended whatever its type; a byte or half-word
+    ///   selected with `.b0`-`.b3`/`.h0`/`.h1` is extended by its type (`.u32`: zero);
+    /// - `c` (after `~c` for `-c`) is always sign-extended;
+    /// - `tmp = ±(ta * tb) + c + lsb` is exact in 64 bits; `.shr7`/`.shr15` shift it
+    ///   arithmetically when the result is signed (`signedFinal`), else logically as a 64-bit
+    ///   value (a negative unsigned `tmp` becomes a huge positive one);
+    /// - `.sat` clamps that 64-bit value as a *signed* number, to the `s32` range when
+    ///   signed, else to `0..=u32::MAX` (a negative unshifted unsigned result gives 0).
     pub fn video_mad(&self, op: &Op) -> R<()> {
         let &Op::VideoMad { a_signed, b_signed, asel, bsel, neg_product, neg_c, plus_one, scale, sat, dst, a, b, c } = op else {
             return Err(LowerError::Internal("not vmad".into()));
         };
-        let i128t = self.cx.i128_type();
-        let ta = self.select_part(self.read(a, ScalarType::B32)?, asel, a_signed, 128)?;
-        let tb = self.select_part(self.read(b, ScalarType::B32)?, bsel, b_signed, 128)?;
+        let word = |sel: Selector| matches!(sel, Selector::Word);
+        let ta = self.select_part(self.read(a, ScalarType::B32)?, asel, a_signed || word(asel), 64)?;
+        let tb = self.select_part(self.read(b, ScalarType::B32)?, bsel, b_signed || word(bsel), 64)?;
         let mut cv = self.read(c, ScalarType::B32)?;
         let signed_final = a_signed || b_signed || neg_product || neg_c;
+        // |ta * tb| <= 2^62: exact in i64, and so is the sum below.
         let mut tmp = self.b.build_int_mul(ta, tb, "")?;
         let lsb = plus_one || neg_product || neg_c;
         if !plus_one && neg_product {
@@ -220,20 +231,20 @@ impl<'ctx> FnCx<'ctx, '_> {
         } else if !plus_one && neg_c {
             cv = self.b.build_not(cv, "")?;
         }
-        let c128 = self.resize(cv, 128, signed_final)?;
-        tmp = self.b.build_int_add(tmp, c128, "")?;
+        let c64 = self.resize(cv, 64, true)?;
+        tmp = self.b.build_int_add(tmp, c64, "")?;
         if lsb {
-            tmp = self.b.build_int_add(tmp, i128t.const_int(1, false), "")?;
+            tmp = self.b.build_int_add(tmp, self.i64(1), "")?;
         }
         if scale > 0 {
-            tmp = self.b.build_right_shift(tmp, i128t.const_int(scale as u64, false), signed_final, "")?;
+            tmp = self.b.build_right_shift(tmp, self.i64(scale as u64), signed_final, "")?;
         }
-        let mut result = self.b.build_int_truncate(tmp, self.cx.i64_type(), "")?;
+        let mut result = tmp;
         if sat {
             result = if signed_final {
                 self.clamp64(result, i32::MIN as i64, i32::MAX as i64)?
             } else {
-                self.int_intrinsic("llvm.umin", &[result, self.i64(u32::MAX as u64)])?
+                self.clamp64(result, 0, u32::MAX as i64)?
             };
         }
         let v = self.b.build_int_truncate(result, self.cx.i32_type(), "")?;
