@@ -12,10 +12,12 @@ cargo build --release --quiet -p ptx2llvm -p ptxrt
 out="$(mktemp -d)"
 trap 'rm -rf "$out"' EXIT
 tgt="${CARGO_TARGET_DIR:-target}"
-"$tgt/release/ptx2llvm" "$here/kernels.ptx" -O3 --cpu native -o "$out/kernels.o"
+# PTX2LLVM_FLAGS: further translator options (e.g. --check: the cost of checking mode).
+# shellcheck disable=SC2086
+"$tgt/release/ptx2llvm" "$here/kernels.ptx" -O3 --cpu native ${PTX2LLVM_FLAGS:-} -o "$out/kernels.o"
 clang-19 -O3 -march=native -fopenmp -fno-math-errno -I ptxrt/include -I "$here" "$here/main.c" "$here/native.c" "$out/kernels.o" \
     "$tgt/release/libptxrt.a" -lpthread -ldl -lm -o "$out/bench"
-echo "cores: $(nproc); ptx2llvm -O3 --cpu native; clang-19 -O3 -march=native -fopenmp -fno-math-errno"
+echo "cores: $(nproc); ptx2llvm -O3 --cpu native ${PTX2LLVM_FLAGS:-}; clang-19 -O3 -march=native -fopenmp -fno-math-errno"
 # The two runtimes take turns on the same cores: OpenMP's threads must sleep between
 # parallel regions (as ptxrt's workers do) instead of spinning for libomp's default 200 ms
 # block time, which would take a core from ptxrt's workers during every ptx2llvm run.

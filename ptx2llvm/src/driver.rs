@@ -42,11 +42,14 @@ pub struct Options {
     /// `-g`: DWARF debug information (`lower::debug`); the PTX file's path names the
     /// positions of code without `.loc` directives.
     pub debug_info: Option<String>,
+    /// `--check`: checked memory accesses (`lower::ops::check`); positions name the PTX
+    /// file of this path.
+    pub check: Option<String>,
 }
 
 impl Default for Options {
     fn default() -> Self {
-        Options { emit: Emit::Obj, target: None, cpu: "generic".into(), opt_level: 2, scheduler: lower::Scheduler::Auto, debug_info: None }
+        Options { emit: Emit::Obj, target: None, cpu: "generic".into(), opt_level: 2, scheduler: lower::Scheduler::Auto, debug_info: None, check: None }
     }
 }
 
@@ -151,7 +154,13 @@ pub fn compile(source: &str, module_name: &str, opts: &Options) -> Result<(Vec<u
     let module = cx.create_module(module_name);
     module.set_triple(&tm.get_triple());
     module.set_data_layout(&tm.get_target_data().get_data_layout());
-    let debug = opts.debug_info.as_deref().map(|ptx_path| lower::debug::DebugRequest { ptx_path, source, optimized: opts.opt_level > 0 });
+    let debug = opts.debug_info.as_deref().or(opts.check.as_deref()).map(|ptx_path| lower::debug::DebugRequest {
+        ptx_path,
+        source,
+        optimized: opts.opt_level > 0,
+        line_tables: opts.debug_info.is_some(),
+        check: opts.check.is_some(),
+    });
     let module = lower::lower(&cx, module, &ir, opts.scheduler, &variants, debug).map_err(CompileError::Input)?;
     if let Err(e) = module.verify() {
         return Err(CompileError::Target(format!("internal error: the generated LLVM IR is invalid (a ptx2llvm bug; please report it with the input). LLVM's verifier said: {}", e.to_string().trim())));

@@ -75,6 +75,12 @@ struct Cli {
     /// per kernel and registers as local variables (see README, Debugging).
     #[arg(short = 'g')]
     debug: bool,
+    /// Checking mode: every load and store is checked before it happens (shared and local
+    /// bounds, global overruns of allocations ptxrt made, shared-memory races between
+    /// barriers, uninitialized shared reads); the first problem fails the launch with a
+    /// report naming kernel, block, thread, line and address (see README, Debugging).
+    #[arg(long)]
+    check: bool,
     /// Also write a C/C++ header with a typed launch function per kernel
     /// (`ptxrtError_t <kernel>_launch(grid, block, dynamicSharedBytes, params...)`).
     #[arg(long, value_name = "FILE")]
@@ -178,7 +184,7 @@ fn run(cli: Cli) -> ExitCode {
             EmitArg::LlvmBc => Emit::LlvmBc,
         }
     };
-    let opts = Options { emit, target: cli.target.clone(), cpu: cli.cpu.clone(), opt_level: cli.opt, scheduler: cli.scheduler.into(), debug_info: None };
+    let opts = Options { emit, target: cli.target.clone(), cpu: cli.cpu.clone(), opt_level: cli.opt, scheduler: cli.scheduler.into(), debug_info: None, check: None };
     // Target and CPU first: usage errors, before the input is read or LLVM sees them.
     if let Err(CompileError::Usage(msg)) = driver::check_target_options(&opts) {
         return usage_error(&msg);
@@ -230,6 +236,9 @@ fn run(cli: Cli) -> ExitCode {
     let mut opts = opts;
     if cli.debug {
         opts.debug_info = Some(file_name.clone());
+    }
+    if cli.check {
+        opts.check = Some(file_name.clone());
     }
     let stem = Path::new(&input).file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "out".into());
     let bytes = match driver::compile(&source, &stem, &opts) {

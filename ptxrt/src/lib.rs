@@ -30,6 +30,7 @@
 
 pub mod abi;
 pub mod capi;
+pub mod check;
 pub mod cpu;
 pub mod cuda;
 pub mod device;

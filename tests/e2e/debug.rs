@@ -1,6 +1,7 @@
-//! `-g`: gdb, in batch mode, stops on a CUDA source line of a kernel translated from
+//! Debugging: `-g` (gdb, in batch mode, stops on a CUDA source line of a kernel translated from
 //! NVRTC's `-lineinfo` PTX (tests/kernels/debug_lines.cu), in one chosen thread, and shows
-//! the kernel in the backtrace and its registers and thread indices as locals.
+//! the kernel in the backtrace and its registers and thread indices as locals) and
+//! checking mode (`--check`).
 
 use std::process::Command;
 use std::time::Duration;
@@ -61,5 +62,35 @@ fn debug_info() {
             // %r1 = blockIdx.x * blockDim.x + threadIdx.x = 1 * 64 + 3.
             expect("info locals shows the registers", text.lines().any(|l| l.trim() == "r1 = 67"));
         }
+    }
+}
+
+/// `--check`: five kernels with a bug each (an off-by-one shared write, a local array
+/// overrun, a read past a `cudaMalloc` allocation, a shared-memory race, an uninitialized
+/// shared read) fail their launch with a report naming the CUDA line, kernel, block and
+/// thread, and run cleanly with correct arguments (tests/hosts/check_bugs_host.c); correct
+/// fixture programs (shared memory with barriers, warp collectives, atomics) run under
+/// checking mode without a report.
+#[test]
+fn checking_mode() {
+    let work = WorkDir::new("check");
+    for opt in ["-O0", "-O2"] {
+        let obj = work.join(&format!("check_bugs{opt}.o"));
+        support::compile_ptx(&support::root_path("tests/kernels/check_bugs.ptx"), &obj, &["--check", opt], work.path());
+        let exe = work.join(&format!("check_bugs{opt}"));
+        support::link_host(&support::root_path("tests/hosts/check_bugs_host.c"), &[obj], &exe, work.path());
+        let mut run = Command::new(&exe);
+        let out = support::run_ok(&mut run, work.path(), &format!("check_bugs{opt}"), "the checking-mode program");
+        assert!(out.stdout.contains("check_bugs: 5 bugs reported, 6 correct launches"), "{}", out.describe(&run));
+    }
+    for (fixture, ok) in [("warps", "block_sum: 4 shapes OK"), ("algorithms", "bitonic: 3 shapes OK"), ("atomics", "histogram: 4 shapes OK")] {
+        let obj = work.join(&format!("{fixture}.o"));
+        support::compile_ptx(&support::root_path(&format!("tests/kernels/{fixture}.ptx")), &obj, &["--check"], work.path());
+        let exe = work.join(fixture);
+        support::link_host(&support::root_path(&format!("tests/hosts/{fixture}_host.c")), &[obj], &exe, work.path());
+        let mut run = Command::new(&exe);
+        let out = support::run_ok(&mut run, work.path(), fixture, "a correct program under --check");
+        assert!(!out.stderr.contains("ptxrt check"), "a correct program was reported\n{}", out.describe(&run));
+        assert!(out.stdout.contains(ok), "{}", out.describe(&run));
     }
 }

@@ -32,6 +32,36 @@ pub struct DebugRequest<'a> {
     pub source: &'a str,
     /// The code is optimized (recorded in the compile unit and subprograms).
     pub optimized: bool,
+    /// `-g`: DWARF line tables, scopes and variables.
+    pub line_tables: bool,
+    /// `--check`: checked memory accesses (`ops::check`), whose reports name positions.
+    pub check: bool,
+}
+
+/// PTX positions as text for messages: `file.ptx:12:5` and, where a `.loc` gives one, the
+/// CUDA source position (`file.ptx:12:5 (particles.cu:27)`).
+pub struct Positions {
+    path: String,
+    line_starts: Vec<usize>,
+}
+
+impl Positions {
+    pub fn new(request: &DebugRequest<'_>) -> Positions {
+        let line_starts = std::iter::once(0).chain(request.source.match_indices('\n').map(|(i, _)| i + 1)).collect();
+        Positions { path: request.ptx_path.to_string(), line_starts }
+    }
+
+    pub fn describe(&self, ir: &ir::Module, offset: usize) -> String {
+        let line = self.line_starts.partition_point(|&s| s <= offset).max(1);
+        let col = offset - self.line_starts[line - 1] + 1;
+        let mut text = format!("{}:{line}:{col}", self.path);
+        if let Some(loc) = ir.lines.at(offset) {
+            if let Some(file) = ir.lines.file(loc.file) {
+                text += &format!(" ({file}:{})", loc.line);
+            }
+        }
+        text
+    }
 }
 
 /// The module's debug information builder and what every function shares.

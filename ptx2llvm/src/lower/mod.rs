@@ -198,6 +198,8 @@ pub struct ModuleLowerer<'ctx, 'a> {
     functions: Vec<Option<FunctionValue<'ctx>>>,
     /// `-g`: the module's debug information (`debug`).
     pub debug: Option<debug::DebugInfo<'ctx>>,
+    /// `--check`: positions for the reports of checked accesses (`ops::check`).
+    pub check: Option<debug::Positions>,
 }
 
 impl<'ctx, 'a> ModuleLowerer<'ctx, 'a> {
@@ -266,8 +268,9 @@ pub fn lower<'ctx>(cx: &'ctx Context, module: Module<'ctx>, m: &ir::Module, sche
     let m = folded.as_ref().unwrap_or(m);
     let split = induction::split_inductions(m);
     let m = split.as_ref().unwrap_or(m);
-    let debug = debug.map(|d| debug::DebugInfo::new(cx, &module, m, d));
-    let mut ml = ModuleLowerer { cx, module, abi: AbiTypes::new(cx), ir: m, layout: MemoryLayout::new(m), globals: vec![], handles: vec![], functions: vec![], debug };
+    let check = debug.filter(|d| d.check).map(|d| debug::Positions::new(&d));
+    let debug = debug.filter(|d| d.line_tables).map(|d| debug::DebugInfo::new(cx, &module, m, d));
+    let mut ml = ModuleLowerer { cx, module, abi: AbiTypes::new(cx), ir: m, layout: MemoryLayout::new(m), globals: vec![], handles: vec![], functions: vec![], debug, check };
     // Every instruction lowering cannot translate yet, reported together before any work.
     let mut diags: Vec<Diagnostic> = m
         .functions
@@ -306,7 +309,8 @@ pub fn lower<'ctx>(cx: &'ctx Context, module: Module<'ctx>, m: &ir::Module, sche
         if f.kind != ir::FunctionKind::Entry || !f.has_body {
             continue;
         }
-        let lowered = if scheduler == Scheduler::Fibers || fibers::needs_fibers(m, i) {
+        // Checked kernels run on fibers: each thread in order between barriers (`ops::check`).
+        let lowered = if scheduler == Scheduler::Fibers || ml.check.is_some() || fibers::needs_fibers(m, i) {
             fibers::lower_entry(&ml, i, f)
         } else {
             kernel::lower_entry(&ml, i, f, "").and_then(|base| multiversion::with_variants(&ml, base, variants, |suffix| kernel::lower_entry(&ml, i, f, suffix)))

@@ -81,6 +81,8 @@ pub struct FnCx<'ctx, 'a> {
     pub known_preds: HashMap<ir::RegId, bool>,
     /// `-g`: the function's debug scope and the variables that show the current thread.
     pub debug: Option<DebugVars<'ctx>>,
+    /// The PTX offset of the instruction being lowered (`--check` reports name it).
+    pub at: usize,
 }
 
 /// `-g` state of a function being lowered (`lower::debug`).
@@ -385,6 +387,7 @@ impl<'ctx, 'a> FnCx<'ctx, 'a> {
 
     /// Lowers one instruction, branching around it when it is guarded.
     pub fn inst(&mut self, inst: &ir::Inst) -> R<()> {
+        self.at = inst.span.start;
         if let Some(d) = &mut self.debug {
             if let Some(at) = d.scope.location(self.ml, inst.span.start) {
                 self.b.set_current_debug_location(at);

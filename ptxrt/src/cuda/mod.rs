@@ -211,6 +211,19 @@ static ALLOCS: Mutex<BTreeMap<usize, Alloc>> = Mutex::new(BTreeMap::new());
 
 const ALLOC_ALIGN: usize = 256;
 
+/// Checking mode (`check`): the allocation whose end an access of `bytes` at `addr` passes
+/// by at most `reach` bytes, when no live allocation contains the access: (start, size).
+pub(crate) fn allocation_overrun(addr: usize, bytes: usize, reach: usize) -> Option<(usize, usize)> {
+    let allocs = lock(&ALLOCS);
+    let (&start, a) = allocs.range(..=addr).next_back()?;
+    let end = start + a.size;
+    if addr + bytes <= end {
+        return None;
+    }
+    let inside_next = allocs.range(addr..).next().is_some_and(|(&s, n)| addr >= s && addr + bytes <= s + n.size);
+    (!inside_next && addr < end + reach).then_some((start, a.size))
+}
+
 fn layout(size: usize) -> Option<std::alloc::Layout> {
     std::alloc::Layout::from_size_align(size.max(1), ALLOC_ALIGN).ok()
 }

@@ -211,6 +211,9 @@ impl<'ctx> FnCx<'ctx, '_> {
         self.b.position_at_end(fail_bb);
         self.b.build_return(Some(&status))?;
         self.b.position_at_end(cont);
+        if let ir::SyncPoint::Barrier(ir::Barrier { kind: ir::BarrierKind::Sync | ir::BarrierKind::Red { .. }, .. }) = point {
+            self.check_barrier()?;
+        }
         let mut outputs = vec![];
         point.defs(&mut outputs);
         for &(r, prefix, size) in &slots {

@@ -148,6 +148,7 @@ pub fn lower_thread_fn<'ctx>(ml: &ModuleLowerer<'ctx, '_>, index: usize, f: &ir:
         on_exit: Some(exit_bb),
         known_preds: HashMap::new(),
         debug: None,
+        at: 0,
     };
     fc.begin_debug()?;
     // `.reg` parameters: read the arguments into their registers.

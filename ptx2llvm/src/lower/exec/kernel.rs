@@ -146,7 +146,7 @@ pub fn lower_entry<'ctx>(ml: &ModuleLowerer<'ctx, '_>, index: usize, f: &ir::Fun
         .map(|r| b.build_alloca(crate::lower::thread::int_type(cx, r.ty.bits()), &r.name))
         .collect::<Result<Vec<_>, _>>()?;
     let frame_vars = crate::lower::exec::function::frame_vars(ml, &b, index)?;
-    let mut fc = FnCx { cx, module: &ml.module, b, ml, f, func, regs, uni, thread: None, frame_vars, local_override: None, on_exit: None, known_preds: HashMap::new(), debug: None };
+    let mut fc = FnCx { cx, module: &ml.module, b, ml, f, func, regs, uni, thread: None, frame_vars, local_override: None, on_exit: None, known_preds: HashMap::new(), debug: None, at: 0 };
     fc.begin_debug()?;
     if let Some(plan) = plan {
         layout.interchange = Some(interchange::State::new(&fc, layout.wait.expect("a plan has wait words"), plan)?);

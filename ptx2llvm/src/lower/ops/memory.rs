@@ -132,9 +132,10 @@ impl<'ctx> FnCx<'ctx, '_> {
 
     /// `ld`: vector elements are separate accesses, in element order (the memory model
     /// treats a vector access as a set of scalar accesses in unspecified order).
-    pub fn load(&self, space: StateSpace, ty: ScalarType, volatile: bool, order: Option<(MemOrder, MemScope)>, dst: &[Option<RegId>], addr: Address) -> R<()> {
+    pub fn load(&mut self, space: StateSpace, ty: ScalarType, volatile: bool, order: Option<(MemOrder, MemScope)>, dst: &[Option<RegId>], addr: Address) -> R<()> {
         let base = self.address(space, addr)?;
         let size = ty.bytes() as u64;
+        self.check_access(space, base, size * dst.len() as u64, false)?;
         let order = order.map(|(o, _)| o);
         for (i, d) in dst.iter().enumerate() {
             let p = self.element_pointer(base, i, size)?;
@@ -156,9 +157,10 @@ impl<'ctx> FnCx<'ctx, '_> {
         Ok(())
     }
 
-    pub fn store(&self, space: StateSpace, ty: ScalarType, volatile: bool, order: Option<(MemOrder, MemScope)>, src: &[Operand], addr: Address) -> R<()> {
+    pub fn store(&mut self, space: StateSpace, ty: ScalarType, volatile: bool, order: Option<(MemOrder, MemScope)>, src: &[Operand], addr: Address) -> R<()> {
         let base = self.address(space, addr)?;
         let size = ty.bytes() as u64;
+        self.check_access(space, base, size * src.len() as u64, true)?;
         let order = order.map(|(o, _)| o);
         for (i, s) in src.iter().enumerate() {
             let p = self.element_pointer(base, i, size)?;

@@ -3,6 +3,7 @@
 
 pub mod async_copy;
 pub mod atomic;
+pub mod check;
 pub mod compare;
 pub mod convert;
 pub mod float;
