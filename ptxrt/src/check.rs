@@ -85,8 +85,9 @@ thread_local! {
 /// Where and by whom an access is made (the arguments of the checked access).
 struct Site<'a> {
     env: &'a mut BlockEnv,
-    kernel: &'a str,
-    position: &'a str,
+    /// NUL-terminated constants of the checked code (read only for a report).
+    kernel: *const c_char,
+    position: *const c_char,
     tid: [u32; 3],
 }
 
@@ -97,7 +98,11 @@ impl Site<'_> {
         let [tx, ty, tz] = self.tid;
         let msg = format!(
             "ptxrt check: {what} in kernel `{}`, block ({},{},{}), thread ({tx},{ty},{tz}), at {}",
-            self.kernel, b.x, b.y, b.z, self.position
+            text(self.kernel),
+            b.x,
+            b.y,
+            b.z,
+            text(self.position)
         );
         eprintln!("{msg}");
         let c = CString::new(msg).unwrap_or_default();
@@ -152,8 +157,7 @@ pub unsafe extern "C" fn __ptxrt_check_access(
     let Some(env) = env.as_mut() else { return 0 };
     let write = kind & kind::WRITE != 0;
     let space = kind >> kind::SPACE_SHIFT;
-    let (kernel, position) = (text(kernel), text(position));
-    let mut site = Site { env, kernel: &kernel, position: &position, tid: [tid_x, tid_y, tid_z] };
+    let mut site = Site { env, kernel, position, tid: [tid_x, tid_y, tid_z] };
     let bytes = bytes as usize;
     let inside = |base: usize, size: u64| addr >= base && addr.wrapping_add(bytes) <= base + size as usize && addr.wrapping_add(bytes) >= addr;
     let in_shared = inside(shared, shared_bytes);
