@@ -113,6 +113,7 @@ fn param_decls(cx: &mut ModuleChecker, p: &ast::VarDecl) -> Vec<ir::Param> {
                     align: ty.bytes().max(1),
                     reg: None,
                     handle,
+                    ptr: false,
                 })
             })
             .collect();
