@@ -73,7 +73,7 @@ impl TimeReport {
     }
 
     fn phase(&self, name: &str) -> f64 {
-        self.phases.iter().filter(|(n, _)| *n == name).map(|(_, t)| t).sum()
+        self.phases.iter().filter(|(n, _)| *n == name).fold(0.0, |a, (_, t)| a + t)
     }
 
     /// The report `--time-passes` prints.
@@ -83,7 +83,7 @@ impl TimeReport {
         let _ = writeln!(s, "ptx2llvm time report: {file}");
         let _ = writeln!(s, "  {} codegen unit{} on {threads} thread{}; lower, optimize and codegen are summed over the units", self.units.len(), if self.units.len() == 1 { "" } else { "s" }, if threads == 1 { "" } else { "s" });
         let _ = writeln!(s, "  {:<10} {:>10}", "phase", "seconds");
-        let sum = |f: fn(&UnitTime) -> f64| self.units.iter().map(f).sum::<f64>();
+        let sum = |f: fn(&UnitTime) -> f64| self.units.iter().fold(0.0, |a, u| a + f(u));
         let rows = [
             ("parse", self.phase("parse")),
             ("check", self.phase("check")),
@@ -101,8 +101,12 @@ impl TimeReport {
             units.sort_by(|a, b| b.total().total_cmp(&a.total()));
             let _ = writeln!(s, "  slowest units (lower + optimize + codegen):");
             for u in units.iter().take(SLOWEST) {
-                let names: Vec<String> = u.kernels.iter().map(|(n, _)| short(n)).collect();
-                let _ = writeln!(s, "  {:>10.3}  {}: {}", u.total(), u.label, if names.is_empty() { "functions only".to_string() } else { names.join(", ") });
+                let mut names: Vec<String> = u.kernels.iter().take(3).map(|(n, _)| short(n)).collect();
+                if u.kernels.len() > 3 {
+                    names.push(format!("and {} more kernels", u.kernels.len() - 3));
+                }
+                let what = if names.is_empty() { String::new() } else { format!(": {}", names.join(", ")) };
+                let _ = writeln!(s, "  {:>10.3}  {}{what}", u.total(), u.label);
             }
         }
         let mut kernels: Vec<&(String, f64)> = self.units.iter().flat_map(|u| u.kernels.iter()).collect();
