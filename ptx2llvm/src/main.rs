@@ -98,6 +98,24 @@ struct Cli {
     /// scheduler for every kernel (for debugging and testing).
     #[arg(long, value_enum, default_value = "auto")]
     scheduler: SchedulerArg,
+    /// Threads for code generation (default: one per core). Large modules are split into
+    /// codegen units compiled in parallel; the object is the same for any number of threads.
+    #[arg(short = 'j', long = "jobs", value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1024))]
+    jobs: Option<u32>,
+    /// Split a large module into at most N codegen units (1: never split). Unlike -j, this
+    /// changes the object (the units are optimized separately).
+    #[arg(long, value_name = "N", default_value_t = driver::DEFAULT_CODEGEN_UNITS as u32, value_parser = clap::value_parser!(u32).range(1..=256))]
+    codegen_units: u32,
+    /// The smallest codegen unit in IR instructions (0 splits even small modules: for tests).
+    #[arg(long, value_name = "N", hide = true)]
+    min_unit_cost: Option<u64>,
+    /// Name each phase on the standard error as it starts.
+    #[arg(short = 'v', long)]
+    verbose: bool,
+    /// Print where the compile time went (parse, check, lower, optimize, codegen, and the
+    /// slowest units and kernels) on the standard error.
+    #[arg(long = "time-passes", alias = "ftime-report")]
+    time_passes: bool,
     /// Only check the input for errors.
     #[arg(long = "fsyntax-only")]
     syntax_only: bool,
@@ -120,7 +138,11 @@ struct Cli {
 
 fn main() -> ExitCode {
     // GCC-style single-dash long options.
-    let args = std::env::args_os().map(|a| if a == "-fsyntax-only" { "--fsyntax-only".into() } else { a });
+    let args = std::env::args_os().map(|a| match a.to_str() {
+        Some("-fsyntax-only") => "--fsyntax-only".into(),
+        Some("-ftime-report") => "--time-passes".into(),
+        _ => a,
+    });
     let cli = match Cli::try_parse_from(args) {
         Ok(c) => c,
         Err(e) => {
@@ -184,7 +206,19 @@ fn run(cli: Cli) -> ExitCode {
             EmitArg::LlvmBc => Emit::LlvmBc,
         }
     };
-    let opts = Options { emit, target: cli.target.clone(), cpu: cli.cpu.clone(), opt_level: cli.opt, scheduler: cli.scheduler.into(), debug_info: None, check: None };
+    let opts = Options {
+        emit,
+        target: cli.target.clone(),
+        cpu: cli.cpu.clone(),
+        opt_level: cli.opt,
+        scheduler: cli.scheduler.into(),
+        jobs: cli.jobs.unwrap_or(0) as usize,
+        codegen_units: cli.codegen_units as usize,
+        min_unit_cost: cli.min_unit_cost.unwrap_or(ptx2llvm::lower::split::MIN_PART_COST),
+        verbose: cli.verbose,
+        debug_info: None,
+        check: None,
+    };
     // Target and CPU first: usage errors, before the input is read or LLVM sees them.
     if let Err(CompileError::Usage(msg)) = driver::check_target_options(&opts) {
         return usage_error(&msg);
@@ -241,7 +275,11 @@ fn run(cli: Cli) -> ExitCode {
         opts.check = Some(file_name.clone());
     }
     let stem = Path::new(&input).file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "out".into());
-    let bytes = match driver::compile(&source, &stem, &opts) {
+    let (result, times) = driver::compile_with_report(&source, &stem, &opts);
+    if cli.time_passes {
+        eprint!("{}", times.render(&file_name));
+    }
+    let bytes = match result {
         Ok((bytes, warnings)) => {
             report(&warnings);
             bytes

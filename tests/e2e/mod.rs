@@ -27,18 +27,18 @@ struct Fixture {
     ok_lines: &'static [&'static str],
 }
 
+/// (label, ptx2llvm options, PTXRT_NUM_THREADS); labels that share the part before `-`
+/// share one build.
+type Config = (&'static str, &'static [&'static str], Option<&'static str>);
+
 fn run_fixture(fx: &Fixture) {
+    run_fixture_with(fx, &[("O2", &[], None), ("O2-1worker", &[], Some("1")), ("O2-3workers", &[], Some("3")), ("O0", &["-O0"], None)]);
+}
+
+fn run_fixture_with(fx: &Fixture, configs: &[Config]) {
     let work = WorkDir::new(fx.host.trim_end_matches(".c"));
     let ptx = support::root_path("tests/kernels").join(fx.ptx);
     let host = support::root_path("tests/hosts").join(fx.host);
-
-    // (label, ptx2llvm options, PTXRT_NUM_THREADS)
-    let configs: &[(&str, &[&str], Option<&str>)] = &[
-        ("O2", &[], None),
-        ("O2-1worker", &[], Some("1")),
-        ("O2-3workers", &[], Some("3")),
-        ("O0", &["-O0"], None),
-    ];
 
     let mut built: Vec<(&str, PathBuf)> = Vec::new();
     for &(label, opts, threads) in configs {
@@ -49,7 +49,7 @@ fn run_fixture(fx: &Fixture) {
                 let obj = work.join(&format!("kernel-{opt_label}.o"));
                 support::compile_ptx(&ptx, &obj, opts, work.path());
                 let exe = work.join(&format!("host-{opt_label}"));
-                let linker = if opt_label == "O0" { support::Linker::Lld } else { support::Linker::Default };
+                let linker = if opt_label.starts_with("O0") { support::Linker::Lld } else { support::Linker::Default };
                 support::link_host_with(&host, &[obj], &exe, work.path(), linker);
                 built.push((opt_label, exe.clone()));
                 exe
@@ -794,5 +794,35 @@ fn multi_version_objects() {
                 assert!(out.stdout.lines().any(|l| l.trim() == *line), "{} at level {level:?} did not print {line:?}\n{}", fx.host, out.describe(&cmd));
             }
         }
+    }
+}
+
+/// Small modules split into codegen units anyway (`--min-unit-cost 0`): each kernel and
+/// each shared function compiled in a unit of its own, the objects merged into one. Calls
+/// between units, internal functions copied into several units, function pointers in a
+/// `.global` initializer, recursion, fibers, textures, `.visible` functions called from
+/// another module, and every kernel's registration.
+#[test]
+fn codegen_units() {
+    let configs: &[Config] = &[("O2units", &["--codegen-units", "8", "--min-unit-cost", "0", "-j", "3"], None), ("O0units", &["-O0", "--codegen-units", "8", "--min-unit-cost", "0"], None)];
+    for fx in [&CALLS, &FIBERS, &WARPS, &DEVICE_LIB, &REDUCE, &MANY_REGIONS, &SPACES, &TEXREF_LEGACY] {
+        run_fixture_with(fx, configs);
+    }
+}
+
+/// The object does not depend on the number of threads: `-j 1` and `-j 8` write the same
+/// bytes for a module split into units.
+#[test]
+fn codegen_units_deterministic() {
+    let work = WorkDir::new("codegen_units_deterministic");
+    for ptx in ["calls.ptx", "warps.ptx", "device_lib.ptx"] {
+        let src = support::root_path("tests/kernels").join(ptx);
+        let mut objects = vec![];
+        for jobs in ["1", "8"] {
+            let obj = work.join(&format!("{}-j{jobs}.o", ptx.trim_end_matches(".ptx")));
+            support::compile_ptx(&src, &obj, &["--min-unit-cost", "0", "-j", jobs], work.path());
+            objects.push(std::fs::read(&obj).expect("the object was written"));
+        }
+        assert!(objects[0] == objects[1], "{ptx}: the objects of -j 1 and -j 8 differ");
     }
 }

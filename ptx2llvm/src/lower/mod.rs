@@ -15,6 +15,7 @@ pub mod debug;
 pub mod exec;
 pub mod ops;
 pub mod opt;
+pub mod split;
 pub mod thread;
 
 use exec::{constants, fibers, function, induction, kernel, lockstep, multiversion};
@@ -249,7 +250,6 @@ impl<'ctx, 'a> ModuleLowerer<'ctx, 'a> {
     }
 }
 
-/// Lowers a checked module into `module` (whose target triple and data layout are set).
 pub use fibers::Scheduler;
 
 /// One more version of every block function, for a CPU with more features (`--cpu
@@ -261,18 +261,12 @@ pub struct CpuVariant {
     pub level: u32,
 }
 
-pub fn lower<'ctx>(cx: &'ctx Context, module: Module<'ctx>, m: &ir::Module, scheduler: Scheduler, variants: &[CpuVariant], debug: Option<debug::DebugRequest<'_>>) -> Result<Module<'ctx>, Vec<Diagnostic>> {
-    let with_lockstep = lockstep::insert_lockstep_points(m);
-    let m = with_lockstep.as_ref().unwrap_or(m);
-    let folded = constants::fold_sync_operands(m);
-    let m = folded.as_ref().unwrap_or(m);
-    let split = induction::split_inductions(m);
-    let m = split.as_ref().unwrap_or(m);
-    let check = debug.filter(|d| d.check).map(|d| debug::Positions::new(&d));
-    let debug = debug.filter(|d| d.line_tables).map(|d| debug::DebugInfo::new(cx, &module, m, d));
-    let mut ml = ModuleLowerer { cx, module, abi: AbiTypes::new(cx), ir: m, layout: MemoryLayout::new(m), globals: vec![], handles: vec![], functions: vec![], debug, check };
-    // Every instruction lowering cannot translate yet, reported together before any work.
-    let mut diags: Vec<Diagnostic> = m
+/// The module lowering reads: `m` after the rewrites every unit shares (lockstep points,
+/// constant sync operands, split inductions), once every instruction is one lowering can
+/// translate (those it cannot are reported together, before any work).
+pub fn prepare(m: &ir::Module) -> Result<std::borrow::Cow<'_, ir::Module>, Vec<Diagnostic>> {
+    use std::borrow::Cow;
+    let diags: Vec<Diagnostic> = m
         .functions
         .iter()
         .flat_map(|f| f.blocks.iter().flat_map(|b| b.insts.iter()))
@@ -284,53 +278,190 @@ pub fn lower<'ctx>(cx: &'ctx Context, module: Module<'ctx>, m: &ir::Module, sche
     if !diags.is_empty() {
         return Err(diags);
     }
+    let mut m = Cow::Borrowed(m);
+    if let Some(x) = lockstep::insert_lockstep_points(&m) {
+        m = Cow::Owned(x);
+    }
+    if let Some(x) = constants::fold_sync_operands(&m) {
+        m = Cow::Owned(x);
+    }
+    if let Some(x) = induction::split_inductions(&m) {
+        m = Cow::Owned(x);
+    }
+    Ok(m)
+}
+
+/// What one LLVM module gets of the IR module (`split`).
+#[derive(Clone, Copy)]
+pub enum Unit<'p> {
+    /// Everything.
+    Whole,
+    /// Kernel part `.1` of a plan.
+    Part(&'p split::Plan, usize),
+    /// The module part, from what the kernel parts reported about their kernels.
+    Module(&'p split::Plan, &'p [split::KernelInfo]),
+}
+
+/// Lowers a checked module into `module` (whose target triple and data layout are set).
+pub fn lower<'ctx>(cx: &'ctx Context, module: Module<'ctx>, m: &ir::Module, scheduler: Scheduler, variants: &[CpuVariant], debug: Option<debug::DebugRequest<'_>>) -> Result<Module<'ctx>, Vec<Diagnostic>> {
+    let m = prepare(m)?;
+    lower_unit(cx, module, &m, Unit::Whole, scheduler, variants, debug, &mut |_, _| {}).map(|(module, _)| module)
+}
+
+/// Lowers one unit of a prepared module (`prepare`) into `module`; returns it and what it
+/// lowered of each kernel. `on_kernel(name, seconds)` hears each kernel's lowering time.
+pub fn lower_unit<'ctx>(
+    cx: &'ctx Context,
+    module: Module<'ctx>,
+    m: &ir::Module,
+    unit: Unit<'_>,
+    scheduler: Scheduler,
+    variants: &[CpuVariant],
+    debug: Option<debug::DebugRequest<'_>>,
+    on_kernel: &mut dyn FnMut(&str, f64),
+) -> Result<(Module<'ctx>, Vec<split::KernelInfo>), Vec<Diagnostic>> {
+    use inkwell::GlobalVisibility;
+    let check = debug.filter(|d| d.check).map(|d| debug::Positions::new(&d));
+    let debug = debug.filter(|d| d.line_tables).map(|d| debug::DebugInfo::new(cx, &module, m, d));
+    let mut ml = ModuleLowerer { cx, module, abi: AbiTypes::new(cx), ir: m, layout: MemoryLayout::new(m), globals: vec![], handles: vec![], functions: vec![], debug, check };
+    let mut diags: Vec<Diagnostic> = vec![];
+    // Which `.func` bodies this unit lowers.
+    let defines = |i: usize| match unit {
+        Unit::Whole => true,
+        Unit::Part(plan, p) => plan.parts[p].defines.contains(&i),
+        Unit::Module(..) => false,
+    };
+    let hide = |g: GlobalValue<'ctx>| {
+        g.set_linkage(Linkage::External);
+        g.set_visibility(GlobalVisibility::Hidden);
+    };
     ml.functions = function::declare_functions(&ml);
+    if !matches!(unit, Unit::Whole) {
+        for (i, f) in m.functions.iter().enumerate() {
+            let Some(func) = ml.functions[i] else { continue };
+            let single = match unit {
+                Unit::Part(plan, _) | Unit::Module(plan, _) => plan.single[i],
+                Unit::Whole => false,
+            };
+            // Internal copies stay internal; a single definition and the references to a
+            // function defined elsewhere are hidden globals (`split`).
+            if f.linkage == IrLinkage::Internal && (single || !defines(i)) {
+                hide(func.as_global_value());
+            }
+        }
+    }
     ml.globals = m.vars.iter().map(|v| define_global(&ml, v)).collect();
     ml.handles = texture::define_handles(&ml);
-    for (i, v) in m.vars.iter().enumerate() {
-        if let Err(e) = init_global(&ml, ir::VarId(i as u32)) {
-            diags.push(to_diag(e, &v.span));
+    match unit {
+        Unit::Whole => {}
+        Unit::Module(..) => {
+            for g in ml.globals.iter().flatten().chain(&ml.handles) {
+                if g.get_linkage() == Linkage::Internal {
+                    hide(*g);
+                }
+            }
+        }
+        // Variables live in the module part: declarations here.
+        Unit::Part(..) => {
+            for g in ml.globals.iter().flatten().chain(&ml.handles) {
+                let internal = g.get_linkage() == Linkage::Internal;
+                if g.get_initializer().is_some() {
+                    clear_initializer(*g);
+                }
+                g.set_linkage(Linkage::External);
+                if internal {
+                    g.set_visibility(GlobalVisibility::Hidden);
+                }
+            }
+        }
+    }
+    if !matches!(unit, Unit::Part(..)) {
+        for (i, v) in m.vars.iter().enumerate() {
+            if let Err(e) = init_global(&ml, ir::VarId(i as u32)) {
+                diags.push(to_diag(e, &v.span));
+            }
         }
     }
     for (i, f) in m.functions.iter().enumerate() {
-        if f.kind == ir::FunctionKind::Func && f.has_body {
+        if f.kind == ir::FunctionKind::Func && f.has_body && defines(i) {
             if let Err(e) = function::lower_func(&ml, i, f) {
                 diags.push(to_diag(e, &f.span));
             }
         }
     }
-    for &(alias, target) in &m.aliases {
-        if let Err(e) = function::lower_alias(&ml, alias, target) {
-            diags.push(to_diag(e, &m.functions[alias as usize].span));
+    if matches!(unit, Unit::Whole) {
+        for &(alias, target) in &m.aliases {
+            if let Err(e) = function::lower_alias(&ml, alias, target) {
+                diags.push(to_diag(e, &m.functions[alias as usize].span));
+            }
         }
     }
     let mut kernels = vec![];
-    for (i, f) in m.functions.iter().enumerate() {
-        if f.kind != ir::FunctionKind::Entry || !f.has_body {
-            continue;
+    let mut infos = vec![];
+    if let Unit::Module(_, reported) = unit {
+        let ptr = cx.ptr_type(AddressSpace::default());
+        let fn_ty = cx.i32_type().fn_type(&[ptr.into()], false);
+        for k in reported {
+            let block_fn = ml.module.add_function(&k.block_fn, fn_ty, Some(Linkage::External));
+            block_fn.as_global_value().set_visibility(GlobalVisibility::Hidden);
+            kernels.push((&m.functions[k.index], kernel::LoweredKernel { block_fn, context_bytes_per_thread: k.context_bytes_per_thread, fused_x: k.fused_x }));
         }
-        // Checked kernels run on fibers: each thread in order between barriers (`ops::check`).
-        let lowered = if scheduler == Scheduler::Fibers || ml.check.is_some() || fibers::needs_fibers(m, i) {
-            fibers::lower_entry(&ml, i, f)
-        } else {
-            kernel::lower_entry(&ml, i, f, "").and_then(|base| multiversion::with_variants(&ml, base, variants, |suffix| kernel::lower_entry(&ml, i, f, suffix)))
-        };
-        match lowered {
-            Ok(k) => kernels.push((f, k)),
-            Err(e) => diags.push(to_diag(e, &f.span)),
+    } else {
+        for (i, f) in m.functions.iter().enumerate() {
+            if f.kind != ir::FunctionKind::Entry || !f.has_body {
+                continue;
+            }
+            if let Unit::Part(plan, p) = unit {
+                if !plan.parts[p].kernels.contains(&i) {
+                    continue;
+                }
+            }
+            let started = std::time::Instant::now();
+            // Checked kernels run on fibers: each thread in order between barriers (`ops::check`).
+            let lowered = if scheduler == Scheduler::Fibers || ml.check.is_some() || fibers::needs_fibers(m, i) {
+                fibers::lower_entry(&ml, i, f)
+            } else {
+                kernel::lower_entry(&ml, i, f, "").and_then(|base| multiversion::with_variants(&ml, base, variants, |suffix| kernel::lower_entry(&ml, i, f, suffix)))
+            };
+            on_kernel(&f.name, started.elapsed().as_secs_f64());
+            match lowered {
+                Ok(k) => {
+                    if matches!(unit, Unit::Part(..)) {
+                        hide(k.block_fn.as_global_value());
+                    }
+                    infos.push(split::KernelInfo {
+                        index: i,
+                        block_fn: k.block_fn.get_name().to_string_lossy().into_owned(),
+                        context_bytes_per_thread: k.context_bytes_per_thread,
+                        fused_x: k.fused_x,
+                    });
+                    kernels.push((f, k));
+                }
+                Err(e) => diags.push(to_diag(e, &f.span)),
+            }
         }
     }
     if !diags.is_empty() {
         return Err(diags);
     }
-    if let Err(e) = emit_descriptors(&ml, &kernels) {
-        return Err(vec![to_diag(e, &(0..0))]);
+    if !matches!(unit, Unit::Part(..)) {
+        if let Err(e) = emit_descriptors(&ml, &kernels) {
+            return Err(vec![to_diag(e, &(0..0))]);
+        }
     }
     probe_stack_frames(&ml.module, cx);
     if let Some(d) = &ml.debug {
         d.finalize();
     }
-    Ok(ml.module)
+    Ok((ml.module, infos))
+}
+
+/// Makes a global definition a declaration (inkwell has no safe call for it).
+fn clear_initializer(g: GlobalValue<'_>) {
+    use inkwell::values::AsValueRef;
+    // SAFETY: `g` is a live global of a module of this thread's context; a null
+    // initializer makes it a declaration, which LLVM supports for any global.
+    unsafe { inkwell::llvm_sys::core::LLVMSetInitializer(g.as_value_ref(), std::ptr::null_mut()) }
 }
 
 /// Frames larger than a page touch their pages in order on entry, so that a recursion
@@ -357,9 +488,7 @@ fn define_global<'ctx>(ml: &ModuleLowerer<'ctx, '_>, v: &ir::Variable) -> Option
     if !matches!(v.space, StateSpace::Global | StateSpace::Const) {
         return None;
     }
-    let name = abi::ptx_symbol(&v.name);
-    let name = if v.owner.is_some() { format!("{name}.{}", v.span.start) } else { name };
-    let g = ml.module.add_global(global_type(ml, v), Some(AddressSpace::default()), &name);
+    let g = ml.module.add_global(global_type(ml, v), Some(AddressSpace::default()), &global_symbol(v));
     g.set_alignment(v.align.max(1));
     match v.linkage {
         IrLinkage::External => g.set_linkage(Linkage::External),
@@ -367,6 +496,16 @@ fn define_global<'ctx>(ml: &ModuleLowerer<'ctx, '_>, v: &ir::Variable) -> Option
         IrLinkage::Internal => g.set_linkage(Linkage::Internal),
     }
     Some(g)
+}
+
+/// The symbol of a `.global`/`.const` variable (function-scope ones are made unique).
+pub fn global_symbol(v: &ir::Variable) -> String {
+    let name = abi::ptx_symbol(&v.name);
+    if v.owner.is_some() {
+        format!("{name}.{}", v.span.start)
+    } else {
+        name
+    }
 }
 
 /// The pieces of a variable's initial bytes: plain bytes, and addresses (`Reloc`s).

@@ -41,6 +41,14 @@ use crate::lower::abi::sync::{self, SyncKind, WarpOp};
 const COMPACT_ABOVE_REGIONS: usize = 12;
 const COMPACT_OVERLAP: usize = 4;
 
+/// Above this many regions, a kernel whose regions do not share code (so not compact: a
+/// long straight sequence of barriers and lockstep points, as in CUB/b40c scans) gets one
+/// thread loop per region that runs every thread or the released ones (a flag), not a dense
+/// and a checked copy of each region's code: half the code for LLVM to optimize (measured:
+/// thrust's ScanScatterDigits kernels, 105 regions, ~100k lines of IR each), at the cost of
+/// a state test per thread in dense runs. The runtime benchmark's kernels have at most 13.
+const ONE_LOOP_ABOVE_REGIONS: usize = 32;
+
 /// Which threads a region's thread loop runs.
 #[derive(Clone, Copy)]
 pub(crate) enum Filter<'ctx> {
@@ -299,6 +307,26 @@ pub fn lower_entry<'ctx>(ml: &ModuleLowerer<'ctx, '_>, index: usize, f: &ir::Fun
             let mut cases = vec![];
             for k in 1..n {
                 let pick = fc.new_block(&format!("region{k}"));
+                if n > ONE_LOOP_ABOVE_REGIONS {
+                    // One loop for both entries; where it goes after depends on the entry.
+                    let one = fc.new_block(&format!("region{k}.one"));
+                    let leave = fc.new_block(&format!("region{k}.leave"));
+                    fc.b.position_at_end(one);
+                    let flag = fc.b.build_phi(cx.bool_type(), "dense")?;
+                    flag.add_incoming(&[(&cx.bool_type().const_int(1, false), entries.dense[k]), (&cx.bool_type().const_zero(), entries.released[k])]);
+                    let dense = flag.as_basic_value().into_int_value();
+                    let lp = emit_region_loop(&mut fc, &regions, &layout, RegionSel::One(k), Filter::DenseOrReleased(dense), None, leave)?;
+                    fc.b.position_at_end(one);
+                    fc.b.build_unconditional_branch(lp)?;
+                    fc.b.position_at_end(leave);
+                    fc.b.build_conditional_branch(dense, after_dense[k], after_released[k])?;
+                    fc.b.position_at_end(entries.dense[k]);
+                    fc.b.build_unconditional_branch(one)?;
+                    fc.b.position_at_end(entries.released[k]);
+                    fc.b.build_unconditional_branch(one)?;
+                    cases.push((k, pick));
+                    continue;
+                }
                 let dense = emit_region_loop(&mut fc, &regions, &layout, RegionSel::One(k), Filter::All, None, after_dense[k])?;
                 fc.b.position_at_end(entries.dense[k]);
                 fc.b.build_unconditional_branch(dense)?;
