@@ -17,15 +17,9 @@ fn main() {
     let ptxrt_include = root.join("ptxrt").join("include");
 
     for file in ["harness.c", "harness.h"] {
-        println!(
-            "cargo:rerun-if-changed={}",
-            harness_dir.join(file).display()
-        );
+        println!("cargo:rerun-if-changed={}", harness_dir.join(file).display());
     }
-    println!(
-        "cargo:rerun-if-changed={}",
-        ptxrt_include.join("ptxrt.h").display()
-    );
+    println!("cargo:rerun-if-changed={}", ptxrt_include.join("ptxrt.h").display());
 
     cc::Build::new()
         .file(harness_dir.join("harness.c"))
@@ -42,9 +36,6 @@ fn main() {
 
     let lib = out_dir.join("libptx2llvm_harness.a");
     println!("cargo:rustc-env=PTX2LLVM_HARNESS_LIB={}", lib.display());
-    println!(
-        "cargo:rustc-env=PTX2LLVM_HARNESS_INCLUDE={}",
-        harness_dir.display()
-    );
+    println!("cargo:rustc-env=PTX2LLVM_HARNESS_INCLUDE={}", harness_dir.display());
     println!("cargo:rustc-env=PTXRT_INCLUDE={}", ptxrt_include.display());
 }

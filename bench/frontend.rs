@@ -23,11 +23,7 @@ fn parse_args() -> Result<Options, String> {
     let mut opts = Options { reps: 15, min_lines: 5000, budget: Duration::from_millis(1000) };
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
-        let mut value = |name: &str| -> Result<u64, String> {
-            args.next()
-                .and_then(|v| v.parse().ok())
-                .ok_or_else(|| format!("{name} needs a number"))
-        };
+        let mut value = |name: &str| -> Result<u64, String> { args.next().and_then(|v| v.parse().ok()).ok_or_else(|| format!("{name} needs a number")) };
         match arg.as_str() {
             "--reps" => opts.reps = value("--reps")?.max(1) as usize,
             "--min-lines" => opts.min_lines = value("--min-lines")? as usize,

@@ -11,6 +11,16 @@ if ! command -v cargo > /dev/null 2>&1; then
     export PATH="$HOME/.cargo/bin:$PATH"
 fi
 
+# Formatting (rustfmt.toml): checked first, as a failure of its own.
+if ! cargo fmt --version > /dev/null 2>&1 && command -v rustup > /dev/null 2>&1; then
+    rustup component add rustfmt
+fi
+if cargo fmt --version > /dev/null 2>&1; then
+    cargo fmt --all -- --check
+else
+    echo "skipped: rustfmt check (no rustfmt, and no rustup to install it)"
+fi
+
 # The end-to-end tests drive the ptx2llvm binary and libptxrt.a; build them first so
 # that compile errors show up here, in order.
 cargo build --workspace

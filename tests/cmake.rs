@@ -12,15 +12,8 @@ use std::path::{Path, PathBuf};
 use crate::support::{self, Linker, WorkDir};
 
 fn require_cmake() {
-    let have_cmake = Command::new("cmake")
-        .arg("--version")
-        .output()
-        .map(|o| o.status.success())
-        .unwrap_or(false);
-    assert!(
-        have_cmake,
-        "cmake was not found on PATH; install it with `bash scripts/install-deps.sh`"
-    );
+    let have_cmake = Command::new("cmake").arg("--version").output().map(|o| o.status.success()).unwrap_or(false);
+    assert!(have_cmake, "cmake was not found on PATH; install it with `bash scripts/install-deps.sh`");
 }
 
 fn run_cmake(args: &[&std::ffi::OsStr], work: &Path, tag: &str) {
@@ -32,12 +25,7 @@ fn run_cmake(args: &[&std::ffi::OsStr], work: &Path, tag: &str) {
 fn run_program(exe: &Path, work: &Path, ok_line: &str) {
     let mut run = Command::new(exe);
     let out = support::run_with_timeout(&mut run, work, "run", Duration::from_secs(300));
-    assert!(
-        out.success() && out.stdout.lines().any(|l| l.trim() == ok_line),
-        "{} failed or did not print `{ok_line}`\n{}",
-        exe.display(),
-        out.describe(&run)
-    );
+    assert!(out.success() && out.stdout.lines().any(|l| l.trim() == ok_line), "{} failed or did not print `{ok_line}`\n{}", exe.display(), out.describe(&run));
 }
 
 #[test]
@@ -54,24 +42,13 @@ fn cmake_example() {
         .arg("-B")
         .arg(&build)
         .arg("-DCMAKE_BUILD_TYPE=Release")
-        .arg(format!(
-            "-DPTX2LLVM_EXECUTABLE={}",
-            tools.ptx2llvm.display()
-        ))
+        .arg(format!("-DPTX2LLVM_EXECUTABLE={}", tools.ptx2llvm.display()))
         .arg(format!("-DPTXRT_LIBRARY={}", tools.libptxrt.display()))
         .arg(format!("-DCMAKE_C_COMPILER={}", support::c_compiler()))
         // LLD: the kernels register (.init_array) and ptx2llvm_add_library's archive is
         // linked without --whole-archive.
-        .arg(format!(
-            "-DCMAKE_EXE_LINKER_FLAGS={}",
-            Linker::Lld.flags().join(" ")
-        ));
-    support::run_ok(
-        &mut configure,
-        work.path(),
-        "cmake-configure",
-        "cmake configure",
-    );
+        .arg(format!("-DCMAKE_EXE_LINKER_FLAGS={}", Linker::Lld.flags().join(" ")));
+    support::run_ok(&mut configure, work.path(), "cmake-configure", "cmake configure");
 
     let mut build_cmd = Command::new("cmake");
     build_cmd.arg("--build").arg(&build).arg("--verbose");
@@ -80,16 +57,8 @@ fn cmake_example() {
     let exe = build.join("cmake_example");
     let mut run = Command::new(&exe);
     let out = support::run_with_timeout(&mut run, work.path(), "run", Duration::from_secs(300));
-    assert!(
-        out.success(),
-        "the CMake example failed\n{}",
-        out.describe(&run)
-    );
-    assert!(
-        out.stdout.lines().any(|l| l.trim() == "cmake example: OK"),
-        "the CMake example did not print `cmake example: OK`\n{}",
-        out.describe(&run)
-    );
+    assert!(out.success(), "the CMake example failed\n{}", out.describe(&run));
+    assert!(out.stdout.lines().any(|l| l.trim() == "cmake example: OK"), "the CMake example did not print `cmake example: OK`\n{}", out.describe(&run));
 }
 
 /// `cmake --install` puts the compiler, the runtime, the headers, the CMake package and
@@ -110,10 +79,7 @@ fn installed_prefix() {
             &os("-B"),
             build.as_os_str(),
             &os("-DCMAKE_BUILD_TYPE=Release"),
-            &os(&format!(
-                "-DPTX2LLVM_EXECUTABLE={}",
-                tools.ptx2llvm.display()
-            )),
+            &os(&format!("-DPTX2LLVM_EXECUTABLE={}", tools.ptx2llvm.display())),
             &os(&format!("-DPTXRT_LIBRARY={}", tools.libptxrt.display())),
             &os(&cc),
         ],
@@ -121,26 +87,12 @@ fn installed_prefix() {
         "configure",
     );
     run_cmake(&[&os("--build"), build.as_os_str()], work.path(), "build");
-    run_cmake(
-        &[
-            &os("--install"),
-            build.as_os_str(),
-            &os("--prefix"),
-            prefix.as_os_str(),
-        ],
-        work.path(),
-        "install",
-    );
-    let libdir = [
-        "lib",
-        "lib64",
-        "lib/x86_64-linux-gnu",
-        "lib/aarch64-linux-gnu",
-    ]
-    .iter()
-    .map(|d| prefix.join(d))
-    .find(|d| d.join("libptxrt.a").is_file())
-    .unwrap_or_else(|| panic!("no libptxrt.a under {}", prefix.display()));
+    run_cmake(&[&os("--install"), build.as_os_str(), &os("--prefix"), prefix.as_os_str()], work.path(), "install");
+    let libdir = ["lib", "lib64", "lib/x86_64-linux-gnu", "lib/aarch64-linux-gnu"]
+        .iter()
+        .map(|d| prefix.join(d))
+        .find(|d| d.join("libptxrt.a").is_file())
+        .unwrap_or_else(|| panic!("no libptxrt.a under {}", prefix.display()));
     for file in [
         prefix.join("bin/ptx2llvm"),
         prefix.join("include/ptxrt.h"),
@@ -153,22 +105,14 @@ fn installed_prefix() {
         prefix.join("include/ptxrt/cuda/cuda_runtime.h"),
         prefix.join("include/ptxrt/cuda/cooperative_groups/reduce.h"),
     ] {
-        assert!(
-            file.is_file(),
-            "cmake --install did not install {}",
-            file.display()
-        );
+        assert!(file.is_file(), "cmake --install did not install {}", file.display());
     }
 
     // A project outside the tree: find_package(ptx2llvm CONFIG REQUIRED), linked with gold.
     let project = work.join("project");
     std::fs::create_dir_all(&project).expect("project directory");
     for f in ["CMakeLists.txt", "main.c", "scale.ptx"] {
-        std::fs::copy(
-            support::root_path("examples/installed").join(f),
-            project.join(f),
-        )
-        .expect("copy examples/installed");
+        std::fs::copy(support::root_path("examples/installed").join(f), project.join(f)).expect("copy examples/installed");
     }
     let project_build = work.join("project-build");
     run_cmake(
@@ -185,22 +129,13 @@ fn installed_prefix() {
         work.path(),
         "project-configure",
     );
-    run_cmake(
-        &[&os("--build"), project_build.as_os_str(), &os("--verbose")],
-        work.path(),
-        "project-build",
-    );
-    run_program(
-        &project_build.join("installed_example"),
-        work.path(),
-        "installed example: OK",
-    );
+    run_cmake(&[&os("--build"), project_build.as_os_str(), &os("--verbose")], work.path(), "project-build");
+    run_program(&project_build.join("installed_example"), work.path(), "installed example: OK");
 
     // pkg-config: the compiler and the flags of the installed runtime.
     let pkg = |args: &[&str]| -> String {
         let mut cmd = Command::new("pkg-config");
-        cmd.args(args)
-            .env("PKG_CONFIG_PATH", libdir.join("pkgconfig"));
+        cmd.args(args).env("PKG_CONFIG_PATH", libdir.join("pkgconfig"));
         let out = support::run_ok(&mut cmd, work.path(), "pkg-config", "pkg-config");
         out.stdout.trim().to_string()
     };
@@ -209,29 +144,12 @@ fn installed_prefix() {
     assert!(flags.contains("-lptxrt"), "{flags}");
     let obj = work.join("vecadd.o");
     let mut translate = Command::new(&compiler);
-    translate
-        .arg(support::root_path("examples/vecadd/vecadd.ptx"))
-        .arg("-o")
-        .arg(&obj);
-    support::run_ok(
-        &mut translate,
-        work.path(),
-        "pc-ptx2llvm",
-        "the installed ptx2llvm",
-    );
+    translate.arg(support::root_path("examples/vecadd/vecadd.ptx")).arg("-o").arg(&obj);
+    support::run_ok(&mut translate, work.path(), "pc-ptx2llvm", "the installed ptx2llvm");
     let exe = work.join("vecadd");
     let mut link = Command::new(support::c_compiler());
-    link.arg(support::root_path("examples/vecadd/main.c"))
-        .arg(&obj)
-        .args(flags.split_whitespace())
-        .arg("-o")
-        .arg(&exe);
-    support::run_ok(
-        &mut link,
-        work.path(),
-        "pc-link",
-        "linking with pkg-config's flags",
-    );
+    link.arg(support::root_path("examples/vecadd/main.c")).arg(&obj).args(flags.split_whitespace()).arg("-o").arg(&exe);
+    support::run_ok(&mut link, work.path(), "pc-link", "linking with pkg-config's flags");
     let mut run = Command::new(&exe);
     let out = support::run_with_timeout(&mut run, work.path(), "pc-run", Duration::from_secs(300));
     assert!(out.success(), "{}", out.describe(&run));
@@ -263,11 +181,7 @@ fn kernels_found_by_name_without_whole_archive() {
     let work = WorkDir::new("cmake-by-name");
     let project = work.join("project");
     std::fs::create_dir_all(&project).expect("project directory");
-    std::fs::copy(
-        support::root_path("examples/cmake/scale.ptx"),
-        project.join("scale.ptx"),
-    )
-    .expect("copy scale.ptx");
+    std::fs::copy(support::root_path("examples/cmake/scale.ptx"), project.join("scale.ptx")).expect("copy scale.ptx");
     let root = support::workspace_root();
     std::fs::write(
         project.join("CMakeLists.txt"),
@@ -293,24 +207,14 @@ fn kernels_found_by_name_without_whole_archive() {
             project.as_os_str(),
             &os("-B"),
             build.as_os_str(),
-            &os(&format!(
-                "-DPTX2LLVM_EXECUTABLE={}",
-                tools.ptx2llvm.display()
-            )),
+            &os(&format!("-DPTX2LLVM_EXECUTABLE={}", tools.ptx2llvm.display())),
             &os(&format!("-DPTXRT_LIBRARY={}", tools.libptxrt.display())),
             &os(&format!("-DCMAKE_C_COMPILER={}", support::c_compiler())),
-            &os(&format!(
-                "-DCMAKE_EXE_LINKER_FLAGS={}",
-                Linker::Lld.flags().join(" ")
-            )),
+            &os(&format!("-DCMAKE_EXE_LINKER_FLAGS={}", Linker::Lld.flags().join(" "))),
         ],
         work.path(),
         "configure",
     );
-    run_cmake(
-        &[&os("--build"), build.as_os_str(), &os("--verbose")],
-        work.path(),
-        "build",
-    );
+    run_cmake(&[&os("--build"), build.as_os_str(), &os("--verbose")], work.path(), "build");
     run_program(&build.join("by_name"), work.path(), "by name: OK");
 }

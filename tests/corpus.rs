@@ -59,22 +59,14 @@ fn corpus_passes_syntax_only() {
             .collect();
         handles.into_iter().flat_map(|h| h.join().expect("corpus worker panicked")).collect()
     });
-    assert!(
-        failures.is_empty(),
-        "{} of {} corpus files fail -fsyntax-only:\n{}",
-        failures.len(),
-        files.len(),
-        failures.join("\n")
-    );
+    assert!(failures.is_empty(), "{} of {} corpus files fail -fsyntax-only:\n{}", failures.len(), files.len(), failures.join("\n"));
 }
 
 /// Instructions the corpus may still report as `not supported yet` (Hopper/Blackwell
 /// asynchronous tensor-core and copy machinery), per file. The test asserts this exact
 /// list, so it can only shrink: a file that starts compiling must be removed from it.
-const ALLOWED_UNSUPPORTED: &[(&str, &[&str])] = &[
-    ("ashvardanian__less_slow.cpp__less_slow_sm90a.ptx", &["wgmma"]),
-    ("csullivan__triton__matmul@00c65d5b.ptx", &["wgmma"]),
-];
+const ALLOWED_UNSUPPORTED: &[(&str, &[&str])] =
+    &[("ashvardanian__less_slow.cpp__less_slow_sm90a.ptx", &["wgmma"]), ("csullivan__triton__matmul@00c65d5b.ptx", &["wgmma"])];
 
 /// The only instructions that may appear in `ALLOWED_UNSUPPORTED`.
 const EXCEPTION_KINDS: &[&str] = &["wgmma", "tcgen05", "cp.async.bulk", "cp.reduce.async.bulk"];
@@ -90,7 +82,8 @@ fn corpus_compiles_for_x86_64_and_aarch64() {
     let work = WorkDir::new("corpus-compile");
     let ptx2llvm = &support::tools().ptx2llvm;
     let targets: [(&str, &[&str]); 2] = [("x86_64", &["--target", "x86_64-unknown-linux-gnu"]), ("aarch64", &["--target", support::AARCH64_TRIPLE])];
-    let jobs: Vec<(usize, &PathBuf, &str, &[&str])> = files.iter().enumerate().flat_map(|(i, f)| targets.iter().map(move |(name, args)| (i, f, *name, *args))).collect();
+    let jobs: Vec<(usize, &PathBuf, &str, &[&str])> =
+        files.iter().enumerate().flat_map(|(i, f)| targets.iter().map(move |(name, args)| (i, f, *name, *args))).collect();
     let results: Vec<(String, String, Result<BTreeSet<String>, String>)> = std::thread::scope(|s| {
         let chunks: Vec<_> = jobs.chunks(jobs.len().div_ceil(2)).collect();
         let handles: Vec<_> = chunks
@@ -119,12 +112,13 @@ fn corpus_compiles_for_x86_64_and_aarch64() {
 
     let mut problems = vec![];
     for (name, target, verdict) in &results {
-        let allowed: BTreeSet<String> = ALLOWED_UNSUPPORTED.iter().find(|(f, _)| f == name).map(|(_, l)| l.iter().map(|s| s.to_string()).collect()).unwrap_or_default();
+        let allowed: BTreeSet<String> =
+            ALLOWED_UNSUPPORTED.iter().find(|(f, _)| f == name).map(|(_, l)| l.iter().map(|s| s.to_string()).collect()).unwrap_or_default();
         match verdict {
             Err(errors) => problems.push(format!("{name} ({target}) does not compile:\n  {errors}")),
-            Ok(found) if *found != allowed => {
-                problems.push(format!("{name} ({target}): not supported yet: {found:?}; the exception list says {allowed:?} (update ALLOWED_UNSUPPORTED: it may only shrink)"))
-            }
+            Ok(found) if *found != allowed => problems.push(format!(
+                "{name} ({target}): not supported yet: {found:?}; the exception list says {allowed:?} (update ALLOWED_UNSUPPORTED: it may only shrink)"
+            )),
             Ok(_) => {}
         }
     }

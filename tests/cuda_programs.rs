@@ -42,12 +42,7 @@ fn run_program(exe: &Path, work: &Path, ok_line: &str) {
         let tag = format!("run-{}", threads.unwrap_or("default"));
         let out = support::run_with_timeout(&mut cmd, work, &tag, RUN_LIMIT);
         assert!(out.success(), "{} failed (PTXRT_NUM_THREADS={threads:?})\n{}", exe.display(), out.describe(&cmd));
-        assert!(
-            out.stdout.lines().any(|l| l.trim() == ok_line),
-            "{} did not print {ok_line:?}\n{}",
-            exe.display(),
-            out.describe(&cmd)
-        );
+        assert!(out.stdout.lines().any(|l| l.trim() == ok_line), "{} did not print {ok_line:?}\n{}", exe.display(), out.describe(&cmd));
     }
 }
 
@@ -112,12 +107,7 @@ fn separate_compilation() {
     support::run_ok(&mut cmd, work.path(), "compile", "ptx2llvm-cc -c two_files_kernels.cu");
     let exe = work.join("two_files");
     let mut cmd = driver();
-    cmd.arg("-I")
-        .arg(support::root_path("tests/cuda"))
-        .arg(support::root_path("tests/cuda/two_files_main.cpp"))
-        .arg(&obj)
-        .arg("-o")
-        .arg(&exe);
+    cmd.arg("-I").arg(support::root_path("tests/cuda")).arg(support::root_path("tests/cuda/two_files_main.cpp")).arg(&obj).arg("-o").arg(&exe);
     support::run_ok(&mut cmd, work.path(), "link", "ptx2llvm-cc two_files_main.cpp kernels.o");
     run_program(&exe, work.path(), "two_files: OK");
 }
@@ -160,11 +150,7 @@ fn legacy_launch_abi() {
     );
     let exe: PathBuf = work.join("runtime_api");
     let mut cmd = Command::new(clang());
-    cmd.arg(&host_obj)
-        .arg(&dev_obj)
-        .arg(&support::tools().libptxrt)
-        .args(["-lpthread", "-ldl", "-lm", "-o"])
-        .arg(&exe);
+    cmd.arg(&host_obj).arg(&dev_obj).arg(&support::tools().libptxrt).args(["-lpthread", "-ldl", "-lm", "-o"]).arg(&exe);
     support::run_ok(&mut cmd, work.path(), "link", "linking");
     run_program(&exe, work.path(), "runtime_api: OK");
 }

@@ -18,10 +18,7 @@ fn run(exe: &Path, work: &Path, tag: &str) -> support::RunOutput {
 /// The linker that wrote an executable, from its `.comment` section (LLD writes
 /// `Linker: [Debian] LLD <version>`).
 fn linked_by_lld(exe: &Path) -> bool {
-    let out = Command::new("readelf")
-        .args(["-p", ".comment"])
-        .arg(exe)
-        .output();
+    let out = Command::new("readelf").args(["-p", ".comment"]).arg(exe).output();
     out.is_ok_and(|o| String::from_utf8_lossy(&o.stdout).contains(" LLD "))
 }
 
@@ -38,29 +35,16 @@ fn archive(lib: &Path, objects: &[PathBuf], work: &Path) {
 fn kernels_register_with_every_linker() {
     let work = WorkDir::new("linkers");
     let obj = work.join("vecadd.o");
-    support::compile_ptx(
-        &support::root_path("tests/kernels/vecadd.ptx"),
-        &obj,
-        &[],
-        work.path(),
-    );
+    support::compile_ptx(&support::root_path("tests/kernels/vecadd.ptx"), &obj, &[], work.path());
     let host = support::root_path("tests/hosts/vecadd_host.c");
     for linker in [Linker::Default, Linker::Gold, Linker::Lld] {
         let exe = work.join(&format!("host-{linker:?}"));
         support::link_host_with(&host, &[obj.clone()], &exe, work.path(), linker);
         if linker == Linker::Lld {
-            assert!(
-                linked_by_lld(&exe),
-                "{} was not linked by LLD",
-                exe.display()
-            );
+            assert!(linked_by_lld(&exe), "{} was not linked by LLD", exe.display());
         }
         let out = run(&exe, work.path(), &format!("run-{linker:?}"));
-        assert!(
-            out.success() && out.stdout.contains("vecadd: 4 shapes OK"),
-            "linked with {linker:?}: the kernel did not register or run\n{}",
-            out.stderr
-        );
+        assert!(out.success() && out.stdout.contains("vecadd: 4 shapes OK"), "linked with {linker:?}: the kernel did not register or run\n{}", out.stderr);
     }
 }
 
@@ -75,55 +59,26 @@ fn archives_without_whole_archive() {
     for name in ["vecadd", "calls"] {
         let obj = work.join(&format!("{name}.o"));
         let header = format!("--header={}", work.join(&format!("{name}.h")).display());
-        support::compile_ptx(
-            &kernels.join(format!("{name}.ptx")),
-            &obj,
-            &[header.as_str()],
-            work.path(),
-        );
+        support::compile_ptx(&kernels.join(format!("{name}.ptx")), &obj, &[header.as_str()], work.path());
         objects.push(obj);
     }
     let lib = work.join("libkernels.a");
     archive(&lib, &objects, work.path());
     let host = work.join("typed_header_host.c");
-    std::fs::copy(support::root_path("tests/hosts/typed_header_host.c"), &host)
-        .expect("copy the host next to the headers");
+    std::fs::copy(support::root_path("tests/hosts/typed_header_host.c"), &host).expect("copy the host next to the headers");
     for linker in [Linker::Default, Linker::Gold, Linker::Lld] {
         let exe = work.join(&format!("typed-{linker:?}"));
         support::link_host_with(&host, &[lib.clone()], &exe, work.path(), linker);
         let out = run(&exe, work.path(), &format!("typed-{linker:?}"));
-        assert!(
-            out.success() && out.stdout.contains("typed_header: 2 shapes OK"),
-            "typed launchers with the archive, linked with {linker:?}\n{}",
-            out.stderr
-        );
+        assert!(out.success() && out.stdout.contains("typed_header: 2 shapes OK"), "typed launchers with the archive, linked with {linker:?}\n{}", out.stderr);
     }
     // By name only: nothing refers to the archive's objects, so none is linked.
     let exe = work.join("by-name");
-    support::link_host_with(
-        &support::root_path("tests/hosts/vecadd_host.c"),
-        &[lib],
-        &exe,
-        work.path(),
-        Linker::Lld,
-    );
+    support::link_host_with(&support::root_path("tests/hosts/vecadd_host.c"), &[lib], &exe, work.path(), Linker::Lld);
     let out = run(&exe, work.path(), "by-name");
-    assert!(
-        !out.success(),
-        "no kernel should have been linked\n{}",
-        out.stdout
-    );
-    for needle in [
-        "no registered module defines a kernel named 'vecadd'",
-        "No kernel is registered",
-        "--whole-archive",
-        "--header",
-    ] {
-        assert!(
-            out.stderr.contains(needle),
-            "the message lacks {needle:?}:\n{}",
-            out.stderr
-        );
+    assert!(!out.success(), "no kernel should have been linked\n{}", out.stdout);
+    for needle in ["no registered module defines a kernel named 'vecadd'", "No kernel is registered", "--whole-archive", "--header"] {
+        assert!(out.stderr.contains(needle), "the message lacks {needle:?}:\n{}", out.stderr);
     }
 }
 
@@ -137,12 +92,7 @@ fn cpp_launchers_and_launch_checks() {
     let obj = work.join("cpp_launchers.o");
     let header = work.join("cpp_launchers.h");
     let header_arg = format!("--header={}", header.display());
-    support::compile_ptx(
-        &support::root_path("tests/kernels/cpp_launchers.ptx"),
-        &obj,
-        &[header_arg.as_str()],
-        work.path(),
-    );
+    support::compile_ptx(&support::root_path("tests/kernels/cpp_launchers.ptx"), &obj, &[header_arg.as_str()], work.path());
     let text = std::fs::read_to_string(&header).expect("the header");
     for needle in [
         // C launchers: pointers (also the unread one) and the struct's bytes.
@@ -159,10 +109,7 @@ fn cpp_launchers_and_launch_checks() {
         assert!(text.contains(needle), "the header lacks {needle:?}:\n{text}");
     }
     let exe = work.join("host");
-    let cxx = std::env::var("CXX")
-        .ok()
-        .filter(|s| !s.trim().is_empty())
-        .unwrap_or_else(|| "c++".into());
+    let cxx = std::env::var("CXX").ok().filter(|s| !s.trim().is_empty()).unwrap_or_else(|| "c++".into());
     let mut cmd = Command::new(cxx);
     cmd.args(["-std=c++11", "-O2", "-Wall", "-Werror", "-fuse-ld=gold"])
         .arg(format!("-I{}", work.path().display()))
@@ -172,17 +119,7 @@ fn cpp_launchers_and_launch_checks() {
         .arg(&support::tools().libptxrt)
         .args(["-lpthread", "-ldl", "-lm", "-o"])
         .arg(&exe);
-    support::run_ok(
-        &mut cmd,
-        work.path(),
-        "link-cxx",
-        "compiling and linking the C++ host",
-    );
+    support::run_ok(&mut cmd, work.path(), "link-cxx", "compiling and linking the C++ host");
     let out = run(&exe, work.path(), "run");
-    assert!(
-        out.success() && out.stdout.contains("cpp_launchers: OK"),
-        "{}\n{}",
-        out.stdout,
-        out.stderr
-    );
+    assert!(out.success() && out.stdout.contains("cpp_launchers: OK"), "{}\n{}", out.stdout, out.stderr);
 }

@@ -17,18 +17,9 @@ const LLVM_LIT: &str = "/usr/lib/llvm-19/build/utils/lit/lit.py";
 /// A command prefix that runs lit, if one works here: `lit` on PATH, the `lit` module
 /// of python3, or LLVM 19's own lit.py.
 fn find_lit() -> Option<Vec<String>> {
-    let candidates: [&[&str]; 3] = [
-        &["lit"],
-        &["python3", "-c", LIT_MODULE],
-        &["python3", LLVM_LIT],
-    ];
+    let candidates: [&[&str]; 3] = [&["lit"], &["python3", "-c", LIT_MODULE], &["python3", LLVM_LIT]];
     for candidate in candidates {
-        let ok = Command::new(candidate[0])
-            .args(&candidate[1..])
-            .arg("--version")
-            .output()
-            .map(|o| o.status.success())
-            .unwrap_or(false);
+        let ok = Command::new(candidate[0]).args(&candidate[1..]).arg("--version").output().map(|o| o.status.success()).unwrap_or(false);
         if ok {
             return Some(candidate.iter().map(|s| s.to_string()).collect());
         }
@@ -62,22 +53,9 @@ fn lit_suite() {
     let passed = out
         .stdout
         .lines()
-        .find_map(|l| {
-            l.trim().strip_prefix("Passed").map(|r| {
-                r.trim_start_matches(|c: char| c == ':' || c.is_whitespace())
-                    .to_owned()
-            })
-        })
-        .and_then(|r| {
-            r.split_whitespace()
-                .next()
-                .and_then(|n| n.parse::<u32>().ok())
-        })
+        .find_map(|l| l.trim().strip_prefix("Passed").map(|r| r.trim_start_matches(|c: char| c == ':' || c.is_whitespace()).to_owned()))
+        .and_then(|r| r.split_whitespace().next().and_then(|n| n.parse::<u32>().ok()))
         .unwrap_or(0);
-    assert!(
-        passed > 0,
-        "lit ran no passing test\n{}",
-        out.describe(&cmd)
-    );
+    assert!(passed > 0, "lit ran no passing test\n{}", out.describe(&cmd));
     println!("{}", out.stdout);
 }

@@ -58,9 +58,7 @@ fn check_directory(rel: &str, allowed: &[&str], well_formed: impl Fn(&str, &str)
     for name in files.keys() {
         match verdicts.get(name) {
             None => problems.push(format!("{name}: no ptxas verdict recorded in {rel}/ptxas-verdicts.txt")),
-            Some(v) if !allowed.contains(&v.as_str()) => {
-                problems.push(format!("{name}: ptxas verdict `{v}`, but the tests of {rel} need one of {allowed:?}"))
-            }
+            Some(v) if !allowed.contains(&v.as_str()) => problems.push(format!("{name}: ptxas verdict `{v}`, but the tests of {rel} need one of {allowed:?}")),
             Some(_) => {}
         }
     }

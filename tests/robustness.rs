@@ -96,8 +96,8 @@ const EXTREME_NUMBERS: &[&str] = &[
 ];
 
 const PUNCTUATION: &[&str] = &[
-    ";", ",", "{", "}", "[", "]", "(", ")", "<", ">", ":", "+", "-", "*", "/", "!", "@", "%", ".", "|", "=", "~",
-    "^", "&", "?", "\"", "'", "#", "_", "$", "\\", "/*", "//", "<<", ">>", "::",
+    ";", ",", "{", "}", "[", "]", "(", ")", "<", ">", ":", "+", "-", "*", "/", "!", "@", "%", ".", "|", "=", "~", "^", "&", "?", "\"", "'", "#", "_", "$",
+    "\\", "/*", "//", "<<", ">>", "::",
 ];
 
 /// Applies 1 to 3 random edits to a window of `text`.
@@ -159,7 +159,10 @@ fn edit(s: &str, rng: &mut Rng) -> String {
             format!("{}{}{}{}{}", &s[..a.start], &s[b.clone()], &s[a.end..b.start], &s[a.clone()], &s[b.end..])
         }
         // Insert punctuation.
-        3 => { let p = *rng.pick(PUNCTUATION); splice(tok(rng).start, 0, p) },
+        3 => {
+            let p = *rng.pick(PUNCTUATION);
+            splice(tok(rng).start, 0, p)
+        }
         // Insert a token taken from elsewhere in the text.
         4 => {
             let from = tok(rng);
@@ -324,10 +327,7 @@ fn truncated_and_mutated_corpus_never_panics() {
                     if let Some((i, since)) = *slot.lock().unwrap_or_else(|e| e.into_inner()) {
                         if since.elapsed() > HANG_LIMIT {
                             let saved = save_input(i, &cases[i].text);
-                            eprintln!(
-                                "robustness: {} has been running for {HANG_LIMIT:?}: giving up (input saved as {saved:?})",
-                                cases[i].what
-                            );
+                            eprintln!("robustness: {} has been running for {HANG_LIMIT:?}: giving up (input saved as {saved:?})", cases[i].what);
                             std::process::exit(101);
                         }
                     }

@@ -14,11 +14,7 @@ fn cargo_run() {
     let example = support::root_path("examples/rust");
     // Built next to the test's own target directory (kept between runs), with the compiler
     // under test instead of a second build of it.
-    let target_dir = tools
-        .bin_dir
-        .parent()
-        .unwrap_or(&tools.bin_dir)
-        .join("rust-example");
+    let target_dir = tools.bin_dir.parent().unwrap_or(&tools.bin_dir).join("rust-example");
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let mut cmd = Command::new(cargo);
     cmd.current_dir(&example)
@@ -31,20 +27,7 @@ fn cargo_run() {
         .env_remove("CARGO_BUILD_TARGET")
         .env_remove("CARGO_MAKEFLAGS")
         .env_remove("MAKEFLAGS");
-    let out = support::run_with_timeout(
-        &mut cmd,
-        work.path(),
-        "cargo-run",
-        Duration::from_secs(1200),
-    );
-    assert!(
-        out.success() && out.stdout.lines().any(|l| l.trim() == "rust example: OK"),
-        "`cargo run` in examples/rust failed\n{}",
-        out.describe(&cmd)
-    );
-    assert!(
-        out.stdout.contains("rejected as expected: "),
-        "{}",
-        out.stdout
-    );
+    let out = support::run_with_timeout(&mut cmd, work.path(), "cargo-run", Duration::from_secs(1200));
+    assert!(out.success() && out.stdout.lines().any(|l| l.trim() == "rust example: OK"), "`cargo run` in examples/rust failed\n{}", out.describe(&cmd));
+    assert!(out.stdout.contains("rejected as expected: "), "{}", out.stdout);
 }

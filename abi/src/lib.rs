@@ -317,16 +317,7 @@ abi_enum! {
 impl WarpOp {
     /// Whether the operation is a matrix instruction ([`matrix`]).
     pub const fn is_matrix(self) -> bool {
-        matches!(
-            self,
-            WarpOp::Mma
-                | WarpOp::WmmaMma
-                | WarpOp::WmmaLoad
-                | WarpOp::WmmaStore
-                | WarpOp::LdMatrix
-                | WarpOp::StMatrix
-                | WarpOp::MovMatrix
-        )
+        matches!(self, WarpOp::Mma | WarpOp::WmmaMma | WarpOp::WmmaLoad | WarpOp::WmmaStore | WarpOp::LdMatrix | WarpOp::StMatrix | WarpOp::MovMatrix)
     }
 }
 
@@ -405,26 +396,14 @@ pub struct SyncOperand {
 }
 
 impl SyncOperand {
-    pub const NONE: SyncOperand = SyncOperand {
-        kind: OperandKind::None as u32,
-        size: 0,
-        value: 0,
-    };
+    pub const NONE: SyncOperand = SyncOperand { kind: OperandKind::None as u32, size: 0, value: 0 };
 
     pub const fn imm(value: u64) -> SyncOperand {
-        SyncOperand {
-            kind: OperandKind::Imm as u32,
-            size: 0,
-            value,
-        }
+        SyncOperand { kind: OperandKind::Imm as u32, size: 0, value }
     }
 
     pub const fn slot(prefix: u64, size: u32) -> SyncOperand {
-        SyncOperand {
-            kind: OperandKind::Slot as u32,
-            size,
-            value: prefix,
-        }
+        SyncOperand { kind: OperandKind::Slot as u32, size, value: prefix }
     }
 }
 
@@ -727,33 +706,8 @@ pub mod c_header {
 
     pub const STRUCTS: &[CStruct] = &[
         c_struct!("ptxrtDim3", Dim3, [x, y, z]),
-        c_struct!(
-            "ptxrtLaunchInfo",
-            LaunchInfo,
-            [
-                args,
-                grid,
-                block,
-                dynamic_shared_bytes,
-                num_workers,
-                grid_id
-            ]
-        ),
-        c_struct!(
-            "ptxrtBlockEnv",
-            BlockEnv,
-            [
-                launch,
-                ctaid,
-                worker_index,
-                shared,
-                context,
-                local,
-                error_code,
-                error_message,
-                blocks_x
-            ]
-        ),
+        c_struct!("ptxrtLaunchInfo", LaunchInfo, [args, grid, block, dynamic_shared_bytes, num_workers, grid_id]),
+        c_struct!("ptxrtBlockEnv", BlockEnv, [launch, ctaid, worker_index, shared, context, local, error_code, error_message, blocks_x]),
         c_struct!(
             "ptxrtKernel",
             Kernel,
@@ -773,45 +727,10 @@ pub mod c_header {
             ]
         ),
         c_struct!("ptxrtSymbolInfo", SymbolInfo, [name, addr, size]),
-        c_struct!(
-            "ptxrtModule",
-            Module,
-            [abi_version, num_kernels, kernels, num_symbols, symbols]
-        ),
+        c_struct!("ptxrtModule", Module, [abi_version, num_kernels, kernels, num_symbols, symbols]),
         c_struct!("ptxrtSyncOperand", SyncOperand, [kind, size, value]),
-        c_struct!(
-            "ptxrtTexInline",
-            texture::TexInline,
-            [
-                kind,
-                layer_max,
-                data,
-                width,
-                height,
-                pitch,
-                layer_stride,
-                border
-            ]
-        ),
-        c_struct!(
-            "ptxrtSyncPoint",
-            SyncPoint,
-            [
-                kind,
-                op,
-                mode,
-                flags,
-                a,
-                b,
-                c,
-                mask,
-                dst,
-                pred,
-                what,
-                operands,
-                num_operands
-            ]
-        ),
+        c_struct!("ptxrtTexInline", texture::TexInline, [kind, layer_max, data, width, height, pitch, layer_stride, border]),
+        c_struct!("ptxrtSyncPoint", SyncPoint, [kind, op, mode, flags, a, b, c, mask, dst, pred, what, operands, num_operands]),
     ];
 
     macro_rules! enum_constants {
@@ -820,22 +739,9 @@ pub mod c_header {
         };
     }
 
-    const SYNC_KINDS: [(&str, i64); 5] = enum_constants!(
-        "PTXRT_SYNC_",
-        SyncKind,
-        [
-            Entry = "ENTRY",
-            BarSync = "BAR_SYNC",
-            BarArrive = "BAR_ARRIVE",
-            BarRed = "BAR_RED",
-            Warp = "WARP"
-        ]
-    );
-    const BAR_RED_OPS: [(&str, i64); 3] = enum_constants!(
-        "PTXRT_BAR_RED_",
-        BarRedOp,
-        [Popc = "POPC", And = "AND", Or = "OR"]
-    );
+    const SYNC_KINDS: [(&str, i64); 5] =
+        enum_constants!("PTXRT_SYNC_", SyncKind, [Entry = "ENTRY", BarSync = "BAR_SYNC", BarArrive = "BAR_ARRIVE", BarRed = "BAR_RED", Warp = "WARP"]);
+    const BAR_RED_OPS: [(&str, i64); 3] = enum_constants!("PTXRT_BAR_RED_", BarRedOp, [Popc = "POPC", And = "AND", Or = "OR"]);
     const WARP_OPS: [(&str, i64); 14] = enum_constants!(
         "PTXRT_WARP_",
         WarpOp,
@@ -856,35 +762,12 @@ pub mod c_header {
             Elect = "ELECT"
         ]
     );
-    const SHFL_MODES: [(&str, i64); 4] = enum_constants!(
-        "PTXRT_SHFL_",
-        ShflMode,
-        [Up = "UP", Down = "DOWN", Bfly = "BFLY", Idx = "IDX"]
-    );
-    const VOTE_MODES: [(&str, i64); 4] = enum_constants!(
-        "PTXRT_VOTE_",
-        VoteMode,
-        [All = "ALL", Any = "ANY", Uni = "UNI", Ballot = "BALLOT"]
-    );
-    const MATCH_MODES: [(&str, i64); 2] =
-        enum_constants!("PTXRT_MATCH_", MatchMode, [Any = "ANY", All = "ALL"]);
-    const REDUX_MODES: [(&str, i64); 6] = enum_constants!(
-        "PTXRT_REDUX_",
-        ReduxMode,
-        [
-            Add = "ADD",
-            Min = "MIN",
-            Max = "MAX",
-            And = "AND",
-            Or = "OR",
-            Xor = "XOR"
-        ]
-    );
-    const OPERAND_KINDS: [(&str, i64); 3] = enum_constants!(
-        "PTXRT_OPERAND_",
-        OperandKind,
-        [None = "NONE", Imm = "IMM", Slot = "SLOT"]
-    );
+    const SHFL_MODES: [(&str, i64); 4] = enum_constants!("PTXRT_SHFL_", ShflMode, [Up = "UP", Down = "DOWN", Bfly = "BFLY", Idx = "IDX"]);
+    const VOTE_MODES: [(&str, i64); 4] = enum_constants!("PTXRT_VOTE_", VoteMode, [All = "ALL", Any = "ANY", Uni = "UNI", Ballot = "BALLOT"]);
+    const MATCH_MODES: [(&str, i64); 2] = enum_constants!("PTXRT_MATCH_", MatchMode, [Any = "ANY", All = "ALL"]);
+    const REDUX_MODES: [(&str, i64); 6] =
+        enum_constants!("PTXRT_REDUX_", ReduxMode, [Add = "ADD", Min = "MIN", Max = "MAX", And = "AND", Or = "OR", Xor = "XOR"]);
+    const OPERAND_KINDS: [(&str, i64); 3] = enum_constants!("PTXRT_OPERAND_", OperandKind, [None = "NONE", Imm = "IMM", Slot = "SLOT"]);
     const MATRIX_ELEMS: [(&str, i64); 17] = enum_constants!(
         "PTXRT_MATRIX_ELEM_",
         matrix::Elem,
@@ -925,14 +808,8 @@ pub mod c_header {
         ("PTXRT_BARRIER_IDS", BARRIER_IDS as i64),
         ("PTXRT_SCHEDULE_SCRATCH_WORDS", scratch::WORDS as i64),
         ("PTXRT_SCRATCH_ARRIVALS", scratch::ARRIVALS as i64),
-        (
-            "PTXRT_SCRATCH_LAST_WARP_POINT",
-            scratch::LAST_WARP_POINT as i64,
-        ),
-        (
-            "PTXRT_SCRATCH_SERVED_WARP_POINT",
-            scratch::SERVED_WARP_POINT as i64,
-        ),
+        ("PTXRT_SCRATCH_LAST_WARP_POINT", scratch::LAST_WARP_POINT as i64),
+        ("PTXRT_SCRATCH_SERVED_WARP_POINT", scratch::SERVED_WARP_POINT as i64),
         ("PTXRT_MATRIX_ELEM_BITS", matrix::ELEM_BITS as i64),
         ("PTXRT_MATRIX_A_COL", matrix::A_COL as i64),
         ("PTXRT_MATRIX_B_COL", matrix::B_COL as i64),
@@ -946,19 +823,10 @@ pub mod c_header {
         ("PTXRT_MATRIX_SCALE_SHIFT", matrix::SCALE_SHIFT as i64),
         ("PTXRT_SAMPLER_TAG", texture::SAMPLER_TAG as i64),
         ("PTXRT_SAMPLER_LINEAR", texture::SAMPLER_LINEAR as i64),
-        (
-            "PTXRT_SAMPLER_FORCE_UNNORMALIZED",
-            texture::SAMPLER_FORCE_UNNORMALIZED as i64,
-        ),
-        (
-            "PTXRT_SAMPLER_COMPARE_SHIFT",
-            texture::SAMPLER_COMPARE_SHIFT as i64,
-        ),
+        ("PTXRT_SAMPLER_FORCE_UNNORMALIZED", texture::SAMPLER_FORCE_UNNORMALIZED as i64),
+        ("PTXRT_SAMPLER_COMPARE_SHIFT", texture::SAMPLER_COMPARE_SHIFT as i64),
         ("PTXRT_TEX_BAD_HANDLE", texture::STATUS_BAD_HANDLE as i64),
-        (
-            "PTXRT_TEX_OUT_OF_BOUNDS",
-            texture::STATUS_OUT_OF_BOUNDS as i64,
-        ),
+        ("PTXRT_TEX_OUT_OF_BOUNDS", texture::STATUS_OUT_OF_BOUNDS as i64),
         ("PTXRT_GEOM_1D", texture::GEOM_1D as i64),
         ("PTXRT_GEOM_2D", texture::GEOM_2D as i64),
         ("PTXRT_GEOM_3D", texture::GEOM_3D as i64),
@@ -979,53 +847,22 @@ pub mod c_header {
         ("PTXRT_SURF_SIGNED", texture::SURF_SIGNED as i64),
         ("PTXRT_TEX_INLINE_SLOTS", texture::INLINE_SLOTS as i64),
         ("PTXRT_TEX_INLINE_OK", texture::INLINE_OK as i64),
-        (
-            "PTXRT_TEX_INLINE_CHANNEL_SHIFT",
-            texture::INLINE_CHANNEL_SHIFT as i64,
-        ),
-        (
-            "PTXRT_TEX_INLINE_CHANNELS_SHIFT",
-            texture::INLINE_CHANNELS_SHIFT as i64,
-        ),
-        (
-            "PTXRT_TEX_INLINE_READ_NORMALIZED",
-            texture::INLINE_READ_NORMALIZED as i64,
-        ),
-        (
-            "PTXRT_TEX_INLINE_FORMAT_MASK",
-            texture::INLINE_FORMAT_MASK as i64,
-        ),
-        (
-            "PTXRT_TEX_INLINE_FLOAT_RESULT",
-            texture::INLINE_FLOAT_RESULT as i64,
-        ),
+        ("PTXRT_TEX_INLINE_CHANNEL_SHIFT", texture::INLINE_CHANNEL_SHIFT as i64),
+        ("PTXRT_TEX_INLINE_CHANNELS_SHIFT", texture::INLINE_CHANNELS_SHIFT as i64),
+        ("PTXRT_TEX_INLINE_READ_NORMALIZED", texture::INLINE_READ_NORMALIZED as i64),
+        ("PTXRT_TEX_INLINE_FORMAT_MASK", texture::INLINE_FORMAT_MASK as i64),
+        ("PTXRT_TEX_INLINE_FLOAT_RESULT", texture::INLINE_FLOAT_RESULT as i64),
         ("PTXRT_TEX_INLINE_BORDER_X", texture::INLINE_BORDER_X as i64),
         ("PTXRT_TEX_INLINE_BORDER_Y", texture::INLINE_BORDER_Y as i64),
-        (
-            "PTXRT_TEX_INLINE_ZERO_OUTSIDE",
-            texture::INLINE_ZERO_OUTSIDE as i64,
-        ),
-        (
-            "PTXRT_TEX_INLINE_NORMALIZED",
-            texture::INLINE_NORMALIZED as i64,
-        ),
+        ("PTXRT_TEX_INLINE_ZERO_OUTSIDE", texture::INLINE_ZERO_OUTSIDE as i64),
+        ("PTXRT_TEX_INLINE_NORMALIZED", texture::INLINE_NORMALIZED as i64),
         ("PTXRT_TEX_INLINE_LINEAR", texture::INLINE_LINEAR as i64),
         ("PTXRT_TEX_INLINE_RAW32", texture::INLINE_RAW32 as i64),
     ];
 
     /// Every macro value the header must define, group by group.
-    pub const CONSTANTS: &[&[(&str, i64)]] = &[
-        SINGLES,
-        &SYNC_KINDS,
-        &BAR_RED_OPS,
-        &WARP_OPS,
-        &SHFL_MODES,
-        &VOTE_MODES,
-        &MATCH_MODES,
-        &REDUX_MODES,
-        &OPERAND_KINDS,
-        &MATRIX_ELEMS,
-    ];
+    pub const CONSTANTS: &[&[(&str, i64)]] =
+        &[SINGLES, &SYNC_KINDS, &BAR_RED_OPS, &WARP_OPS, &SHFL_MODES, &VOTE_MODES, &MATCH_MODES, &REDUX_MODES, &OPERAND_KINDS, &MATRIX_ELEMS];
 }
 
 #[cfg(test)]
@@ -1057,63 +894,24 @@ mod tests {
         assert_eq!(size_of::<Option<BlockFn>>(), size_of::<usize>());
         assert_eq!(offset_of!(texture::TexInline, data), 8);
         assert_eq!(offset_of!(texture::TexInline, border), 48);
-        assert_eq!(
-            (
-                size_of::<texture::TexInline>(),
-                align_of::<texture::TexInline>()
-            ),
-            (64, 64)
-        );
+        assert_eq!((size_of::<texture::TexInline>(), align_of::<texture::TexInline>()), (64, 64));
     }
 
     #[test]
     fn field_indices_follow_declaration_order() {
-        let env = c_header::STRUCTS
-            .iter()
-            .find(|s| s.name == "ptxrtBlockEnv")
-            .unwrap();
-        assert_eq!(
-            env.fields[field::block_env::BLOCKS_X as usize],
-            ("blocks_x", offset_of!(BlockEnv, blocks_x))
-        );
-        assert_eq!(
-            env.fields[field::block_env::ERROR_MESSAGE as usize].0,
-            "error_message"
-        );
-        assert_eq!(
-            env.fields[field::block_env::WORKER_INDEX as usize].0,
-            "worker_index"
-        );
+        let env = c_header::STRUCTS.iter().find(|s| s.name == "ptxrtBlockEnv").unwrap();
+        assert_eq!(env.fields[field::block_env::BLOCKS_X as usize], ("blocks_x", offset_of!(BlockEnv, blocks_x)));
+        assert_eq!(env.fields[field::block_env::ERROR_MESSAGE as usize].0, "error_message");
+        assert_eq!(env.fields[field::block_env::WORKER_INDEX as usize].0, "worker_index");
         assert_eq!(env.fields[field::block_env::CTAID as usize].0, "ctaid");
         assert_eq!(env.fields[field::block_env::LOCAL as usize].0, "local");
-        let info = c_header::STRUCTS
-            .iter()
-            .find(|s| s.name == "ptxrtLaunchInfo")
-            .unwrap();
-        assert_eq!(
-            info.fields[field::launch_info::GRID_ID as usize].0,
-            "grid_id"
-        );
-        assert_eq!(
-            info.fields[field::launch_info::NUM_WORKERS as usize].0,
-            "num_workers"
-        );
-        assert_eq!(
-            info.fields[field::launch_info::DYNAMIC_SHARED as usize].0,
-            "dynamic_shared_bytes"
-        );
-        let inline = c_header::STRUCTS
-            .iter()
-            .find(|s| s.name == "ptxrtTexInline")
-            .unwrap();
-        assert_eq!(
-            inline.fields[field::tex_inline::LAYER_STRIDE as usize].0,
-            "layer_stride"
-        );
-        assert_eq!(
-            inline.fields[field::tex_inline::BORDER as usize].0,
-            "border"
-        );
+        let info = c_header::STRUCTS.iter().find(|s| s.name == "ptxrtLaunchInfo").unwrap();
+        assert_eq!(info.fields[field::launch_info::GRID_ID as usize].0, "grid_id");
+        assert_eq!(info.fields[field::launch_info::NUM_WORKERS as usize].0, "num_workers");
+        assert_eq!(info.fields[field::launch_info::DYNAMIC_SHARED as usize].0, "dynamic_shared_bytes");
+        let inline = c_header::STRUCTS.iter().find(|s| s.name == "ptxrtTexInline").unwrap();
+        assert_eq!(inline.fields[field::tex_inline::LAYER_STRIDE as usize].0, "layer_stride");
+        assert_eq!(inline.fields[field::tex_inline::BORDER as usize].0, "border");
         // Every struct's fields are listed in increasing offset order, and end inside it.
         for s in c_header::STRUCTS {
             assert!(s.fields.windows(2).all(|w| w[0].1 < w[1].1), "{}", s.name);
@@ -1163,11 +961,7 @@ mod tests {
         let all = || c_header::CONSTANTS.iter().flat_map(|g| g.iter());
         for (i, (a, _)) in all().enumerate() {
             assert!(a.starts_with("PTXRT_"), "{a}");
-            assert_eq!(
-                all().filter(|(b, _)| b == a).count(),
-                1,
-                "{a} (#{i}) listed twice"
-            );
+            assert_eq!(all().filter(|(b, _)| b == a).count(), 1, "{a} (#{i}) listed twice");
         }
     }
 }

@@ -44,9 +44,7 @@ pub struct Error {
 
 impl Error {
     fn new(message: impl Into<String>) -> Self {
-        Error {
-            message: message.into(),
-        }
+        Error { message: message.into() }
     }
 }
 
@@ -95,8 +93,7 @@ impl Build {
 
     /// Adds `.ptx` files.
     pub fn files<P: AsRef<Path>>(&mut self, paths: impl IntoIterator<Item = P>) -> &mut Self {
-        self.files
-            .extend(paths.into_iter().map(|p| p.as_ref().to_path_buf()));
+        self.files.extend(paths.into_iter().map(|p| p.as_ref().to_path_buf()));
         self
     }
 
@@ -158,41 +155,26 @@ impl Build {
 
     /// As [`Build::compile`], returning the error instead.
     pub fn try_compile(&self, name: &str) -> Result<Artifacts, Error> {
-        if name.is_empty()
-            || !name
-                .chars()
-                .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
-        {
-            return Err(Error::new(format!(
-                "library name `{name}`: use letters, digits, `_` and `-` only"
-            )));
+        if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-') {
+            return Err(Error::new(format!("library name `{name}`: use letters, digits, `_` and `-` only")));
         }
         if self.files.is_empty() {
-            return Err(Error::new(format!(
-                "compile(\"{name}\"): no .ptx file was added (Build::file)"
-            )));
+            return Err(Error::new(format!("compile(\"{name}\"): no .ptx file was added (Build::file)")));
         }
         if let Some(level) = self.opt_level.filter(|l| *l > 3) {
-            return Err(Error::new(format!(
-                "opt_level({level}): the levels are 0 to 3"
-            )));
+            return Err(Error::new(format!("opt_level({level}): the levels are 0 to 3")));
         }
-        let metadata = self
-            .cargo_metadata
-            .unwrap_or_else(|| std::env::var_os("CARGO").is_some());
+        let metadata = self.cargo_metadata.unwrap_or_else(|| std::env::var_os("CARGO").is_some());
         let out_dir = match &self.out_dir {
             Some(d) => d.clone(),
-            None => PathBuf::from(std::env::var_os("OUT_DIR").ok_or_else(|| {
-                Error::new("OUT_DIR is not set: run from a build script, or call out_dir()")
-            })?),
+            None => PathBuf::from(std::env::var_os("OUT_DIR").ok_or_else(|| Error::new("OUT_DIR is not set: run from a build script, or call out_dir()"))?),
         };
         let target = self.target.clone().or_else(|| std::env::var("TARGET").ok());
         let compiler = self.find_compiler(metadata)?;
         let obj_dir = out_dir.join(format!("{name}.ptx2llvm"));
         let include_dir = out_dir.join("include");
         for dir in [&obj_dir, &include_dir] {
-            std::fs::create_dir_all(dir)
-                .map_err(|e| Error::new(format!("cannot create {}: {e}", dir.display())))?;
+            std::fs::create_dir_all(dir).map_err(|e| Error::new(format!("cannot create {}: {e}", dir.display())))?;
         }
         let mut objects = vec![];
         let mut rust = String::new();
@@ -200,20 +182,12 @@ impl Build {
             if metadata {
                 println!("cargo:rerun-if-changed={}", file.display());
             }
-            let stem = file
-                .file_stem()
-                .map(|s| s.to_string_lossy().into_owned())
-                .unwrap_or_else(|| format!("kernels{i}"));
+            let stem = file.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| format!("kernels{i}"));
             // The index keeps objects of equal stems apart.
             let obj = obj_dir.join(format!("{i}-{stem}.o"));
             let rs = obj_dir.join(format!("{i}-{stem}.rs"));
             let mut cmd = Command::new(&compiler);
-            cmd.arg(file)
-                .arg("-o")
-                .arg(&obj)
-                .arg("--rust")
-                .arg(&rs)
-                .arg(format!("-O{}", self.opt_level.unwrap_or(2)));
+            cmd.arg(file).arg("-o").arg(&obj).arg("--rust").arg(&rs).arg(format!("-O{}", self.opt_level.unwrap_or(2)));
             if let Some(cpu) = &self.cpu {
                 cmd.args(["--cpu", cpu]);
             }
@@ -221,12 +195,9 @@ impl Build {
                 cmd.args(["--target", t]);
             }
             if self.headers {
-                cmd.arg("--header")
-                    .arg(include_dir.join(format!("{stem}.h")));
+                cmd.arg("--header").arg(include_dir.join(format!("{stem}.h")));
             }
-            let out = cmd
-                .output()
-                .map_err(|e| Error::new(format!("cannot run {}: {e}", compiler.display())))?;
+            let out = cmd.output().map_err(|e| Error::new(format!("cannot run {}: {e}", compiler.display())))?;
             if !out.status.success() {
                 return Err(Error::new(format!(
                     "{} failed on {} ({}):\n{}",
@@ -238,47 +209,26 @@ impl Build {
             }
             // Warnings reach the person running cargo.
             if metadata {
-                for line in String::from_utf8_lossy(&out.stderr)
-                    .lines()
-                    .filter(|l| l.contains("warning"))
-                {
+                for line in String::from_utf8_lossy(&out.stderr).lines().filter(|l| l.contains("warning")) {
                     println!("cargo:warning={line}");
                 }
             }
-            rust.push_str(
-                &std::fs::read_to_string(&rs)
-                    .map_err(|e| Error::new(format!("cannot read {}: {e}", rs.display())))?,
-            );
+            rust.push_str(&std::fs::read_to_string(&rs).map_err(|e| Error::new(format!("cannot read {}: {e}", rs.display())))?);
             objects.push(obj);
         }
         let rust_path = out_dir.join(format!("{name}.rs"));
-        std::fs::write(&rust_path, rust)
-            .map_err(|e| Error::new(format!("cannot write {}: {e}", rust_path.display())))?;
+        std::fs::write(&rust_path, rust).map_err(|e| Error::new(format!("cannot write {}: {e}", rust_path.display())))?;
         let mut ar = cc::Build::new();
-        ar.objects(&objects)
-            .out_dir(&out_dir)
-            .cargo_metadata(metadata)
-            .cargo_warnings(metadata);
+        ar.objects(&objects).out_dir(&out_dir).cargo_metadata(metadata).cargo_warnings(metadata);
         if let Some(t) = &self.target {
             ar.target(t);
         }
         if self.target.is_none() && std::env::var_os("TARGET").is_none() {
             // Outside cargo: archive for the machine that runs this.
-            ar.target(&host_triple())
-                .host(&host_triple())
-                .opt_level(2)
-                .debug(false);
+            ar.target(&host_triple()).host(&host_triple()).opt_level(2).debug(false);
         }
-        ar.try_compile(name).map_err(|e| {
-            Error::new(format!(
-                "archiving the objects into lib{name}.a failed: {e}"
-            ))
-        })?;
-        Ok(Artifacts {
-            library: out_dir.join(format!("lib{name}.a")),
-            rust: rust_path,
-            include_dir: self.headers.then_some(include_dir),
-        })
+        ar.try_compile(name).map_err(|e| Error::new(format!("archiving the objects into lib{name}.a failed: {e}")))?;
+        Ok(Artifacts { library: out_dir.join(format!("lib{name}.a")), rust: rust_path, include_dir: self.headers.then_some(include_dir) })
     }
 
     /// The `ptx2llvm` to run (see the crate documentation for the order).
@@ -293,9 +243,7 @@ impl Build {
             return Ok(PathBuf::from(c));
         }
         let checkout = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-        if checkout.join("ptx2llvm/Cargo.toml").is_file()
-            && checkout.join("ptxrt/Cargo.toml").is_file()
-        {
+        if checkout.join("ptx2llvm/Cargo.toml").is_file() && checkout.join("ptxrt/Cargo.toml").is_file() {
             return build_from_checkout(&checkout, metadata);
         }
         if let Some(found) = find_on_path("ptx2llvm") {
@@ -315,9 +263,7 @@ fn host_triple() -> String {
 }
 
 fn find_on_path(name: &str) -> Option<PathBuf> {
-    std::env::split_paths(&std::env::var_os("PATH")?)
-        .map(|d| d.join(name))
-        .find(|p| p.is_file())
+    std::env::split_paths(&std::env::var_os("PATH")?).map(|d| d.join(name)).find(|p| p.is_file())
 }
 
 /// Builds the checkout's `ptx2llvm` (release) into `<checkout>/target/ptx2llvm-build`, a
@@ -327,37 +273,28 @@ fn build_from_checkout(checkout: &Path, metadata: bool) -> Result<PathBuf, Error
     let target_dir = checkout.join("target/ptx2llvm-build");
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| OsString::from("cargo"));
     let mut cmd = Command::new(&cargo);
-    cmd.arg("build")
-        .arg("--release")
-        .args(["-p", "ptx2llvm"])
-        .arg("--manifest-path")
-        .arg(checkout.join("Cargo.toml"))
-        .arg("--target-dir")
-        .arg(&target_dir);
+    cmd.arg("build").arg("--release").args(["-p", "ptx2llvm"]).arg("--manifest-path").arg(checkout.join("Cargo.toml")).arg("--target-dir").arg(&target_dir);
     // The outer build's settings are for the crate being built, not for the compiler.
     for (key, _) in std::env::vars_os() {
         let k = key.to_string_lossy();
-        let outer = (k.starts_with("CARGO_")
-            && k != "CARGO_HOME"
-            && !k.starts_with("CARGO_NET_")
-            && !k.starts_with("CARGO_REGISTR")
-            && !k.starts_with("CARGO_HTTP"))
-            || matches!(
-                k.as_ref(),
-                "TARGET"
-                    | "HOST"
-                    | "OUT_DIR"
-                    | "OPT_LEVEL"
-                    | "PROFILE"
-                    | "DEBUG"
-                    | "NUM_JOBS"
-                    | "RUSTFLAGS"
-                    | "RUSTDOCFLAGS"
-                    | "RUSTC_LINKER"
-                    | "MAKEFLAGS"
-                    | "MFLAGS"
-                    | "RUSTC_WORKSPACE_WRAPPER"
-            );
+        let outer =
+            (k.starts_with("CARGO_") && k != "CARGO_HOME" && !k.starts_with("CARGO_NET_") && !k.starts_with("CARGO_REGISTR") && !k.starts_with("CARGO_HTTP"))
+                || matches!(
+                    k.as_ref(),
+                    "TARGET"
+                        | "HOST"
+                        | "OUT_DIR"
+                        | "OPT_LEVEL"
+                        | "PROFILE"
+                        | "DEBUG"
+                        | "NUM_JOBS"
+                        | "RUSTFLAGS"
+                        | "RUSTDOCFLAGS"
+                        | "RUSTC_LINKER"
+                        | "MAKEFLAGS"
+                        | "MFLAGS"
+                        | "RUSTC_WORKSPACE_WRAPPER"
+                );
         if outer {
             cmd.env_remove(&key);
         }
@@ -371,12 +308,7 @@ fn build_from_checkout(checkout: &Path, metadata: bool) -> Result<PathBuf, Error
         }
         println!("cargo:rerun-if-env-changed=LLVM_SYS_191_PREFIX");
     }
-    let out = cmd.output().map_err(|e| {
-        Error::new(format!(
-            "cannot run cargo ({}): {e}",
-            Path::new(&cargo).display()
-        ))
-    })?;
+    let out = cmd.output().map_err(|e| Error::new(format!("cannot run cargo ({}): {e}", Path::new(&cargo).display())))?;
     if !out.status.success() {
         return Err(Error::new(format!(
             "building ptx2llvm from the checkout {} failed (it needs LLVM 19: `bash scripts/install-deps.sh`, and \
@@ -385,16 +317,11 @@ fn build_from_checkout(checkout: &Path, metadata: bool) -> Result<PathBuf, Error
             String::from_utf8_lossy(&out.stderr).trim_end()
         )));
     }
-    let exe = target_dir
-        .join("release")
-        .join(format!("ptx2llvm{}", std::env::consts::EXE_SUFFIX));
+    let exe = target_dir.join("release").join(format!("ptx2llvm{}", std::env::consts::EXE_SUFFIX));
     if exe.is_file() {
         Ok(exe)
     } else {
-        Err(Error::new(format!(
-            "cargo built ptx2llvm but {} is missing",
-            exe.display()
-        )))
+        Err(Error::new(format!("cargo built ptx2llvm but {} is missing", exe.display())))
     }
 }
 
@@ -404,18 +331,11 @@ mod tests {
 
     #[test]
     fn bad_requests_are_errors() {
-        let e = Build::new()
-            .out_dir("/nonexistent")
-            .try_compile("k")
-            .unwrap_err();
+        let e = Build::new().out_dir("/nonexistent").try_compile("k").unwrap_err();
         assert!(e.to_string().contains("no .ptx file"), "{e}");
         let e = Build::new().file("k.ptx").try_compile("a b").unwrap_err();
         assert!(e.to_string().contains("library name"), "{e}");
-        let e = Build::new()
-            .file("k.ptx")
-            .opt_level(7)
-            .try_compile("k")
-            .unwrap_err();
+        let e = Build::new().file("k.ptx").opt_level(7).try_compile("k").unwrap_err();
         assert!(e.to_string().contains("0 to 3"), "{e}");
     }
 }

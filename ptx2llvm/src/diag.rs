@@ -56,14 +56,7 @@ pub fn line_col(source: &str, offset: usize) -> (usize, usize) {
 }
 
 /// Writes diagnostics to `out` in the requested format.
-pub fn render(
-    diags: &[Diagnostic],
-    file_name: &str,
-    source: &str,
-    format: ErrorFormat,
-    color: bool,
-    out: &mut dyn std::io::Write,
-) {
+pub fn render(diags: &[Diagnostic], file_name: &str, source: &str, format: ErrorFormat, color: bool, out: &mut dyn std::io::Write) {
     for d in diags {
         let kind = match d.severity {
             Severity::Error => "error",
@@ -88,11 +81,7 @@ pub fn render(
                 let mut report = Report::build(rk, (file_name, span.clone()))
                     .with_config(Config::default().with_color(color).with_index_type(ariadne::IndexType::Byte))
                     .with_message(format!("{} (at {file_name}:{line}:{col})", d.message))
-                    .with_label(
-                        Label::new((file_name, span))
-                            .with_message(d.label.clone().unwrap_or_else(|| d.message.clone()))
-                            .with_color(label_color),
-                    );
+                    .with_label(Label::new((file_name, span)).with_message(d.label.clone().unwrap_or_else(|| d.message.clone())).with_color(label_color));
                 for n in &d.notes {
                     report = report.with_note(n);
                 }

@@ -29,16 +29,7 @@ use std::fmt::Write as _;
 
 /// A C identifier from a PTX name (`$` and other characters C does not allow become `_`).
 pub fn c_identifier(name: &str) -> String {
-    let mut s: String = name
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '_' {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect();
+    let mut s: String = name.chars().map(|c| if c.is_ascii_alphanumeric() || c == '_' { c } else { '_' }).collect();
     if s.starts_with(|c: char| c.is_ascii_digit()) || s.is_empty() {
         s.insert(0, '_');
     }
@@ -152,35 +143,16 @@ fn param_uses(f: &ir::Function) -> Vec<Uses> {
         changed = false;
         for inst in f.blocks.iter().flat_map(|b| &b.insts) {
             let (dst, from) = match &inst.op {
-                Op::Load {
-                    space: ir::StateSpace::Param,
-                    dst,
-                    addr:
-                        ir::Address {
-                            base: AddressBase::Param(i),
-                            ..
-                        },
-                    ..
-                } => (dst.first().copied().flatten(), vec![*i]),
-                Op::Mov { dst, src, .. } | Op::Cvta { dst, src, .. } => {
-                    (Some(*dst), of(&holds, src))
+                Op::Load { space: ir::StateSpace::Param, dst, addr: ir::Address { base: AddressBase::Param(i), .. }, .. } => {
+                    (dst.first().copied().flatten(), vec![*i])
                 }
+                Op::Mov { dst, src, .. } | Op::Cvta { dst, src, .. } => (Some(*dst), of(&holds, src)),
                 // Address arithmetic (`add`, `sub`, alignment with `and`/`or`), a choice
                 // between addresses, a 64-bit `cvt`; not products or shifts (indices).
-                Op::IntBinary {
-                    op: ir::IntBinOp::Add | ir::IntBinOp::Sub | ir::IntBinOp::And | ir::IntBinOp::Or,
-                    dst,
-                    a,
-                    b,
-                    ..
-                }
-                | Op::Selp { dst, a, b, .. } => {
-                    (Some(*dst), [of(&holds, a), of(&holds, b)].concat())
-                }
+                Op::IntBinary { op: ir::IntBinOp::Add | ir::IntBinOp::Sub | ir::IntBinOp::And | ir::IntBinOp::Or, dst, a, b, .. }
+                | Op::Selp { dst, a, b, .. } => (Some(*dst), [of(&holds, a), of(&holds, b)].concat()),
                 Op::Mad { dst, c, .. } => (Some(*dst), of(&holds, c)),
-                Op::Cvt {
-                    dst_ty, dst, src, ..
-                } if dst_ty.bits() == 64 => (Some(*dst), of(&holds, src)),
+                Op::Cvt { dst_ty, dst, src, .. } if dst_ty.bits() == 64 => (Some(*dst), of(&holds, src)),
                 _ => (None, vec![]),
             };
             if let Some(set) = dst.and_then(|d| holds.get_mut(d.0 as usize)) {
@@ -210,11 +182,7 @@ fn param_uses(f: &ir::Function) -> Vec<Uses> {
     };
     for inst in f.blocks.iter().flat_map(|b| &b.insts) {
         match &inst.op {
-            Op::Load { space, addr, .. } | Op::Prefetch { space, addr }
-                if *space != ir::StateSpace::Param =>
-            {
-                mark(base_param(addr), &|u| u.address = true)
-            }
+            Op::Load { space, addr, .. } | Op::Prefetch { space, addr } if *space != ir::StateSpace::Param => mark(base_param(addr), &|u| u.address = true),
             Op::Store { addr, src, .. } => {
                 mark(base_param(addr), &|u| {
                     u.address = true;
@@ -244,12 +212,8 @@ fn param_uses(f: &ir::Function) -> Vec<Uses> {
                 }
             }
             Op::Texture(t) => match t {
-                ir::TextureOp::Fetch { texture, .. } => {
-                    mark(of(&holds, texture), &|u| u.texture = true)
-                }
-                ir::TextureOp::SurfaceLoad { surface, .. }
-                | ir::TextureOp::SurfaceStore { surface, .. }
-                | ir::TextureOp::SurfaceReduce { surface, .. } => {
+                ir::TextureOp::Fetch { texture, .. } => mark(of(&holds, texture), &|u| u.texture = true),
+                ir::TextureOp::SurfaceLoad { surface, .. } | ir::TextureOp::SurfaceStore { surface, .. } | ir::TextureOp::SurfaceReduce { surface, .. } => {
                     mark(of(&holds, surface), &|u| u.surface = true)
                 }
                 _ => {}
@@ -288,12 +252,7 @@ fn is_builtin(t: &str) -> bool {
 /// Parses one demangled parameter type (`float const*`, `unsigned long`, `float4*`).
 fn parse_cpp_type(text: &str) -> CppType {
     let text = text.trim().to_string();
-    let opaque = CppType {
-        builtin: None,
-        stars: 0,
-        const_pointee: false,
-        text: text.clone(),
-    };
+    let opaque = CppType { builtin: None, stars: 0, const_pointee: false, text: text.clone() };
     if text.contains(['(', '[', '<', '&']) {
         return opaque;
     }
@@ -305,15 +264,9 @@ fn parse_cpp_type(text: &str) -> CppType {
         if let Some(r) = rest.strip_suffix('*') {
             stars += 1;
             rest = r;
-        } else if let Some(r) = rest
-            .strip_suffix(" restrict")
-            .or_else(|| rest.strip_suffix(" volatile"))
-        {
+        } else if let Some(r) = rest.strip_suffix(" restrict").or_else(|| rest.strip_suffix(" volatile")) {
             rest = r;
-        } else if stars > 0
-            && rest.ends_with(" const")
-            && rest.trim_end_matches(" const").ends_with('*')
-        {
+        } else if stars > 0 && rest.ends_with(" const") && rest.trim_end_matches(" const").ends_with('*') {
             // A const pointer (not pointee): nothing for the caller.
             rest = rest.strip_suffix(" const").unwrap_or(rest);
         } else {
@@ -333,12 +286,7 @@ fn parse_cpp_type(text: &str) -> CppType {
         base = b.to_string();
     }
     let builtin = is_builtin(&base).then_some(base);
-    CppType {
-        builtin,
-        stars,
-        const_pointee: const_pointee && stars > 0,
-        text,
-    }
+    CppType { builtin, stars, const_pointee: const_pointee && stars > 0, text }
 }
 
 /// Splits `a, b<c, d>, e (*)(f, g)` at its top-level commas.
@@ -368,45 +316,22 @@ pub fn demangle_kernel(name: &str) -> Option<CppKernel> {
         return None;
     }
     let sym = cpp_demangle::Symbol::new(name.as_bytes()).ok()?;
-    let qualified = sym
-        .demangle_with_options(
-            &cpp_demangle::DemangleOptions::new()
-                .no_params()
-                .no_return_type(),
-        )
-        .ok()?;
-    let display = sym
-        .demangle_with_options(&cpp_demangle::DemangleOptions::new().no_return_type())
-        .ok()?;
+    let qualified = sym.demangle_with_options(&cpp_demangle::DemangleOptions::new().no_params().no_return_type()).ok()?;
+    let display = sym.demangle_with_options(&cpp_demangle::DemangleOptions::new().no_return_type()).ok()?;
     let params = display.strip_prefix(qualified.as_str())?.trim();
     let params = params.strip_prefix('(')?.strip_suffix(')')?;
-    let params: Vec<CppType> = if params.trim().is_empty() || params.trim() == "void" {
-        vec![]
-    } else {
-        split_top_level(params)
-            .iter()
-            .map(|p| parse_cpp_type(p))
-            .collect()
-    };
+    let params: Vec<CppType> =
+        if params.trim().is_empty() || params.trim() == "void" { vec![] } else { split_top_level(params).iter().map(|p| parse_cpp_type(p)).collect() };
     // `ns::inner::kernel<float>` -> namespaces and the name without template arguments.
     let mut parts = split_scope(&qualified);
     let last = parts.pop()?;
     let name = last.split('<').next().unwrap_or(&last).trim().to_string();
-    let plain = |s: &str| {
-        !s.is_empty()
-            && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
-            && !s.starts_with(|c: char| c.is_ascii_digit())
-    };
+    let plain = |s: &str| !s.is_empty() && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') && !s.starts_with(|c: char| c.is_ascii_digit());
     if !plain(&name) || !parts.iter().all(|p| plain(p)) {
         // Anonymous namespaces, operators, lambdas: nothing a header could name.
         return None;
     }
-    Some(CppKernel {
-        display,
-        namespaces: parts,
-        name,
-        params,
-    })
+    Some(CppKernel { display, namespaces: parts, name, params })
 }
 
 /// Splits `a::b<c::d>::e` at its top-level `::`.
@@ -433,11 +358,7 @@ fn split_scope(s: &str) -> Vec<String> {
 /// The kernels of `m` with what their parameters are.
 pub fn kernel_signatures(m: &ir::Module) -> Vec<KernelInfo> {
     let mut out = vec![];
-    for f in m
-        .functions
-        .iter()
-        .filter(|f| f.kind == ir::FunctionKind::Entry && f.has_body)
-    {
+    for f in m.functions.iter().filter(|f| f.kind == ir::FunctionKind::Entry && f.has_body) {
         let uses = param_uses(f);
         let cpp = demangle_kernel(&f.name).filter(|c| c.params.len() == f.params.len());
         let mut params = vec![];
@@ -468,19 +389,9 @@ pub fn kernel_signatures(m: &ir::Module) -> Vec<KernelInfo> {
                 }
                 _ => c_identifier(&p.name),
             };
-            params.push(ParamInfo {
-                ptx_name: p.name.clone(),
-                short_name,
-                kind,
-                size: p.size,
-            });
+            params.push(ParamInfo { ptx_name: p.name.clone(), short_name, kind, size: p.size });
         }
-        out.push(KernelInfo {
-            ptx_name: f.name.clone(),
-            c_name: c_identifier(&f.name),
-            params,
-            cpp,
-        });
+        out.push(KernelInfo { ptx_name: f.name.clone(), c_name: c_identifier(&f.name), params, cpp });
     }
     out
 }
@@ -496,17 +407,11 @@ fn descriptor_ident(k: &KernelInfo) -> String {
 fn cpp_param_decl(t: &CppType, i: usize, name: &str, templates: &mut Vec<String>) -> String {
     let stars = "*".repeat(t.stars);
     match &t.builtin {
-        Some(b) if t.stars > 0 => format!(
-            "{}{b} {stars}{name}",
-            if t.const_pointee { "const " } else { "" }
-        ),
+        Some(b) if t.stars > 0 => format!("{}{b} {stars}{name}", if t.const_pointee { "const " } else { "" }),
         Some(b) => format!("{b} {name}"),
         None if t.stars > 0 => {
             templates.push(format!("typename T{i}"));
-            format!(
-                "{}T{i} {stars}{name}",
-                if t.const_pointee { "const " } else { "" }
-            )
+            format!("{}T{i} {stars}{name}", if t.const_pointee { "const " } else { "" })
         }
         None => {
             templates.push(format!("typename T{i}"));
@@ -520,20 +425,11 @@ pub fn launch_header(m: &ir::Module, source_name: &str, guard: &str) -> String {
     let kernels = kernel_signatures(m);
     let mut h = String::new();
     let guard = c_identifier(guard).to_uppercase();
-    let _ = writeln!(
-        h,
-        "/* Typed launch functions for the kernels of {source_name}, written by ptx2llvm --header."
-    );
+    let _ = writeln!(h, "/* Typed launch functions for the kernels of {source_name}, written by ptx2llvm --header.");
     let _ = writeln!(h, " * Link the object translated from the same PTX and ptxrt (libptxrt.a). Each launcher refers");
-    let _ = writeln!(
-        h,
-        " * to its kernel's descriptor, so the object is linked even from a static archive. */"
-    );
+    let _ = writeln!(h, " * to its kernel's descriptor, so the object is linked even from a static archive. */");
     let _ = writeln!(h, "#ifndef {guard}\n#define {guard}\n");
-    let _ = writeln!(
-        h,
-        "#include <stdbool.h>\n#include <stddef.h>\n#include <stdint.h>\n\n#include \"ptxrt.h\"\n"
-    );
+    let _ = writeln!(h, "#include <stdbool.h>\n#include <stddef.h>\n#include <stdint.h>\n\n#include \"ptxrt.h\"\n");
     let _ = writeln!(h, "#ifdef __cplusplus\nextern \"C\" {{\n#endif\n");
     for k in &kernels {
         let mut params = vec![];
@@ -559,11 +455,7 @@ pub fn launch_header(m: &ir::Module, source_name: &str, guard: &str) -> String {
             sizes.push(format!("sizeof {name}"));
         }
         let desc = descriptor_ident(k);
-        let _ = writeln!(
-            h,
-            "extern const ptxrtKernel {desc} __asm__(\"{}\");",
-            crate::lower::abi::kernel_symbol(&k.ptx_name)
-        );
+        let _ = writeln!(h, "extern const ptxrtKernel {desc} __asm__(\"{}\");", crate::lower::abi::kernel_symbol(&k.ptx_name));
         let fname = format!("{}_launch", k.c_name);
         let mut sig = format!("static inline ptxrtError_t {fname}(ptxrtDim3 grid, ptxrtDim3 block, size_t dynamicSharedBytes");
         for p in &params {
@@ -572,42 +464,25 @@ pub fn launch_header(m: &ir::Module, source_name: &str, guard: &str) -> String {
         sig.push(')');
         match &k.cpp {
             Some(cpp) => {
-                let _ = writeln!(
-                    h,
-                    "/* Launches `{}` ({}) and waits for it. */",
-                    k.ptx_name, cpp.display
-                );
+                let _ = writeln!(h, "/* Launches `{}` ({}) and waits for it. */", k.ptx_name, cpp.display);
             }
             None => {
                 let _ = writeln!(h, "/* Launches `{}` and waits for it. */", k.ptx_name);
             }
         }
         let _ = writeln!(h, "{sig}\n{{");
-        let _ = writeln!(
-            h,
-            "    const ptxrtLaunchConfig config = {{grid, block, dynamicSharedBytes, NULL}};"
-        );
+        let _ = writeln!(h, "    const ptxrtLaunchConfig config = {{grid, block, dynamicSharedBytes, NULL}};");
         if args.is_empty() {
-            let _ = writeln!(
-                h,
-                "    return ptxrtLaunchKernelEx(&{desc}, &config, NULL, NULL, 0);"
-            );
+            let _ = writeln!(h, "    return ptxrtLaunchKernelEx(&{desc}, &config, NULL, NULL, 0);");
         } else {
             let _ = writeln!(h, "    void *args[] = {{{}}};", args.join(", "));
             let _ = writeln!(h, "    const size_t sizes[] = {{{}}};", sizes.join(", "));
-            let _ = writeln!(
-                h,
-                "    return ptxrtLaunchKernelEx(&{desc}, &config, args, sizes, {});",
-                args.len()
-            );
+            let _ = writeln!(h, "    return ptxrtLaunchKernelEx(&{desc}, &config, args, sizes, {});", args.len());
         }
         let _ = writeln!(h, "}}\n");
     }
     if !kernels.is_empty() {
-        let refs: Vec<String> = kernels
-            .iter()
-            .map(|k| format!("&{}", descriptor_ident(k)))
-            .collect();
+        let refs: Vec<String> = kernels.iter().map(|k| format!("&{}", descriptor_ident(k))).collect();
         let _ = writeln!(h, "#ifdef PTX2LLVM_REFER_TO_KERNELS");
         let _ = writeln!(h, "/* Refers to every kernel of {source_name}: a translation unit that defines this macro before");
         let _ = writeln!(h, " * including the header makes the linker take the kernels' object out of a static archive,");
@@ -648,11 +523,7 @@ fn write_cpp_launchers(h: &mut String, kernels: &[KernelInfo]) {
             continue;
         }
         let mut text = String::new();
-        let _ = writeln!(
-            text,
-            "/* Launches {} (`{}`) and waits for it. */",
-            cpp.display, k.ptx_name
-        );
+        let _ = writeln!(text, "/* Launches {} (`{}`) and waits for it. */", cpp.display, k.ptx_name);
         if !templates.is_empty() {
             let _ = writeln!(text, "template <{}>", templates.join(", "));
         }
@@ -663,26 +534,14 @@ fn write_cpp_launchers(h: &mut String, kernels: &[KernelInfo]) {
         sig.push(')');
         let key = format!("{}{sig}", templates.join(","));
         let _ = writeln!(text, "{sig}\n{{");
-        let _ = writeln!(
-            text,
-            "    const ptxrtLaunchConfig config = {{grid, block, dynamicSharedBytes, NULL}};"
-        );
+        let _ = writeln!(text, "    const ptxrtLaunchConfig config = {{grid, block, dynamicSharedBytes, NULL}};");
         if args.is_empty() {
-            let _ = writeln!(
-                text,
-                "    return ptxrtLaunchKernelEx(&::{}, &config, NULL, NULL, 0);",
-                descriptor_ident(k)
-            );
+            let _ = writeln!(text, "    return ptxrtLaunchKernelEx(&::{}, &config, NULL, NULL, 0);", descriptor_ident(k));
         } else {
             let sizes: Vec<String> = (0..args.len()).map(|i| format!("sizeof p{i}")).collect();
             let _ = writeln!(text, "    void *args[] = {{{}}};", args.join(", "));
             let _ = writeln!(text, "    const size_t sizes[] = {{{}}};", sizes.join(", "));
-            let _ = writeln!(
-                text,
-                "    return ptxrtLaunchKernelEx(&::{}, &config, args, sizes, {});",
-                descriptor_ident(k),
-                args.len()
-            );
+            let _ = writeln!(text, "    return ptxrtLaunchKernelEx(&::{}, &config, args, sizes, {});", descriptor_ident(k), args.len());
         }
         let _ = writeln!(text, "}}");
         rendered.push((cpp.namespaces.clone(), key, text));
@@ -693,11 +552,7 @@ fn write_cpp_launchers(h: &mut String, kernels: &[KernelInfo]) {
     }
     for (ns, key, text) in &rendered {
         if count[&(ns.clone(), key.clone())] > 1 {
-            let _ = writeln!(
-                h,
-                "\n/* Not declared (it would be the same overload as another kernel's): {} */",
-                key.replace("*/", "* /")
-            );
+            let _ = writeln!(h, "\n/* Not declared (it would be the same overload as another kernel's): {} */", key.replace("*/", "* /"));
             continue;
         }
         let _ = writeln!(h);
@@ -721,14 +576,8 @@ mod tests {
         assert_eq!(k.name, "needle_cuda_shared_1");
         assert!(k.namespaces.is_empty());
         assert_eq!(k.params.len(), 6);
-        assert_eq!(
-            (k.params[0].builtin.as_deref(), k.params[0].stars),
-            (Some("int"), 1)
-        );
-        assert_eq!(
-            (k.params[2].builtin.as_deref(), k.params[2].stars),
-            (Some("int"), 0)
-        );
+        assert_eq!((k.params[0].builtin.as_deref(), k.params[0].stars), (Some("int"), 1));
+        assert_eq!((k.params[2].builtin.as_deref(), k.params[2].stars), (Some("int"), 0));
         let k = demangle_kernel("_ZN2ns4kernEPKdm").unwrap();
         assert_eq!(k.namespaces, ["ns"]);
         assert!(k.params[0].const_pointee && k.params[0].builtin.as_deref() == Some("double"));
@@ -738,14 +587,7 @@ mod tests {
         let k = demangle_kernel("_Z5step2P6float4S0_").unwrap();
         assert_eq!((k.params[0].builtin.clone(), k.params[0].stars), (None, 1));
         let k = demangle_kernel("_Z4scanPPKfPFviE").unwrap();
-        assert_eq!(
-            (
-                k.params[0].builtin.as_deref(),
-                k.params[0].stars,
-                k.params[0].const_pointee
-            ),
-            (Some("float"), 2, true)
-        );
+        assert_eq!((k.params[0].builtin.as_deref(), k.params[0].stars, k.params[0].const_pointee), (Some("float"), 2, true));
         assert_eq!((k.params[1].builtin.clone(), k.params[1].stars), (None, 0));
         assert!(demangle_kernel("_ZN12_GLOBAL__N_11kEv").is_none());
         assert!(demangle_kernel("vecadd").is_none());

@@ -5,12 +5,12 @@
 //! module) → `driver` (optimization and object emission). Diagnostics from every stage
 //! are `diag::Diagnostic`s with source spans.
 
-pub mod diag;
-pub mod front;
 pub mod check;
+pub mod diag;
+pub mod driver;
+pub mod front;
+pub mod header;
 pub mod ir;
 pub mod lower;
-pub mod driver;
-pub mod header;
 pub mod rust_launchers;
 pub mod target;

@@ -21,11 +21,9 @@ use std::collections::HashMap;
 use std::fmt::Write as _;
 
 const KEYWORDS: &[&str] = &[
-    "as", "async", "await", "break", "const", "continue", "crate", "dyn", "else", "enum", "extern",
-    "false", "fn", "for", "gen", "if", "impl", "in", "let", "loop", "match", "mod", "move", "mut",
-    "pub", "ref", "return", "self", "Self", "static", "struct", "super", "trait", "true", "type",
-    "unsafe", "use", "where", "while", "abstract", "become", "box", "do", "final", "macro",
-    "override", "priv", "try", "typeof", "unsized", "virtual", "yield",
+    "as", "async", "await", "break", "const", "continue", "crate", "dyn", "else", "enum", "extern", "false", "fn", "for", "gen", "if", "impl", "in", "let",
+    "loop", "match", "mod", "move", "mut", "pub", "ref", "return", "self", "Self", "static", "struct", "super", "trait", "true", "type", "unsafe", "use",
+    "where", "while", "abstract", "become", "box", "do", "final", "macro", "override", "priv", "try", "typeof", "unsized", "virtual", "yield",
 ];
 
 /// A Rust identifier for a C identifier (keywords become raw identifiers).
@@ -85,25 +83,12 @@ fn element_type(t: Option<&CppType>) -> Option<&'static str> {
 fn function_names(kernels: &[KernelInfo]) -> Vec<String> {
     let mut count: HashMap<&str, usize> = HashMap::new();
     for k in kernels {
-        *count
-            .entry(
-                k.cpp
-                    .as_ref()
-                    .map_or(k.c_name.as_str(), |c| c.name.as_str()),
-            )
-            .or_default() += 1;
+        *count.entry(k.cpp.as_ref().map_or(k.c_name.as_str(), |c| c.name.as_str())).or_default() += 1;
     }
     kernels
         .iter()
         .map(|k| match &k.cpp {
-            Some(c)
-                if count[c.name.as_str()] == 1
-                    && !kernels
-                        .iter()
-                        .any(|o| o.cpp.is_none() && o.c_name == c.name) =>
-            {
-                rust_ident(&c.name)
-            }
+            Some(c) if count[c.name.as_str()] == 1 && !kernels.iter().any(|o| o.cpp.is_none() && o.c_name == c.name) => rust_ident(&c.name),
             _ => rust_ident(&k.c_name),
         })
         .collect()
@@ -114,37 +99,17 @@ pub fn rust_launchers(m: &ir::Module, source_name: &str) -> String {
     let kernels = kernel_signatures(m);
     let names = function_names(&kernels);
     let mut r = String::new();
-    let _ = writeln!(
-        r,
-        "// Safe typed launchers for the kernels of {source_name}, written by `ptx2llvm --rust`."
-    );
+    let _ = writeln!(r, "// Safe typed launchers for the kernels of {source_name}, written by `ptx2llvm --rust`.");
     let _ = writeln!(r, "// Include it in a module of a crate that depends on `ptxrt` and links the object translated");
-    let _ = writeln!(
-        r,
-        "// from the same PTX (the `ptx2llvm-build` crate does both):"
-    );
-    let _ = writeln!(
-        r,
-        "//     mod kernels {{ include!(concat!(env!(\"OUT_DIR\"), \"/kernels.rs\")); }}"
-    );
+    let _ = writeln!(r, "// from the same PTX (the `ptx2llvm-build` crate does both):");
+    let _ = writeln!(r, "//     mod kernels {{ include!(concat!(env!(\"OUT_DIR\"), \"/kernels.rs\")); }}");
     if kernels.is_empty() {
         return r;
     }
-    let _ = writeln!(
-        r,
-        "\n#[allow(dead_code, non_upper_case_globals)]\nunsafe extern \"C\" {{"
-    );
+    let _ = writeln!(r, "\n#[allow(dead_code, non_upper_case_globals)]\nunsafe extern \"C\" {{");
     for k in &kernels {
-        let _ = writeln!(
-            r,
-            "    #[link_name = \"{}\"]",
-            crate::lower::abi::kernel_symbol(&k.ptx_name)
-        );
-        let _ = writeln!(
-            r,
-            "    static __ptxrt_kernel_{}: ::ptxrt::Kernel;",
-            k.c_name
-        );
+        let _ = writeln!(r, "    #[link_name = \"{}\"]", crate::lower::abi::kernel_symbol(&k.ptx_name));
+        let _ = writeln!(r, "    static __ptxrt_kernel_{}: ::ptxrt::Kernel;", k.c_name);
     }
     let _ = writeln!(r, "}}");
     for (k, fname) in kernels.iter().zip(&names) {
@@ -180,9 +145,7 @@ pub fn rust_launchers(m: &ir::Module, source_name: &str) -> String {
                     args.push(format!("::ptxrt::KernelArg::value(&{name})"));
                 }
                 ParamKind::Value(ty) => {
-                    let cpp_ty = cpp
-                        .filter(|t| t.stars == 0)
-                        .and_then(|t| rust_builtin(t.builtin.as_deref()?));
+                    let cpp_ty = cpp.filter(|t| t.stars == 0).and_then(|t| rust_builtin(t.builtin.as_deref()?));
                     params.push(format!("{name}: {}", cpp_ty.unwrap_or(rust_scalar(ty))));
                     args.push(format!("::ptxrt::KernelArg::value(&{name})"));
                 }
@@ -191,11 +154,7 @@ pub fn rust_launchers(m: &ir::Module, source_name: &str) -> String {
         let _ = writeln!(r);
         match &k.cpp {
             Some(c) => {
-                let _ = writeln!(
-                    r,
-                    "/// Launches `{}` (`{}`) and waits for it.",
-                    c.display, k.ptx_name
-                );
+                let _ = writeln!(r, "/// Launches `{}` (`{}`) and waits for it.", c.display, k.ptx_name);
             }
             None => {
                 let _ = writeln!(r, "/// Launches `{}` and waits for it.", k.ptx_name);
@@ -205,15 +164,8 @@ pub fn rust_launchers(m: &ir::Module, source_name: &str) -> String {
         let _ = writeln!(r, "/// Slices are passed as the addresses of their first elements: the kernel must stay within");
         let _ = writeln!(r, "/// them, as its CUDA launch would have to. The number and sizes of the arguments are checked");
         let _ = writeln!(r, "/// against the kernel's parameters; errors (a bad configuration, a trap) are returned.");
-        let _ = writeln!(
-            r,
-            "#[allow(dead_code, non_snake_case, clippy::too_many_arguments)]"
-        );
-        let generics = if generics.is_empty() {
-            String::new()
-        } else {
-            format!("<{}>", generics.join(", "))
-        };
+        let _ = writeln!(r, "#[allow(dead_code, non_snake_case, clippy::too_many_arguments)]");
+        let generics = if generics.is_empty() { String::new() } else { format!("<{}>", generics.join(", ")) };
         let mut sig = format!("pub fn {fname}{generics}(config: ::ptxrt::LaunchConfig");
         for p in &params {
             let _ = write!(sig, ", {p}");
@@ -223,16 +175,8 @@ pub fn rust_launchers(m: &ir::Module, source_name: &str) -> String {
             let _ = writeln!(r, "    {s}");
         }
         let _ = writeln!(r, "    // SAFETY: the descriptor is the kernel's, defined by the linked object; every argument");
-        let _ = writeln!(
-            r,
-            "    // points at a live value of its size, addresses at the caller's slices."
-        );
-        let _ = writeln!(
-            r,
-            "    unsafe {{ ::ptxrt::launch(&__ptxrt_kernel_{}, &config, &[{}]) }}",
-            k.c_name,
-            args.join(", ")
-        );
+        let _ = writeln!(r, "    // points at a live value of its size, addresses at the caller's slices.");
+        let _ = writeln!(r, "    unsafe {{ ::ptxrt::launch(&__ptxrt_kernel_{}, &config, &[{}]) }}", k.c_name, args.join(", "));
         let _ = writeln!(r, "}}");
     }
     r

@@ -77,18 +77,9 @@ fn initialize_llvm_targets() {
 pub fn resolve_target(requested: Option<&str>) -> Result<TargetSpec, String> {
     let (given, host) = match requested {
         Some(t) => (t.trim().to_string(), false),
-        None => (
-            TargetMachine::get_default_triple()
-                .as_str()
-                .to_string_lossy()
-                .into_owned(),
-            true,
-        ),
+        None => (TargetMachine::get_default_triple().as_str().to_string_lossy().into_owned(), true),
     };
-    let normalized = TargetMachine::normalize_triple(&TargetTriple::create(&given))
-        .as_str()
-        .to_string_lossy()
-        .into_owned();
+    let normalized = TargetMachine::normalize_triple(&TargetTriple::create(&given)).as_str().to_string_lossy().into_owned();
     let parts: Vec<&str> = normalized.split('-').collect();
     let arch = match parts.first().copied() {
         Some("x86_64" | "amd64") => Some(Arch::X86_64),
@@ -99,10 +90,7 @@ pub fn resolve_target(requested: Option<&str>) -> Result<TargetSpec, String> {
     let env = parts.get(3).copied().unwrap_or("");
     let linux_elf = os == "linux" && matches!(env, "" | "gnu" | "musl") && parts.len() <= 4;
     match arch {
-        Some(arch) if linux_elf => Ok(TargetSpec {
-            triple: normalized,
-            arch,
-        }),
+        Some(arch) if linux_elf => Ok(TargetSpec { triple: normalized, arch }),
         _ => {
             let list = SUPPORTED_TARGETS.join(", ");
             if host {
@@ -143,20 +131,13 @@ pub fn check_cpu(cpu: &str, target: &TargetSpec) -> Result<(), String> {
     if arch.cpus().contains(&cpu) {
         return Ok(());
     }
-    let mut msg = format!(
-        "unknown CPU `{cpu}` for {} (`{}`)",
-        arch.name(),
-        target.triple
-    );
+    let mut msg = format!("unknown CPU `{cpu}` for {} (`{}`)", arch.name(), target.triple);
     let other = match arch {
         Arch::X86_64 => Arch::Aarch64,
         Arch::Aarch64 => Arch::X86_64,
     };
     if other.cpus().contains(&cpu) && cpu != "generic" {
-        msg.push_str(&format!(
-            ": it is an {} CPU (pass a matching --target).",
-            other.name()
-        ));
+        msg.push_str(&format!(": it is an {} CPU (pass a matching --target).", other.name()));
     } else if arch == Arch::X86_64 && X86_32_ONLY_CPUS.contains(&cpu) {
         msg.push_str(": it has no 64-bit mode.");
     } else if let Some(near) = closest(cpu, arch.cpus()) {
@@ -164,10 +145,7 @@ pub fn check_cpu(cpu: &str, target: &TargetSpec) -> Result<(), String> {
     } else {
         msg.push('.');
     }
-    msg.push_str(&format!(
-        " Valid names include {}; `ptx2llvm --print-cpus` lists all",
-        arch.examples()
-    ));
+    msg.push_str(&format!(" Valid names include {}; `ptx2llvm --print-cpus` lists all", arch.examples()));
     if target.triple != resolve_target(None).map(|t| t.triple).unwrap_or_default() {
         msg.push_str(&format!(" (with --target {})", target.triple));
     }
@@ -178,12 +156,7 @@ pub fn check_cpu(cpu: &str, target: &TargetSpec) -> Result<(), String> {
 /// The closest name by edit distance, if it is close enough to be a likely typo.
 fn closest<'a>(name: &str, names: &[&'a str]) -> Option<&'a str> {
     let lower = name.to_ascii_lowercase();
-    names
-        .iter()
-        .map(|n| (edit_distance(&lower, n), *n))
-        .filter(|(d, n)| *d <= (n.len() / 3).max(1))
-        .min_by_key(|(d, _)| *d)
-        .map(|(_, n)| n)
+    names.iter().map(|n| (edit_distance(&lower, n), *n)).filter(|(d, n)| *d <= (n.len() / 3).max(1)).min_by_key(|(d, _)| *d).map(|(_, n)| n)
 }
 
 /// Levenshtein distance over bytes.
@@ -193,9 +166,7 @@ fn edit_distance(a: &str, b: &str) -> usize {
     for (i, &ca) in a.iter().enumerate() {
         let mut cur = vec![i + 1; b.len() + 1];
         for (j, &cb) in b.iter().enumerate() {
-            cur[j + 1] = (prev[j] + usize::from(ca != cb))
-                .min(prev[j + 1] + 1)
-                .min(cur[j] + 1);
+            cur[j + 1] = (prev[j] + usize::from(ca != cb)).min(prev[j + 1] + 1).min(cur[j] + 1);
         }
         prev = cur;
     }
@@ -435,10 +406,7 @@ mod tests {
         ] {
             assert!(resolve_target(Some(ok)).is_ok(), "{ok}");
         }
-        assert_eq!(
-            resolve_target(Some("aarch64-linux-gnu")).unwrap().arch,
-            Arch::Aarch64
-        );
+        assert_eq!(resolve_target(Some("aarch64-linux-gnu")).unwrap().arch, Arch::Aarch64);
         for bad in [
             "aarch64-apple-darwin",
             "x86_64-pc-windows-msvc",
@@ -449,14 +417,9 @@ mod tests {
             "x86_64-unknown-freebsd",
         ] {
             let e = resolve_target(Some(bad)).unwrap_err();
-            assert!(
-                e.contains(bad) && e.contains("x86_64-unknown-linux-gnu"),
-                "{bad}: {e}"
-            );
+            assert!(e.contains(bad) && e.contains("x86_64-unknown-linux-gnu"), "{bad}: {e}");
         }
-        assert!(resolve_target(Some("nosucharch-unknown-linux-gnu"))
-            .unwrap_err()
-            .starts_with("unknown target"));
+        assert!(resolve_target(Some("nosucharch-unknown-linux-gnu")).unwrap_err().starts_with("unknown target"));
     }
 
     #[test]
@@ -467,66 +430,33 @@ mod tests {
         assert!(check_cpu("cortex-a72", &a64).is_ok());
         assert!(check_cpu("generic", &a64).is_ok());
         let e = check_cpu("foo", &x86).unwrap_err();
-        assert!(
-            e.contains("unknown CPU `foo`") && e.contains("--print-cpus"),
-            "{e}"
-        );
-        assert!(check_cpu("skylak", &x86)
-            .unwrap_err()
-            .contains("did you mean `skylake`?"));
-        assert!(check_cpu("i686", &x86)
-            .unwrap_err()
-            .contains("no 64-bit mode"));
-        assert!(check_cpu("cortex-a72", &x86)
-            .unwrap_err()
-            .contains("it is an AArch64 CPU"));
-        let foreign = if Arch::host() == Some(Arch::X86_64) {
-            &a64
-        } else {
-            &x86
-        };
-        assert!(check_cpu("native", foreign)
-            .unwrap_err()
-            .contains("--cpu native"));
+        assert!(e.contains("unknown CPU `foo`") && e.contains("--print-cpus"), "{e}");
+        assert!(check_cpu("skylak", &x86).unwrap_err().contains("did you mean `skylake`?"));
+        assert!(check_cpu("i686", &x86).unwrap_err().contains("no 64-bit mode"));
+        assert!(check_cpu("cortex-a72", &x86).unwrap_err().contains("it is an AArch64 CPU"));
+        let foreign = if Arch::host() == Some(Arch::X86_64) { &a64 } else { &x86 };
+        assert!(check_cpu("native", foreign).unwrap_err().contains("--cpu native"));
     }
 
     /// The lists are LLVM's: every name is one the installed LLVM 19 lists, and it lists no
     /// other, except the x86 CPUs without 64-bit mode (which abort code generation).
     #[test]
     fn cpu_lists_are_llvms() {
-        let prefix =
-            std::env::var("LLVM_SYS_191_PREFIX").unwrap_or_else(|_| "/usr/lib/llvm-19".into());
+        let prefix = std::env::var("LLVM_SYS_191_PREFIX").unwrap_or_else(|_| "/usr/lib/llvm-19".into());
         let llc = std::path::Path::new(&prefix).join("bin/llc");
         let dir = std::env::temp_dir().join(format!("ptx2llvm-cpus-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let ll = dir.join("f.ll");
         std::fs::write(&ll, "define void @f() {\n  ret void\n}\n").unwrap();
         let listed = |triple: &str| -> Vec<String> {
-            let out = std::process::Command::new(&llc)
-                .arg(format!("-mtriple={triple}"))
-                .arg("-mcpu=help")
-                .arg(&ll)
-                .arg("-o")
-                .arg(dir.join("f.s"))
-                .output();
+            let out = std::process::Command::new(&llc).arg(format!("-mtriple={triple}")).arg("-mcpu=help").arg(&ll).arg("-o").arg(dir.join("f.s")).output();
             let out = out.unwrap_or_else(|e| panic!("cannot run {}: {e}", llc.display()));
-            let text = String::from_utf8_lossy(&out.stderr).into_owned()
-                + &String::from_utf8_lossy(&out.stdout);
-            let start = text
-                .find("Available CPUs")
-                .expect("llc -mcpu=help lists CPUs");
+            let text = String::from_utf8_lossy(&out.stderr).into_owned() + &String::from_utf8_lossy(&out.stdout);
+            let start = text.find("Available CPUs").expect("llc -mcpu=help lists CPUs");
             let end = text.find("Available features").unwrap_or(text.len());
-            text[start..end]
-                .lines()
-                .skip(1)
-                .filter_map(|l| l.split_whitespace().next())
-                .map(str::to_string)
-                .collect()
+            text[start..end].lines().skip(1).filter_map(|l| l.split_whitespace().next()).map(str::to_string).collect()
         };
-        let mut x86: Vec<String> = listed("x86_64-unknown-linux-gnu")
-            .into_iter()
-            .filter(|c| !X86_32_ONLY_CPUS.contains(&c.as_str()))
-            .collect();
+        let mut x86: Vec<String> = listed("x86_64-unknown-linux-gnu").into_iter().filter(|c| !X86_32_ONLY_CPUS.contains(&c.as_str())).collect();
         x86.sort();
         let mut ours: Vec<&str> = X86_64_CPUS.to_vec();
         ours.sort();

@@ -4,10 +4,7 @@
 
 use std::ffi::c_int;
 
-pub use ptx2llvm_abi::{
-    BlockEnv, BlockFn, Dim3, Kernel, LaunchInfo, Module, SymbolInfo, SyncOperand, SyncPoint,
-    ABI_VERSION, KERNEL_FUSE_X,
-};
+pub use ptx2llvm_abi::{BlockEnv, BlockFn, Dim3, Kernel, LaunchInfo, Module, SymbolInfo, SyncOperand, SyncPoint, ABI_VERSION, KERNEL_FUSE_X};
 
 /// `ptxrtError_t` as it crosses the C boundary. A plain integer rather than a Rust enum,
 /// because C may hand us any value (e.g. to `ptxrtGetErrorName`).
@@ -18,9 +15,6 @@ pub type ptxrtError_t = c_int;
 mod tests {
     #[test]
     fn the_compilers_launch_failure_code_is_ours() {
-        assert_eq!(
-            ptx2llvm_abi::ERROR_LAUNCH_FAILURE,
-            crate::ErrorCode::LaunchFailure as i32
-        );
+        assert_eq!(ptx2llvm_abi::ERROR_LAUNCH_FAILURE, crate::ErrorCode::LaunchFailure as i32);
     }
 }

@@ -14,8 +14,7 @@ use crate::{launch, pool, registry};
 
 /// Runs `f`, converting an error or a panic into a code and the thread's last error.
 fn status(f: impl FnOnce() -> Result<(), Error>) -> ptxrtError_t {
-    let result = catch_unwind(AssertUnwindSafe(f))
-        .unwrap_or_else(|_| Err(Error::internal("panic in the C API")));
+    let result = catch_unwind(AssertUnwindSafe(f)).unwrap_or_else(|_| Err(Error::internal("panic in the C API")));
     match result {
         Ok(()) => SUCCESS,
         Err(e) => {
@@ -27,8 +26,7 @@ fn status(f: impl FnOnce() -> Result<(), Error>) -> ptxrtError_t {
 
 /// Like [`status`] for functions that return a value (`fallback` on failure).
 fn value<T>(fallback: T, f: impl FnOnce() -> Result<T, Error>) -> T {
-    let result = catch_unwind(AssertUnwindSafe(f))
-        .unwrap_or_else(|_| Err(Error::internal("panic in the C API")));
+    let result = catch_unwind(AssertUnwindSafe(f)).unwrap_or_else(|_| Err(Error::internal("panic in the C API")));
     match result {
         Ok(v) => v,
         Err(e) => {
@@ -97,9 +95,7 @@ pub unsafe extern "C" fn ptxrtLaunchKernel(
     stream: *mut c_void,
 ) -> ptxrtError_t {
     // SAFETY: forwarded contract.
-    status(|| unsafe {
-        launch::launch_kernel(kernel, grid, block, args, dynamicSharedBytes, stream)
-    })
+    status(|| unsafe { launch::launch_kernel(kernel, grid, block, args, dynamicSharedBytes, stream) })
 }
 
 /// Runs a grid to completion with all its blocks resident at once.
@@ -116,9 +112,7 @@ pub unsafe extern "C" fn ptxrtLaunchCooperativeKernel(
     stream: *mut c_void,
 ) -> ptxrtError_t {
     // SAFETY: forwarded contract.
-    status(|| unsafe {
-        launch::launch_kernel_mode(kernel, grid, block, args, dynamicSharedBytes, stream, true, "ptxrtLaunchCooperativeKernel")
-    })
+    status(|| unsafe { launch::launch_kernel_mode(kernel, grid, block, args, dynamicSharedBytes, stream, true, "ptxrtLaunchCooperativeKernel") })
 }
 
 /// Runs a grid to completion after checking the number (and, when `argSizes` is not
@@ -156,19 +150,12 @@ pub unsafe extern "C" fn ptxrtLaunchKernelEx(
 /// # Safety
 /// `name` is null or NUL-terminated; `addr` and `size` are null or writable.
 #[no_mangle]
-pub unsafe extern "C" fn ptxrtGetSymbol(
-    name: *const c_char,
-    addr: *mut *mut c_void,
-    size: *mut usize,
-) -> ptxrtError_t {
+pub unsafe extern "C" fn ptxrtGetSymbol(name: *const c_char, addr: *mut *mut c_void, size: *mut usize) -> ptxrtError_t {
     status(|| {
         // SAFETY: forwarded contract.
         let name = unsafe { c_str(name, "ptxrtGetSymbol") }?;
         if addr.is_null() || size.is_null() {
-            return Err(Error::invalid_value(format!(
-                "ptxrtGetSymbol('{}'): addr and size must not be NULL",
-                name.to_string_lossy()
-            )));
+            return Err(Error::invalid_value(format!("ptxrtGetSymbol('{}'): addr and size must not be NULL", name.to_string_lossy())));
         }
         let (a, s) = registry::get_symbol(name)?;
         // SAFETY: both checked non-null above and writable per the contract.
@@ -186,10 +173,7 @@ pub unsafe extern "C" fn ptxrtGetSymbol(
 /// # Safety
 /// `kernel` is null or a kernel descriptor.
 #[no_mangle]
-pub unsafe extern "C" fn ptxrtFuncSetMaxDynamicSharedMemory(
-    kernel: *const Kernel,
-    bytes: usize,
-) -> ptxrtError_t {
+pub unsafe extern "C" fn ptxrtFuncSetMaxDynamicSharedMemory(kernel: *const Kernel, bytes: usize) -> ptxrtError_t {
     status(|| launch::set_max_dynamic_shared(kernel, bytes))
 }
 
@@ -202,9 +186,7 @@ pub extern "C" fn ptxrtSetNumThreads(n: c_int) -> ptxrtError_t {
 /// The number of worker threads launches use.
 #[no_mangle]
 pub extern "C" fn ptxrtGetNumThreads() -> c_int {
-    value(1, || {
-        Ok(c_int::try_from(pool::num_threads()).unwrap_or(c_int::MAX))
-    })
+    value(1, || Ok(c_int::try_from(pool::num_threads()).unwrap_or(c_int::MAX)))
 }
 
 /// The enumerator name of a code ("unrecognized error code" for unknown values).
@@ -299,7 +281,13 @@ pub unsafe extern "C" fn ptxrtMalloc3DArray(array: *mut *mut Array, desc: *const
 /// # Safety
 /// `array` is writable; `desc` points at a channel format.
 #[no_mangle]
-pub unsafe extern "C" fn ptxrtMallocMultisampleArray(array: *mut *mut Array, desc: *const ChannelFormatDesc, extent: Extent, num_samples: u32, flags: u32) -> ptxrtError_t {
+pub unsafe extern "C" fn ptxrtMallocMultisampleArray(
+    array: *mut *mut Array,
+    desc: *const ChannelFormatDesc,
+    extent: Extent,
+    num_samples: u32,
+    flags: u32,
+) -> ptxrtError_t {
     status(|| {
         let out = out_ptr(array, "ptxrtMallocMultisampleArray: array")?;
         // SAFETY: forwarded contract (checked for NULL).
@@ -316,7 +304,13 @@ pub unsafe extern "C" fn ptxrtMallocMultisampleArray(array: *mut *mut Array, des
 /// # Safety
 /// `mipmap` is writable; `desc` points at a channel format.
 #[no_mangle]
-pub unsafe extern "C" fn ptxrtMallocMipmappedArray(mipmap: *mut *mut MipmappedArray, desc: *const ChannelFormatDesc, extent: Extent, num_levels: u32, flags: u32) -> ptxrtError_t {
+pub unsafe extern "C" fn ptxrtMallocMipmappedArray(
+    mipmap: *mut *mut MipmappedArray,
+    desc: *const ChannelFormatDesc,
+    extent: Extent,
+    num_levels: u32,
+    flags: u32,
+) -> ptxrtError_t {
     status(|| {
         let out = out_ptr(mipmap, "ptxrtMallocMipmappedArray: mipmappedArray")?;
         // SAFETY: forwarded contract (checked for NULL).
@@ -339,7 +333,10 @@ pub unsafe extern "C" fn ptxrtGetMipmappedArrayLevel(level_array: *mut *mut Arra
         // SAFETY: forwarded contract.
         let m = unsafe { mipmap.as_mut() }.ok_or_else(|| Error::invalid_value("ptxrtGetMipmappedArrayLevel: mipmappedArray is NULL"))?;
         let count = m.levels.len();
-        let a = m.levels.get_mut(level as usize).ok_or_else(|| Error::invalid_value(format!("ptxrtGetMipmappedArrayLevel: level {level} of a mipmapped array of {count} levels")))?;
+        let a = m
+            .levels
+            .get_mut(level as usize)
+            .ok_or_else(|| Error::invalid_value(format!("ptxrtGetMipmappedArrayLevel: level {level} of a mipmapped array of {count} levels")))?;
         // SAFETY: checked non-null, writable per the contract.
         unsafe { *out = &mut **a as *mut Array };
         Ok(())
@@ -383,7 +380,17 @@ pub unsafe extern "C" fn ptxrtFreeArray(array: *mut Array) -> ptxrtError_t {
 /// Copies a `width` x `height` block of bytes between host memory (rows `pitch` apart)
 /// and an array's rows (all rows of all slices/layers, one after another).
 #[allow(clippy::too_many_arguments)]
-unsafe fn copy_array_block(a: &mut Array, w_offset: usize, h_offset: usize, host: *mut u8, pitch: usize, width: usize, height: usize, to_array: bool, what: &str) -> Result<(), Error> {
+unsafe fn copy_array_block(
+    a: &mut Array,
+    w_offset: usize,
+    h_offset: usize,
+    host: *mut u8,
+    pitch: usize,
+    width: usize,
+    height: usize,
+    to_array: bool,
+    what: &str,
+) -> Result<(), Error> {
     let row = a.row_bytes();
     if host.is_null() {
         return Err(Error::invalid_value(format!("{what}: host pointer is NULL")));
@@ -419,7 +426,15 @@ unsafe fn copy_array_block(a: &mut Array, w_offset: usize, h_offset: usize, host
 /// # Safety
 /// `src` holds `height` rows of `width` bytes, `spitch` apart.
 #[no_mangle]
-pub unsafe extern "C" fn ptxrtMemcpy2DToArray(dst: *mut Array, w_offset: usize, h_offset: usize, src: *const c_void, spitch: usize, width: usize, height: usize) -> ptxrtError_t {
+pub unsafe extern "C" fn ptxrtMemcpy2DToArray(
+    dst: *mut Array,
+    w_offset: usize,
+    h_offset: usize,
+    src: *const c_void,
+    spitch: usize,
+    width: usize,
+    height: usize,
+) -> ptxrtError_t {
     status(|| {
         // SAFETY: forwarded contract.
         let a = unsafe { array_ref(dst, "ptxrtMemcpy2DToArray") }?;
@@ -433,7 +448,15 @@ pub unsafe extern "C" fn ptxrtMemcpy2DToArray(dst: *mut Array, w_offset: usize, 
 /// # Safety
 /// `dst` has room for `height` rows of `width` bytes, `dpitch` apart.
 #[no_mangle]
-pub unsafe extern "C" fn ptxrtMemcpy2DFromArray(dst: *mut c_void, dpitch: usize, src: *mut Array, w_offset: usize, h_offset: usize, width: usize, height: usize) -> ptxrtError_t {
+pub unsafe extern "C" fn ptxrtMemcpy2DFromArray(
+    dst: *mut c_void,
+    dpitch: usize,
+    src: *mut Array,
+    w_offset: usize,
+    h_offset: usize,
+    width: usize,
+    height: usize,
+) -> ptxrtError_t {
     status(|| {
         // SAFETY: forwarded contract.
         let a = unsafe { array_ref(src, "ptxrtMemcpy2DFromArray") }?;
@@ -495,7 +518,12 @@ pub unsafe extern "C" fn ptxrtMemcpyFromArray(dst: *mut c_void, src: *mut Array,
 /// # Safety
 /// Pointers are null or valid; the resource's memory outlives the object.
 #[no_mangle]
-pub unsafe extern "C" fn ptxrtCreateTextureObject(tex: *mut u64, res_desc: *const ResourceDesc, tex_desc: *const TextureDesc, res_view_desc: *const c_void) -> ptxrtError_t {
+pub unsafe extern "C" fn ptxrtCreateTextureObject(
+    tex: *mut u64,
+    res_desc: *const ResourceDesc,
+    tex_desc: *const TextureDesc,
+    res_view_desc: *const c_void,
+) -> ptxrtError_t {
     status(|| {
         let out = out_ptr(tex, "ptxrtCreateTextureObject: pTexObject")?;
         // SAFETY: forwarded contract.

@@ -173,7 +173,10 @@ pub unsafe extern "C" fn __ptxrt_check_access(
             let offset = addr.wrapping_sub(local) as isize;
             return site.report(
                 ErrorCode::IllegalAddress,
-                format!("out-of-bounds local {} of {bytes} bytes at offset {offset} (address {addr:#x}) of the thread's {local_bytes}-byte local window", verb(write)),
+                format!(
+                    "out-of-bounds local {} of {bytes} bytes at offset {offset} (address {addr:#x}) of the thread's {local_bytes}-byte local window",
+                    verb(write)
+                ),
             );
         }
         kind::SPACE_GLOBAL | kind::SPACE_GENERIC if !in_shared && !inside(local, local_bytes) => {
@@ -243,7 +246,11 @@ fn shared_access(site: &mut Site<'_>, offset: usize, bytes: usize, window: usize
     match found {
         None => 0,
         Some((i, why)) => {
-            let (code, kind) = if why.contains("uninitialized") { (ErrorCode::LaunchFailure, "uninitialized shared read") } else { (ErrorCode::LaunchFailure, "shared memory data race") };
+            let (code, kind) = if why.contains("uninitialized") {
+                (ErrorCode::LaunchFailure, "uninitialized shared read")
+            } else {
+                (ErrorCode::LaunchFailure, "shared memory data race")
+            };
             site.report(code, format!("{kind}: {} of shared offset {} {why}", verb(write), offset + i))
         }
     }

@@ -15,7 +15,11 @@ pub fn level() -> u32 {
     match LEVEL.load(Ordering::Relaxed) {
         0 => {
             let detected = detect();
-            let level = std::env::var("PTXRT_CPU_LEVEL").ok().and_then(|v| v.trim().parse::<u32>().ok()).filter(|l| (1..=4).contains(l)).map_or(detected, |l| l.min(detected));
+            let level = std::env::var("PTXRT_CPU_LEVEL")
+                .ok()
+                .and_then(|v| v.trim().parse::<u32>().ok())
+                .filter(|l| (1..=4).contains(l))
+                .map_or(detected, |l| l.min(detected));
             LEVEL.store(level, Ordering::Relaxed);
             level
         }
@@ -27,7 +31,8 @@ pub fn level() -> u32 {
 fn detect() -> u32 {
     use std::arch::is_x86_feature_detected as has;
     let v2 = has!("cmpxchg16b") && has!("popcnt") && has!("sse3") && has!("sse4.1") && has!("sse4.2") && has!("ssse3");
-    let v3 = v2 && has!("avx") && has!("avx2") && has!("bmi1") && has!("bmi2") && has!("f16c") && has!("fma") && has!("lzcnt") && has!("movbe") && has!("xsave");
+    let v3 =
+        v2 && has!("avx") && has!("avx2") && has!("bmi1") && has!("bmi2") && has!("f16c") && has!("fma") && has!("lzcnt") && has!("movbe") && has!("xsave");
     let v4 = v3 && has!("avx512f") && has!("avx512bw") && has!("avx512cd") && has!("avx512dq") && has!("avx512vl");
     1 + v2 as u32 + v3 as u32 + v4 as u32
 }

@@ -33,13 +33,7 @@ const LIBRARY_CALL_STACK_BYTES: usize = 16 << 10;
 
 /// Ends the launch with a stack overflow (returns the status to give back) when the calling
 /// thread's stack has no room left for the library call `what`.
-unsafe fn check_stack_room(
-    env: *mut BlockEnv,
-    tx: u32,
-    ty: u32,
-    tz: u32,
-    what: &str,
-) -> Result<(), i32> {
+unsafe fn check_stack_room(env: *mut BlockEnv, tx: u32, ty: u32, tz: u32, what: &str) -> Result<(), i32> {
     if crate::stacks::check_room(LIBRARY_CALL_STACK_BYTES).is_ok() {
         return Ok(());
     }
@@ -137,19 +131,13 @@ pub unsafe fn format_vprintf(format: *const c_char, buf: *const u8) -> (Vec<u8>,
         let arg = match conv {
             b'd' | b'i' => {
                 let raw = take(buf, &mut offset, if long { 8 } else { 4 });
-                Arg::Int(if long {
-                    raw as i64
-                } else {
-                    raw as u32 as i32 as i64
-                })
+                Arg::Int(if long { raw as i64 } else { raw as u32 as i32 as i64 })
             }
             b'u' | b'x' | b'X' | b'o' | b'c' => {
                 let raw = take(buf, &mut offset, if long { 8 } else { 4 });
                 Arg::Int(if long { raw as i64 } else { raw as u32 as i64 })
             }
-            b'f' | b'F' | b'e' | b'E' | b'g' | b'G' | b'a' | b'A' => {
-                Arg::Float(f64::from_bits(take(buf, &mut offset, 8)))
-            }
+            b'f' | b'F' | b'e' | b'E' | b'g' | b'G' | b'a' | b'A' => Arg::Float(f64::from_bits(take(buf, &mut offset, 8))),
             b's' | b'p' => Arg::Ptr(take(buf, &mut offset, 8)),
             _ => {
                 // Unknown conversion: printed as written, consuming nothing.
@@ -173,9 +161,7 @@ pub unsafe fn format_vprintf(format: *const c_char, buf: *const u8) -> (Vec<u8>,
             let n = piece.len();
             let (w, pr) = (star_args.first().copied(), star_args.get(1).copied());
             let written = match (arg_ref(&arg), star_args.len()) {
-                (ArgRef::Int(v), 0) if signed || conv == b'c' => {
-                    snprintf(p, n, cfmt, v as std::ffi::c_longlong)
-                }
+                (ArgRef::Int(v), 0) if signed || conv == b'c' => snprintf(p, n, cfmt, v as std::ffi::c_longlong),
                 (ArgRef::Int(v), 0) => snprintf(p, n, cfmt, v as u64 as std::ffi::c_ulonglong),
                 (ArgRef::Int(v), 1) => snprintf(p, n, cfmt, w.unwrap_or(0), v),
                 (ArgRef::Int(v), _) => snprintf(p, n, cfmt, w.unwrap_or(0), pr.unwrap_or(0), v),
@@ -184,22 +170,11 @@ pub unsafe fn format_vprintf(format: *const c_char, buf: *const u8) -> (Vec<u8>,
                 (ArgRef::Float(v), _) => snprintf(p, n, cfmt, w.unwrap_or(0), pr.unwrap_or(0), v),
                 (ArgRef::Ptr(v), k) => {
                     // `%s` of a null pointer prints "(null)", as glibc and CUDA do.
-                    let ptr = if conv == b's' && v == 0 {
-                        c"(null)".as_ptr() as u64
-                    } else {
-                        v
-                    };
+                    let ptr = if conv == b's' && v == 0 { c"(null)".as_ptr() as u64 } else { v };
                     match k {
                         0 => snprintf(p, n, cfmt, ptr as *const c_void),
                         1 => snprintf(p, n, cfmt, w.unwrap_or(0), ptr as *const c_void),
-                        _ => snprintf(
-                            p,
-                            n,
-                            cfmt,
-                            w.unwrap_or(0),
-                            pr.unwrap_or(0),
-                            ptr as *const c_void,
-                        ),
+                        _ => snprintf(p, n, cfmt, w.unwrap_or(0), pr.unwrap_or(0), ptr as *const c_void),
                     }
                 }
             };
@@ -258,11 +233,7 @@ pub unsafe extern "C" fn __ptx_vprintf(
         return 0;
     }
     let (text, count) = format_vprintf(fmt, buf);
-    printf(
-        c"%.*s".as_ptr(),
-        text.len() as c_int,
-        text.as_ptr() as *const c_char,
-    );
+    printf(c"%.*s".as_ptr(), text.len() as c_int, text.as_ptr() as *const c_char);
     ret.write_unaligned(count);
     0
 }
@@ -272,15 +243,7 @@ pub unsafe extern "C" fn __ptx_vprintf(
 /// # Safety
 /// Called by generated code with pointers to the `.param` arguments.
 #[no_mangle]
-pub unsafe extern "C" fn __ptx_malloc(
-    env: *mut BlockEnv,
-    _local: *mut u8,
-    tx: u32,
-    ty: u32,
-    tz: u32,
-    size: *const u64,
-    ret: *mut u64,
-) -> i32 {
+pub unsafe extern "C" fn __ptx_malloc(env: *mut BlockEnv, _local: *mut u8, tx: u32, ty: u32, tz: u32, size: *const u64, ret: *mut u64) -> i32 {
     if let Err(status) = check_stack_room(env, tx, ty, tz, "malloc") {
         return status;
     }
@@ -294,14 +257,7 @@ pub unsafe extern "C" fn __ptx_malloc(
 /// Called by generated code with pointers to the `.param` arguments; the pointer came
 /// from device `malloc` (or is null).
 #[no_mangle]
-pub unsafe extern "C" fn __ptx_free(
-    env: *mut BlockEnv,
-    _local: *mut u8,
-    tx: u32,
-    ty: u32,
-    tz: u32,
-    ptr: *const u64,
-) -> i32 {
+pub unsafe extern "C" fn __ptx_free(env: *mut BlockEnv, _local: *mut u8, tx: u32, ty: u32, tz: u32, ptr: *const u64) -> i32 {
     if let Err(status) = check_stack_room(env, tx, ty, tz, "free") {
         return status;
     }
@@ -384,17 +340,12 @@ const CLOCK_MONOTONIC: c_int = 1;
 const SIGTRAP: c_int = 5;
 
 fn monotonic_ns() -> u64 {
-    let mut t = Timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
+    let mut t = Timespec { tv_sec: 0, tv_nsec: 0 };
     // SAFETY: `t` is a valid `struct timespec` (LP64 layout) for the call to fill in.
     if unsafe { clock_gettime(CLOCK_MONOTONIC, &mut t) } != 0 {
         return 0;
     }
-    (t.tv_sec as u64)
-        .wrapping_mul(1_000_000_000)
-        .wrapping_add(t.tv_nsec as u64)
+    (t.tv_sec as u64).wrapping_mul(1_000_000_000).wrapping_add(t.tv_nsec as u64)
 }
 
 /// `%globaltimer`: nanoseconds of the system's monotonic clock (the ISA fixes the unit,
@@ -503,10 +454,7 @@ pub(crate) struct LaunchTree {
 impl LaunchTree {
     pub(crate) const fn new() -> LaunchTree {
         LaunchTree {
-            launches: std::sync::Mutex::new(DeviceLaunches {
-                buffers: std::collections::BTreeMap::new(),
-                queue: Vec::new(),
-            }),
+            launches: std::sync::Mutex::new(DeviceLaunches { buffers: std::collections::BTreeMap::new(), queue: Vec::new() }),
             used: std::sync::atomic::AtomicBool::new(false),
         }
     }
@@ -544,11 +492,7 @@ pub(crate) struct TreeGuard {
 
 impl TreeGuard {
     pub(crate) fn enter(tree: *const LaunchTree) -> TreeGuard {
-        TreeGuard {
-            previous: TREE
-                .try_with(|t| t.replace(tree))
-                .unwrap_or(std::ptr::null()),
-        }
+        TreeGuard { previous: TREE.try_with(|t| t.replace(tree)).unwrap_or(std::ptr::null()) }
     }
 }
 
@@ -575,12 +519,7 @@ fn param_offsets(k: &Kernel) -> (Vec<usize>, usize) {
     let mut end = 0usize;
     for i in 0..n {
         // SAFETY: a validated descriptor has `num_params` sizes and alignments.
-        let (size, align) = unsafe {
-            (
-                *k.param_sizes.add(i) as usize,
-                *k.param_aligns.add(i) as usize,
-            )
-        };
+        let (size, align) = unsafe { (*k.param_sizes.add(i) as usize, *k.param_aligns.add(i) as usize) };
         let at = end.div_ceil(align.max(1)) * align.max(1);
         offsets.push(at);
         end = at + size;
@@ -589,10 +528,7 @@ fn param_offsets(k: &Kernel) -> (Vec<usize>, usize) {
 }
 
 fn alloc_param_buffer(align: u64, size: u64, config: Option<ChildConfig>) -> u64 {
-    let Ok(layout) = std::alloc::Layout::from_size_align(
-        size.max(1) as usize,
-        align.clamp(16, 4096).next_power_of_two() as usize,
-    ) else {
+    let Ok(layout) = std::alloc::Layout::from_size_align(size.max(1) as usize, align.clamp(16, 4096).next_power_of_two() as usize) else {
         return 0;
     };
     // SAFETY: the layout has a non-zero size.
@@ -610,32 +546,15 @@ fn alloc_param_buffer(align: u64, size: u64, config: Option<ChildConfig>) -> u64
 }
 
 /// Checks a device-side launch like a host launch; CUDA's error code on failure.
-fn check_child(
-    func: u64,
-    grid: crate::abi::Dim3,
-    block: crate::abi::Dim3,
-    shared: u32,
-) -> Result<ChildConfig, i32> {
-    let k = crate::launch::usable_kernel(func as *const Kernel, "cudaLaunchDevice")
-        .map_err(|_| CUDA_ERROR_INVALID_VALUE)?;
+fn check_child(func: u64, grid: crate::abi::Dim3, block: crate::abi::Dim3, shared: u32) -> Result<ChildConfig, i32> {
+    let k = crate::launch::usable_kernel(func as *const Kernel, "cudaLaunchDevice").map_err(|_| CUDA_ERROR_INVALID_VALUE)?;
     if k.num_params > 0 && (k.param_sizes.is_null() || k.param_aligns.is_null()) {
         // Without the parameter layout the buffer cannot be turned into arguments.
         return Err(CUDA_ERROR_INVALID_VALUE);
     }
-    crate::launch::check_configuration(
-        k,
-        grid,
-        block,
-        shared as usize,
-        crate::registry::max_dynamic_shared(k),
-    )
-    .map_err(|_| CUDA_ERROR_INVALID_CONFIGURATION)?;
-    Ok(ChildConfig {
-        kernel: func as usize,
-        grid,
-        block,
-        shared,
-    })
+    crate::launch::check_configuration(k, grid, block, shared as usize, crate::registry::max_dynamic_shared(k))
+        .map_err(|_| CUDA_ERROR_INVALID_CONFIGURATION)?;
+    Ok(ChildConfig { kernel: func as usize, grid, block, shared })
 }
 
 /// Queues the launch of the grid whose parameters are in `buffer`.
@@ -654,11 +573,7 @@ fn enqueue(config: ChildConfig, buffer: u64) -> i32 {
 }
 
 unsafe fn read_dim3(p: *const u32) -> crate::abi::Dim3 {
-    crate::abi::Dim3::new(
-        p.read_unaligned(),
-        p.add(1).read_unaligned(),
-        p.add(2).read_unaligned(),
-    )
+    crate::abi::Dim3::new(p.read_unaligned(), p.add(1).read_unaligned(), p.add(2).read_unaligned())
 }
 
 /// `cudaGetParameterBuffer(.param .b64 alignment, .param .b64 size) -> .param .b64`: a
@@ -680,11 +595,7 @@ pub unsafe extern "C" fn __ptx_cudaGetParameterBuffer(
     if let Err(status) = check_stack_room(env, tx, ty, tz, "cudaGetParameterBuffer") {
         return status;
     }
-    ret.write_unaligned(alloc_param_buffer(
-        align.read_unaligned(),
-        size.read_unaligned(),
-        None,
-    ));
+    ret.write_unaligned(alloc_param_buffer(align.read_unaligned(), size.read_unaligned(), None));
     0
 }
 
@@ -712,12 +623,7 @@ pub unsafe extern "C" fn __ptx_cudaGetParameterBufferV2(
     if let Err(status) = check_stack_room(env, tx, ty, tz, "cudaGetParameterBufferV2") {
         return status;
     }
-    let buffer = match check_child(
-        func.read_unaligned(),
-        read_dim3(grid),
-        read_dim3(block),
-        shared.read_unaligned(),
-    ) {
+    let buffer = match check_child(func.read_unaligned(), read_dim3(grid), read_dim3(block), shared.read_unaligned()) {
         Ok(config) => {
             // SAFETY: validated by `check_child`.
             let (_, size) = param_offsets(&*(config.kernel as *const Kernel));
@@ -754,12 +660,7 @@ pub unsafe extern "C" fn __ptx_cudaLaunchDevice(
     if let Err(status) = check_stack_room(env, tx, ty, tz, "cudaLaunchDevice") {
         return status;
     }
-    let status = match check_child(
-        func.read_unaligned(),
-        read_dim3(grid),
-        read_dim3(block),
-        shared.read_unaligned(),
-    ) {
+    let status = match check_child(func.read_unaligned(), read_dim3(grid), read_dim3(block), shared.read_unaligned()) {
         Ok(config) => enqueue(config, buffer.read_unaligned()),
         Err(code) => code,
     };
@@ -787,9 +688,7 @@ pub unsafe extern "C" fn __ptx_cudaLaunchDeviceV2(
         return status;
     }
     let buffer = buffer.read_unaligned();
-    let status = match with_launches(|l| l.buffers.get(&(buffer as usize)).and_then(|b| b.config))
-        .flatten()
-    {
+    let status = match with_launches(|l| l.buffers.get(&(buffer as usize)).and_then(|b| b.config)).flatten() {
         Some(config) => enqueue(config, buffer),
         None => CUDA_ERROR_INVALID_VALUE,
     };
@@ -819,22 +718,10 @@ pub(crate) fn run_device_launches(tree: &LaunchTree, mut run: bool) -> Result<()
             // SAFETY: validated when it was queued; descriptors live as long as the program.
             let k = unsafe { &*(config.kernel as *const Kernel) };
             let (offsets, _) = param_offsets(k);
-            let mut args: Vec<*mut c_void> = offsets
-                .iter()
-                .map(|o| (buffer + o) as *mut c_void)
-                .collect();
+            let mut args: Vec<*mut c_void> = offsets.iter().map(|o| (buffer + o) as *mut c_void).collect();
             // SAFETY: each argument points into the parameter buffer, which holds every
             // parameter at its offset (its size was checked when the grid was queued).
-            let launched = unsafe {
-                crate::launch::run_grid(
-                    k,
-                    config.grid,
-                    config.block,
-                    args.as_mut_ptr(),
-                    config.shared as usize,
-                    tree,
-                )
-            };
+            let launched = unsafe { crate::launch::run_grid(k, config.grid, config.block, args.as_mut_ptr(), config.shared as usize, tree) };
             if let Err(e) = launched {
                 result = Err(e);
                 run = false;
@@ -874,10 +761,7 @@ mod tests {
         buf.extend_from_slice(&(-7i64).to_le_bytes());
         let s = c"hi".as_ptr() as u64;
         buf.extend_from_slice(&s.to_le_bytes());
-        assert_eq!(
-            fmt(c"a=%d f=%.3f x=%08X l=%ld s=%-4s|%%", &buf),
-            "a=-42 f=2.500 x=DEADBEEF l=-7 s=hi  |%"
-        );
+        assert_eq!(fmt(c"a=%d f=%.3f x=%08X l=%ld s=%-4s|%%", &buf), "a=-42 f=2.500 x=DEADBEEF l=-7 s=hi  |%");
         let mut buf = vec![];
         buf.extend_from_slice(&1e-5f64.to_le_bytes());
         buf.extend_from_slice(&u64::MAX.to_le_bytes());

@@ -163,10 +163,7 @@ pub struct Error {
 
 impl Error {
     pub fn new(code: ErrorCode, message: impl Into<String>) -> Error {
-        Error {
-            code,
-            message: message.into(),
-        }
+        Error { code, message: message.into() }
     }
 
     pub fn invalid_value(message: impl Into<String>) -> Error {
@@ -191,10 +188,7 @@ impl Error {
 
     /// For caught panics: the runtime has a bug, but the host process must survive it.
     pub(crate) fn internal(what: &str) -> Error {
-        Error::new(
-            ErrorCode::Unknown,
-            format!("internal error in ptxrt: {what}"),
-        )
+        Error::new(ErrorCode::Unknown, format!("internal error in ptxrt: {what}"))
     }
 }
 
@@ -244,19 +238,13 @@ pub(crate) fn take_last_error() -> ptxrtError_t {
 
 /// `ptxrtPeekAtLastError`.
 pub(crate) fn peek_last_error() -> ptxrtError_t {
-    LAST_ERROR
-        .try_with(|cell| cell.try_borrow().map(|last| last.code).unwrap_or(SUCCESS))
-        .unwrap_or(SUCCESS)
+    LAST_ERROR.try_with(|cell| cell.try_borrow().map(|last| last.code).unwrap_or(SUCCESS)).unwrap_or(SUCCESS)
 }
 
 /// `ptxrtGetLastErrorMessage`: valid until the calling thread's next failing call (or its
 /// exit); `""` if the thread never failed.
 pub(crate) fn last_error_message() -> *const c_char {
-    LAST_ERROR
-        .try_with(|cell| cell.try_borrow().map(|last| last.message.as_ptr()).ok())
-        .ok()
-        .flatten()
-        .unwrap_or(c"".as_ptr())
+    LAST_ERROR.try_with(|cell| cell.try_borrow().map(|last| last.message.as_ptr()).ok()).ok().flatten().unwrap_or(c"".as_ptr())
 }
 
 /// The calling thread's last error as a Rust value, without clearing it.
@@ -265,10 +253,7 @@ pub fn last_error() -> Option<Error> {
         .try_with(|cell| {
             let last = cell.try_borrow().ok()?;
             let code = ErrorCode::from_raw(last.code)?;
-            Some(Error::new(
-                code,
-                last.message.to_string_lossy().into_owned(),
-            ))
+            Some(Error::new(code, last.message.to_string_lossy().into_owned()))
         })
         .ok()
         .flatten()

@@ -15,9 +15,7 @@
 //! recursion) ends the launch with an error naming it (see [`crate::stacks`]).
 
 use crate::abi::BlockEnv;
-use crate::sched::{
-    self, Block, SyncPoint, DENSE, DONE, EXITED, REGION_MASK, RELEASED, SCRATCH_WORDS,
-};
+use crate::sched::{self, Block, SyncPoint, DENSE, DONE, EXITED, REGION_MASK, RELEASED, SCRATCH_WORDS};
 use crate::stacks::{GuardedCoroutine, GuardedStack, Trap};
 use corosensei::{CoroutineResult, Yielder};
 use std::cell::{Cell, RefCell};
@@ -57,24 +55,13 @@ struct Buffers {
 
 fn stack_bytes() -> usize {
     static BYTES: OnceLock<usize> = OnceLock::new();
-    *BYTES.get_or_init(|| {
-        std::env::var("PTXRT_FIBER_STACK_BYTES")
-            .ok()
-            .and_then(|v| v.trim().parse().ok())
-            .unwrap_or(256 << 10)
-            .max(64 << 10)
-    })
+    *BYTES.get_or_init(|| std::env::var("PTXRT_FIBER_STACK_BYTES").ok().and_then(|v| v.trim().parse().ok()).unwrap_or(256 << 10).max(64 << 10))
 }
 
 fn take_stack() -> Result<GuardedStack, String> {
     match STACKS.with(|s| s.borrow_mut().pop()) {
         Some(s) => Ok(s),
-        None => GuardedStack::new(stack_bytes()).map_err(|e| {
-            format!(
-                "cannot allocate a fiber stack of {} bytes: {e}",
-                stack_bytes()
-            )
-        }),
+        None => GuardedStack::new(stack_bytes()).map_err(|e| format!("cannot allocate a fiber stack of {} bytes: {e}", stack_bytes())),
     }
 }
 
@@ -107,7 +94,10 @@ pub unsafe extern "C" fn __ptxrt_fiber_sync(env: *mut BlockEnv, point: *const Sy
         Ok(()) => 0,
         Err(()) => {
             let what = sched::what(&*point);
-            sched::fail(env, format!("{what} was reached outside the fiber scheduler (a function that synchronizes called from code the compiler did not expect to)"));
+            sched::fail(
+                env,
+                format!("{what} was reached outside the fiber scheduler (a function that synchronizes called from code the compiler did not expect to)"),
+            );
             crate::error::ErrorCode::LaunchFailure as i32
         }
     }
@@ -162,11 +152,7 @@ unsafe fn run_block(env: *mut BlockEnv, thread_fn: ThreadFn) -> Result<(), Failu
     })
 }
 
-unsafe fn run_block_with(
-    env: *mut BlockEnv,
-    thread_fn: ThreadFn,
-    bufs: &mut Buffers,
-) -> Result<(), Failure> {
+unsafe fn run_block_with(env: *mut BlockEnv, thread_fn: ThreadFn, bufs: &mut Buffers) -> Result<(), Failure> {
     let launch = &*(*env).launch;
     let dims = launch.block;
     let n = (dims.x * dims.y * dims.z) as usize;
@@ -191,19 +177,8 @@ fn thread_index(t: usize, dims: crate::abi::Dim3) -> (u32, u32, u32) {
     (t % dims.x, t / dims.x % dims.y, t / (dims.x * dims.y))
 }
 
-unsafe fn drive(
-    env: *mut BlockEnv,
-    thread_fn: ThreadFn,
-    dims: crate::abi::Dim3,
-    bufs: &mut Buffers,
-) -> Result<(), Failure> {
-    let Buffers {
-        fibers,
-        state,
-        points,
-        point_addrs,
-        runnable,
-    } = bufs;
+unsafe fn drive(env: *mut BlockEnv, thread_fn: ThreadFn, dims: crate::abi::Dim3, bufs: &mut Buffers) -> Result<(), Failure> {
+    let Buffers { fibers, state, points, point_addrs, runnable } = bufs;
     let n = fibers.len();
     // Overwritten for each thread when it first stops.
     state.clear();
@@ -220,14 +195,11 @@ unsafe fn drive(
                 slot => {
                     let stack = take_stack().map_err(Failure::Message)?;
                     let (x, y, z) = thread_index(t, dims);
-                    slot.insert(GuardedCoroutine::new(
-                        stack,
-                        move |yielder: &Yielder<(), *const SyncPoint>| {
-                            CURRENT.with(|c| c.set(yielder));
-                            // SAFETY: the compiler's per-thread function for this block's launch.
-                            unsafe { thread_fn(env, std::ptr::null_mut(), x, y, z) }
-                        },
-                    ))
+                    slot.insert(GuardedCoroutine::new(stack, move |yielder: &Yielder<(), *const SyncPoint>| {
+                        CURRENT.with(|c| c.set(yielder));
+                        // SAFETY: the compiler's per-thread function for this block's launch.
+                        unsafe { thread_fn(env, std::ptr::null_mut(), x, y, z) }
+                    }))
                 }
             };
             let outcome = fiber.resume();
@@ -264,12 +236,7 @@ unsafe fn drive(
                 }
             }
         }
-        let mut block = Block {
-            nthreads: n,
-            state,
-            context: (*env).context,
-            shared: (*env).shared,
-        };
+        let mut block = Block { nthreads: n, state, context: (*env).context, shared: (*env).shared };
         let r = sched::schedule(&mut block, points, &mut scratch).map_err(Failure::Message)?;
         match r {
             DONE => return Ok(()),
@@ -277,16 +244,12 @@ unsafe fn drive(
                 let k = (r & REGION_MASK) as u32;
                 let dense = r & DENSE != 0;
                 runnable.clear();
-                runnable.extend(
-                    (0..n).filter(|&t| state[t] == k | RELEASED || (dense && state[t] == k)),
-                );
+                runnable.extend((0..n).filter(|&t| state[t] == k | RELEASED || (dense && state[t] == k)));
             }
             _ => return Err(Failure::Message("the block scheduler failed".into())),
         }
         if runnable.is_empty() {
-            return Err(Failure::Message(
-                "internal error in the fiber scheduler: no thread can run".into(),
-            ));
+            return Err(Failure::Message("internal error in the fiber scheduler: no thread can run".into()));
         }
     }
 }

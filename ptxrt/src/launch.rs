@@ -41,9 +41,7 @@ pub(crate) fn kernel_name(kernel: &Kernel) -> String {
         return "<unnamed>".to_string();
     }
     // SAFETY: a non-null name in a current-ABI descriptor is a NUL-terminated constant.
-    unsafe { CStr::from_ptr(kernel.name) }
-        .to_string_lossy()
-        .into_owned()
+    unsafe { CStr::from_ptr(kernel.name) }.to_string_lossy().into_owned()
 }
 
 /// Turns a descriptor pointer from C into a usable kernel, or says why it is not one.
@@ -62,10 +60,7 @@ pub(crate) fn usable_kernel<'a>(kernel: *const Kernel, what: &str) -> Result<&'a
         )));
     }
     if k.block_fn.is_none() {
-        return Err(Error::invalid_value(format!(
-            "{what}: kernel '{}' has no block function",
-            kernel_name(k)
-        )));
+        return Err(Error::invalid_value(format!("{what}: kernel '{}' has no block function", kernel_name(k))));
     }
     Ok(k)
 }
@@ -80,20 +75,9 @@ pub struct BlockMemory {
 
 /// Checks grid, block and shared memory against CUDA's limits and the kernel's
 /// `.reqntid`/`.maxntid`. `max_dynamic` is the kernel's opt-in, if any.
-pub fn check_configuration(
-    kernel: &Kernel,
-    grid: Dim3,
-    block: Dim3,
-    dynamic_shared: usize,
-    max_dynamic: Option<u32>,
-) -> Result<BlockMemory, Error> {
+pub fn check_configuration(kernel: &Kernel, grid: Dim3, block: Dim3, dynamic_shared: usize, max_dynamic: Option<u32>) -> Result<BlockMemory, Error> {
     // Names are only formatted on failure: a launch must not allocate.
-    let bad = |why: String| {
-        Err(Error::invalid_configuration(format!(
-            "kernel '{}': {why}",
-            kernel_name(kernel)
-        )))
-    };
+    let bad = |why: String| Err(Error::invalid_configuration(format!("kernel '{}': {why}", kernel_name(kernel))));
     let show = |d: Dim3| format!("({},{},{})", d.x, d.y, d.z);
 
     if grid.x == 0 || grid.y == 0 || grid.z == 0 {
@@ -103,41 +87,24 @@ pub fn check_configuration(
         return bad(format!("block {} has a zero dimension", show(block)));
     }
     if block.x > MAX_BLOCK_XY || block.y > MAX_BLOCK_XY || block.z > MAX_BLOCK_Z {
-        return bad(format!(
-            "block {} exceeds the per-dimension limits ({MAX_BLOCK_XY},{MAX_BLOCK_XY},{MAX_BLOCK_Z})",
-            show(block)
-        ));
+        return bad(format!("block {} exceeds the per-dimension limits ({MAX_BLOCK_XY},{MAX_BLOCK_XY},{MAX_BLOCK_Z})", show(block)));
     }
     let threads = block.volume();
     if threads > MAX_THREADS_PER_BLOCK {
-        return bad(format!(
-            "block {} has {threads} threads, more than {MAX_THREADS_PER_BLOCK}",
-            show(block)
-        ));
+        return bad(format!("block {} has {threads} threads, more than {MAX_THREADS_PER_BLOCK}", show(block)));
     }
     if grid.x > MAX_GRID_X || grid.y > MAX_GRID_YZ || grid.z > MAX_GRID_YZ {
-        return bad(format!(
-            "grid {} exceeds the limits ({MAX_GRID_X},{MAX_GRID_YZ},{MAX_GRID_YZ})",
-            show(grid)
-        ));
+        return bad(format!("grid {} exceeds the limits ({MAX_GRID_X},{MAX_GRID_YZ},{MAX_GRID_YZ})", show(grid)));
     }
     if !kernel.reqntid.is_zero() && block != kernel.reqntid {
-        return bad(format!(
-            "block {} differs from the kernel's .reqntid {}",
-            show(block),
-            show(kernel.reqntid)
-        ));
+        return bad(format!("block {} differs from the kernel's .reqntid {}", show(block), show(kernel.reqntid)));
     }
     if !kernel.maxntid.is_zero() {
         // Unused .maxntid dimensions may be given as 0 by the compiler; they count as 1.
         let m = kernel.maxntid;
         let limit = u64::from(m.x.max(1)) * u64::from(m.y.max(1)) * u64::from(m.z.max(1));
         if threads > limit {
-            return bad(format!(
-                "block {} has {threads} threads, more than the kernel's .maxntid {} allows ({limit})",
-                show(block),
-                show(m)
-            ));
+            return bad(format!("block {} has {threads} threads, more than the kernel's .maxntid {} allows ({limit})", show(block), show(m)));
         }
     }
 
@@ -168,12 +135,8 @@ pub fn check_configuration(
     }
 
     let per_block = |per_thread: u32| -> Result<usize, Error> {
-        usize::try_from(u64::from(per_thread) * threads).map_err(|_| {
-            Error::memory_allocation(format!(
-                "kernel '{}': per-block memory does not fit in memory",
-                kernel_name(kernel)
-            ))
-        })
+        usize::try_from(u64::from(per_thread) * threads)
+            .map_err(|_| Error::memory_allocation(format!("kernel '{}': per-block memory does not fit in memory", kernel_name(kernel))))
     };
     Ok(BlockMemory {
         // At most MAX_SHARED_OPTIN, so it fits.
@@ -282,26 +245,16 @@ pub unsafe fn launch_kernel_mode(
     let k = usable_kernel(kernel, WHAT)?;
     let name = || kernel_name(k);
     if !stream.is_null() {
-        return Err(Error::invalid_value(format!(
-            "{WHAT}: kernel '{}': streams are not supported, pass NULL",
-            name()
-        )));
+        return Err(Error::invalid_value(format!("{WHAT}: kernel '{}': streams are not supported, pass NULL", name())));
     }
     if k.num_params > 0 {
         if args.is_null() {
-            return Err(Error::invalid_value(format!(
-                "{WHAT}: kernel '{}' takes {} parameter(s) but args is NULL",
-                name(),
-                k.num_params
-            )));
+            return Err(Error::invalid_value(format!("{WHAT}: kernel '{}' takes {} parameter(s) but args is NULL", name(), k.num_params)));
         }
         // SAFETY: per this function's contract `args` has `num_params` entries.
         let arg_ptrs = unsafe { std::slice::from_raw_parts(args, k.num_params as usize) };
         if let Some(i) = arg_ptrs.iter().position(|p| p.is_null()) {
-            return Err(Error::invalid_value(format!(
-                "{WHAT}: kernel '{}': args[{i}] is NULL",
-                name()
-            )));
+            return Err(Error::invalid_value(format!("{WHAT}: kernel '{}': args[{i}] is NULL", name())));
         }
     }
     if pool::in_worker() {
@@ -333,12 +286,7 @@ pub struct LaunchConfig {
 impl LaunchConfig {
     /// `grid` and `block` are [`Dim3`]s, `u32`s (x), or `(x, y)` / `(x, y, z)` tuples.
     pub fn new(grid: impl Into<Dim3>, block: impl Into<Dim3>, dynamic_shared_bytes: usize) -> Self {
-        LaunchConfig {
-            grid: grid.into(),
-            block: block.into(),
-            dynamic_shared_bytes,
-            stream: std::ptr::null_mut(),
-        }
+        LaunchConfig { grid: grid.into(), block: block.into(), dynamic_shared_bytes, stream: std::ptr::null_mut() }
     }
 }
 
@@ -352,9 +300,7 @@ pub fn check_arguments(kernel: &Kernel, nargs: usize, sizes: Option<&[usize]>) -
         // SAFETY: a current-ABI descriptor's `param_sizes` holds `num_params` entries.
         unsafe { std::slice::from_raw_parts(kernel.param_sizes, kernel.num_params as usize) }
     };
-    let show = |sizes: &mut dyn Iterator<Item = u64>| -> String {
-        sizes.map(|s| s.to_string()).collect::<Vec<_>>().join(", ")
-    };
+    let show = |sizes: &mut dyn Iterator<Item = u64>| -> String { sizes.map(|s| s.to_string()).collect::<Vec<_>>().join(", ") };
     if nargs != kernel.num_params as usize {
         return Err(Error::invalid_value(format!(
             "ptxrtLaunchKernelEx: kernel '{}' takes {} parameter(s) (of {} bytes), the launch \
@@ -394,23 +340,11 @@ pub unsafe fn launch_kernel_ex(
 ) -> Result<(), Error> {
     let k = usable_kernel(kernel, "ptxrtLaunchKernelEx")?;
     if nargs > 0 && args.is_null() {
-        return Err(Error::invalid_value(format!(
-            "ptxrtLaunchKernelEx: kernel '{}': nargs is {nargs} but args is NULL",
-            kernel_name(k)
-        )));
+        return Err(Error::invalid_value(format!("ptxrtLaunchKernelEx: kernel '{}': nargs is {nargs} but args is NULL", kernel_name(k))));
     }
     check_arguments(k, nargs, sizes)?;
     // SAFETY: the count matches the kernel's, the rest is the caller's contract.
-    unsafe {
-        launch_kernel(
-            kernel,
-            config.grid,
-            config.block,
-            args,
-            config.dynamic_shared_bytes,
-            config.stream,
-        )
-    }
+    unsafe { launch_kernel(kernel, config.grid, config.block, args, config.dynamic_shared_bytes, config.stream) }
 }
 
 /// One argument of [`launch`]: the address of a value and its size, borrowed for the
@@ -426,11 +360,7 @@ impl<'a> KernelArg<'a> {
     /// A parameter's value: an integer, a float, a pointer (the address the kernel gets,
     /// e.g. `slice.as_mut_ptr()`) or a `#[repr(C)]` struct passed by value.
     pub fn value<T: Copy>(value: &'a T) -> Self {
-        KernelArg {
-            ptr: value as *const T as *mut c_void,
-            size: std::mem::size_of::<T>(),
-            _value: std::marker::PhantomData,
-        }
+        KernelArg { ptr: value as *const T as *mut c_void, size: std::mem::size_of::<T>(), _value: std::marker::PhantomData }
     }
 }
 
@@ -456,14 +386,7 @@ static NEXT_GRID_ID: AtomicU64 = AtomicU64::new(1);
 ///
 /// # Safety
 /// `k` is a validated descriptor; `args` as for [`launch_kernel`].
-pub(crate) unsafe fn run_grid(
-    k: &Kernel,
-    grid: Dim3,
-    block: Dim3,
-    args: *mut *mut c_void,
-    dynamic_shared: usize,
-    tree: &LaunchTree,
-) -> Result<(), Error> {
+pub(crate) unsafe fn run_grid(k: &Kernel, grid: Dim3, block: Dim3, args: *mut *mut c_void, dynamic_shared: usize, tree: &LaunchTree) -> Result<(), Error> {
     // SAFETY: forwarded contract.
     unsafe { run_grid_mode(k, grid, block, args, dynamic_shared, tree, false) }
 }
@@ -482,13 +405,7 @@ pub(crate) unsafe fn run_grid_mode(
     cooperative: bool,
 ) -> Result<(), Error> {
     let name = || kernel_name(k);
-    let memory = check_configuration(
-        k,
-        grid,
-        block,
-        dynamic_shared,
-        registry::max_dynamic_shared(k),
-    )?;
+    let memory = check_configuration(k, grid, block, dynamic_shared, registry::max_dynamic_shared(k))?;
     let total = grid.volume();
     if cooperative {
         let per_sm = max_active_blocks_per_sm(k, block.volume(), dynamic_shared as u64);
@@ -515,20 +432,9 @@ pub(crate) unsafe fn run_grid_mode(
     };
     const WHAT: &str = "ptxrtLaunchKernel";
     let Some(block_fn) = k.block_fn else {
-        return Err(Error::invalid_value(format!(
-            "{WHAT}: kernel '{}' has no block function",
-            name()
-        )));
+        return Err(Error::invalid_value(format!("{WHAT}: kernel '{}' has no block function", name())));
     };
-    let mut job = Job::new(
-        k,
-        block_fn,
-        info,
-        memory.shared_bytes,
-        memory.context_bytes,
-        memory.local_bytes,
-        tree,
-    );
+    let mut job = Job::new(k, block_fn, info, memory.shared_bytes, memory.context_bytes, memory.local_bytes, tree);
     if cooperative {
         pool::run_coresident(&mut job)
     } else {
@@ -569,14 +475,7 @@ mod tests {
     fn memory_sizes() {
         let k = kernel();
         let m = check_configuration(&k, Dim3::new(1, 1, 1), Dim3::new(8, 4, 2), 40, None).unwrap();
-        assert_eq!(
-            m,
-            BlockMemory {
-                shared_bytes: 112 + 40,
-                context_bytes: 12 * 64,
-                local_bytes: 3 * 64
-            }
-        );
+        assert_eq!(m, BlockMemory { shared_bytes: 112 + 40, context_bytes: 12 * 64, local_bytes: 3 * 64 });
     }
 
     #[test]
@@ -586,19 +485,10 @@ mod tests {
         let b = Dim3::new(32, 1, 1);
         let ok = 48 * 1024 - 112;
         assert!(check_configuration(&k, g, b, ok, None).is_ok());
-        assert_eq!(
-            code(check_configuration(&k, g, b, ok + 1, None)),
-            Some(ErrorCode::InvalidConfiguration)
-        );
+        assert_eq!(code(check_configuration(&k, g, b, ok + 1, None)), Some(ErrorCode::InvalidConfiguration));
         assert!(check_configuration(&k, g, b, 100_000, Some(100_000)).is_ok());
-        assert_eq!(
-            code(check_configuration(&k, g, b, 100_001, Some(100_000))),
-            Some(ErrorCode::InvalidConfiguration)
-        );
+        assert_eq!(code(check_configuration(&k, g, b, 100_001, Some(100_000))), Some(ErrorCode::InvalidConfiguration));
         // An opt-in below the default lowers the limit, as in CUDA.
-        assert_eq!(
-            code(check_configuration(&k, g, b, 2000, Some(1000))),
-            Some(ErrorCode::InvalidConfiguration)
-        );
+        assert_eq!(code(check_configuration(&k, g, b, 2000, Some(1000))), Some(ErrorCode::InvalidConfiguration));
     }
 }

@@ -108,10 +108,7 @@ pub mod op {
 /// `flags`: element types in 5-bit fields (A, B, C, D from bit 0; loads and stores use the
 /// A field), then these bits (the `ptx2llvm-abi` crate documents each).
 pub mod flag {
-    pub use ptx2llvm_abi::matrix::{
-        A_COL, B_COL, ELEM_BITS, POPC_AND, ROLE_SHIFT, ROUND_SHIFT, SATFINITE, SHARED, SPARSE,
-        TRANS,
-    };
+    pub use ptx2llvm_abi::matrix::{A_COL, B_COL, ELEM_BITS, POPC_AND, ROLE_SHIFT, ROUND_SHIFT, SATFINITE, SHARED, SPARSE, TRANS};
 }
 
 /// The bit of the `c` operand where an `mma`'s block scaling starts (module documentation).
@@ -177,13 +174,7 @@ impl Elem {
             Elem::F16 | Elem::BF16 => 16,
             Elem::TF32 | Elem::F32 | Elem::S32 => 32,
             Elem::F64 => 64,
-            Elem::S8
-            | Elem::U8
-            | Elem::E4M3
-            | Elem::E5M2
-            | Elem::E3M2
-            | Elem::E2M3
-            | Elem::E2M1 => 8,
+            Elem::S8 | Elem::U8 | Elem::E4M3 | Elem::E5M2 | Elem::E3M2 | Elem::E2M3 | Elem::E2M1 => 8,
             Elem::S4 | Elem::U4 | Elem::E2M1Packed => 4,
             Elem::B1 => 1,
         }
@@ -246,13 +237,7 @@ fn f32_to_f16(x: f32) -> u16 {
     let exp = ((b >> 23) & 0xff) as i32;
     let man = b & 0x7f_ffff;
     if exp == 0xff {
-        return sign
-            | 0x7c00
-            | if man != 0 {
-                0x200 | (man >> 13) as u16
-            } else {
-                0
-            };
+        return sign | 0x7c00 | if man != 0 { 0x200 | (man >> 13) as u16 } else { 0 };
     }
     let e = exp - 127 + 15;
     if e >= 0x1f {
@@ -300,11 +285,7 @@ fn e4m3_to_f32(v: u8) -> f32 {
 fn small_float(v: u32, exp: u32, man: u32, bias: i32) -> f64 {
     let e = (v >> man) & ((1 << exp) - 1);
     let m = (v & ((1 << man) - 1)) as f64 / (1u32 << man) as f64;
-    let magnitude = if e == 0 {
-        m * 2f64.powi(1 - bias)
-    } else {
-        (1.0 + m) * 2f64.powi(e as i32 - bias)
-    };
+    let magnitude = if e == 0 { m * 2f64.powi(1 - bias) } else { (1.0 + m) * 2f64.powi(e as i32 - bias) };
     if v >> (exp + man) & 1 != 0 {
         -magnitude
     } else {
@@ -364,10 +345,7 @@ impl Warp<'_> {
     /// for lanes not taking part.
     fn trailing(&self, j: usize, lane: usize) -> u64 {
         if self.present(lane) {
-            self.b.read(
-                &self.ops[self.counts.iter().sum::<usize>() + j],
-                self.thread(lane),
-            )
+            self.b.read(&self.ops[self.counts.iter().sum::<usize>() + j], self.thread(lane))
         } else {
             0
         }
@@ -405,10 +383,7 @@ impl Warp<'_> {
             // SAFETY: PTX shared addresses are offsets inside the block's shared window.
             Ok(unsafe { self.b.shared.add(v as usize) })
         } else if v == 0 {
-            Err(format!(
-                "lane {lane} of warp {} gives a null address",
-                self.w
-            ))
+            Err(format!("lane {lane} of warp {} gives a null address", self.w))
         } else {
             Ok(v as usize as *mut u8)
         }
@@ -495,19 +470,8 @@ struct MmaLayout {
 
 /// `(computation, row, column)` of element `i` of lane `lane`'s `mma` fragment of `role`
 /// with elements `ty`, from the ISA's fragment tables (§9.7.14.5.1–11).
-fn mma_position(
-    layout: MmaLayout,
-    role: Role,
-    ty: Elem,
-    lane: usize,
-    i: usize,
-) -> (usize, usize, usize) {
-    let MmaLayout {
-        shape,
-        m8n8k4_f16,
-        a_col,
-        b_col,
-    } = layout;
+fn mma_position(layout: MmaLayout, role: Role, ty: Elem, lane: usize, i: usize) -> (usize, usize, usize) {
+    let MmaLayout { shape, m8n8k4_f16, a_col, b_col } = layout;
     if m8n8k4_f16 {
         // Four 8x8x4 products: lanes 4q..4q+3 (rows/columns 0-3) and 16+4q.. (4-7) form product q.
         let (q, j, hi) = ((lane % 16) / 4, lane % 4, lane / 16);
@@ -516,11 +480,7 @@ fn mma_position(
             Role::A => (q, j + 4 * hi, i),
             Role::B if b_col => (q, i, j + 4 * hi),
             Role::B => (q, j, i + 4 * hi),
-            Role::Acc if ty == Elem::F32 => (
-                q,
-                (lane & 1) + (i & 2) + 4 * hi,
-                (i & 4) + (lane & 2) + (i & 1),
-            ),
+            Role::Acc if ty == Elem::F32 => (q, (lane & 1) + (i & 2) + 4 * hi, (i & 4) + (lane & 2) + (i & 1)),
             Role::Acc => (q, j + 4 * hi, i),
         };
     }
@@ -532,11 +492,7 @@ fn mma_position(
     match role {
         Role::A => {
             let row_blocks = shape[0] / 8;
-            (
-                0,
-                group + 8 * (chunk % row_blocks),
-                tig * p + i % p + (chunk / row_blocks) * 4 * p,
-            )
+            (0, group + 8 * (chunk % row_blocks), tig * p + i % p + (chunk / row_blocks) * 4 * p)
         }
         Role::B => (0, tig * p + i % p + chunk * 4 * p, group),
         Role::Acc => (0, group + 8 * (i / 2), 2 * tig + (i & 1)),
@@ -557,62 +513,30 @@ pub(crate) fn run(b: &Block, p: &SyncPoint, w: usize, at: u32) -> Result<(), Str
         unsafe { std::slice::from_raw_parts(p.operands, p.num_operands as usize) }
     };
     let c = p.c.value;
-    let counts = [
-        (c & 0xff) as usize,
-        ((c >> 8) & 0xff) as usize,
-        ((c >> 16) & 0xff) as usize,
-        ((c >> 24) & 0xff) as usize,
-    ];
+    let counts = [(c & 0xff) as usize, ((c >> 8) & 0xff) as usize, ((c >> 16) & 0xff) as usize, ((c >> 24) & 0xff) as usize];
     let scaling = match (c >> SCALE_SHIFT) & 0xff {
         0 => None,
-        vec @ (1 | 2 | 4) => Some(Scaling {
-            vec: vec as usize,
-            ue4m3: (c >> (SCALE_SHIFT + 8)) & 1 != 0,
-        }),
+        vec @ (1 | 2 | 4) => Some(Scaling { vec: vec as usize, ue4m3: (c >> (SCALE_SHIFT + 8)) & 1 != 0 }),
         _ => return Err("malformed matrix instruction descriptor".into()),
     };
     let sparse = p.op == op::MMA && p.flags & flag::SPARSE != 0;
-    let extra = if scaling.is_some() { SCALE_OPERANDS } else { 0 }
-        + if sparse { SPARSE_OPERANDS } else { 0 };
+    let extra = if scaling.is_some() { SCALE_OPERANDS } else { 0 } + if sparse { SPARSE_OPERANDS } else { 0 };
     if counts.iter().sum::<usize>() + extra != ops.len() {
         return Err("malformed matrix instruction descriptor".into());
     }
-    let shape = [
-        (p.mode & 0xff) as usize,
-        ((p.mode >> 8) & 0xff) as usize,
-        (p.mode >> 16) as usize,
-    ];
-    let x = Warp {
-        b,
-        p,
-        ops,
-        w,
-        at,
-        counts,
-        shape,
-        scaling,
-        sparse,
-    };
+    let shape = [(p.mode & 0xff) as usize, ((p.mode >> 8) & 0xff) as usize, (p.mode >> 16) as usize];
+    let x = Warp { b, p, ops, w, at, counts, shape, scaling, sparse };
     let ty = |field: u32| {
-        Elem::from_code((p.flags >> (flag::ELEM_BITS * field)) & ((1 << flag::ELEM_BITS) - 1))
-            .ok_or_else(|| "unknown matrix element type".to_string())
+        Elem::from_code((p.flags >> (flag::ELEM_BITS * field)) & ((1 << flag::ELEM_BITS) - 1)).ok_or_else(|| "unknown matrix element type".to_string())
     };
     let compute = |sc: &mut Scratch| match p.op {
-        op::MMA | op::WMMA_MMA => multiply_accumulate(
-            &x,
-            [ty(0)?, ty(1)?, ty(2)?, ty(3)?],
-            p.op == op::WMMA_MMA,
-            sc,
-        ),
+        op::MMA | op::WMMA_MMA => multiply_accumulate(&x, [ty(0)?, ty(1)?, ty(2)?, ty(3)?], p.op == op::WMMA_MMA, sc),
         op::WMMA_LOAD | op::WMMA_STORE => wmma_memory(&x, ty(0)?, sc),
         op::LDMATRIX | op::STMATRIX => ld_st_matrix(&x, sc),
         _ => {
             // movmatrix: the source fragment as an 8x8 matrix, handed back transposed.
             let m = gather_8x8(x.sources(0, &mut sc.frags[0]), 0);
-            x.write_dst(Frag {
-                regs: &scatter_8x8(&m, true),
-                count: 1,
-            });
+            x.write_dst(Frag { regs: &scatter_8x8(&m, true), count: 1 });
             Ok(())
         }
     };
@@ -625,42 +549,19 @@ pub(crate) fn run(b: &Block, p: &SyncPoint, w: usize, at: u32) -> Result<(), Str
         .unwrap_or_else(|_| compute(&mut Scratch::default()))
 }
 
-fn multiply_accumulate(
-    x: &Warp,
-    [ta, tb, tc, td]: [Elem; 4],
-    wmma: bool,
-    sc: &mut Scratch,
-) -> Result<(), String> {
+fn multiply_accumulate(x: &Warp, [ta, tb, tc, td]: [Elem; 4], wmma: bool, sc: &mut Scratch) -> Result<(), String> {
     let m8n8k4_f16 = !wmma && x.shape == [8, 8, 4] && ta == Elem::F16;
     let [m, n, k] = x.shape;
     let products = if m8n8k4_f16 { 4 } else { 1 };
-    let layout = MmaLayout {
-        shape: x.shape,
-        m8n8k4_f16,
-        a_col: x.p.flags & flag::A_COL != 0,
-        b_col: x.p.flags & flag::B_COL != 0,
-    };
-    let Scratch {
-        frags: [fa, fb, fc, fd],
-        mats: [ma, mb, mc],
-        terms,
-        d,
-        scales,
-    } = sc;
+    let layout = MmaLayout { shape: x.shape, m8n8k4_f16, a_col: x.p.flags & flag::A_COL != 0, b_col: x.p.flags & flag::B_COL != 0 };
+    let Scratch { frags: [fa, fb, fc, fd], mats: [ma, mb, mc], terms, d, scales } = sc;
     let regs = [x.sources(0, fa), x.sources(1, fb), x.sources(2, fc)];
     // A sparse A holds K/2 columns, laid out like a dense A of K/2 columns.
     let a_cols = if x.sparse { k / 2 } else { k };
     let dims = [(m, a_cols), (k, n), (m, n)];
     // Gather A, B and C as `products` row-major matrices of values.
-    let mats = [
-        zeroed(ma, products * dims[0].0 * dims[0].1),
-        zeroed(mb, products * dims[1].0 * dims[1].1),
-        zeroed(mc, products * dims[2].0 * dims[2].1),
-    ];
-    for (g, (t, role)) in [(ta, Role::A), (tb, Role::B), (tc, Role::Acc)]
-        .into_iter()
-        .enumerate()
-    {
+    let mats = [zeroed(ma, products * dims[0].0 * dims[0].1), zeroed(mb, products * dims[1].0 * dims[1].1), zeroed(mc, products * dims[2].0 * dims[2].1)];
+    for (g, (t, role)) in [(ta, Role::A), (tb, Role::B), (tc, Role::Acc)].into_iter().enumerate() {
         let (rows, cols) = dims[g];
         let per_lane = x.counts[1 + g] * t.per_reg();
         for lane in 0..32 {
@@ -731,22 +632,13 @@ fn multiply_accumulate(
                 } else if ta.is_int() {
                     // Exact: |sum| < 2^53.
                     let s = terms.iter().fold(c0, |s, &(kk, av)| s + av * bv(kk)) as i64;
-                    let v = if satfinite {
-                        s.clamp(i32::MIN as i64, i32::MAX as i64)
-                    } else {
-                        s as i32 as i64
-                    };
+                    let v = if satfinite { s.clamp(i32::MIN as i64, i32::MAX as i64) } else { s as i32 as i64 };
                     v as u32 as u64
                 } else if ta == Elem::F64 {
-                    terms
-                        .iter()
-                        .fold(c0, |s, &(kk, av)| fma_f64(av, bv(kk), s, rounding))
-                        .to_bits()
+                    terms.iter().fold(c0, |s, &(kk, av)| fma_f64(av, bv(kk), s, rounding)).to_bits()
                 } else {
                     // Unscaled products are exact in f32 (at most 22 significant bits).
-                    let s = terms.iter().fold(c0 as f32, |s, &(kk, av)| {
-                        s + product(r, kk, col, av, bv(kk)) as f32
-                    });
+                    let s = terms.iter().fold(c0 as f32, |s, &(kk, av)| s + product(r, kk, col, av, bv(kk)) as f32);
                     if td == Elem::F16 {
                         f32_to_f16(s) as u64
                     } else {
@@ -798,12 +690,7 @@ impl Sparsity {
             4 => (8, 4),
             _ => (4, 2),
         };
-        Sparsity {
-            width,
-            stored,
-            two_rows: ta.bits() >= 16,
-            lanes: k / width / 4,
-        }
+        Sparsity { width, stored, two_rows: ta.bits() >= 16, lanes: k / width / 4 }
     }
 
     /// The lane (counted from the selected lanes of row `row`'s quad) and bit offset of the
@@ -832,17 +719,10 @@ impl Sparsity {
 /// The rows of a sparse A as (column, value) terms: stored element `c` of row `r` goes to the
 /// column its chunk's metadata names. Equal indices (undefined in the ISA) put both elements
 /// in one column, so both products are added.
-fn sparse_rows(
-    x: &Warp,
-    ta: Elem,
-    a: &[f64],
-    terms: &mut Vec<(usize, f64)>,
-) -> Result<usize, String> {
+fn sparse_rows(x: &Warp, ta: Elem, a: &[f64], terms: &mut Vec<(usize, f64)>) -> Result<usize, String> {
     let [m, _, k] = x.shape;
     let geometry = Sparsity::of(ta, k);
-    let selector = (0..32)
-        .find(|&l| x.present(l))
-        .map_or(0, |l| x.trailing(1, l)) as usize;
+    let selector = (0..32).find(|&l| x.present(l)).map_or(0, |l| x.trailing(1, l)) as usize;
     // The selector names one lane of each quad, a lane pair, or (0) all four lanes.
     let first_lane = match (geometry.lanes, selector) {
         (1, s) if s < 4 => s,
@@ -860,10 +740,7 @@ fn sparse_rows(
             let chunk = c / geometry.stored;
             let (lane, shift) = geometry.slot(r, chunk);
             let bits = (x.trailing(0, 4 * (r % 8) + first_lane + lane) >> shift) & 0xf;
-            terms.push((
-                chunk * geometry.width + geometry.column(bits, c % geometry.stored),
-                a[r * half + c],
-            ));
+            terms.push((chunk * geometry.width + geometry.column(bits, c % geometry.stored), a[r * half + c]));
         }
     }
     Ok(half)
@@ -884,20 +761,13 @@ fn scale_value(byte: u8, ue4m3: bool) -> f64 {
 /// The scale factors of a block-scaled `mma`: SF_A (M x V, row-major), SF_B (V x N,
 /// row-major) and V, gathered from the lanes and bytes its selectors name (module
 /// documentation).
-fn scale_factors<'b>(
-    x: &Warp,
-    s: Scaling,
-    sf_a: &'b mut Vec<f64>,
-    sf_b: &'b mut Vec<f64>,
-) -> Result<(&'b [f64], &'b [f64], usize), String> {
+fn scale_factors<'b>(x: &Warp, s: Scaling, sf_a: &'b mut Vec<f64>, sf_b: &'b mut Vec<f64>) -> Result<(&'b [f64], &'b [f64], usize), String> {
     let [m, n, _] = x.shape;
     let skip = if x.sparse { SPARSE_OPERANDS } else { 0 };
     let operand = |j: usize, lane: usize| x.trailing(skip + j, lane);
     // A selector must be the same in every lane of the warp.
     let selector = |j: usize, name: &str| -> Result<u64, String> {
-        let mut lanes = (0..32)
-            .filter(|&l| x.present(l))
-            .map(|l| operand(j, l) as u16 as u64);
+        let mut lanes = (0..32).filter(|&l| x.present(l)).map(|l| operand(j, l) as u16 as u64);
         let v = lanes.next().unwrap_or(0);
         if lanes.any(|o| o != v) {
             return Err(format!("{name} differs between the lanes of warp {}", x.w));
@@ -910,28 +780,17 @@ fn scale_factors<'b>(
         _ => &[0],
     };
     let mut ids = [0usize; 4];
-    for (slot, (j, name, valid)) in [
-        (1, "byte-id-a", bytes),
-        (2, "thread-id-a", &[0, 1][..]),
-        (4, "byte-id-b", bytes),
-        (5, "thread-id-b", &[0, 1, 2, 3][..]),
-    ]
-    .into_iter()
-    .enumerate()
+    for (slot, (j, name, valid)) in
+        [(1, "byte-id-a", bytes), (2, "thread-id-a", &[0, 1][..]), (4, "byte-id-b", bytes), (5, "thread-id-b", &[0, 1, 2, 3][..])].into_iter().enumerate()
     {
         let v = selector(j, name)?;
         if !valid.contains(&v) {
-            return Err(format!(
-                "{name} {v} is not valid with .scale_vec::{}X (ISA Table 37)",
-                s.vec
-            ));
+            return Err(format!("{name} {v} is not valid with .scale_vec::{}X (ISA Table 37)", s.vec));
         }
         ids[slot] = v as usize;
     }
     let [byte_a, thread_a, byte_b, thread_b] = ids;
-    let factor = |data: u64, byte_id: usize, v: usize| {
-        scale_value((data >> (8 * (byte_id + v))) as u8, s.ue4m3)
-    };
+    let factor = |data: u64, byte_id: usize, v: usize| scale_value((data >> (8 * (byte_id + v))) as u8, s.ue4m3);
     let sf_a = zeroed(sf_a, m * s.vec);
     for row in 0..m {
         let data = operand(0, 4 * (row % 8) + 2 * thread_a + row / 8);
@@ -954,11 +813,7 @@ fn scale_factors<'b>(
 fn wmma_memory(x: &Warp, e: Elem, sc: &mut Scratch) -> Result<(), String> {
     let [m, n, k] = x.shape;
     let load = x.p.op == op::WMMA_LOAD;
-    let role = if load {
-        (x.p.flags >> flag::ROLE_SHIFT) & 3
-    } else {
-        2
-    };
+    let role = if load { (x.p.flags >> flag::ROLE_SHIFT) & 3 } else { 2 };
     let (rows, cols) = match role {
         0 => (m, k),
         1 => (k, n),
@@ -968,14 +823,7 @@ fn wmma_memory(x: &Warp, e: Elem, sc: &mut Scratch) -> Result<(), String> {
     let regs_per_lane = if load { x.counts[0] } else { x.counts[1] };
     let per_lane = regs_per_lane * e.per_reg();
     let [fs, _, _, fd] = &mut sc.frags;
-    let stored = if load {
-        Frag {
-            regs: &[],
-            count: 0,
-        }
-    } else {
-        x.sources(0, fs)
-    };
+    let stored = if load { Frag { regs: &[], count: 0 } } else { x.sources(0, fs) };
     let out = zeroed(fd, 32 * regs_per_lane);
     let bits = e.bits() as usize;
     for lane in (0..32).filter(|&l| x.present(l)) {
@@ -993,11 +841,7 @@ fn wmma_memory(x: &Warp, e: Elem, sc: &mut Scratch) -> Result<(), String> {
         for i in 0..per_lane {
             let idx = wmma_index(lane, i, per_lane, rows * cols);
             let (r, c) = (idx / cols, idx % cols);
-            let elem = if col_major {
-                c * stride + r
-            } else {
-                r * stride + c
-            };
+            let elem = if col_major { c * stride + r } else { r * stride + c };
             let bit = elem * bits;
             // SAFETY: the program provides a matrix of this shape and stride at the address
             // (as on the GPU, an out-of-range address is the program's error).
@@ -1012,12 +856,7 @@ fn wmma_memory(x: &Warp, e: Elem, sc: &mut Scratch) -> Result<(), String> {
                         32 => (at as *const u32).read_unaligned() as u64,
                         _ => (at as *const u64).read_unaligned(),
                     };
-                    put(
-                        &mut out[lane * regs_per_lane..(lane + 1) * regs_per_lane],
-                        e,
-                        i,
-                        v,
-                    );
+                    put(&mut out[lane * regs_per_lane..(lane + 1) * regs_per_lane], e, i, v);
                 } else {
                     let v = get(stored.lane(lane), e, i);
                     match bits {
@@ -1039,10 +878,7 @@ fn wmma_memory(x: &Warp, e: Elem, sc: &mut Scratch) -> Result<(), String> {
         }
     }
     if load {
-        x.write_dst(Frag {
-            regs: out,
-            count: regs_per_lane,
-        });
+        x.write_dst(Frag { regs: out, count: regs_per_lane });
     }
     Ok(())
 }
@@ -1063,11 +899,7 @@ fn gather_8x8(regs: Frag, j: usize) -> [[u16; 8]; 8] {
 fn scatter_8x8(m: &[[u16; 8]; 8], trans: bool) -> [u64; 32] {
     std::array::from_fn(|l| {
         let (r, c) = (l / 4, 2 * (l % 4));
-        let (lo, hi) = if trans {
-            (m[c][r], m[c + 1][r])
-        } else {
-            (m[r][c], m[r][c + 1])
-        };
+        let (lo, hi) = if trans { (m[c][r], m[c + 1][r]) } else { (m[r][c], m[r][c + 1]) };
         lo as u64 | (hi as u64) << 16
     })
 }
@@ -1078,14 +910,7 @@ fn ld_st_matrix(x: &Warp, sc: &mut Scratch) -> Result<(), String> {
     let trans = x.p.flags & flag::TRANS != 0;
     let num = if load { x.counts[0] } else { x.counts[1] };
     let [fs, _, _, fd] = &mut sc.frags;
-    let stored = if load {
-        Frag {
-            regs: &[],
-            count: 0,
-        }
-    } else {
-        x.sources(0, fs)
-    };
+    let stored = if load { Frag { regs: &[], count: 0 } } else { x.sources(0, fs) };
     let out = zeroed(fd, 32 * num);
     for q in 0..num {
         let mut m = [[0u16; 8]; 8];
@@ -1122,10 +947,7 @@ fn ld_st_matrix(x: &Warp, sc: &mut Scratch) -> Result<(), String> {
         }
     }
     if load {
-        x.write_dst(Frag {
-            regs: out,
-            count: num,
-        });
+        x.write_dst(Frag { regs: out, count: num });
     }
     Ok(())
 }
@@ -1138,21 +960,9 @@ mod tests {
     fn half_conversions_round_to_nearest_even() {
         assert_eq!(f32_to_f16(1.0), 0x3c00);
         assert_eq!(f32_to_f16(65504.0), 0x7bff);
-        assert_eq!(
-            f32_to_f16(65520.0),
-            0x7c00,
-            "halfway above the largest finite rounds to infinity"
-        );
-        assert_eq!(
-            f32_to_f16(f32::from_bits(0x3380_0000)),
-            0x0001,
-            "2^-24: the smallest subnormal"
-        );
-        assert_eq!(
-            f32_to_f16(f32::from_bits(0x3300_0000)),
-            0x0000,
-            "2^-25 ties to even zero"
-        );
+        assert_eq!(f32_to_f16(65520.0), 0x7c00, "halfway above the largest finite rounds to infinity");
+        assert_eq!(f32_to_f16(f32::from_bits(0x3380_0000)), 0x0001, "2^-24: the smallest subnormal");
+        assert_eq!(f32_to_f16(f32::from_bits(0x3300_0000)), 0x0000, "2^-25 ties to even zero");
         assert_eq!(f32_to_f16(1.0 + 2f32.powi(-11)), 0x3c00, "tie to even");
         assert_eq!(f32_to_f16(1.0 + 3.0 * 2f32.powi(-11)), 0x3c02);
         assert_eq!(f32_to_f16(-0.0), 0x8000);
@@ -1171,16 +981,8 @@ mod tests {
     #[test]
     fn mx_floats_decode_from_their_containers() {
         // e2m1 (bits 2..5): 0, 0.5, 1, 1.5, 2, 3, 4, 6 and their negatives.
-        let e2m1: Vec<f64> = (0..16u64)
-            .map(|v| Elem::E2M1.decode(v << 2 | 0xc3))
-            .collect();
-        assert_eq!(
-            e2m1,
-            [
-                0.0, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0, -0.0, -0.5, -1.0, -1.5, -2.0, -3.0, -4.0,
-                -6.0
-            ]
-        );
+        let e2m1: Vec<f64> = (0..16u64).map(|v| Elem::E2M1.decode(v << 2 | 0xc3)).collect();
+        assert_eq!(e2m1, [0.0, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0, -0.0, -0.5, -1.0, -1.5, -2.0, -3.0, -4.0, -6.0]);
         // e2m3: subnormals in units of 1/8, largest 7.5; e3m2: subnormals in units of 1/16, largest 28.
         assert_eq!(Elem::E2M3.decode(0x01), 0.125);
         assert_eq!(Elem::E2M3.decode(0xdf), 7.5, "padding bits are ignored");
@@ -1237,17 +1039,8 @@ mod tests {
 
     #[test]
     fn mma_b1_layouts_cover_each_element_once() {
-        for (shape, na, nb) in [
-            ([8, 8, 128], 1, 1),
-            ([16, 8, 128], 2, 1),
-            ([16, 8, 256], 4, 2),
-        ] {
-            let layout = MmaLayout {
-                shape,
-                m8n8k4_f16: false,
-                a_col: false,
-                b_col: false,
-            };
+        for (shape, na, nb) in [([8, 8, 128], 1, 1), ([16, 8, 128], 2, 1), ([16, 8, 256], 4, 2)] {
+            let layout = MmaLayout { shape, m8n8k4_f16: false, a_col: false, b_col: false };
             let [m, n, k] = shape;
             for (role, rows, cols, regs) in [(Role::A, m, k, na), (Role::B, k, n, nb)] {
                 let mut seen = vec![0; rows * cols];
@@ -1261,38 +1054,22 @@ mod tests {
             }
         }
         // The ISA's formulas for m16n8k256: a70 of lane 6 is row 1, column 2 * 32 + 6 + 128.
-        let layout = MmaLayout {
-            shape: [16, 8, 256],
-            m8n8k4_f16: false,
-            a_col: false,
-            b_col: false,
-        };
+        let layout = MmaLayout { shape: [16, 8, 256], m8n8k4_f16: false, a_col: false, b_col: false };
         assert_eq!(mma_position(layout, Role::A, Elem::B1, 6, 70), (0, 1, 198));
         assert_eq!(mma_position(layout, Role::A, Elem::B1, 6, 40), (0, 9, 72));
-        assert_eq!(
-            mma_position(layout, Role::B, Elem::B1, 6, 40),
-            (0, 64 + 8 + 128, 1)
-        );
+        assert_eq!(mma_position(layout, Role::B, Elem::B1, 6, 40), (0, 64 + 8 + 128, 1));
     }
 
     #[test]
     fn mma_m16n8k16_layout_covers_each_element_once() {
-        for (ty, role, rows, cols, count) in [
-            (Elem::F16, Role::A, 16, 16, 8),
-            (Elem::F16, Role::B, 16, 8, 4),
-            (Elem::F32, Role::Acc, 16, 8, 4),
-            (Elem::S8, Role::A, 16, 32, 16),
-        ] {
+        for (ty, role, rows, cols, count) in
+            [(Elem::F16, Role::A, 16, 16, 8), (Elem::F16, Role::B, 16, 8, 4), (Elem::F32, Role::Acc, 16, 8, 4), (Elem::S8, Role::A, 16, 32, 16)]
+        {
             let k = if ty == Elem::S8 { 32 } else { 16 };
             let mut seen = vec![0; rows * cols];
             for lane in 0..32 {
                 for i in 0..count {
-                    let layout = MmaLayout {
-                        shape: [16, 8, k],
-                        m8n8k4_f16: false,
-                        a_col: false,
-                        b_col: false,
-                    };
+                    let layout = MmaLayout { shape: [16, 8, k], m8n8k4_f16: false, a_col: false, b_col: false };
                     let (_, r, c) = mma_position(layout, role, ty, lane, i);
                     seen[r * cols + c] += 1;
                 }
@@ -1300,12 +1077,7 @@ mod tests {
             assert!(seen.iter().all(|&s| s == 1), "{ty:?}");
         }
         // Spot checks against the ISA's formulas: lane 5 (group 1, thread 1), a6 of m16n8k16 f16.
-        let layout = MmaLayout {
-            shape: [16, 8, 16],
-            m8n8k4_f16: false,
-            a_col: false,
-            b_col: false,
-        };
+        let layout = MmaLayout { shape: [16, 8, 16], m8n8k4_f16: false, a_col: false, b_col: false };
         assert_eq!(mma_position(layout, Role::A, Elem::F16, 5, 6), (0, 9, 10));
         assert_eq!(mma_position(layout, Role::B, Elem::F16, 5, 3), (0, 11, 1));
     }

@@ -59,13 +59,7 @@ const DEFAULT_BLOCK_STACK_BYTES: usize = 8 << 20;
 /// Size of the block stacks: `PTXRT_STACK_BYTES` (bytes, at least 64 KiB) or the default.
 pub fn block_stack_bytes() -> usize {
     static BYTES: OnceLock<usize> = OnceLock::new();
-    *BYTES.get_or_init(|| {
-        std::env::var("PTXRT_STACK_BYTES")
-            .ok()
-            .and_then(|v| v.trim().parse().ok())
-            .unwrap_or(DEFAULT_BLOCK_STACK_BYTES)
-            .max(64 << 10)
-    })
+    *BYTES.get_or_init(|| std::env::var("PTXRT_STACK_BYTES").ok().and_then(|v| v.trim().parse().ok()).unwrap_or(DEFAULT_BLOCK_STACK_BYTES).max(64 << 10))
 }
 
 /// Every buffer is aligned this much (a cache line; the ABI promises 16 for shared and 64
@@ -84,11 +78,7 @@ static THREADS_DEFAULT: OnceLock<usize> = OnceLock::new();
 /// Parses a `PTXRT_NUM_THREADS` value: a whole number in `1..=MAX_THREADS` (surrounding
 /// blanks allowed). Anything else is ignored so that a bad setting never stops a program.
 pub fn parse_num_threads(value: &str) -> Option<usize> {
-    value
-        .trim()
-        .parse::<usize>()
-        .ok()
-        .filter(|n| (1..=MAX_THREADS).contains(n))
+    value.trim().parse::<usize>().ok().filter(|n| (1..=MAX_THREADS).contains(n))
 }
 
 fn default_num_threads() -> usize {
@@ -96,11 +86,7 @@ fn default_num_threads() -> usize {
         std::env::var("PTXRT_NUM_THREADS")
             .ok()
             .and_then(|v| parse_num_threads(&v))
-            .unwrap_or_else(|| {
-                std::thread::available_parallelism()
-                    .map_or(1, |n| n.get())
-                    .min(MAX_THREADS)
-            })
+            .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()).min(MAX_THREADS))
     })
 }
 
@@ -115,9 +101,7 @@ pub fn num_threads() -> usize {
 /// Sets the number of workers for later launches.
 pub fn set_num_threads(n: i64) -> Result<(), Error> {
     if n < 1 || n > MAX_THREADS as i64 {
-        return Err(Error::invalid_value(format!(
-            "ptxrtSetNumThreads({n}): the number of worker threads must be between 1 and {MAX_THREADS}"
-        )));
+        return Err(Error::invalid_value(format!("ptxrtSetNumThreads({n}): the number of worker threads must be between 1 and {MAX_THREADS}")));
     }
     THREADS_OVERRIDE.store(n as usize, Ordering::Relaxed);
     Ok(())
@@ -238,10 +222,7 @@ impl AlignedBuf {
     const MIN_CAPACITY: usize = BUFFER_ALIGN;
 
     pub fn new() -> AlignedBuf {
-        AlignedBuf {
-            ptr: NonNull::dangling(),
-            capacity: 0,
-        }
+        AlignedBuf { ptr: NonNull::dangling(), capacity: 0 }
     }
 
     pub fn capacity(&self) -> usize {
@@ -254,14 +235,11 @@ impl AlignedBuf {
             let want = bytes.max(Self::MIN_CAPACITY);
             // Round up so that slowly growing sizes do not reallocate every launch.
             let want = want.checked_next_power_of_two().unwrap_or(want).max(want);
-            let layout = Layout::from_size_align(want, BUFFER_ALIGN)
-                .map_err(|_| Error::memory_allocation(format!("cannot allocate {bytes} bytes")))?;
+            let layout = Layout::from_size_align(want, BUFFER_ALIGN).map_err(|_| Error::memory_allocation(format!("cannot allocate {bytes} bytes")))?;
             self.release();
             // SAFETY: `layout` has a non-zero size.
             let p = unsafe { alloc::alloc(layout) };
-            self.ptr = NonNull::new(p).ok_or_else(|| {
-                Error::memory_allocation(format!("cannot allocate {bytes} bytes"))
-            })?;
+            self.ptr = NonNull::new(p).ok_or_else(|| Error::memory_allocation(format!("cannot allocate {bytes} bytes")))?;
             self.capacity = want;
         }
         Ok(self.ptr.as_ptr())
@@ -270,12 +248,7 @@ impl AlignedBuf {
     fn release(&mut self) {
         if self.capacity != 0 {
             // SAFETY: `ptr` was allocated in `ensure` with exactly this layout.
-            unsafe {
-                alloc::dealloc(
-                    self.ptr.as_ptr(),
-                    Layout::from_size_align_unchecked(self.capacity, BUFFER_ALIGN),
-                )
-            };
+            unsafe { alloc::dealloc(self.ptr.as_ptr(), Layout::from_size_align_unchecked(self.capacity, BUFFER_ALIGN)) };
             self.ptr = NonNull::dangling();
             self.capacity = 0;
         }
@@ -310,25 +283,12 @@ impl WorkerBuffers {
     fn prepare(&mut self, job: &Job) -> Result<(*mut u8, *mut u8, *mut u8), Error> {
         let what = |which: &'static str, bytes: usize| {
             move |e: Error| {
-                Error::memory_allocation(format!(
-                    "kernel '{}': cannot allocate {bytes} bytes of {which} memory for a block ({})",
-                    job.kernel_name(),
-                    e.message
-                ))
+                Error::memory_allocation(format!("kernel '{}': cannot allocate {bytes} bytes of {which} memory for a block ({})", job.kernel_name(), e.message))
             }
         };
-        let shared = self
-            .shared
-            .ensure(job.shared_bytes)
-            .map_err(what("shared", job.shared_bytes))?;
-        let context = self
-            .context
-            .ensure(job.context_bytes)
-            .map_err(what("context", job.context_bytes))?;
-        let local = self
-            .local
-            .ensure(job.local_bytes)
-            .map_err(what("local", job.local_bytes))?;
+        let shared = self.shared.ensure(job.shared_bytes).map_err(what("shared", job.shared_bytes))?;
+        let context = self.context.ensure(job.context_bytes).map_err(what("context", job.context_bytes))?;
+        let local = self.local.ensure(job.local_bytes).map_err(what("local", job.local_bytes))?;
         Ok((shared, context, local))
     }
 }
@@ -417,9 +377,7 @@ impl Job {
             return "<unnamed>".to_string();
         }
         // SAFETY: a non-null kernel name is a NUL-terminated constant string.
-        unsafe { CStr::from_ptr(kernel.name) }
-            .to_string_lossy()
-            .into_owned()
+        unsafe { CStr::from_ptr(kernel.name) }.to_string_lossy().into_owned()
     }
 
     /// Workers needed: no more than there are grabs.
@@ -430,8 +388,7 @@ impl Job {
 
     /// Whether blocks are left to hand out.
     fn has_blocks(&self) -> bool {
-        !self.abort.load(Ordering::Relaxed)
-            && self.next.0.load(Ordering::Relaxed) < self.total_blocks
+        !self.abort.load(Ordering::Relaxed) && self.next.0.load(Ordering::Relaxed) < self.total_blocks
     }
 
     /// Records `err` unless an earlier one exists, and stops the grid.
@@ -521,11 +478,7 @@ impl Job {
                 }
                 // A kernel that can (`KERNEL_FUSE_X`) runs the blocks of this range that
                 // share y and z in one call, as one long row of threads.
-                let run = if self.fuse_x {
-                    (end - i).min(gx - x).min(self.max_fused)
-                } else {
-                    1
-                };
+                let run = if self.fuse_x { (end - i).min(gx - x).min(self.max_fused) } else { 1 };
                 env.ctaid = Dim3::new(x as u32, y as u32, z as u32);
                 env.blocks_x = run as u32;
                 env.worker_index = worker as u32;
@@ -573,10 +526,7 @@ impl Job {
                 self.kernel_name(),
                 block_stack_bytes()
             )),
-            Trap::Fault { .. } => Error::new(
-                trap_code(trap),
-                format!("kernel '{}' {blocks}: {} in the kernel's code", self.kernel_name(), trap.describe()),
-            ),
+            Trap::Fault { .. } => Error::new(trap_code(trap), format!("kernel '{}' {blocks}: {} in the kernel's code", self.kernel_name(), trap.describe())),
         }
     }
 
@@ -586,9 +536,7 @@ impl Job {
         } else {
             // SAFETY: generated code sets `error_message` to null or a NUL-terminated
             // string that stays valid until the worker's next block.
-            unsafe { CStr::from_ptr(env.error_message) }
-                .to_string_lossy()
-                .into_owned()
+            unsafe { CStr::from_ptr(env.error_message) }.to_string_lossy().into_owned()
         };
         let Dim3 { x, y, z } = env.ctaid;
         // A fault in a fiber kernel keeps its code (illegal address, ...); every other
@@ -597,10 +545,7 @@ impl Job {
             Some(c @ (crate::error::ErrorCode::IllegalAddress | crate::error::ErrorCode::IllegalInstruction)) => c,
             _ => crate::error::ErrorCode::LaunchFailure,
         };
-        Error::new(
-            code,
-            format!("kernel '{}' block ({x},{y},{z}): {detail}", self.kernel_name()),
-        )
+        Error::new(code, format!("kernel '{}' block ({x},{y},{z}): {detail}", self.kernel_name()))
     }
 
     /// Runs blocks as worker `worker`, catching panics (there should be none) so that the
@@ -643,12 +588,7 @@ struct Slot {
 
 impl Slot {
     fn new() -> Slot {
-        Slot {
-            word: AtomicU64::new(0),
-            job: AtomicPtr::new(std::ptr::null_mut()),
-            lock: Mutex::new(()),
-            left: Condvar::new(),
-        }
+        Slot { word: AtomicU64::new(0), job: AtomicPtr::new(std::ptr::null_mut()), lock: Mutex::new(()), left: Condvar::new() }
     }
 
     /// Counts a helper in if the slot is open; the job it holds then stays alive until
@@ -659,12 +599,7 @@ impl Slot {
             if word & OPEN == 0 || word & INSIDE == INSIDE {
                 return None;
             }
-            match self.word.compare_exchange_weak(
-                word,
-                word + 1,
-                Ordering::Acquire,
-                Ordering::Relaxed,
-            ) {
+            match self.word.compare_exchange_weak(word, word + 1, Ordering::Acquire, Ordering::Relaxed) {
                 Ok(_) => break,
                 Err(now) => word = now,
             }
@@ -730,11 +665,7 @@ extern "C" fn count_fork_in_child() {
 
 #[cfg(unix)]
 extern "C" {
-    fn pthread_atfork(
-        prepare: Option<extern "C" fn()>,
-        parent: Option<extern "C" fn()>,
-        child: Option<extern "C" fn()>,
-    ) -> std::ffi::c_int;
+    fn pthread_atfork(prepare: Option<extern "C" fn()>, parent: Option<extern "C" fn()>, child: Option<extern "C" fn()>) -> std::ffi::c_int;
 }
 
 static STATE: AtomicPtr<PoolState> = AtomicPtr::new(std::ptr::null_mut());
@@ -826,10 +757,7 @@ fn ensure_helpers(st: &'static PoolState, wanted: usize) -> usize {
     let mut have = st.helpers.load(Ordering::Acquire);
     while have < wanted {
         let index = have + 1;
-        let spawned = std::thread::Builder::new()
-            .name(format!("ptxrt-worker-{index}"))
-            .stack_size(HELPER_STACK_BYTES)
-            .spawn(move || helper_main(st, index));
+        let spawned = std::thread::Builder::new().name(format!("ptxrt-worker-{index}")).stack_size(HELPER_STACK_BYTES).spawn(move || helper_main(st, index));
         if spawned.is_err() {
             break;
         }
@@ -845,17 +773,9 @@ pub(crate) fn run(job: &mut Job) -> Result<(), Error> {
     let _in_worker = InWorkerGuard::enter();
     let st = state();
     let useful = job.useful_workers();
-    job.participants = if useful > 1 {
-        useful.min(ensure_helpers(st, useful - 1) + 1)
-    } else {
-        1
-    };
+    job.participants = if useful > 1 { useful.min(ensure_helpers(st, useful - 1) + 1) } else { 1 };
     let job = &*job;
-    let slot = if job.participants > 1 {
-        publish(st, job)
-    } else {
-        None
-    };
+    let slot = if job.participants > 1 { publish(st, job) } else { None };
 
     // The launching thread is worker 0.
     {
@@ -904,21 +824,18 @@ pub(crate) fn run_coresident(job: &mut Job) -> Result<(), Error> {
         for worker in 1..n {
             let gate = &gate;
             let job_ref = JobRef(job);
-            let spawned = std::thread::Builder::new()
-                .name(format!("ptxrt-coop-{worker}"))
-                .stack_size(HELPER_STACK_BYTES)
-                .spawn_scoped(scope, move || {
-                    let job_ref = job_ref;
-                    // SAFETY: see `JobRef`.
-                    let job = unsafe { &*job_ref.0 };
-                    let _ = IN_WORKER.try_with(|f| f.set(true));
-                    drop(gate.read().unwrap_or_else(|p| p.into_inner()));
-                    if job.abort.load(Ordering::Acquire) {
-                        return;
-                    }
-                    fpenv::set(fpenv::DEFAULT);
-                    job.run_guarded(worker, &mut WorkerBuffers::default());
-                });
+            let spawned = std::thread::Builder::new().name(format!("ptxrt-coop-{worker}")).stack_size(HELPER_STACK_BYTES).spawn_scoped(scope, move || {
+                let job_ref = job_ref;
+                // SAFETY: see `JobRef`.
+                let job = unsafe { &*job_ref.0 };
+                let _ = IN_WORKER.try_with(|f| f.set(true));
+                drop(gate.read().unwrap_or_else(|p| p.into_inner()));
+                if job.abort.load(Ordering::Acquire) {
+                    return;
+                }
+                fpenv::set(fpenv::DEFAULT);
+                job.run_guarded(worker, &mut WorkerBuffers::default());
+            });
             if let Err(e) = spawned {
                 job.fail(Error::memory_allocation(format!(
                     "kernel '{}': a cooperative launch of {n} blocks needs one thread per block,                      and starting thread {worker} failed ({e})",
@@ -940,16 +857,10 @@ pub(crate) fn run_coresident(job: &mut Job) -> Result<(), Error> {
 /// are taken.
 fn publish(st: &PoolState, job: &Job) -> Option<usize> {
     let hint = LAST_SLOT.try_with(Cell::get).unwrap_or(0);
-    let s = (0..SLOTS).map(|i| (hint + i) % SLOTS).find(|&s| {
-        st.slots[s]
-            .word
-            .compare_exchange(0, CLAIMED, Ordering::Acquire, Ordering::Relaxed)
-            .is_ok()
-    })?;
+    let s = (0..SLOTS).map(|i| (hint + i) % SLOTS).find(|&s| st.slots[s].word.compare_exchange(0, CLAIMED, Ordering::Acquire, Ordering::Relaxed).is_ok())?;
     let _ = LAST_SLOT.try_with(|c| c.set(s));
     let slot = &st.slots[s];
-    slot.job
-        .store(job as *const Job as *mut Job, Ordering::Relaxed);
+    slot.job.store(job as *const Job as *mut Job, Ordering::Relaxed);
     slot.word.fetch_or(OPEN, Ordering::Release);
     st.open.0.fetch_or(1 << s, Ordering::Release);
     // Helpers that watch the epoch see the job; sleeping ones need a wake-up. (SeqCst
@@ -1087,12 +998,7 @@ mod tests {
         let next = offset_of!(Job, next);
         let joined = offset_of!(Job, joined);
         let line = |o: usize| o / 64;
-        for read_mostly in [
-            offset_of!(Job, info),
-            offset_of!(Job, abort),
-            offset_of!(Job, total_blocks),
-            offset_of!(Job, block_fn),
-        ] {
+        for read_mostly in [offset_of!(Job, info), offset_of!(Job, abort), offset_of!(Job, total_blocks), offset_of!(Job, block_fn)] {
             assert_ne!(line(read_mostly), line(next));
             assert_ne!(line(read_mostly), line(joined));
         }
@@ -1122,18 +1028,11 @@ mod tests {
         unsafe extern "C" fn nop(_: *mut BlockEnv) -> i32 {
             0
         }
-        let info = LaunchInfo {
-            args: std::ptr::null_mut(),
-            grid: Dim3::new(4, 1, 1),
-            block: Dim3::new(1, 1, 1),
-            dynamic_shared_bytes: 0,
-            num_workers: 2,
-            grid_id: 1,
-        };
+        let info =
+            LaunchInfo { args: std::ptr::null_mut(), grid: Dim3::new(4, 1, 1), block: Dim3::new(1, 1, 1), dynamic_shared_bytes: 0, num_workers: 2, grid_id: 1 };
         let job = Job::new(&kernel, nop, info, 0, 0, 0, &tree);
         slot.word.store(CLAIMED, Ordering::Relaxed);
-        slot.job
-            .store(&job as *const Job as *mut Job, Ordering::Relaxed);
+        slot.job.store(&job as *const Job as *mut Job, Ordering::Relaxed);
         assert!(slot.join().is_none(), "claimed but not open");
         slot.word.fetch_or(OPEN, Ordering::Release);
         let joined = slot.join().expect("open");
@@ -1175,15 +1074,8 @@ mod tests {
         unsafe { std::ptr::write_bytes(p2, 0xAB, 1000) };
         let cap = b.capacity();
         let p3 = b.ensure(500).unwrap();
-        assert_eq!(
-            (p3, b.capacity()),
-            (p2, cap),
-            "shrinking requests never reallocate"
-        );
-        assert_eq!(
-            b.ensure(usize::MAX / 2).unwrap_err().code,
-            crate::ErrorCode::MemoryAllocation
-        );
+        assert_eq!((p3, b.capacity()), (p2, cap), "shrinking requests never reallocate");
+        assert_eq!(b.ensure(usize::MAX / 2).unwrap_err().code, crate::ErrorCode::MemoryAllocation);
     }
 }
 

@@ -63,9 +63,7 @@ pub(crate) fn unregister(module: *const Module) {
         before != modules.len()
     };
     if removed {
-        let mut limits = MAX_DYNAMIC_SHARED
-            .write()
-            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        let mut limits = MAX_DYNAMIC_SHARED.write().unwrap_or_else(|poisoned| poisoned.into_inner());
         for kernel in module_kernels(module) {
             limits.remove(&(kernel as *const Kernel as usize));
         }
@@ -79,13 +77,12 @@ fn module_kernels(module: *const Module) -> impl Iterator<Item = &'static Kernel
     // while registered (see `ModuleRef`); the version is checked before any other field is
     // read, and arrays are read within their declared lengths.
     let m: &'static Module = unsafe { &*module };
-    let kernels: &'static [*const Kernel] =
-        if m.abi_version != ABI_VERSION || m.num_kernels == 0 || m.kernels.is_null() {
-            &[]
-        } else {
-            // SAFETY: see above; `kernels` holds `num_kernels` entries.
-            unsafe { std::slice::from_raw_parts(m.kernels, m.num_kernels as usize) }
-        };
+    let kernels: &'static [*const Kernel] = if m.abi_version != ABI_VERSION || m.num_kernels == 0 || m.kernels.is_null() {
+        &[]
+    } else {
+        // SAFETY: see above; `kernels` holds `num_kernels` entries.
+        unsafe { std::slice::from_raw_parts(m.kernels, m.num_kernels as usize) }
+    };
     kernels.iter().filter_map(|&k| {
         // SAFETY: entries are null or point at constant kernel descriptors of the module.
         let k: &'static Kernel = unsafe { k.as_ref()? };
@@ -123,10 +120,7 @@ fn ignored_note(modules: &[ModuleRef]) -> String {
         // SAFETY: `kernels` holds `num_kernels` entries.
         let ks = unsafe { std::slice::from_raw_parts(module.kernels, module.num_kernels as usize) };
         // SAFETY: entries are null or point at kernel descriptors.
-        ignored_kernels += ks
-            .iter()
-            .filter(|&&k| unsafe { k.as_ref() }.is_some_and(|k| k.abi_version != ABI_VERSION))
-            .count();
+        ignored_kernels += ks.iter().filter(|&&k| unsafe { k.as_ref() }.is_some_and(|k| k.abi_version != ABI_VERSION)).count();
     }
     if ignored_modules == 0 && ignored_kernels == 0 {
         return String::new();
@@ -199,9 +193,7 @@ fn edit_distance(a: &str, b: &str) -> usize {
     for (i, &ca) in a.iter().enumerate() {
         let mut cur = vec![i + 1; b.len() + 1];
         for (j, &cb) in b.iter().enumerate() {
-            cur[j + 1] = (prev[j] + usize::from(ca != cb))
-                .min(prev[j + 1] + 1)
-                .min(cur[j] + 1);
+            cur[j + 1] = (prev[j] + usize::from(ca != cb)).min(prev[j + 1] + 1).min(cur[j] + 1);
         }
         prev = cur;
     }
@@ -248,11 +240,7 @@ fn not_found_hints(wanted: &str, registered: &[String]) -> String {
         out.push_str(&format!(
             "Registered kernels: {}{}. ",
             shown.join(", "),
-            if registered.len() > 8 {
-                format!(" and {} more", registered.len() - 8)
-            } else {
-                String::new()
-            }
+            if registered.len() > 8 { format!(" and {} more", registered.len() - 8) } else { String::new() }
         ));
     } else {
         let shown: Vec<String> = candidates
@@ -287,11 +275,7 @@ pub fn get_symbol(name: &CStr) -> Result<(*mut c_void, u64), Error> {
             }
         }
     }
-    Err(Error::not_found(format!(
-        "no registered module defines a .global or .const variable named '{}'{}",
-        name.to_string_lossy(),
-        ignored_note(&modules)
-    )))
+    Err(Error::not_found(format!("no registered module defines a .global or .const variable named '{}'{}", name.to_string_lossy(), ignored_note(&modules))))
 }
 
 /// The module variable (`.global`/`.const`) whose bytes contain `addr`: its start and size.
@@ -341,10 +325,7 @@ pub(crate) fn get_symbols(name: &CStr) -> Vec<(*mut c_void, u64)> {
 
 /// Remembers a kernel's dynamic shared-memory limit.
 pub(crate) fn set_max_dynamic_shared(kernel: &Kernel, bytes: u32) {
-    MAX_DYNAMIC_SHARED
-        .write()
-        .unwrap_or_else(|poisoned| poisoned.into_inner())
-        .insert(kernel as *const Kernel as usize, bytes);
+    MAX_DYNAMIC_SHARED.write().unwrap_or_else(|poisoned| poisoned.into_inner()).insert(kernel as *const Kernel as usize, bytes);
     ANY_MAX_DYNAMIC_SHARED.store(true, Ordering::Release);
 }
 
@@ -353,11 +334,7 @@ pub(crate) fn max_dynamic_shared(kernel: &Kernel) -> Option<u32> {
     if !ANY_MAX_DYNAMIC_SHARED.load(Ordering::Acquire) {
         return None;
     }
-    MAX_DYNAMIC_SHARED
-        .read()
-        .unwrap_or_else(|poisoned| poisoned.into_inner())
-        .get(&(kernel as *const Kernel as usize))
-        .copied()
+    MAX_DYNAMIC_SHARED.read().unwrap_or_else(|poisoned| poisoned.into_inner()).get(&(kernel as *const Kernel as usize)).copied()
 }
 
 #[cfg(test)]

@@ -46,8 +46,8 @@ use std::cell::RefCell;
 use std::ffi::{CStr, CString};
 
 pub use ptx2llvm_abi::{
-    scratch, sync_flags, BarRedOp, MatchMode, OperandKind, ReduxMode, ShflMode, SyncKind, VoteMode,
-    WarpOp, BARRIER_IDS, DENSE, DONE, EXITED, FAILED, REGION_MASK, RELEASED,
+    scratch, sync_flags, BarRedOp, MatchMode, OperandKind, ReduxMode, ShflMode, SyncKind, VoteMode, WarpOp, BARRIER_IDS, DENSE, DONE, EXITED, FAILED,
+    REGION_MASK, RELEASED,
 };
 
 /// Words of per-block scheduler scratch the block function provides (zeroed at its start);
@@ -171,8 +171,7 @@ impl Access {
                 } else {
                     for l in Lanes(at) {
                         // SAFETY: as above.
-                        out[l] =
-                            unsafe { (p.add(l * $stride) as *const $ty).read_unaligned() } as u64;
+                        out[l] = unsafe { (p.add(l * $stride) as *const $ty).read_unaligned() } as u64;
                     }
                 }
             }};
@@ -242,9 +241,7 @@ impl Block<'_> {
             Some(OperandKind::Imm) => Access::Imm(op.value),
             Some(OperandKind::Slot) => {
                 // Only an address computation: nothing is read until a thread's element is.
-                let base = self
-                    .context
-                    .wrapping_add(self.nthreads.wrapping_mul(op.value as usize));
+                let base = self.context.wrapping_add(self.nthreads.wrapping_mul(op.value as usize));
                 match op.size {
                     1 => Access::S1(base),
                     2 => Access::S2(base),
@@ -295,17 +292,8 @@ pub unsafe extern "C" fn __ptxrt_schedule(
         // SAFETY: per this function's contract.
         let (mut block, points, scratch) = unsafe {
             let shared = (*env).shared;
-            let block = Block {
-                nthreads: nthreads as usize,
-                state: std::slice::from_raw_parts_mut(state, nthreads as usize),
-                context,
-                shared,
-            };
-            (
-                block,
-                std::slice::from_raw_parts(points, npoints as usize),
-                &mut *(scratch as *mut [u32; SCRATCH_WORDS]),
-            )
+            let block = Block { nthreads: nthreads as usize, state: std::slice::from_raw_parts_mut(state, nthreads as usize), context, shared };
+            (block, std::slice::from_raw_parts(points, npoints as usize), &mut *(scratch as *mut [u32; SCRATCH_WORDS]))
         };
         schedule(&mut block, points, scratch)
     }));
@@ -345,10 +333,7 @@ struct PointSet {
 
 impl PointSet {
     fn new() -> PointSet {
-        PointSet {
-            words: [0; POINT_SET_BITS / 64],
-            beyond: false,
-        }
+        PointSet { words: [0; POINT_SET_BITS / 64], beyond: false }
     }
 
     #[inline]
@@ -473,11 +458,7 @@ impl Survey {
     }
 }
 
-pub(crate) fn schedule(
-    b: &mut Block,
-    points: &[SyncPoint],
-    scratch: &mut [u32; SCRATCH_WORDS],
-) -> Result<i32, String> {
+pub(crate) fn schedule(b: &mut Block, points: &[SyncPoint], scratch: &mut [u32; SCRATCH_WORDS]) -> Result<i32, String> {
     let n = b.nthreads;
     // The common case first, in one read-only pass: every thread waits at the same plain
     // barrier (no count, not `bar.red`). The dense region loop runs all threads without
@@ -485,19 +466,14 @@ pub(crate) fn schedule(
     if let Some(&k) = b.state.first() {
         if k & RELEASED == 0 && b.state.iter().all(|&s| s == k) {
             if let Some(p) = points.get(k as usize) {
-                if p.kind == SyncKind::BarSync as u32
-                    && p.b.kind == OperandKind::None as u32
-                    && p.a.kind == OperandKind::Imm as u32
-                {
+                if p.kind == SyncKind::BarSync as u32 && p.b.kind == OperandKind::None as u32 && p.a.kind == OperandKind::Imm as u32 {
                     return Ok(k as i32 | DENSE);
                 }
             }
         }
     }
     if n > MAX_THREADS || b.state.len() != n {
-        return Err(format!(
-            "a block of {n} threads: the scheduler handles at most {MAX_THREADS}"
-        ));
+        return Err(format!("a block of {n} threads: the scheduler handles at most {MAX_THREADS}"));
     }
     let survey = Survey::take(b, points, scratch[LAST_WARP_POINT])?;
     // Threads released together with others that already ran (one barrier, several sites).
@@ -551,12 +527,7 @@ struct WarpPointCursor<'s> {
 
 impl<'s> WarpPointCursor<'s> {
     fn new(set: &'s PointSet, last: u32) -> Self {
-        WarpPointCursor {
-            set,
-            last,
-            from: last.saturating_add(1),
-            wrapped: false,
-        }
+        WarpPointCursor { set, last, from: last.saturating_add(1), wrapped: false }
     }
 
     fn next(&mut self, b: &Block, points: &[SyncPoint]) -> Option<u32> {
@@ -568,9 +539,7 @@ impl<'s> WarpPointCursor<'s> {
             self.wrapped = true;
             self.from = 0;
         }
-        let k = self
-            .next_at_or_above(b, points, self.from)
-            .filter(|&k| k <= self.last)?;
+        let k = self.next_at_or_above(b, points, self.from).filter(|&k| k <= self.last)?;
         self.from = k.saturating_add(1);
         Some(k)
     }
@@ -591,10 +560,7 @@ impl<'s> WarpPointCursor<'s> {
                 continue;
             }
             prev = k;
-            if points
-                .get(k as usize)
-                .is_some_and(|p| p.kind == SyncKind::Warp as u32)
-            {
+            if points.get(k as usize).is_some_and(|p| p.kind == SyncKind::Warp as u32) {
                 best = Some(k);
             }
         }
@@ -632,12 +598,7 @@ impl Prepared {
 
 /// Serves warp point `k` for every warp whose membermask lanes have all arrived; the
 /// scheduler's result if any warp was served.
-fn serve_warp_point(
-    b: &mut Block,
-    points: &[SyncPoint],
-    survey: &Survey,
-    k: u32,
-) -> Result<Option<i32>, String> {
+fn serve_warp_point(b: &mut Block, points: &[SyncPoint], survey: &Survey, k: u32) -> Result<Option<i32>, String> {
     let n = b.nthreads;
     let p = &points[k as usize];
     let ops = Prepared::new(b, p);
@@ -700,15 +661,7 @@ struct OnId {
     red: bool,
 }
 
-const NO_ONE: OnId = OnId {
-    count: 0,
-    first_thread: 0,
-    min_point: u32::MAX,
-    some_point: u32::MAX,
-    several_points: false,
-    aligned: false,
-    red: false,
-};
+const NO_ONE: OnId = OnId { count: 0, first_thread: 0, min_point: u32::MAX, some_point: u32::MAX, several_points: false, aligned: false, red: false };
 
 /// The barrier id thread `t` waits on, if it waits at `bar.sync`/`bar.red`.
 #[inline]
@@ -726,12 +679,7 @@ fn barrier_of(b: &Block, points: &[SyncPoint], t: usize) -> Option<(u32, usize)>
 
 /// Steps 2 and 3 of `schedule`: releases the threads of a `bar.arrive` or of a barrier
 /// that can complete, if there is one.
-fn complete_barriers(
-    b: &mut Block,
-    points: &[SyncPoint],
-    survey: &Survey,
-    scratch: &mut [u32; SCRATCH_WORDS],
-) -> Result<Option<i32>, String> {
+fn complete_barriers(b: &mut Block, points: &[SyncPoint], survey: &Survey, scratch: &mut [u32; SCRATCH_WORDS]) -> Result<Option<i32>, String> {
     let n = b.nthreads;
     // 2. `bar.arrive`: counts and goes on.
     if survey.min_arrive != u32::MAX {
@@ -784,11 +732,7 @@ fn complete_barriers(
             continue;
         }
         let p0 = &points[on.min_point as usize];
-        let expected = if p0.b.kind == OperandKind::None as u32 {
-            survey.live as u64
-        } else {
-            b.read(&p0.b, on.first_thread as usize)
-        };
+        let expected = if p0.b.kind == OperandKind::None as u32 { survey.live as u64 } else { b.read(&p0.b, on.first_thread as usize) };
         if u64::from(on.count) + u64::from(scratch[scratch::ARRIVALS + id]) < expected {
             continue;
         }
@@ -849,20 +793,11 @@ fn dense_flag(nthreads: usize, released_into_region: usize) -> i32 {
 /// The message of a barrier reached at different `.aligned` instructions (a failure: it
 /// may allocate).
 fn divergent_message(b: &Block, points: &[SyncPoint], id: usize) -> String {
-    let mut sites: Vec<u32> = (0..b.nthreads)
-        .filter_map(|t| {
-            barrier_of(b, points, t)
-                .filter(|&(_, i)| i == id)
-                .map(|(k, _)| k)
-        })
-        .collect();
+    let mut sites: Vec<u32> = (0..b.nthreads).filter_map(|t| barrier_of(b, points, t).filter(|&(_, i)| i == id).map(|(k, _)| k)).collect();
     sites.sort_unstable();
     sites.dedup();
     let names: Vec<String> = sites.iter().map(|&k| what(&points[k as usize])).collect();
-    format!(
-        "threads of the block reached different barriers (divergent barrier): {} are different instructions of aligned barrier {id}",
-        names.join(" and ")
-    )
+    format!("threads of the block reached different barriers (divergent barrier): {} are different instructions of aligned barrier {id}", names.join(" and "))
 }
 
 /// The message of a block that can never finish (a failure: it may allocate).
@@ -878,10 +813,7 @@ fn deadlock_message(b: &Block, points: &[SyncPoint]) -> String {
             None => no_point(k),
         })
         .collect();
-    format!(
-        "the block can never finish (deadlock at barriers or warp collectives): {}",
-        parts.join(", ")
-    )
+    format!("the block can never finish (deadlock at barriers or warp collectives): {}", parts.join(", "))
 }
 
 /// `shfl` for the lanes `at` of the warp whose lane 0 is thread `base`. Every input is read
@@ -916,13 +848,7 @@ fn shuffle(ops: &Prepared, mode: u32, base: usize, at: u32) {
 /// the source lane is in range (the predicate), for all 32 lanes at once (branch-free, so
 /// that it vectorizes; lanes outside `at` compute values nobody uses).
 #[inline(always)]
-fn shuffle_sources<const MODE: u32, const FULL: bool>(
-    b: &[u64; 32],
-    c: &[u64; 32],
-    at: u32,
-    src: &mut [u32; 32],
-    ok: &mut [bool; 32],
-) {
+fn shuffle_sources<const MODE: u32, const FULL: bool>(b: &[u64; 32], c: &[u64; 32], at: u32, src: &mut [u32; 32], ok: &mut [bool; 32]) {
     for l in 0..32 {
         let lane = l as i32;
         let bval = (b[l] & 0x1f) as i32;
@@ -943,11 +869,7 @@ fn shuffle_sources<const MODE: u32, const FULL: bool>(
         let j = if in_range { j } else { lane };
         // A source lane that does not take part: its value is undefined by the ISA; this
         // lane keeps its own.
-        let j = if FULL || (at >> (j & 31)) & 1 != 0 {
-            j
-        } else {
-            lane
-        };
+        let j = if FULL || (at >> (j & 31)) & 1 != 0 { j } else { lane };
         src[l] = j as u32;
         ok[l] = in_range;
     }
@@ -1012,13 +934,9 @@ fn collective(b: &Block, p: &SyncPoint, ops: &Prepared, w: usize, at: u32) -> Re
             let lanes = || Lanes(at).map(|l| vals[l] as u32);
             let v = match ReduxMode::from_raw(p.mode) {
                 Some(ReduxMode::Add) => lanes().fold(0u32, |s, v| s.wrapping_add(v)),
-                Some(ReduxMode::Min) if signed => {
-                    lanes().map(|v| v as i32).min().unwrap_or(0) as u32
-                }
+                Some(ReduxMode::Min) if signed => lanes().map(|v| v as i32).min().unwrap_or(0) as u32,
                 Some(ReduxMode::Min) => lanes().min().unwrap_or(0),
-                Some(ReduxMode::Max) if signed => {
-                    lanes().map(|v| v as i32).max().unwrap_or(0) as u32
-                }
+                Some(ReduxMode::Max) if signed => lanes().map(|v| v as i32).max().unwrap_or(0) as u32,
                 Some(ReduxMode::Max) => lanes().max().unwrap_or(0),
                 Some(ReduxMode::And) => lanes().fold(u32::MAX, |s, v| s & v),
                 Some(ReduxMode::Or) => lanes().fold(0, |s, v| s | v),
@@ -1032,19 +950,13 @@ fn collective(b: &Block, p: &SyncPoint, ops: &Prepared, w: usize, at: u32) -> Re
             // arrived (lanes with another membermask at the same instruction elect their own).
             for l in Lanes(at) {
                 let members = ops.mask.get(base + l) as u32 & at;
-                let leader = if members == 0 {
-                    l as u32
-                } else {
-                    members.trailing_zeros()
-                };
+                let leader = if members == 0 { l as u32 } else { members.trailing_zeros() };
                 ops.dst.set(base + l, leader as u64);
                 ops.pred.set(base + l, (leader == l as u32) as u64);
             }
         }
         Some(WarpOp::WarpSync) => {}
-        Some(op) if op.is_matrix() => {
-            crate::matrix::run(b, p, w, at).map_err(|e| format!("{e} at {}", what(p)))?
-        }
+        Some(op) if op.is_matrix() => crate::matrix::run(b, p, w, at).map_err(|e| format!("{e} at {}", what(p)))?,
         _ => return Err(format!("unknown warp collective {} at {}", p.op, what(p))),
     }
     Ok(())
@@ -1077,30 +989,8 @@ mod tests {
         SyncOperand::default()
     }
 
-    fn point(
-        kind: u32,
-        op: u32,
-        mode: u32,
-        a: SyncOperand,
-        b: SyncOperand,
-        c: SyncOperand,
-        dst: SyncOperand,
-    ) -> SyncPoint {
-        SyncPoint {
-            kind,
-            op,
-            mode,
-            flags: 0,
-            a,
-            b,
-            c,
-            mask: none(),
-            dst,
-            pred: none(),
-            what: std::ptr::null(),
-            operands: std::ptr::null(),
-            num_operands: 0,
-        }
+    fn point(kind: u32, op: u32, mode: u32, a: SyncOperand, b: SyncOperand, c: SyncOperand, dst: SyncOperand) -> SyncPoint {
+        SyncPoint { kind, op, mode, flags: 0, a, b, c, mask: none(), dst, pred: none(), what: std::ptr::null(), operands: std::ptr::null(), num_operands: 0 }
     }
 
     #[test]
@@ -1120,48 +1010,18 @@ mod tests {
             };
             ctx[t * 4..t * 4 + 4].copy_from_slice(&mask.to_le_bytes());
         }
-        let slot = |prefix, size| SyncOperand {
-            kind: 2,
-            size,
-            value: prefix,
-        };
+        let slot = |prefix, size| SyncOperand { kind: 2, size, value: prefix };
         let points = [
             point(kind::ENTRY, 0, 0, none(), none(), none(), none()),
-            SyncPoint {
-                mask: slot(0, 4),
-                pred: slot(8, 1),
-                ..point(
-                    kind::WARP,
-                    warp_op::ELECT,
-                    0,
-                    none(),
-                    none(),
-                    none(),
-                    slot(4, 4),
-                )
-            },
+            SyncPoint { mask: slot(0, 4), pred: slot(8, 1), ..point(kind::WARP, warp_op::ELECT, 0, none(), none(), none(), slot(4, 4)) },
         ];
         let mut state = vec![1u32; n];
         state[..3].fill(EXITED);
         let mut scratch = [0u32; SCRATCH_WORDS];
-        let mut block = Block {
-            nthreads: n,
-            state: &mut state,
-            context: ctx.as_mut_ptr(),
-            shared: std::ptr::null_mut(),
-        };
-        assert_eq!(
-            schedule(&mut block, &points, &mut scratch).unwrap() & 0xffff,
-            1
-        );
-        assert_eq!(
-            schedule(&mut block, &points, &mut scratch).unwrap() & 0xffff,
-            1,
-            "the second warp is released next"
-        );
-        let leader = |t: usize| {
-            u32::from_le_bytes(ctx[n * 4 + t * 4..n * 4 + t * 4 + 4].try_into().unwrap())
-        };
+        let mut block = Block { nthreads: n, state: &mut state, context: ctx.as_mut_ptr(), shared: std::ptr::null_mut() };
+        assert_eq!(schedule(&mut block, &points, &mut scratch).unwrap() & 0xffff, 1);
+        assert_eq!(schedule(&mut block, &points, &mut scratch).unwrap() & 0xffff, 1, "the second warp is released next");
+        let leader = |t: usize| u32::from_le_bytes(ctx[n * 4 + t * 4..n * 4 + t * 4 + 4].try_into().unwrap());
         let is_leader = |t: usize| ctx[n * 8 + t] != 0;
         for t in 3..n {
             let want = if t >= 32 {
@@ -1182,49 +1042,22 @@ mod tests {
         // `bar.sync 1, 32`. The poll is served, comes back to its point, and then the
         // barrier completes instead of the poll being served forever.
         let n = 64usize;
-        let imm = |v| SyncOperand {
-            kind: 1,
-            size: 4,
-            value: v,
-        };
+        let imm = |v| SyncOperand { kind: 1, size: 4, value: v };
         let points = [
             point(kind::ENTRY, 0, 0, none(), none(), none(), none()),
-            point(
-                kind::WARP,
-                warp_op::WARP_SYNC,
-                0,
-                none(),
-                none(),
-                none(),
-                none(),
-            ),
+            point(kind::WARP, warp_op::WARP_SYNC, 0, none(), none(), none(), none()),
             point(kind::BAR_SYNC, 0, 0, imm(1), imm(32), none(), none()),
         ];
         let mut state: Vec<u32> = (0..n).map(|t| if t < 32 { 1 } else { 2 }).collect();
         let mut scratch = [0u32; SCRATCH_WORDS];
-        let mut block = Block {
-            nthreads: n,
-            state: &mut state,
-            context: std::ptr::null_mut(),
-            shared: std::ptr::null_mut(),
-        };
-        assert_eq!(
-            schedule(&mut block, &points, &mut scratch).unwrap() & 0xffff,
-            1
-        );
+        let mut block = Block { nthreads: n, state: &mut state, context: std::ptr::null_mut(), shared: std::ptr::null_mut() };
+        assert_eq!(schedule(&mut block, &points, &mut scratch).unwrap() & 0xffff, 1);
         // Warp 0 polled and is back at its point.
         block.state[..32].fill(1);
-        assert_eq!(
-            schedule(&mut block, &points, &mut scratch).unwrap() & 0xffff,
-            2,
-            "the barrier completes next"
-        );
+        assert_eq!(schedule(&mut block, &points, &mut scratch).unwrap() & 0xffff, 2, "the barrier completes next");
         assert!(block.state[32..].iter().all(|&s| s == 2 | RELEASED));
         block.state[32..].fill(EXITED);
-        assert_eq!(
-            schedule(&mut block, &points, &mut scratch).unwrap() & 0xffff,
-            1
-        );
+        assert_eq!(schedule(&mut block, &points, &mut scratch).unwrap() & 0xffff, 1);
     }
 
     #[test]
@@ -1236,69 +1069,30 @@ mod tests {
         for t in 0..n {
             ctx[t * 4..t * 4 + 4].copy_from_slice(&(t as u32 * 10).to_le_bytes());
         }
-        let slot = |prefix, size| SyncOperand {
-            kind: 2,
-            size,
-            value: prefix,
-        };
-        let imm = |v| SyncOperand {
-            kind: 1,
-            size: 4,
-            value: v,
-        };
+        let slot = |prefix, size| SyncOperand { kind: 2, size, value: prefix };
+        let imm = |v| SyncOperand { kind: 1, size: 4, value: v };
         let points = [
             point(kind::ENTRY, 0, 0, none(), none(), none(), none()),
-            SyncPoint {
-                mask: imm(0xffff_ffff),
-                ..point(
-                    kind::WARP,
-                    warp_op::SHFL,
-                    1,
-                    slot(0, 4),
-                    imm(1),
-                    imm(0x1f),
-                    slot(4, 4),
-                )
-            },
+            SyncPoint { mask: imm(0xffff_ffff), ..point(kind::WARP, warp_op::SHFL, 1, slot(0, 4), imm(1), imm(0x1f), slot(4, 4)) },
             point(kind::BAR_SYNC, 0, 0, imm(0), none(), none(), none()),
         ];
         let mut state = vec![1u32; n];
         state[39] = EXITED;
         let mut arrivals = [0u32; SCRATCH_WORDS];
-        let mut block = Block {
-            nthreads: n,
-            state: &mut state,
-            context: ctx.as_mut_ptr(),
-            shared: std::ptr::null_mut(),
-        };
+        let mut block = Block { nthreads: n, state: &mut state, context: ctx.as_mut_ptr(), shared: std::ptr::null_mut() };
         let r = schedule(&mut block, &points, &mut arrivals).unwrap();
         assert_eq!(r, 1);
-        let get = |ctx: &[u8], t: usize| {
-            u32::from_le_bytes(ctx[n * 4 + t * 4..n * 4 + t * 4 + 4].try_into().unwrap())
-        };
+        let get = |ctx: &[u8], t: usize| u32::from_le_bytes(ctx[n * 4 + t * 4..n * 4 + t * 4 + 4].try_into().unwrap());
         assert_eq!(get(&ctx, 0), 10);
         assert_eq!(get(&ctx, 30), 310);
-        assert_eq!(
-            get(&ctx, 31),
-            310,
-            "lane 31 of a full warp has no lane below to read: keeps its own"
-        );
+        assert_eq!(get(&ctx, 31), 310, "lane 31 of a full warp has no lane below to read: keeps its own");
         assert_eq!(get(&ctx, 32), 330);
-        assert_eq!(
-            get(&ctx, 38),
-            380,
-            "lane 7 of the partial warp: source lane 8 exited"
-        );
+        assert_eq!(get(&ctx, 38), 380, "lane 7 of the partial warp: source lane 8 exited");
         // All released; now they wait at the barrier, except one still at the shuffle.
         for t in 0..39 {
             state[t] = 2;
         }
-        let mut block = Block {
-            nthreads: n,
-            state: &mut state,
-            context: ctx.as_mut_ptr(),
-            shared: std::ptr::null_mut(),
-        };
+        let mut block = Block { nthreads: n, state: &mut state, context: ctx.as_mut_ptr(), shared: std::ptr::null_mut() };
         assert_eq!(schedule(&mut block, &points, &mut arrivals).unwrap(), 2);
         state[5] = 2;
         state[6] = 1; // lane 6 alone at shfl.sync with a full membermask: it waits for the others
@@ -1307,12 +1101,7 @@ mod tests {
                 state[t] = 2;
             }
         }
-        let mut block = Block {
-            nthreads: n,
-            state: &mut state,
-            context: ctx.as_mut_ptr(),
-            shared: std::ptr::null_mut(),
-        };
+        let mut block = Block { nthreads: n, state: &mut state, context: ctx.as_mut_ptr(), shared: std::ptr::null_mut() };
         let e = schedule(&mut block, &points, &mut arrivals).unwrap_err();
         assert!(e.contains("never finish"), "{e}");
     }
@@ -1327,12 +1116,7 @@ mod tests {
 
     impl Harness {
         fn new(n: usize, slots: usize) -> Harness {
-            Harness {
-                n,
-                ctx: vec![0; n * 4 * slots],
-                state: vec![EXITED; n],
-                scratch: [0; SCRATCH_WORDS],
-            }
+            Harness { n, ctx: vec![0; n * 4 * slots], state: vec![EXITED; n], scratch: [0; SCRATCH_WORDS] }
         }
 
         fn set(&mut self, prefix: usize, t: usize, v: u32) {
@@ -1346,12 +1130,7 @@ mod tests {
         }
 
         fn schedule(&mut self, points: &[SyncPoint]) -> Result<i32, String> {
-            let mut block = Block {
-                nthreads: self.n,
-                state: &mut self.state,
-                context: self.ctx.as_mut_ptr(),
-                shared: std::ptr::null_mut(),
-            };
+            let mut block = Block { nthreads: self.n, state: &mut self.state, context: self.ctx.as_mut_ptr(), shared: std::ptr::null_mut() };
             schedule(&mut block, points, &mut self.scratch)
         }
 
@@ -1377,18 +1156,8 @@ mod tests {
         SyncOperand::imm(v)
     }
 
-    fn shfl(
-        mode: ShflMode,
-        a: SyncOperand,
-        b: SyncOperand,
-        c: SyncOperand,
-        mask: SyncOperand,
-        dst: SyncOperand,
-    ) -> SyncPoint {
-        SyncPoint {
-            mask,
-            ..point(kind::WARP, warp_op::SHFL, mode as u32, a, b, c, dst)
-        }
+    fn shfl(mode: ShflMode, a: SyncOperand, b: SyncOperand, c: SyncOperand, mask: SyncOperand, dst: SyncOperand) -> SyncPoint {
+        SyncPoint { mask, ..point(kind::WARP, warp_op::SHFL, mode as u32, a, b, c, dst) }
     }
 
     fn entry() -> SyncPoint {
@@ -1406,14 +1175,7 @@ mod tests {
         }
         let points = [
             entry(),
-            shfl(
-                ShflMode::Bfly,
-                slot4(0),
-                imm(1),
-                imm(0x1f),
-                imm(0xffff_ffff),
-                slot4(4),
-            ),
+            shfl(ShflMode::Bfly, slot4(0), imm(1), imm(0x1f), imm(0xffff_ffff), slot4(4)),
             point(kind::BAR_SYNC, 0, 0, imm(0), none(), none(), none()),
         ];
         h.state[..32].fill(1);
@@ -1424,10 +1186,7 @@ mod tests {
         for t in (0..32).chain(48..64) {
             assert_eq!(h.get(4, t), 100 + (t ^ 1) as u32, "thread {t}");
         }
-        assert!(
-            h.state[64..].iter().all(|&s| s == 2),
-            "the barrier's warp is untouched"
-        );
+        assert!(h.state[64..].iter().all(|&s| s == 2), "the barrier's warp is untouched");
         // Now every live thread waits at the barrier: it completes (not densely: some exited).
         assert_eq!(h.schedule(&points), Ok(2));
         assert_eq!(h.released(2, EXITED).len(), 80);
@@ -1445,22 +1204,8 @@ mod tests {
         }
         let points = [
             entry(),
-            shfl(
-                ShflMode::Idx,
-                slot4(0),
-                imm(3),
-                imm(0x1f),
-                slot4(4),
-                slot4(8),
-            ),
-            shfl(
-                ShflMode::Idx,
-                slot4(0),
-                imm(20),
-                imm(0x1f),
-                slot4(4),
-                slot4(8),
-            ),
+            shfl(ShflMode::Idx, slot4(0), imm(3), imm(0x1f), slot4(4), slot4(8)),
+            shfl(ShflMode::Idx, slot4(0), imm(20), imm(0x1f), slot4(4), slot4(8)),
         ];
         h.state[..16].fill(1);
         h.state[16..].fill(2);
@@ -1478,25 +1223,12 @@ mod tests {
         for t in 0..32 {
             h.set(4, t, u32::MAX);
         }
-        let points = [
-            entry(),
-            shfl(
-                ShflMode::Down,
-                slot4(0),
-                imm(1),
-                imm(0x1f),
-                slot4(4),
-                slot4(8),
-            ),
-            point(kind::BAR_SYNC, 0, 0, imm(0), none(), none(), none()),
-        ];
+        let points =
+            [entry(), shfl(ShflMode::Down, slot4(0), imm(1), imm(0x1f), slot4(4), slot4(8)), point(kind::BAR_SYNC, 0, 0, imm(0), none(), none(), none())];
         h.state.fill(1);
         h.state[7] = 2;
         let e = h.schedule(&points).unwrap_err();
-        assert!(
-            e.contains("31 thread(s) at a sync point") && e.contains("1 thread(s) at a sync point"),
-            "{e}"
-        );
+        assert!(e.contains("31 thread(s) at a sync point") && e.contains("1 thread(s) at a sync point"), "{e}");
     }
 
     #[test]
@@ -1504,15 +1236,7 @@ mod tests {
         // Warp 0 at point 1 (a lockstep poll), warp 1 at point 2, both complete each time:
         // after serving 1 the scheduler serves 2 even though warp 0 is back at 1.
         let mut h = Harness::new(64, 1);
-        let poll = point(
-            kind::WARP,
-            warp_op::WARP_SYNC,
-            0,
-            none(),
-            none(),
-            none(),
-            none(),
-        );
+        let poll = point(kind::WARP, warp_op::WARP_SYNC, 0, none(), none(), none(), none());
         let points = [entry(), poll, poll];
         h.state[..32].fill(1);
         h.state[32..].fill(2);
@@ -1531,15 +1255,7 @@ mod tests {
         // last served (1100) goes to 1300, then wraps to 5, then 1100.
         let n = 96;
         let mut h = Harness::new(n, 1);
-        let poll = point(
-            kind::WARP,
-            warp_op::WARP_SYNC,
-            0,
-            none(),
-            none(),
-            none(),
-            none(),
-        );
+        let poll = point(kind::WARP, warp_op::WARP_SYNC, 0, none(), none(), none(), none());
         let mut points = vec![entry()];
         points.extend((1..1500).map(|_| poll));
         h.state[..32].fill(1300);
@@ -1565,11 +1281,7 @@ mod tests {
     fn bar_arrive_counts_towards_a_counted_barrier() {
         // Producer warp 0: `bar.arrive 1, 64`; consumer warp 1: `bar.sync 1, 64`.
         let mut h = Harness::new(64, 1);
-        let points = [
-            entry(),
-            point(kind::BAR_ARRIVE, 0, 0, imm(1), imm(64), none(), none()),
-            point(kind::BAR_SYNC, 0, 0, imm(1), imm(64), none(), none()),
-        ];
+        let points = [entry(), point(kind::BAR_ARRIVE, 0, 0, imm(1), imm(64), none(), none()), point(kind::BAR_SYNC, 0, 0, imm(1), imm(64), none(), none())];
         h.state[..32].fill(1);
         h.state[32..].fill(2);
         assert_eq!(h.schedule(&points), Ok(1), "bar.arrive never waits");
@@ -1589,24 +1301,8 @@ mod tests {
         for t in 0..n {
             h.set(0, t, (t % 3 == 0) as u32);
         }
-        let red = |op: BarRedOp, flags: u32| SyncPoint {
-            flags,
-            ..point(
-                kind::BAR_RED,
-                op as u32,
-                0,
-                imm(2),
-                none(),
-                slot4(0),
-                slot4(4),
-            )
-        };
-        for (op, flags, want) in [
-            (BarRedOp::Popc, 0, 13),
-            (BarRedOp::And, sync_flags::NEGATE, 0),
-            (BarRedOp::Or, 0, 1),
-            (BarRedOp::And, 0, 0),
-        ] {
+        let red = |op: BarRedOp, flags: u32| SyncPoint { flags, ..point(kind::BAR_RED, op as u32, 0, imm(2), none(), slot4(0), slot4(4)) };
+        for (op, flags, want) in [(BarRedOp::Popc, 0, 13), (BarRedOp::And, sync_flags::NEGATE, 0), (BarRedOp::Or, 0, 1), (BarRedOp::And, 0, 0)] {
             let points = [entry(), red(op, flags)];
             h.state.fill(1);
             h.state[1] = EXITED;
@@ -1627,31 +1323,16 @@ mod tests {
             what: what.as_ptr(),
             ..point(kind::BAR_SYNC, 0, 0, imm(0), none(), none(), none())
         };
-        let points = [
-            entry(),
-            aligned(c"bar.sync 0 (first)"),
-            aligned(c"bar.sync 0 (second)"),
-        ];
+        let points = [entry(), aligned(c"bar.sync 0 (first)"), aligned(c"bar.sync 0 (second)")];
         h.state[..32].fill(1);
         h.state[32..].fill(2);
         let e = h.schedule(&points).unwrap_err();
-        assert!(
-            e.contains("divergent barrier") && e.contains("(first)") && e.contains("(second)"),
-            "{e}"
-        );
+        assert!(e.contains("divergent barrier") && e.contains("(first)") && e.contains("(second)"), "{e}");
         // Not `.aligned`: the same barrier reached from two instructions is fine.
-        let plain = [
-            entry(),
-            point(kind::BAR_SYNC, 0, 0, imm(0), none(), none(), none()),
-            point(kind::BAR_SYNC, 0, 0, imm(0), none(), none(), none()),
-        ];
+        let plain = [entry(), point(kind::BAR_SYNC, 0, 0, imm(0), none(), none(), none()), point(kind::BAR_SYNC, 0, 0, imm(0), none(), none(), none())];
         assert_eq!(h.schedule(&plain), Ok(1));
         assert_eq!(h.released(1, EXITED).len(), 32);
-        assert_eq!(
-            h.schedule(&plain),
-            Ok(2),
-            "the other site's threads were released together"
-        );
+        assert_eq!(h.schedule(&plain), Ok(2), "the other site's threads were released together");
     }
 
     #[test]
@@ -1666,47 +1347,15 @@ mod tests {
         let live = 0x000f_fff0u32;
         let cases: [(u32, u32, u32, Box<dyn Fn(usize) -> u32>); 6] = [
             // The predicate is bit 0: the odd lanes among 4..20.
-            (
-                warp_op::VOTE,
-                VoteMode::Ballot as u32,
-                0,
-                Box::new(|_| 0x000a_aaa0),
-            ),
+            (warp_op::VOTE, VoteMode::Ballot as u32, 0, Box::new(|_| 0x000a_aaa0)),
             (warp_op::VOTE, VoteMode::All as u32, 0, Box::new(|_| 0)),
-            (
-                warp_op::VOTE,
-                VoteMode::Any as u32,
-                sync_flags::NEGATE,
-                Box::new(|_| 1),
-            ),
-            (
-                warp_op::MATCH,
-                MatchMode::Any as u32,
-                0,
-                Box::new(move |t| live & (0x1111_1111 << (t % 4))),
-            ),
-            (
-                warp_op::REDUX,
-                ReduxMode::Add as u32,
-                0,
-                Box::new(|_| (4..20).map(|t| t % 4).sum::<usize>() as u32),
-            ),
-            (
-                warp_op::REDUX,
-                ReduxMode::Max as u32,
-                sync_flags::SIGNED,
-                Box::new(|_| 3),
-            ),
+            (warp_op::VOTE, VoteMode::Any as u32, sync_flags::NEGATE, Box::new(|_| 1)),
+            (warp_op::MATCH, MatchMode::Any as u32, 0, Box::new(move |t| live & (0x1111_1111 << (t % 4)))),
+            (warp_op::REDUX, ReduxMode::Add as u32, 0, Box::new(|_| (4..20).map(|t| t % 4).sum::<usize>() as u32)),
+            (warp_op::REDUX, ReduxMode::Max as u32, sync_flags::SIGNED, Box::new(|_| 3)),
         ];
         for (op, mode, flags, want) in cases {
-            let points = [
-                entry(),
-                SyncPoint {
-                    mask: full,
-                    flags,
-                    ..point(kind::WARP, op, mode, slot4(0), none(), none(), slot4(4))
-                },
-            ];
+            let points = [entry(), SyncPoint { mask: full, flags, ..point(kind::WARP, op, mode, slot4(0), none(), none(), slot4(4)) }];
             h.state.fill(1);
             h.state[..4].fill(EXITED);
             assert_eq!(h.schedule(&points), Ok(1));
@@ -1720,43 +1369,22 @@ mod tests {
     fn operands_of_every_size_are_read_and_written() {
         let n = 32;
         let mut ctx = vec![0u8; n * 32];
-        let points_for = |size: u32| {
-            [
-                entry(),
-                shfl(
-                    ShflMode::Idx,
-                    SyncOperand::slot(0, size),
-                    imm(31),
-                    imm(0x1f),
-                    imm(u32::MAX as u64),
-                    SyncOperand::slot(8, size),
-                ),
-            ]
-        };
+        let points_for =
+            |size: u32| [entry(), shfl(ShflMode::Idx, SyncOperand::slot(0, size), imm(31), imm(0x1f), imm(u32::MAX as u64), SyncOperand::slot(8, size))];
         for size in [1u32, 2, 4, 8] {
             for t in 0..n {
                 let v = 0x1122_3344_5566_7700u64 | t as u64;
-                ctx[t * size as usize..(t + 1) * size as usize]
-                    .copy_from_slice(&v.to_le_bytes()[..size as usize]);
+                ctx[t * size as usize..(t + 1) * size as usize].copy_from_slice(&v.to_le_bytes()[..size as usize]);
             }
             let mut state = vec![1u32; n];
             let mut scratch = [0u32; SCRATCH_WORDS];
-            let mut block = Block {
-                nthreads: n,
-                state: &mut state,
-                context: ctx.as_mut_ptr(),
-                shared: std::ptr::null_mut(),
-            };
-            assert_eq!(
-                schedule(&mut block, &points_for(size), &mut scratch),
-                Ok(1 | DENSE)
-            );
+            let mut block = Block { nthreads: n, state: &mut state, context: ctx.as_mut_ptr(), shared: std::ptr::null_mut() };
+            assert_eq!(schedule(&mut block, &points_for(size), &mut scratch), Ok(1 | DENSE));
             let out = n * 8;
             let mut want = 0x1122_3344_5566_771fu64.to_le_bytes();
             want[size as usize..].fill(0);
             let mut got = [0u8; 8];
-            got[..size as usize]
-                .copy_from_slice(&ctx[out + 5 * size as usize..out + 6 * size as usize]);
+            got[..size as usize].copy_from_slice(&ctx[out + 5 * size as usize..out + 6 * size as usize]);
             assert_eq!(got, want, "size {size}");
         }
     }

@@ -452,7 +452,17 @@ impl Image {
                 if n == 0 {
                     return Err(Error::invalid_value(format!("linear resource of {} bytes holds no element of {} bytes", l.size_in_bytes, format.bytes())));
                 }
-                Ok(Image { data: l.dev_ptr, format, size: [n, 1, 1], layers: 0, samples: 0, pitch: l.size_in_bytes, slice: l.size_in_bytes, linear_layout: true, zero_outside: true })
+                Ok(Image {
+                    data: l.dev_ptr,
+                    format,
+                    size: [n, 1, 1],
+                    layers: 0,
+                    samples: 0,
+                    pitch: l.size_in_bytes,
+                    slice: l.size_in_bytes,
+                    linear_layout: true,
+                    zero_outside: true,
+                })
             }
             RESOURCE_TYPE_PITCH2D => {
                 // SAFETY: the union member selected by res_type.
@@ -468,9 +478,21 @@ impl Image {
                     return Err(Error::invalid_value(format!("pitch {} is smaller than a row ({} bytes)", p.pitch_in_bytes, p.width * format.bytes())));
                 }
                 let slice = p.pitch_in_bytes * p.height;
-                Ok(Image { data: p.dev_ptr, format, size: [p.width, p.height, 1], layers: 0, samples: 0, pitch: p.pitch_in_bytes, slice, linear_layout: true, zero_outside: false })
+                Ok(Image {
+                    data: p.dev_ptr,
+                    format,
+                    size: [p.width, p.height, 1],
+                    layers: 0,
+                    samples: 0,
+                    pitch: p.pitch_in_bytes,
+                    slice,
+                    linear_layout: true,
+                    zero_outside: false,
+                })
             }
-            RESOURCE_TYPE_MIPMAPPED_ARRAY => Err(Error::invalid_value("a mipmapped array cannot back a surface (use one of its levels, from ptxrtGetMipmappedArrayLevel)")),
+            RESOURCE_TYPE_MIPMAPPED_ARRAY => {
+                Err(Error::invalid_value("a mipmapped array cannot back a surface (use one of its levels, from ptxrtGetMipmappedArrayLevel)"))
+            }
             t => Err(Error::invalid_value(format!("unknown resource type {t}"))),
         }
     }
@@ -883,8 +905,8 @@ pub struct InlineTexture {
 }
 
 pub use ptx2llvm_abi::texture::{
-    INLINE_BORDER_X, INLINE_BORDER_Y, INLINE_CHANNELS_SHIFT, INLINE_CHANNEL_SHIFT, INLINE_FLOAT_RESULT, INLINE_FORMAT_MASK, INLINE_LINEAR, INLINE_NORMALIZED, INLINE_OK,
-    INLINE_RAW32, INLINE_READ_NORMALIZED, INLINE_ZERO_OUTSIDE,
+    INLINE_BORDER_X, INLINE_BORDER_Y, INLINE_CHANNELS_SHIFT, INLINE_CHANNEL_SHIFT, INLINE_FLOAT_RESULT, INLINE_FORMAT_MASK, INLINE_LINEAR, INLINE_NORMALIZED,
+    INLINE_OK, INLINE_RAW32, INLINE_READ_NORMALIZED, INLINE_ZERO_OUTSIDE,
 };
 
 /// The inline descriptors, by object slot (see `InlineTexture`).
@@ -997,9 +1019,17 @@ pub use ptx2llvm_abi::texture::{
 fn cube_face(x: f32, y: f32, z: f32) -> (usize, f32, f32) {
     let (ax, ay, az) = (x.abs(), y.abs(), z.abs());
     let (face, sc, tc, ma) = if az >= ax && az >= ay {
-        if z.is_sign_negative() { (5, -x, -y, az) } else { (4, x, -y, az) }
+        if z.is_sign_negative() {
+            (5, -x, -y, az)
+        } else {
+            (4, x, -y, az)
+        }
     } else if ay >= ax {
-        if y.is_sign_negative() { (3, x, -z, ay) } else { (2, x, z, ay) }
+        if y.is_sign_negative() {
+            (3, x, -z, ay)
+        } else {
+            (2, x, z, ay)
+        }
     } else if x.is_sign_negative() {
         (1, z, -y, ax)
     } else {
@@ -1287,38 +1317,134 @@ fn result_words(result: Texel, op: u32) -> [u32; 4] {
 /// f64 `m` is at least the power exactly when `m.to_bits()` is at least the entry (the
 /// powers are irrational, so no f64 lies between one and its rounding up).
 const HALF_LOD_STEPS: [u64; 128] = [
-    0x3FF00B1AFA5ABCBF, 0x3FF02168143B0281, 0x3FF037D42E11BBCD, 0x3FF04E5F72F654B2,
-    0x3FF0650A0E3C1F89, 0x3FF07BD42B72A837, 0x3FF092BDF66607E0, 0x3FF0A9C79B1F391A,
-    0x3FF0C0F145E46C86, 0x3FF0D83B23395DEC, 0x3FF0EFA55FDFA9C5, 0x3FF1073028D7233F,
-    0x3FF11EDBAB5E2AB6, 0x3FF136A814F204AB, 0x3FF14E95934F312E, 0x3FF166A45471C3C3,
-    0x3FF17ED48695BBC1, 0x3FF1972658375D30, 0x3FF1AF99F8138A1D, 0x3FF1C82F95281C6C,
-    0x3FF1E0E75EB44027, 0x3FF1F9C18438CE4D, 0x3FF212BE3578A81A, 0x3FF22BDDA27912D2,
-    0x3FF2451FFB82140B, 0x3FF25E85711ECE76, 0x3FF2780E341DDF2A, 0x3FF291BA7591BB70,
-    0x3FF2AB8A66D10F13, 0x3FF2C57E39771B2F, 0x3FF2DF961F64158A, 0x3FF2F9D24ABD886B,
-    0x3FF31432EDEEB2FE, 0x3FF32EB83BA8EA32, 0x3FF3496266E3FA2D, 0x3FF36431A2DE883B,
-    0x3FF37F26231E754A, 0x3FF39A401B7140EF, 0x3FF3B57FBFEC6CF5, 0x3FF3D0E544EDE174,
-    0x3FF3EC70DF1C5175, 0x3FF40822C367A025, 0x3FF423FB2709468A, 0x3FF43FFA3F84B9D5,
-    0x3FF45C2042A7D232, 0x3FF4786D668B3237, 0x3FF494E1E192AED2, 0x3FF4B17DEA6DB7D7,
-    0x3FF4CE41B817C115, 0x3FF4EB2D81D8ABFF, 0x3FF508417F4531EF, 0x3FF5257DE83F4EEF,
-    0x3FF542E2F4F6AD28, 0x3FF56070DDE910D2, 0x3FF57E27DBE2C4CF, 0x3FF59C0827FF07CC,
-    0x3FF5BA11FBA87A03, 0x3FF5D84590998B93, 0x3FF5F6A320DCEB71, 0x3FF6152AE6CDF6F5,
-    0x3FF633DD1D1929FE, 0x3FF652B9FEBC8FB7, 0x3FF671C1C70833F6, 0x3FF690F4B19E9539,
-    0x3FF6B052FA75173F, 0x3FF6CFDCDDD47646, 0x3FF6EF9298593AE5, 0x3FF70F7466F42E88,
-    0x3FF72F8286EAD08A, 0x3FF74FBD35D7CBFE, 0x3FF77024B1AB6E0A, 0x3FF790B938AC1CF7,
-    0x3FF7B17B0976CFDB, 0x3FF7D26A62FF86F1, 0x3FF7F3878491C491, 0x3FF814D2ADD106DA,
-    0x3FF8364C1EB941F8, 0x3FF857F4179F5B21, 0x3FF879CAD931A437, 0x3FF89BD0A4785810,
-    0x3FF8BE05BAD61779, 0x3FF8E06A5E0866D9, 0x3FF902FED0282C8B, 0x3FF925C353AA2FE2,
-    0x3FF948B82B5F98E5, 0x3FF96BDD9A7670B3, 0x3FF98F33E47A22A3, 0x3FF9B2BB4D53FE0D,
-    0x3FF9D674194BB8D5, 0x3FF9FA5E8D07F29E, 0x3FFA1E7AED8EB8BC, 0x3FFA42C980460AD8,
-    0x3FFA674A8AF46053, 0x3FFA8BFE53C12E59, 0x3FFAB0E521356EBB, 0x3FFAD5FF3A3C2775,
-    0x3FFAFB4CE622F2FF, 0x3FFB20CE6C9A8953, 0x3FFB468415B749B1, 0x3FFB6C6E29F1C52B,
-    0x3FFB928CF22749E4, 0x3FFBB8E0B79A6F1F, 0x3FFBDF69C3F3A207, 0x3FFC06286141B33D,
-    0x3FFC2D1CD9FA652C, 0x3FFC544778FAFB23, 0x3FFC7BA88988C933, 0x3FFCA3405751C4DB,
-    0x3FFCCB0F2E6D1675, 0x3FFCF3155B5BAB74, 0x3FFD1B532B08C969, 0x3FFD43C8EACAA1D7,
-    0x3FFD6C76E862E6D4, 0x3FFD955D71FF6076, 0x3FFDBE7CD63A8315, 0x3FFDE7D5641C0658,
-    0x3FFE11676B197D17, 0x3FFE3B333B16EE12, 0x3FFE653924676D76, 0x3FFE8F7977CDB740,
-    0x3FFEB9F4867CCA6F, 0x3FFEE4AAA2188511, 0x3FFF0F9C1CB6412A, 0x3FFF3AC948DD7274,
-    0x3FFF6632798844F9, 0x3FFF91D802243C89, 0x3FFFBDBA3692D514, 0x3FFFE9D96B2A23DA,
+    0x3FF00B1AFA5ABCBF,
+    0x3FF02168143B0281,
+    0x3FF037D42E11BBCD,
+    0x3FF04E5F72F654B2,
+    0x3FF0650A0E3C1F89,
+    0x3FF07BD42B72A837,
+    0x3FF092BDF66607E0,
+    0x3FF0A9C79B1F391A,
+    0x3FF0C0F145E46C86,
+    0x3FF0D83B23395DEC,
+    0x3FF0EFA55FDFA9C5,
+    0x3FF1073028D7233F,
+    0x3FF11EDBAB5E2AB6,
+    0x3FF136A814F204AB,
+    0x3FF14E95934F312E,
+    0x3FF166A45471C3C3,
+    0x3FF17ED48695BBC1,
+    0x3FF1972658375D30,
+    0x3FF1AF99F8138A1D,
+    0x3FF1C82F95281C6C,
+    0x3FF1E0E75EB44027,
+    0x3FF1F9C18438CE4D,
+    0x3FF212BE3578A81A,
+    0x3FF22BDDA27912D2,
+    0x3FF2451FFB82140B,
+    0x3FF25E85711ECE76,
+    0x3FF2780E341DDF2A,
+    0x3FF291BA7591BB70,
+    0x3FF2AB8A66D10F13,
+    0x3FF2C57E39771B2F,
+    0x3FF2DF961F64158A,
+    0x3FF2F9D24ABD886B,
+    0x3FF31432EDEEB2FE,
+    0x3FF32EB83BA8EA32,
+    0x3FF3496266E3FA2D,
+    0x3FF36431A2DE883B,
+    0x3FF37F26231E754A,
+    0x3FF39A401B7140EF,
+    0x3FF3B57FBFEC6CF5,
+    0x3FF3D0E544EDE174,
+    0x3FF3EC70DF1C5175,
+    0x3FF40822C367A025,
+    0x3FF423FB2709468A,
+    0x3FF43FFA3F84B9D5,
+    0x3FF45C2042A7D232,
+    0x3FF4786D668B3237,
+    0x3FF494E1E192AED2,
+    0x3FF4B17DEA6DB7D7,
+    0x3FF4CE41B817C115,
+    0x3FF4EB2D81D8ABFF,
+    0x3FF508417F4531EF,
+    0x3FF5257DE83F4EEF,
+    0x3FF542E2F4F6AD28,
+    0x3FF56070DDE910D2,
+    0x3FF57E27DBE2C4CF,
+    0x3FF59C0827FF07CC,
+    0x3FF5BA11FBA87A03,
+    0x3FF5D84590998B93,
+    0x3FF5F6A320DCEB71,
+    0x3FF6152AE6CDF6F5,
+    0x3FF633DD1D1929FE,
+    0x3FF652B9FEBC8FB7,
+    0x3FF671C1C70833F6,
+    0x3FF690F4B19E9539,
+    0x3FF6B052FA75173F,
+    0x3FF6CFDCDDD47646,
+    0x3FF6EF9298593AE5,
+    0x3FF70F7466F42E88,
+    0x3FF72F8286EAD08A,
+    0x3FF74FBD35D7CBFE,
+    0x3FF77024B1AB6E0A,
+    0x3FF790B938AC1CF7,
+    0x3FF7B17B0976CFDB,
+    0x3FF7D26A62FF86F1,
+    0x3FF7F3878491C491,
+    0x3FF814D2ADD106DA,
+    0x3FF8364C1EB941F8,
+    0x3FF857F4179F5B21,
+    0x3FF879CAD931A437,
+    0x3FF89BD0A4785810,
+    0x3FF8BE05BAD61779,
+    0x3FF8E06A5E0866D9,
+    0x3FF902FED0282C8B,
+    0x3FF925C353AA2FE2,
+    0x3FF948B82B5F98E5,
+    0x3FF96BDD9A7670B3,
+    0x3FF98F33E47A22A3,
+    0x3FF9B2BB4D53FE0D,
+    0x3FF9D674194BB8D5,
+    0x3FF9FA5E8D07F29E,
+    0x3FFA1E7AED8EB8BC,
+    0x3FFA42C980460AD8,
+    0x3FFA674A8AF46053,
+    0x3FFA8BFE53C12E59,
+    0x3FFAB0E521356EBB,
+    0x3FFAD5FF3A3C2775,
+    0x3FFAFB4CE622F2FF,
+    0x3FFB20CE6C9A8953,
+    0x3FFB468415B749B1,
+    0x3FFB6C6E29F1C52B,
+    0x3FFB928CF22749E4,
+    0x3FFBB8E0B79A6F1F,
+    0x3FFBDF69C3F3A207,
+    0x3FFC06286141B33D,
+    0x3FFC2D1CD9FA652C,
+    0x3FFC544778FAFB23,
+    0x3FFC7BA88988C933,
+    0x3FFCA3405751C4DB,
+    0x3FFCCB0F2E6D1675,
+    0x3FFCF3155B5BAB74,
+    0x3FFD1B532B08C969,
+    0x3FFD43C8EACAA1D7,
+    0x3FFD6C76E862E6D4,
+    0x3FFD955D71FF6076,
+    0x3FFDBE7CD63A8315,
+    0x3FFDE7D5641C0658,
+    0x3FFE11676B197D17,
+    0x3FFE3B333B16EE12,
+    0x3FFE653924676D76,
+    0x3FFE8F7977CDB740,
+    0x3FFEB9F4867CCA6F,
+    0x3FFEE4AAA2188511,
+    0x3FFF0F9C1CB6412A,
+    0x3FFF3AC948DD7274,
+    0x3FFF6632798844F9,
+    0x3FFF91D802243C89,
+    0x3FFFBDBA3692D514,
+    0x3FFFE9D96B2A23DA,
 ];
 
 /// `round(128 * log2(q))` for a normal f64 `q > 0`, exactly: `256 * log2(sqrt(q))`, the
@@ -1367,7 +1493,15 @@ fn grad_lod(tex: &TextureObject, sampler: &Sampler, op: u32, coords: &[u32; 4], 
             GEOM_3D => 3,
             _ => 2,
         };
-        let scale = |d: usize| if d >= dims { 0.0 } else if sampler.normalized && op & TEX_FLOAT_COORDS != 0 { size[d] } else { 1.0 };
+        let scale = |d: usize| {
+            if d >= dims {
+                0.0
+            } else if sampler.normalized && op & TEX_FLOAT_COORDS != 0 {
+                size[d]
+            } else {
+                1.0
+            }
+        };
         ([0, 1, 2].map(|d| dpdx[d] as f64 * scale(d)), [0, 1, 2].map(|d| dpdy[d] as f64 * scale(d)))
     };
     let length2 = |g: [f64; 3]| g[0] * g[0] + g[1] * g[1] + g[2] * g[2];
@@ -1479,7 +1613,11 @@ pub unsafe extern "C" fn __ptxrt_tex(texture_handle: u64, sampler: u64, op: u32,
             // SAFETY: per the contract (16 words with a level-of-detail mode).
             let w = unsafe { coords.add(8).cast::<[u32; 8]>().read_unaligned() };
             let lod = if mode == LOD_LEVEL {
-                if op & TEX_FLOAT_COORDS != 0 { f32::from_bits(w[0]) } else { w[0] as i32 as f32 }
+                if op & TEX_FLOAT_COORDS != 0 {
+                    f32::from_bits(w[0])
+                } else {
+                    w[0] as i32 as f32
+                }
             } else {
                 let g = |i: usize| [w[i], w[i + 1], w[i + 2]].map(f32::from_bits);
                 grad_lod(tex, &s, op, &c, g(0), g(4))
@@ -2001,7 +2139,13 @@ mod tests {
 
     #[test]
     fn sampler_words_round_trip() {
-        let s = Sampler { address: [AddressMode::Wrap, AddressMode::ClampToBorder, AddressMode::Mirror], linear: true, normalized: false, force_unnormalized: true, compare: CompareFunc::Never };
+        let s = Sampler {
+            address: [AddressMode::Wrap, AddressMode::ClampToBorder, AddressMode::Mirror],
+            linear: true,
+            normalized: false,
+            force_unnormalized: true,
+            compare: CompareFunc::Never,
+        };
         assert_eq!(Sampler::decode(s.encode()), Some(s));
         assert_eq!(Sampler::decode(0x1234), None);
         // `.samplerref` initializers leave the compare bits 0: LessEqual.
@@ -2050,7 +2194,8 @@ mod tests {
             linear_layout: false,
             zero_outside: false,
         };
-        let sampler = Sampler { address: [AddressMode::ClampToEdge; 3], linear: true, normalized: false, force_unnormalized: false, compare: CompareFunc::GreaterEqual };
+        let sampler =
+            Sampler { address: [AddressMode::ClampToEdge; 3], linear: true, normalized: false, force_unnormalized: false, compare: CompareFunc::GreaterEqual };
         let mip = Mipmap { mipmapped: false, linear: false, bias: 0.0, min_clamp: 0.0, max_clamp: 0.0 };
         let tex = TextureObject { image: img, sampler, read_normalized: false, border: [0.0; 4], coarser: Vec::new(), mip };
         let center = [1.0f32.to_bits(), 1.0f32.to_bits(), 0, 0];
@@ -2064,7 +2209,7 @@ mod tests {
         assert_eq!(floats(sample_texel(&tex, &sampler, op, &center, [0; 3], Some(f32::NAN))), [0.0; 4]);
         let point = Sampler { linear: false, ..sampler };
         assert_eq!(floats(sample_texel(&tex, &point, op, &center, [0; 3], Some(0.5))), [0.0; 4]); // texel (1, 1) = 0.7
-        // tld4: (i0, j1), (i1, j1), (i1, j0), (i0, j0) = 0.3, 0.7, 0.9, 0.1.
+                                                                                                  // tld4: (i0, j1), (i1, j1), (i1, j0), (i0, j0) = 0.3, 0.7, 0.9, 0.1.
         let gather = op | 1 << TEX_GATHER_SHIFT;
         assert_eq!(floats(sample_texel(&tex, &sampler, gather, &center, [0; 3], Some(0.5))), [1.0, 0.0, 0.0, 1.0]);
         // Without a compare value, the texels themselves.
@@ -2105,9 +2250,27 @@ mod tests {
     }
 
     fn mip_texture(levels: usize, linear: bool, bias: f32, min_clamp: f32, max_clamp: f32) -> TextureObject {
-        let img = Image { data: std::ptr::null_mut(), format: Format { channel: ChannelType::F32, channels: 1 }, size: [1, 1, 1], layers: 0, samples: 0, pitch: 4, slice: 4, linear_layout: false, zero_outside: false };
-        let sampler = Sampler { address: [AddressMode::ClampToEdge; 3], linear: false, normalized: true, force_unnormalized: false, compare: CompareFunc::LessEqual };
-        TextureObject { image: img, sampler, read_normalized: false, border: [0.0; 4], coarser: vec![img; levels - 1], mip: Mipmap { mipmapped: true, linear, bias, min_clamp, max_clamp } }
+        let img = Image {
+            data: std::ptr::null_mut(),
+            format: Format { channel: ChannelType::F32, channels: 1 },
+            size: [1, 1, 1],
+            layers: 0,
+            samples: 0,
+            pitch: 4,
+            slice: 4,
+            linear_layout: false,
+            zero_outside: false,
+        };
+        let sampler =
+            Sampler { address: [AddressMode::ClampToEdge; 3], linear: false, normalized: true, force_unnormalized: false, compare: CompareFunc::LessEqual };
+        TextureObject {
+            image: img,
+            sampler,
+            read_normalized: false,
+            border: [0.0; 4],
+            coarser: vec![img; levels - 1],
+            mip: Mipmap { mipmapped: true, linear, bias, min_clamp, max_clamp },
+        }
     }
 
     #[test]

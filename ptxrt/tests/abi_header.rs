@@ -16,21 +16,13 @@ fn include_dir() -> PathBuf {
 fn assertions() -> String {
     let mut c = String::from("#include <stddef.h>\n#include \"ptxrt_abi.h\"\n\n");
     for s in STRUCTS {
-        c += &format!(
-            "_Static_assert(sizeof({0}) == {1}, \"sizeof({0}) is not {1}\");\n",
-            s.name, s.size
-        );
+        c += &format!("_Static_assert(sizeof({0}) == {1}, \"sizeof({0}) is not {1}\");\n", s.name, s.size);
         for (field, offset) in s.fields {
-            c += &format!(
-                "_Static_assert(offsetof({0}, {field}) == {offset}, \"offsetof({0}, {field}) is not {offset}\");\n",
-                s.name
-            );
+            c += &format!("_Static_assert(offsetof({0}, {field}) == {offset}, \"offsetof({0}, {field}) is not {offset}\");\n", s.name);
         }
     }
     for (name, value) in CONSTANTS.iter().flat_map(|g| g.iter()) {
-        c += &format!(
-            "_Static_assert((long long)({name}) == {value}LL, \"{name} is not {value}\");\n"
-        );
+        c += &format!("_Static_assert((long long)({name}) == {value}LL, \"{name} is not {value}\");\n");
     }
     c
 }
@@ -48,20 +40,13 @@ fn the_header_has_the_crates_layouts_and_values() {
         .output()
         .unwrap_or_else(|e| panic!("cannot run the C compiler `{cc}`: {e}"));
     let _ = std::fs::remove_dir_all(&dir);
-    assert!(
-        out.status.success(),
-        "ptxrt_abi.h disagrees with the ptx2llvm-abi crate:\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert!(out.status.success(), "ptxrt_abi.h disagrees with the ptx2llvm-abi crate:\n{}", String::from_utf8_lossy(&out.stderr));
 }
 
 #[test]
 fn every_macro_of_the_header_is_checked() {
     let header = std::fs::read_to_string(include_dir().join("ptxrt_abi.h")).unwrap();
-    let listed: Vec<&str> = CONSTANTS
-        .iter()
-        .flat_map(|g| g.iter().map(|(n, _)| *n))
-        .collect();
+    let listed: Vec<&str> = CONSTANTS.iter().flat_map(|g| g.iter().map(|(n, _)| *n)).collect();
     let mut unchecked = vec![];
     for line in header.lines() {
         let Some(rest) = line.trim_start().strip_prefix("#define ") else {
@@ -84,10 +69,7 @@ fn every_macro_of_the_header_is_checked() {
     );
     // And the other way round: every value the crate lists is defined.
     for name in &listed {
-        assert!(
-            header.contains(&format!("#define {name} ")),
-            "{name} is missing from ptxrt_abi.h"
-        );
+        assert!(header.contains(&format!("#define {name} ")), "{name} is missing from ptxrt_abi.h");
     }
 }
 
@@ -96,22 +78,13 @@ fn a_wrong_header_is_caught() {
     // The check itself must be able to fail: a header whose struct drifted.
     let dir = tempfile_dir();
     let header = std::fs::read_to_string(include_dir().join("ptxrt_abi.h")).unwrap();
-    let drifted = header.replacen(
-        "    uint32_t blocks_x;",
-        "    uint32_t padding;\n    uint32_t blocks_x;",
-        1,
-    );
+    let drifted = header.replacen("    uint32_t blocks_x;", "    uint32_t padding;\n    uint32_t blocks_x;", 1);
     assert_ne!(drifted, header);
     std::fs::write(dir.join("ptxrt_abi.h"), drifted).unwrap();
     std::fs::copy(include_dir().join("ptxrt.h"), dir.join("ptxrt.h")).unwrap();
     std::fs::write(dir.join("abi_check.c"), assertions()).unwrap();
     let cc = std::env::var("CC").unwrap_or_else(|_| "cc".into());
-    let out = Command::new(&cc)
-        .args(["-std=c11", "-fsyntax-only", "-I"])
-        .arg(&dir)
-        .arg(dir.join("abi_check.c"))
-        .output()
-        .unwrap();
+    let out = Command::new(&cc).args(["-std=c11", "-fsyntax-only", "-I"]).arg(&dir).arg(dir.join("abi_check.c")).output().unwrap();
     let _ = std::fs::remove_dir_all(&dir);
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("offsetof(ptxrtBlockEnv, blocks_x)"));
@@ -121,11 +94,7 @@ fn a_wrong_header_is_caught() {
 fn tempfile_dir() -> PathBuf {
     use std::sync::atomic::{AtomicUsize, Ordering};
     static N: AtomicUsize = AtomicUsize::new(0);
-    let dir = std::env::temp_dir().join(format!(
-        "ptxrt-abi-header-{}-{}",
-        std::process::id(),
-        N.fetch_add(1, Ordering::Relaxed)
-    ));
+    let dir = std::env::temp_dir().join(format!("ptxrt-abi-header-{}-{}", std::process::id(), N.fetch_add(1, Ordering::Relaxed)));
     std::fs::create_dir_all(&dir).unwrap();
     dir
 }

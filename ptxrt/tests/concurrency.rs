@@ -48,10 +48,7 @@ unsafe extern "C" fn meet(env: *mut BlockEnv) -> i32 {
     let deadline = Instant::now() + PATIENCE;
     while other.load(Ordering::Acquire) == 0 {
         if Instant::now() > deadline {
-            return fail(
-                e,
-                c"timed out waiting for the other launch: launches did not run at the same time",
-            );
+            return fail(e, c"timed out waiting for the other launch: launches did not run at the same time");
         }
         std::thread::yield_now();
     }
@@ -69,14 +66,8 @@ fn launches_from_different_threads_run_at_the_same_time() {
                 .map(|i| {
                     let flags = &flags;
                     s.spawn(move || {
-                        let (mine, other): (*const AtomicU32, *const AtomicU32) =
-                            (&flags[i], &flags[1 - i]);
-                        let rc = launch(
-                            &K_MEET,
-                            Dim3::new(1, 1, 1),
-                            Dim3::new(1, 1, 1),
-                            &mut [arg(&mine), arg(&other)],
-                        );
+                        let (mine, other): (*const AtomicU32, *const AtomicU32) = (&flags[i], &flags[1 - i]);
+                        let rc = launch(&K_MEET, Dim3::new(1, 1, 1), Dim3::new(1, 1, 1), &mut [arg(&mine), arg(&other)]);
                         (rc, last_message())
                     })
                 })
@@ -113,18 +104,9 @@ fn a_trapping_launch_does_not_affect_another_threads_launch() {
             for _ in 0..60 {
                 let started = AtomicU64::new(0);
                 let p: *const AtomicU64 = &started;
-                let rc = launch(
-                    &K_TRAP_SOME,
-                    Dim3::new(500, 1, 1),
-                    Dim3::new(32, 1, 1),
-                    &mut [arg(&p)],
-                );
+                let rc = launch(&K_TRAP_SOME, Dim3::new(500, 1, 1), Dim3::new(32, 1, 1), &mut [arg(&p)]);
                 assert_eq!(rc, LAUNCH_FAILURE);
-                assert!(
-                    last_message().contains("trap in trap_some"),
-                    "{}",
-                    last_message()
-                );
+                assert!(last_message().contains("trap in trap_some"), "{}", last_message());
                 assert_eq!(ptxrtGetLastError(), LAUNCH_FAILURE);
             }
         });
@@ -134,11 +116,7 @@ fn a_trapping_launch_does_not_affect_another_threads_launch() {
                     for round in 0..25 {
                         check_block_sums(40 + t, 64 + 32 * t, round);
                     }
-                    assert_eq!(
-                        ptxrtGetLastError(),
-                        SUCCESS,
-                        "no error leaked into this thread"
-                    );
+                    assert_eq!(ptxrtGetLastError(), SUCCESS, "no error leaked into this thread");
                 })
             })
             .collect();
@@ -165,22 +143,14 @@ unsafe extern "C" fn child(env: *mut BlockEnv) -> i32 {
     0
 }
 
-static K_CHILD: Kernel = Kernel {
-    param_sizes: CHILD_PARAM_SIZES.as_ptr(),
-    param_aligns: CHILD_PARAM_ALIGNS.as_ptr(),
-    ..kernel(c"child", 2, child, 0, 0)
-};
+static K_CHILD: Kernel = Kernel { param_sizes: CHILD_PARAM_SIZES.as_ptr(), param_aligns: CHILD_PARAM_ALIGNS.as_ptr(), ..kernel(c"child", 2, child, 0, 0) };
 
 /// params: (counters: *const AtomicU32, tag: u32). Block `b` launches `child` over `b + 1`
 /// blocks from the device, with the same parameters.
 unsafe extern "C" fn parent(env: *mut BlockEnv) -> i32 {
     let (counters, tag, ctaid) = {
         let e = unsafe { &*env };
-        (
-            unsafe { param::<*const AtomicU32>(e, 0) },
-            unsafe { param::<u32>(e, 1) },
-            e.ctaid,
-        )
+        (unsafe { param::<*const AtomicU32>(e, 0) }, unsafe { param::<u32>(e, 1) }, e.ctaid)
     };
     let func = &K_CHILD as *const Kernel as u64;
     let grid = [ctaid.x + 1, 1, 1];
@@ -189,20 +159,7 @@ unsafe extern "C" fn parent(env: *mut BlockEnv) -> i32 {
     let mut buffer = 0u64;
     // SAFETY: the arguments are what generated code passes: the block's environment and
     // pointers to the `.param` values.
-    let status = unsafe {
-        ptxrt::device::__ptx_cudaGetParameterBufferV2(
-            env,
-            null_mut(),
-            0,
-            0,
-            0,
-            &func,
-            grid.as_ptr(),
-            block.as_ptr(),
-            &shared,
-            &mut buffer,
-        )
-    };
+    let status = unsafe { ptxrt::device::__ptx_cudaGetParameterBufferV2(env, null_mut(), 0, 0, 0, &func, grid.as_ptr(), block.as_ptr(), &shared, &mut buffer) };
     if status != 0 || buffer == 0 {
         return fail(unsafe { &mut *env }, c"cudaGetParameterBufferV2 failed");
     }
@@ -213,18 +170,7 @@ unsafe extern "C" fn parent(env: *mut BlockEnv) -> i32 {
     }
     let (stream, mut launched) = (0u64, -1i32);
     // SAFETY: as above.
-    let status = unsafe {
-        ptxrt::device::__ptx_cudaLaunchDeviceV2(
-            env,
-            null_mut(),
-            0,
-            0,
-            0,
-            &buffer,
-            &stream,
-            &mut launched,
-        )
-    };
+    let status = unsafe { ptxrt::device::__ptx_cudaLaunchDeviceV2(env, null_mut(), 0, 0, 0, &buffer, &stream, &mut launched) };
     if status != 0 || launched != 0 {
         return fail(unsafe { &mut *env }, c"cudaLaunchDeviceV2 failed");
     }
@@ -243,22 +189,13 @@ fn device_launches_run_with_their_own_host_launch() {
                 for round in 0..10 {
                     let counters: Vec<AtomicU32> = (0..blocks).map(|_| AtomicU32::new(0)).collect();
                     let cp = counters.as_ptr();
-                    let rc = launch(
-                        &K_PARENT,
-                        Dim3::new(blocks, 1, 1),
-                        Dim3::new(1, 1, 1),
-                        &mut [arg(&cp), arg(&tag)],
-                    );
+                    let rc = launch(&K_PARENT, Dim3::new(blocks, 1, 1), Dim3::new(1, 1, 1), &mut [arg(&cp), arg(&tag)]);
                     assert_eq!(rc, SUCCESS, "{}", last_message());
                     // Every child grid has finished when the host launch returns, and only
                     // this thread's children touched these counters: block `i` of the
                     // children ran once for each parent block `b >= i`.
                     for (i, c) in counters.iter().enumerate() {
-                        assert_eq!(
-                            c.load(Ordering::Relaxed),
-                            tag * (blocks - i as u32),
-                            "thread {t} round {round} counter {i}"
-                        );
+                        assert_eq!(c.load(Ordering::Relaxed), tag * (blocks - i as u32), "thread {t} round {round} counter {i}");
                     }
                 }
             });
@@ -283,19 +220,7 @@ fn device_functions_outside_a_launch_fail_cleanly() {
         blocks_x: 1,
     };
     let mut buffer = 1u64;
-    let status = unsafe {
-        ptxrt::device::__ptx_cudaGetParameterBufferV2(
-            &mut env,
-            null_mut(),
-            0,
-            0,
-            0,
-            &func,
-            grid.as_ptr(),
-            block.as_ptr(),
-            &shared,
-            &mut buffer,
-        )
-    };
+    let status =
+        unsafe { ptxrt::device::__ptx_cudaGetParameterBufferV2(&mut env, null_mut(), 0, 0, 0, &func, grid.as_ptr(), block.as_ptr(), &shared, &mut buffer) };
     assert_eq!((status, buffer), (0, 0), "no buffer outside a launch");
 }

@@ -79,21 +79,10 @@ static FIBER_SHFL: SyncPoint = SyncPoint {
 
 /// The per-thread function: value = tid.x, three shuffles down by one, then
 /// `out[ctaid * ntid + tid] = value`.
-unsafe extern "C" fn fiber_thread(
-    env: *mut BlockEnv,
-    _local: *mut u8,
-    tx: u32,
-    _ty: u32,
-    _tz: u32,
-) -> i32 {
+unsafe extern "C" fn fiber_thread(env: *mut BlockEnv, _local: *mut u8, tx: u32, _ty: u32, _tz: u32) -> i32 {
     let (n, ctx, out, b) = {
         let e = unsafe { &*env };
-        (
-            unsafe { (*e.launch).block.x } as usize,
-            e.context as *mut u32,
-            unsafe { param::<*mut u32>(e, 0) },
-            e.ctaid.x as usize,
-        )
+        (unsafe { (*e.launch).block.x } as usize, e.context as *mut u32, unsafe { param::<*mut u32>(e, 0) }, e.ctaid.x as usize)
     };
     let t = tx as usize;
     unsafe { *ctx.add(t) = tx };
@@ -120,10 +109,7 @@ static K_FIBERS: Kernel = kernel(c"fibers", 1, fiber_block, 0, 4);
 static MOV_OPERANDS: [SyncOperand; 2] = [SyncOperand::slot(4, 4), SyncOperand::slot(0, 4)];
 
 static MOVMATRIX_POINTS: [SyncPoint; 2] = [
-    SyncPoint {
-        kind: SyncKind::Entry as u32,
-        ..FIBER_SHFL
-    },
+    SyncPoint { kind: SyncKind::Entry as u32, ..FIBER_SHFL },
     SyncPoint {
         kind: SyncKind::Warp as u32,
         op: WarpOp::MovMatrix as u32,
@@ -156,17 +142,7 @@ unsafe extern "C" fn movmatrix_block(env: *mut BlockEnv) -> i32 {
         }
     }
     let mut scratch = [0u32; ptxrt::sched::SCRATCH_WORDS];
-    let r = unsafe {
-        ptxrt::sched::__ptxrt_schedule(
-            env,
-            32,
-            state,
-            ctx as *mut u8,
-            MOVMATRIX_POINTS.as_ptr(),
-            2,
-            scratch.as_mut_ptr(),
-        )
-    };
+    let r = unsafe { ptxrt::sched::__ptxrt_schedule(env, 32, state, ctx as *mut u8, MOVMATRIX_POINTS.as_ptr(), 2, scratch.as_mut_ptr()) };
     if r & ptxrt::sched::REGION_MASK != 1 {
         return LAUNCH_FAILURE;
     }
@@ -201,12 +177,7 @@ fn nothing_allocates_per_block_collective_or_launch() {
     let mut sums = vec![0u32; blocks as usize];
     let (ip, sp) = (input.as_ptr(), sums.as_mut_ptr());
     let mut block_sums = || {
-        let rc = launch(
-            &K_BLOCK_SUM,
-            Dim3::new(blocks, 1, 1),
-            Dim3::new(threads, 1, 1),
-            &mut [arg(&ip), arg(&sp)],
-        );
+        let rc = launch(&K_BLOCK_SUM, Dim3::new(blocks, 1, 1), Dim3::new(threads, 1, 1), &mut [arg(&ip), arg(&sp)]);
         assert_eq!(rc, SUCCESS, "{}", last_message());
     };
     block_sums();
@@ -214,23 +185,14 @@ fn nothing_allocates_per_block_collective_or_launch() {
     for _ in 0..20 {
         block_sums();
     }
-    assert_eq!(
-        this_thread() - before,
-        0,
-        "launches on one worker allocated"
-    );
+    assert_eq!(this_thread() - before, 0, "launches on one worker allocated");
     assert_eq!(sums[3], (3 * threads..4 * threads).sum::<u32>());
 
     // Fibers and a matrix instruction, on one worker.
     let mut out = vec![0u32; 8 * 64];
     let op = out.as_mut_ptr();
     let mut fibers = || {
-        let rc = launch(
-            &K_FIBERS,
-            Dim3::new(8, 1, 1),
-            Dim3::new(64, 1, 1),
-            &mut [arg(&op)],
-        );
+        let rc = launch(&K_FIBERS, Dim3::new(8, 1, 1), Dim3::new(64, 1, 1), &mut [arg(&op)]);
         assert_eq!(rc, SUCCESS, "{}", last_message());
     };
     fibers();
@@ -245,12 +207,7 @@ fn nothing_allocates_per_block_collective_or_launch() {
     let mut mov = vec![0u32; 32];
     let mp = mov.as_mut_ptr();
     let movmatrix = || {
-        let rc = launch(
-            &K_MOVMATRIX,
-            Dim3::new(4, 1, 1),
-            Dim3::new(32, 1, 1),
-            &mut [arg(&mp)],
-        );
+        let rc = launch(&K_MOVMATRIX, Dim3::new(4, 1, 1), Dim3::new(32, 1, 1), &mut [arg(&mp)]);
         assert_eq!(rc, SUCCESS, "{}", last_message());
     };
     movmatrix();
@@ -267,9 +224,6 @@ fn nothing_allocates_per_block_collective_or_launch() {
     // once; an allocation per launch would show in every launch.
     assert_eq!(ptxrtSetNumThreads(3), SUCCESS);
     let many = allocating_launches(200, &mut block_sums) + allocating_launches(100, &mut fibers);
-    assert!(
-        many <= 10,
-        "{many} of 300 launches with 3 workers allocated"
-    );
+    assert!(many <= 10, "{many} of 300 launches with 3 workers allocated");
     assert_eq!(ptxrtGetLastError(), SUCCESS);
 }

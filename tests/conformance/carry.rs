@@ -92,17 +92,33 @@ fn chains() -> Kernel {
             }
         };
         let name = if sub { "sub" } else { "add" };
-        forms.push(Form::new(format!("{first} 128-bit chain of u32 words (low 64)"), format!("{chain32}\nmov.b64 %o64, {{%t0, %t1}};"), Res::B64, move |x| reference(x).0 as u64));
-        forms.push(Form::new(format!("{first} 128-bit chain of u32 words (high 64)"), format!("{chain32}\nmov.b64 %o64, {{%t2, %t3}};"), Res::B64, move |x| (reference(x).0 >> 64) as u64));
-        forms.push(Form::new(format!("{first} 128-bit chain of u32 words ({name} carry-out)"), format!("{chain32}\n{READ_CF}"), Res::B32, move |x| reference(x).1 as u64));
-        forms.push(Form::new(format!("{first} 128-bit chain of u64 words (low 64)"), format!("{chain64}\nmov.b64 %o64, %u0;"), Res::B64, move |x| reference(x).0 as u64));
-        forms.push(Form::new(format!("{first} 128-bit chain of u64 words (high 64)"), format!("{chain64}\nmov.b64 %o64, %u1;"), Res::B64, move |x| (reference(x).0 >> 64) as u64));
-        forms.push(Form::new(format!("{first} 128-bit chain of u64 words ({name} carry-out)"), format!("{chain64}\n{READ_CF}"), Res::B32, move |x| reference(x).1 as u64));
+        forms.push(Form::new(format!("{first} 128-bit chain of u32 words (low 64)"), format!("{chain32}\nmov.b64 %o64, {{%t0, %t1}};"), Res::B64, move |x| {
+            reference(x).0 as u64
+        }));
+        forms.push(Form::new(format!("{first} 128-bit chain of u32 words (high 64)"), format!("{chain32}\nmov.b64 %o64, {{%t2, %t3}};"), Res::B64, move |x| {
+            (reference(x).0 >> 64) as u64
+        }));
+        forms.push(Form::new(format!("{first} 128-bit chain of u32 words ({name} carry-out)"), format!("{chain32}\n{READ_CF}"), Res::B32, move |x| {
+            reference(x).1 as u64
+        }));
+        forms.push(Form::new(format!("{first} 128-bit chain of u64 words (low 64)"), format!("{chain64}\nmov.b64 %o64, %u0;"), Res::B64, move |x| {
+            reference(x).0 as u64
+        }));
+        forms.push(Form::new(format!("{first} 128-bit chain of u64 words (high 64)"), format!("{chain64}\nmov.b64 %o64, %u1;"), Res::B64, move |x| {
+            (reference(x).0 >> 64) as u64
+        }));
+        forms.push(Form::new(format!("{first} 128-bit chain of u64 words ({name} carry-out)"), format!("{chain64}\n{READ_CF}"), Res::B32, move |x| {
+            reference(x).1 as u64
+        }));
     }
     // [r3, r2, r1, r0] = [r5, r4] * [r7, r6] (the madc example), 32-bit words: a * c.
     let mul32 = "mov.b64 {%t4, %t5}, %a64;\nmov.b64 {%t6, %t7}, %c64;\nmul.lo.u32 %t0, %t4, %t6;\nmul.hi.u32 %t1, %t4, %t6;\nmad.lo.cc.u32 %t1, %t5, %t6, %t1;\nmadc.hi.u32 %t2, %t5, %t6, 0;\nmad.lo.cc.u32 %t1, %t4, %t7, %t1;\nmadc.hi.cc.u32 %t2, %t4, %t7, %t2;\naddc.u32 %t3, 0, 0;\nmad.lo.cc.u32 %t2, %t5, %t7, %t2;\nmadc.hi.u32 %t3, %t5, %t7, %t3;";
-    forms.push(Form::new("madc 64x64-bit product of u32 words (low 64)", format!("{mul32}\nmov.b64 %o64, {{%t0, %t1}};"), Res::B64, |x| (x[0] as u128 * x[2] as u128) as u64));
-    forms.push(Form::new("madc 64x64-bit product of u32 words (high 64)", format!("{mul32}\nmov.b64 %o64, {{%t2, %t3}};"), Res::B64, |x| ((x[0] as u128 * x[2] as u128) >> 64) as u64));
+    forms.push(Form::new("madc 64x64-bit product of u32 words (low 64)", format!("{mul32}\nmov.b64 %o64, {{%t0, %t1}};"), Res::B64, |x| {
+        (x[0] as u128 * x[2] as u128) as u64
+    }));
+    forms.push(Form::new("madc 64x64-bit product of u32 words (high 64)", format!("{mul32}\nmov.b64 %o64, {{%t2, %t3}};"), Res::B64, |x| {
+        ((x[0] as u128 * x[2] as u128) >> 64) as u64
+    }));
     // The same with 64-bit words: [b, a] * [d, c] → four 64-bit words.
     let mul64 = "mul.lo.u64 %u0, %a64, %c64;\nmul.hi.u64 %u1, %a64, %c64;\nmad.lo.cc.u64 %u1, %b64, %c64, %u1;\nmadc.hi.u64 %u2, %b64, %c64, 0;\nmad.lo.cc.u64 %u1, %a64, %d64, %u1;\nmadc.hi.cc.u64 %u2, %a64, %d64, %u2;\naddc.u64 %u3, 0, 0;\nmad.lo.cc.u64 %u2, %b64, %d64, %u2;\nmadc.hi.u64 %u3, %b64, %d64, %u3;";
     let product = |x: &[u64; 4]| -> [u64; 4] {
@@ -121,7 +137,9 @@ fn chains() -> Kernel {
         limbs
     };
     for k in 0..4 {
-        forms.push(Form::new(format!("madc 128x128-bit product of u64 words (word {k})"), format!("{mul64}\nmov.b64 %o64, %u{k};"), Res::B64, move |x| product(x)[k]));
+        forms.push(Form::new(format!("madc 128x128-bit product of u64 words (word {k})"), format!("{mul64}\nmov.b64 %o64, %u{k};"), Res::B64, move |x| {
+            product(x)[k]
+        }));
     }
     Kernel::new("carry_chains", [Dist::Any; 4], forms)
 }

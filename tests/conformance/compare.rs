@@ -40,7 +40,13 @@ fn float_kernel(f: Fmt) -> Kernel {
                 let ptx = format!("{set_c}\nsetp.{cmp}.{bop}{z}.{t} %p2|%op, {a}, {b}, %p1;");
                 forms.push(Form::new(format!("setp.{cmp}.{bop}{z}.{t} p|q, a, b, c (q)"), ptx, Res::Pred, move |x| combine(!test(x), x[2] & 1 == 1) as u64));
                 let ptx = format!("{set_c}\nset.{cmp}.{bop}{z}.f32.{t} %o32, {a}, {b}, %p1;");
-                forms.push(Form::new(format!("set.{cmp}.{bop}{z}.f32.{t} d, a, b, c"), ptx, Res::B32, move |x| if combine(test(x), x[2] & 1 == 1) { 1.0f32.to_bits() as u64 } else { 0 }));
+                forms.push(Form::new(format!("set.{cmp}.{bop}{z}.f32.{t} d, a, b, c"), ptx, Res::B32, move |x| {
+                    if combine(test(x), x[2] & 1 == 1) {
+                        1.0f32.to_bits() as u64
+                    } else {
+                        0
+                    }
+                }));
             }
         }
     }
@@ -59,10 +65,18 @@ fn float_kernel(f: Fmt) -> Kernel {
             let c = value(Fmt::F32, x[3], ftz);
             // NaN selects b; -0 counts as zero.
             let take_a = !c.is_nan() && (c.is_zero() || !c.is_negative());
-            if take_a { x[0] & r::mask(w) } else { x[1] & r::mask(w) }
+            if take_a {
+                x[0] & r::mask(w)
+            } else {
+                x[1] & r::mask(w)
+            }
         }));
     }
-    forms.push(Form::inst(format!("slct.{t}.s32 %o{w}, {a}, {b}, %c32;"), res, move |x| if (x[2] as u32 as i32) >= 0 { x[0] & r::mask(w) } else { x[1] & r::mask(w) }));
+    forms.push(Form::inst(
+        format!("slct.{t}.s32 %o{w}, {a}, {b}, %c32;"),
+        res,
+        move |x| if (x[2] as u32 as i32) >= 0 { x[0] & r::mask(w) } else { x[1] & r::mask(w) },
+    ));
     let dist = if f == Fmt::F32 { Dist::F32 } else { Dist::F64 };
     Kernel::new(format!("compare_{t}"), [dist, dist, Dist::Any, Dist::F32], forms)
 }

@@ -118,7 +118,13 @@ fn narrowing_forms(from: Fmt, to: Fmt, forms: &mut Vec<Form>) {
             variants.extend([(false, false, true, false), (false, false, false, true), (false, false, true, true)]);
         }
         for (ftz, sat, relu, satfinite) in variants {
-            let mods = format!("{}{}{}{}", if ftz { ".ftz" } else { "" }, if sat { ".sat" } else { "" }, if relu { ".relu" } else { "" }, if satfinite { ".satfinite" } else { "" });
+            let mods = format!(
+                "{}{}{}{}",
+                if ftz { ".ftz" } else { "" },
+                if sat { ".sat" } else { "" },
+                if relu { ".relu" } else { "" },
+                if satfinite { ".satfinite" } else { "" }
+            );
             let ptx = format!("cvt.{}{mods}.{}.{} {o}, {src};", rnd.name(), fmt_of(to), fmt_of(from));
             forms.push(float_form(ptx, to, move |x| {
                 let raw = x[0] & r::mask(from.width());
@@ -225,7 +231,15 @@ fn packed_from_f32_forms(forms: &mut Vec<Form>) {
             }));
         }
     }
-    for (rnd, relu, satfinite) in [(Rnd::Rna, false, false), (Rnd::Rna, false, true), (Rnd::Rn, false, false), (Rnd::Rz, false, false), (Rnd::Rn, true, false), (Rnd::Rz, false, true), (Rnd::Rn, true, true)] {
+    for (rnd, relu, satfinite) in [
+        (Rnd::Rna, false, false),
+        (Rnd::Rna, false, true),
+        (Rnd::Rn, false, false),
+        (Rnd::Rz, false, false),
+        (Rnd::Rn, true, false),
+        (Rnd::Rz, false, true),
+        (Rnd::Rn, true, true),
+    ] {
         let mods = format!("{}{}", if satfinite { ".satfinite" } else { "" }, if relu { ".relu" } else { "" });
         let ptx = format!("cvt.{}{mods}.tf32.f32 %o32, %a32;", rnd.name());
         forms.push(Form::accept(ptx.clone(), ptx, Res::B32, move |x, actual| {
@@ -334,7 +348,8 @@ fn s2f6_forms(from: Fmt, forms: &mut Vec<Form>) {
 fn scaled_to_bf16_forms(forms: &mut Vec<Form>) {
     for (relu, satfinite) in [(false, false), (true, false), (false, true), (true, true)] {
         for scaled in [false, true] {
-            let mods = format!("{}{}{}", if satfinite { ".satfinite" } else { "" }, if relu { ".relu" } else { "" }, if scaled { ".scaled::n2::ue8m0" } else { "" });
+            let mods =
+                format!("{}{}{}", if satfinite { ".satfinite" } else { "" }, if relu { ".relu" } else { "" }, if scaled { ".scaled::n2::ue8m0" } else { "" });
             let ptx = format!("cvt.rn{mods}.bf16x2.s2f6x2 %o32, %a16{};", if scaled { ", %b16" } else { "" });
             forms.push(packed_form(ptx.clone(), ptx, Res::B32, Fmt::BF16, 16, move |x| {
                 let sf = if scaled { x[1] } else { 0x7f7f };

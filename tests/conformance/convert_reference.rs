@@ -241,8 +241,20 @@ fn round_by_search(fmt: Fmt, q: Quad, rnd: Rnd) -> u64 {
         let (dlo, dhi) = ((mag - lo).value, (hi - mag).value);
         match rnd {
             Rnd::Rz => below,
-            Rnd::Rm => if negative { above } else { below },
-            Rnd::Rp => if negative { below } else { above },
+            Rnd::Rm => {
+                if negative {
+                    above
+                } else {
+                    below
+                }
+            }
+            Rnd::Rp => {
+                if negative {
+                    below
+                } else {
+                    above
+                }
+            }
             Rnd::Rn | Rnd::Rna => {
                 if dlo < dhi {
                     below
@@ -385,7 +397,11 @@ pub fn to_s2f6(q: Quad, sf: u64, relu: bool) -> u64 {
     let Some(scale) = ue8m0_scale(sf).filter(|_| !q.is_nan()) else { return 0x7f };
     let x = q.scalbn(6 - scale);
     let k = if x.is_infinite() {
-        if x.is_negative() { -128 } else { 127 }
+        if x.is_negative() {
+            -128
+        } else {
+            127
+        }
     } else {
         let mut lost = false;
         x.to_i128_r(32, Round::NearestTiesToEven, &mut lost).value.clamp(-128, 127)

@@ -89,7 +89,11 @@ fn spec_examples_run() {
             ("128-bit arithmetic right shift (high)", k2[19], (((p as i128) >> n_shift) >> 64) as u64),
             ("vmad.s32.s32.u32.sat r0, r1, r2, -r3", k2[25], r::vmad(true, false, "", "", false, false, true, false, 0, true, a, b, c)),
             ("vmad.u32.u32.u32.shr15 r0, r1.h0, r2.h0, r3", k2[26], r::vmad(false, false, "h0", "h0", false, false, false, false, 15, false, a, b, c)),
-            ("vset4.s32.u32.lt r1, r2, r3, r0", k2[31], r::video_simd("set.lt", 4, (false, true, false), false, false, [0, 1, 2, 3], [4, 5, 6, 7], 0xf, a, b, c)),
+            (
+                "vset4.s32.u32.lt r1, r2, r3, r0",
+                k2[31],
+                r::video_simd("set.lt", 4, (false, true, false), false, false, [0, 1, 2, 3], [4, 5, 6, 7], 0xf, a, b, c),
+            ),
         ];
         for (what, got, want) in checks {
             if got != want && failures.len() < 40 {

@@ -9,15 +9,27 @@ const MIN_VECTORS_PER_INSTRUCTION: usize = 10_000;
 
 /// Operand views, result register and result kind of a width.
 fn regs(w: u32) -> (&'static str, &'static str, &'static str, &'static str, Res) {
-    if w == 32 { ("%a32", "%b32", "%c32", "%o32", Res::B32) } else { ("%a64", "%b64", "%c64", "%o64", Res::B64) }
+    if w == 32 {
+        ("%a32", "%b32", "%c32", "%o32", Res::B32)
+    } else {
+        ("%a64", "%b64", "%c64", "%o64", Res::B64)
+    }
 }
 
 fn ty(w: u32) -> &'static str {
-    if w == 32 { ".f32" } else { ".f64" }
+    if w == 32 {
+        ".f32"
+    } else {
+        ".f64"
+    }
 }
 
 fn dist(w: u32) -> Dist {
-    if w == 32 { Dist::F32 } else { Dist::F64 }
+    if w == 32 {
+        Dist::F32
+    } else {
+        Dist::F64
+    }
 }
 
 fn bits(x: u64, w: u32) -> u64 {
@@ -40,7 +52,9 @@ fn ieee_kernel(w: u32) -> Kernel {
         }
         for rnd in Rnd::ALL {
             for op in ["fma", "mad"] {
-                forms.push(Form::inst(format!("{op}{}{m}{t} {o}, {a}, {b}, {c};", rnd.name()), res, move |x| r::arith("fma", w, rnd, ftz, sat, &[x[0], x[1], x[2]])));
+                forms.push(Form::inst(format!("{op}{}{m}{t} {o}, {a}, {b}, {c};", rnd.name()), res, move |x| {
+                    r::arith("fma", w, rnd, ftz, sat, &[x[0], x[1], x[2]])
+                }));
             }
         }
     }
@@ -85,11 +99,14 @@ fn packed_kernel() -> Kernel {
         for op in ["add", "sub", "mul"] {
             forms.push(Form::inst(format!("{op}{m}.f32x2 %o64, %a64, %b64;"), Res::B64, move |x| r::arith_f32x2(op, Rnd::Rn, ftz, &[x[0], x[1]])));
             for rnd in Rnd::ALL {
-                forms.push(Form::inst(format!("{op}{}{m}.f32x2 %o64, %a64, %b64;", rnd.name()), Res::B64, move |x| r::arith_f32x2(op, rnd, ftz, &[x[0], x[1]])));
+                forms
+                    .push(Form::inst(format!("{op}{}{m}.f32x2 %o64, %a64, %b64;", rnd.name()), Res::B64, move |x| r::arith_f32x2(op, rnd, ftz, &[x[0], x[1]])));
             }
         }
         for rnd in Rnd::ALL {
-            forms.push(Form::inst(format!("fma{}{m}.f32x2 %o64, %a64, %b64, %c64;", rnd.name()), Res::B64, move |x| r::arith_f32x2("fma", rnd, ftz, &[x[0], x[1], x[2]])));
+            forms.push(Form::inst(format!("fma{}{m}.f32x2 %o64, %a64, %b64, %c64;", rnd.name()), Res::B64, move |x| {
+                r::arith_f32x2("fma", rnd, ftz, &[x[0], x[1], x[2]])
+            }));
         }
     }
     Kernel::new("packed_f32x2", [Dist::F32; 4], forms)
@@ -104,10 +121,18 @@ fn select_kernel(w: u32) -> Kernel {
         let op = if max { "max" } else { "min" };
         forms.push(Form::inst(format!("{op}{t} {o}, {a}, {b};"), res, move |x| r::min_max(max, w, false, false, false, false, &[x[0], x[1]])));
         if w == 32 {
-            for (m, ftz, nan, xorsign) in [(".ftz", true, false, false), (".NaN", false, true, false), (".ftz.NaN", true, true, false), (".xorsign.abs", false, false, true), (".ftz.NaN.xorsign.abs", true, true, true)] {
+            for (m, ftz, nan, xorsign) in [
+                (".ftz", true, false, false),
+                (".NaN", false, true, false),
+                (".ftz.NaN", true, true, false),
+                (".xorsign.abs", false, false, true),
+                (".ftz.NaN.xorsign.abs", true, true, true),
+            ] {
                 forms.push(Form::inst(format!("{op}{m}{t} {o}, {a}, {b};"), res, move |x| r::min_max(max, w, ftz, nan, xorsign, xorsign, &[x[0], x[1]])));
             }
-            for (m, ftz, nan, abs) in [("", false, false, false), (".abs", false, false, true), (".ftz.NaN", true, true, false), (".NaN.abs", false, true, true)] {
+            for (m, ftz, nan, abs) in
+                [("", false, false, false), (".abs", false, false, true), (".ftz.NaN", true, true, false), (".NaN.abs", false, true, true)]
+            {
                 forms.push(Form::inst(format!("{op}{m}{t} {o}, {a}, {b}, {c};"), res, move |x| r::min_max(max, w, ftz, nan, abs, false, &[x[0], x[1], x[2]])));
             }
         }
@@ -144,7 +169,11 @@ fn special(got: u64, want: u64, w: u32) -> Result<(), String> {
 fn relative(got: u64, t: f64, bound: f64, w: u32) -> Result<(), String> {
     let g = r::to_f64(got, w);
     let err = ((g - t) / t).abs();
-    if err <= bound { Ok(()) } else { Err(format!("relative error {err:e} > {bound:e} (true value {t:e})")) }
+    if err <= bound {
+        Ok(())
+    } else {
+        Err(format!("relative error {err:e} > {bound:e} (true value {t:e})"))
+    }
 }
 
 /// Within `n` ulp of the correctly rounded `want` (and NaN exactly when `want` is NaN).
@@ -153,7 +182,11 @@ fn ulps(got: u64, want: u64, n: u64, w: u32) -> Result<(), String> {
         return special(got, want, w);
     }
     let d = r::ulp_distance(got, want, w);
-    if d <= n { Ok(()) } else { Err(format!("{d} ulp from {want:#x} (bound {n})")) }
+    if d <= n {
+        Ok(())
+    } else {
+        Err(format!("{d} ulp from {want:#x} (bound {n})"))
+    }
 }
 
 /// With `.ftz`, a zero result is right when the unflushed true result lies below the
@@ -191,7 +224,11 @@ fn approx_kernel() -> Kernel {
                     // No bound in the ISA: the result must still be a sine.
                     2.0
                 };
-                if (g - t).abs() <= bound && g.abs() <= 1.0 { Ok(()) } else { Err(format!("absolute error {:e} > {bound:e}", (g - t).abs())) }
+                if (g - t).abs() <= bound && g.abs() <= 1.0 {
+                    Ok(())
+                } else {
+                    Err(format!("absolute error {:e} > {bound:e}", (g - t).abs()))
+                }
             }));
         }
         forms.push(accepted(format!("lg2.approx{m}.f32 %o32, %a32;"), Res::B32, move |x, got| {
@@ -209,7 +246,11 @@ fn approx_kernel() -> Kernel {
             let t = v.log2();
             if v > 0.5 && v < 2.0 {
                 let err = (r::to_f64(got, w) - t).abs();
-                if err <= 2f64.powi(-22) { Ok(()) } else { Err(format!("absolute error {err:e}")) }
+                if err <= 2f64.powi(-22) {
+                    Ok(())
+                } else {
+                    Err(format!("absolute error {err:e}"))
+                }
             } else {
                 relative(got, t, 2f64.powi(-22), w)
             }
@@ -334,7 +375,13 @@ fn approx64_kernel() -> Kernel {
             let upper = x[0] & 0xffff_ffff_0000_0000;
             let tmp = f64::from_bits(r::flush(upper, 64));
             if tmp.is_nan() || rsqrt && tmp < 0.0 {
-                return special(got, 0x7fff_ffff_0000_0000, w).and_then(|_| if got == 0x7fff_ffff_0000_0000 { Ok(()) } else { Err("NaN must be 0x7fffffff00000000".into()) });
+                return special(got, 0x7fff_ffff_0000_0000, w).and_then(|_| {
+                    if got == 0x7fff_ffff_0000_0000 {
+                        Ok(())
+                    } else {
+                        Err("NaN must be 0x7fffffff00000000".into())
+                    }
+                });
             }
             let t = if rsqrt { 1.0 / tmp.sqrt() } else { 1.0 / tmp };
             if got & 0xffff_ffff != 0 {
@@ -346,7 +393,11 @@ fn approx64_kernel() -> Kernel {
             if t.abs() < f64::MIN_POSITIVE {
                 // Subnormal results are flushed (or rounded up to the smallest normal).
                 let g = f64::from_bits(got);
-                return if g == 0.0 && g.is_sign_negative() == t.is_sign_negative() || (g - t).abs() <= f64::MIN_POSITIVE { Ok(()) } else { Err("subnormal result not flushed".into()) };
+                return if g == 0.0 && g.is_sign_negative() == t.is_sign_negative() || (g - t).abs() <= f64::MIN_POSITIVE {
+                    Ok(())
+                } else {
+                    Err("subnormal result not flushed".into())
+                };
             }
             relative(got, t, 2f64.powi(-20), w)
         }));
@@ -391,7 +442,9 @@ fn float_legacy_sm1x() {
         }
         ulps(got, want, 1, 32)
     }));
-    forms.push(Form::accept("sqrt.f32 %o32, %a32;", "sqrt.f32 %o32, %a32;", Res::B32, |x, got| ulps(got, r::arith("sqrt", 32, Rnd::Rn, true, false, &[x[0]]), 1, 32)));
+    forms.push(Form::accept("sqrt.f32 %o32, %a32;", "sqrt.f32 %o32, %a32;", Res::B32, |x, got| {
+        ulps(got, r::arith("sqrt", 32, Rnd::Rn, true, false, &[x[0]]), 1, 32)
+    }));
     forms.push(Form::accept("div.f32 %o32, %a32, %b32;", "div.f32 %o32, %a32, %b32;", Res::B32, |x, got| {
         let (a, b) = (r::flush(x[0], 32), r::flush(x[1], 32));
         let vb = r::to_f64(b, 32);

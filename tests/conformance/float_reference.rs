@@ -49,7 +49,11 @@ impl Rnd {
 }
 
 pub fn mask(w: u32) -> u64 {
-    if w == 64 { u64::MAX } else { (1 << w) - 1 }
+    if w == 64 {
+        u64::MAX
+    } else {
+        (1 << w) - 1
+    }
 }
 
 pub fn sign_bit(w: u32) -> u64 {
@@ -57,11 +61,19 @@ pub fn sign_bit(w: u32) -> u64 {
 }
 
 fn exp_mask(w: u32) -> u64 {
-    if w == 64 { 0x7ff0_0000_0000_0000 } else { 0x7f80_0000 }
+    if w == 64 {
+        0x7ff0_0000_0000_0000
+    } else {
+        0x7f80_0000
+    }
 }
 
 fn frac_mask(w: u32) -> u64 {
-    if w == 64 { (1 << 52) - 1 } else { (1 << 23) - 1 }
+    if w == 64 {
+        (1 << 52) - 1
+    } else {
+        (1 << 23) - 1
+    }
 }
 
 pub fn is_nan(x: u64, w: u32) -> bool {
@@ -81,11 +93,19 @@ pub fn is_inf(x: u64, w: u32) -> bool {
 /// `.ftz` on a value: a subnormal becomes a zero of its sign.
 pub fn flush(x: u64, w: u32) -> u64 {
     let x = x & mask(w);
-    if is_subnormal(x, w) { x & sign_bit(w) } else { x }
+    if is_subnormal(x, w) {
+        x & sign_bit(w)
+    } else {
+        x
+    }
 }
 
 fn flush_if(ftz: bool, x: u64, w: u32) -> u64 {
-    if ftz { flush(x, w) } else { x & mask(w) }
+    if ftz {
+        flush(x, w)
+    } else {
+        x & mask(w)
+    }
 }
 
 /// The NaN a NaN result has (see the module doc).
@@ -114,7 +134,11 @@ pub fn saturate(x: u64, w: u32) -> u64 {
     if v.is_nan() || v <= 0.0 {
         0
     } else if v >= 1.0 {
-        if w == 32 { 0x3f80_0000 } else { 1f64.to_bits() }
+        if w == 32 {
+            0x3f80_0000
+        } else {
+            1f64.to_bits()
+        }
     } else {
         x
     }
@@ -122,12 +146,20 @@ pub fn saturate(x: u64, w: u32) -> u64 {
 
 /// The value of a bit pattern as an f64 (exact for both widths).
 pub fn to_f64(x: u64, w: u32) -> f64 {
-    if w == 32 { f32::from_bits(x as u32) as f64 } else { f64::from_bits(x) }
+    if w == 32 {
+        f32::from_bits(x as u32) as f64
+    } else {
+        f64::from_bits(x)
+    }
 }
 
 fn quad(x: u64, w: u32) -> Quad {
     let mut lost = false;
-    if w == 32 { Single::from_bits(x as u128 & 0xffff_ffff).convert(&mut lost).value } else { Double::from_bits(x as u128).convert(&mut lost).value }
+    if w == 32 {
+        Single::from_bits(x as u128 & 0xffff_ffff).convert(&mut lost).value
+    } else {
+        Double::from_bits(x as u128).convert(&mut lost).value
+    }
 }
 
 fn from_quad(q: Quad, w: u32, r: Rnd) -> u64 {
@@ -206,7 +238,11 @@ pub fn sqrt(x: u64, w: u32, r: Rnd) -> u64 {
             // The midpoint between lo and its successor, squared exactly.
             let two = quad(0x4000_0000, 32);
             let mid = quad(lo, w).add_r(quad(next_up(lo, w), w), Round::NearestTiesToEven).value.div_r(two, Round::NearestTiesToEven).value;
-            if qx.partial_cmp(&mid.mul_r(mid, Round::NearestTiesToEven).value) == Some(Ordering::Greater) { next_up(lo, w) } else { lo }
+            if qx.partial_cmp(&mid.mul_r(mid, Round::NearestTiesToEven).value) == Some(Ordering::Greater) {
+                next_up(lo, w)
+            } else {
+                lo
+            }
         }
     }
 }
@@ -221,7 +257,11 @@ pub fn arith(op: &str, w: u32, r: Rnd, ftz: bool, sat: bool, v: &[u64]) -> u64 {
     };
     let res = flush_if(ftz, res, w);
     let res = if is_nan(res, w) { nan_result(w, &nan_order(op, &v)) } else { res };
-    if sat { saturate(res, w) } else { res }
+    if sat {
+        saturate(res, w)
+    } else {
+        res
+    }
 }
 
 /// sm_1x `mad.f32` (ISA 1.4): the exact product with its mantissa truncated to 24 bits (the
@@ -245,7 +285,11 @@ pub fn legacy_mad(a: u64, b: u64, c: u64, sat: bool) -> u64 {
     };
     let res = flush(res, 32);
     let res = if is_nan(res, 32) { nan_result(32, &[]) } else { res };
-    if sat { saturate(res, 32) } else { res }
+    if sat {
+        saturate(res, 32)
+    } else {
+        res
+    }
 }
 
 /// `min`/`max` (ISA pseudocode: `min_num`/`min_nan`, `.abs`, `.xorsign`, a third input).
@@ -257,14 +301,24 @@ pub fn min_max(max: bool, w: u32, ftz: bool, nan: bool, abs: bool, xorsign: bool
     let key = |x: u64| (to_f64(x, w), if x & sign_bit(w) != 0 { 0 } else { 1 });
     let pick = |x: u64, y: u64| -> u64 {
         match (is_nan(x, w), is_nan(y, w)) {
-            (true, _) | (_, true) if nan => if w == 32 { 0x7fff_ffff } else { 0x7fff_ffff_ffff_ffff },
+            (true, _) | (_, true) if nan => {
+                if w == 32 {
+                    0x7fff_ffff
+                } else {
+                    0x7fff_ffff_ffff_ffff
+                }
+            }
             (true, true) => nan_result(w, &[y, x]),
             (true, false) => y,
             (false, true) => x,
             _ => {
                 let (kx, ky) = (key(x), key(y));
                 let x_first = if max { kx > ky } else { kx < ky };
-                if x_first { x } else { y }
+                if x_first {
+                    x
+                } else {
+                    y
+                }
             }
         }
     };
@@ -320,14 +374,22 @@ pub fn abs(x: u64, w: u32, ftz: bool) -> u64 {
 pub fn ulp_distance(x: u64, y: u64, w: u32) -> u64 {
     let ord = |v: u64| -> i128 {
         let v = v & mask(w);
-        if v & sign_bit(w) != 0 { -((v & !sign_bit(w)) as i128) } else { v as i128 }
+        if v & sign_bit(w) != 0 {
+            -((v & !sign_bit(w)) as i128)
+        } else {
+            v as i128
+        }
     };
     (ord(x) - ord(y)).unsigned_abs() as u64
 }
 
 /// The bits of an f64 rounded to nearest in the format of width `w`.
 pub fn round_f64(v: f64, w: u32) -> u64 {
-    if w == 32 { (v as f32).to_bits() as u64 } else { v.to_bits() }
+    if w == 32 {
+        (v as f32).to_bits() as u64
+    } else {
+        v.to_bits()
+    }
 }
 
 /// `.f32x2`: `arith` on each `.f32` lane of the `.b64` operands (lane 0 in the low bits).

@@ -107,7 +107,11 @@ fn approx_form(t: Ty, ex2: bool) -> Form {
                     let rel = if fmt == Fmt::F16 { 2f64.powf(-9.9) } else { 2f64.powi(-7) };
                     // `.ftz` results below the smallest normal may be flushed to +0.0.
                     let flushed = ftz && g == 0 && exact < 2f64.powi(-126) * (1.0 + 2f64.powi(-7));
-                    if flushed { Ok(()) } else { r::check_approx(fmt, exact, g, None, Some(rel)) }
+                    if flushed {
+                        Ok(())
+                    } else {
+                        r::check_approx(fmt, exact, g, None, Some(rel))
+                    }
                 }
             } else {
                 let bound = if fmt == Fmt::F16 { 2f64.powf(-10.987) } else { 2f64.powi(-8) };
@@ -159,7 +163,9 @@ fn arithmetic_kernel(t: Ty) -> Kernel {
         }
     }
     for max in [false, true] {
-        for (ftz, nan, xorsign) in [(false, false, false), (false, true, false), (false, false, true), (false, true, true), (true, false, false), (true, true, true)] {
+        for (ftz, nan, xorsign) in
+            [(false, false, false), (false, true, false), (false, false, true), (false, true, true), (true, false, false), (true, true, true)]
+        {
             if !ftz || f16 {
                 forms.push(min_max_form(t, max, ftz, nan, xorsign));
             }
@@ -268,7 +274,13 @@ fn mixed_kernel(fmt: Fmt) -> Kernel {
     let t = if fmt == Fmt::F16 { ".f16" } else { ".bf16" };
     let dist = if fmt == Fmt::F16 { Dist::F16 } else { Dist::BF16 };
     let mut forms = vec![];
-    let rounds = [("", Round::NearestTiesToEven), (".rn", Round::NearestTiesToEven), (".rz", Round::TowardZero), (".rm", Round::TowardNegative), (".rp", Round::TowardPositive)];
+    let rounds = [
+        ("", Round::NearestTiesToEven),
+        (".rn", Round::NearestTiesToEven),
+        (".rz", Round::TowardZero),
+        (".rm", Round::TowardNegative),
+        (".rp", Round::TowardPositive),
+    ];
     for (name, op) in [("add", Arith::Add), ("sub", Arith::Sub), ("fma", Arith::Fma)] {
         for (rnd, round) in rounds {
             if op == Arith::Fma && rnd.is_empty() {
@@ -277,7 +289,9 @@ fn mixed_kernel(fmt: Fmt) -> Kernel {
             for sat in [false, true] {
                 let s = if sat { ".sat" } else { "" };
                 let operands = if op == Arith::Fma { "%o32, %a16, %b16, %c32" } else { "%o32, %a16, %c32" };
-                forms.push(Form::inst(format!("{name}{rnd}{s}.f32{t} {operands};"), Res::B32, move |x| r::mixed(fmt, op, round, sat, x[0] as u16, x[1] as u16, x[2] as u32) as u64));
+                forms.push(Form::inst(format!("{name}{rnd}{s}.f32{t} {operands};"), Res::B32, move |x| {
+                    r::mixed(fmt, op, round, sat, x[0] as u16, x[1] as u16, x[2] as u32) as u64
+                }));
             }
         }
     }
@@ -287,13 +301,27 @@ fn mixed_kernel(fmt: Fmt) -> Kernel {
         forms.push(Form::inst(format!("set.{cmp}{f}{t}.f32 %o16, %c32, %d32;"), Res::B16, move |x| {
             let flush = |b: u32| if ftz && b & 0x7f80_0000 == 0 { b & 0x8000_0000 } else { b };
             let (p, q) = (r::f32_value(flush(x[2] as u32)), r::f32_value(flush(x[3] as u32)));
-            if r::compare(cmp, p, q) { fmt.one() as u64 } else { 0 }
+            if r::compare(cmp, p, q) {
+                fmt.one() as u64
+            } else {
+                0
+            }
         }));
     }
-    forms.push(Form::inst(format!("set.gt{t}.s32 %o16, %c32, %d32;"), Res::B16, move |x| if (x[2] as u32 as i32) > (x[3] as u32 as i32) { fmt.one() as u64 } else { 0 }));
+    forms.push(Form::inst(format!("set.gt{t}.s32 %o16, %c32, %d32;"), Res::B16, move |x| {
+        if (x[2] as u32 as i32) > (x[3] as u32 as i32) {
+            fmt.one() as u64
+        } else {
+            0
+        }
+    }));
     // A half result from the other half format (`set.ge.bf16.f16`, `set.ge.f16.f16`).
     forms.push(Form::inst(format!("set.ge{t}.f16 %o16, %a16, %b16;"), Res::B16, move |x| {
-        if r::compare_half(Fmt::F16, "ge", false, x[0] as u16, x[1] as u16) { fmt.one() as u64 } else { 0 }
+        if r::compare_half(Fmt::F16, "ge", false, x[0] as u16, x[1] as u16) {
+            fmt.one() as u64
+        } else {
+            0
+        }
     }));
     let name = format!("half_mixed{}", t.replace('.', "_"));
     Kernel::new(name, [dist, dist, Dist::F32, Dist::F32], forms)

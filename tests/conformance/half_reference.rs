@@ -159,7 +159,11 @@ pub fn min_max(f: Fmt, max: bool, ftz: bool, nan_mode: bool, xorsign_abs: bool, 
         if x == y && x == 0.0 {
             // +0.0 > -0.0
             let a_neg = a & 0x8000 != 0;
-            if a_neg == max { b } else { a }
+            if a_neg == max {
+                b
+            } else {
+                a
+            }
         } else if (x < y) != max {
             a
         } else {

@@ -149,7 +149,9 @@ fn insert_funnel_kernel() -> Kernel {
     }
     // fns: mask a, base c, offset d and -d.
     forms.push(Form::inst("fns.b32 %o32, %a32, %c32, %d32;", Res::B32, |x| r::fns(x[0], x[2], x[3])));
-    forms.push(Form::new("fns.b32 %o32, %a32, %c32, -d", "neg.s32 %t0, %d32;\nfns.b32 %o32, %a32, %c32, %t0;", Res::B32, |x| r::fns(x[0], x[2], (x[3] as u32).wrapping_neg() as u64)));
+    forms.push(Form::new("fns.b32 %o32, %a32, %c32, -d", "neg.s32 %t0, %d32;\nfns.b32 %o32, %a32, %c32, %t0;", Res::B32, |x| {
+        r::fns(x[0], x[2], (x[3] as u32).wrapping_neg() as u64)
+    }));
     forms.push(Form::inst("fns.b32 %o32, %a32, 5, -3;", Res::B32, |x| r::fns(x[0], 5, (-3i64) as u64)));
     Kernel::new("insert_funnel", [Dist::Any, Dist::Any, Dist::Small, Dist::Small], forms)
 }
@@ -175,10 +177,14 @@ fn logic_kernel() -> Kernel {
     for (op, lut) in [("and", 0x3fu8), ("or", 0x80)] {
         // p = (d != 0) op q with q = d's bit 0.
         let ptx = format!("and.b32 %t1, %d32, 1;\nsetp.ne.u32 %p1, %t1, 0;\nlop3.{op}.b32 %t0|%op, %a32, %b32, %c32, {lut:#x}, %p1;");
-        forms.push(Form::new(format!("lop3.{op}.b32 d|p, a, b, c, {lut:#x}, q"), ptx.clone(), Res::Pred, move |x| r::bool_op(op, r::lop3(x[0], x[1], x[2], lut) != 0, x[3] & 1 == 1) as u64));
+        forms.push(Form::new(format!("lop3.{op}.b32 d|p, a, b, c, {lut:#x}, q"), ptx.clone(), Res::Pred, move |x| {
+            r::bool_op(op, r::lop3(x[0], x[1], x[2], lut) != 0, x[3] & 1 == 1) as u64
+        }));
         forms.push(Form::new(format!("lop3.{op}.b32 d|p (d)"), ptx.replace("%t0|%op", "%o32|%op"), Res::B32, move |x| r::lop3(x[0], x[1], x[2], lut)));
         let sink = format!("and.b32 %t1, %d32, 1;\nsetp.ne.u32 %p1, %t1, 0;\nlop3.{op}.b32 _|%op, %a32, %b32, %c32, {lut:#x}, %p1;");
-        forms.push(Form::new(format!("lop3.{op}.b32 _|p, a, b, c, {lut:#x}, q"), sink, Res::Pred, move |x| r::bool_op(op, r::lop3(x[0], x[1], x[2], lut) != 0, x[3] & 1 == 1) as u64));
+        forms.push(Form::new(format!("lop3.{op}.b32 _|p, a, b, c, {lut:#x}, q"), sink, Res::Pred, move |x| {
+            r::bool_op(op, r::lop3(x[0], x[1], x[2], lut) != 0, x[3] & 1 == 1) as u64
+        }));
     }
     for a_signed in [false, true] {
         for b_signed in [false, true] {
@@ -192,14 +198,36 @@ fn logic_kernel() -> Kernel {
     }
     // Comparisons: setp/set on every integer type and operator, selp, slct.
     for w in [16u32, 32, 64] {
-        for (kind, cmps) in [("b", &["eq", "ne"][..]), ("u", &["eq", "ne", "lt", "le", "gt", "ge", "lo", "ls", "hi", "hs"][..]), ("s", &["eq", "ne", "lt", "le", "gt", "ge"][..])] {
+        for (kind, cmps) in [
+            ("b", &["eq", "ne"][..]),
+            ("u", &["eq", "ne", "lt", "le", "gt", "ge", "lo", "ls", "hi", "hs"][..]),
+            ("s", &["eq", "ne", "lt", "le", "gt", "ge"][..]),
+        ] {
             let signed = kind == "s";
             let (a, b) = (v('a', w), v('b', w));
             for &cmp in cmps {
                 forms.push(Form::inst(format!("setp.{cmp}.{kind}{w} %op, {a}, {b};"), Res::Pred, move |x| r::compare(cmp, x[0], x[1], w, signed) as u64));
-                forms.push(Form::inst(format!("set.{cmp}.u32.{kind}{w} %o32, {a}, {b};"), Res::B32, move |x| if r::compare(cmp, x[0], x[1], w, signed) { 0xffff_ffff } else { 0 }));
-                forms.push(Form::inst(format!("set.{cmp}.s32.{kind}{w} %o32, {a}, {b};"), Res::B32, move |x| if r::compare(cmp, x[0], x[1], w, signed) { 0xffff_ffff } else { 0 }));
-                forms.push(Form::inst(format!("set.{cmp}.f32.{kind}{w} %o32, {a}, {b};"), Res::B32, move |x| if r::compare(cmp, x[0], x[1], w, signed) { 1.0f32.to_bits() as u64 } else { 0 }));
+                forms.push(Form::inst(format!("set.{cmp}.u32.{kind}{w} %o32, {a}, {b};"), Res::B32, move |x| {
+                    if r::compare(cmp, x[0], x[1], w, signed) {
+                        0xffff_ffff
+                    } else {
+                        0
+                    }
+                }));
+                forms.push(Form::inst(format!("set.{cmp}.s32.{kind}{w} %o32, {a}, {b};"), Res::B32, move |x| {
+                    if r::compare(cmp, x[0], x[1], w, signed) {
+                        0xffff_ffff
+                    } else {
+                        0
+                    }
+                }));
+                forms.push(Form::inst(format!("set.{cmp}.f32.{kind}{w} %o32, {a}, {b};"), Res::B32, move |x| {
+                    if r::compare(cmp, x[0], x[1], w, signed) {
+                        1.0f32.to_bits() as u64
+                    } else {
+                        0
+                    }
+                }));
             }
         }
     }
@@ -213,14 +241,22 @@ fn logic_kernel() -> Kernel {
             }
         }));
         let ptx = format!("and.b32 %t1, %c32, 1;\nsetp.ne.u32 %p1, %t1, 0;\nsetp.hi.{bop}.u64 %op, %a64, %b64, %p1;");
-        forms.push(Form::new(format!("setp.hi.{bop}.u64 p, a, b, c"), ptx, Res::Pred, move |x| r::bool_op(bop, r::compare("hi", x[0], x[1], 64, false), x[2] & 1 == 1) as u64));
+        forms.push(Form::new(format!("setp.hi.{bop}.u64 p, a, b, c"), ptx, Res::Pred, move |x| {
+            r::bool_op(bop, r::compare("hi", x[0], x[1], 64, false), x[2] & 1 == 1) as u64
+        }));
     }
     for w in [16u32, 32, 64] {
         let (o, res) = out(w);
         let (a, b) = (v('a', w), v('b', w));
         let ptx = format!("and.b32 %t1, %c32, 1;\nsetp.ne.u32 %p1, %t1, 0;\nselp.b{w} {o}, {a}, {b}, %p1;");
         forms.push(Form::new(format!("selp.b{w} d, a, b, c"), ptx, res, move |x| if x[2] & 1 == 1 { x[0] & r::mask(w) } else { x[1] & r::mask(w) }));
-        forms.push(Form::inst(format!("slct.b{w}.s32 {o}, {a}, {b}, %c32;"), res, move |x| if (x[2] as u32 as i32) >= 0 { x[0] & r::mask(w) } else { x[1] & r::mask(w) }));
+        forms.push(Form::inst(format!("slct.b{w}.s32 {o}, {a}, {b}, %c32;"), res, move |x| {
+            if (x[2] as u32 as i32) >= 0 {
+                x[0] & r::mask(w)
+            } else {
+                x[1] & r::mask(w)
+            }
+        }));
         forms.push(Form::inst(format!("slct.u{w}.f32 {o}, {a}, {b}, %c32;"), res, move |x| r::slct_f32(x[0], x[1], x[2], false) & r::mask(w)));
         forms.push(Form::inst(format!("slct.ftz.s{w}.f32 {o}, {a}, {b}, %c32;"), res, move |x| r::slct_f32(x[0], x[1], x[2], true) & r::mask(w)));
     }
@@ -228,7 +264,9 @@ fn logic_kernel() -> Kernel {
     forms.push(Form::inst("mov.b64 %o64, {%a32, %b32};", Res::B64, |x| (x[0] & 0xffff_ffff) | (x[1] << 32)));
     forms.push(Form::inst("mov.b32 %o32, {%a16, %b16};", Res::B32, |x| (x[0] & 0xffff) | ((x[1] & 0xffff) << 16)));
     forms.push(Form::new("mov.b64 {%t0, %t1}, %a64 (high)", "mov.b64 {%t0, %t1}, %a64;\nmov.b32 %o32, %t1;", Res::B32, |x| x[0] >> 32));
-    forms.push(Form::new("mov.b64 {%h0, %h1, %h2, %h3}, %a64 (h2)", "mov.b64 {%h0, %h1, %h2, %h3}, %a64;\nmov.b16 %o16, %h2;", Res::B16, |x| (x[0] >> 32) & 0xffff));
+    forms.push(Form::new("mov.b64 {%h0, %h1, %h2, %h3}, %a64 (h2)", "mov.b64 {%h0, %h1, %h2, %h3}, %a64;\nmov.b16 %o16, %h2;", Res::B16, |x| {
+        (x[0] >> 32) & 0xffff
+    }));
     forms.push(Form::new("mov.b32 {_, %h1}, %a32", "mov.b16 %h1, 0;\nmov.b32 {_, %h1}, %a32;\nmov.b16 %o16, %h1;", Res::B16, |x| (x[0] >> 16) & 0xffff));
     Kernel::new("logic_select", [Dist::Any; 4], forms)
 }

@@ -71,7 +71,12 @@ impl Form {
     }
 
     /// A form whose result is accepted by `accept` (e.g. within an error bound).
-    pub fn accept(label: impl Into<String>, ptx: impl Into<String>, res: Res, accept: impl Fn(&[u64; 4], u64) -> Result<(), String> + Send + Sync + 'static) -> Form {
+    pub fn accept(
+        label: impl Into<String>,
+        ptx: impl Into<String>,
+        res: Res,
+        accept: impl Fn(&[u64; 4], u64) -> Result<(), String> + Send + Sync + 'static,
+    ) -> Form {
         Form { label: label.into(), ptx: ptx.into(), res, check: Check::Accept(Box::new(accept)) }
     }
 
@@ -144,24 +149,24 @@ impl FloatFormat {
         let one = (self.bias() as u64) << f;
         let mut v = vec![
             0,
-            1,                                  // smallest subnormal
-            (1 << f) - 1,                       // largest subnormal
-            1 << f,                             // smallest normal
+            1,            // smallest subnormal
+            (1 << f) - 1, // largest subnormal
+            1 << f,       // smallest normal
             (1 << f) + 1,
-            one,                                // 1.0
-            one + 1,                            // 1 + ulp
-            one - 1,                            // the largest value below 1
-            one | (1 << (f - 1)),               // 1.5
-            one - (1 << f),                     // 0.5
+            one,                  // 1.0
+            one + 1,              // 1 + ulp
+            one - 1,              // the largest value below 1
+            one | (1 << (f - 1)), // 1.5
+            one - (1 << f),       // 0.5
             self.from_f64(2.5),
             self.from_f64(3.5),
             self.from_f64(0.75),
-            self.inf() - 1,                     // largest finite
-            self.inf(),                         // infinity
-            self.inf() | (1 << (f - 1)),        // canonical quiet NaN
-            self.inf() | (1 << (f - 1)) | 1,    // quiet NaN with a payload
-            self.inf() | 1,                     // signalling NaN
-            self.inf() | ((1 << f) - 1),        // NaN, all fraction bits
+            self.inf() - 1,                  // largest finite
+            self.inf(),                      // infinity
+            self.inf() | (1 << (f - 1)),     // canonical quiet NaN
+            self.inf() | (1 << (f - 1)) | 1, // quiet NaN with a payload
+            self.inf() | 1,                  // signalling NaN
+            self.inf() | ((1 << f) - 1),     // NaN, all fraction bits
         ];
         // Integer range edges: 2^k and 2^k ± ulp for k = 7, 8, 15, 16, 31, 32, 63, 64.
         for k in [7i64, 8, 15, 16, 31, 32, 63, 64] {
@@ -257,7 +262,11 @@ fn edge_values(dist: Dist) -> Vec<u64> {
             let mut k = 0;
             out.push(pack_floats(fmt, || {
                 k += 1;
-                if k % 2 == 1 { x } else { y }
+                if k % 2 == 1 {
+                    x
+                } else {
+                    y
+                }
             }));
         }
         return out;
@@ -431,7 +440,11 @@ pub fn run_family_at(family: &str, header: &str, kernels: Vec<Kernel>) -> usize 
                 let verdict = match &f.check {
                     Check::Exact(expect) => {
                         let expected = expect(v);
-                        if actual == expected { Ok(()) } else { Err(format!("expected {expected:#x}, got {actual:#x}")) }
+                        if actual == expected {
+                            Ok(())
+                        } else {
+                            Err(format!("expected {expected:#x}, got {actual:#x}"))
+                        }
                     }
                     Check::Accept(accept) => accept(v, actual).map_err(|why| format!("got {actual:#x}: {why}")),
                 };

@@ -546,7 +546,19 @@ fn opt_merge(dsel: &str, tmp: i128, c: u64) -> i128 {
 /// `mode_clamp` for the shifts; `secop` is `""`, `add`, `min` or `max`; `dsel` `""` means
 /// no merge.
 #[allow(clippy::too_many_arguments)]
-pub fn video_scalar(op: &str, types: (bool, bool, bool), sat: bool, mode_clamp: bool, asel: &str, bsel: &str, dsel: &str, secop: &str, a: u64, b: u64, c: u64) -> u64 {
+pub fn video_scalar(
+    op: &str,
+    types: (bool, bool, bool),
+    sat: bool,
+    mode_clamp: bool,
+    asel: &str,
+    bsel: &str,
+    dsel: &str,
+    secop: &str,
+    a: u64,
+    b: u64,
+    c: u64,
+) -> u64 {
     let (d_signed, a_signed, b_signed) = types;
     let shift = op == "shl" || op == "shr";
     let signed = if op.starts_with("set") { a_signed } else { d_signed };
@@ -638,7 +650,21 @@ pub fn video_scalar(op: &str, types: (bool, bool, bool), sat: bool, mode_clamp: 
 /// 64-bit value (logically when the result is unsigned) and `.sat` clamps it as a signed
 /// 64-bit number (to `0..=u32::MAX` when unsigned).
 #[allow(clippy::too_many_arguments)]
-pub fn vmad(a_signed: bool, b_signed: bool, asel: &str, bsel: &str, neg_a: bool, neg_b: bool, neg_c: bool, po: bool, scale: u32, sat: bool, a: u64, b: u64, c: u64) -> u64 {
+pub fn vmad(
+    a_signed: bool,
+    b_signed: bool,
+    asel: &str,
+    bsel: &str,
+    neg_a: bool,
+    neg_b: bool,
+    neg_c: bool,
+    po: bool,
+    scale: u32,
+    sat: bool,
+    a: u64,
+    b: u64,
+    c: u64,
+) -> u64 {
     let ta = part_select(a, asel, a_signed || asel.is_empty());
     let tb = part_select(b, bsel, b_signed || bsel.is_empty());
     let signed_final = a_signed || b_signed || (neg_a ^ neg_b) || neg_c;
@@ -672,7 +698,19 @@ pub fn vmad(a_signed: bool, b_signed: bool, asel: &str, bsel: &str, neg_a: bool,
 /// for each lane i (index 0 = lane 0) the source lane of `{b, a}`; `mask` bit i selects lane i;
 /// `op` as for `video_scalar` plus `avrg`.
 #[allow(clippy::too_many_arguments)]
-pub fn video_simd(op: &str, lanes: u32, types: (bool, bool, bool), sat: bool, add: bool, asel: [u32; 4], bsel: [u32; 4], mask_bits: u32, a: u64, b: u64, c: u64) -> u64 {
+pub fn video_simd(
+    op: &str,
+    lanes: u32,
+    types: (bool, bool, bool),
+    sat: bool,
+    add: bool,
+    asel: [u32; 4],
+    bsel: [u32; 4],
+    mask_bits: u32,
+    a: u64,
+    b: u64,
+    c: u64,
+) -> u64 {
     let (d_signed, a_signed, b_signed) = types;
     let lw = 32 / lanes;
     let ab = ((b & 0xffff_ffff) << 32) | (a & 0xffff_ffff);

@@ -41,11 +41,8 @@ fn sel(s: &str) -> String {
 /// `amounts` lists the registers used as `b` (the shift amount for `vshl`/`vshr`).
 fn scalar_forms(opcode: &str, op: &'static str, types: (bool, bool, bool), mode: Option<bool>, rot: usize, amounts: &[char]) -> Vec<Form> {
     let is_set = op.starts_with("set.");
-    let type_text = if is_set {
-        format!("{}{}.{}", t(types.1), t(types.2), op.trim_start_matches("set."))
-    } else {
-        format!("{}{}{}", t(types.0), t(types.1), t(types.2))
-    };
+    let type_text =
+        if is_set { format!("{}{}.{}", t(types.1), t(types.2), op.trim_start_matches("set.")) } else { format!("{}{}{}", t(types.0), t(types.1), t(types.2)) };
     let mode_text = match mode {
         Some(true) => ".clamp",
         Some(false) => ".wrap",
@@ -94,7 +91,11 @@ fn scalar_kernels() -> Vec<Kernel> {
             for clamp in [true, false] {
                 // Amounts from `b` (small values: 0, 1, 31, 32, 33, ...) and from `c` (any bits).
                 let forms = scalar_forms(opcode, op, *types, Some(clamp), k + clamp as usize, &['b', 'c']);
-                kernels.push(Kernel::new(format!("{opcode}_{k}_{}", if clamp { "clamp" } else { "wrap" }), [Dist::Any, Dist::Small, Dist::Any, Dist::Any], forms));
+                kernels.push(Kernel::new(
+                    format!("{opcode}_{k}_{}", if clamp { "clamp" } else { "wrap" }),
+                    [Dist::Any, Dist::Small, Dist::Any, Dist::Any],
+                    forms,
+                ));
             }
         }
     }
@@ -119,7 +120,14 @@ fn scalar_kernels() -> Vec<Kernel> {
         let mut i = k;
         for sat in [false, true] {
             for (scale, scale_text) in [(0u32, ""), (7, ".shr7"), (15, ".shr15")] {
-                for (neg_a, neg_b, neg_c, po) in [(false, false, false, false), (true, false, false, false), (false, true, false, false), (false, false, true, false), (true, true, false, false), (false, false, false, true)] {
+                for (neg_a, neg_b, neg_c, po) in [
+                    (false, false, false, false),
+                    (true, false, false, false),
+                    (false, true, false, false),
+                    (false, false, true, false),
+                    (true, true, false, false),
+                    (false, false, false, true),
+                ] {
                     let asel = SELECTORS[i % 7];
                     let bsel = SELECTORS[(i * 3 + 1) % 7];
                     i += 1;
@@ -138,7 +146,9 @@ fn scalar_kernels() -> Vec<Kernel> {
                         sel(bsel),
                         neg(neg_c)
                     );
-                    forms.push(Form::inst(text, Res::B32, move |x| r::vmad(a_signed, b_signed, asel, bsel, neg_a, neg_b, neg_c, po, scale, sat, x[0], x[1], x[2])));
+                    forms.push(Form::inst(text, Res::B32, move |x| {
+                        r::vmad(a_signed, b_signed, asel, bsel, neg_a, neg_b, neg_c, po, scale, sat, x[0], x[1], x[2])
+                    }));
                 }
             }
         }
@@ -192,13 +202,15 @@ fn simd_kernels() -> Vec<Kernel> {
             let is_set = op.starts_with("set.");
             let triples: Vec<(bool, bool, bool)> = TRIPLES.iter().copied().filter(|t| !is_set || !t.0).collect();
             for (k, &types) in triples.iter().enumerate() {
-                let type_text = if is_set { format!("{}{}.{}", t(types.1), t(types.2), &op[4..]) } else { format!("{}{}{}", t(types.0), t(types.1), t(types.2)) };
+                let type_text =
+                    if is_set { format!("{}{}.{}", t(types.1), t(types.2), &op[4..]) } else { format!("{}{}{}", t(types.0), t(types.1), t(types.2)) };
                 let modes: &[&str] = if is_set { &["", ".add"] } else { &["", ".sat", ".add"] };
                 let mut forms = vec![];
                 for (mi, mode) in modes.iter().enumerate() {
                     // Every mask in every mode over the kernels of an operation; defaults
                     // (no selector, no mask) in the first form of each mode.
-                    let chosen: Vec<&(String, u32)> = all_masks.iter().enumerate().filter(|(j, _)| lanes == 2 || (j + k + mi) % 3 == 0).map(|(_, m)| m).collect();
+                    let chosen: Vec<&(String, u32)> =
+                        all_masks.iter().enumerate().filter(|(j, _)| lanes == 2 || (j + k + mi) % 3 == 0).map(|(_, m)| m).collect();
                     for (j, (mask_text, mask)) in chosen.into_iter().enumerate() {
                         let ((atext, asel), (btext, bsel), mtext) = if j == 0 {
                             ((String::new(), defaults.0), (String::new(), defaults.1), String::new())

@@ -56,7 +56,10 @@ fn debug_info() {
         let expect = |what: &str, ok: bool| assert!(ok, "gdb ({opt}): {what}\n{}", out.describe(&cmd));
         expect("the breakpoint on debug_lines.cu:7 is set", text.contains("Breakpoint 1 at") && text.contains("debug_lines.cu:7"));
         expect("the breakpoint is hit", text.contains("hit Breakpoint 1"));
-        expect("the backtrace shows the kernel at the source line", text.lines().any(|l| l.starts_with("#0") && l.contains("scale_particles ()") && l.contains("debug_lines.cu:7")));
+        expect(
+            "the backtrace shows the kernel at the source line",
+            text.lines().any(|l| l.starts_with("#0") && l.contains("scale_particles ()") && l.contains("debug_lines.cu:7")),
+        );
         if *opt == "-O0" {
             expect("tid_x is 3 and ctaid_x is 1 where the condition stopped", text.contains("$1 = 3") && text.contains("$2 = 1"));
             // %r1 = blockIdx.x * blockDim.x + threadIdx.x = 1 * 64 + 3.

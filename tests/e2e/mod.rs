@@ -61,32 +61,18 @@ fn run_fixture_with(fx: &Fixture, configs: &[Config]) {
             Some(n) => cmd.env("PTXRT_NUM_THREADS", n),
             None => cmd.env_remove("PTXRT_NUM_THREADS"),
         };
-        let out =
-            support::run_with_timeout(&mut cmd, work.path(), &format!("run-{label}"), RUN_LIMIT);
+        let out = support::run_with_timeout(&mut cmd, work.path(), &format!("run-{label}"), RUN_LIMIT);
         if !out.success() {
-            panic!(
-                "{} ({label}) failed: the kernel's results are wrong or the program crashed\n{}",
-                fx.host,
-                out.describe(&cmd)
-            );
+            panic!("{} ({label}) failed: the kernel's results are wrong or the program crashed\n{}", fx.host, out.describe(&cmd));
         }
         for line in fx.ok_lines {
-            assert!(
-                out.stdout.lines().any(|l| l.trim() == *line),
-                "{} ({label}) exited 0 but did not print {line:?}\n{}",
-                fx.host,
-                out.describe(&cmd)
-            );
+            assert!(out.stdout.lines().any(|l| l.trim() == *line), "{} ({label}) exited 0 but did not print {line:?}\n{}", fx.host, out.describe(&cmd));
         }
     }
 }
 
 /// NVRTC output: c[i] = a[i] + b[i] (bit-exact), 4 shapes up to 3907 blocks.
-const VECADD: Fixture = Fixture {
-        ptx: "vecadd.ptx",
-        host: "vecadd_host.c",
-        ok_lines: &["vecadd: 4 shapes OK"],
-    };
+const VECADD: Fixture = Fixture { ptx: "vecadd.ptx", host: "vecadd_host.c", ok_lines: &["vecadd: 4 shapes OK"] };
 
 #[test]
 fn vecadd() {
@@ -95,11 +81,7 @@ fn vecadd() {
 
 /// NVRTC output: shared-memory tree reductions with a barrier inside a loop, float
 /// (bounded error) and u32 (exact), blocks of 32, 96, 256 and 1024 threads.
-const REDUCE: Fixture = Fixture {
-        ptx: "reduce.ptx",
-        host: "reduce_host.c",
-        ok_lines: &["reduce_sum: 5 shapes OK", "reduce_sum_u32: 5 shapes OK"],
-    };
+const REDUCE: Fixture = Fixture { ptx: "reduce.ptx", host: "reduce_host.c", ok_lines: &["reduce_sum: 5 shapes OK", "reduce_sum_u32: 5 shapes OK"] };
 
 #[test]
 fn reduce() {
@@ -108,11 +90,7 @@ fn reduce() {
 
 /// PTX ISA 1.4 in the style of the old nvopencc compiler (16-bit special registers,
 /// `$` labels, `.loc`, `exit`): saxpy with a float scalar parameter.
-const SAXPY_NVOPENCC: Fixture = Fixture {
-        ptx: "vecadd_nvopencc.ptx",
-        host: "saxpy_nvopencc_host.c",
-        ok_lines: &["saxpy_nvopencc: 4 shapes OK"],
-    };
+const SAXPY_NVOPENCC: Fixture = Fixture { ptx: "vecadd_nvopencc.ptx", host: "saxpy_nvopencc_host.c", ok_lines: &["saxpy_nvopencc: 4 shapes OK"] };
 
 #[test]
 fn saxpy_nvopencc() {
@@ -123,10 +101,10 @@ fn saxpy_nvopencc() {
 /// 1024 and not multiples of 32), and a barrier that can never complete (two groups at
 /// different `bar.sync` instructions) ends the launch with an error instead of hanging.
 const BARRIER_EXIT: Fixture = Fixture {
-        ptx: "barrier_exit.ptx",
-        host: "barrier_exit_host.c",
-        ok_lines: &["early_exit: 6 shapes OK", "diverge: launch failure reported, next launch OK"],
-    };
+    ptx: "barrier_exit.ptx",
+    host: "barrier_exit_host.c",
+    ok_lines: &["early_exit: 6 shapes OK", "diverge: launch failure reported, next launch OK"],
+};
 
 #[test]
 fn barrier_exit() {
@@ -138,16 +116,10 @@ fn barrier_exit() {
 /// subnormals by `atom.add.f32` on global memory, a spin lock from `atom.cas`/`atom.exch`
 /// and `membar.gl`), and shared-memory atomics inside a block.
 const ATOMICS: Fixture = Fixture {
-        ptx: "atomics.ptx",
-        host: "atomics_host.c",
-        ok_lines: &[
-            "histogram: 4 shapes OK",
-            "mixed: 4 shapes OK",
-            "locked_sum: 3 shapes OK",
-            "shared_cas: 4 shapes OK",
-            "reductions: 3 shapes OK",
-        ],
-    };
+    ptx: "atomics.ptx",
+    host: "atomics_host.c",
+    ok_lines: &["histogram: 4 shapes OK", "mixed: 4 shapes OK", "locked_sum: 3 shapes OK", "shared_cas: 4 shapes OK", "reductions: 3 shapes OK"],
+};
 
 #[test]
 fn atomics() {
@@ -219,11 +191,8 @@ fn calls() {
 /// function-pointer table (the fiber scheduler): a recursive tree reduction with exited
 /// threads, shuffles and ballots at a different recursion depth per warp, block max / warp
 /// sum / block scan called indirectly.
-const FIBERS: Fixture = Fixture {
-    ptx: "fibers.ptx",
-    host: "fibers_host.c",
-    ok_lines: &["recursive_tree: 5 shapes OK", "recursive_warps: 4 shapes OK", "dispatch: 4 shapes OK"],
-};
+const FIBERS: Fixture =
+    Fixture { ptx: "fibers.ptx", host: "fibers_host.c", ok_lines: &["recursive_tree: 5 shapes OK", "recursive_warps: 4 shapes OK", "dispatch: 4 shapes OK"] };
 
 #[test]
 fn fibers() {
@@ -259,7 +228,11 @@ fn stack() {
 /// kernel and block (and the thread, for fibers); launches before and after it work. With
 /// malloc/free at every level, the overflow is caught before a library call (which could
 /// otherwise be left holding a lock).
-const STACK_OVERFLOW: Fixture = Fixture { ptx: "stack_overflow.ptx", host: "stack_overflow_host.c", ok_lines: &["deep_region: 3 shapes OK", "deep_fiber: 3 shapes OK", "deep_malloc: 3 shapes OK"] };
+const STACK_OVERFLOW: Fixture = Fixture {
+    ptx: "stack_overflow.ptx",
+    host: "stack_overflow_host.c",
+    ok_lines: &["deep_region: 3 shapes OK", "deep_fiber: 3 shapes OK", "deep_malloc: 3 shapes OK"],
+};
 
 #[test]
 fn stack_overflow() {
@@ -288,15 +261,15 @@ fn faults() {
 /// NVRTC output: device `printf` (C's formatting, on the host's stdout), `malloc`/`free`,
 /// and a failed `assert` ending the launch with CUDA's message.
 const DEVICE_LIB: Fixture = Fixture {
-        ptx: "device_lib.ptx",
-        host: "device_lib_host.c",
-        ok_lines: &[
-            "thread 0:  0.00|ab |ff|-1234567890123|A|(null)",
-            "thread 1:  1.50|ab |100|-2469135780246|B|(null)",
-            "thread 2:  3.00|ab |101|-3703703670369|C|(null)",
-            "device_lib: 3 shapes OK",
-        ],
-    };
+    ptx: "device_lib.ptx",
+    host: "device_lib_host.c",
+    ok_lines: &[
+        "thread 0:  0.00|ab |ff|-1234567890123|A|(null)",
+        "thread 1:  1.50|ab |100|-2469135780246|B|(null)",
+        "thread 2:  3.00|ab |101|-3703703670369|C|(null)",
+        "device_lib: 3 shapes OK",
+    ],
+};
 
 #[test]
 fn device_lib() {
@@ -309,10 +282,10 @@ fn device_lib() {
 /// (`bar.arrive` + `bar.sync` with a thread count) and a non-aligned `barrier.sync`
 /// reached from two instructions.
 const WARPS: Fixture = Fixture {
-        ptx: "warps.ptx",
-        host: "warps_host.c",
-        ok_lines: &["block_sum: 4 shapes OK", "shuffles: 2 shapes OK", "votes: 2 shapes OK", "named_barriers: 3 shapes OK", "split_barrier: 2 shapes OK"],
-    };
+    ptx: "warps.ptx",
+    host: "warps_host.c",
+    ok_lines: &["block_sum: 4 shapes OK", "shuffles: 2 shapes OK", "votes: 2 shapes OK", "named_barriers: 3 shapes OK", "split_barrier: 2 shapes OK"],
+};
 
 #[test]
 fn warps() {
@@ -325,10 +298,10 @@ fn warps() {
 /// for m16n16k16, m32n8k16, m8n32k16 and m16n16k8 in row and column layouts with strides,
 /// and a tiled GEMM built from `cp.async` double buffering, `ldmatrix` and `mma`.
 const MATRIX: Fixture = Fixture {
-        ptx: "matrix.ptx",
-        host: "matrix_host.c",
-        ok_lines: &["mma: 24 shapes OK", "ldmatrix: 1 shapes OK", "wmma: 11 shapes OK", "gemm_cp_async: 3 shapes OK"],
-    };
+    ptx: "matrix.ptx",
+    host: "matrix_host.c",
+    ok_lines: &["mma: 24 shapes OK", "ldmatrix: 1 shapes OK", "wmma: 11 shapes OK", "gemm_cp_async: 3 shapes OK"],
+};
 
 #[test]
 fn matrix() {
@@ -338,11 +311,8 @@ fn matrix() {
 /// Hand-written PTX for sm_90: `stmatrix` x1/x2/x4 with and without `.trans` (shared and
 /// generic addresses), `movmatrix.trans` and single-bit `wmma` m8n8k128 (`.xor`/`.and`,
 /// global and shared, strides larger than the tile, C/D in both layouts, wrapping sums).
-const MATRIX_SM90: Fixture = Fixture {
-        ptx: "matrix_sm90.ptx",
-        host: "matrix_sm90_host.c",
-        ok_lines: &["stmatrix: 1 shapes OK", "movmatrix: 2 shapes OK", "wmma_b1: 4 shapes OK"],
-    };
+const MATRIX_SM90: Fixture =
+    Fixture { ptx: "matrix_sm90.ptx", host: "matrix_sm90_host.c", ok_lines: &["stmatrix: 1 shapes OK", "movmatrix: 2 shapes OK", "wmma_b1: 4 shapes OK"] };
 
 #[test]
 fn matrix_sm90() {
@@ -356,10 +326,10 @@ fn matrix_sm90() {
 /// accumulators, and block-scaled `mma` (`.kind::mxf8f6f4`, `.kind::mxf4`, `.kind::mxf4nvf4`
 /// with `.ue8m0`/`.ue4m3`) for every selector value, with NaN scale factors.
 const MATRIX_SM120: Fixture = Fixture {
-        ptx: "matrix_sm120.ptx",
-        host: "matrix_sm120_host.c",
-        ok_lines: &["mma_b1: 12 shapes OK", "mma_f64_rounding: 26 shapes OK", "mma_f8f6f4: 12 shapes OK", "mma_block_scale: 470 shapes OK"],
-    };
+    ptx: "matrix_sm120.ptx",
+    host: "matrix_sm120_host.c",
+    ok_lines: &["mma_b1: 12 shapes OK", "mma_f64_rounding: 26 shapes OK", "mma_f8f6f4: 12 shapes OK", "mma_block_scale: 470 shapes OK"],
+};
 
 #[test]
 fn matrix_sm120() {
@@ -371,11 +341,7 @@ fn matrix_sm120() {
 /// `.satfinite`, 8/6/4-bit floats, block scaling) and every sparsity selector each allows,
 /// against a host product over the stored elements; metadata in the lanes the selector does
 /// not pick is noise, and B holds +inf where every row of A is pruned.
-const MATRIX_SPARSE: Fixture = Fixture {
-        ptx: "matrix_sparse.ptx",
-        host: "matrix_sparse_host.c",
-        ok_lines: &["mma_sparse: 26 shapes OK"],
-    };
+const MATRIX_SPARSE: Fixture = Fixture { ptx: "matrix_sparse.ptx", host: "matrix_sparse_host.c", ok_lines: &["mma_sparse: 26 shapes OK"] };
 
 #[test]
 fn matrix_sparse() {
@@ -385,11 +351,8 @@ fn matrix_sparse() {
 /// NVRTC output of code written for lockstep warps: the classic reduction whose last warp
 /// exchanges partial sums through `volatile` shared memory without barriers, and a warp
 /// spinning on a `volatile` shared flag that another warp sets.
-const LEGACY_WARP: Fixture = Fixture {
-        ptx: "legacy_warp.ptx",
-        host: "legacy_warp_host.c",
-        ok_lines: &["legacy_reduce: 3 shapes OK", "spin_flag: 2 shapes OK"],
-    };
+const LEGACY_WARP: Fixture =
+    Fixture { ptx: "legacy_warp.ptx", host: "legacy_warp_host.c", ok_lines: &["legacy_reduce: 3 shapes OK", "spin_flag: 2 shapes OK"] };
 
 #[test]
 fn legacy_warp() {
@@ -437,9 +400,7 @@ fn typed_header() {
     );
     // The header is also valid C++.
     let mut cxx = Command::new("c++");
-    cxx.args(["-fsyntax-only", "-x", "c++", "-Wall", "-Werror"])
-        .arg(format!("-I{}", env!("PTXRT_INCLUDE")))
-        .arg(work.join("calls.h"));
+    cxx.args(["-fsyntax-only", "-x", "c++", "-Wall", "-Werror"]).arg(format!("-I{}", env!("PTXRT_INCLUDE"))).arg(work.join("calls.h"));
     support::run_ok(&mut cxx, work.path(), "cxx-header", "compiling the header as C++");
     let exe = work.join("host");
     let host = support::root_path("tests/hosts/typed_header_host.c");
@@ -513,11 +474,7 @@ fn legacy_vote() {
 /// mode, pitched memory, 8-bit normalized reads, tex1Dfetch, layered, tld4) and surface
 /// objects (suld .zero/.clamp, sust .trap), against texture_reference.h; invalid handles
 /// and out-of-range `.trap` stores fail the launch.
-const TEXTURES: Fixture = Fixture {
-        ptx: "textures.ptx",
-        host: "textures_host.c",
-        ok_lines: &["textures: all checks OK"],
-    };
+const TEXTURES: Fixture = Fixture { ptx: "textures.ptx", host: "textures_host.c", ok_lines: &["textures: all checks OK"] };
 
 #[test]
 fn textures() {
@@ -526,11 +483,7 @@ fn textures() {
 
 /// Hand-written PTX 1.4: `.tex` references bound by name (tex.2d linear, tex.1d integer
 /// fetches), and a launch through an unbound reference.
-const TEXREF_LEGACY: Fixture = Fixture {
-        ptx: "texref_legacy.ptx",
-        host: "texref_legacy_host.c",
-        ok_lines: &["texref_legacy: all checks OK"],
-    };
+const TEXREF_LEGACY: Fixture = Fixture { ptx: "texref_legacy.ptx", host: "texref_legacy_host.c", ok_lines: &["texref_legacy: all checks OK"] };
 
 #[test]
 fn texref_legacy() {
@@ -539,22 +492,15 @@ fn texref_legacy() {
 
 /// Hand-written PTX 6.0: `.texref`/`.surfref` bound by name, txq/suq, istypep, tld4
 /// through a reference, sured, sust.p and suld.b.v2.
-const TEXTURE_QUERIES: Fixture = Fixture {
-        ptx: "texture_queries.ptx",
-        host: "texture_queries_host.c",
-        ok_lines: &["texture_queries: all checks OK"],
-    };
+const TEXTURE_QUERIES: Fixture = Fixture { ptx: "texture_queries.ptx", host: "texture_queries_host.c", ok_lines: &["texture_queries: all checks OK"] };
 
 #[test]
 fn texture_queries() {
     run_fixture(&TEXTURE_QUERIES);
 }
 
-const MEMORY_FORMS: Fixture = Fixture {
-    ptx: "memory_forms.ptx",
-    host: "memory_forms_host.c",
-    ok_lines: &["ldst_forms: 3 shapes OK", "message_pass: 20 shapes OK"],
-};
+const MEMORY_FORMS: Fixture =
+    Fixture { ptx: "memory_forms.ptx", host: "memory_forms_host.c", ok_lines: &["ldst_forms: 3 shapes OK", "message_pass: 20 shapes OK"] };
 
 /// Hand-written PTX 8.8: `ld`/`st`/`ldu`/`prefetch` on every state space with every vector
 /// width and element type (up to `.b128`, `.v8.f32`, `.v4.b64`), `.volatile`, `.mmio`,
@@ -566,11 +512,8 @@ fn memory_forms() {
     run_fixture(&MEMORY_FORMS);
 }
 
-const SPECIAL_CONTROL: Fixture = Fixture {
-    ptx: "special_control.ptx",
-    host: "special_control_host.c",
-    ok_lines: &["sregs: 2 shapes OK", "brx_dispatch: 2 shapes OK"],
-};
+const SPECIAL_CONTROL: Fixture =
+    Fixture { ptx: "special_control.ptx", host: "special_control_host.c", ok_lines: &["sregs: 2 shapes OK", "brx_dispatch: 2 shapes OK"] };
 
 /// Hand-written PTX 8.8: every special register checked against the launch (workers,
 /// dynamic shared memory, shape, lanes, one-block clusters, clocks, `%gridid`), `brx.idx`
@@ -592,11 +535,8 @@ fn device_launch() {
 /// Hand-written PTX 6.0, `texmode_independent`: `.samplerref`s initialized in the module
 /// and bound from the host decide filtering, address modes and the depth comparison of a
 /// bound `.texref`.
-const TEXTURE_INDEPENDENT: Fixture = Fixture {
-        ptx: "texture_independent.ptx",
-        host: "texture_independent_host.c",
-        ok_lines: &["texture_independent: all checks OK"],
-    };
+const TEXTURE_INDEPENDENT: Fixture =
+    Fixture { ptx: "texture_independent.ptx", host: "texture_independent_host.c", ok_lines: &["texture_independent: all checks OK"] };
 
 #[test]
 fn texture_independent() {
@@ -607,11 +547,7 @@ fn texture_independent() {
 /// `tex.grad` on 2d with an offset and on cubemaps, bias/clamps/point and linear mipmap
 /// filtering), multi-sample textures (`tex.2dms`, `tex.a2dms`) and `txq.level`,
 /// `num_mipmap_levels`, `num_samples`, against the host reference of the ptxrt.h rules.
-const TEXTURE_MIPMAPS: Fixture = Fixture {
-        ptx: "texture_mipmaps.ptx",
-        host: "texture_mipmaps_host.c",
-        ok_lines: &["texture_mipmaps: all checks OK"],
-    };
+const TEXTURE_MIPMAPS: Fixture = Fixture { ptx: "texture_mipmaps.ptx", host: "texture_mipmaps_host.c", ok_lines: &["texture_mipmaps: all checks OK"] };
 
 #[test]
 fn texture_mipmaps() {
@@ -623,11 +559,8 @@ fn texture_mipmaps() {
 /// mode, resource kind and address mode, in range and out of range, bit-identical to the
 /// runtime's `__ptxrt_tex` (which covers the forms the inline path leaves to it); uniform
 /// handles from a parameter and a rebound `.texref`; stale, zero and surface handles fail.
-const TEXTURE_INLINE: Fixture = Fixture {
-        ptx: "texture_inline.ptx",
-        host: "texture_inline_host.c",
-        ok_lines: &["texture_inline: 972 textures, all checks OK"],
-    };
+const TEXTURE_INLINE: Fixture =
+    Fixture { ptx: "texture_inline.ptx", host: "texture_inline_host.c", ok_lines: &["texture_inline: 972 textures, all checks OK"] };
 
 #[test]
 fn texture_inline() {
@@ -637,11 +570,8 @@ fn texture_inline() {
 /// Hand-written PTX 6.0: the depth-compare operand of `tex`/`tld4` on 2d, a2d (normalized
 /// u16), cube and mipmapped 2d textures with every `compareFunc` x point/linear filtering,
 /// ties, NaN and border texels, an offset, `.level`, and the zeroed descriptor (LessEqual).
-const TEXTURE_DEPTH_COMPARE: Fixture = Fixture {
-        ptx: "texture_depth_compare.ptx",
-        host: "texture_depth_compare_host.c",
-        ok_lines: &["texture_depth_compare: all checks OK"],
-    };
+const TEXTURE_DEPTH_COMPARE: Fixture =
+    Fixture { ptx: "texture_depth_compare.ptx", host: "texture_depth_compare_host.c", ok_lines: &["texture_depth_compare: all checks OK"] };
 
 #[test]
 fn texture_depth_compare() {
@@ -714,7 +644,49 @@ fn cuda_barrier_sm90() {
 }
 
 /// Every fixture above, for the cross-target run.
-const ALL_FIXTURES: &[&Fixture] = &[&MEMORY_FORMS, &SPECIAL_CONTROL, &DEVICE_LAUNCH, &TEXTURES, &TEXREF_LEGACY, &TEXTURE_QUERIES, &TEXTURE_INDEPENDENT, &TEXTURE_MIPMAPS, &TEXTURE_DEPTH_COMPARE, &TEXTURE_INLINE, &GUARDS, &ATOMICS_WIDE, &LEGACY_VOTE, &ALGORITHMS, &MEMORY, &SPACES, &CONCURRENT, &VECADD, &REDUCE, &INTERCHANGE, &SAXPY_NVOPENCC, &BARRIER_EXIT, &ATOMICS, &CALLS, &FIBERS, &SPIN_WAIT, &STACK, &STACK_OVERFLOW, &TRAP, &FAULTS, &DEVICE_LIB, &WARPS, &LEGACY_WARP, &MATRIX, &MATRIX_SM90, &MATRIX_SM120, &MATRIX_SPARSE, &CLUSTER_MISC, &MBARRIER, &CUDA_BARRIER, &CUDA_BARRIER_SM90];
+const ALL_FIXTURES: &[&Fixture] = &[
+    &MEMORY_FORMS,
+    &SPECIAL_CONTROL,
+    &DEVICE_LAUNCH,
+    &TEXTURES,
+    &TEXREF_LEGACY,
+    &TEXTURE_QUERIES,
+    &TEXTURE_INDEPENDENT,
+    &TEXTURE_MIPMAPS,
+    &TEXTURE_DEPTH_COMPARE,
+    &TEXTURE_INLINE,
+    &GUARDS,
+    &ATOMICS_WIDE,
+    &LEGACY_VOTE,
+    &ALGORITHMS,
+    &MEMORY,
+    &SPACES,
+    &CONCURRENT,
+    &VECADD,
+    &REDUCE,
+    &INTERCHANGE,
+    &SAXPY_NVOPENCC,
+    &BARRIER_EXIT,
+    &ATOMICS,
+    &CALLS,
+    &FIBERS,
+    &SPIN_WAIT,
+    &STACK,
+    &STACK_OVERFLOW,
+    &TRAP,
+    &FAULTS,
+    &DEVICE_LIB,
+    &WARPS,
+    &LEGACY_WARP,
+    &MATRIX,
+    &MATRIX_SM90,
+    &MATRIX_SM120,
+    &MATRIX_SPARSE,
+    &CLUSTER_MISC,
+    &MBARRIER,
+    &CUDA_BARRIER,
+    &CUDA_BARRIER_SM90,
+];
 
 /// Every fixture with every kernel forced onto the fiber scheduler (`--scheduler fibers`):
 /// the general scheduler gives the same results as thread loops on all of them.
@@ -804,7 +776,10 @@ fn multi_version_objects() {
 /// another module, and every kernel's registration.
 #[test]
 fn codegen_units() {
-    let configs: &[Config] = &[("O2units", &["--codegen-units", "8", "--min-unit-cost", "0", "-j", "3"], None), ("O0units", &["-O0", "--codegen-units", "8", "--min-unit-cost", "0"], None)];
+    let configs: &[Config] = &[
+        ("O2units", &["--codegen-units", "8", "--min-unit-cost", "0", "-j", "3"], None),
+        ("O0units", &["-O0", "--codegen-units", "8", "--min-unit-cost", "0"], None),
+    ];
     for fx in [&CALLS, &FIBERS, &WARPS, &DEVICE_LIB, &REDUCE, &MANY_REGIONS, &SPACES, &TEXREF_LEGACY] {
         run_fixture_with(fx, configs);
     }

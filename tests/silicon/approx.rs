@@ -104,11 +104,7 @@ impl Fmt {
                 let bias = (1i32 << (self.exp_bits() - 1)) - 1;
                 let emin = 1 - bias;
                 // The spacing of representable values at `a`.
-                let e = if a == 0.0 {
-                    emin
-                } else {
-                    (a.log2().floor() as i32).max(emin)
-                };
+                let e = if a == 0.0 { emin } else { (a.log2().floor() as i32).max(emin) };
                 let quantum = 2f64.powi(e - self.frac_bits() as i32);
                 let q = a / quantum;
                 let mut r = q.floor();
@@ -139,11 +135,7 @@ impl Fmt {
     /// One unit in the last place at `x` (at least the smallest subnormal).
     fn ulp(self, x: f64) -> f64 {
         let bias = (1i32 << (self.exp_bits() - 1)) - 1;
-        let e = if x == 0.0 || !x.is_finite() {
-            1 - bias
-        } else {
-            (x.abs().log2().floor() as i32).max(1 - bias)
-        };
+        let e = if x == 0.0 || !x.is_finite() { 1 - bias } else { (x.abs().log2().floor() as i32).max(1 - bias) };
         2f64.powi(e - self.frac_bits() as i32)
     }
 }
@@ -276,13 +268,7 @@ pub fn lanes(ty: &str) -> Option<(Fmt, u32)> {
 /// How an approximate kernel is checked.
 pub enum Plan {
     /// Every output lane is checked against the exact function of the input lanes.
-    Bounded {
-        instr: String,
-        fmt: Fmt,
-        lanes: u32,
-        ftz: bool,
-        bounds: Option<Vec<Bound>>,
-    },
+    Bounded { instr: String, fmt: Fmt, lanes: u32, ftz: bool, bounds: Option<Vec<Bound>> },
     /// No check of values (e.g. `mma` on raw bit patterns: the ISA fixes no order of the
     /// additions); the identical fraction is still reported.
     Unchecked,
@@ -291,10 +277,7 @@ pub enum Plan {
 /// The plan for a flagged kernel of `instr` with a single output slot of type `out_ty`.
 pub fn plan(name: &str, instr: &str, note: &str, in_count: usize, out_types: &[String]) -> Plan {
     let base = instr.split('.').next().unwrap_or(instr);
-    let (Some(out_ty), true) = (
-        out_types.first(),
-        out_types.len() == 1 && (1..=2).contains(&in_count),
-    ) else {
+    let (Some(out_ty), true) = (out_types.first(), out_types.len() == 1 && (1..=2).contains(&in_count)) else {
         return Plan::Unchecked;
     };
     let Some((fmt, lanes)) = lanes(out_ty) else {
@@ -304,25 +287,12 @@ pub fn plan(name: &str, instr: &str, note: &str, in_count: usize, out_types: &[S
         return Plan::Unchecked;
     }
     let ftz = name.split('_').any(|w| w == "ftz") || instr.split('.').any(|w| w == "ftz");
-    Plan::Bounded {
-        instr: base.to_string(),
-        fmt,
-        lanes,
-        ftz,
-        bounds: bounds(note),
-    }
+    Plan::Bounded { instr: base.to_string(), fmt, lanes, ftz, bounds: bounds(note) }
 }
 
 /// Checks one vector's single output slot; `Err` says why it is out of bounds.
 pub fn check(plan: &Plan, inputs: &[u64], got: u64) -> Result<(), String> {
-    let Plan::Bounded {
-        instr,
-        fmt,
-        lanes,
-        ftz,
-        bounds,
-    } = plan
-    else {
+    let Plan::Bounded { instr, fmt, lanes, ftz, bounds } = plan else {
         return Ok(());
     };
     let fmt = *fmt;
@@ -335,11 +305,7 @@ pub fn check(plan: &Plan, inputs: &[u64], got: u64) -> Result<(), String> {
         let mut errors = Vec::new();
         // Accept the result for the input as given or (ftz) flushed, and (ftz) a result
         // flushed to zero.
-        let variants: Vec<Vec<u64>> = if *ftz {
-            vec![xs.clone(), xs.iter().map(|&x| fmt.ftz(x)).collect()]
-        } else {
-            vec![xs.clone()]
-        };
+        let variants: Vec<Vec<u64>> = if *ftz { vec![xs.clone(), xs.iter().map(|&x| fmt.ftz(x)).collect()] } else { vec![xs.clone()] };
         let mut ok = false;
         for v in &variants {
             let x = fmt.decode(v[0]);
@@ -349,10 +315,7 @@ pub fn check(plan: &Plan, inputs: &[u64], got: u64) -> Result<(), String> {
                 Ok(()) => ok = true,
                 Err(e) => errors.push(e),
             }
-            if *ftz
-                && fmt.is_subnormal(g)
-                && lane_ok(fmt, instr, bounds.as_deref(), x, y, t, fmt.ftz(g)).is_ok()
-            {
+            if *ftz && fmt.is_subnormal(g) && lane_ok(fmt, instr, bounds.as_deref(), x, y, t, fmt.ftz(g)).is_ok() {
                 ok = true;
             }
         }
@@ -369,22 +332,10 @@ fn divisor_in_range(instr: &str, y: f64) -> bool {
     instr != "div" || (2f64.powi(-126)..=2f64.powi(126)).contains(&y.abs())
 }
 
-fn lane_ok(
-    fmt: Fmt,
-    instr: &str,
-    bounds: Option<&[Bound]>,
-    x: f64,
-    y: f64,
-    t: f64,
-    g: u64,
-) -> Result<(), String> {
+fn lane_ok(fmt: Fmt, instr: &str, bounds: Option<&[Bound]>, x: f64, y: f64, t: f64, g: u64) -> Result<(), String> {
     let r = fmt.decode(g);
     if t.is_nan() {
-        return if r.is_nan() {
-            Ok(())
-        } else {
-            Err(format!("exact NaN, got {r:e}"))
-        };
+        return if r.is_nan() { Ok(()) } else { Err(format!("exact NaN, got {r:e}")) };
     }
     if fmt.is_nan(g) {
         return Err(format!("exact {t:e}, got NaN"));
@@ -398,16 +349,11 @@ fn lane_ok(
     if t.is_infinite() || (t == 0.0 && cr_value == 0.0) {
         // Exact specials: the same infinity, or a zero (of either sign for a zero result
         // the ISA gives as such only in magnitude).
-        return if r == t || (t == 0.0 && r == 0.0) {
-            Ok(())
-        } else {
-            Err(format!("exact {t:e}, got {r:e}"))
-        };
+        return if r == t || (t == 0.0 && r == 0.0) { Ok(()) } else { Err(format!("exact {t:e}, got {r:e}")) };
     }
     let Some(bounds) = bounds else {
         // No bound: the right class and sign.
-        let same_class =
-            (r == 0.0) == (cr_value == 0.0) && r.is_infinite() == cr_value.is_infinite();
+        let same_class = (r == 0.0) == (cr_value == 0.0) && r.is_infinite() == cr_value.is_infinite();
         return if same_class && r.is_sign_negative() == t.is_sign_negative() {
             Ok(())
         } else {

@@ -52,8 +52,7 @@ struct Reader<'a> {
 impl<'a> Reader<'a> {
     fn take(&mut self, len: usize) -> Result<&'a [u8], String> {
         let end = self.pos.checked_add(len).filter(|&e| e <= self.data.len());
-        let end =
-            end.ok_or_else(|| format!("truncated at byte {} (wanted {len} more)", self.pos))?;
+        let end = end.ok_or_else(|| format!("truncated at byte {} (wanted {len} more)", self.pos))?;
         let s = &self.data[self.pos..end];
         self.pos = end;
         Ok(s)
@@ -80,9 +79,7 @@ impl<'a> Reader<'a> {
     fn words(&mut self, count: usize) -> Result<Vec<u64>, String> {
         let bytes = count.checked_mul(8).ok_or("a slot count overflows")?;
         let b = self.take(bytes)?;
-        Ok(b.chunks_exact(8)
-            .map(|c| u64::from_le_bytes(c.try_into().expect("8 bytes")))
-            .collect())
+        Ok(b.chunks_exact(8).map(|c| u64::from_le_bytes(c.try_into().expect("8 bytes"))).collect())
     }
 }
 
@@ -111,51 +108,21 @@ pub fn parse(data: &[u8]) -> Result<Module, String> {
         let inputs = r.words(n * k)?;
         let outputs = r.words(n * m)?;
         if fnv1a(&inputs) != in_hash || fnv1a(&outputs) != out_hash {
-            return Err(format!(
-                "{name}: the input or output hash does not match the data"
-            ));
+            return Err(format!("{name}: the input or output hash does not match the data"));
         }
-        kernels.push(Kernel {
-            name,
-            flags,
-            n,
-            k,
-            m,
-            in_types,
-            out_types,
-            instr,
-            note,
-            inputs,
-            outputs,
-        });
+        kernels.push(Kernel { name, flags, n, k, m, in_types, out_types, instr, note, inputs, outputs });
     }
     if r.pos != data.len() {
-        return Err(format!(
-            "{} bytes after the last kernel",
-            data.len() - r.pos
-        ));
+        return Err(format!("{} bytes after the last kernel", data.len() - r.pos));
     }
     Ok(Module { ptx, kernels })
 }
 
 /// Decompresses (with `xz -dc`) and parses one `.vectors.xz` file.
 pub fn read(path: &Path) -> Result<Module, String> {
-    let out = Command::new("xz")
-        .arg("-dc")
-        .arg(path)
-        .output()
-        .map_err(|e| {
-            format!(
-                "cannot run `xz -dc {}` (install xz-utils): {e}",
-                path.display()
-            )
-        })?;
+    let out = Command::new("xz").arg("-dc").arg(path).output().map_err(|e| format!("cannot run `xz -dc {}` (install xz-utils): {e}", path.display()))?;
     if !out.status.success() {
-        return Err(format!(
-            "`xz -dc {}` failed: {}",
-            path.display(),
-            String::from_utf8_lossy(&out.stderr)
-        ));
+        return Err(format!("`xz -dc {}` failed: {}", path.display(), String::from_utf8_lossy(&out.stderr)));
     }
     parse(&out.stdout).map_err(|e| format!("{}: {e}", path.display()))
 }

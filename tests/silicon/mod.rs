@@ -29,14 +29,12 @@ use crate::support::{self, WorkDir};
 
 /// Exact kernels whose recorded results we do not reproduce, with the reason. They are
 /// run and reported, not failed; any other difference fails the test.
-const KNOWN_DIFFERENCES: &[(&str, &str)] = &[
-    (
-        "t_atom_shared_add_noftz_f16x2",
-        "the GPU's upper lane adds bits 32-47 of the 64-bit register the 32-bit operand was \
+const KNOWN_DIFFERENCES: &[(&str, &str)] = &[(
+    "t_atom_shared_add_noftz_f16x2",
+    "the GPU's upper lane adds bits 32-47 of the 64-bit register the 32-bit operand was \
          truncated from (all 512 vectors fit that reading; rerun on an H200 with the operand \
          loaded as 32 bits, the result is right): a defect of the driver's code, not a rule",
-    ),
-];
+)];
 
 /// The data directory: `PTX2LLVM_SILICON`, else `../shared/silicon` beside the workspace.
 fn silicon_dir() -> PathBuf {
@@ -52,11 +50,7 @@ fn vector_files(dir: &Path) -> Vec<PathBuf> {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return files;
     };
-    let mut dirs: Vec<PathBuf> = entries
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| p.is_dir())
-        .collect();
+    let mut dirs: Vec<PathBuf> = entries.flatten().map(|e| e.path()).filter(|p| p.is_dir()).collect();
     dirs.push(dir.to_path_buf());
     for d in dirs {
         let Ok(entries) = std::fs::read_dir(&d) else {
@@ -75,11 +69,7 @@ fn vector_files(dir: &Path) -> Vec<PathBuf> {
 
 /// A module's place for messages: `suite/module`.
 fn module_label(path: &Path) -> String {
-    let suite = path
-        .parent()
-        .and_then(Path::file_name)
-        .and_then(|s| s.to_str())
-        .unwrap_or("?");
+    let suite = path.parent().and_then(Path::file_name).and_then(|s| s.to_str()).unwrap_or("?");
     let file = path.file_name().and_then(|s| s.to_str()).unwrap_or("?");
     format!("{suite}/{}", file.trim_end_matches(".vectors.xz"))
 }
@@ -108,12 +98,7 @@ fn run_job(exe: &Path, job: &Path, out: &Path, sizes: &[usize], work: &Path) -> 
         attempt += 1;
         let mut cmd = Command::new(exe);
         cmd.arg(job).arg(out).arg(first.to_string());
-        let run = support::run_with_timeout(
-            &mut cmd,
-            work,
-            &format!("run{attempt}"),
-            Duration::from_secs(120),
-        );
+        let run = support::run_with_timeout(&mut cmd, work, &format!("run{attempt}"), Duration::from_secs(120));
         let bytes = std::fs::read(out).unwrap_or_default();
         let mut pos = 0usize;
         let mut last = None;
@@ -128,11 +113,7 @@ fn run_job(exe: &Path, job: &Path, out: &Path, sizes: &[usize], work: &Path) -> 
             let Some(head) = word(&mut pos, 12) else {
                 break;
             };
-            let (index, status, len) = (
-                u32_at(&head[0..4]),
-                u32_at(&head[4..8]),
-                u32_at(&head[8..12]),
-            );
+            let (index, status, len) = (u32_at(&head[0..4]), u32_at(&head[4..8]), u32_at(&head[8..12]));
             let Some(msg) = word(&mut pos, len) else {
                 break;
             };
@@ -170,20 +151,13 @@ fn run_job(exe: &Path, job: &Path, out: &Path, sizes: &[usize], work: &Path) -> 
         // Keep the records of the kernels before `first` and append the rest.
         let _ = std::fs::write(out, &bytes[..good_end]);
     }
-    results
-        .into_iter()
-        .map(|r| r.unwrap_or_else(|| Outcome::Failed("no result".into())))
-        .collect()
+    results.into_iter().map(|r| r.unwrap_or_else(|| Outcome::Failed("no result".into()))).collect()
 }
 
 fn take_words(bytes: &[u8], pos: &mut usize, words: usize) -> Option<Vec<u64>> {
     let s = bytes.get(*pos..*pos + words * 8)?;
     *pos += words * 8;
-    Some(
-        s.chunks_exact(8)
-            .map(|c| u64::from_le_bytes(c.try_into().expect("8 bytes")))
-            .collect(),
-    )
+    Some(s.chunks_exact(8).map(|c| u64::from_le_bytes(c.try_into().expect("8 bytes"))).collect())
 }
 
 /// The job file of the kernels `(module, kernel)` for the runner.
@@ -221,11 +195,7 @@ struct Tally {
 }
 
 fn hex_slots(words: &[u64]) -> String {
-    words
-        .iter()
-        .map(|w| format!("{w:#018x}"))
-        .collect::<Vec<_>>()
-        .join(" ")
+    words.iter().map(|w| format!("{w:#018x}")).collect::<Vec<_>>().join(" ")
 }
 
 /// Compares one kernel's outputs with the GPU's.
@@ -237,9 +207,7 @@ fn compare(label: &str, k: &data::Kernel, got: &[u64], t: &mut Tally) {
             format!(" ({})", types.join(","))
         }
     };
-    let differing: Vec<usize> = (0..k.n)
-        .filter(|&v| got[v * k.m..(v + 1) * k.m] != k.outputs[v * k.m..(v + 1) * k.m])
-        .collect();
+    let differing: Vec<usize> = (0..k.n).filter(|&v| got[v * k.m..(v + 1) * k.m] != k.outputs[v * k.m..(v + 1) * k.m]).collect();
     if k.flags & data::UNSPECIFIED != 0 {
         t.unspecified_kernels += 1;
         t.unspecified_identical += usize::from(differing.is_empty());
@@ -272,10 +240,7 @@ fn compare(label: &str, k: &data::Kernel, got: &[u64], t: &mut Tally) {
         if bad == 0 {
             t.approx_within += 1;
         } else {
-            t.failures.push(format!(
-                "{label}: {}: {bad} of {} results outside the ISA's bound",
-                k.name, k.n
-            ));
+            t.failures.push(format!("{label}: {}: {bad} of {} results outside the ISA's bound", k.name, k.n));
         }
         return;
     }
@@ -286,19 +251,10 @@ fn compare(label: &str, k: &data::Kernel, got: &[u64], t: &mut Tally) {
     }
     if let Some((_, why)) = KNOWN_DIFFERENCES.iter().find(|(name, _)| *name == k.name) {
         let n = differing.len();
-        t.known.push(format!(
-            "{label}: {} ({}): {n} of {} vectors differ: {why}",
-            k.name, k.instr, k.n
-        ));
+        t.known.push(format!("{label}: {} ({}): {n} of {} vectors differ: {why}", k.name, k.instr, k.n));
         return;
     }
-    t.failures.push(format!(
-        "{label}: {} ({}): {} of {} vectors differ from the GPU",
-        k.name,
-        k.instr,
-        differing.len(),
-        k.n
-    ));
+    t.failures.push(format!("{label}: {} ({}): {} of {} vectors differ from the GPU", k.name, k.instr, differing.len(), k.n));
     for &v in differing.iter().take(4) {
         let ins = &k.inputs[v * k.k..(v + 1) * k.k];
         let _ = writeln!(
@@ -321,26 +277,18 @@ fn gpu_recorded_vectors() {
     let mut files = vector_files(&dir);
     // `PTX2LLVM_SILICON_ONLY=isa/v,fp/abs`: only the modules whose `suite/module` label
     // contains one of the strings (for working on one family).
-    if let Some(only) = std::env::var("PTX2LLVM_SILICON_ONLY")
-        .ok()
-        .filter(|s| !s.is_empty())
-    {
+    if let Some(only) = std::env::var("PTX2LLVM_SILICON_ONLY").ok().filter(|s| !s.is_empty()) {
         files.retain(|f| only.split(',').any(|o| module_label(f).contains(o)));
     }
     if files.is_empty() {
-        let msg = format!(
-            "no GPU-recorded vectors (*.vectors.xz) under {} (set PTX2LLVM_SILICON)",
-            dir.display()
-        );
+        let msg = format!("no GPU-recorded vectors (*.vectors.xz) under {} (set PTX2LLVM_SILICON)", dir.display());
         assert!(std::env::var_os("CI").is_none(), "{msg}");
         eprintln!("skipped: {msg}");
         return;
     }
     let start = Instant::now();
     let work = WorkDir::new("silicon");
-    let threads = std::thread::available_parallelism()
-        .map_or(2, |n| n.get())
-        .clamp(1, 4);
+    let threads = std::thread::available_parallelism().map_or(2, |n| n.get()).clamp(1, 4);
 
     // Read and compile every module, `threads` at a time.
     let next = AtomicUsize::new(0);
@@ -355,10 +303,7 @@ fn gpu_recorded_vectors() {
                 let module = match data::read(path) {
                     Ok(m) => m,
                     Err(e) => {
-                        problems
-                            .lock()
-                            .unwrap_or_else(|e| e.into_inner())
-                            .push(format!("{label}: {e}"));
+                        problems.lock().unwrap_or_else(|e| e.into_inner()).push(format!("{label}: {e}"));
                         continue;
                     }
                 };
@@ -366,30 +311,13 @@ fn gpu_recorded_vectors() {
                 let object = work.join(&format!("{}.o", label.replace('/', "-")));
                 let mut cmd = Command::new(&support::tools().ptx2llvm);
                 cmd.arg(&ptx).arg("-o").arg(&object);
-                let run = support::run_with_timeout(
-                    &mut cmd,
-                    work.path(),
-                    &format!("ptx2llvm-{}", label.replace('/', "-")),
-                    Duration::from_secs(600),
-                );
+                let run = support::run_with_timeout(&mut cmd, work.path(), &format!("ptx2llvm-{}", label.replace('/', "-")), Duration::from_secs(600));
                 if !run.success() {
                     let mut p = problems.lock().unwrap_or_else(|e| e.into_inner());
-                    p.push(format!(
-                        "{label}: ptx2llvm failed on {} ({} kernels not run):\n{}",
-                        ptx.display(),
-                        module.kernels.len(),
-                        run.stderr.trim()
-                    ));
+                    p.push(format!("{label}: ptx2llvm failed on {} ({} kernels not run):\n{}", ptx.display(), module.kernels.len(), run.stderr.trim()));
                     continue;
                 }
-                prepared
-                    .lock()
-                    .unwrap_or_else(|e| e.into_inner())
-                    .push(Prepared {
-                        label,
-                        module,
-                        object,
-                    });
+                prepared.lock().unwrap_or_else(|e| e.into_inner()).push(Prepared { label, module, object });
             });
         }
     });
@@ -402,9 +330,7 @@ fn gpu_recorded_vectors() {
     let mut groups: Vec<(HashSet<&str>, Vec<&Prepared>)> = Vec::new();
     for p in &prepared {
         let names: Vec<&str> = p.module.kernels.iter().map(|k| k.name.as_str()).collect();
-        let slot = groups
-            .iter_mut()
-            .find(|(seen, _)| names.iter().all(|n| !seen.contains(n)));
+        let slot = groups.iter_mut().find(|(seen, _)| names.iter().all(|n| !seen.contains(n)));
         match slot {
             Some((seen, members)) => {
                 seen.extend(names);
@@ -419,26 +345,16 @@ fn gpu_recorded_vectors() {
         let exe = work.join(&format!("runner{g}"));
         let objects: Vec<PathBuf> = members.iter().map(|p| p.object.clone()).collect();
         support::link_host(&host, &objects, &exe, work.path());
-        let kernels: Vec<(&str, &data::Kernel)> = members
-            .iter()
-            .flat_map(|p| p.module.kernels.iter().map(|k| (p.label.as_str(), k)))
-            .collect();
+        let kernels: Vec<(&str, &data::Kernel)> = members.iter().flat_map(|p| p.module.kernels.iter().map(|k| (p.label.as_str(), k))).collect();
         let job = work.join(&format!("job{g}.bin"));
-        std::fs::write(
-            &job,
-            job_bytes(&kernels.iter().map(|(_, k)| *k).collect::<Vec<_>>()),
-        )
-        .expect("write the job file");
+        std::fs::write(&job, job_bytes(&kernels.iter().map(|(_, k)| *k).collect::<Vec<_>>())).expect("write the job file");
         let out = work.join(&format!("out{g}.bin"));
         let sizes: Vec<usize> = kernels.iter().map(|(_, k)| k.n * k.m).collect();
         let outcomes = run_job(&exe, &job, &out, &sizes, work.path());
         for ((label, k), outcome) in kernels.iter().zip(outcomes) {
             match outcome {
                 Outcome::Ran(got) => compare(label, k, &got, &mut tally),
-                Outcome::Failed(why) => problems.push(format!(
-                    "{label}: {} ({}) did not run: {why}",
-                    k.name, k.instr
-                )),
+                Outcome::Failed(why) => problems.push(format!("{label}: {} ({}) did not run: {why}", k.name, k.instr)),
             }
         }
     }
@@ -468,11 +384,5 @@ fn gpu_recorded_vectors() {
         eprintln!("silicon: known difference: {k}");
     }
     problems.extend(tally.failures);
-    assert!(
-        problems.is_empty(),
-        "{} kernels differ from the GPU or did not run:\n{}\n{}",
-        problems.len(),
-        problems.join("\n"),
-        tally.report
-    );
+    assert!(problems.is_empty(), "{} kernels differ from the GPU or did not run:\n{}\n{}", problems.len(), problems.join("\n"), tally.report);
 }

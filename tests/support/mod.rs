@@ -44,11 +44,7 @@ fn locate_tools() -> Result<Tools, String> {
             bin_dir
         }
     };
-    let tools = Tools {
-        ptx2llvm: bin_dir.join(format!("ptx2llvm{}", std::env::consts::EXE_SUFFIX)),
-        libptxrt: bin_dir.join("libptxrt.a"),
-        bin_dir,
-    };
+    let tools = Tools { ptx2llvm: bin_dir.join(format!("ptx2llvm{}", std::env::consts::EXE_SUFFIX)), libptxrt: bin_dir.join("libptxrt.a"), bin_dir };
     for path in [&tools.ptx2llvm, &tools.libptxrt] {
         if !path.is_file() {
             return Err(format!(
@@ -66,48 +62,29 @@ fn locate_tools() -> Result<Tools, String> {
 fn bin_dir_of_current_exe() -> Result<PathBuf, String> {
     let exe = std::env::current_exe().map_err(|e| format!("cannot locate the test binary: {e}"))?;
     let deps = exe.parent().ok_or("test binary has no parent directory")?;
-    let dir = if deps.file_name() == Some(OsStr::new("deps")) {
-        deps.parent().ok_or("deps directory has no parent")?
-    } else {
-        deps
-    };
+    let dir = if deps.file_name() == Some(OsStr::new("deps")) { deps.parent().ok_or("deps directory has no parent")? } else { deps };
     Ok(dir.to_path_buf())
 }
 
 /// Runs `cargo build -p ptx2llvm -p ptxrt` so that `bin_dir` holds fresh tools. The test
 /// binary runs after cargo released its build lock, so this nested build does not block.
 fn cargo_build_tools(bin_dir: &Path) -> Result<(), String> {
-    let profile = bin_dir
-        .file_name()
-        .and_then(OsStr::to_str)
-        .ok_or_else(|| format!("unexpected test binary location {}", bin_dir.display()))?;
-    let mut parent = bin_dir
-        .parent()
-        .ok_or_else(|| format!("unexpected test binary location {}", bin_dir.display()))?;
+    let profile = bin_dir.file_name().and_then(OsStr::to_str).ok_or_else(|| format!("unexpected test binary location {}", bin_dir.display()))?;
+    let mut parent = bin_dir.parent().ok_or_else(|| format!("unexpected test binary location {}", bin_dir.display()))?;
     // With `--target TRIPLE` the layout is target/<triple>/<profile>/.
     let mut triple = None;
     if !parent.join("CACHEDIR.TAG").exists() {
         if let Some(grand) = parent.parent() {
             if grand.join("CACHEDIR.TAG").exists() {
-                triple = parent
-                    .file_name()
-                    .and_then(OsStr::to_str)
-                    .map(str::to_owned);
+                triple = parent.file_name().and_then(OsStr::to_str).map(str::to_owned);
                 parent = grand;
             }
         }
     }
     let (cargo, mut cmd) = cargo_build(&["ptx2llvm", "ptxrt"], parent, profile, triple.as_deref());
-    let out = cmd
-        .output()
-        .map_err(|e| format!("cannot run {}: {e}", Path::new(&cargo).display()))?;
+    let out = cmd.output().map_err(|e| format!("cannot run {}: {e}", Path::new(&cargo).display()))?;
     if !out.status.success() {
-        return Err(format!(
-            "building the tools failed: {:?} exited with {}\n{}",
-            cmd,
-            out.status,
-            String::from_utf8_lossy(&out.stderr)
-        ));
+        return Err(format!("building the tools failed: {:?} exited with {}\n{}", cmd, out.status, String::from_utf8_lossy(&out.stderr)));
     }
     Ok(())
 }
@@ -145,22 +122,13 @@ pub struct WorkDir {
 
 impl WorkDir {
     pub fn new(prefix: &str) -> WorkDir {
-        let dir = tempfile::Builder::new()
-            .prefix(&format!("ptx2llvm-{prefix}-"))
-            .tempdir()
-            .expect("cannot create a temporary directory");
+        let dir = tempfile::Builder::new().prefix(&format!("ptx2llvm-{prefix}-")).tempdir().expect("cannot create a temporary directory");
         let path = dir.path().to_path_buf();
         if std::env::var_os("PTX2LLVM_KEEP_TEMP").is_some_and(|v| !v.is_empty() && v != "0") {
             eprintln!("keeping {}", path.display());
-            WorkDir {
-                dir: None,
-                path: dir.keep(),
-            }
+            WorkDir { dir: None, path: dir.keep() }
         } else {
-            WorkDir {
-                dir: Some(dir),
-                path,
-            }
+            WorkDir { dir: Some(dir), path }
         }
     }
 
@@ -215,9 +183,7 @@ pub fn run_with_timeout(cmd: &mut Command, work: &Path, tag: &str, limit: Durati
     let out_file = File::create(&out_path).expect("cannot create stdout file");
     let err_file = File::create(&err_path).expect("cannot create stderr file");
     cmd.stdin(Stdio::null()).stdout(out_file).stderr(err_file);
-    let mut child = cmd
-        .spawn()
-        .unwrap_or_else(|e| panic!("cannot run {cmd:?}: {e}"));
+    let mut child = cmd.spawn().unwrap_or_else(|e| panic!("cannot run {cmd:?}: {e}"));
     let start = Instant::now();
     let mut timed_out = false;
     let status = loop {
@@ -256,25 +222,14 @@ pub fn compile_ptx(ptx: &Path, obj: &Path, extra_args: &[&str], work: &Path) {
     let tools = tools();
     let mut cmd = Command::new(&tools.ptx2llvm);
     cmd.args(extra_args).arg(ptx).arg("-o").arg(obj);
-    let tag = obj
-        .file_stem()
-        .and_then(OsStr::to_str)
-        .unwrap_or("obj")
-        .to_owned();
+    let tag = obj.file_stem().and_then(OsStr::to_str).unwrap_or("obj").to_owned();
     run_ok(&mut cmd, work, &format!("ptx2llvm-{tag}"), "ptx2llvm");
-    assert!(
-        obj.is_file(),
-        "ptx2llvm succeeded but wrote no {}",
-        obj.display()
-    );
+    assert!(obj.is_file(), "ptx2llvm succeeded but wrote no {}", obj.display());
 }
 
 /// The C compiler: $CC or `cc`.
 pub fn c_compiler() -> String {
-    std::env::var("CC")
-        .ok()
-        .filter(|s| !s.trim().is_empty())
-        .unwrap_or_else(|| "cc".to_owned())
+    std::env::var("CC").ok().filter(|s| !s.trim().is_empty()).unwrap_or_else(|| "cc".to_owned())
 }
 
 /// Which linker the C compiler drives.
@@ -328,17 +283,8 @@ pub fn link_host_with(host_c: &Path, objects: &[PathBuf], exe: &Path, work: &Pat
         .args(["-lpthread", "-ldl", "-lm"])
         .arg("-o")
         .arg(exe);
-    let tag = exe
-        .file_name()
-        .and_then(OsStr::to_str)
-        .unwrap_or("exe")
-        .to_owned();
-    run_ok(
-        &mut cmd,
-        work,
-        &format!("link-{tag}"),
-        "linking the host program",
-    );
+    let tag = exe.file_name().and_then(OsStr::to_str).unwrap_or("exe").to_owned();
+    run_ok(&mut cmd, work, &format!("link-{tag}"), "linking the host program");
 }
 
 /// Whether this run is CI's (`CI` set to anything but empty, `0` or `false`): there, input
@@ -386,10 +332,7 @@ pub fn corpus_files_in(dir: &Path, explicit: bool, test: &str) -> Option<Vec<Pat
         }
         Err(e) => panic!("PTX2LLVM_CORPUS: cannot read {}: {e}", dir.display()),
     };
-    let mut files: Vec<PathBuf> = entries
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|x| x == "ptx"))
-        .collect();
+    let mut files: Vec<PathBuf> = entries.filter_map(|e| e.ok().map(|e| e.path())).filter(|p| p.extension().is_some_and(|x| x == "ptx")).collect();
     files.sort();
     assert!(!files.is_empty(), "the PTX corpus directory {} holds no .ptx files", dir.display());
     Some(files)

@@ -74,7 +74,11 @@ pub(super) fn call(scope: &mut FnScope, inst: &ast::Instruction, mut mods: Mods,
             if returns as usize != rets.len() || params as usize != args.len() {
                 scope.error(
                     inst.span.clone(),
-                    format!("call through `{proto_name}` passes {} arguments and {} results, but the prototype has {params} parameters and {returns} results", args.len(), rets.len()),
+                    format!(
+                        "call through `{proto_name}` passes {} arguments and {} results, but the prototype has {params} parameters and {returns} results",
+                        args.len(),
+                        rets.len()
+                    ),
                 );
                 return None;
             }
@@ -102,9 +106,8 @@ pub(super) fn call(scope: &mut FnScope, inst: &ast::Instruction, mut mods: Mods,
             }
         }
     }
-    let param_ty = |i: usize, sig: &Option<(Vec<ScalarType>, Vec<ScalarType>)>, ret: bool| {
-        sig.as_ref().and_then(|(p, r)| if ret { r.get(i) } else { p.get(i) }).copied()
-    };
+    let param_ty =
+        |i: usize, sig: &Option<(Vec<ScalarType>, Vec<ScalarType>)>, ret: bool| sig.as_ref().and_then(|(p, r)| if ret { r.get(i) } else { p.get(i) }).copied();
     let mut arg_ops = vec![];
     for (i, a) in args.iter().enumerate() {
         arg_ops.push(call_operand(scope, a, param_ty(i, &signature, false), false)?);

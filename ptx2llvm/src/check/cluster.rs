@@ -38,7 +38,16 @@ pub(super) fn mapa(scope: &mut FnScope, inst: &ast::Instruction, mut mods: Mods,
     let rank = scope.src(&inst.operands[2], ScalarType::U32, Width::Exact)?;
     // bad = (rank != 0) && guard; @bad fault; @guard d = a.
     let bad = scope.scratch_reg(ScalarType::Pred);
-    let test = Op::Setp { cmp: CmpOp::Ne, ty: ScalarType::U32, ftz: false, dst: bad, dst_not: None, a: rank, b: ir::Operand::Imm(0), combine: guard.map(|g| (BoolOp::And, g)) };
+    let test = Op::Setp {
+        cmp: CmpOp::Ne,
+        ty: ScalarType::U32,
+        ftz: false,
+        dst: bad,
+        dst_not: None,
+        a: rank,
+        b: ir::Operand::Imm(0),
+        combine: guard.map(|g| (BoolOp::And, g)),
+    };
     let fault = Op::Fault { what: "`mapa` to a CTA rank other than 0 (a cluster is one CTA here)".into() };
     let inst_of = |guard, op| ir::Inst { guard, op, span: inst.span.clone() };
     Some(Converted::Insts(vec![

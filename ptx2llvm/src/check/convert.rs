@@ -171,11 +171,7 @@ pub(super) fn cvt(scope: &mut FnScope, inst: &ast::Instruction, mut mods: Mods, 
                 scope.error(inst.opcode.span.clone(), SCALED_FORMS);
                 return None;
             }
-            let s2f6_ok = if to == FloatFormat::S2f6 {
-                matches!(from, FloatFormat::F32 | FloatFormat::BF16) && satfinite
-            } else {
-                to == FloatFormat::BF16
-            };
+            let s2f6_ok = if to == FloatFormat::S2f6 { matches!(from, FloatFormat::F32 | FloatFormat::BF16) && satfinite } else { to == FloatFormat::BF16 };
             if (to == FloatFormat::S2f6 || from == FloatFormat::S2f6) && !(s2f6_ok && rnd == CvtRounding::Float(Rounding::NearestEven)) {
                 scope.error(inst.opcode.span.clone(), "`.s2f6x2` forms are `cvt.rn.satfinite{.relu}.s2f6x2.{f32,bf16x2}` and `cvt.rn{.satfinite}{.relu}.bf16x2.s2f6x2` (each with an optional `.scaled::n2::ue8m0`)");
                 return None;
@@ -190,7 +186,13 @@ pub(super) fn cvt(scope: &mut FnScope, inst: &ast::Instruction, mut mods: Mods, 
                 return None;
             }
             // The four elements come as one vector operand `{a, b, e, f}`.
-            let n_src = if four { 1 } else if f32_elements { lanes as usize } else { 1 };
+            let n_src = if four {
+                1
+            } else if f32_elements {
+                lanes as usize
+            } else {
+                1
+            };
             // `.rs` takes the random bits `rbits` after the elements.
             // `.scaled::n2::ue8m0` takes the scale factors last.
             if !expect_operands(scope, inst, &[1 + n_src + stochastic as usize + scaled as usize]) {
@@ -202,7 +204,10 @@ pub(super) fn cvt(scope: &mut FnScope, inst: &ast::Instruction, mut mods: Mods, 
             if four {
                 let elems = scope.vector_elements(&ops[1]);
                 if elems.len() != 4 {
-                    scope.error(ops[1].span.clone(), format!("`cvt{}` takes its inputs as a vector of four `.f32` registers `{{a, b, e, f}}`", type_names(inst)));
+                    scope.error(
+                        ops[1].span.clone(),
+                        format!("`cvt{}` takes its inputs as a vector of four `.f32` registers `{{a, b, e, f}}`", type_names(inst)),
+                    );
                     return None;
                 }
                 for e in &elems {

@@ -191,7 +191,9 @@ pub(super) fn convert(scope: &mut FnScope, inst: &ast::Instruction, mut mods: Mo
                 "neg" => (FloatUnOp::Neg, ftz),
                 "abs" => (FloatUnOp::Abs, ftz),
                 "sqrt" | "rcp" if rnd.is_some() || legacy && ty == ScalarType::F64 => (if opcode == "sqrt" { FloatUnOp::Sqrt } else { FloatUnOp::Rcp }, ftz),
-                "sqrt" | "rcp" if approx.is_some() || legacy_f32 => (if opcode == "sqrt" { FloatUnOp::SqrtApprox } else { FloatUnOp::RcpApprox }, ftz || legacy_f32),
+                "sqrt" | "rcp" if approx.is_some() || legacy_f32 => {
+                    (if opcode == "sqrt" { FloatUnOp::SqrtApprox } else { FloatUnOp::RcpApprox }, ftz || legacy_f32)
+                }
                 "sqrt" | "rcp" => return needs_mode(scope, "`.approx` or a rounding modifier"),
                 _ if approx.is_none() && !legacy => return needs_mode(scope, "`.approx`"),
                 "rsqrt" => (FloatUnOp::RsqrtApprox, ftz || legacy_f32),

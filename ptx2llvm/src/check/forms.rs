@@ -230,22 +230,27 @@ impl SpecificRequirement {
 pub(crate) enum FormError {
     UnknownOpcode,
     /// The modifier at `index` appears in no form of the opcode.
-    UnknownModifier { index: usize },
+    UnknownModifier {
+        index: usize,
+    },
     /// The modifier at `index` is given twice.
-    DuplicateModifier { index: usize },
+    DuplicateModifier {
+        index: usize,
+    },
     /// The nearest form needs one more modifier: `hint` lists the choices.
-    MissingModifier { hint: String },
+    MissingModifier {
+        hint: String,
+    },
     /// Every modifier is known but they do not make a form together.
-    BadCombination { hint: String },
+    BadCombination {
+        hint: String,
+    },
 }
 
 impl FormMatch {
     /// Whether a file with `file`'s `.version`/`.target` may use the form.
     pub(crate) fn is_satisfied_by(&self, file: &FileTarget) -> bool {
-        file.version >= self.min_version
-            && file.sm.is_none_or(|sm| sm >= self.min_sm)
-            && !self.is_outgrown_by(file)
-            && self.missing_feature(file).is_none()
+        file.version >= self.min_version && file.sm.is_none_or(|sm| sm >= self.min_sm) && !self.is_outgrown_by(file) && self.missing_feature(file).is_none()
     }
 
     /// The first architecture- or family-specific feature that the file's target lacks.
@@ -512,11 +517,42 @@ mod tests {
     #[test]
     fn integer_and_extended_precision() {
         for line in [
-            "add.s32", "add.sat.s32", "add.u64", "sub.s16", "mul.lo.u32", "mul.wide.s32", "mul.hi.u64", "mad.lo.s32",
-            "mad.hi.sat.s32", "mul24.lo.u32", "mad24.hi.s32", "sad.u32", "div.s64", "rem.u32", "abs.s32", "neg.s64",
-            "min.u32", "max.s32", "popc.b32", "clz.b64", "bfind.shiftamt.u32", "fns.b32", "brev.b32", "bfe.u32",
-            "bfi.b64", "szext.clamp.s32", "bmsk.wrap.b32", "dp4a.u32.s32", "dp2a.lo.s32.u32", "add.cc.u32",
-            "addc.cc.u32", "sub.cc.s64", "subc.u32", "mad.lo.cc.u32", "madc.hi.cc.u32", "add.u16x2",
+            "add.s32",
+            "add.sat.s32",
+            "add.u64",
+            "sub.s16",
+            "mul.lo.u32",
+            "mul.wide.s32",
+            "mul.hi.u64",
+            "mad.lo.s32",
+            "mad.hi.sat.s32",
+            "mul24.lo.u32",
+            "mad24.hi.s32",
+            "sad.u32",
+            "div.s64",
+            "rem.u32",
+            "abs.s32",
+            "neg.s64",
+            "min.u32",
+            "max.s32",
+            "popc.b32",
+            "clz.b64",
+            "bfind.shiftamt.u32",
+            "fns.b32",
+            "brev.b32",
+            "bfe.u32",
+            "bfi.b64",
+            "szext.clamp.s32",
+            "bmsk.wrap.b32",
+            "dp4a.u32.s32",
+            "dp2a.lo.s32.u32",
+            "add.cc.u32",
+            "addc.cc.u32",
+            "sub.cc.s64",
+            "subc.u32",
+            "mad.lo.cc.u32",
+            "madc.hi.cc.u32",
+            "add.u16x2",
         ] {
             ok(line);
         }
@@ -527,12 +563,40 @@ mod tests {
     #[test]
     fn floating_point() {
         for line in [
-            "testp.finite.f32", "copysign.f64", "add.rn.ftz.f32", "add.f32.rn", "sub.rm.f64", "mul.rz.sat.f32",
-            "fma.rn.f32", "fma.rn.ftz.sat.f32", "mad.rn.f64", "div.approx.ftz.f32", "div.full.f32", "div.rn.f64",
-            "abs.ftz.f32", "neg.f64", "min.NaN.f32", "max.xorsign.abs.f32", "rcp.approx.ftz.f64", "rcp.rn.f32",
-            "sqrt.approx.f32", "rsqrt.approx.ftz.f32", "sin.approx.ftz.f32", "cos.approx.f32", "lg2.approx.f32",
-            "ex2.approx.ftz.f32", "tanh.approx.f32", "add.rn.f16x2", "fma.rn.relu.bf16", "neg.bf16x2", "abs.ftz.f16",
-            "min.NaN.bf16x2", "ex2.approx.ftz.bf16", "tanh.approx.f16x2", "add.rn.f32.bf16", "fma.rn.sat.f32.f16",
+            "testp.finite.f32",
+            "copysign.f64",
+            "add.rn.ftz.f32",
+            "add.f32.rn",
+            "sub.rm.f64",
+            "mul.rz.sat.f32",
+            "fma.rn.f32",
+            "fma.rn.ftz.sat.f32",
+            "mad.rn.f64",
+            "div.approx.ftz.f32",
+            "div.full.f32",
+            "div.rn.f64",
+            "abs.ftz.f32",
+            "neg.f64",
+            "min.NaN.f32",
+            "max.xorsign.abs.f32",
+            "rcp.approx.ftz.f64",
+            "rcp.rn.f32",
+            "sqrt.approx.f32",
+            "rsqrt.approx.ftz.f32",
+            "sin.approx.ftz.f32",
+            "cos.approx.f32",
+            "lg2.approx.f32",
+            "ex2.approx.ftz.f32",
+            "tanh.approx.f32",
+            "add.rn.f16x2",
+            "fma.rn.relu.bf16",
+            "neg.bf16x2",
+            "abs.ftz.f16",
+            "min.NaN.bf16x2",
+            "ex2.approx.ftz.bf16",
+            "tanh.approx.f16x2",
+            "add.rn.f32.bf16",
+            "fma.rn.sat.f32.f16",
             "fma.rn.oob.relu.bf16x2",
         ] {
             ok(line);
@@ -544,10 +608,27 @@ mod tests {
     #[test]
     fn comparison_logic_and_shift() {
         for line in [
-            "set.eq.u32.f32", "set.lt.and.ftz.f32.f32", "setp.ltu.and.ftz.f32", "setp.eq.s32", "setp.ge.or.u64",
-            "setp.lt.ftz.f16x2", "set.gt.u32.bf16x2", "selp.b32", "slct.s32.f32", "slct.ftz.u32.f32", "and.pred",
-            "or.b32", "xor.b64", "not.b16", "cnot.b32", "lop3.b32", "lop3.or.b32", "shf.l.clamp.b32",
-            "shf.r.wrap.b32", "shl.b64", "shr.s32",
+            "set.eq.u32.f32",
+            "set.lt.and.ftz.f32.f32",
+            "setp.ltu.and.ftz.f32",
+            "setp.eq.s32",
+            "setp.ge.or.u64",
+            "setp.lt.ftz.f16x2",
+            "set.gt.u32.bf16x2",
+            "selp.b32",
+            "slct.s32.f32",
+            "slct.ftz.u32.f32",
+            "and.pred",
+            "or.b32",
+            "xor.b64",
+            "not.b16",
+            "cnot.b32",
+            "lop3.b32",
+            "lop3.or.b32",
+            "shf.l.clamp.b32",
+            "shf.r.wrap.b32",
+            "shl.b64",
+            "shr.s32",
         ] {
             ok(line);
         }
@@ -556,29 +637,86 @@ mod tests {
     #[test]
     fn data_movement() {
         for line in [
-            "mov.u16", "mov.b128", "mov.pred", "shfl.up.b32", "shfl.sync.bfly.b32", "shfl.sync.idx.b32", "prmt.b32",
-            "prmt.b32.f4e", "ld.global.v4.u32", "ld.param.u64", "ld.shared::cta.b32", "ld.volatile.shared.u32",
-            "ld.global.nc.L1::no_allocate.L2::256B.v4.f32", "ld.global.nc.f32", "ld.global.ca.nc.v2.f32",
-            "ld.relaxed.gpu.global.L2::cache_hint.b64", "ld.acquire.sys.u32", "ld.global.L1::evict_last.u32",
-            "ld.const.f64", "ld.local.v2.b32", "ld.param::entry.b32", "ldu.global.v2.f32", "st.global.v4.f32",
-            "st.shared.u8", "st.release.cta.shared::cluster.b32", "st.global.wt.b32", "st.async.mbarrier::complete_tx::bytes.shared::cluster.v2.b32",
-            "st.bulk.weak.shared::cta", "multimem.ld_reduce.relaxed.sys.global.add.f32", "multimem.st.global.v4.f16x2",
-            "multimem.red.release.gpu.global.add.u64", "prefetch.global.L2", "prefetch.L1", "prefetchu.L1",
-            "prefetch.global.L2::evict_last", "prefetch.param.tensormap", "applypriority.global.L2::evict_normal",
-            "discard.global.L2", "createpolicy.fractional.L2::evict_last.b64",
-            "createpolicy.range.global.L2::evict_first.L2::evict_unchanged.b64", "createpolicy.cvt.L2.b64",
-            "isspacep.global", "isspacep.shared::cluster", "cvta.to.global.u64", "cvta.shared.u32",
-            "cvt.rn.f32.s32", "cvt.rzi.s32.f32", "cvt.u32.u16", "cvt.sat.s8.s32", "cvt.f32.f16", "cvt.rn.f16.f32",
-            "cvt.rn.satfinite.e4m3x2.f32", "cvt.rn.relu.satfinite.bf16x2.f32", "cvt.rna.tf32.f32", "cvt.rni.f32.f32",
-            "cvt.ftz.f64.f32", "cvt.rn.f32.f64", "cvt.pack.sat.u16.s32", "cvt.pack.sat.s4.s32.b32", "mapa.shared::cluster.u32",
-            "mapa.u64", "getctarank.shared::cluster.u32", "cp.async.ca.shared.global", "cp.async.cg.shared.global.L2::128B",
-            "cp.async.cg.shared::cta.global.L2::cache_hint.L2::256B", "cp.async.commit_group", "cp.async.wait_group",
-            "cp.async.wait_all", "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes",
-            "cp.async.bulk.global.shared::cta.bulk_group", "cp.reduce.async.bulk.global.shared::cta.bulk_group.add.f32",
-            "cp.async.bulk.prefetch.L2.global", "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes",
-            "cp.async.bulk.tensor.3d.global.shared::cta.bulk_group", "cp.reduce.async.bulk.tensor.1d.global.shared::cta.add.tile.bulk_group",
-            "cp.async.bulk.prefetch.tensor.2d.L2.global.tile", "cp.async.bulk.commit_group", "cp.async.bulk.wait_group.read",
-            "tensormap.replace.tile.global_address.global.b1024.b64", "tensormap.replace.tile.box_dim.shared::cta.b1024.b32",
+            "mov.u16",
+            "mov.b128",
+            "mov.pred",
+            "shfl.up.b32",
+            "shfl.sync.bfly.b32",
+            "shfl.sync.idx.b32",
+            "prmt.b32",
+            "prmt.b32.f4e",
+            "ld.global.v4.u32",
+            "ld.param.u64",
+            "ld.shared::cta.b32",
+            "ld.volatile.shared.u32",
+            "ld.global.nc.L1::no_allocate.L2::256B.v4.f32",
+            "ld.global.nc.f32",
+            "ld.global.ca.nc.v2.f32",
+            "ld.relaxed.gpu.global.L2::cache_hint.b64",
+            "ld.acquire.sys.u32",
+            "ld.global.L1::evict_last.u32",
+            "ld.const.f64",
+            "ld.local.v2.b32",
+            "ld.param::entry.b32",
+            "ldu.global.v2.f32",
+            "st.global.v4.f32",
+            "st.shared.u8",
+            "st.release.cta.shared::cluster.b32",
+            "st.global.wt.b32",
+            "st.async.mbarrier::complete_tx::bytes.shared::cluster.v2.b32",
+            "st.bulk.weak.shared::cta",
+            "multimem.ld_reduce.relaxed.sys.global.add.f32",
+            "multimem.st.global.v4.f16x2",
+            "multimem.red.release.gpu.global.add.u64",
+            "prefetch.global.L2",
+            "prefetch.L1",
+            "prefetchu.L1",
+            "prefetch.global.L2::evict_last",
+            "prefetch.param.tensormap",
+            "applypriority.global.L2::evict_normal",
+            "discard.global.L2",
+            "createpolicy.fractional.L2::evict_last.b64",
+            "createpolicy.range.global.L2::evict_first.L2::evict_unchanged.b64",
+            "createpolicy.cvt.L2.b64",
+            "isspacep.global",
+            "isspacep.shared::cluster",
+            "cvta.to.global.u64",
+            "cvta.shared.u32",
+            "cvt.rn.f32.s32",
+            "cvt.rzi.s32.f32",
+            "cvt.u32.u16",
+            "cvt.sat.s8.s32",
+            "cvt.f32.f16",
+            "cvt.rn.f16.f32",
+            "cvt.rn.satfinite.e4m3x2.f32",
+            "cvt.rn.relu.satfinite.bf16x2.f32",
+            "cvt.rna.tf32.f32",
+            "cvt.rni.f32.f32",
+            "cvt.ftz.f64.f32",
+            "cvt.rn.f32.f64",
+            "cvt.pack.sat.u16.s32",
+            "cvt.pack.sat.s4.s32.b32",
+            "mapa.shared::cluster.u32",
+            "mapa.u64",
+            "getctarank.shared::cluster.u32",
+            "cp.async.ca.shared.global",
+            "cp.async.cg.shared.global.L2::128B",
+            "cp.async.cg.shared::cta.global.L2::cache_hint.L2::256B",
+            "cp.async.commit_group",
+            "cp.async.wait_group",
+            "cp.async.wait_all",
+            "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes",
+            "cp.async.bulk.global.shared::cta.bulk_group",
+            "cp.reduce.async.bulk.global.shared::cta.bulk_group.add.f32",
+            "cp.async.bulk.prefetch.L2.global",
+            "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes",
+            "cp.async.bulk.tensor.3d.global.shared::cta.bulk_group",
+            "cp.reduce.async.bulk.tensor.1d.global.shared::cta.add.tile.bulk_group",
+            "cp.async.bulk.prefetch.tensor.2d.L2.global.tile",
+            "cp.async.bulk.commit_group",
+            "cp.async.bulk.wait_group.read",
+            "tensormap.replace.tile.global_address.global.b1024.b64",
+            "tensormap.replace.tile.box_dim.shared::cta.b1024.b32",
         ] {
             ok(line);
         }
@@ -590,29 +728,88 @@ mod tests {
     #[test]
     fn texture_surface_control_and_sync() {
         for line in [
-            "tex.2d.v4.f32.f32", "tex.1d.v4.f32.s32", "tex.3d.v4.s32.f32", "tex.level.2d.v4.f32.f32", "tex.grad.cube.v4.f32.f32",
-            "tex.2d.v2.f16x2.f32", "tld4.r.2d.v4.f32.f32", "txq.width.b32", "txq.level.height.b32", "txq.filter_mode.b32",
-            "istypep.texref", "suld.b.2d.v4.b32.trap", "suld.b.1d.b8.clamp", "sust.b.3d.v2.b16.zero", "sust.p.2d.b32.trap",
-            "sured.b.add.2d.u32.trap", "sured.p.min.1d.b32.clamp", "suq.width.b32", "bra", "bra.uni", "brx.idx",
-            "call", "call.uni", "ret", "exit", "bar.sync", "bar.arrive", "bar.red.popc.u32", "bar.red.and.pred",
-            "barrier.sync.aligned", "barrier.cta.arrive", "bar.warp.sync", "barrier.cluster.arrive.release.aligned",
-            "barrier.cluster.wait", "membar.gl", "membar.cta", "membar.sys", "fence.sc.gpu", "fence.acq_rel.cta",
-            "fence.proxy.alias", "fence.proxy.async.shared::cta", "fence.proxy.tensormap::generic.release.gpu",
-            "fence.mbarrier_init.release.cluster", "atom.global.add.u32", "atom.global.cas.b32", "atom.shared.exch.b64",
-            "atom.acquire.gpu.global.max.s32", "atom.global.add.noftz.f16x2", "atom.cas.b128", "atom.add.f32",
-            "red.global.add.u32", "red.release.sys.global.min.u64", "red.shared.add.noftz.bf16",
-            "red.async.relaxed.cluster.shared::cluster.mbarrier::complete_tx::bytes.inc.u32", "vote.all.pred",
-            "vote.ballot.b32", "vote.sync.any.pred", "vote.sync.ballot.b32", "match.any.sync.b32", "match.all.sync.b64",
-            "activemask.b32", "redux.sync.add.u32", "redux.sync.or.b32", "redux.sync.min.abs.NaN.f32",
-            "griddepcontrol.wait", "elect.sync", "mbarrier.init.shared.b64", "mbarrier.inval.shared::cta.b64",
-            "mbarrier.arrive.shared.b64", "mbarrier.arrive.release.cluster.shared::cluster.b64",
-            "mbarrier.arrive.expect_tx.shared::cta.b64", "mbarrier.arrive_drop.noComplete.shared.b64",
-            "mbarrier.test_wait.parity.shared::cta.b64", "mbarrier.try_wait.parity.acquire.cta.shared::cta.b64",
-            "mbarrier.expect_tx.relaxed.cta.shared::cta.b64", "mbarrier.complete_tx.shared::cluster.b64",
-            "mbarrier.pending_count.b64", "cp.async.mbarrier.arrive.noinc.shared.b64",
+            "tex.2d.v4.f32.f32",
+            "tex.1d.v4.f32.s32",
+            "tex.3d.v4.s32.f32",
+            "tex.level.2d.v4.f32.f32",
+            "tex.grad.cube.v4.f32.f32",
+            "tex.2d.v2.f16x2.f32",
+            "tld4.r.2d.v4.f32.f32",
+            "txq.width.b32",
+            "txq.level.height.b32",
+            "txq.filter_mode.b32",
+            "istypep.texref",
+            "suld.b.2d.v4.b32.trap",
+            "suld.b.1d.b8.clamp",
+            "sust.b.3d.v2.b16.zero",
+            "sust.p.2d.b32.trap",
+            "sured.b.add.2d.u32.trap",
+            "sured.p.min.1d.b32.clamp",
+            "suq.width.b32",
+            "bra",
+            "bra.uni",
+            "brx.idx",
+            "call",
+            "call.uni",
+            "ret",
+            "exit",
+            "bar.sync",
+            "bar.arrive",
+            "bar.red.popc.u32",
+            "bar.red.and.pred",
+            "barrier.sync.aligned",
+            "barrier.cta.arrive",
+            "bar.warp.sync",
+            "barrier.cluster.arrive.release.aligned",
+            "barrier.cluster.wait",
+            "membar.gl",
+            "membar.cta",
+            "membar.sys",
+            "fence.sc.gpu",
+            "fence.acq_rel.cta",
+            "fence.proxy.alias",
+            "fence.proxy.async.shared::cta",
+            "fence.proxy.tensormap::generic.release.gpu",
+            "fence.mbarrier_init.release.cluster",
+            "atom.global.add.u32",
+            "atom.global.cas.b32",
+            "atom.shared.exch.b64",
+            "atom.acquire.gpu.global.max.s32",
+            "atom.global.add.noftz.f16x2",
+            "atom.cas.b128",
+            "atom.add.f32",
+            "red.global.add.u32",
+            "red.release.sys.global.min.u64",
+            "red.shared.add.noftz.bf16",
+            "red.async.relaxed.cluster.shared::cluster.mbarrier::complete_tx::bytes.inc.u32",
+            "vote.all.pred",
+            "vote.ballot.b32",
+            "vote.sync.any.pred",
+            "vote.sync.ballot.b32",
+            "match.any.sync.b32",
+            "match.all.sync.b64",
+            "activemask.b32",
+            "redux.sync.add.u32",
+            "redux.sync.or.b32",
+            "redux.sync.min.abs.NaN.f32",
+            "griddepcontrol.wait",
+            "elect.sync",
+            "mbarrier.init.shared.b64",
+            "mbarrier.inval.shared::cta.b64",
+            "mbarrier.arrive.shared.b64",
+            "mbarrier.arrive.release.cluster.shared::cluster.b64",
+            "mbarrier.arrive.expect_tx.shared::cta.b64",
+            "mbarrier.arrive_drop.noComplete.shared.b64",
+            "mbarrier.test_wait.parity.shared::cta.b64",
+            "mbarrier.try_wait.parity.acquire.cta.shared::cta.b64",
+            "mbarrier.expect_tx.relaxed.cta.shared::cta.b64",
+            "mbarrier.complete_tx.shared::cluster.b64",
+            "mbarrier.pending_count.b64",
+            "cp.async.mbarrier.arrive.noinc.shared.b64",
             "tensormap.cp_fenceproxy.global.shared::cta.tensormap::generic.release.gpu.sync.aligned",
             "clusterlaunchcontrol.try_cancel.async.shared::cta.mbarrier::complete_tx::bytes.b128",
-            "clusterlaunchcontrol.query_cancel.get_first_ctaid::x.b32.b128", "clusterlaunchcontrol.query_cancel.is_canceled.pred.b128",
+            "clusterlaunchcontrol.query_cancel.get_first_ctaid::x.b32.b128",
+            "clusterlaunchcontrol.query_cancel.is_canceled.pred.b128",
         ] {
             ok(line);
         }
@@ -623,23 +820,53 @@ mod tests {
     #[test]
     fn matrix_video_and_misc() {
         for line in [
-            "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32", "mma.sync.aligned.m16n8k8.row.col.f16.f16.f16.f16",
-            "mma.sync.aligned.m8n8k4.row.row.f32.f16.f16.f32", "mma.sync.aligned.m16n8k32.row.col.satfinite.s32.s8.u8.s32",
-            "mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64", "mma.sync.aligned.m16n8k256.row.col.s32.b1.b1.s32.and.popc",
-            "mma.sp.sync.aligned.m16n8k32.row.col.f32.f16.f16.f32", "mma.sp::ordered_metadata.sync.aligned.m16n8k64.row.col.f32.e4m3.e5m2.f32",
-            "ldmatrix.sync.aligned.m8n8.x4.shared.b16", "ldmatrix.sync.aligned.m8n8.x2.trans.shared::cta.b16",
-            "stmatrix.sync.aligned.m8n8.x4.shared.b16", "movmatrix.sync.aligned.m8n8.trans.b16",
-            "wmma.load.a.sync.aligned.row.m16n16k16.global.f16", "wmma.load.c.sync.aligned.col.m16n16k16.f32",
-            "wmma.mma.sync.aligned.row.col.m16n16k16.f32.f32", "wmma.mma.sync.aligned.row.col.m16n16k16.s32.s8.s8.s32.satfinite",
-            "wmma.store.d.sync.aligned.row.m16n16k16.shared.f32", "wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16",
-            "wgmma.mma_async.sync.aligned.m64n256k32.f32.e4m3.e5m2", "wgmma.mma_async.sp.sync.aligned.m64n64k32.f16.f16.f16",
-            "wgmma.fence.sync.aligned", "wgmma.commit_group.sync.aligned", "wgmma.wait_group.sync.aligned",
-            "tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32", "tcgen05.ld.sync.aligned.32x32b.x4.b32",
-            "tcgen05.mma.cta_group::1.kind::f16", "tcgen05.commit.cta_group::1.mbarrier::arrive::one.b64",
-            "tcgen05.wait::ld.sync.aligned", "tcgen05.fence::before_thread_sync", "vadd.s32.u32.s32.sat.add",
-            "vadd.s32.s32.s32", "vsub.u32.u32.u32.sat", "vmin.s32.s32.s32.max", "vshl.u32.u32.u32.clamp", "vmad.s32.s32.s32.sat.shr15",
-            "vset.u32.u32.lt", "vadd2.s32.s32.s32.sat", "vavrg4.u32.u32.u32.add", "vset4.s32.s32.ne", "trap", "brkpt",
-            "pmevent", "nanosleep.u32", "setmaxnreg.inc.sync.aligned.u32", "alloca.u64", "stacksave.u64", "stackrestore.u32",
+            "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32",
+            "mma.sync.aligned.m16n8k8.row.col.f16.f16.f16.f16",
+            "mma.sync.aligned.m8n8k4.row.row.f32.f16.f16.f32",
+            "mma.sync.aligned.m16n8k32.row.col.satfinite.s32.s8.u8.s32",
+            "mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64",
+            "mma.sync.aligned.m16n8k256.row.col.s32.b1.b1.s32.and.popc",
+            "mma.sp.sync.aligned.m16n8k32.row.col.f32.f16.f16.f32",
+            "mma.sp::ordered_metadata.sync.aligned.m16n8k64.row.col.f32.e4m3.e5m2.f32",
+            "ldmatrix.sync.aligned.m8n8.x4.shared.b16",
+            "ldmatrix.sync.aligned.m8n8.x2.trans.shared::cta.b16",
+            "stmatrix.sync.aligned.m8n8.x4.shared.b16",
+            "movmatrix.sync.aligned.m8n8.trans.b16",
+            "wmma.load.a.sync.aligned.row.m16n16k16.global.f16",
+            "wmma.load.c.sync.aligned.col.m16n16k16.f32",
+            "wmma.mma.sync.aligned.row.col.m16n16k16.f32.f32",
+            "wmma.mma.sync.aligned.row.col.m16n16k16.s32.s8.s8.s32.satfinite",
+            "wmma.store.d.sync.aligned.row.m16n16k16.shared.f32",
+            "wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16",
+            "wgmma.mma_async.sync.aligned.m64n256k32.f32.e4m3.e5m2",
+            "wgmma.mma_async.sp.sync.aligned.m64n64k32.f16.f16.f16",
+            "wgmma.fence.sync.aligned",
+            "wgmma.commit_group.sync.aligned",
+            "wgmma.wait_group.sync.aligned",
+            "tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32",
+            "tcgen05.ld.sync.aligned.32x32b.x4.b32",
+            "tcgen05.mma.cta_group::1.kind::f16",
+            "tcgen05.commit.cta_group::1.mbarrier::arrive::one.b64",
+            "tcgen05.wait::ld.sync.aligned",
+            "tcgen05.fence::before_thread_sync",
+            "vadd.s32.u32.s32.sat.add",
+            "vadd.s32.s32.s32",
+            "vsub.u32.u32.u32.sat",
+            "vmin.s32.s32.s32.max",
+            "vshl.u32.u32.u32.clamp",
+            "vmad.s32.s32.s32.sat.shr15",
+            "vset.u32.u32.lt",
+            "vadd2.s32.s32.s32.sat",
+            "vavrg4.u32.u32.u32.add",
+            "vset4.s32.s32.ne",
+            "trap",
+            "brkpt",
+            "pmevent",
+            "nanosleep.u32",
+            "setmaxnreg.inc.sync.aligned.u32",
+            "alloca.u64",
+            "stacksave.u64",
+            "stackrestore.u32",
         ] {
             ok(line);
         }
@@ -734,10 +961,51 @@ mod tests {
 
     /// PTX ISA versions and `sm_NN` targets in order, to step one below a minimum.
     const VERSIONS: &[(u32, u32)] = &[
-        (1, 0), (1, 1), (1, 2), (1, 3), (1, 4), (1, 5), (2, 0), (2, 1), (2, 2), (2, 3), (3, 0), (3, 1), (3, 2),
-        (4, 0), (4, 1), (4, 2), (4, 3), (5, 0), (6, 0), (6, 1), (6, 2), (6, 3), (6, 4), (6, 5), (7, 0), (7, 1),
-        (7, 2), (7, 3), (7, 4), (7, 5), (7, 6), (7, 7), (7, 8), (8, 0), (8, 1), (8, 2), (8, 3), (8, 4), (8, 5),
-        (8, 6), (8, 7), (8, 8), (9, 0), (9, 1), (9, 2),
+        (1, 0),
+        (1, 1),
+        (1, 2),
+        (1, 3),
+        (1, 4),
+        (1, 5),
+        (2, 0),
+        (2, 1),
+        (2, 2),
+        (2, 3),
+        (3, 0),
+        (3, 1),
+        (3, 2),
+        (4, 0),
+        (4, 1),
+        (4, 2),
+        (4, 3),
+        (5, 0),
+        (6, 0),
+        (6, 1),
+        (6, 2),
+        (6, 3),
+        (6, 4),
+        (6, 5),
+        (7, 0),
+        (7, 1),
+        (7, 2),
+        (7, 3),
+        (7, 4),
+        (7, 5),
+        (7, 6),
+        (7, 7),
+        (7, 8),
+        (8, 0),
+        (8, 1),
+        (8, 2),
+        (8, 3),
+        (8, 4),
+        (8, 5),
+        (8, 6),
+        (8, 7),
+        (8, 8),
+        (9, 0),
+        (9, 1),
+        (9, 2),
     ];
     const TARGETS: &[u32] = &[10, 11, 12, 13, 20, 30, 32, 35, 37, 50, 52, 53, 60, 61, 62, 70, 72, 75, 80, 86, 87, 89, 90, 100, 120];
 
@@ -810,7 +1078,8 @@ mod tests {
         // `.acquire`/`.release` for `fence` came in 8.6, but not for the forms that always had them
         assert_minimum("fence.acquire.gpu", (8, 6), 90);
         assert_minimum("fence.mbarrier_init.release.cluster", (8, 0), 90); // ptxas
-        assert_minimum("fence.proxy.tensormap::generic.release.gpu", (8, 3), 90); // ptxas
+        assert_minimum("fence.proxy.tensormap::generic.release.gpu", (8, 3), 90);
+        // ptxas
     }
 
     /// Minima of instructions older than PTX 2.0, and of the forms the corpus uses most.
@@ -875,22 +1144,41 @@ mod tests {
     /// do not, as NVIDIA's ptxas 12.9 (PTX ISA 8.8) judges them.
     #[test]
     fn architecture_and_family_specific_targets() {
-        const EVERY_SPECIFIC: &[&str] =
-            &["sm_100a", "sm_100f", "sm_101a", "sm_101f", "sm_103a", "sm_103f", "sm_120a", "sm_120f", "sm_121a", "sm_121f"];
+        const EVERY_SPECIFIC: &[&str] = &["sm_100a", "sm_100f", "sm_101a", "sm_101f", "sm_103a", "sm_103f", "sm_120a", "sm_120f", "sm_121a", "sm_121f"];
         let verdicts: &[(&str, &[&str], &[&str])] = &[
             ("wgmma.fence.sync.aligned", &["sm_90a"], &["sm_90", "sm_100a", "sm_100f", "sm_120a"]),
             ("setmaxnreg.inc.sync.aligned.u32", &["sm_90a", "sm_100a", "sm_101f", "sm_103a", "sm_120f", "sm_121a"], &["sm_90", "sm_100", "sm_103", "sm_120"]),
-            ("tcgen05.fence::before_thread_sync", &["sm_100a", "sm_100f", "sm_101a", "sm_101f", "sm_103a", "sm_103f"], &["sm_100", "sm_103", "sm_120a", "sm_120f", "sm_121a"]),
+            (
+                "tcgen05.fence::before_thread_sync",
+                &["sm_100a", "sm_100f", "sm_101a", "sm_101f", "sm_103a", "sm_103f"],
+                &["sm_100", "sm_103", "sm_120a", "sm_120f", "sm_121a"],
+            ),
             ("redux.sync.min.f32", &["sm_100a", "sm_100f", "sm_103a", "sm_103f"], &["sm_90a", "sm_100", "sm_101a", "sm_101f", "sm_120a", "sm_120f"]),
-            ("multimem.ld_reduce.add.e4m3x4", &["sm_100a", "sm_100f", "sm_101a", "sm_101f", "sm_103a", "sm_103f", "sm_120a", "sm_121a"], &["sm_90a", "sm_100", "sm_103", "sm_120", "sm_120f", "sm_121f"]),
+            (
+                "multimem.ld_reduce.add.e4m3x4",
+                &["sm_100a", "sm_100f", "sm_101a", "sm_101f", "sm_103a", "sm_103f", "sm_120a", "sm_121a"],
+                &["sm_90a", "sm_100", "sm_103", "sm_120", "sm_120f", "sm_121f"],
+            ),
             ("cvt.rs.satfinite.relu.e4m3x4.f32", &["sm_100a", "sm_103a"], &["sm_100", "sm_100f", "sm_101a", "sm_103f", "sm_120a"]),
             ("cvt.rn.satfinite.e2m1x2.f32", EVERY_SPECIFIC, &["sm_90a", "sm_100", "sm_103", "sm_120"]),
             ("cvt.rn.f16x2.e2m1x2", EVERY_SPECIFIC, &["sm_90a", "sm_100", "sm_120"]),
             ("mma.sync.aligned.m16n8k32.row.col.kind::f8f6f4.f32.e4m3.e4m3.f32", EVERY_SPECIFIC, &["sm_90a", "sm_100", "sm_120"]),
-            ("mma.sync.aligned.m16n8k32.row.col.kind::f8f6f4.f32.e3m2.e2m3.f32", &["sm_120a", "sm_120f", "sm_121a", "sm_121f"], &["sm_100a", "sm_100f", "sm_103a", "sm_120"]),
-            ("mma.sync.aligned.m16n8k64.row.col.kind::mxf4.block_scale.f32.e2m1.e2m1.f32.ue8m0", &["sm_120a", "sm_120f", "sm_121a", "sm_121f"], &["sm_100a", "sm_100f", "sm_120"]),
+            (
+                "mma.sync.aligned.m16n8k32.row.col.kind::f8f6f4.f32.e3m2.e2m3.f32",
+                &["sm_120a", "sm_120f", "sm_121a", "sm_121f"],
+                &["sm_100a", "sm_100f", "sm_103a", "sm_120"],
+            ),
+            (
+                "mma.sync.aligned.m16n8k64.row.col.kind::mxf4.block_scale.f32.e2m1.e2m1.f32.ue8m0",
+                &["sm_120a", "sm_120f", "sm_121a", "sm_121f"],
+                &["sm_100a", "sm_100f", "sm_120"],
+            ),
             ("ldmatrix.sync.aligned.m16n16.x1.trans.shared.b8", EVERY_SPECIFIC, &["sm_90a", "sm_100", "sm_120"]),
-            ("cp.async.bulk.tensor.2d.shared::cluster.global.tile::gather4.mbarrier::complete_tx::bytes", &["sm_100a", "sm_100f", "sm_101a", "sm_103f"], &["sm_100", "sm_120a", "sm_120f"]),
+            (
+                "cp.async.bulk.tensor.2d.shared::cluster.global.tile::gather4.mbarrier::complete_tx::bytes",
+                &["sm_100a", "sm_100f", "sm_101a", "sm_103f"],
+                &["sm_100", "sm_120a", "sm_120f"],
+            ),
             ("cp.async.bulk.tensor.2d.shared::cta.global.tile::gather4.mbarrier::complete_tx::bytes", &["sm_100", "sm_103", "sm_120", "sm_120a"], &["sm_90a"]),
             ("tensormap.replace.tile.global_address.global.b1024.b64", &["sm_90a", "sm_100a", "sm_103f", "sm_121a"], &["sm_90", "sm_100", "sm_120"]),
             ("elect.sync", &["sm_90", "sm_90a", "sm_100", "sm_100f", "sm_120a"], &[]),
@@ -939,7 +1227,8 @@ mod tests {
     /// three inputs came with PTX 8.8 and sm_100 (ptxas accepts it there).
     #[test]
     fn operand_count_selects_the_form() {
-        let min = |operands, at: FileTarget| match_form("min", &[".f32"], Some(operands), &at).map(|m| (m.is_satisfied_by(&at), m.operands, m.min_version, m.min_sm));
+        let min =
+            |operands, at: FileTarget| match_form("min", &[".f32"], Some(operands), &at).map(|m| (m.is_satisfied_by(&at), m.operands, m.min_version, m.min_sm));
         assert_eq!(min(3, file((1, 0), 10)), Ok((true, 3..=3, (1, 0), 10)));
         assert_eq!(min(4, file((8, 8), 100)), Ok((true, 4..=4, (8, 8), 100)));
         assert_eq!(min(4, file((8, 7), 100)), Ok((false, 4..=4, (8, 8), 100)));
@@ -987,7 +1276,10 @@ mod tests {
             // (past the harness's capture), except under CI, which must have it.
             Err(e) if explicit.is_none() && !std::env::var("CI").is_ok_and(|v| !v.is_empty() && v != "0" && !v.eq_ignore_ascii_case("false")) => {
                 use std::io::Write as _;
-                let _ = writeln!(std::io::stderr(), "skipped: corpus_instructions_match_forms: the PTX corpus is not there ({dir}: {e}); set PTX2LLVM_CORPUS to a directory of .ptx files");
+                let _ = writeln!(
+                    std::io::stderr(),
+                    "skipped: corpus_instructions_match_forms: the PTX corpus is not there ({dir}: {e}); set PTX2LLVM_CORPUS to a directory of .ptx files"
+                );
                 return;
             }
             Err(e) => panic!("corpus directory {dir}: {e} (set PTX2LLVM_CORPUS to a directory of .ptx files)"),
@@ -1041,7 +1333,11 @@ mod tests {
             }
         }
         assert!(checked > 10_000, "only {checked} instructions found in {dir}");
-        assert!(failures.is_empty(), "{} of {checked} instructions match no form that their file allows:\n{}", failures.values().sum::<usize>(),
-            failures.iter().map(|(k, v)| format!("  {v:5} × {k}")).collect::<Vec<_>>().join("\n"));
+        assert!(
+            failures.is_empty(),
+            "{} of {checked} instructions match no form that their file allows:\n{}",
+            failures.values().sum::<usize>(),
+            failures.iter().map(|(k, v)| format!("  {v:5} × {k}")).collect::<Vec<_>>().join("\n")
+        );
     }
 }

@@ -332,7 +332,28 @@ const A322: &[&str] = &[".collector::a::fill", ".collector::a::use", ".collector
 const A323: &[&str] = &[".scale_vec::1X", ".scale_vec::2X", ".scale_vec::4X", ".block16", ".block32"];
 const A324: &[&str] = &[".ws"];
 const A325: &[&str] = &[".cta_group::1"];
-const A326: &[&str] = &[".collector::a::fill", ".collector::a::use", ".collector::a::lastuse", ".collector::a::discard", ".collector::b0::fill", ".collector::b0::use", ".collector::b0::lastuse", ".collector::b0::discard", ".collector::b1::fill", ".collector::b1::use", ".collector::b1::lastuse", ".collector::b1::discard", ".collector::b2::fill", ".collector::b2::use", ".collector::b2::lastuse", ".collector::b2::discard", ".collector::b3::fill", ".collector::b3::use", ".collector::b3::lastuse", ".collector::b3::discard"];
+const A326: &[&str] = &[
+    ".collector::a::fill",
+    ".collector::a::use",
+    ".collector::a::lastuse",
+    ".collector::a::discard",
+    ".collector::b0::fill",
+    ".collector::b0::use",
+    ".collector::b0::lastuse",
+    ".collector::b0::discard",
+    ".collector::b1::fill",
+    ".collector::b1::use",
+    ".collector::b1::lastuse",
+    ".collector::b1::discard",
+    ".collector::b2::fill",
+    ".collector::b2::use",
+    ".collector::b2::lastuse",
+    ".collector::b2::discard",
+    ".collector::b3::fill",
+    ".collector::b3::use",
+    ".collector::b3::lastuse",
+    ".collector::b3::discard",
+];
 const A327: &[&str] = &[".sp"];
 const A328: &[&str] = &[".replace"];
 const A329: &[&str] = &[".tile"];
@@ -354,7 +375,8 @@ const A344: &[&str] = &[".grad"];
 const A345: &[&str] = &[".r", ".g", ".b", ".a"];
 const A346: &[&str] = &[".2d"];
 const A347: &[&str] = &[".2d", ".a2d", ".cube", ".acube"];
-const A348: &[&str] = &[".width", ".height", ".depth", ".channel_data_type", ".channel_order", ".normalized_coords", ".array_size", ".num_mipmap_levels", ".num_samples"];
+const A348: &[&str] =
+    &[".width", ".height", ".depth", ".channel_data_type", ".channel_order", ".normalized_coords", ".array_size", ".num_mipmap_levels", ".num_samples"];
 const A349: &[&str] = &[".width", ".height", ".depth"];
 const A350: &[&str] = &[".force_unnormalized_coords", ".filter_mode", ".addr_mode_0", ".addr_mode_1", ".addr_mode_2"];
 const A351: &[&str] = &[".shr7", ".shr15"];
@@ -364,14 +386,201 @@ const A354: &[&str] = &[".ballot"];
 const A355: &[&str] = &[".eq", ".ne", ".lt", ".le", ".gt", ".ge"];
 const A356: &[&str] = &[".fence"];
 const A357: &[&str] = &[".mma_async"];
-const A358: &[&str] = &[".m64n8k32", ".m64n16k32", ".m64n24k32", ".m64n32k32", ".m64n40k32", ".m64n48k32", ".m64n56k32", ".m64n64k32", ".m64n72k32", ".m64n80k32", ".m64n88k32", ".m64n96k32", ".m64n104k32", ".m64n112k32", ".m64n120k32", ".m64n128k32", ".m64n136k32", ".m64n144k32", ".m64n152k32", ".m64n160k32", ".m64n168k32", ".m64n176k32", ".m64n184k32", ".m64n192k32", ".m64n200k32", ".m64n208k32", ".m64n216k32", ".m64n224k32", ".m64n232k32", ".m64n240k32", ".m64n248k32", ".m64n256k32"];
-const A359: &[&str] = &[".m64n8k16", ".m64n16k16", ".m64n24k16", ".m64n32k16", ".m64n40k16", ".m64n48k16", ".m64n56k16", ".m64n64k16", ".m64n72k16", ".m64n80k16", ".m64n88k16", ".m64n96k16", ".m64n104k16", ".m64n112k16", ".m64n120k16", ".m64n128k16", ".m64n136k16", ".m64n144k16", ".m64n152k16", ".m64n160k16", ".m64n168k16", ".m64n176k16", ".m64n184k16", ".m64n192k16", ".m64n200k16", ".m64n208k16", ".m64n216k16", ".m64n224k16", ".m64n232k16", ".m64n240k16", ".m64n248k16", ".m64n256k16"];
-const A360: &[&str] = &[".m64n8k64", ".m64n16k64", ".m64n24k64", ".m64n32k64", ".m64n40k64", ".m64n48k64", ".m64n56k64", ".m64n64k64", ".m64n72k64", ".m64n80k64", ".m64n88k64", ".m64n96k64", ".m64n104k64", ".m64n112k64", ".m64n120k64", ".m64n128k64", ".m64n136k64", ".m64n144k64", ".m64n152k64", ".m64n160k64", ".m64n168k64", ".m64n176k64", ".m64n184k64", ".m64n192k64", ".m64n200k64", ".m64n208k64", ".m64n216k64", ".m64n224k64", ".m64n232k64", ".m64n240k64", ".m64n248k64", ".m64n256k64"];
-const A361: &[&str] = &[".m64n8k64", ".m64n16k64", ".m64n24k64", ".m64n32k64", ".m64n48k64", ".m64n64k64", ".m64n80k64", ".m64n96k64", ".m64n112k64", ".m64n128k64", ".m64n144k64", ".m64n160k64", ".m64n176k64", ".m64n192k64", ".m64n208k64", ".m64n224k64", ".m64n240k64", ".m64n256k64"];
+const A358: &[&str] = &[
+    ".m64n8k32",
+    ".m64n16k32",
+    ".m64n24k32",
+    ".m64n32k32",
+    ".m64n40k32",
+    ".m64n48k32",
+    ".m64n56k32",
+    ".m64n64k32",
+    ".m64n72k32",
+    ".m64n80k32",
+    ".m64n88k32",
+    ".m64n96k32",
+    ".m64n104k32",
+    ".m64n112k32",
+    ".m64n120k32",
+    ".m64n128k32",
+    ".m64n136k32",
+    ".m64n144k32",
+    ".m64n152k32",
+    ".m64n160k32",
+    ".m64n168k32",
+    ".m64n176k32",
+    ".m64n184k32",
+    ".m64n192k32",
+    ".m64n200k32",
+    ".m64n208k32",
+    ".m64n216k32",
+    ".m64n224k32",
+    ".m64n232k32",
+    ".m64n240k32",
+    ".m64n248k32",
+    ".m64n256k32",
+];
+const A359: &[&str] = &[
+    ".m64n8k16",
+    ".m64n16k16",
+    ".m64n24k16",
+    ".m64n32k16",
+    ".m64n40k16",
+    ".m64n48k16",
+    ".m64n56k16",
+    ".m64n64k16",
+    ".m64n72k16",
+    ".m64n80k16",
+    ".m64n88k16",
+    ".m64n96k16",
+    ".m64n104k16",
+    ".m64n112k16",
+    ".m64n120k16",
+    ".m64n128k16",
+    ".m64n136k16",
+    ".m64n144k16",
+    ".m64n152k16",
+    ".m64n160k16",
+    ".m64n168k16",
+    ".m64n176k16",
+    ".m64n184k16",
+    ".m64n192k16",
+    ".m64n200k16",
+    ".m64n208k16",
+    ".m64n216k16",
+    ".m64n224k16",
+    ".m64n232k16",
+    ".m64n240k16",
+    ".m64n248k16",
+    ".m64n256k16",
+];
+const A360: &[&str] = &[
+    ".m64n8k64",
+    ".m64n16k64",
+    ".m64n24k64",
+    ".m64n32k64",
+    ".m64n40k64",
+    ".m64n48k64",
+    ".m64n56k64",
+    ".m64n64k64",
+    ".m64n72k64",
+    ".m64n80k64",
+    ".m64n88k64",
+    ".m64n96k64",
+    ".m64n104k64",
+    ".m64n112k64",
+    ".m64n120k64",
+    ".m64n128k64",
+    ".m64n136k64",
+    ".m64n144k64",
+    ".m64n152k64",
+    ".m64n160k64",
+    ".m64n168k64",
+    ".m64n176k64",
+    ".m64n184k64",
+    ".m64n192k64",
+    ".m64n200k64",
+    ".m64n208k64",
+    ".m64n216k64",
+    ".m64n224k64",
+    ".m64n232k64",
+    ".m64n240k64",
+    ".m64n248k64",
+    ".m64n256k64",
+];
+const A361: &[&str] = &[
+    ".m64n8k64",
+    ".m64n16k64",
+    ".m64n24k64",
+    ".m64n32k64",
+    ".m64n48k64",
+    ".m64n64k64",
+    ".m64n80k64",
+    ".m64n96k64",
+    ".m64n112k64",
+    ".m64n128k64",
+    ".m64n144k64",
+    ".m64n160k64",
+    ".m64n176k64",
+    ".m64n192k64",
+    ".m64n208k64",
+    ".m64n224k64",
+    ".m64n240k64",
+    ".m64n256k64",
+];
 const A362: &[&str] = &[".s8", ".u8"];
-const A363: &[&str] = &[".m64n8k8", ".m64n16k8", ".m64n24k8", ".m64n32k8", ".m64n40k8", ".m64n48k8", ".m64n56k8", ".m64n64k8", ".m64n72k8", ".m64n80k8", ".m64n88k8", ".m64n96k8", ".m64n104k8", ".m64n112k8", ".m64n120k8", ".m64n128k8", ".m64n136k8", ".m64n144k8", ".m64n152k8", ".m64n160k8", ".m64n168k8", ".m64n176k8", ".m64n184k8", ".m64n192k8", ".m64n200k8", ".m64n208k8", ".m64n216k8", ".m64n224k8", ".m64n232k8", ".m64n240k8", ".m64n248k8", ".m64n256k8"];
-const A364: &[&str] = &[".m64n8k32", ".m64n16k32", ".m64n24k32", ".m64n32k32", ".m64n48k32", ".m64n64k32", ".m64n80k32", ".m64n96k32", ".m64n112k32", ".m64n128k32", ".m64n144k32", ".m64n160k32", ".m64n176k32", ".m64n192k32", ".m64n208k32", ".m64n224k32"];
-const A365: &[&str] = &[".m64n8k256", ".m64n16k256", ".m64n24k256", ".m64n32k256", ".m64n48k256", ".m64n64k256", ".m64n80k256", ".m64n96k256", ".m64n112k256", ".m64n128k256", ".m64n144k256", ".m64n160k256", ".m64n176k256", ".m64n192k256", ".m64n208k256", ".m64n224k256", ".m64n240k256", ".m64n256k256"];
+const A363: &[&str] = &[
+    ".m64n8k8",
+    ".m64n16k8",
+    ".m64n24k8",
+    ".m64n32k8",
+    ".m64n40k8",
+    ".m64n48k8",
+    ".m64n56k8",
+    ".m64n64k8",
+    ".m64n72k8",
+    ".m64n80k8",
+    ".m64n88k8",
+    ".m64n96k8",
+    ".m64n104k8",
+    ".m64n112k8",
+    ".m64n120k8",
+    ".m64n128k8",
+    ".m64n136k8",
+    ".m64n144k8",
+    ".m64n152k8",
+    ".m64n160k8",
+    ".m64n168k8",
+    ".m64n176k8",
+    ".m64n184k8",
+    ".m64n192k8",
+    ".m64n200k8",
+    ".m64n208k8",
+    ".m64n216k8",
+    ".m64n224k8",
+    ".m64n232k8",
+    ".m64n240k8",
+    ".m64n248k8",
+    ".m64n256k8",
+];
+const A364: &[&str] = &[
+    ".m64n8k32",
+    ".m64n16k32",
+    ".m64n24k32",
+    ".m64n32k32",
+    ".m64n48k32",
+    ".m64n64k32",
+    ".m64n80k32",
+    ".m64n96k32",
+    ".m64n112k32",
+    ".m64n128k32",
+    ".m64n144k32",
+    ".m64n160k32",
+    ".m64n176k32",
+    ".m64n192k32",
+    ".m64n208k32",
+    ".m64n224k32",
+];
+const A365: &[&str] = &[
+    ".m64n8k256",
+    ".m64n16k256",
+    ".m64n24k256",
+    ".m64n32k256",
+    ".m64n48k256",
+    ".m64n64k256",
+    ".m64n80k256",
+    ".m64n96k256",
+    ".m64n112k256",
+    ".m64n128k256",
+    ".m64n144k256",
+    ".m64n160k256",
+    ".m64n176k256",
+    ".m64n192k256",
+    ".m64n208k256",
+    ".m64n224k256",
+    ".m64n240k256",
+    ".m64n256k256",
+];
 const A366: &[&str] = &[".and"];
 const A367: &[&str] = &[".load"];
 const A368: &[&str] = &[".a"];
@@ -399,14 +608,35 @@ const SLOTS_7: &[Slot] = &[Slot { alts: A8, optional: false, typed: true }];
 const SLOTS_8: &[Slot] = &[Slot { alts: A9, optional: false, typed: true }];
 const SLOTS_9: &[Slot] = &[Slot { alts: A10, optional: true, typed: false }, Slot { alts: A11, optional: false, typed: true }];
 const SLOTS_10: &[Slot] = &[Slot { alts: A12, optional: false, typed: false }, Slot { alts: A13, optional: false, typed: true }];
-const SLOTS_11: &[Slot] = &[Slot { alts: A14, optional: true, typed: false }, Slot { alts: A1, optional: true, typed: false }, Slot { alts: A10, optional: true, typed: false }, Slot { alts: A2, optional: false, typed: true }];
-const SLOTS_12: &[Slot] = &[Slot { alts: A14, optional: true, typed: false }, Slot { alts: A1, optional: true, typed: false }, Slot { alts: A15, optional: false, typed: true }];
+const SLOTS_11: &[Slot] = &[
+    Slot { alts: A14, optional: true, typed: false },
+    Slot { alts: A1, optional: true, typed: false },
+    Slot { alts: A10, optional: true, typed: false },
+    Slot { alts: A2, optional: false, typed: true },
+];
+const SLOTS_12: &[Slot] =
+    &[Slot { alts: A14, optional: true, typed: false }, Slot { alts: A1, optional: true, typed: false }, Slot { alts: A15, optional: false, typed: true }];
 const SLOTS_13: &[Slot] = &[Slot { alts: A14, optional: true, typed: false }, Slot { alts: A3, optional: false, typed: true }];
-const SLOTS_14: &[Slot] = &[Slot { alts: A16, optional: true, typed: false }, Slot { alts: A1, optional: true, typed: false }, Slot { alts: A10, optional: true, typed: false }, Slot { alts: A4, optional: false, typed: true }];
-const SLOTS_15: &[Slot] = &[Slot { alts: A16, optional: true, typed: false }, Slot { alts: A1, optional: true, typed: false }, Slot { alts: A10, optional: true, typed: false }, Slot { alts: A5, optional: false, typed: true }];
+const SLOTS_14: &[Slot] = &[
+    Slot { alts: A16, optional: true, typed: false },
+    Slot { alts: A1, optional: true, typed: false },
+    Slot { alts: A10, optional: true, typed: false },
+    Slot { alts: A4, optional: false, typed: true },
+];
+const SLOTS_15: &[Slot] = &[
+    Slot { alts: A16, optional: true, typed: false },
+    Slot { alts: A1, optional: true, typed: false },
+    Slot { alts: A10, optional: true, typed: false },
+    Slot { alts: A5, optional: false, typed: true },
+];
 const SLOTS_16: &[Slot] = &[Slot { alts: A16, optional: true, typed: false }, Slot { alts: A6, optional: false, typed: true }];
 const SLOTS_17: &[Slot] = &[Slot { alts: A16, optional: true, typed: false }, Slot { alts: A7, optional: false, typed: true }];
-const SLOTS_18: &[Slot] = &[Slot { alts: A14, optional: true, typed: false }, Slot { alts: A10, optional: true, typed: false }, Slot { alts: A2, optional: false, typed: true }, Slot { alts: A17, optional: false, typed: true }];
+const SLOTS_18: &[Slot] = &[
+    Slot { alts: A14, optional: true, typed: false },
+    Slot { alts: A10, optional: true, typed: false },
+    Slot { alts: A2, optional: false, typed: true },
+    Slot { alts: A17, optional: false, typed: true },
+];
 const SLOTS_19: &[Slot] = &[Slot { alts: A18, optional: false, typed: true }];
 const SLOTS_20: &[Slot] = &[Slot { alts: A10, optional: true, typed: false }, Slot { alts: A19, optional: false, typed: true }];
 const SLOTS_21: &[Slot] = &[Slot { alts: A12, optional: false, typed: false }, Slot { alts: A20, optional: false, typed: true }];
@@ -415,31 +645,156 @@ const SLOTS_23: &[Slot] = &[Slot { alts: A12, optional: true, typed: false }, Sl
 const SLOTS_24: &[Slot] = &[Slot { alts: A21, optional: true, typed: false }, Slot { alts: A22, optional: false, typed: true }];
 const SLOTS_25: &[Slot] = &[Slot { alts: A23, optional: false, typed: true }];
 const SLOTS_26: &[Slot] = &[Slot { alts: A24, optional: true, typed: false }, Slot { alts: A25, optional: false, typed: false }];
-const SLOTS_27: &[Slot] = &[Slot { alts: A26, optional: true, typed: false }, Slot { alts: A27, optional: true, typed: false }, Slot { alts: A28, optional: true, typed: false }, Slot { alts: A29, optional: false, typed: false }, Slot { alts: A30, optional: true, typed: false }, Slot { alts: A31, optional: false, typed: true }];
-const SLOTS_28: &[Slot] = &[Slot { alts: A26, optional: true, typed: false }, Slot { alts: A27, optional: true, typed: false }, Slot { alts: A28, optional: true, typed: false }, Slot { alts: A29, optional: false, typed: false }, Slot { alts: A31, optional: false, typed: true }];
-const SLOTS_29: &[Slot] = &[Slot { alts: A26, optional: true, typed: false }, Slot { alts: A27, optional: true, typed: false }, Slot { alts: A28, optional: true, typed: false }, Slot { alts: A32, optional: false, typed: false }, Slot { alts: A33, optional: false, typed: true }];
-const SLOTS_30: &[Slot] = &[Slot { alts: A26, optional: true, typed: false }, Slot { alts: A27, optional: true, typed: false }, Slot { alts: A28, optional: true, typed: false }, Slot { alts: A32, optional: false, typed: false }, Slot { alts: A34, optional: false, typed: true }];
-const SLOTS_31: &[Slot] = &[Slot { alts: A26, optional: true, typed: false }, Slot { alts: A27, optional: true, typed: false }, Slot { alts: A28, optional: true, typed: false }, Slot { alts: A35, optional: false, typed: false }, Slot { alts: A30, optional: true, typed: false }, Slot { alts: A34, optional: false, typed: true }];
-const SLOTS_32: &[Slot] = &[Slot { alts: A26, optional: true, typed: false }, Slot { alts: A27, optional: true, typed: false }, Slot { alts: A28, optional: true, typed: false }, Slot { alts: A36, optional: false, typed: false }, Slot { alts: A37, optional: false, typed: false }, Slot { alts: A30, optional: true, typed: false }, Slot { alts: A4, optional: false, typed: true }];
-const SLOTS_33: &[Slot] = &[Slot { alts: A26, optional: true, typed: false }, Slot { alts: A27, optional: true, typed: false }, Slot { alts: A28, optional: true, typed: false }, Slot { alts: A36, optional: false, typed: false }, Slot { alts: A37, optional: false, typed: false }, Slot { alts: A30, optional: true, typed: false }, Slot { alts: A5, optional: false, typed: true }];
-const SLOTS_34: &[Slot] = &[Slot { alts: A26, optional: true, typed: false }, Slot { alts: A27, optional: true, typed: false }, Slot { alts: A28, optional: true, typed: false }, Slot { alts: A36, optional: false, typed: false }, Slot { alts: A37, optional: false, typed: false }, Slot { alts: A30, optional: true, typed: false }, Slot { alts: A6, optional: false, typed: true }];
-const SLOTS_35: &[Slot] = &[Slot { alts: A26, optional: true, typed: false }, Slot { alts: A27, optional: true, typed: false }, Slot { alts: A28, optional: true, typed: false }, Slot { alts: A36, optional: false, typed: false }, Slot { alts: A37, optional: false, typed: false }, Slot { alts: A30, optional: true, typed: false }, Slot { alts: A7, optional: false, typed: true }];
-const SLOTS_36: &[Slot] = &[Slot { alts: A26, optional: true, typed: false }, Slot { alts: A27, optional: true, typed: false }, Slot { alts: A24, optional: true, typed: false }, Slot { alts: A36, optional: false, typed: false }, Slot { alts: A30, optional: true, typed: false }, Slot { alts: A38, optional: false, typed: false }, Slot { alts: A2, optional: false, typed: true }];
-const SLOTS_37: &[Slot] = &[Slot { alts: A26, optional: true, typed: false }, Slot { alts: A27, optional: true, typed: false }, Slot { alts: A24, optional: true, typed: false }, Slot { alts: A39, optional: false, typed: false }, Slot { alts: A37, optional: false, typed: false }, Slot { alts: A30, optional: true, typed: false }, Slot { alts: A40, optional: false, typed: false }, Slot { alts: A17, optional: false, typed: true }];
-const SLOTS_38: &[Slot] = &[Slot { alts: A26, optional: true, typed: false }, Slot { alts: A27, optional: true, typed: false }, Slot { alts: A24, optional: true, typed: false }, Slot { alts: A39, optional: false, typed: false }, Slot { alts: A37, optional: false, typed: false }, Slot { alts: A30, optional: true, typed: false }, Slot { alts: A38, optional: false, typed: false }, Slot { alts: A41, optional: false, typed: true }];
-const SLOTS_39: &[Slot] = &[Slot { alts: A42, optional: false, typed: false }, Slot { alts: A29, optional: false, typed: false }, Slot { alts: A43, optional: false, typed: true }];
+const SLOTS_27: &[Slot] = &[
+    Slot { alts: A26, optional: true, typed: false },
+    Slot { alts: A27, optional: true, typed: false },
+    Slot { alts: A28, optional: true, typed: false },
+    Slot { alts: A29, optional: false, typed: false },
+    Slot { alts: A30, optional: true, typed: false },
+    Slot { alts: A31, optional: false, typed: true },
+];
+const SLOTS_28: &[Slot] = &[
+    Slot { alts: A26, optional: true, typed: false },
+    Slot { alts: A27, optional: true, typed: false },
+    Slot { alts: A28, optional: true, typed: false },
+    Slot { alts: A29, optional: false, typed: false },
+    Slot { alts: A31, optional: false, typed: true },
+];
+const SLOTS_29: &[Slot] = &[
+    Slot { alts: A26, optional: true, typed: false },
+    Slot { alts: A27, optional: true, typed: false },
+    Slot { alts: A28, optional: true, typed: false },
+    Slot { alts: A32, optional: false, typed: false },
+    Slot { alts: A33, optional: false, typed: true },
+];
+const SLOTS_30: &[Slot] = &[
+    Slot { alts: A26, optional: true, typed: false },
+    Slot { alts: A27, optional: true, typed: false },
+    Slot { alts: A28, optional: true, typed: false },
+    Slot { alts: A32, optional: false, typed: false },
+    Slot { alts: A34, optional: false, typed: true },
+];
+const SLOTS_31: &[Slot] = &[
+    Slot { alts: A26, optional: true, typed: false },
+    Slot { alts: A27, optional: true, typed: false },
+    Slot { alts: A28, optional: true, typed: false },
+    Slot { alts: A35, optional: false, typed: false },
+    Slot { alts: A30, optional: true, typed: false },
+    Slot { alts: A34, optional: false, typed: true },
+];
+const SLOTS_32: &[Slot] = &[
+    Slot { alts: A26, optional: true, typed: false },
+    Slot { alts: A27, optional: true, typed: false },
+    Slot { alts: A28, optional: true, typed: false },
+    Slot { alts: A36, optional: false, typed: false },
+    Slot { alts: A37, optional: false, typed: false },
+    Slot { alts: A30, optional: true, typed: false },
+    Slot { alts: A4, optional: false, typed: true },
+];
+const SLOTS_33: &[Slot] = &[
+    Slot { alts: A26, optional: true, typed: false },
+    Slot { alts: A27, optional: true, typed: false },
+    Slot { alts: A28, optional: true, typed: false },
+    Slot { alts: A36, optional: false, typed: false },
+    Slot { alts: A37, optional: false, typed: false },
+    Slot { alts: A30, optional: true, typed: false },
+    Slot { alts: A5, optional: false, typed: true },
+];
+const SLOTS_34: &[Slot] = &[
+    Slot { alts: A26, optional: true, typed: false },
+    Slot { alts: A27, optional: true, typed: false },
+    Slot { alts: A28, optional: true, typed: false },
+    Slot { alts: A36, optional: false, typed: false },
+    Slot { alts: A37, optional: false, typed: false },
+    Slot { alts: A30, optional: true, typed: false },
+    Slot { alts: A6, optional: false, typed: true },
+];
+const SLOTS_35: &[Slot] = &[
+    Slot { alts: A26, optional: true, typed: false },
+    Slot { alts: A27, optional: true, typed: false },
+    Slot { alts: A28, optional: true, typed: false },
+    Slot { alts: A36, optional: false, typed: false },
+    Slot { alts: A37, optional: false, typed: false },
+    Slot { alts: A30, optional: true, typed: false },
+    Slot { alts: A7, optional: false, typed: true },
+];
+const SLOTS_36: &[Slot] = &[
+    Slot { alts: A26, optional: true, typed: false },
+    Slot { alts: A27, optional: true, typed: false },
+    Slot { alts: A24, optional: true, typed: false },
+    Slot { alts: A36, optional: false, typed: false },
+    Slot { alts: A30, optional: true, typed: false },
+    Slot { alts: A38, optional: false, typed: false },
+    Slot { alts: A2, optional: false, typed: true },
+];
+const SLOTS_37: &[Slot] = &[
+    Slot { alts: A26, optional: true, typed: false },
+    Slot { alts: A27, optional: true, typed: false },
+    Slot { alts: A24, optional: true, typed: false },
+    Slot { alts: A39, optional: false, typed: false },
+    Slot { alts: A37, optional: false, typed: false },
+    Slot { alts: A30, optional: true, typed: false },
+    Slot { alts: A40, optional: false, typed: false },
+    Slot { alts: A17, optional: false, typed: true },
+];
+const SLOTS_38: &[Slot] = &[
+    Slot { alts: A26, optional: true, typed: false },
+    Slot { alts: A27, optional: true, typed: false },
+    Slot { alts: A24, optional: true, typed: false },
+    Slot { alts: A39, optional: false, typed: false },
+    Slot { alts: A37, optional: false, typed: false },
+    Slot { alts: A30, optional: true, typed: false },
+    Slot { alts: A38, optional: false, typed: false },
+    Slot { alts: A41, optional: false, typed: true },
+];
+const SLOTS_39: &[Slot] =
+    &[Slot { alts: A42, optional: false, typed: false }, Slot { alts: A29, optional: false, typed: false }, Slot { alts: A43, optional: false, typed: true }];
 const SLOTS_40: &[Slot] = &[Slot { alts: A44, optional: true, typed: false }, Slot { alts: A45, optional: false, typed: false }];
 const SLOTS_41: &[Slot] = &[Slot { alts: A44, optional: true, typed: false }, Slot { alts: A46, optional: false, typed: false }];
-const SLOTS_42: &[Slot] = &[Slot { alts: A44, optional: true, typed: false }, Slot { alts: A47, optional: false, typed: false }, Slot { alts: A48, optional: false, typed: false }, Slot { alts: A49, optional: false, typed: true }];
-const SLOTS_43: &[Slot] = &[Slot { alts: A44, optional: true, typed: false }, Slot { alts: A47, optional: false, typed: false }, Slot { alts: A50, optional: false, typed: false }, Slot { alts: A51, optional: false, typed: true }];
+const SLOTS_42: &[Slot] = &[
+    Slot { alts: A44, optional: true, typed: false },
+    Slot { alts: A47, optional: false, typed: false },
+    Slot { alts: A48, optional: false, typed: false },
+    Slot { alts: A49, optional: false, typed: true },
+];
+const SLOTS_43: &[Slot] = &[
+    Slot { alts: A44, optional: true, typed: false },
+    Slot { alts: A47, optional: false, typed: false },
+    Slot { alts: A50, optional: false, typed: false },
+    Slot { alts: A51, optional: false, typed: true },
+];
 const SLOTS_44: &[Slot] = &[Slot { alts: A52, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }];
 const SLOTS_45: &[Slot] = &[Slot { alts: A45, optional: false, typed: false }];
-const SLOTS_46: &[Slot] = &[Slot { alts: A44, optional: true, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: true, typed: false }];
-const SLOTS_47: &[Slot] = &[Slot { alts: A44, optional: true, typed: false }, Slot { alts: A46, optional: false, typed: false }, Slot { alts: A53, optional: true, typed: false }];
-const SLOTS_48: &[Slot] = &[Slot { alts: A44, optional: true, typed: false }, Slot { alts: A47, optional: false, typed: false }, Slot { alts: A48, optional: false, typed: false }, Slot { alts: A53, optional: true, typed: false }, Slot { alts: A49, optional: false, typed: true }];
-const SLOTS_49: &[Slot] = &[Slot { alts: A44, optional: true, typed: false }, Slot { alts: A47, optional: false, typed: false }, Slot { alts: A50, optional: false, typed: false }, Slot { alts: A53, optional: true, typed: false }, Slot { alts: A51, optional: false, typed: true }];
-const SLOTS_50: &[Slot] = &[Slot { alts: A54, optional: false, typed: false }, Slot { alts: A46, optional: false, typed: false }, Slot { alts: A55, optional: true, typed: false }, Slot { alts: A53, optional: true, typed: false }];
-const SLOTS_51: &[Slot] = &[Slot { alts: A54, optional: false, typed: false }, Slot { alts: A56, optional: false, typed: false }, Slot { alts: A57, optional: true, typed: false }, Slot { alts: A53, optional: true, typed: false }];
+const SLOTS_46: &[Slot] =
+    &[Slot { alts: A44, optional: true, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: true, typed: false }];
+const SLOTS_47: &[Slot] =
+    &[Slot { alts: A44, optional: true, typed: false }, Slot { alts: A46, optional: false, typed: false }, Slot { alts: A53, optional: true, typed: false }];
+const SLOTS_48: &[Slot] = &[
+    Slot { alts: A44, optional: true, typed: false },
+    Slot { alts: A47, optional: false, typed: false },
+    Slot { alts: A48, optional: false, typed: false },
+    Slot { alts: A53, optional: true, typed: false },
+    Slot { alts: A49, optional: false, typed: true },
+];
+const SLOTS_49: &[Slot] = &[
+    Slot { alts: A44, optional: true, typed: false },
+    Slot { alts: A47, optional: false, typed: false },
+    Slot { alts: A50, optional: false, typed: false },
+    Slot { alts: A53, optional: true, typed: false },
+    Slot { alts: A51, optional: false, typed: true },
+];
+const SLOTS_50: &[Slot] = &[
+    Slot { alts: A54, optional: false, typed: false },
+    Slot { alts: A46, optional: false, typed: false },
+    Slot { alts: A55, optional: true, typed: false },
+    Slot { alts: A53, optional: true, typed: false },
+];
+const SLOTS_51: &[Slot] = &[
+    Slot { alts: A54, optional: false, typed: false },
+    Slot { alts: A56, optional: false, typed: false },
+    Slot { alts: A57, optional: true, typed: false },
+    Slot { alts: A53, optional: true, typed: false },
+];
 const SLOTS_52: &[Slot] = &[Slot { alts: A58, optional: false, typed: true }];
 const SLOTS_53: &[Slot] = &[Slot { alts: A59, optional: false, typed: true }];
 const SLOTS_54: &[Slot] = &[Slot { alts: A60, optional: false, typed: false }, Slot { alts: A58, optional: false, typed: true }];
@@ -447,258 +802,1575 @@ const SLOTS_55: &[Slot] = &[Slot { alts: A61, optional: false, typed: false }, S
 const SLOTS_56: &[Slot] = &[Slot { alts: A62, optional: true, typed: false }];
 const SLOTS_57: &[Slot] = &[];
 const SLOTS_58: &[Slot] = &[Slot { alts: A63, optional: false, typed: false }, Slot { alts: A62, optional: true, typed: false }];
-const SLOTS_59: &[Slot] = &[Slot { alts: A64, optional: false, typed: false }, Slot { alts: A65, optional: false, typed: false }, Slot { alts: A66, optional: true, typed: false }, Slot { alts: A67, optional: false, typed: false }, Slot { alts: A68, optional: true, typed: false }, Slot { alts: A34, optional: false, typed: true }];
-const SLOTS_60: &[Slot] = &[Slot { alts: A69, optional: false, typed: false }, Slot { alts: A70, optional: false, typed: false }, Slot { alts: A51, optional: false, typed: true }, Slot { alts: A34, optional: false, typed: true }];
-const SLOTS_61: &[Slot] = &[Slot { alts: A69, optional: false, typed: false }, Slot { alts: A71, optional: false, typed: false }, Slot { alts: A72, optional: false, typed: false }, Slot { alts: A8, optional: false, typed: true }, Slot { alts: A34, optional: false, typed: true }];
-const SLOTS_62: &[Slot] = &[Slot { alts: A69, optional: false, typed: false }, Slot { alts: A73, optional: false, typed: false }, Slot { alts: A8, optional: false, typed: true }, Slot { alts: A34, optional: false, typed: true }];
+const SLOTS_59: &[Slot] = &[
+    Slot { alts: A64, optional: false, typed: false },
+    Slot { alts: A65, optional: false, typed: false },
+    Slot { alts: A66, optional: true, typed: false },
+    Slot { alts: A67, optional: false, typed: false },
+    Slot { alts: A68, optional: true, typed: false },
+    Slot { alts: A34, optional: false, typed: true },
+];
+const SLOTS_60: &[Slot] = &[
+    Slot { alts: A69, optional: false, typed: false },
+    Slot { alts: A70, optional: false, typed: false },
+    Slot { alts: A51, optional: false, typed: true },
+    Slot { alts: A34, optional: false, typed: true },
+];
+const SLOTS_61: &[Slot] = &[
+    Slot { alts: A69, optional: false, typed: false },
+    Slot { alts: A71, optional: false, typed: false },
+    Slot { alts: A72, optional: false, typed: false },
+    Slot { alts: A8, optional: false, typed: true },
+    Slot { alts: A34, optional: false, typed: true },
+];
+const SLOTS_62: &[Slot] = &[
+    Slot { alts: A69, optional: false, typed: false },
+    Slot { alts: A73, optional: false, typed: false },
+    Slot { alts: A8, optional: false, typed: true },
+    Slot { alts: A34, optional: false, typed: true },
+];
 const SLOTS_63: &[Slot] = &[Slot { alts: A74, optional: false, typed: true }];
 const SLOTS_64: &[Slot] = &[Slot { alts: A75, optional: false, typed: true }];
-const SLOTS_65: &[Slot] = &[Slot { alts: A76, optional: false, typed: false }, Slot { alts: A1, optional: true, typed: false }, Slot { alts: A2, optional: false, typed: true }];
+const SLOTS_65: &[Slot] =
+    &[Slot { alts: A76, optional: false, typed: false }, Slot { alts: A1, optional: true, typed: false }, Slot { alts: A2, optional: false, typed: true }];
 const SLOTS_66: &[Slot] = &[Slot { alts: A2, optional: false, typed: true }];
-const SLOTS_67: &[Slot] = &[Slot { alts: A65, optional: false, typed: false }, Slot { alts: A77, optional: false, typed: false }, Slot { alts: A78, optional: false, typed: false }, Slot { alts: A24, optional: false, typed: false }, Slot { alts: A30, optional: true, typed: false }, Slot { alts: A79, optional: true, typed: false }];
-const SLOTS_68: &[Slot] = &[Slot { alts: A65, optional: false, typed: false }, Slot { alts: A80, optional: false, typed: false }, Slot { alts: A78, optional: false, typed: false }, Slot { alts: A24, optional: false, typed: false }, Slot { alts: A30, optional: true, typed: false }, Slot { alts: A79, optional: true, typed: false }];
+const SLOTS_67: &[Slot] = &[
+    Slot { alts: A65, optional: false, typed: false },
+    Slot { alts: A77, optional: false, typed: false },
+    Slot { alts: A78, optional: false, typed: false },
+    Slot { alts: A24, optional: false, typed: false },
+    Slot { alts: A30, optional: true, typed: false },
+    Slot { alts: A79, optional: true, typed: false },
+];
+const SLOTS_68: &[Slot] = &[
+    Slot { alts: A65, optional: false, typed: false },
+    Slot { alts: A80, optional: false, typed: false },
+    Slot { alts: A78, optional: false, typed: false },
+    Slot { alts: A24, optional: false, typed: false },
+    Slot { alts: A30, optional: true, typed: false },
+    Slot { alts: A79, optional: true, typed: false },
+];
 const SLOTS_69: &[Slot] = &[Slot { alts: A65, optional: false, typed: false }, Slot { alts: A81, optional: false, typed: false }];
 const SLOTS_70: &[Slot] = &[Slot { alts: A65, optional: false, typed: false }, Slot { alts: A82, optional: false, typed: false }];
 const SLOTS_71: &[Slot] = &[Slot { alts: A65, optional: false, typed: false }, Slot { alts: A83, optional: false, typed: false }];
-const SLOTS_72: &[Slot] = &[Slot { alts: A65, optional: false, typed: false }, Slot { alts: A84, optional: false, typed: false }, Slot { alts: A66, optional: false, typed: false }, Slot { alts: A24, optional: false, typed: false }, Slot { alts: A67, optional: false, typed: false }, Slot { alts: A30, optional: true, typed: false }, Slot { alts: A85, optional: true, typed: false }];
-const SLOTS_73: &[Slot] = &[Slot { alts: A65, optional: false, typed: false }, Slot { alts: A84, optional: false, typed: false }, Slot { alts: A86, optional: false, typed: false }, Slot { alts: A24, optional: false, typed: false }, Slot { alts: A67, optional: false, typed: false }, Slot { alts: A87, optional: true, typed: false }, Slot { alts: A30, optional: true, typed: false }];
-const SLOTS_74: &[Slot] = &[Slot { alts: A65, optional: false, typed: false }, Slot { alts: A84, optional: false, typed: false }, Slot { alts: A86, optional: false, typed: false }, Slot { alts: A66, optional: false, typed: false }, Slot { alts: A67, optional: false, typed: false }];
-const SLOTS_75: &[Slot] = &[Slot { alts: A65, optional: false, typed: false }, Slot { alts: A84, optional: false, typed: false }, Slot { alts: A24, optional: false, typed: false }, Slot { alts: A66, optional: false, typed: false }, Slot { alts: A88, optional: false, typed: false }, Slot { alts: A30, optional: true, typed: false }, Slot { alts: A89, optional: true, typed: false }];
-const SLOTS_76: &[Slot] = &[Slot { alts: A90, optional: false, typed: false }, Slot { alts: A65, optional: false, typed: false }, Slot { alts: A84, optional: false, typed: false }, Slot { alts: A86, optional: false, typed: false }, Slot { alts: A66, optional: false, typed: false }, Slot { alts: A67, optional: false, typed: false }, Slot { alts: A91, optional: false, typed: false }, Slot { alts: A92, optional: false, typed: true }];
-const SLOTS_77: &[Slot] = &[Slot { alts: A90, optional: false, typed: false }, Slot { alts: A65, optional: false, typed: false }, Slot { alts: A84, optional: false, typed: false }, Slot { alts: A24, optional: false, typed: false }, Slot { alts: A66, optional: false, typed: false }, Slot { alts: A88, optional: false, typed: false }, Slot { alts: A30, optional: true, typed: false }, Slot { alts: A91, optional: false, typed: false }, Slot { alts: A93, optional: false, typed: true }];
-const SLOTS_78: &[Slot] = &[Slot { alts: A90, optional: false, typed: false }, Slot { alts: A65, optional: false, typed: false }, Slot { alts: A84, optional: false, typed: false }, Slot { alts: A24, optional: false, typed: false }, Slot { alts: A66, optional: false, typed: false }, Slot { alts: A88, optional: false, typed: false }, Slot { alts: A30, optional: true, typed: false }, Slot { alts: A36, optional: false, typed: false }, Slot { alts: A37, optional: false, typed: false }, Slot { alts: A17, optional: false, typed: true }];
-const SLOTS_79: &[Slot] = &[Slot { alts: A65, optional: false, typed: false }, Slot { alts: A84, optional: false, typed: false }, Slot { alts: A94, optional: false, typed: false }, Slot { alts: A95, optional: false, typed: false }, Slot { alts: A24, optional: false, typed: false }, Slot { alts: A30, optional: true, typed: false }];
-const SLOTS_80: &[Slot] = &[Slot { alts: A65, optional: false, typed: false }, Slot { alts: A84, optional: false, typed: false }, Slot { alts: A96, optional: false, typed: false }, Slot { alts: A97, optional: false, typed: false }, Slot { alts: A66, optional: false, typed: false }, Slot { alts: A24, optional: false, typed: false }, Slot { alts: A98, optional: true, typed: false }, Slot { alts: A67, optional: false, typed: false }, Slot { alts: A99, optional: true, typed: false }, Slot { alts: A30, optional: true, typed: false }];
-const SLOTS_81: &[Slot] = &[Slot { alts: A65, optional: false, typed: false }, Slot { alts: A84, optional: false, typed: false }, Slot { alts: A96, optional: false, typed: false }, Slot { alts: A97, optional: false, typed: false }, Slot { alts: A86, optional: false, typed: false }, Slot { alts: A24, optional: false, typed: false }, Slot { alts: A98, optional: true, typed: false }, Slot { alts: A67, optional: false, typed: false }, Slot { alts: A87, optional: true, typed: false }, Slot { alts: A99, optional: true, typed: false }, Slot { alts: A30, optional: true, typed: false }];
-const SLOTS_82: &[Slot] = &[Slot { alts: A65, optional: false, typed: false }, Slot { alts: A84, optional: false, typed: false }, Slot { alts: A96, optional: false, typed: false }, Slot { alts: A97, optional: false, typed: false }, Slot { alts: A24, optional: false, typed: false }, Slot { alts: A66, optional: false, typed: false }, Slot { alts: A100, optional: true, typed: false }, Slot { alts: A88, optional: false, typed: false }, Slot { alts: A30, optional: true, typed: false }];
-const SLOTS_83: &[Slot] = &[Slot { alts: A90, optional: false, typed: false }, Slot { alts: A65, optional: false, typed: false }, Slot { alts: A84, optional: false, typed: false }, Slot { alts: A96, optional: false, typed: false }, Slot { alts: A97, optional: false, typed: false }, Slot { alts: A24, optional: false, typed: false }, Slot { alts: A66, optional: false, typed: false }, Slot { alts: A101, optional: false, typed: false }, Slot { alts: A102, optional: true, typed: false }, Slot { alts: A88, optional: false, typed: false }, Slot { alts: A30, optional: true, typed: false }];
-const SLOTS_84: &[Slot] = &[Slot { alts: A65, optional: false, typed: false }, Slot { alts: A84, optional: false, typed: false }, Slot { alts: A94, optional: false, typed: false }, Slot { alts: A96, optional: false, typed: false }, Slot { alts: A97, optional: false, typed: false }, Slot { alts: A95, optional: false, typed: false }, Slot { alts: A24, optional: false, typed: false }, Slot { alts: A98, optional: true, typed: false }, Slot { alts: A30, optional: true, typed: false }];
-const SLOTS_85: &[Slot] = &[Slot { alts: A65, optional: false, typed: false }, Slot { alts: A84, optional: false, typed: false }, Slot { alts: A81, optional: false, typed: false }];
-const SLOTS_86: &[Slot] = &[Slot { alts: A65, optional: false, typed: false }, Slot { alts: A84, optional: false, typed: false }, Slot { alts: A82, optional: false, typed: false }, Slot { alts: A103, optional: true, typed: false }];
-const SLOTS_87: &[Slot] = &[Slot { alts: A65, optional: false, typed: false }, Slot { alts: A104, optional: false, typed: false }, Slot { alts: A46, optional: false, typed: false }, Slot { alts: A105, optional: true, typed: false }, Slot { alts: A78, optional: true, typed: false }, Slot { alts: A106, optional: false, typed: true }];
-const SLOTS_88: &[Slot] = &[Slot { alts: A107, optional: false, typed: false }, Slot { alts: A24, optional: true, typed: false }, Slot { alts: A108, optional: false, typed: false }, Slot { alts: A109, optional: true, typed: false }, Slot { alts: A106, optional: false, typed: true }];
-const SLOTS_89: &[Slot] = &[Slot { alts: A110, optional: false, typed: false }, Slot { alts: A108, optional: false, typed: false }, Slot { alts: A109, optional: true, typed: false }, Slot { alts: A106, optional: false, typed: true }];
-const SLOTS_90: &[Slot] = &[Slot { alts: A111, optional: false, typed: false }, Slot { alts: A95, optional: false, typed: false }, Slot { alts: A106, optional: false, typed: true }];
-const SLOTS_91: &[Slot] = &[Slot { alts: A10, optional: true, typed: false }, Slot { alts: A112, optional: false, typed: true }, Slot { alts: A112, optional: false, typed: true }];
-const SLOTS_92: &[Slot] = &[Slot { alts: A113, optional: false, typed: false }, Slot { alts: A1, optional: true, typed: false }, Slot { alts: A10, optional: true, typed: false }, Slot { alts: A112, optional: false, typed: true }, Slot { alts: A114, optional: false, typed: true }];
-const SLOTS_93: &[Slot] = &[Slot { alts: A113, optional: true, typed: false }, Slot { alts: A1, optional: true, typed: false }, Slot { alts: A10, optional: true, typed: false }, Slot { alts: A4, optional: false, typed: true }, Slot { alts: A4, optional: false, typed: true }];
-const SLOTS_94: &[Slot] = &[Slot { alts: A113, optional: true, typed: false }, Slot { alts: A1, optional: true, typed: false }, Slot { alts: A10, optional: true, typed: false }, Slot { alts: A2, optional: false, typed: true }, Slot { alts: A2, optional: false, typed: true }];
-const SLOTS_95: &[Slot] = &[Slot { alts: A113, optional: true, typed: false }, Slot { alts: A1, optional: true, typed: false }, Slot { alts: A10, optional: true, typed: false }, Slot { alts: A3, optional: false, typed: true }, Slot { alts: A3, optional: false, typed: true }];
-const SLOTS_96: &[Slot] = &[Slot { alts: A113, optional: true, typed: false }, Slot { alts: A1, optional: true, typed: false }, Slot { alts: A10, optional: true, typed: false }, Slot { alts: A6, optional: false, typed: true }, Slot { alts: A6, optional: false, typed: true }];
-const SLOTS_97: &[Slot] = &[Slot { alts: A14, optional: false, typed: false }, Slot { alts: A1, optional: true, typed: false }, Slot { alts: A10, optional: true, typed: false }, Slot { alts: A114, optional: false, typed: true }, Slot { alts: A112, optional: false, typed: true }];
-const SLOTS_98: &[Slot] = &[Slot { alts: A14, optional: false, typed: false }, Slot { alts: A1, optional: true, typed: false }, Slot { alts: A10, optional: true, typed: false }, Slot { alts: A115, optional: true, typed: false }, Slot { alts: A4, optional: false, typed: true }, Slot { alts: A2, optional: false, typed: true }];
-const SLOTS_99: &[Slot] = &[Slot { alts: A14, optional: false, typed: false }, Slot { alts: A1, optional: true, typed: false }, Slot { alts: A10, optional: true, typed: false }, Slot { alts: A4, optional: false, typed: true }, Slot { alts: A3, optional: false, typed: true }];
-const SLOTS_100: &[Slot] = &[Slot { alts: A14, optional: false, typed: false }, Slot { alts: A1, optional: true, typed: false }, Slot { alts: A10, optional: true, typed: false }, Slot { alts: A115, optional: true, typed: false }, Slot { alts: A6, optional: false, typed: true }, Slot { alts: A2, optional: false, typed: true }];
-const SLOTS_101: &[Slot] = &[Slot { alts: A14, optional: false, typed: false }, Slot { alts: A1, optional: true, typed: false }, Slot { alts: A10, optional: true, typed: false }, Slot { alts: A6, optional: false, typed: true }, Slot { alts: A3, optional: false, typed: true }];
-const SLOTS_102: &[Slot] = &[Slot { alts: A14, optional: false, typed: false }, Slot { alts: A1, optional: true, typed: false }, Slot { alts: A10, optional: true, typed: false }, Slot { alts: A2, optional: false, typed: true }, Slot { alts: A3, optional: false, typed: true }];
-const SLOTS_103: &[Slot] = &[Slot { alts: A14, optional: false, typed: false }, Slot { alts: A1, optional: true, typed: false }, Slot { alts: A10, optional: true, typed: false }, Slot { alts: A4, optional: false, typed: true }, Slot { alts: A6, optional: false, typed: true }];
-const SLOTS_104: &[Slot] = &[Slot { alts: A14, optional: false, typed: false }, Slot { alts: A1, optional: true, typed: false }, Slot { alts: A10, optional: true, typed: false }, Slot { alts: A6, optional: false, typed: true }, Slot { alts: A4, optional: false, typed: true }];
-const SLOTS_105: &[Slot] = &[Slot { alts: A1, optional: true, typed: false }, Slot { alts: A10, optional: true, typed: false }, Slot { alts: A2, optional: false, typed: true }, Slot { alts: A4, optional: false, typed: true }];
-const SLOTS_106: &[Slot] = &[Slot { alts: A1, optional: true, typed: false }, Slot { alts: A10, optional: true, typed: false }, Slot { alts: A3, optional: false, typed: true }, Slot { alts: A4, optional: false, typed: true }];
-const SLOTS_107: &[Slot] = &[Slot { alts: A1, optional: true, typed: false }, Slot { alts: A10, optional: true, typed: false }, Slot { alts: A2, optional: false, typed: true }, Slot { alts: A6, optional: false, typed: true }];
-const SLOTS_108: &[Slot] = &[Slot { alts: A1, optional: true, typed: false }, Slot { alts: A10, optional: true, typed: false }, Slot { alts: A3, optional: false, typed: true }, Slot { alts: A6, optional: false, typed: true }];
-const SLOTS_109: &[Slot] = &[Slot { alts: A1, optional: true, typed: false }, Slot { alts: A10, optional: true, typed: false }, Slot { alts: A3, optional: false, typed: true }, Slot { alts: A2, optional: false, typed: true }];
-const SLOTS_110: &[Slot] = &[Slot { alts: A116, optional: false, typed: false }, Slot { alts: A115, optional: true, typed: false }, Slot { alts: A117, optional: true, typed: false }, Slot { alts: A4, optional: false, typed: true }, Slot { alts: A2, optional: false, typed: true }];
-const SLOTS_111: &[Slot] = &[Slot { alts: A116, optional: false, typed: false }, Slot { alts: A115, optional: true, typed: false }, Slot { alts: A117, optional: true, typed: false }, Slot { alts: A5, optional: false, typed: true }, Slot { alts: A2, optional: false, typed: true }];
-const SLOTS_112: &[Slot] = &[Slot { alts: A118, optional: false, typed: false }, Slot { alts: A115, optional: true, typed: false }, Slot { alts: A117, optional: true, typed: false }, Slot { alts: A5, optional: false, typed: true }, Slot { alts: A2, optional: false, typed: true }];
-const SLOTS_113: &[Slot] = &[Slot { alts: A116, optional: false, typed: false }, Slot { alts: A115, optional: true, typed: false }, Slot { alts: A117, optional: true, typed: false }, Slot { alts: A6, optional: false, typed: true }, Slot { alts: A2, optional: false, typed: true }];
-const SLOTS_114: &[Slot] = &[Slot { alts: A116, optional: false, typed: false }, Slot { alts: A115, optional: true, typed: false }, Slot { alts: A117, optional: true, typed: false }, Slot { alts: A7, optional: false, typed: true }, Slot { alts: A2, optional: false, typed: true }];
-const SLOTS_115: &[Slot] = &[Slot { alts: A118, optional: false, typed: false }, Slot { alts: A115, optional: true, typed: false }, Slot { alts: A117, optional: true, typed: false }, Slot { alts: A7, optional: false, typed: true }, Slot { alts: A2, optional: false, typed: true }];
-const SLOTS_116: &[Slot] = &[Slot { alts: A119, optional: false, typed: false }, Slot { alts: A117, optional: true, typed: false }, Slot { alts: A120, optional: false, typed: true }, Slot { alts: A2, optional: false, typed: true }];
-const SLOTS_117: &[Slot] = &[Slot { alts: A116, optional: false, typed: false }, Slot { alts: A117, optional: true, typed: false }, Slot { alts: A115, optional: true, typed: false }, Slot { alts: A120, optional: false, typed: true }, Slot { alts: A2, optional: false, typed: true }];
-const SLOTS_118: &[Slot] = &[Slot { alts: A16, optional: false, typed: false }, Slot { alts: A117, optional: false, typed: false }, Slot { alts: A115, optional: true, typed: false }, Slot { alts: A121, optional: false, typed: true }, Slot { alts: A2, optional: false, typed: true }];
-const SLOTS_119: &[Slot] = &[Slot { alts: A16, optional: false, typed: false }, Slot { alts: A117, optional: false, typed: false }, Slot { alts: A115, optional: true, typed: false }, Slot { alts: A121, optional: false, typed: true }, Slot { alts: A5, optional: false, typed: true }];
-const SLOTS_120: &[Slot] = &[Slot { alts: A16, optional: false, typed: false }, Slot { alts: A117, optional: false, typed: false }, Slot { alts: A115, optional: true, typed: false }, Slot { alts: A121, optional: false, typed: true }, Slot { alts: A7, optional: false, typed: true }];
-const SLOTS_121: &[Slot] = &[Slot { alts: A16, optional: false, typed: false }, Slot { alts: A115, optional: true, typed: false }, Slot { alts: A5, optional: false, typed: true }, Slot { alts: A121, optional: false, typed: true }];
-const SLOTS_122: &[Slot] = &[Slot { alts: A16, optional: false, typed: false }, Slot { alts: A115, optional: true, typed: false }, Slot { alts: A117, optional: true, typed: false }, Slot { alts: A122, optional: true, typed: false }, Slot { alts: A7, optional: false, typed: true }, Slot { alts: A121, optional: false, typed: true }];
-const SLOTS_123: &[Slot] = &[Slot { alts: A118, optional: false, typed: false }, Slot { alts: A115, optional: true, typed: false }, Slot { alts: A117, optional: false, typed: false }, Slot { alts: A123, optional: false, typed: true }, Slot { alts: A2, optional: false, typed: true }];
-const SLOTS_124: &[Slot] = &[Slot { alts: A16, optional: false, typed: false }, Slot { alts: A117, optional: false, typed: false }, Slot { alts: A115, optional: true, typed: false }, Slot { alts: A124, optional: false, typed: true }, Slot { alts: A2, optional: false, typed: true }];
-const SLOTS_125: &[Slot] = &[Slot { alts: A16, optional: false, typed: false }, Slot { alts: A117, optional: false, typed: false }, Slot { alts: A115, optional: true, typed: false }, Slot { alts: A124, optional: false, typed: true }, Slot { alts: A41, optional: false, typed: true }];
-const SLOTS_126: &[Slot] = &[Slot { alts: A16, optional: false, typed: false }, Slot { alts: A115, optional: true, typed: false }, Slot { alts: A5, optional: false, typed: true }, Slot { alts: A124, optional: false, typed: true }];
-const SLOTS_127: &[Slot] = &[Slot { alts: A16, optional: false, typed: false }, Slot { alts: A115, optional: true, typed: false }, Slot { alts: A117, optional: true, typed: false }, Slot { alts: A122, optional: true, typed: false }, Slot { alts: A7, optional: false, typed: true }, Slot { alts: A124, optional: false, typed: true }];
-const SLOTS_128: &[Slot] = &[Slot { alts: A118, optional: false, typed: false }, Slot { alts: A115, optional: true, typed: false }, Slot { alts: A117, optional: false, typed: false }, Slot { alts: A125, optional: false, typed: true }, Slot { alts: A2, optional: false, typed: true }];
-const SLOTS_129: &[Slot] = &[Slot { alts: A16, optional: false, typed: false }, Slot { alts: A117, optional: false, typed: false }, Slot { alts: A115, optional: true, typed: false }, Slot { alts: A126, optional: false, typed: true }, Slot { alts: A2, optional: false, typed: true }];
-const SLOTS_130: &[Slot] = &[Slot { alts: A16, optional: false, typed: false }, Slot { alts: A117, optional: false, typed: false }, Slot { alts: A115, optional: true, typed: false }, Slot { alts: A126, optional: false, typed: true }, Slot { alts: A41, optional: false, typed: true }];
-const SLOTS_131: &[Slot] = &[Slot { alts: A16, optional: false, typed: false }, Slot { alts: A115, optional: true, typed: false }, Slot { alts: A5, optional: false, typed: true }, Slot { alts: A126, optional: false, typed: true }];
-const SLOTS_132: &[Slot] = &[Slot { alts: A16, optional: false, typed: false }, Slot { alts: A115, optional: true, typed: false }, Slot { alts: A117, optional: true, typed: false }, Slot { alts: A122, optional: true, typed: false }, Slot { alts: A7, optional: false, typed: true }, Slot { alts: A126, optional: false, typed: true }];
-const SLOTS_133: &[Slot] = &[Slot { alts: A118, optional: false, typed: false }, Slot { alts: A115, optional: true, typed: false }, Slot { alts: A117, optional: false, typed: false }, Slot { alts: A127, optional: false, typed: true }, Slot { alts: A2, optional: false, typed: true }];
-const SLOTS_134: &[Slot] = &[Slot { alts: A128, optional: false, typed: false }, Slot { alts: A117, optional: true, typed: false }, Slot { alts: A129, optional: false, typed: true }, Slot { alts: A2, optional: false, typed: true }];
-const SLOTS_135: &[Slot] = &[Slot { alts: A128, optional: false, typed: false }, Slot { alts: A117, optional: true, typed: false }, Slot { alts: A129, optional: false, typed: true }, Slot { alts: A7, optional: false, typed: true }];
-const SLOTS_136: &[Slot] = &[Slot { alts: A16, optional: false, typed: false }, Slot { alts: A7, optional: false, typed: true }, Slot { alts: A129, optional: false, typed: true }];
-const SLOTS_137: &[Slot] = &[Slot { alts: A16, optional: false, typed: false }, Slot { alts: A117, optional: false, typed: false }, Slot { alts: A115, optional: true, typed: false }, Slot { alts: A122, optional: true, typed: false }, Slot { alts: A130, optional: false, typed: true }, Slot { alts: A2, optional: false, typed: true }];
-const SLOTS_138: &[Slot] = &[Slot { alts: A16, optional: false, typed: false }, Slot { alts: A117, optional: false, typed: false }, Slot { alts: A115, optional: true, typed: false }, Slot { alts: A122, optional: true, typed: false }, Slot { alts: A130, optional: false, typed: true }, Slot { alts: A7, optional: false, typed: true }];
-const SLOTS_139: &[Slot] = &[Slot { alts: A16, optional: false, typed: false }, Slot { alts: A117, optional: true, typed: false }, Slot { alts: A115, optional: true, typed: false }, Slot { alts: A122, optional: true, typed: false }, Slot { alts: A7, optional: false, typed: true }, Slot { alts: A130, optional: false, typed: true }];
-const SLOTS_140: &[Slot] = &[Slot { alts: A131, optional: false, typed: false }, Slot { alts: A10, optional: false, typed: false }, Slot { alts: A132, optional: false, typed: true }, Slot { alts: A19, optional: false, typed: true }];
-const SLOTS_141: &[Slot] = &[Slot { alts: A131, optional: false, typed: false }, Slot { alts: A10, optional: false, typed: false }, Slot { alts: A133, optional: false, typed: true }, Slot { alts: A19, optional: false, typed: true }, Slot { alts: A8, optional: false, typed: true }];
+const SLOTS_72: &[Slot] = &[
+    Slot { alts: A65, optional: false, typed: false },
+    Slot { alts: A84, optional: false, typed: false },
+    Slot { alts: A66, optional: false, typed: false },
+    Slot { alts: A24, optional: false, typed: false },
+    Slot { alts: A67, optional: false, typed: false },
+    Slot { alts: A30, optional: true, typed: false },
+    Slot { alts: A85, optional: true, typed: false },
+];
+const SLOTS_73: &[Slot] = &[
+    Slot { alts: A65, optional: false, typed: false },
+    Slot { alts: A84, optional: false, typed: false },
+    Slot { alts: A86, optional: false, typed: false },
+    Slot { alts: A24, optional: false, typed: false },
+    Slot { alts: A67, optional: false, typed: false },
+    Slot { alts: A87, optional: true, typed: false },
+    Slot { alts: A30, optional: true, typed: false },
+];
+const SLOTS_74: &[Slot] = &[
+    Slot { alts: A65, optional: false, typed: false },
+    Slot { alts: A84, optional: false, typed: false },
+    Slot { alts: A86, optional: false, typed: false },
+    Slot { alts: A66, optional: false, typed: false },
+    Slot { alts: A67, optional: false, typed: false },
+];
+const SLOTS_75: &[Slot] = &[
+    Slot { alts: A65, optional: false, typed: false },
+    Slot { alts: A84, optional: false, typed: false },
+    Slot { alts: A24, optional: false, typed: false },
+    Slot { alts: A66, optional: false, typed: false },
+    Slot { alts: A88, optional: false, typed: false },
+    Slot { alts: A30, optional: true, typed: false },
+    Slot { alts: A89, optional: true, typed: false },
+];
+const SLOTS_76: &[Slot] = &[
+    Slot { alts: A90, optional: false, typed: false },
+    Slot { alts: A65, optional: false, typed: false },
+    Slot { alts: A84, optional: false, typed: false },
+    Slot { alts: A86, optional: false, typed: false },
+    Slot { alts: A66, optional: false, typed: false },
+    Slot { alts: A67, optional: false, typed: false },
+    Slot { alts: A91, optional: false, typed: false },
+    Slot { alts: A92, optional: false, typed: true },
+];
+const SLOTS_77: &[Slot] = &[
+    Slot { alts: A90, optional: false, typed: false },
+    Slot { alts: A65, optional: false, typed: false },
+    Slot { alts: A84, optional: false, typed: false },
+    Slot { alts: A24, optional: false, typed: false },
+    Slot { alts: A66, optional: false, typed: false },
+    Slot { alts: A88, optional: false, typed: false },
+    Slot { alts: A30, optional: true, typed: false },
+    Slot { alts: A91, optional: false, typed: false },
+    Slot { alts: A93, optional: false, typed: true },
+];
+const SLOTS_78: &[Slot] = &[
+    Slot { alts: A90, optional: false, typed: false },
+    Slot { alts: A65, optional: false, typed: false },
+    Slot { alts: A84, optional: false, typed: false },
+    Slot { alts: A24, optional: false, typed: false },
+    Slot { alts: A66, optional: false, typed: false },
+    Slot { alts: A88, optional: false, typed: false },
+    Slot { alts: A30, optional: true, typed: false },
+    Slot { alts: A36, optional: false, typed: false },
+    Slot { alts: A37, optional: false, typed: false },
+    Slot { alts: A17, optional: false, typed: true },
+];
+const SLOTS_79: &[Slot] = &[
+    Slot { alts: A65, optional: false, typed: false },
+    Slot { alts: A84, optional: false, typed: false },
+    Slot { alts: A94, optional: false, typed: false },
+    Slot { alts: A95, optional: false, typed: false },
+    Slot { alts: A24, optional: false, typed: false },
+    Slot { alts: A30, optional: true, typed: false },
+];
+const SLOTS_80: &[Slot] = &[
+    Slot { alts: A65, optional: false, typed: false },
+    Slot { alts: A84, optional: false, typed: false },
+    Slot { alts: A96, optional: false, typed: false },
+    Slot { alts: A97, optional: false, typed: false },
+    Slot { alts: A66, optional: false, typed: false },
+    Slot { alts: A24, optional: false, typed: false },
+    Slot { alts: A98, optional: true, typed: false },
+    Slot { alts: A67, optional: false, typed: false },
+    Slot { alts: A99, optional: true, typed: false },
+    Slot { alts: A30, optional: true, typed: false },
+];
+const SLOTS_81: &[Slot] = &[
+    Slot { alts: A65, optional: false, typed: false },
+    Slot { alts: A84, optional: false, typed: false },
+    Slot { alts: A96, optional: false, typed: false },
+    Slot { alts: A97, optional: false, typed: false },
+    Slot { alts: A86, optional: false, typed: false },
+    Slot { alts: A24, optional: false, typed: false },
+    Slot { alts: A98, optional: true, typed: false },
+    Slot { alts: A67, optional: false, typed: false },
+    Slot { alts: A87, optional: true, typed: false },
+    Slot { alts: A99, optional: true, typed: false },
+    Slot { alts: A30, optional: true, typed: false },
+];
+const SLOTS_82: &[Slot] = &[
+    Slot { alts: A65, optional: false, typed: false },
+    Slot { alts: A84, optional: false, typed: false },
+    Slot { alts: A96, optional: false, typed: false },
+    Slot { alts: A97, optional: false, typed: false },
+    Slot { alts: A24, optional: false, typed: false },
+    Slot { alts: A66, optional: false, typed: false },
+    Slot { alts: A100, optional: true, typed: false },
+    Slot { alts: A88, optional: false, typed: false },
+    Slot { alts: A30, optional: true, typed: false },
+];
+const SLOTS_83: &[Slot] = &[
+    Slot { alts: A90, optional: false, typed: false },
+    Slot { alts: A65, optional: false, typed: false },
+    Slot { alts: A84, optional: false, typed: false },
+    Slot { alts: A96, optional: false, typed: false },
+    Slot { alts: A97, optional: false, typed: false },
+    Slot { alts: A24, optional: false, typed: false },
+    Slot { alts: A66, optional: false, typed: false },
+    Slot { alts: A101, optional: false, typed: false },
+    Slot { alts: A102, optional: true, typed: false },
+    Slot { alts: A88, optional: false, typed: false },
+    Slot { alts: A30, optional: true, typed: false },
+];
+const SLOTS_84: &[Slot] = &[
+    Slot { alts: A65, optional: false, typed: false },
+    Slot { alts: A84, optional: false, typed: false },
+    Slot { alts: A94, optional: false, typed: false },
+    Slot { alts: A96, optional: false, typed: false },
+    Slot { alts: A97, optional: false, typed: false },
+    Slot { alts: A95, optional: false, typed: false },
+    Slot { alts: A24, optional: false, typed: false },
+    Slot { alts: A98, optional: true, typed: false },
+    Slot { alts: A30, optional: true, typed: false },
+];
+const SLOTS_85: &[Slot] =
+    &[Slot { alts: A65, optional: false, typed: false }, Slot { alts: A84, optional: false, typed: false }, Slot { alts: A81, optional: false, typed: false }];
+const SLOTS_86: &[Slot] = &[
+    Slot { alts: A65, optional: false, typed: false },
+    Slot { alts: A84, optional: false, typed: false },
+    Slot { alts: A82, optional: false, typed: false },
+    Slot { alts: A103, optional: true, typed: false },
+];
+const SLOTS_87: &[Slot] = &[
+    Slot { alts: A65, optional: false, typed: false },
+    Slot { alts: A104, optional: false, typed: false },
+    Slot { alts: A46, optional: false, typed: false },
+    Slot { alts: A105, optional: true, typed: false },
+    Slot { alts: A78, optional: true, typed: false },
+    Slot { alts: A106, optional: false, typed: true },
+];
+const SLOTS_88: &[Slot] = &[
+    Slot { alts: A107, optional: false, typed: false },
+    Slot { alts: A24, optional: true, typed: false },
+    Slot { alts: A108, optional: false, typed: false },
+    Slot { alts: A109, optional: true, typed: false },
+    Slot { alts: A106, optional: false, typed: true },
+];
+const SLOTS_89: &[Slot] = &[
+    Slot { alts: A110, optional: false, typed: false },
+    Slot { alts: A108, optional: false, typed: false },
+    Slot { alts: A109, optional: true, typed: false },
+    Slot { alts: A106, optional: false, typed: true },
+];
+const SLOTS_90: &[Slot] =
+    &[Slot { alts: A111, optional: false, typed: false }, Slot { alts: A95, optional: false, typed: false }, Slot { alts: A106, optional: false, typed: true }];
+const SLOTS_91: &[Slot] =
+    &[Slot { alts: A10, optional: true, typed: false }, Slot { alts: A112, optional: false, typed: true }, Slot { alts: A112, optional: false, typed: true }];
+const SLOTS_92: &[Slot] = &[
+    Slot { alts: A113, optional: false, typed: false },
+    Slot { alts: A1, optional: true, typed: false },
+    Slot { alts: A10, optional: true, typed: false },
+    Slot { alts: A112, optional: false, typed: true },
+    Slot { alts: A114, optional: false, typed: true },
+];
+const SLOTS_93: &[Slot] = &[
+    Slot { alts: A113, optional: true, typed: false },
+    Slot { alts: A1, optional: true, typed: false },
+    Slot { alts: A10, optional: true, typed: false },
+    Slot { alts: A4, optional: false, typed: true },
+    Slot { alts: A4, optional: false, typed: true },
+];
+const SLOTS_94: &[Slot] = &[
+    Slot { alts: A113, optional: true, typed: false },
+    Slot { alts: A1, optional: true, typed: false },
+    Slot { alts: A10, optional: true, typed: false },
+    Slot { alts: A2, optional: false, typed: true },
+    Slot { alts: A2, optional: false, typed: true },
+];
+const SLOTS_95: &[Slot] = &[
+    Slot { alts: A113, optional: true, typed: false },
+    Slot { alts: A1, optional: true, typed: false },
+    Slot { alts: A10, optional: true, typed: false },
+    Slot { alts: A3, optional: false, typed: true },
+    Slot { alts: A3, optional: false, typed: true },
+];
+const SLOTS_96: &[Slot] = &[
+    Slot { alts: A113, optional: true, typed: false },
+    Slot { alts: A1, optional: true, typed: false },
+    Slot { alts: A10, optional: true, typed: false },
+    Slot { alts: A6, optional: false, typed: true },
+    Slot { alts: A6, optional: false, typed: true },
+];
+const SLOTS_97: &[Slot] = &[
+    Slot { alts: A14, optional: false, typed: false },
+    Slot { alts: A1, optional: true, typed: false },
+    Slot { alts: A10, optional: true, typed: false },
+    Slot { alts: A114, optional: false, typed: true },
+    Slot { alts: A112, optional: false, typed: true },
+];
+const SLOTS_98: &[Slot] = &[
+    Slot { alts: A14, optional: false, typed: false },
+    Slot { alts: A1, optional: true, typed: false },
+    Slot { alts: A10, optional: true, typed: false },
+    Slot { alts: A115, optional: true, typed: false },
+    Slot { alts: A4, optional: false, typed: true },
+    Slot { alts: A2, optional: false, typed: true },
+];
+const SLOTS_99: &[Slot] = &[
+    Slot { alts: A14, optional: false, typed: false },
+    Slot { alts: A1, optional: true, typed: false },
+    Slot { alts: A10, optional: true, typed: false },
+    Slot { alts: A4, optional: false, typed: true },
+    Slot { alts: A3, optional: false, typed: true },
+];
+const SLOTS_100: &[Slot] = &[
+    Slot { alts: A14, optional: false, typed: false },
+    Slot { alts: A1, optional: true, typed: false },
+    Slot { alts: A10, optional: true, typed: false },
+    Slot { alts: A115, optional: true, typed: false },
+    Slot { alts: A6, optional: false, typed: true },
+    Slot { alts: A2, optional: false, typed: true },
+];
+const SLOTS_101: &[Slot] = &[
+    Slot { alts: A14, optional: false, typed: false },
+    Slot { alts: A1, optional: true, typed: false },
+    Slot { alts: A10, optional: true, typed: false },
+    Slot { alts: A6, optional: false, typed: true },
+    Slot { alts: A3, optional: false, typed: true },
+];
+const SLOTS_102: &[Slot] = &[
+    Slot { alts: A14, optional: false, typed: false },
+    Slot { alts: A1, optional: true, typed: false },
+    Slot { alts: A10, optional: true, typed: false },
+    Slot { alts: A2, optional: false, typed: true },
+    Slot { alts: A3, optional: false, typed: true },
+];
+const SLOTS_103: &[Slot] = &[
+    Slot { alts: A14, optional: false, typed: false },
+    Slot { alts: A1, optional: true, typed: false },
+    Slot { alts: A10, optional: true, typed: false },
+    Slot { alts: A4, optional: false, typed: true },
+    Slot { alts: A6, optional: false, typed: true },
+];
+const SLOTS_104: &[Slot] = &[
+    Slot { alts: A14, optional: false, typed: false },
+    Slot { alts: A1, optional: true, typed: false },
+    Slot { alts: A10, optional: true, typed: false },
+    Slot { alts: A6, optional: false, typed: true },
+    Slot { alts: A4, optional: false, typed: true },
+];
+const SLOTS_105: &[Slot] = &[
+    Slot { alts: A1, optional: true, typed: false },
+    Slot { alts: A10, optional: true, typed: false },
+    Slot { alts: A2, optional: false, typed: true },
+    Slot { alts: A4, optional: false, typed: true },
+];
+const SLOTS_106: &[Slot] = &[
+    Slot { alts: A1, optional: true, typed: false },
+    Slot { alts: A10, optional: true, typed: false },
+    Slot { alts: A3, optional: false, typed: true },
+    Slot { alts: A4, optional: false, typed: true },
+];
+const SLOTS_107: &[Slot] = &[
+    Slot { alts: A1, optional: true, typed: false },
+    Slot { alts: A10, optional: true, typed: false },
+    Slot { alts: A2, optional: false, typed: true },
+    Slot { alts: A6, optional: false, typed: true },
+];
+const SLOTS_108: &[Slot] = &[
+    Slot { alts: A1, optional: true, typed: false },
+    Slot { alts: A10, optional: true, typed: false },
+    Slot { alts: A3, optional: false, typed: true },
+    Slot { alts: A6, optional: false, typed: true },
+];
+const SLOTS_109: &[Slot] = &[
+    Slot { alts: A1, optional: true, typed: false },
+    Slot { alts: A10, optional: true, typed: false },
+    Slot { alts: A3, optional: false, typed: true },
+    Slot { alts: A2, optional: false, typed: true },
+];
+const SLOTS_110: &[Slot] = &[
+    Slot { alts: A116, optional: false, typed: false },
+    Slot { alts: A115, optional: true, typed: false },
+    Slot { alts: A117, optional: true, typed: false },
+    Slot { alts: A4, optional: false, typed: true },
+    Slot { alts: A2, optional: false, typed: true },
+];
+const SLOTS_111: &[Slot] = &[
+    Slot { alts: A116, optional: false, typed: false },
+    Slot { alts: A115, optional: true, typed: false },
+    Slot { alts: A117, optional: true, typed: false },
+    Slot { alts: A5, optional: false, typed: true },
+    Slot { alts: A2, optional: false, typed: true },
+];
+const SLOTS_112: &[Slot] = &[
+    Slot { alts: A118, optional: false, typed: false },
+    Slot { alts: A115, optional: true, typed: false },
+    Slot { alts: A117, optional: true, typed: false },
+    Slot { alts: A5, optional: false, typed: true },
+    Slot { alts: A2, optional: false, typed: true },
+];
+const SLOTS_113: &[Slot] = &[
+    Slot { alts: A116, optional: false, typed: false },
+    Slot { alts: A115, optional: true, typed: false },
+    Slot { alts: A117, optional: true, typed: false },
+    Slot { alts: A6, optional: false, typed: true },
+    Slot { alts: A2, optional: false, typed: true },
+];
+const SLOTS_114: &[Slot] = &[
+    Slot { alts: A116, optional: false, typed: false },
+    Slot { alts: A115, optional: true, typed: false },
+    Slot { alts: A117, optional: true, typed: false },
+    Slot { alts: A7, optional: false, typed: true },
+    Slot { alts: A2, optional: false, typed: true },
+];
+const SLOTS_115: &[Slot] = &[
+    Slot { alts: A118, optional: false, typed: false },
+    Slot { alts: A115, optional: true, typed: false },
+    Slot { alts: A117, optional: true, typed: false },
+    Slot { alts: A7, optional: false, typed: true },
+    Slot { alts: A2, optional: false, typed: true },
+];
+const SLOTS_116: &[Slot] = &[
+    Slot { alts: A119, optional: false, typed: false },
+    Slot { alts: A117, optional: true, typed: false },
+    Slot { alts: A120, optional: false, typed: true },
+    Slot { alts: A2, optional: false, typed: true },
+];
+const SLOTS_117: &[Slot] = &[
+    Slot { alts: A116, optional: false, typed: false },
+    Slot { alts: A117, optional: true, typed: false },
+    Slot { alts: A115, optional: true, typed: false },
+    Slot { alts: A120, optional: false, typed: true },
+    Slot { alts: A2, optional: false, typed: true },
+];
+const SLOTS_118: &[Slot] = &[
+    Slot { alts: A16, optional: false, typed: false },
+    Slot { alts: A117, optional: false, typed: false },
+    Slot { alts: A115, optional: true, typed: false },
+    Slot { alts: A121, optional: false, typed: true },
+    Slot { alts: A2, optional: false, typed: true },
+];
+const SLOTS_119: &[Slot] = &[
+    Slot { alts: A16, optional: false, typed: false },
+    Slot { alts: A117, optional: false, typed: false },
+    Slot { alts: A115, optional: true, typed: false },
+    Slot { alts: A121, optional: false, typed: true },
+    Slot { alts: A5, optional: false, typed: true },
+];
+const SLOTS_120: &[Slot] = &[
+    Slot { alts: A16, optional: false, typed: false },
+    Slot { alts: A117, optional: false, typed: false },
+    Slot { alts: A115, optional: true, typed: false },
+    Slot { alts: A121, optional: false, typed: true },
+    Slot { alts: A7, optional: false, typed: true },
+];
+const SLOTS_121: &[Slot] = &[
+    Slot { alts: A16, optional: false, typed: false },
+    Slot { alts: A115, optional: true, typed: false },
+    Slot { alts: A5, optional: false, typed: true },
+    Slot { alts: A121, optional: false, typed: true },
+];
+const SLOTS_122: &[Slot] = &[
+    Slot { alts: A16, optional: false, typed: false },
+    Slot { alts: A115, optional: true, typed: false },
+    Slot { alts: A117, optional: true, typed: false },
+    Slot { alts: A122, optional: true, typed: false },
+    Slot { alts: A7, optional: false, typed: true },
+    Slot { alts: A121, optional: false, typed: true },
+];
+const SLOTS_123: &[Slot] = &[
+    Slot { alts: A118, optional: false, typed: false },
+    Slot { alts: A115, optional: true, typed: false },
+    Slot { alts: A117, optional: false, typed: false },
+    Slot { alts: A123, optional: false, typed: true },
+    Slot { alts: A2, optional: false, typed: true },
+];
+const SLOTS_124: &[Slot] = &[
+    Slot { alts: A16, optional: false, typed: false },
+    Slot { alts: A117, optional: false, typed: false },
+    Slot { alts: A115, optional: true, typed: false },
+    Slot { alts: A124, optional: false, typed: true },
+    Slot { alts: A2, optional: false, typed: true },
+];
+const SLOTS_125: &[Slot] = &[
+    Slot { alts: A16, optional: false, typed: false },
+    Slot { alts: A117, optional: false, typed: false },
+    Slot { alts: A115, optional: true, typed: false },
+    Slot { alts: A124, optional: false, typed: true },
+    Slot { alts: A41, optional: false, typed: true },
+];
+const SLOTS_126: &[Slot] = &[
+    Slot { alts: A16, optional: false, typed: false },
+    Slot { alts: A115, optional: true, typed: false },
+    Slot { alts: A5, optional: false, typed: true },
+    Slot { alts: A124, optional: false, typed: true },
+];
+const SLOTS_127: &[Slot] = &[
+    Slot { alts: A16, optional: false, typed: false },
+    Slot { alts: A115, optional: true, typed: false },
+    Slot { alts: A117, optional: true, typed: false },
+    Slot { alts: A122, optional: true, typed: false },
+    Slot { alts: A7, optional: false, typed: true },
+    Slot { alts: A124, optional: false, typed: true },
+];
+const SLOTS_128: &[Slot] = &[
+    Slot { alts: A118, optional: false, typed: false },
+    Slot { alts: A115, optional: true, typed: false },
+    Slot { alts: A117, optional: false, typed: false },
+    Slot { alts: A125, optional: false, typed: true },
+    Slot { alts: A2, optional: false, typed: true },
+];
+const SLOTS_129: &[Slot] = &[
+    Slot { alts: A16, optional: false, typed: false },
+    Slot { alts: A117, optional: false, typed: false },
+    Slot { alts: A115, optional: true, typed: false },
+    Slot { alts: A126, optional: false, typed: true },
+    Slot { alts: A2, optional: false, typed: true },
+];
+const SLOTS_130: &[Slot] = &[
+    Slot { alts: A16, optional: false, typed: false },
+    Slot { alts: A117, optional: false, typed: false },
+    Slot { alts: A115, optional: true, typed: false },
+    Slot { alts: A126, optional: false, typed: true },
+    Slot { alts: A41, optional: false, typed: true },
+];
+const SLOTS_131: &[Slot] = &[
+    Slot { alts: A16, optional: false, typed: false },
+    Slot { alts: A115, optional: true, typed: false },
+    Slot { alts: A5, optional: false, typed: true },
+    Slot { alts: A126, optional: false, typed: true },
+];
+const SLOTS_132: &[Slot] = &[
+    Slot { alts: A16, optional: false, typed: false },
+    Slot { alts: A115, optional: true, typed: false },
+    Slot { alts: A117, optional: true, typed: false },
+    Slot { alts: A122, optional: true, typed: false },
+    Slot { alts: A7, optional: false, typed: true },
+    Slot { alts: A126, optional: false, typed: true },
+];
+const SLOTS_133: &[Slot] = &[
+    Slot { alts: A118, optional: false, typed: false },
+    Slot { alts: A115, optional: true, typed: false },
+    Slot { alts: A117, optional: false, typed: false },
+    Slot { alts: A127, optional: false, typed: true },
+    Slot { alts: A2, optional: false, typed: true },
+];
+const SLOTS_134: &[Slot] = &[
+    Slot { alts: A128, optional: false, typed: false },
+    Slot { alts: A117, optional: true, typed: false },
+    Slot { alts: A129, optional: false, typed: true },
+    Slot { alts: A2, optional: false, typed: true },
+];
+const SLOTS_135: &[Slot] = &[
+    Slot { alts: A128, optional: false, typed: false },
+    Slot { alts: A117, optional: true, typed: false },
+    Slot { alts: A129, optional: false, typed: true },
+    Slot { alts: A7, optional: false, typed: true },
+];
+const SLOTS_136: &[Slot] =
+    &[Slot { alts: A16, optional: false, typed: false }, Slot { alts: A7, optional: false, typed: true }, Slot { alts: A129, optional: false, typed: true }];
+const SLOTS_137: &[Slot] = &[
+    Slot { alts: A16, optional: false, typed: false },
+    Slot { alts: A117, optional: false, typed: false },
+    Slot { alts: A115, optional: true, typed: false },
+    Slot { alts: A122, optional: true, typed: false },
+    Slot { alts: A130, optional: false, typed: true },
+    Slot { alts: A2, optional: false, typed: true },
+];
+const SLOTS_138: &[Slot] = &[
+    Slot { alts: A16, optional: false, typed: false },
+    Slot { alts: A117, optional: false, typed: false },
+    Slot { alts: A115, optional: true, typed: false },
+    Slot { alts: A122, optional: true, typed: false },
+    Slot { alts: A130, optional: false, typed: true },
+    Slot { alts: A7, optional: false, typed: true },
+];
+const SLOTS_139: &[Slot] = &[
+    Slot { alts: A16, optional: false, typed: false },
+    Slot { alts: A117, optional: true, typed: false },
+    Slot { alts: A115, optional: true, typed: false },
+    Slot { alts: A122, optional: true, typed: false },
+    Slot { alts: A7, optional: false, typed: true },
+    Slot { alts: A130, optional: false, typed: true },
+];
+const SLOTS_140: &[Slot] = &[
+    Slot { alts: A131, optional: false, typed: false },
+    Slot { alts: A10, optional: false, typed: false },
+    Slot { alts: A132, optional: false, typed: true },
+    Slot { alts: A19, optional: false, typed: true },
+];
+const SLOTS_141: &[Slot] = &[
+    Slot { alts: A131, optional: false, typed: false },
+    Slot { alts: A10, optional: false, typed: false },
+    Slot { alts: A133, optional: false, typed: true },
+    Slot { alts: A19, optional: false, typed: true },
+    Slot { alts: A8, optional: false, typed: true },
+];
 const SLOTS_142: &[Slot] = &[Slot { alts: A134, optional: false, typed: false }, Slot { alts: A22, optional: false, typed: true }];
-const SLOTS_143: &[Slot] = &[Slot { alts: A135, optional: false, typed: false }, Slot { alts: A134, optional: false, typed: false }, Slot { alts: A22, optional: false, typed: true }];
+const SLOTS_143: &[Slot] =
+    &[Slot { alts: A135, optional: false, typed: false }, Slot { alts: A134, optional: false, typed: false }, Slot { alts: A22, optional: false, typed: true }];
 const SLOTS_144: &[Slot] = &[Slot { alts: A24, optional: true, typed: false }, Slot { alts: A95, optional: false, typed: false }];
-const SLOTS_145: &[Slot] = &[Slot { alts: A136, optional: false, typed: false }, Slot { alts: A1, optional: true, typed: false }, Slot { alts: A2, optional: false, typed: true }];
-const SLOTS_146: &[Slot] = &[Slot { alts: A14, optional: false, typed: false }, Slot { alts: A1, optional: true, typed: false }, Slot { alts: A2, optional: false, typed: true }];
+const SLOTS_145: &[Slot] =
+    &[Slot { alts: A136, optional: false, typed: false }, Slot { alts: A1, optional: true, typed: false }, Slot { alts: A2, optional: false, typed: true }];
+const SLOTS_146: &[Slot] =
+    &[Slot { alts: A14, optional: false, typed: false }, Slot { alts: A1, optional: true, typed: false }, Slot { alts: A2, optional: false, typed: true }];
 const SLOTS_147: &[Slot] = &[Slot { alts: A14, optional: false, typed: false }, Slot { alts: A3, optional: false, typed: true }];
 const SLOTS_148: &[Slot] = &[Slot { alts: A16, optional: false, typed: false }, Slot { alts: A3, optional: false, typed: true }];
-const SLOTS_149: &[Slot] = &[Slot { alts: A137, optional: false, typed: false }, Slot { alts: A20, optional: false, typed: true }, Slot { alts: A20, optional: false, typed: true }];
+const SLOTS_149: &[Slot] =
+    &[Slot { alts: A137, optional: false, typed: false }, Slot { alts: A20, optional: false, typed: true }, Slot { alts: A20, optional: false, typed: true }];
 const SLOTS_150: &[Slot] = &[Slot { alts: A20, optional: false, typed: true }, Slot { alts: A20, optional: false, typed: true }];
 const SLOTS_151: &[Slot] = &[Slot { alts: A76, optional: false, typed: false }, Slot { alts: A138, optional: false, typed: true }];
-const SLOTS_152: &[Slot] = &[Slot { alts: A76, optional: false, typed: false }, Slot { alts: A1, optional: false, typed: false }, Slot { alts: A139, optional: false, typed: true }];
+const SLOTS_152: &[Slot] =
+    &[Slot { alts: A76, optional: false, typed: false }, Slot { alts: A1, optional: false, typed: false }, Slot { alts: A139, optional: false, typed: true }];
 const SLOTS_153: &[Slot] = &[Slot { alts: A140, optional: true, typed: false }, Slot { alts: A27, optional: false, typed: false }];
-const SLOTS_154: &[Slot] = &[Slot { alts: A57, optional: false, typed: false }, Slot { alts: A141, optional: false, typed: false }, Slot { alts: A54, optional: false, typed: false }];
-const SLOTS_155: &[Slot] = &[Slot { alts: A142, optional: false, typed: false }, Slot { alts: A143, optional: false, typed: false }, Slot { alts: A54, optional: false, typed: false }];
-const SLOTS_156: &[Slot] = &[Slot { alts: A144, optional: false, typed: false }, Slot { alts: A142, optional: false, typed: false }, Slot { alts: A54, optional: false, typed: false }];
+const SLOTS_154: &[Slot] =
+    &[Slot { alts: A57, optional: false, typed: false }, Slot { alts: A141, optional: false, typed: false }, Slot { alts: A54, optional: false, typed: false }];
+const SLOTS_155: &[Slot] = &[
+    Slot { alts: A142, optional: false, typed: false },
+    Slot { alts: A143, optional: false, typed: false },
+    Slot { alts: A54, optional: false, typed: false },
+];
+const SLOTS_156: &[Slot] = &[
+    Slot { alts: A144, optional: false, typed: false },
+    Slot { alts: A142, optional: false, typed: false },
+    Slot { alts: A54, optional: false, typed: false },
+];
 const SLOTS_157: &[Slot] = &[Slot { alts: A145, optional: false, typed: false }, Slot { alts: A146, optional: false, typed: false }];
-const SLOTS_158: &[Slot] = &[Slot { alts: A145, optional: false, typed: false }, Slot { alts: A65, optional: false, typed: false }, Slot { alts: A24, optional: false, typed: false }];
-const SLOTS_159: &[Slot] = &[Slot { alts: A145, optional: false, typed: false }, Slot { alts: A65, optional: false, typed: false }, Slot { alts: A147, optional: false, typed: false }];
-const SLOTS_160: &[Slot] = &[Slot { alts: A145, optional: false, typed: false }, Slot { alts: A65, optional: false, typed: false }, Slot { alts: A66, optional: false, typed: false }];
-const SLOTS_161: &[Slot] = &[Slot { alts: A145, optional: false, typed: false }, Slot { alts: A65, optional: false, typed: false }, Slot { alts: A86, optional: false, typed: false }];
-const SLOTS_162: &[Slot] = &[Slot { alts: A145, optional: false, typed: false }, Slot { alts: A148, optional: false, typed: false }, Slot { alts: A142, optional: false, typed: false }, Slot { alts: A27, optional: false, typed: false }];
-const SLOTS_163: &[Slot] = &[Slot { alts: A145, optional: false, typed: false }, Slot { alts: A148, optional: false, typed: false }, Slot { alts: A57, optional: false, typed: false }, Slot { alts: A27, optional: false, typed: false }];
-const SLOTS_164: &[Slot] = &[Slot { alts: A145, optional: false, typed: false }, Slot { alts: A149, optional: false, typed: false }, Slot { alts: A57, optional: false, typed: false }, Slot { alts: A141, optional: false, typed: false }, Slot { alts: A54, optional: false, typed: false }];
-const SLOTS_165: &[Slot] = &[Slot { alts: A145, optional: false, typed: false }, Slot { alts: A149, optional: false, typed: false }, Slot { alts: A142, optional: false, typed: false }, Slot { alts: A143, optional: false, typed: false }, Slot { alts: A54, optional: false, typed: false }];
-const SLOTS_166: &[Slot] = &[Slot { alts: A14, optional: false, typed: false }, Slot { alts: A1, optional: true, typed: false }, Slot { alts: A10, optional: true, typed: false }, Slot { alts: A2, optional: false, typed: true }];
-const SLOTS_167: &[Slot] = &[Slot { alts: A14, optional: false, typed: false }, Slot { alts: A1, optional: true, typed: false }, Slot { alts: A15, optional: false, typed: true }];
-const SLOTS_168: &[Slot] = &[Slot { alts: A16, optional: false, typed: false }, Slot { alts: A1, optional: true, typed: false }, Slot { alts: A10, optional: true, typed: false }, Slot { alts: A4, optional: false, typed: true }];
-const SLOTS_169: &[Slot] = &[Slot { alts: A16, optional: false, typed: false }, Slot { alts: A1, optional: true, typed: false }, Slot { alts: A10, optional: true, typed: false }, Slot { alts: A5, optional: false, typed: true }];
-const SLOTS_170: &[Slot] = &[Slot { alts: A16, optional: false, typed: false }, Slot { alts: A1, optional: true, typed: false }, Slot { alts: A115, optional: false, typed: false }, Slot { alts: A4, optional: false, typed: true }];
-const SLOTS_171: &[Slot] = &[Slot { alts: A16, optional: false, typed: false }, Slot { alts: A1, optional: true, typed: false }, Slot { alts: A115, optional: false, typed: false }, Slot { alts: A5, optional: false, typed: true }];
-const SLOTS_172: &[Slot] = &[Slot { alts: A16, optional: false, typed: false }, Slot { alts: A115, optional: true, typed: false }, Slot { alts: A6, optional: false, typed: true }];
-const SLOTS_173: &[Slot] = &[Slot { alts: A16, optional: false, typed: false }, Slot { alts: A115, optional: true, typed: false }, Slot { alts: A7, optional: false, typed: true }];
-const SLOTS_174: &[Slot] = &[Slot { alts: A16, optional: false, typed: false }, Slot { alts: A150, optional: false, typed: false }, Slot { alts: A115, optional: true, typed: false }, Slot { alts: A4, optional: false, typed: true }];
-const SLOTS_175: &[Slot] = &[Slot { alts: A16, optional: false, typed: false }, Slot { alts: A150, optional: false, typed: false }, Slot { alts: A115, optional: true, typed: false }, Slot { alts: A5, optional: false, typed: true }];
-const SLOTS_176: &[Slot] = &[Slot { alts: A16, optional: false, typed: false }, Slot { alts: A150, optional: false, typed: false }, Slot { alts: A115, optional: true, typed: false }, Slot { alts: A6, optional: false, typed: true }];
-const SLOTS_177: &[Slot] = &[Slot { alts: A16, optional: false, typed: false }, Slot { alts: A150, optional: false, typed: false }, Slot { alts: A115, optional: true, typed: false }, Slot { alts: A7, optional: false, typed: true }];
-const SLOTS_178: &[Slot] = &[Slot { alts: A14, optional: false, typed: false }, Slot { alts: A10, optional: true, typed: false }, Slot { alts: A2, optional: false, typed: true }, Slot { alts: A17, optional: false, typed: true }];
+const SLOTS_158: &[Slot] =
+    &[Slot { alts: A145, optional: false, typed: false }, Slot { alts: A65, optional: false, typed: false }, Slot { alts: A24, optional: false, typed: false }];
+const SLOTS_159: &[Slot] = &[
+    Slot { alts: A145, optional: false, typed: false },
+    Slot { alts: A65, optional: false, typed: false },
+    Slot { alts: A147, optional: false, typed: false },
+];
+const SLOTS_160: &[Slot] =
+    &[Slot { alts: A145, optional: false, typed: false }, Slot { alts: A65, optional: false, typed: false }, Slot { alts: A66, optional: false, typed: false }];
+const SLOTS_161: &[Slot] =
+    &[Slot { alts: A145, optional: false, typed: false }, Slot { alts: A65, optional: false, typed: false }, Slot { alts: A86, optional: false, typed: false }];
+const SLOTS_162: &[Slot] = &[
+    Slot { alts: A145, optional: false, typed: false },
+    Slot { alts: A148, optional: false, typed: false },
+    Slot { alts: A142, optional: false, typed: false },
+    Slot { alts: A27, optional: false, typed: false },
+];
+const SLOTS_163: &[Slot] = &[
+    Slot { alts: A145, optional: false, typed: false },
+    Slot { alts: A148, optional: false, typed: false },
+    Slot { alts: A57, optional: false, typed: false },
+    Slot { alts: A27, optional: false, typed: false },
+];
+const SLOTS_164: &[Slot] = &[
+    Slot { alts: A145, optional: false, typed: false },
+    Slot { alts: A149, optional: false, typed: false },
+    Slot { alts: A57, optional: false, typed: false },
+    Slot { alts: A141, optional: false, typed: false },
+    Slot { alts: A54, optional: false, typed: false },
+];
+const SLOTS_165: &[Slot] = &[
+    Slot { alts: A145, optional: false, typed: false },
+    Slot { alts: A149, optional: false, typed: false },
+    Slot { alts: A142, optional: false, typed: false },
+    Slot { alts: A143, optional: false, typed: false },
+    Slot { alts: A54, optional: false, typed: false },
+];
+const SLOTS_166: &[Slot] = &[
+    Slot { alts: A14, optional: false, typed: false },
+    Slot { alts: A1, optional: true, typed: false },
+    Slot { alts: A10, optional: true, typed: false },
+    Slot { alts: A2, optional: false, typed: true },
+];
+const SLOTS_167: &[Slot] =
+    &[Slot { alts: A14, optional: false, typed: false }, Slot { alts: A1, optional: true, typed: false }, Slot { alts: A15, optional: false, typed: true }];
+const SLOTS_168: &[Slot] = &[
+    Slot { alts: A16, optional: false, typed: false },
+    Slot { alts: A1, optional: true, typed: false },
+    Slot { alts: A10, optional: true, typed: false },
+    Slot { alts: A4, optional: false, typed: true },
+];
+const SLOTS_169: &[Slot] = &[
+    Slot { alts: A16, optional: false, typed: false },
+    Slot { alts: A1, optional: true, typed: false },
+    Slot { alts: A10, optional: true, typed: false },
+    Slot { alts: A5, optional: false, typed: true },
+];
+const SLOTS_170: &[Slot] = &[
+    Slot { alts: A16, optional: false, typed: false },
+    Slot { alts: A1, optional: true, typed: false },
+    Slot { alts: A115, optional: false, typed: false },
+    Slot { alts: A4, optional: false, typed: true },
+];
+const SLOTS_171: &[Slot] = &[
+    Slot { alts: A16, optional: false, typed: false },
+    Slot { alts: A1, optional: true, typed: false },
+    Slot { alts: A115, optional: false, typed: false },
+    Slot { alts: A5, optional: false, typed: true },
+];
+const SLOTS_172: &[Slot] =
+    &[Slot { alts: A16, optional: false, typed: false }, Slot { alts: A115, optional: true, typed: false }, Slot { alts: A6, optional: false, typed: true }];
+const SLOTS_173: &[Slot] =
+    &[Slot { alts: A16, optional: false, typed: false }, Slot { alts: A115, optional: true, typed: false }, Slot { alts: A7, optional: false, typed: true }];
+const SLOTS_174: &[Slot] = &[
+    Slot { alts: A16, optional: false, typed: false },
+    Slot { alts: A150, optional: false, typed: false },
+    Slot { alts: A115, optional: true, typed: false },
+    Slot { alts: A4, optional: false, typed: true },
+];
+const SLOTS_175: &[Slot] = &[
+    Slot { alts: A16, optional: false, typed: false },
+    Slot { alts: A150, optional: false, typed: false },
+    Slot { alts: A115, optional: true, typed: false },
+    Slot { alts: A5, optional: false, typed: true },
+];
+const SLOTS_176: &[Slot] = &[
+    Slot { alts: A16, optional: false, typed: false },
+    Slot { alts: A150, optional: false, typed: false },
+    Slot { alts: A115, optional: true, typed: false },
+    Slot { alts: A6, optional: false, typed: true },
+];
+const SLOTS_177: &[Slot] = &[
+    Slot { alts: A16, optional: false, typed: false },
+    Slot { alts: A150, optional: false, typed: false },
+    Slot { alts: A115, optional: true, typed: false },
+    Slot { alts: A7, optional: false, typed: true },
+];
+const SLOTS_178: &[Slot] = &[
+    Slot { alts: A14, optional: false, typed: false },
+    Slot { alts: A10, optional: true, typed: false },
+    Slot { alts: A2, optional: false, typed: true },
+    Slot { alts: A17, optional: false, typed: true },
+];
 const SLOTS_179: &[Slot] = &[Slot { alts: A86, optional: true, typed: false }, Slot { alts: A22, optional: false, typed: true }];
 const SLOTS_180: &[Slot] = &[Slot { alts: A86, optional: false, typed: false }, Slot { alts: A22, optional: false, typed: true }];
 const SLOTS_181: &[Slot] = &[Slot { alts: A22, optional: false, typed: true }];
 const SLOTS_182: &[Slot] = &[Slot { alts: A151, optional: false, typed: false }];
 const SLOTS_183: &[Slot] = &[Slot { alts: A134, optional: false, typed: false }];
 const SLOTS_184: &[Slot] = &[Slot { alts: A152, optional: false, typed: false }];
-const SLOTS_185: &[Slot] = &[Slot { alts: A153, optional: true, typed: false }, Slot { alts: A154, optional: true, typed: false }, Slot { alts: A155, optional: true, typed: false }, Slot { alts: A30, optional: true, typed: false }, Slot { alts: A79, optional: true, typed: false }, Slot { alts: A40, optional: true, typed: false }, Slot { alts: A156, optional: false, typed: true }];
-const SLOTS_186: &[Slot] = &[Slot { alts: A153, optional: true, typed: false }, Slot { alts: A154, optional: true, typed: false }, Slot { alts: A157, optional: true, typed: false }, Slot { alts: A158, optional: true, typed: false }, Slot { alts: A30, optional: true, typed: false }, Slot { alts: A79, optional: true, typed: false }, Slot { alts: A40, optional: true, typed: false }, Slot { alts: A156, optional: false, typed: true }];
-const SLOTS_187: &[Slot] = &[Slot { alts: A159, optional: false, typed: false }, Slot { alts: A154, optional: true, typed: false }, Slot { alts: A79, optional: true, typed: false }, Slot { alts: A40, optional: true, typed: false }, Slot { alts: A156, optional: false, typed: true }];
-const SLOTS_188: &[Slot] = &[Slot { alts: A160, optional: false, typed: false }, Slot { alts: A27, optional: false, typed: false }, Slot { alts: A154, optional: true, typed: false }, Slot { alts: A157, optional: true, typed: false }, Slot { alts: A158, optional: true, typed: false }, Slot { alts: A30, optional: true, typed: false }, Slot { alts: A79, optional: true, typed: false }, Slot { alts: A40, optional: true, typed: false }, Slot { alts: A156, optional: false, typed: true }];
-const SLOTS_189: &[Slot] = &[Slot { alts: A57, optional: false, typed: false }, Slot { alts: A27, optional: false, typed: false }, Slot { alts: A154, optional: true, typed: false }, Slot { alts: A157, optional: true, typed: false }, Slot { alts: A158, optional: true, typed: false }, Slot { alts: A30, optional: true, typed: false }, Slot { alts: A79, optional: true, typed: false }, Slot { alts: A40, optional: true, typed: false }, Slot { alts: A156, optional: false, typed: true }];
-const SLOTS_190: &[Slot] = &[Slot { alts: A161, optional: false, typed: false }, Slot { alts: A160, optional: false, typed: false }, Slot { alts: A162, optional: false, typed: false }, Slot { alts: A24, optional: true, typed: false }, Slot { alts: A156, optional: false, typed: true }];
-const SLOTS_191: &[Slot] = &[Slot { alts: A24, optional: false, typed: false }, Slot { alts: A163, optional: true, typed: false }, Slot { alts: A164, optional: false, typed: false }, Slot { alts: A30, optional: true, typed: false }, Slot { alts: A79, optional: true, typed: false }, Slot { alts: A156, optional: false, typed: true }];
-const SLOTS_192: &[Slot] = &[Slot { alts: A24, optional: false, typed: false }, Slot { alts: A163, optional: true, typed: false }, Slot { alts: A164, optional: false, typed: false }, Slot { alts: A30, optional: true, typed: false }, Slot { alts: A79, optional: true, typed: false }, Slot { alts: A40, optional: false, typed: false }, Slot { alts: A156, optional: false, typed: true }];
-const SLOTS_193: &[Slot] = &[Slot { alts: A24, optional: false, typed: false }, Slot { alts: A164, optional: false, typed: false }, Slot { alts: A157, optional: true, typed: false }, Slot { alts: A158, optional: true, typed: false }, Slot { alts: A30, optional: true, typed: false }, Slot { alts: A79, optional: true, typed: false }, Slot { alts: A156, optional: false, typed: true }];
-const SLOTS_194: &[Slot] = &[Slot { alts: A24, optional: false, typed: false }, Slot { alts: A164, optional: false, typed: false }, Slot { alts: A157, optional: true, typed: false }, Slot { alts: A158, optional: true, typed: false }, Slot { alts: A30, optional: true, typed: false }, Slot { alts: A79, optional: true, typed: false }, Slot { alts: A40, optional: false, typed: false }, Slot { alts: A156, optional: false, typed: true }];
+const SLOTS_185: &[Slot] = &[
+    Slot { alts: A153, optional: true, typed: false },
+    Slot { alts: A154, optional: true, typed: false },
+    Slot { alts: A155, optional: true, typed: false },
+    Slot { alts: A30, optional: true, typed: false },
+    Slot { alts: A79, optional: true, typed: false },
+    Slot { alts: A40, optional: true, typed: false },
+    Slot { alts: A156, optional: false, typed: true },
+];
+const SLOTS_186: &[Slot] = &[
+    Slot { alts: A153, optional: true, typed: false },
+    Slot { alts: A154, optional: true, typed: false },
+    Slot { alts: A157, optional: true, typed: false },
+    Slot { alts: A158, optional: true, typed: false },
+    Slot { alts: A30, optional: true, typed: false },
+    Slot { alts: A79, optional: true, typed: false },
+    Slot { alts: A40, optional: true, typed: false },
+    Slot { alts: A156, optional: false, typed: true },
+];
+const SLOTS_187: &[Slot] = &[
+    Slot { alts: A159, optional: false, typed: false },
+    Slot { alts: A154, optional: true, typed: false },
+    Slot { alts: A79, optional: true, typed: false },
+    Slot { alts: A40, optional: true, typed: false },
+    Slot { alts: A156, optional: false, typed: true },
+];
+const SLOTS_188: &[Slot] = &[
+    Slot { alts: A160, optional: false, typed: false },
+    Slot { alts: A27, optional: false, typed: false },
+    Slot { alts: A154, optional: true, typed: false },
+    Slot { alts: A157, optional: true, typed: false },
+    Slot { alts: A158, optional: true, typed: false },
+    Slot { alts: A30, optional: true, typed: false },
+    Slot { alts: A79, optional: true, typed: false },
+    Slot { alts: A40, optional: true, typed: false },
+    Slot { alts: A156, optional: false, typed: true },
+];
+const SLOTS_189: &[Slot] = &[
+    Slot { alts: A57, optional: false, typed: false },
+    Slot { alts: A27, optional: false, typed: false },
+    Slot { alts: A154, optional: true, typed: false },
+    Slot { alts: A157, optional: true, typed: false },
+    Slot { alts: A158, optional: true, typed: false },
+    Slot { alts: A30, optional: true, typed: false },
+    Slot { alts: A79, optional: true, typed: false },
+    Slot { alts: A40, optional: true, typed: false },
+    Slot { alts: A156, optional: false, typed: true },
+];
+const SLOTS_190: &[Slot] = &[
+    Slot { alts: A161, optional: false, typed: false },
+    Slot { alts: A160, optional: false, typed: false },
+    Slot { alts: A162, optional: false, typed: false },
+    Slot { alts: A24, optional: true, typed: false },
+    Slot { alts: A156, optional: false, typed: true },
+];
+const SLOTS_191: &[Slot] = &[
+    Slot { alts: A24, optional: false, typed: false },
+    Slot { alts: A163, optional: true, typed: false },
+    Slot { alts: A164, optional: false, typed: false },
+    Slot { alts: A30, optional: true, typed: false },
+    Slot { alts: A79, optional: true, typed: false },
+    Slot { alts: A156, optional: false, typed: true },
+];
+const SLOTS_192: &[Slot] = &[
+    Slot { alts: A24, optional: false, typed: false },
+    Slot { alts: A163, optional: true, typed: false },
+    Slot { alts: A164, optional: false, typed: false },
+    Slot { alts: A30, optional: true, typed: false },
+    Slot { alts: A79, optional: true, typed: false },
+    Slot { alts: A40, optional: false, typed: false },
+    Slot { alts: A156, optional: false, typed: true },
+];
+const SLOTS_193: &[Slot] = &[
+    Slot { alts: A24, optional: false, typed: false },
+    Slot { alts: A164, optional: false, typed: false },
+    Slot { alts: A157, optional: true, typed: false },
+    Slot { alts: A158, optional: true, typed: false },
+    Slot { alts: A30, optional: true, typed: false },
+    Slot { alts: A79, optional: true, typed: false },
+    Slot { alts: A156, optional: false, typed: true },
+];
+const SLOTS_194: &[Slot] = &[
+    Slot { alts: A24, optional: false, typed: false },
+    Slot { alts: A164, optional: false, typed: false },
+    Slot { alts: A157, optional: true, typed: false },
+    Slot { alts: A158, optional: true, typed: false },
+    Slot { alts: A30, optional: true, typed: false },
+    Slot { alts: A79, optional: true, typed: false },
+    Slot { alts: A40, optional: false, typed: false },
+    Slot { alts: A156, optional: false, typed: true },
+];
 const SLOTS_195: &[Slot] = &[Slot { alts: A165, optional: false, typed: false }, Slot { alts: A166, optional: false, typed: true }];
-const SLOTS_196: &[Slot] = &[Slot { alts: A165, optional: false, typed: false }, Slot { alts: A38, optional: false, typed: false }, Slot { alts: A166, optional: false, typed: true }];
-const SLOTS_197: &[Slot] = &[Slot { alts: A159, optional: false, typed: false }, Slot { alts: A165, optional: false, typed: false }, Slot { alts: A166, optional: false, typed: true }];
-const SLOTS_198: &[Slot] = &[Slot { alts: A159, optional: false, typed: false }, Slot { alts: A165, optional: false, typed: false }, Slot { alts: A38, optional: false, typed: false }, Slot { alts: A166, optional: false, typed: true }];
-const SLOTS_199: &[Slot] = &[Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A167, optional: false, typed: false }, Slot { alts: A168, optional: false, typed: false }, Slot { alts: A169, optional: true, typed: false }, Slot { alts: A78, optional: true, typed: false }, Slot { alts: A170, optional: false, typed: true }];
-const SLOTS_200: &[Slot] = &[Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A171, optional: false, typed: false }, Slot { alts: A168, optional: false, typed: false }, Slot { alts: A78, optional: true, typed: false }, Slot { alts: A172, optional: false, typed: true }, Slot { alts: A173, optional: false, typed: true }];
-const SLOTS_201: &[Slot] = &[Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A174, optional: false, typed: false }, Slot { alts: A168, optional: false, typed: false }, Slot { alts: A169, optional: false, typed: false }, Slot { alts: A78, optional: true, typed: false }, Slot { alts: A172, optional: false, typed: true }, Slot { alts: A173, optional: false, typed: true }];
+const SLOTS_196: &[Slot] =
+    &[Slot { alts: A165, optional: false, typed: false }, Slot { alts: A38, optional: false, typed: false }, Slot { alts: A166, optional: false, typed: true }];
+const SLOTS_197: &[Slot] = &[
+    Slot { alts: A159, optional: false, typed: false },
+    Slot { alts: A165, optional: false, typed: false },
+    Slot { alts: A166, optional: false, typed: true },
+];
+const SLOTS_198: &[Slot] = &[
+    Slot { alts: A159, optional: false, typed: false },
+    Slot { alts: A165, optional: false, typed: false },
+    Slot { alts: A38, optional: false, typed: false },
+    Slot { alts: A166, optional: false, typed: true },
+];
+const SLOTS_199: &[Slot] = &[
+    Slot { alts: A45, optional: false, typed: false },
+    Slot { alts: A53, optional: false, typed: false },
+    Slot { alts: A167, optional: false, typed: false },
+    Slot { alts: A168, optional: false, typed: false },
+    Slot { alts: A169, optional: true, typed: false },
+    Slot { alts: A78, optional: true, typed: false },
+    Slot { alts: A170, optional: false, typed: true },
+];
+const SLOTS_200: &[Slot] = &[
+    Slot { alts: A45, optional: false, typed: false },
+    Slot { alts: A53, optional: false, typed: false },
+    Slot { alts: A171, optional: false, typed: false },
+    Slot { alts: A168, optional: false, typed: false },
+    Slot { alts: A78, optional: true, typed: false },
+    Slot { alts: A172, optional: false, typed: true },
+    Slot { alts: A173, optional: false, typed: true },
+];
+const SLOTS_201: &[Slot] = &[
+    Slot { alts: A45, optional: false, typed: false },
+    Slot { alts: A53, optional: false, typed: false },
+    Slot { alts: A174, optional: false, typed: false },
+    Slot { alts: A168, optional: false, typed: false },
+    Slot { alts: A169, optional: false, typed: false },
+    Slot { alts: A78, optional: true, typed: false },
+    Slot { alts: A172, optional: false, typed: true },
+    Slot { alts: A173, optional: false, typed: true },
+];
 const SLOTS_202: &[Slot] = &[Slot { alts: A24, optional: true, typed: false }, Slot { alts: A156, optional: false, typed: true }];
-const SLOTS_203: &[Slot] = &[Slot { alts: A24, optional: true, typed: false }, Slot { alts: A38, optional: false, typed: false }, Slot { alts: A156, optional: false, typed: true }];
+const SLOTS_203: &[Slot] =
+    &[Slot { alts: A24, optional: true, typed: false }, Slot { alts: A38, optional: false, typed: false }, Slot { alts: A156, optional: false, typed: true }];
 const SLOTS_204: &[Slot] = &[Slot { alts: A175, optional: false, typed: false }, Slot { alts: A8, optional: false, typed: true }];
 const SLOTS_205: &[Slot] = &[Slot { alts: A176, optional: false, typed: false }, Slot { alts: A18, optional: false, typed: true }];
-const SLOTS_206: &[Slot] = &[Slot { alts: A177, optional: false, typed: false }, Slot { alts: A10, optional: false, typed: false }, Slot { alts: A19, optional: false, typed: true }];
-const SLOTS_207: &[Slot] = &[Slot { alts: A178, optional: true, typed: false }, Slot { alts: A12, optional: false, typed: false }, Slot { alts: A13, optional: false, typed: true }];
-const SLOTS_208: &[Slot] = &[Slot { alts: A1, optional: true, typed: false }, Slot { alts: A10, optional: true, typed: false }, Slot { alts: A2, optional: false, typed: true }];
-const SLOTS_209: &[Slot] = &[Slot { alts: A1, optional: true, typed: false }, Slot { alts: A10, optional: true, typed: false }, Slot { alts: A3, optional: false, typed: true }];
+const SLOTS_206: &[Slot] =
+    &[Slot { alts: A177, optional: false, typed: false }, Slot { alts: A10, optional: false, typed: false }, Slot { alts: A19, optional: false, typed: true }];
+const SLOTS_207: &[Slot] =
+    &[Slot { alts: A178, optional: true, typed: false }, Slot { alts: A12, optional: false, typed: false }, Slot { alts: A13, optional: false, typed: true }];
+const SLOTS_208: &[Slot] =
+    &[Slot { alts: A1, optional: true, typed: false }, Slot { alts: A10, optional: true, typed: false }, Slot { alts: A2, optional: false, typed: true }];
+const SLOTS_209: &[Slot] =
+    &[Slot { alts: A1, optional: true, typed: false }, Slot { alts: A10, optional: true, typed: false }, Slot { alts: A3, optional: false, typed: true }];
 const SLOTS_210: &[Slot] = &[Slot { alts: A178, optional: false, typed: false }, Slot { alts: A20, optional: false, typed: true }];
-const SLOTS_211: &[Slot] = &[Slot { alts: A178, optional: true, typed: false }, Slot { alts: A12, optional: true, typed: false }, Slot { alts: A13, optional: false, typed: true }];
-const SLOTS_212: &[Slot] = &[Slot { alts: A179, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A59, optional: false, typed: true }];
-const SLOTS_213: &[Slot] = &[Slot { alts: A180, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A59, optional: false, typed: true }];
+const SLOTS_211: &[Slot] =
+    &[Slot { alts: A178, optional: true, typed: false }, Slot { alts: A12, optional: true, typed: false }, Slot { alts: A13, optional: false, typed: true }];
+const SLOTS_212: &[Slot] =
+    &[Slot { alts: A179, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A59, optional: false, typed: true }];
+const SLOTS_213: &[Slot] =
+    &[Slot { alts: A180, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A59, optional: false, typed: true }];
 const SLOTS_214: &[Slot] = &[Slot { alts: A181, optional: false, typed: true }];
 const SLOTS_215: &[Slot] = &[Slot { alts: A115, optional: true, typed: false }, Slot { alts: A182, optional: false, typed: true }];
-const SLOTS_216: &[Slot] = &[Slot { alts: A1, optional: true, typed: false }, Slot { alts: A183, optional: true, typed: false }, Slot { alts: A2, optional: false, typed: true }];
-const SLOTS_217: &[Slot] = &[Slot { alts: A1, optional: true, typed: false }, Slot { alts: A183, optional: true, typed: false }, Slot { alts: A184, optional: false, typed: false }, Slot { alts: A185, optional: false, typed: false }, Slot { alts: A2, optional: false, typed: true }];
-const SLOTS_218: &[Slot] = &[Slot { alts: A1, optional: true, typed: false }, Slot { alts: A183, optional: true, typed: false }, Slot { alts: A185, optional: true, typed: false }, Slot { alts: A2, optional: false, typed: true }];
-const SLOTS_219: &[Slot] = &[Slot { alts: A1, optional: true, typed: false }, Slot { alts: A183, optional: true, typed: false }, Slot { alts: A4, optional: false, typed: true }];
-const SLOTS_220: &[Slot] = &[Slot { alts: A1, optional: true, typed: false }, Slot { alts: A183, optional: true, typed: false }, Slot { alts: A184, optional: false, typed: false }, Slot { alts: A185, optional: false, typed: false }, Slot { alts: A4, optional: false, typed: true }];
-const SLOTS_221: &[Slot] = &[Slot { alts: A1, optional: true, typed: false }, Slot { alts: A183, optional: true, typed: false }, Slot { alts: A5, optional: false, typed: true }];
-const SLOTS_222: &[Slot] = &[Slot { alts: A1, optional: true, typed: false }, Slot { alts: A183, optional: true, typed: false }, Slot { alts: A184, optional: false, typed: false }, Slot { alts: A185, optional: false, typed: false }, Slot { alts: A5, optional: false, typed: true }];
+const SLOTS_216: &[Slot] =
+    &[Slot { alts: A1, optional: true, typed: false }, Slot { alts: A183, optional: true, typed: false }, Slot { alts: A2, optional: false, typed: true }];
+const SLOTS_217: &[Slot] = &[
+    Slot { alts: A1, optional: true, typed: false },
+    Slot { alts: A183, optional: true, typed: false },
+    Slot { alts: A184, optional: false, typed: false },
+    Slot { alts: A185, optional: false, typed: false },
+    Slot { alts: A2, optional: false, typed: true },
+];
+const SLOTS_218: &[Slot] = &[
+    Slot { alts: A1, optional: true, typed: false },
+    Slot { alts: A183, optional: true, typed: false },
+    Slot { alts: A185, optional: true, typed: false },
+    Slot { alts: A2, optional: false, typed: true },
+];
+const SLOTS_219: &[Slot] =
+    &[Slot { alts: A1, optional: true, typed: false }, Slot { alts: A183, optional: true, typed: false }, Slot { alts: A4, optional: false, typed: true }];
+const SLOTS_220: &[Slot] = &[
+    Slot { alts: A1, optional: true, typed: false },
+    Slot { alts: A183, optional: true, typed: false },
+    Slot { alts: A184, optional: false, typed: false },
+    Slot { alts: A185, optional: false, typed: false },
+    Slot { alts: A4, optional: false, typed: true },
+];
+const SLOTS_221: &[Slot] =
+    &[Slot { alts: A1, optional: true, typed: false }, Slot { alts: A183, optional: true, typed: false }, Slot { alts: A5, optional: false, typed: true }];
+const SLOTS_222: &[Slot] = &[
+    Slot { alts: A1, optional: true, typed: false },
+    Slot { alts: A183, optional: true, typed: false },
+    Slot { alts: A184, optional: false, typed: false },
+    Slot { alts: A185, optional: false, typed: false },
+    Slot { alts: A5, optional: false, typed: true },
+];
 const SLOTS_223: &[Slot] = &[Slot { alts: A183, optional: true, typed: false }, Slot { alts: A6, optional: false, typed: true }];
-const SLOTS_224: &[Slot] = &[Slot { alts: A183, optional: true, typed: false }, Slot { alts: A184, optional: false, typed: false }, Slot { alts: A185, optional: false, typed: false }, Slot { alts: A6, optional: false, typed: true }];
+const SLOTS_224: &[Slot] = &[
+    Slot { alts: A183, optional: true, typed: false },
+    Slot { alts: A184, optional: false, typed: false },
+    Slot { alts: A185, optional: false, typed: false },
+    Slot { alts: A6, optional: false, typed: true },
+];
 const SLOTS_225: &[Slot] = &[Slot { alts: A183, optional: true, typed: false }, Slot { alts: A7, optional: false, typed: true }];
-const SLOTS_226: &[Slot] = &[Slot { alts: A183, optional: true, typed: false }, Slot { alts: A184, optional: false, typed: false }, Slot { alts: A185, optional: false, typed: false }, Slot { alts: A7, optional: false, typed: true }];
-const SLOTS_227: &[Slot] = &[Slot { alts: A186, optional: false, typed: false }, Slot { alts: A78, optional: true, typed: false }, Slot { alts: A106, optional: false, typed: true }];
-const SLOTS_228: &[Slot] = &[Slot { alts: A187, optional: false, typed: false }, Slot { alts: A78, optional: true, typed: false }, Slot { alts: A106, optional: false, typed: true }];
-const SLOTS_229: &[Slot] = &[Slot { alts: A188, optional: false, typed: false }, Slot { alts: A189, optional: true, typed: false }, Slot { alts: A106, optional: false, typed: true }];
-const SLOTS_230: &[Slot] = &[Slot { alts: A188, optional: false, typed: false }, Slot { alts: A160, optional: false, typed: false }, Slot { alts: A190, optional: false, typed: false }, Slot { alts: A189, optional: true, typed: false }, Slot { alts: A106, optional: false, typed: true }];
-const SLOTS_231: &[Slot] = &[Slot { alts: A191, optional: false, typed: false }, Slot { alts: A189, optional: true, typed: false }, Slot { alts: A106, optional: false, typed: true }];
-const SLOTS_232: &[Slot] = &[Slot { alts: A191, optional: false, typed: false }, Slot { alts: A160, optional: false, typed: false }, Slot { alts: A190, optional: false, typed: false }, Slot { alts: A189, optional: true, typed: false }, Slot { alts: A106, optional: false, typed: true }];
-const SLOTS_233: &[Slot] = &[Slot { alts: A46, optional: false, typed: false }, Slot { alts: A78, optional: true, typed: false }, Slot { alts: A106, optional: false, typed: true }];
-const SLOTS_234: &[Slot] = &[Slot { alts: A46, optional: false, typed: false }, Slot { alts: A55, optional: false, typed: false }, Slot { alts: A190, optional: false, typed: false }, Slot { alts: A78, optional: true, typed: false }, Slot { alts: A106, optional: false, typed: true }];
-const SLOTS_235: &[Slot] = &[Slot { alts: A46, optional: false, typed: false }, Slot { alts: A86, optional: true, typed: false }, Slot { alts: A106, optional: false, typed: true }];
-const SLOTS_236: &[Slot] = &[Slot { alts: A46, optional: false, typed: false }, Slot { alts: A55, optional: false, typed: false }, Slot { alts: A190, optional: false, typed: false }, Slot { alts: A86, optional: true, typed: false }, Slot { alts: A106, optional: false, typed: true }];
-const SLOTS_237: &[Slot] = &[Slot { alts: A46, optional: false, typed: false }, Slot { alts: A188, optional: false, typed: false }, Slot { alts: A78, optional: true, typed: false }, Slot { alts: A106, optional: false, typed: true }];
-const SLOTS_238: &[Slot] = &[Slot { alts: A46, optional: false, typed: false }, Slot { alts: A188, optional: false, typed: false }, Slot { alts: A55, optional: false, typed: false }, Slot { alts: A190, optional: false, typed: false }, Slot { alts: A78, optional: true, typed: false }, Slot { alts: A106, optional: false, typed: true }];
-const SLOTS_239: &[Slot] = &[Slot { alts: A46, optional: false, typed: false }, Slot { alts: A188, optional: false, typed: false }, Slot { alts: A86, optional: true, typed: false }, Slot { alts: A106, optional: false, typed: true }];
-const SLOTS_240: &[Slot] = &[Slot { alts: A46, optional: false, typed: false }, Slot { alts: A188, optional: false, typed: false }, Slot { alts: A55, optional: false, typed: false }, Slot { alts: A190, optional: false, typed: false }, Slot { alts: A86, optional: true, typed: false }, Slot { alts: A106, optional: false, typed: true }];
-const SLOTS_241: &[Slot] = &[Slot { alts: A46, optional: false, typed: false }, Slot { alts: A192, optional: false, typed: false }, Slot { alts: A78, optional: true, typed: false }, Slot { alts: A106, optional: false, typed: true }];
-const SLOTS_242: &[Slot] = &[Slot { alts: A46, optional: false, typed: false }, Slot { alts: A192, optional: false, typed: false }, Slot { alts: A142, optional: false, typed: false }, Slot { alts: A44, optional: false, typed: false }, Slot { alts: A78, optional: true, typed: false }, Slot { alts: A106, optional: false, typed: true }];
-const SLOTS_243: &[Slot] = &[Slot { alts: A193, optional: false, typed: false }, Slot { alts: A78, optional: true, typed: false }, Slot { alts: A106, optional: false, typed: true }];
-const SLOTS_244: &[Slot] = &[Slot { alts: A193, optional: false, typed: false }, Slot { alts: A55, optional: false, typed: false }, Slot { alts: A190, optional: false, typed: false }, Slot { alts: A78, optional: true, typed: false }, Slot { alts: A106, optional: false, typed: true }];
-const SLOTS_245: &[Slot] = &[Slot { alts: A193, optional: false, typed: false }, Slot { alts: A86, optional: true, typed: false }, Slot { alts: A106, optional: false, typed: true }];
-const SLOTS_246: &[Slot] = &[Slot { alts: A193, optional: false, typed: false }, Slot { alts: A55, optional: false, typed: false }, Slot { alts: A190, optional: false, typed: false }, Slot { alts: A86, optional: true, typed: false }, Slot { alts: A106, optional: false, typed: true }];
-const SLOTS_247: &[Slot] = &[Slot { alts: A193, optional: false, typed: false }, Slot { alts: A188, optional: false, typed: false }, Slot { alts: A78, optional: true, typed: false }, Slot { alts: A106, optional: false, typed: true }];
-const SLOTS_248: &[Slot] = &[Slot { alts: A193, optional: false, typed: false }, Slot { alts: A188, optional: false, typed: false }, Slot { alts: A55, optional: false, typed: false }, Slot { alts: A190, optional: false, typed: false }, Slot { alts: A78, optional: true, typed: false }, Slot { alts: A106, optional: false, typed: true }];
-const SLOTS_249: &[Slot] = &[Slot { alts: A193, optional: false, typed: false }, Slot { alts: A188, optional: false, typed: false }, Slot { alts: A86, optional: true, typed: false }, Slot { alts: A106, optional: false, typed: true }];
-const SLOTS_250: &[Slot] = &[Slot { alts: A193, optional: false, typed: false }, Slot { alts: A188, optional: false, typed: false }, Slot { alts: A55, optional: false, typed: false }, Slot { alts: A190, optional: false, typed: false }, Slot { alts: A86, optional: true, typed: false }, Slot { alts: A106, optional: false, typed: true }];
-const SLOTS_251: &[Slot] = &[Slot { alts: A193, optional: false, typed: false }, Slot { alts: A192, optional: false, typed: false }, Slot { alts: A78, optional: true, typed: false }, Slot { alts: A106, optional: false, typed: true }];
-const SLOTS_252: &[Slot] = &[Slot { alts: A193, optional: false, typed: false }, Slot { alts: A192, optional: false, typed: false }, Slot { alts: A142, optional: false, typed: false }, Slot { alts: A44, optional: false, typed: false }, Slot { alts: A78, optional: true, typed: false }, Slot { alts: A106, optional: false, typed: true }];
-const SLOTS_253: &[Slot] = &[Slot { alts: A194, optional: false, typed: false }, Slot { alts: A78, optional: true, typed: false }, Slot { alts: A106, optional: false, typed: true }];
-const SLOTS_254: &[Slot] = &[Slot { alts: A194, optional: false, typed: false }, Slot { alts: A195, optional: false, typed: false }, Slot { alts: A190, optional: false, typed: false }, Slot { alts: A78, optional: true, typed: false }, Slot { alts: A106, optional: false, typed: true }];
-const SLOTS_255: &[Slot] = &[Slot { alts: A194, optional: false, typed: false }, Slot { alts: A196, optional: false, typed: false }, Slot { alts: A78, optional: true, typed: false }, Slot { alts: A106, optional: false, typed: true }];
-const SLOTS_256: &[Slot] = &[Slot { alts: A194, optional: false, typed: false }, Slot { alts: A196, optional: false, typed: false }, Slot { alts: A195, optional: false, typed: false }, Slot { alts: A190, optional: false, typed: false }, Slot { alts: A78, optional: true, typed: false }, Slot { alts: A106, optional: false, typed: true }];
-const SLOTS_257: &[Slot] = &[Slot { alts: A197, optional: false, typed: false }, Slot { alts: A78, optional: true, typed: false }, Slot { alts: A106, optional: false, typed: true }];
-const SLOTS_258: &[Slot] = &[Slot { alts: A197, optional: false, typed: false }, Slot { alts: A195, optional: false, typed: false }, Slot { alts: A190, optional: false, typed: false }, Slot { alts: A78, optional: true, typed: false }, Slot { alts: A106, optional: false, typed: true }];
-const SLOTS_259: &[Slot] = &[Slot { alts: A197, optional: false, typed: false }, Slot { alts: A196, optional: false, typed: false }, Slot { alts: A78, optional: true, typed: false }, Slot { alts: A106, optional: false, typed: true }];
-const SLOTS_260: &[Slot] = &[Slot { alts: A197, optional: false, typed: false }, Slot { alts: A196, optional: false, typed: false }, Slot { alts: A195, optional: false, typed: false }, Slot { alts: A190, optional: false, typed: false }, Slot { alts: A78, optional: true, typed: false }, Slot { alts: A106, optional: false, typed: true }];
+const SLOTS_226: &[Slot] = &[
+    Slot { alts: A183, optional: true, typed: false },
+    Slot { alts: A184, optional: false, typed: false },
+    Slot { alts: A185, optional: false, typed: false },
+    Slot { alts: A7, optional: false, typed: true },
+];
+const SLOTS_227: &[Slot] =
+    &[Slot { alts: A186, optional: false, typed: false }, Slot { alts: A78, optional: true, typed: false }, Slot { alts: A106, optional: false, typed: true }];
+const SLOTS_228: &[Slot] =
+    &[Slot { alts: A187, optional: false, typed: false }, Slot { alts: A78, optional: true, typed: false }, Slot { alts: A106, optional: false, typed: true }];
+const SLOTS_229: &[Slot] =
+    &[Slot { alts: A188, optional: false, typed: false }, Slot { alts: A189, optional: true, typed: false }, Slot { alts: A106, optional: false, typed: true }];
+const SLOTS_230: &[Slot] = &[
+    Slot { alts: A188, optional: false, typed: false },
+    Slot { alts: A160, optional: false, typed: false },
+    Slot { alts: A190, optional: false, typed: false },
+    Slot { alts: A189, optional: true, typed: false },
+    Slot { alts: A106, optional: false, typed: true },
+];
+const SLOTS_231: &[Slot] =
+    &[Slot { alts: A191, optional: false, typed: false }, Slot { alts: A189, optional: true, typed: false }, Slot { alts: A106, optional: false, typed: true }];
+const SLOTS_232: &[Slot] = &[
+    Slot { alts: A191, optional: false, typed: false },
+    Slot { alts: A160, optional: false, typed: false },
+    Slot { alts: A190, optional: false, typed: false },
+    Slot { alts: A189, optional: true, typed: false },
+    Slot { alts: A106, optional: false, typed: true },
+];
+const SLOTS_233: &[Slot] =
+    &[Slot { alts: A46, optional: false, typed: false }, Slot { alts: A78, optional: true, typed: false }, Slot { alts: A106, optional: false, typed: true }];
+const SLOTS_234: &[Slot] = &[
+    Slot { alts: A46, optional: false, typed: false },
+    Slot { alts: A55, optional: false, typed: false },
+    Slot { alts: A190, optional: false, typed: false },
+    Slot { alts: A78, optional: true, typed: false },
+    Slot { alts: A106, optional: false, typed: true },
+];
+const SLOTS_235: &[Slot] =
+    &[Slot { alts: A46, optional: false, typed: false }, Slot { alts: A86, optional: true, typed: false }, Slot { alts: A106, optional: false, typed: true }];
+const SLOTS_236: &[Slot] = &[
+    Slot { alts: A46, optional: false, typed: false },
+    Slot { alts: A55, optional: false, typed: false },
+    Slot { alts: A190, optional: false, typed: false },
+    Slot { alts: A86, optional: true, typed: false },
+    Slot { alts: A106, optional: false, typed: true },
+];
+const SLOTS_237: &[Slot] = &[
+    Slot { alts: A46, optional: false, typed: false },
+    Slot { alts: A188, optional: false, typed: false },
+    Slot { alts: A78, optional: true, typed: false },
+    Slot { alts: A106, optional: false, typed: true },
+];
+const SLOTS_238: &[Slot] = &[
+    Slot { alts: A46, optional: false, typed: false },
+    Slot { alts: A188, optional: false, typed: false },
+    Slot { alts: A55, optional: false, typed: false },
+    Slot { alts: A190, optional: false, typed: false },
+    Slot { alts: A78, optional: true, typed: false },
+    Slot { alts: A106, optional: false, typed: true },
+];
+const SLOTS_239: &[Slot] = &[
+    Slot { alts: A46, optional: false, typed: false },
+    Slot { alts: A188, optional: false, typed: false },
+    Slot { alts: A86, optional: true, typed: false },
+    Slot { alts: A106, optional: false, typed: true },
+];
+const SLOTS_240: &[Slot] = &[
+    Slot { alts: A46, optional: false, typed: false },
+    Slot { alts: A188, optional: false, typed: false },
+    Slot { alts: A55, optional: false, typed: false },
+    Slot { alts: A190, optional: false, typed: false },
+    Slot { alts: A86, optional: true, typed: false },
+    Slot { alts: A106, optional: false, typed: true },
+];
+const SLOTS_241: &[Slot] = &[
+    Slot { alts: A46, optional: false, typed: false },
+    Slot { alts: A192, optional: false, typed: false },
+    Slot { alts: A78, optional: true, typed: false },
+    Slot { alts: A106, optional: false, typed: true },
+];
+const SLOTS_242: &[Slot] = &[
+    Slot { alts: A46, optional: false, typed: false },
+    Slot { alts: A192, optional: false, typed: false },
+    Slot { alts: A142, optional: false, typed: false },
+    Slot { alts: A44, optional: false, typed: false },
+    Slot { alts: A78, optional: true, typed: false },
+    Slot { alts: A106, optional: false, typed: true },
+];
+const SLOTS_243: &[Slot] =
+    &[Slot { alts: A193, optional: false, typed: false }, Slot { alts: A78, optional: true, typed: false }, Slot { alts: A106, optional: false, typed: true }];
+const SLOTS_244: &[Slot] = &[
+    Slot { alts: A193, optional: false, typed: false },
+    Slot { alts: A55, optional: false, typed: false },
+    Slot { alts: A190, optional: false, typed: false },
+    Slot { alts: A78, optional: true, typed: false },
+    Slot { alts: A106, optional: false, typed: true },
+];
+const SLOTS_245: &[Slot] =
+    &[Slot { alts: A193, optional: false, typed: false }, Slot { alts: A86, optional: true, typed: false }, Slot { alts: A106, optional: false, typed: true }];
+const SLOTS_246: &[Slot] = &[
+    Slot { alts: A193, optional: false, typed: false },
+    Slot { alts: A55, optional: false, typed: false },
+    Slot { alts: A190, optional: false, typed: false },
+    Slot { alts: A86, optional: true, typed: false },
+    Slot { alts: A106, optional: false, typed: true },
+];
+const SLOTS_247: &[Slot] = &[
+    Slot { alts: A193, optional: false, typed: false },
+    Slot { alts: A188, optional: false, typed: false },
+    Slot { alts: A78, optional: true, typed: false },
+    Slot { alts: A106, optional: false, typed: true },
+];
+const SLOTS_248: &[Slot] = &[
+    Slot { alts: A193, optional: false, typed: false },
+    Slot { alts: A188, optional: false, typed: false },
+    Slot { alts: A55, optional: false, typed: false },
+    Slot { alts: A190, optional: false, typed: false },
+    Slot { alts: A78, optional: true, typed: false },
+    Slot { alts: A106, optional: false, typed: true },
+];
+const SLOTS_249: &[Slot] = &[
+    Slot { alts: A193, optional: false, typed: false },
+    Slot { alts: A188, optional: false, typed: false },
+    Slot { alts: A86, optional: true, typed: false },
+    Slot { alts: A106, optional: false, typed: true },
+];
+const SLOTS_250: &[Slot] = &[
+    Slot { alts: A193, optional: false, typed: false },
+    Slot { alts: A188, optional: false, typed: false },
+    Slot { alts: A55, optional: false, typed: false },
+    Slot { alts: A190, optional: false, typed: false },
+    Slot { alts: A86, optional: true, typed: false },
+    Slot { alts: A106, optional: false, typed: true },
+];
+const SLOTS_251: &[Slot] = &[
+    Slot { alts: A193, optional: false, typed: false },
+    Slot { alts: A192, optional: false, typed: false },
+    Slot { alts: A78, optional: true, typed: false },
+    Slot { alts: A106, optional: false, typed: true },
+];
+const SLOTS_252: &[Slot] = &[
+    Slot { alts: A193, optional: false, typed: false },
+    Slot { alts: A192, optional: false, typed: false },
+    Slot { alts: A142, optional: false, typed: false },
+    Slot { alts: A44, optional: false, typed: false },
+    Slot { alts: A78, optional: true, typed: false },
+    Slot { alts: A106, optional: false, typed: true },
+];
+const SLOTS_253: &[Slot] =
+    &[Slot { alts: A194, optional: false, typed: false }, Slot { alts: A78, optional: true, typed: false }, Slot { alts: A106, optional: false, typed: true }];
+const SLOTS_254: &[Slot] = &[
+    Slot { alts: A194, optional: false, typed: false },
+    Slot { alts: A195, optional: false, typed: false },
+    Slot { alts: A190, optional: false, typed: false },
+    Slot { alts: A78, optional: true, typed: false },
+    Slot { alts: A106, optional: false, typed: true },
+];
+const SLOTS_255: &[Slot] = &[
+    Slot { alts: A194, optional: false, typed: false },
+    Slot { alts: A196, optional: false, typed: false },
+    Slot { alts: A78, optional: true, typed: false },
+    Slot { alts: A106, optional: false, typed: true },
+];
+const SLOTS_256: &[Slot] = &[
+    Slot { alts: A194, optional: false, typed: false },
+    Slot { alts: A196, optional: false, typed: false },
+    Slot { alts: A195, optional: false, typed: false },
+    Slot { alts: A190, optional: false, typed: false },
+    Slot { alts: A78, optional: true, typed: false },
+    Slot { alts: A106, optional: false, typed: true },
+];
+const SLOTS_257: &[Slot] =
+    &[Slot { alts: A197, optional: false, typed: false }, Slot { alts: A78, optional: true, typed: false }, Slot { alts: A106, optional: false, typed: true }];
+const SLOTS_258: &[Slot] = &[
+    Slot { alts: A197, optional: false, typed: false },
+    Slot { alts: A195, optional: false, typed: false },
+    Slot { alts: A190, optional: false, typed: false },
+    Slot { alts: A78, optional: true, typed: false },
+    Slot { alts: A106, optional: false, typed: true },
+];
+const SLOTS_259: &[Slot] = &[
+    Slot { alts: A197, optional: false, typed: false },
+    Slot { alts: A196, optional: false, typed: false },
+    Slot { alts: A78, optional: true, typed: false },
+    Slot { alts: A106, optional: false, typed: true },
+];
+const SLOTS_260: &[Slot] = &[
+    Slot { alts: A197, optional: false, typed: false },
+    Slot { alts: A196, optional: false, typed: false },
+    Slot { alts: A195, optional: false, typed: false },
+    Slot { alts: A190, optional: false, typed: false },
+    Slot { alts: A78, optional: true, typed: false },
+    Slot { alts: A106, optional: false, typed: true },
+];
 const SLOTS_261: &[Slot] = &[Slot { alts: A198, optional: false, typed: false }, Slot { alts: A106, optional: false, typed: true }];
 const SLOTS_262: &[Slot] = &[Slot { alts: A199, optional: false, typed: false }];
 const SLOTS_263: &[Slot] = &[Slot { alts: A200, optional: false, typed: false }];
-const SLOTS_264: &[Slot] = &[Slot { alts: A201, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A202, optional: false, typed: false }, Slot { alts: A203, optional: false, typed: false }, Slot { alts: A204, optional: false, typed: false }, Slot { alts: A205, optional: false, typed: true }, Slot { alts: A4, optional: false, typed: true }, Slot { alts: A4, optional: false, typed: true }, Slot { alts: A205, optional: false, typed: true }];
-const SLOTS_265: &[Slot] = &[Slot { alts: A201, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A206, optional: false, typed: false }, Slot { alts: A203, optional: false, typed: false }, Slot { alts: A204, optional: false, typed: false }, Slot { alts: A205, optional: false, typed: true }, Slot { alts: A4, optional: false, typed: true }, Slot { alts: A4, optional: false, typed: true }, Slot { alts: A205, optional: false, typed: true }];
-const SLOTS_266: &[Slot] = &[Slot { alts: A201, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A202, optional: false, typed: false }, Slot { alts: A203, optional: false, typed: false }, Slot { alts: A204, optional: false, typed: false }, Slot { alts: A2, optional: false, typed: true }, Slot { alts: A6, optional: false, typed: true }, Slot { alts: A6, optional: false, typed: true }, Slot { alts: A2, optional: false, typed: true }];
-const SLOTS_267: &[Slot] = &[Slot { alts: A201, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A206, optional: false, typed: false }, Slot { alts: A203, optional: false, typed: false }, Slot { alts: A204, optional: false, typed: false }, Slot { alts: A2, optional: false, typed: true }, Slot { alts: A6, optional: false, typed: true }, Slot { alts: A6, optional: false, typed: true }, Slot { alts: A2, optional: false, typed: true }];
-const SLOTS_268: &[Slot] = &[Slot { alts: A201, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A207, optional: false, typed: false }, Slot { alts: A203, optional: false, typed: false }, Slot { alts: A204, optional: false, typed: false }, Slot { alts: A2, optional: false, typed: true }, Slot { alts: A120, optional: false, typed: true }, Slot { alts: A120, optional: false, typed: true }, Slot { alts: A2, optional: false, typed: true }];
-const SLOTS_269: &[Slot] = &[Slot { alts: A201, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A202, optional: false, typed: false }, Slot { alts: A203, optional: false, typed: false }, Slot { alts: A204, optional: false, typed: false }, Slot { alts: A2, optional: false, typed: true }, Slot { alts: A120, optional: false, typed: true }, Slot { alts: A120, optional: false, typed: true }, Slot { alts: A2, optional: false, typed: true }];
-const SLOTS_270: &[Slot] = &[Slot { alts: A201, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A208, optional: false, typed: false }, Slot { alts: A203, optional: false, typed: false }, Slot { alts: A204, optional: false, typed: false }, Slot { alts: A2, optional: false, typed: true }, Slot { alts: A209, optional: false, typed: true }, Slot { alts: A209, optional: false, typed: true }, Slot { alts: A2, optional: false, typed: true }];
-const SLOTS_271: &[Slot] = &[Slot { alts: A210, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A208, optional: false, typed: false }, Slot { alts: A203, optional: false, typed: false }, Slot { alts: A204, optional: false, typed: false }, Slot { alts: A211, optional: false, typed: false }, Slot { alts: A205, optional: false, typed: true }, Slot { alts: A212, optional: false, typed: true }, Slot { alts: A212, optional: false, typed: true }, Slot { alts: A205, optional: false, typed: true }];
-const SLOTS_272: &[Slot] = &[Slot { alts: A210, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A213, optional: false, typed: false }, Slot { alts: A203, optional: false, typed: false }, Slot { alts: A204, optional: false, typed: false }, Slot { alts: A214, optional: false, typed: false }, Slot { alts: A215, optional: false, typed: false }, Slot { alts: A216, optional: true, typed: false }, Slot { alts: A2, optional: false, typed: true }, Slot { alts: A217, optional: false, typed: true }, Slot { alts: A217, optional: false, typed: true }, Slot { alts: A2, optional: false, typed: true }, Slot { alts: A218, optional: false, typed: true }];
-const SLOTS_273: &[Slot] = &[Slot { alts: A210, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A213, optional: false, typed: false }, Slot { alts: A203, optional: false, typed: false }, Slot { alts: A204, optional: false, typed: false }, Slot { alts: A219, optional: false, typed: false }, Slot { alts: A215, optional: false, typed: false }, Slot { alts: A220, optional: false, typed: false }, Slot { alts: A2, optional: false, typed: true }, Slot { alts: A217, optional: false, typed: true }, Slot { alts: A217, optional: false, typed: true }, Slot { alts: A2, optional: false, typed: true }, Slot { alts: A221, optional: false, typed: true }];
-const SLOTS_274: &[Slot] = &[Slot { alts: A210, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A208, optional: false, typed: false }, Slot { alts: A203, optional: false, typed: false }, Slot { alts: A204, optional: false, typed: false }, Slot { alts: A222, optional: false, typed: false }, Slot { alts: A215, optional: false, typed: false }, Slot { alts: A223, optional: true, typed: false }, Slot { alts: A2, optional: false, typed: true }, Slot { alts: A212, optional: false, typed: true }, Slot { alts: A212, optional: false, typed: true }, Slot { alts: A2, optional: false, typed: true }, Slot { alts: A218, optional: false, typed: true }];
-const SLOTS_275: &[Slot] = &[Slot { alts: A201, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A224, optional: false, typed: false }, Slot { alts: A203, optional: false, typed: false }, Slot { alts: A204, optional: false, typed: false }, Slot { alts: A117, optional: true, typed: false }, Slot { alts: A19, optional: false, typed: true }, Slot { alts: A225, optional: false, typed: true }, Slot { alts: A225, optional: false, typed: true }, Slot { alts: A19, optional: false, typed: true }];
-const SLOTS_276: &[Slot] = &[Slot { alts: A201, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A226, optional: false, typed: false }, Slot { alts: A203, optional: false, typed: false }, Slot { alts: A204, optional: false, typed: false }, Slot { alts: A117, optional: true, typed: false }, Slot { alts: A19, optional: false, typed: true }, Slot { alts: A227, optional: false, typed: true }, Slot { alts: A227, optional: false, typed: true }, Slot { alts: A19, optional: false, typed: true }];
-const SLOTS_277: &[Slot] = &[Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A228, optional: false, typed: false }, Slot { alts: A229, optional: false, typed: false }, Slot { alts: A229, optional: false, typed: false }, Slot { alts: A205, optional: false, typed: true }, Slot { alts: A4, optional: false, typed: true }, Slot { alts: A4, optional: false, typed: true }, Slot { alts: A205, optional: false, typed: true }];
-const SLOTS_278: &[Slot] = &[Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A207, optional: false, typed: false }, Slot { alts: A203, optional: false, typed: false }, Slot { alts: A204, optional: false, typed: false }, Slot { alts: A205, optional: false, typed: true }, Slot { alts: A4, optional: false, typed: true }, Slot { alts: A4, optional: false, typed: true }, Slot { alts: A205, optional: false, typed: true }];
-const SLOTS_279: &[Slot] = &[Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A202, optional: false, typed: false }, Slot { alts: A203, optional: false, typed: false }, Slot { alts: A204, optional: false, typed: false }, Slot { alts: A205, optional: false, typed: true }, Slot { alts: A4, optional: false, typed: true }, Slot { alts: A4, optional: false, typed: true }, Slot { alts: A205, optional: false, typed: true }];
-const SLOTS_280: &[Slot] = &[Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A230, optional: false, typed: false }, Slot { alts: A203, optional: false, typed: false }, Slot { alts: A204, optional: false, typed: false }, Slot { alts: A2, optional: false, typed: true }, Slot { alts: A120, optional: false, typed: true }, Slot { alts: A120, optional: false, typed: true }, Slot { alts: A2, optional: false, typed: true }];
-const SLOTS_281: &[Slot] = &[Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A207, optional: false, typed: false }, Slot { alts: A203, optional: false, typed: false }, Slot { alts: A204, optional: false, typed: false }, Slot { alts: A2, optional: false, typed: true }, Slot { alts: A231, optional: false, typed: true }, Slot { alts: A231, optional: false, typed: true }, Slot { alts: A2, optional: false, typed: true }];
-const SLOTS_282: &[Slot] = &[Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A202, optional: false, typed: false }, Slot { alts: A203, optional: false, typed: false }, Slot { alts: A204, optional: false, typed: false }, Slot { alts: A2, optional: false, typed: true }, Slot { alts: A6, optional: false, typed: true }, Slot { alts: A6, optional: false, typed: true }, Slot { alts: A2, optional: false, typed: true }];
-const SLOTS_283: &[Slot] = &[Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A232, optional: false, typed: false }, Slot { alts: A203, optional: false, typed: false }, Slot { alts: A204, optional: false, typed: false }, Slot { alts: A205, optional: false, typed: true }, Slot { alts: A209, optional: false, typed: true }, Slot { alts: A209, optional: false, typed: true }, Slot { alts: A205, optional: false, typed: true }];
-const SLOTS_284: &[Slot] = &[Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A206, optional: false, typed: false }, Slot { alts: A203, optional: false, typed: false }, Slot { alts: A204, optional: false, typed: false }, Slot { alts: A211, optional: false, typed: false }, Slot { alts: A205, optional: false, typed: true }, Slot { alts: A212, optional: false, typed: true }, Slot { alts: A212, optional: false, typed: true }, Slot { alts: A205, optional: false, typed: true }];
-const SLOTS_285: &[Slot] = &[Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A208, optional: false, typed: false }, Slot { alts: A203, optional: false, typed: false }, Slot { alts: A204, optional: false, typed: false }, Slot { alts: A214, optional: false, typed: false }, Slot { alts: A215, optional: false, typed: false }, Slot { alts: A216, optional: true, typed: false }, Slot { alts: A2, optional: false, typed: true }, Slot { alts: A217, optional: false, typed: true }, Slot { alts: A217, optional: false, typed: true }, Slot { alts: A2, optional: false, typed: true }, Slot { alts: A218, optional: false, typed: true }];
-const SLOTS_286: &[Slot] = &[Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A208, optional: false, typed: false }, Slot { alts: A203, optional: false, typed: false }, Slot { alts: A204, optional: false, typed: false }, Slot { alts: A219, optional: false, typed: false }, Slot { alts: A215, optional: false, typed: false }, Slot { alts: A220, optional: false, typed: false }, Slot { alts: A2, optional: false, typed: true }, Slot { alts: A217, optional: false, typed: true }, Slot { alts: A217, optional: false, typed: true }, Slot { alts: A2, optional: false, typed: true }, Slot { alts: A221, optional: false, typed: true }];
-const SLOTS_287: &[Slot] = &[Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A206, optional: false, typed: false }, Slot { alts: A203, optional: false, typed: false }, Slot { alts: A204, optional: false, typed: false }, Slot { alts: A222, optional: false, typed: false }, Slot { alts: A215, optional: false, typed: false }, Slot { alts: A223, optional: true, typed: false }, Slot { alts: A2, optional: false, typed: true }, Slot { alts: A212, optional: false, typed: true }, Slot { alts: A212, optional: false, typed: true }, Slot { alts: A2, optional: false, typed: true }, Slot { alts: A218, optional: false, typed: true }];
-const SLOTS_288: &[Slot] = &[Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A233, optional: false, typed: false }, Slot { alts: A203, optional: false, typed: false }, Slot { alts: A204, optional: false, typed: false }, Slot { alts: A3, optional: false, typed: true }, Slot { alts: A3, optional: false, typed: true }, Slot { alts: A3, optional: false, typed: true }, Slot { alts: A3, optional: false, typed: true }, Slot { alts: A14, optional: true, typed: false }];
-const SLOTS_289: &[Slot] = &[Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A234, optional: false, typed: false }, Slot { alts: A203, optional: false, typed: false }, Slot { alts: A204, optional: false, typed: false }, Slot { alts: A117, optional: true, typed: false }, Slot { alts: A19, optional: false, typed: true }, Slot { alts: A225, optional: false, typed: true }, Slot { alts: A225, optional: false, typed: true }, Slot { alts: A19, optional: false, typed: true }];
-const SLOTS_290: &[Slot] = &[Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A235, optional: false, typed: false }, Slot { alts: A203, optional: false, typed: false }, Slot { alts: A204, optional: false, typed: false }, Slot { alts: A117, optional: true, typed: false }, Slot { alts: A19, optional: false, typed: true }, Slot { alts: A227, optional: false, typed: true }, Slot { alts: A227, optional: false, typed: true }, Slot { alts: A19, optional: false, typed: true }];
-const SLOTS_291: &[Slot] = &[Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A236, optional: false, typed: false }, Slot { alts: A203, optional: false, typed: false }, Slot { alts: A204, optional: false, typed: false }, Slot { alts: A19, optional: false, typed: true }, Slot { alts: A237, optional: false, typed: true }, Slot { alts: A237, optional: false, typed: true }, Slot { alts: A19, optional: false, typed: true }, Slot { alts: A238, optional: false, typed: false }, Slot { alts: A48, optional: false, typed: false }];
+const SLOTS_264: &[Slot] = &[
+    Slot { alts: A201, optional: false, typed: false },
+    Slot { alts: A45, optional: false, typed: false },
+    Slot { alts: A53, optional: false, typed: false },
+    Slot { alts: A202, optional: false, typed: false },
+    Slot { alts: A203, optional: false, typed: false },
+    Slot { alts: A204, optional: false, typed: false },
+    Slot { alts: A205, optional: false, typed: true },
+    Slot { alts: A4, optional: false, typed: true },
+    Slot { alts: A4, optional: false, typed: true },
+    Slot { alts: A205, optional: false, typed: true },
+];
+const SLOTS_265: &[Slot] = &[
+    Slot { alts: A201, optional: false, typed: false },
+    Slot { alts: A45, optional: false, typed: false },
+    Slot { alts: A53, optional: false, typed: false },
+    Slot { alts: A206, optional: false, typed: false },
+    Slot { alts: A203, optional: false, typed: false },
+    Slot { alts: A204, optional: false, typed: false },
+    Slot { alts: A205, optional: false, typed: true },
+    Slot { alts: A4, optional: false, typed: true },
+    Slot { alts: A4, optional: false, typed: true },
+    Slot { alts: A205, optional: false, typed: true },
+];
+const SLOTS_266: &[Slot] = &[
+    Slot { alts: A201, optional: false, typed: false },
+    Slot { alts: A45, optional: false, typed: false },
+    Slot { alts: A53, optional: false, typed: false },
+    Slot { alts: A202, optional: false, typed: false },
+    Slot { alts: A203, optional: false, typed: false },
+    Slot { alts: A204, optional: false, typed: false },
+    Slot { alts: A2, optional: false, typed: true },
+    Slot { alts: A6, optional: false, typed: true },
+    Slot { alts: A6, optional: false, typed: true },
+    Slot { alts: A2, optional: false, typed: true },
+];
+const SLOTS_267: &[Slot] = &[
+    Slot { alts: A201, optional: false, typed: false },
+    Slot { alts: A45, optional: false, typed: false },
+    Slot { alts: A53, optional: false, typed: false },
+    Slot { alts: A206, optional: false, typed: false },
+    Slot { alts: A203, optional: false, typed: false },
+    Slot { alts: A204, optional: false, typed: false },
+    Slot { alts: A2, optional: false, typed: true },
+    Slot { alts: A6, optional: false, typed: true },
+    Slot { alts: A6, optional: false, typed: true },
+    Slot { alts: A2, optional: false, typed: true },
+];
+const SLOTS_268: &[Slot] = &[
+    Slot { alts: A201, optional: false, typed: false },
+    Slot { alts: A45, optional: false, typed: false },
+    Slot { alts: A53, optional: false, typed: false },
+    Slot { alts: A207, optional: false, typed: false },
+    Slot { alts: A203, optional: false, typed: false },
+    Slot { alts: A204, optional: false, typed: false },
+    Slot { alts: A2, optional: false, typed: true },
+    Slot { alts: A120, optional: false, typed: true },
+    Slot { alts: A120, optional: false, typed: true },
+    Slot { alts: A2, optional: false, typed: true },
+];
+const SLOTS_269: &[Slot] = &[
+    Slot { alts: A201, optional: false, typed: false },
+    Slot { alts: A45, optional: false, typed: false },
+    Slot { alts: A53, optional: false, typed: false },
+    Slot { alts: A202, optional: false, typed: false },
+    Slot { alts: A203, optional: false, typed: false },
+    Slot { alts: A204, optional: false, typed: false },
+    Slot { alts: A2, optional: false, typed: true },
+    Slot { alts: A120, optional: false, typed: true },
+    Slot { alts: A120, optional: false, typed: true },
+    Slot { alts: A2, optional: false, typed: true },
+];
+const SLOTS_270: &[Slot] = &[
+    Slot { alts: A201, optional: false, typed: false },
+    Slot { alts: A45, optional: false, typed: false },
+    Slot { alts: A53, optional: false, typed: false },
+    Slot { alts: A208, optional: false, typed: false },
+    Slot { alts: A203, optional: false, typed: false },
+    Slot { alts: A204, optional: false, typed: false },
+    Slot { alts: A2, optional: false, typed: true },
+    Slot { alts: A209, optional: false, typed: true },
+    Slot { alts: A209, optional: false, typed: true },
+    Slot { alts: A2, optional: false, typed: true },
+];
+const SLOTS_271: &[Slot] = &[
+    Slot { alts: A210, optional: false, typed: false },
+    Slot { alts: A45, optional: false, typed: false },
+    Slot { alts: A53, optional: false, typed: false },
+    Slot { alts: A208, optional: false, typed: false },
+    Slot { alts: A203, optional: false, typed: false },
+    Slot { alts: A204, optional: false, typed: false },
+    Slot { alts: A211, optional: false, typed: false },
+    Slot { alts: A205, optional: false, typed: true },
+    Slot { alts: A212, optional: false, typed: true },
+    Slot { alts: A212, optional: false, typed: true },
+    Slot { alts: A205, optional: false, typed: true },
+];
+const SLOTS_272: &[Slot] = &[
+    Slot { alts: A210, optional: false, typed: false },
+    Slot { alts: A45, optional: false, typed: false },
+    Slot { alts: A53, optional: false, typed: false },
+    Slot { alts: A213, optional: false, typed: false },
+    Slot { alts: A203, optional: false, typed: false },
+    Slot { alts: A204, optional: false, typed: false },
+    Slot { alts: A214, optional: false, typed: false },
+    Slot { alts: A215, optional: false, typed: false },
+    Slot { alts: A216, optional: true, typed: false },
+    Slot { alts: A2, optional: false, typed: true },
+    Slot { alts: A217, optional: false, typed: true },
+    Slot { alts: A217, optional: false, typed: true },
+    Slot { alts: A2, optional: false, typed: true },
+    Slot { alts: A218, optional: false, typed: true },
+];
+const SLOTS_273: &[Slot] = &[
+    Slot { alts: A210, optional: false, typed: false },
+    Slot { alts: A45, optional: false, typed: false },
+    Slot { alts: A53, optional: false, typed: false },
+    Slot { alts: A213, optional: false, typed: false },
+    Slot { alts: A203, optional: false, typed: false },
+    Slot { alts: A204, optional: false, typed: false },
+    Slot { alts: A219, optional: false, typed: false },
+    Slot { alts: A215, optional: false, typed: false },
+    Slot { alts: A220, optional: false, typed: false },
+    Slot { alts: A2, optional: false, typed: true },
+    Slot { alts: A217, optional: false, typed: true },
+    Slot { alts: A217, optional: false, typed: true },
+    Slot { alts: A2, optional: false, typed: true },
+    Slot { alts: A221, optional: false, typed: true },
+];
+const SLOTS_274: &[Slot] = &[
+    Slot { alts: A210, optional: false, typed: false },
+    Slot { alts: A45, optional: false, typed: false },
+    Slot { alts: A53, optional: false, typed: false },
+    Slot { alts: A208, optional: false, typed: false },
+    Slot { alts: A203, optional: false, typed: false },
+    Slot { alts: A204, optional: false, typed: false },
+    Slot { alts: A222, optional: false, typed: false },
+    Slot { alts: A215, optional: false, typed: false },
+    Slot { alts: A223, optional: true, typed: false },
+    Slot { alts: A2, optional: false, typed: true },
+    Slot { alts: A212, optional: false, typed: true },
+    Slot { alts: A212, optional: false, typed: true },
+    Slot { alts: A2, optional: false, typed: true },
+    Slot { alts: A218, optional: false, typed: true },
+];
+const SLOTS_275: &[Slot] = &[
+    Slot { alts: A201, optional: false, typed: false },
+    Slot { alts: A45, optional: false, typed: false },
+    Slot { alts: A53, optional: false, typed: false },
+    Slot { alts: A224, optional: false, typed: false },
+    Slot { alts: A203, optional: false, typed: false },
+    Slot { alts: A204, optional: false, typed: false },
+    Slot { alts: A117, optional: true, typed: false },
+    Slot { alts: A19, optional: false, typed: true },
+    Slot { alts: A225, optional: false, typed: true },
+    Slot { alts: A225, optional: false, typed: true },
+    Slot { alts: A19, optional: false, typed: true },
+];
+const SLOTS_276: &[Slot] = &[
+    Slot { alts: A201, optional: false, typed: false },
+    Slot { alts: A45, optional: false, typed: false },
+    Slot { alts: A53, optional: false, typed: false },
+    Slot { alts: A226, optional: false, typed: false },
+    Slot { alts: A203, optional: false, typed: false },
+    Slot { alts: A204, optional: false, typed: false },
+    Slot { alts: A117, optional: true, typed: false },
+    Slot { alts: A19, optional: false, typed: true },
+    Slot { alts: A227, optional: false, typed: true },
+    Slot { alts: A227, optional: false, typed: true },
+    Slot { alts: A19, optional: false, typed: true },
+];
+const SLOTS_277: &[Slot] = &[
+    Slot { alts: A45, optional: false, typed: false },
+    Slot { alts: A53, optional: false, typed: false },
+    Slot { alts: A228, optional: false, typed: false },
+    Slot { alts: A229, optional: false, typed: false },
+    Slot { alts: A229, optional: false, typed: false },
+    Slot { alts: A205, optional: false, typed: true },
+    Slot { alts: A4, optional: false, typed: true },
+    Slot { alts: A4, optional: false, typed: true },
+    Slot { alts: A205, optional: false, typed: true },
+];
+const SLOTS_278: &[Slot] = &[
+    Slot { alts: A45, optional: false, typed: false },
+    Slot { alts: A53, optional: false, typed: false },
+    Slot { alts: A207, optional: false, typed: false },
+    Slot { alts: A203, optional: false, typed: false },
+    Slot { alts: A204, optional: false, typed: false },
+    Slot { alts: A205, optional: false, typed: true },
+    Slot { alts: A4, optional: false, typed: true },
+    Slot { alts: A4, optional: false, typed: true },
+    Slot { alts: A205, optional: false, typed: true },
+];
+const SLOTS_279: &[Slot] = &[
+    Slot { alts: A45, optional: false, typed: false },
+    Slot { alts: A53, optional: false, typed: false },
+    Slot { alts: A202, optional: false, typed: false },
+    Slot { alts: A203, optional: false, typed: false },
+    Slot { alts: A204, optional: false, typed: false },
+    Slot { alts: A205, optional: false, typed: true },
+    Slot { alts: A4, optional: false, typed: true },
+    Slot { alts: A4, optional: false, typed: true },
+    Slot { alts: A205, optional: false, typed: true },
+];
+const SLOTS_280: &[Slot] = &[
+    Slot { alts: A45, optional: false, typed: false },
+    Slot { alts: A53, optional: false, typed: false },
+    Slot { alts: A230, optional: false, typed: false },
+    Slot { alts: A203, optional: false, typed: false },
+    Slot { alts: A204, optional: false, typed: false },
+    Slot { alts: A2, optional: false, typed: true },
+    Slot { alts: A120, optional: false, typed: true },
+    Slot { alts: A120, optional: false, typed: true },
+    Slot { alts: A2, optional: false, typed: true },
+];
+const SLOTS_281: &[Slot] = &[
+    Slot { alts: A45, optional: false, typed: false },
+    Slot { alts: A53, optional: false, typed: false },
+    Slot { alts: A207, optional: false, typed: false },
+    Slot { alts: A203, optional: false, typed: false },
+    Slot { alts: A204, optional: false, typed: false },
+    Slot { alts: A2, optional: false, typed: true },
+    Slot { alts: A231, optional: false, typed: true },
+    Slot { alts: A231, optional: false, typed: true },
+    Slot { alts: A2, optional: false, typed: true },
+];
+const SLOTS_282: &[Slot] = &[
+    Slot { alts: A45, optional: false, typed: false },
+    Slot { alts: A53, optional: false, typed: false },
+    Slot { alts: A202, optional: false, typed: false },
+    Slot { alts: A203, optional: false, typed: false },
+    Slot { alts: A204, optional: false, typed: false },
+    Slot { alts: A2, optional: false, typed: true },
+    Slot { alts: A6, optional: false, typed: true },
+    Slot { alts: A6, optional: false, typed: true },
+    Slot { alts: A2, optional: false, typed: true },
+];
+const SLOTS_283: &[Slot] = &[
+    Slot { alts: A45, optional: false, typed: false },
+    Slot { alts: A53, optional: false, typed: false },
+    Slot { alts: A232, optional: false, typed: false },
+    Slot { alts: A203, optional: false, typed: false },
+    Slot { alts: A204, optional: false, typed: false },
+    Slot { alts: A205, optional: false, typed: true },
+    Slot { alts: A209, optional: false, typed: true },
+    Slot { alts: A209, optional: false, typed: true },
+    Slot { alts: A205, optional: false, typed: true },
+];
+const SLOTS_284: &[Slot] = &[
+    Slot { alts: A45, optional: false, typed: false },
+    Slot { alts: A53, optional: false, typed: false },
+    Slot { alts: A206, optional: false, typed: false },
+    Slot { alts: A203, optional: false, typed: false },
+    Slot { alts: A204, optional: false, typed: false },
+    Slot { alts: A211, optional: false, typed: false },
+    Slot { alts: A205, optional: false, typed: true },
+    Slot { alts: A212, optional: false, typed: true },
+    Slot { alts: A212, optional: false, typed: true },
+    Slot { alts: A205, optional: false, typed: true },
+];
+const SLOTS_285: &[Slot] = &[
+    Slot { alts: A45, optional: false, typed: false },
+    Slot { alts: A53, optional: false, typed: false },
+    Slot { alts: A208, optional: false, typed: false },
+    Slot { alts: A203, optional: false, typed: false },
+    Slot { alts: A204, optional: false, typed: false },
+    Slot { alts: A214, optional: false, typed: false },
+    Slot { alts: A215, optional: false, typed: false },
+    Slot { alts: A216, optional: true, typed: false },
+    Slot { alts: A2, optional: false, typed: true },
+    Slot { alts: A217, optional: false, typed: true },
+    Slot { alts: A217, optional: false, typed: true },
+    Slot { alts: A2, optional: false, typed: true },
+    Slot { alts: A218, optional: false, typed: true },
+];
+const SLOTS_286: &[Slot] = &[
+    Slot { alts: A45, optional: false, typed: false },
+    Slot { alts: A53, optional: false, typed: false },
+    Slot { alts: A208, optional: false, typed: false },
+    Slot { alts: A203, optional: false, typed: false },
+    Slot { alts: A204, optional: false, typed: false },
+    Slot { alts: A219, optional: false, typed: false },
+    Slot { alts: A215, optional: false, typed: false },
+    Slot { alts: A220, optional: false, typed: false },
+    Slot { alts: A2, optional: false, typed: true },
+    Slot { alts: A217, optional: false, typed: true },
+    Slot { alts: A217, optional: false, typed: true },
+    Slot { alts: A2, optional: false, typed: true },
+    Slot { alts: A221, optional: false, typed: true },
+];
+const SLOTS_287: &[Slot] = &[
+    Slot { alts: A45, optional: false, typed: false },
+    Slot { alts: A53, optional: false, typed: false },
+    Slot { alts: A206, optional: false, typed: false },
+    Slot { alts: A203, optional: false, typed: false },
+    Slot { alts: A204, optional: false, typed: false },
+    Slot { alts: A222, optional: false, typed: false },
+    Slot { alts: A215, optional: false, typed: false },
+    Slot { alts: A223, optional: true, typed: false },
+    Slot { alts: A2, optional: false, typed: true },
+    Slot { alts: A212, optional: false, typed: true },
+    Slot { alts: A212, optional: false, typed: true },
+    Slot { alts: A2, optional: false, typed: true },
+    Slot { alts: A218, optional: false, typed: true },
+];
+const SLOTS_288: &[Slot] = &[
+    Slot { alts: A45, optional: false, typed: false },
+    Slot { alts: A53, optional: false, typed: false },
+    Slot { alts: A233, optional: false, typed: false },
+    Slot { alts: A203, optional: false, typed: false },
+    Slot { alts: A204, optional: false, typed: false },
+    Slot { alts: A3, optional: false, typed: true },
+    Slot { alts: A3, optional: false, typed: true },
+    Slot { alts: A3, optional: false, typed: true },
+    Slot { alts: A3, optional: false, typed: true },
+    Slot { alts: A14, optional: true, typed: false },
+];
+const SLOTS_289: &[Slot] = &[
+    Slot { alts: A45, optional: false, typed: false },
+    Slot { alts: A53, optional: false, typed: false },
+    Slot { alts: A234, optional: false, typed: false },
+    Slot { alts: A203, optional: false, typed: false },
+    Slot { alts: A204, optional: false, typed: false },
+    Slot { alts: A117, optional: true, typed: false },
+    Slot { alts: A19, optional: false, typed: true },
+    Slot { alts: A225, optional: false, typed: true },
+    Slot { alts: A225, optional: false, typed: true },
+    Slot { alts: A19, optional: false, typed: true },
+];
+const SLOTS_290: &[Slot] = &[
+    Slot { alts: A45, optional: false, typed: false },
+    Slot { alts: A53, optional: false, typed: false },
+    Slot { alts: A235, optional: false, typed: false },
+    Slot { alts: A203, optional: false, typed: false },
+    Slot { alts: A204, optional: false, typed: false },
+    Slot { alts: A117, optional: true, typed: false },
+    Slot { alts: A19, optional: false, typed: true },
+    Slot { alts: A227, optional: false, typed: true },
+    Slot { alts: A227, optional: false, typed: true },
+    Slot { alts: A19, optional: false, typed: true },
+];
+const SLOTS_291: &[Slot] = &[
+    Slot { alts: A45, optional: false, typed: false },
+    Slot { alts: A53, optional: false, typed: false },
+    Slot { alts: A236, optional: false, typed: false },
+    Slot { alts: A203, optional: false, typed: false },
+    Slot { alts: A204, optional: false, typed: false },
+    Slot { alts: A19, optional: false, typed: true },
+    Slot { alts: A237, optional: false, typed: true },
+    Slot { alts: A237, optional: false, typed: true },
+    Slot { alts: A19, optional: false, typed: true },
+    Slot { alts: A238, optional: false, typed: false },
+    Slot { alts: A48, optional: false, typed: false },
+];
 const SLOTS_292: &[Slot] = &[Slot { alts: A239, optional: false, typed: true }];
 const SLOTS_293: &[Slot] = &[Slot { alts: A49, optional: false, typed: true }];
 const SLOTS_294: &[Slot] = &[Slot { alts: A240, optional: false, typed: true }];
 const SLOTS_295: &[Slot] = &[Slot { alts: A241, optional: false, typed: true }];
 const SLOTS_296: &[Slot] = &[Slot { alts: A38, optional: false, typed: false }, Slot { alts: A242, optional: false, typed: true }];
-const SLOTS_297: &[Slot] = &[Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A243, optional: false, typed: false }, Slot { alts: A169, optional: false, typed: false }, Slot { alts: A33, optional: false, typed: true }];
-const SLOTS_298: &[Slot] = &[Slot { alts: A244, optional: false, typed: false }, Slot { alts: A245, optional: true, typed: false }, Slot { alts: A27, optional: true, typed: false }, Slot { alts: A24, optional: true, typed: false }, Slot { alts: A246, optional: false, typed: false }, Slot { alts: A247, optional: false, typed: true }];
-const SLOTS_299: &[Slot] = &[Slot { alts: A244, optional: false, typed: false }, Slot { alts: A153, optional: false, typed: false }, Slot { alts: A24, optional: true, typed: false }, Slot { alts: A246, optional: false, typed: false }, Slot { alts: A247, optional: false, typed: true }];
-const SLOTS_300: &[Slot] = &[Slot { alts: A248, optional: false, typed: false }, Slot { alts: A249, optional: true, typed: false }, Slot { alts: A27, optional: true, typed: false }, Slot { alts: A24, optional: true, typed: false }, Slot { alts: A247, optional: false, typed: true }];
-const SLOTS_301: &[Slot] = &[Slot { alts: A248, optional: false, typed: false }, Slot { alts: A153, optional: false, typed: false }, Slot { alts: A24, optional: true, typed: false }, Slot { alts: A247, optional: false, typed: true }];
-const SLOTS_302: &[Slot] = &[Slot { alts: A47, optional: false, typed: false }, Slot { alts: A249, optional: true, typed: false }, Slot { alts: A27, optional: true, typed: false }, Slot { alts: A24, optional: true, typed: false }, Slot { alts: A246, optional: false, typed: false }, Slot { alts: A247, optional: false, typed: true }];
-const SLOTS_303: &[Slot] = &[Slot { alts: A244, optional: false, typed: false }, Slot { alts: A245, optional: true, typed: false }, Slot { alts: A27, optional: true, typed: false }, Slot { alts: A24, optional: true, typed: false }, Slot { alts: A250, optional: false, typed: false }, Slot { alts: A251, optional: true, typed: false }, Slot { alts: A40, optional: true, typed: false }, Slot { alts: A252, optional: false, typed: true }];
-const SLOTS_304: &[Slot] = &[Slot { alts: A244, optional: false, typed: false }, Slot { alts: A153, optional: false, typed: false }, Slot { alts: A24, optional: true, typed: false }, Slot { alts: A250, optional: false, typed: false }, Slot { alts: A251, optional: true, typed: false }, Slot { alts: A40, optional: true, typed: false }, Slot { alts: A252, optional: false, typed: true }];
-const SLOTS_305: &[Slot] = &[Slot { alts: A248, optional: false, typed: false }, Slot { alts: A249, optional: true, typed: false }, Slot { alts: A27, optional: true, typed: false }, Slot { alts: A24, optional: true, typed: false }, Slot { alts: A40, optional: true, typed: false }, Slot { alts: A252, optional: false, typed: true }];
-const SLOTS_306: &[Slot] = &[Slot { alts: A248, optional: false, typed: false }, Slot { alts: A153, optional: false, typed: false }, Slot { alts: A24, optional: true, typed: false }, Slot { alts: A40, optional: true, typed: false }, Slot { alts: A252, optional: false, typed: true }];
-const SLOTS_307: &[Slot] = &[Slot { alts: A47, optional: false, typed: false }, Slot { alts: A249, optional: true, typed: false }, Slot { alts: A27, optional: true, typed: false }, Slot { alts: A24, optional: true, typed: false }, Slot { alts: A36, optional: false, typed: false }, Slot { alts: A40, optional: true, typed: false }, Slot { alts: A253, optional: false, typed: true }];
-const SLOTS_308: &[Slot] = &[Slot { alts: A254, optional: false, typed: false }, Slot { alts: A65, optional: false, typed: false }, Slot { alts: A84, optional: false, typed: false }, Slot { alts: A24, optional: false, typed: false }, Slot { alts: A66, optional: false, typed: false }, Slot { alts: A88, optional: false, typed: false }, Slot { alts: A89, optional: true, typed: false }];
-const SLOTS_309: &[Slot] = &[Slot { alts: A254, optional: false, typed: false }, Slot { alts: A90, optional: false, typed: false }, Slot { alts: A65, optional: false, typed: false }, Slot { alts: A84, optional: false, typed: false }, Slot { alts: A24, optional: false, typed: false }, Slot { alts: A66, optional: false, typed: false }, Slot { alts: A88, optional: false, typed: false }, Slot { alts: A91, optional: false, typed: false }, Slot { alts: A93, optional: false, typed: true }];
-const SLOTS_310: &[Slot] = &[Slot { alts: A254, optional: false, typed: false }, Slot { alts: A90, optional: false, typed: false }, Slot { alts: A65, optional: false, typed: false }, Slot { alts: A84, optional: false, typed: false }, Slot { alts: A24, optional: false, typed: false }, Slot { alts: A66, optional: false, typed: false }, Slot { alts: A88, optional: false, typed: false }, Slot { alts: A36, optional: false, typed: false }, Slot { alts: A37, optional: false, typed: false }, Slot { alts: A17, optional: false, typed: true }];
+const SLOTS_297: &[Slot] = &[
+    Slot { alts: A45, optional: false, typed: false },
+    Slot { alts: A53, optional: false, typed: false },
+    Slot { alts: A243, optional: false, typed: false },
+    Slot { alts: A169, optional: false, typed: false },
+    Slot { alts: A33, optional: false, typed: true },
+];
+const SLOTS_298: &[Slot] = &[
+    Slot { alts: A244, optional: false, typed: false },
+    Slot { alts: A245, optional: true, typed: false },
+    Slot { alts: A27, optional: true, typed: false },
+    Slot { alts: A24, optional: true, typed: false },
+    Slot { alts: A246, optional: false, typed: false },
+    Slot { alts: A247, optional: false, typed: true },
+];
+const SLOTS_299: &[Slot] = &[
+    Slot { alts: A244, optional: false, typed: false },
+    Slot { alts: A153, optional: false, typed: false },
+    Slot { alts: A24, optional: true, typed: false },
+    Slot { alts: A246, optional: false, typed: false },
+    Slot { alts: A247, optional: false, typed: true },
+];
+const SLOTS_300: &[Slot] = &[
+    Slot { alts: A248, optional: false, typed: false },
+    Slot { alts: A249, optional: true, typed: false },
+    Slot { alts: A27, optional: true, typed: false },
+    Slot { alts: A24, optional: true, typed: false },
+    Slot { alts: A247, optional: false, typed: true },
+];
+const SLOTS_301: &[Slot] = &[
+    Slot { alts: A248, optional: false, typed: false },
+    Slot { alts: A153, optional: false, typed: false },
+    Slot { alts: A24, optional: true, typed: false },
+    Slot { alts: A247, optional: false, typed: true },
+];
+const SLOTS_302: &[Slot] = &[
+    Slot { alts: A47, optional: false, typed: false },
+    Slot { alts: A249, optional: true, typed: false },
+    Slot { alts: A27, optional: true, typed: false },
+    Slot { alts: A24, optional: true, typed: false },
+    Slot { alts: A246, optional: false, typed: false },
+    Slot { alts: A247, optional: false, typed: true },
+];
+const SLOTS_303: &[Slot] = &[
+    Slot { alts: A244, optional: false, typed: false },
+    Slot { alts: A245, optional: true, typed: false },
+    Slot { alts: A27, optional: true, typed: false },
+    Slot { alts: A24, optional: true, typed: false },
+    Slot { alts: A250, optional: false, typed: false },
+    Slot { alts: A251, optional: true, typed: false },
+    Slot { alts: A40, optional: true, typed: false },
+    Slot { alts: A252, optional: false, typed: true },
+];
+const SLOTS_304: &[Slot] = &[
+    Slot { alts: A244, optional: false, typed: false },
+    Slot { alts: A153, optional: false, typed: false },
+    Slot { alts: A24, optional: true, typed: false },
+    Slot { alts: A250, optional: false, typed: false },
+    Slot { alts: A251, optional: true, typed: false },
+    Slot { alts: A40, optional: true, typed: false },
+    Slot { alts: A252, optional: false, typed: true },
+];
+const SLOTS_305: &[Slot] = &[
+    Slot { alts: A248, optional: false, typed: false },
+    Slot { alts: A249, optional: true, typed: false },
+    Slot { alts: A27, optional: true, typed: false },
+    Slot { alts: A24, optional: true, typed: false },
+    Slot { alts: A40, optional: true, typed: false },
+    Slot { alts: A252, optional: false, typed: true },
+];
+const SLOTS_306: &[Slot] = &[
+    Slot { alts: A248, optional: false, typed: false },
+    Slot { alts: A153, optional: false, typed: false },
+    Slot { alts: A24, optional: true, typed: false },
+    Slot { alts: A40, optional: true, typed: false },
+    Slot { alts: A252, optional: false, typed: true },
+];
+const SLOTS_307: &[Slot] = &[
+    Slot { alts: A47, optional: false, typed: false },
+    Slot { alts: A249, optional: true, typed: false },
+    Slot { alts: A27, optional: true, typed: false },
+    Slot { alts: A24, optional: true, typed: false },
+    Slot { alts: A36, optional: false, typed: false },
+    Slot { alts: A40, optional: true, typed: false },
+    Slot { alts: A253, optional: false, typed: true },
+];
+const SLOTS_308: &[Slot] = &[
+    Slot { alts: A254, optional: false, typed: false },
+    Slot { alts: A65, optional: false, typed: false },
+    Slot { alts: A84, optional: false, typed: false },
+    Slot { alts: A24, optional: false, typed: false },
+    Slot { alts: A66, optional: false, typed: false },
+    Slot { alts: A88, optional: false, typed: false },
+    Slot { alts: A89, optional: true, typed: false },
+];
+const SLOTS_309: &[Slot] = &[
+    Slot { alts: A254, optional: false, typed: false },
+    Slot { alts: A90, optional: false, typed: false },
+    Slot { alts: A65, optional: false, typed: false },
+    Slot { alts: A84, optional: false, typed: false },
+    Slot { alts: A24, optional: false, typed: false },
+    Slot { alts: A66, optional: false, typed: false },
+    Slot { alts: A88, optional: false, typed: false },
+    Slot { alts: A91, optional: false, typed: false },
+    Slot { alts: A93, optional: false, typed: true },
+];
+const SLOTS_310: &[Slot] = &[
+    Slot { alts: A254, optional: false, typed: false },
+    Slot { alts: A90, optional: false, typed: false },
+    Slot { alts: A65, optional: false, typed: false },
+    Slot { alts: A84, optional: false, typed: false },
+    Slot { alts: A24, optional: false, typed: false },
+    Slot { alts: A66, optional: false, typed: false },
+    Slot { alts: A88, optional: false, typed: false },
+    Slot { alts: A36, optional: false, typed: false },
+    Slot { alts: A37, optional: false, typed: false },
+    Slot { alts: A17, optional: false, typed: true },
+];
 const SLOTS_311: &[Slot] = &[Slot { alts: A255, optional: false, typed: true }];
 const SLOTS_312: &[Slot] = &[Slot { alts: A256, optional: false, typed: false }];
 const SLOTS_313: &[Slot] = &[Slot { alts: A257, optional: true, typed: false }, Slot { alts: A258, optional: false, typed: false }];
@@ -706,375 +2378,3296 @@ const SLOTS_314: &[Slot] = &[Slot { alts: A24, optional: false, typed: false }, 
 const SLOTS_315: &[Slot] = &[Slot { alts: A260, optional: true, typed: false }, Slot { alts: A261, optional: false, typed: false }];
 const SLOTS_316: &[Slot] = &[Slot { alts: A262, optional: false, typed: false }];
 const SLOTS_317: &[Slot] = &[Slot { alts: A8, optional: false, typed: true }, Slot { alts: A263, optional: true, typed: false }];
-const SLOTS_318: &[Slot] = &[Slot { alts: A76, optional: false, typed: false }, Slot { alts: A1, optional: false, typed: false }, Slot { alts: A3, optional: false, typed: true }];
-const SLOTS_319: &[Slot] = &[Slot { alts: A249, optional: true, typed: false }, Slot { alts: A27, optional: true, typed: false }, Slot { alts: A28, optional: true, typed: false }, Slot { alts: A91, optional: false, typed: false }, Slot { alts: A30, optional: true, typed: false }, Slot { alts: A31, optional: false, typed: true }];
-const SLOTS_320: &[Slot] = &[Slot { alts: A249, optional: true, typed: false }, Slot { alts: A27, optional: true, typed: false }, Slot { alts: A28, optional: true, typed: false }, Slot { alts: A36, optional: false, typed: false }, Slot { alts: A37, optional: false, typed: false }, Slot { alts: A30, optional: true, typed: false }, Slot { alts: A4, optional: false, typed: true }];
-const SLOTS_321: &[Slot] = &[Slot { alts: A249, optional: true, typed: false }, Slot { alts: A27, optional: true, typed: false }, Slot { alts: A28, optional: true, typed: false }, Slot { alts: A36, optional: false, typed: false }, Slot { alts: A37, optional: false, typed: false }, Slot { alts: A30, optional: true, typed: false }, Slot { alts: A5, optional: false, typed: true }];
-const SLOTS_322: &[Slot] = &[Slot { alts: A249, optional: true, typed: false }, Slot { alts: A27, optional: true, typed: false }, Slot { alts: A28, optional: true, typed: false }, Slot { alts: A36, optional: false, typed: false }, Slot { alts: A37, optional: false, typed: false }, Slot { alts: A30, optional: true, typed: false }, Slot { alts: A6, optional: false, typed: true }];
-const SLOTS_323: &[Slot] = &[Slot { alts: A249, optional: true, typed: false }, Slot { alts: A27, optional: true, typed: false }, Slot { alts: A28, optional: true, typed: false }, Slot { alts: A36, optional: false, typed: false }, Slot { alts: A37, optional: false, typed: false }, Slot { alts: A30, optional: true, typed: false }, Slot { alts: A7, optional: false, typed: true }];
-const SLOTS_324: &[Slot] = &[Slot { alts: A249, optional: true, typed: false }, Slot { alts: A27, optional: true, typed: false }, Slot { alts: A24, optional: true, typed: false }, Slot { alts: A36, optional: false, typed: false }, Slot { alts: A30, optional: true, typed: false }, Slot { alts: A38, optional: false, typed: false }, Slot { alts: A2, optional: false, typed: true }];
-const SLOTS_325: &[Slot] = &[Slot { alts: A249, optional: true, typed: false }, Slot { alts: A27, optional: true, typed: false }, Slot { alts: A24, optional: true, typed: false }, Slot { alts: A39, optional: false, typed: false }, Slot { alts: A37, optional: false, typed: false }, Slot { alts: A30, optional: true, typed: false }, Slot { alts: A40, optional: false, typed: false }, Slot { alts: A17, optional: false, typed: true }];
-const SLOTS_326: &[Slot] = &[Slot { alts: A249, optional: true, typed: false }, Slot { alts: A27, optional: true, typed: false }, Slot { alts: A24, optional: true, typed: false }, Slot { alts: A39, optional: false, typed: false }, Slot { alts: A37, optional: false, typed: false }, Slot { alts: A30, optional: true, typed: false }, Slot { alts: A38, optional: false, typed: false }, Slot { alts: A41, optional: false, typed: true }];
-const SLOTS_327: &[Slot] = &[Slot { alts: A65, optional: false, typed: false }, Slot { alts: A160, optional: false, typed: false }, Slot { alts: A54, optional: false, typed: false }, Slot { alts: A86, optional: true, typed: false }, Slot { alts: A67, optional: false, typed: false }, Slot { alts: A264, optional: false, typed: false }, Slot { alts: A49, optional: false, typed: true }];
-const SLOTS_328: &[Slot] = &[Slot { alts: A65, optional: false, typed: false }, Slot { alts: A160, optional: false, typed: false }, Slot { alts: A54, optional: false, typed: false }, Slot { alts: A86, optional: true, typed: false }, Slot { alts: A67, optional: false, typed: false }, Slot { alts: A265, optional: false, typed: false }, Slot { alts: A20, optional: false, typed: true }];
-const SLOTS_329: &[Slot] = &[Slot { alts: A65, optional: false, typed: false }, Slot { alts: A160, optional: false, typed: false }, Slot { alts: A54, optional: false, typed: false }, Slot { alts: A86, optional: true, typed: false }, Slot { alts: A67, optional: false, typed: false }, Slot { alts: A266, optional: false, typed: false }, Slot { alts: A8, optional: false, typed: true }];
-const SLOTS_330: &[Slot] = &[Slot { alts: A65, optional: false, typed: false }, Slot { alts: A160, optional: false, typed: false }, Slot { alts: A54, optional: false, typed: false }, Slot { alts: A86, optional: true, typed: false }, Slot { alts: A67, optional: false, typed: false }, Slot { alts: A36, optional: false, typed: false }, Slot { alts: A267, optional: false, typed: true }];
-const SLOTS_331: &[Slot] = &[Slot { alts: A65, optional: false, typed: false }, Slot { alts: A161, optional: true, typed: false }, Slot { alts: A142, optional: false, typed: false }, Slot { alts: A268, optional: false, typed: false }, Slot { alts: A24, optional: true, typed: false }, Slot { alts: A36, optional: false, typed: false }, Slot { alts: A13, optional: false, typed: true }];
-const SLOTS_332: &[Slot] = &[Slot { alts: A42, optional: false, typed: false }, Slot { alts: A91, optional: false, typed: false }, Slot { alts: A43, optional: false, typed: true }];
-const SLOTS_333: &[Slot] = &[Slot { alts: A45, optional: false, typed: false }, Slot { alts: A39, optional: false, typed: false }, Slot { alts: A20, optional: false, typed: true }];
-const SLOTS_334: &[Slot] = &[Slot { alts: A45, optional: false, typed: false }, Slot { alts: A266, optional: false, typed: false }, Slot { alts: A8, optional: false, typed: true }];
-const SLOTS_335: &[Slot] = &[Slot { alts: A45, optional: false, typed: false }, Slot { alts: A265, optional: false, typed: false }, Slot { alts: A185, optional: true, typed: false }, Slot { alts: A183, optional: true, typed: false }, Slot { alts: A2, optional: false, typed: true }];
+const SLOTS_318: &[Slot] =
+    &[Slot { alts: A76, optional: false, typed: false }, Slot { alts: A1, optional: false, typed: false }, Slot { alts: A3, optional: false, typed: true }];
+const SLOTS_319: &[Slot] = &[
+    Slot { alts: A249, optional: true, typed: false },
+    Slot { alts: A27, optional: true, typed: false },
+    Slot { alts: A28, optional: true, typed: false },
+    Slot { alts: A91, optional: false, typed: false },
+    Slot { alts: A30, optional: true, typed: false },
+    Slot { alts: A31, optional: false, typed: true },
+];
+const SLOTS_320: &[Slot] = &[
+    Slot { alts: A249, optional: true, typed: false },
+    Slot { alts: A27, optional: true, typed: false },
+    Slot { alts: A28, optional: true, typed: false },
+    Slot { alts: A36, optional: false, typed: false },
+    Slot { alts: A37, optional: false, typed: false },
+    Slot { alts: A30, optional: true, typed: false },
+    Slot { alts: A4, optional: false, typed: true },
+];
+const SLOTS_321: &[Slot] = &[
+    Slot { alts: A249, optional: true, typed: false },
+    Slot { alts: A27, optional: true, typed: false },
+    Slot { alts: A28, optional: true, typed: false },
+    Slot { alts: A36, optional: false, typed: false },
+    Slot { alts: A37, optional: false, typed: false },
+    Slot { alts: A30, optional: true, typed: false },
+    Slot { alts: A5, optional: false, typed: true },
+];
+const SLOTS_322: &[Slot] = &[
+    Slot { alts: A249, optional: true, typed: false },
+    Slot { alts: A27, optional: true, typed: false },
+    Slot { alts: A28, optional: true, typed: false },
+    Slot { alts: A36, optional: false, typed: false },
+    Slot { alts: A37, optional: false, typed: false },
+    Slot { alts: A30, optional: true, typed: false },
+    Slot { alts: A6, optional: false, typed: true },
+];
+const SLOTS_323: &[Slot] = &[
+    Slot { alts: A249, optional: true, typed: false },
+    Slot { alts: A27, optional: true, typed: false },
+    Slot { alts: A28, optional: true, typed: false },
+    Slot { alts: A36, optional: false, typed: false },
+    Slot { alts: A37, optional: false, typed: false },
+    Slot { alts: A30, optional: true, typed: false },
+    Slot { alts: A7, optional: false, typed: true },
+];
+const SLOTS_324: &[Slot] = &[
+    Slot { alts: A249, optional: true, typed: false },
+    Slot { alts: A27, optional: true, typed: false },
+    Slot { alts: A24, optional: true, typed: false },
+    Slot { alts: A36, optional: false, typed: false },
+    Slot { alts: A30, optional: true, typed: false },
+    Slot { alts: A38, optional: false, typed: false },
+    Slot { alts: A2, optional: false, typed: true },
+];
+const SLOTS_325: &[Slot] = &[
+    Slot { alts: A249, optional: true, typed: false },
+    Slot { alts: A27, optional: true, typed: false },
+    Slot { alts: A24, optional: true, typed: false },
+    Slot { alts: A39, optional: false, typed: false },
+    Slot { alts: A37, optional: false, typed: false },
+    Slot { alts: A30, optional: true, typed: false },
+    Slot { alts: A40, optional: false, typed: false },
+    Slot { alts: A17, optional: false, typed: true },
+];
+const SLOTS_326: &[Slot] = &[
+    Slot { alts: A249, optional: true, typed: false },
+    Slot { alts: A27, optional: true, typed: false },
+    Slot { alts: A24, optional: true, typed: false },
+    Slot { alts: A39, optional: false, typed: false },
+    Slot { alts: A37, optional: false, typed: false },
+    Slot { alts: A30, optional: true, typed: false },
+    Slot { alts: A38, optional: false, typed: false },
+    Slot { alts: A41, optional: false, typed: true },
+];
+const SLOTS_327: &[Slot] = &[
+    Slot { alts: A65, optional: false, typed: false },
+    Slot { alts: A160, optional: false, typed: false },
+    Slot { alts: A54, optional: false, typed: false },
+    Slot { alts: A86, optional: true, typed: false },
+    Slot { alts: A67, optional: false, typed: false },
+    Slot { alts: A264, optional: false, typed: false },
+    Slot { alts: A49, optional: false, typed: true },
+];
+const SLOTS_328: &[Slot] = &[
+    Slot { alts: A65, optional: false, typed: false },
+    Slot { alts: A160, optional: false, typed: false },
+    Slot { alts: A54, optional: false, typed: false },
+    Slot { alts: A86, optional: true, typed: false },
+    Slot { alts: A67, optional: false, typed: false },
+    Slot { alts: A265, optional: false, typed: false },
+    Slot { alts: A20, optional: false, typed: true },
+];
+const SLOTS_329: &[Slot] = &[
+    Slot { alts: A65, optional: false, typed: false },
+    Slot { alts: A160, optional: false, typed: false },
+    Slot { alts: A54, optional: false, typed: false },
+    Slot { alts: A86, optional: true, typed: false },
+    Slot { alts: A67, optional: false, typed: false },
+    Slot { alts: A266, optional: false, typed: false },
+    Slot { alts: A8, optional: false, typed: true },
+];
+const SLOTS_330: &[Slot] = &[
+    Slot { alts: A65, optional: false, typed: false },
+    Slot { alts: A160, optional: false, typed: false },
+    Slot { alts: A54, optional: false, typed: false },
+    Slot { alts: A86, optional: true, typed: false },
+    Slot { alts: A67, optional: false, typed: false },
+    Slot { alts: A36, optional: false, typed: false },
+    Slot { alts: A267, optional: false, typed: true },
+];
+const SLOTS_331: &[Slot] = &[
+    Slot { alts: A65, optional: false, typed: false },
+    Slot { alts: A161, optional: true, typed: false },
+    Slot { alts: A142, optional: false, typed: false },
+    Slot { alts: A268, optional: false, typed: false },
+    Slot { alts: A24, optional: true, typed: false },
+    Slot { alts: A36, optional: false, typed: false },
+    Slot { alts: A13, optional: false, typed: true },
+];
+const SLOTS_332: &[Slot] =
+    &[Slot { alts: A42, optional: false, typed: false }, Slot { alts: A91, optional: false, typed: false }, Slot { alts: A43, optional: false, typed: true }];
+const SLOTS_333: &[Slot] =
+    &[Slot { alts: A45, optional: false, typed: false }, Slot { alts: A39, optional: false, typed: false }, Slot { alts: A20, optional: false, typed: true }];
+const SLOTS_334: &[Slot] =
+    &[Slot { alts: A45, optional: false, typed: false }, Slot { alts: A266, optional: false, typed: false }, Slot { alts: A8, optional: false, typed: true }];
+const SLOTS_335: &[Slot] = &[
+    Slot { alts: A45, optional: false, typed: false },
+    Slot { alts: A265, optional: false, typed: false },
+    Slot { alts: A185, optional: true, typed: false },
+    Slot { alts: A183, optional: true, typed: false },
+    Slot { alts: A2, optional: false, typed: true },
+];
 const SLOTS_336: &[Slot] = &[Slot { alts: A76, optional: false, typed: false }, Slot { alts: A3, optional: false, typed: true }];
 const SLOTS_337: &[Slot] = &[Slot { alts: A269, optional: false, typed: true }];
-const SLOTS_338: &[Slot] = &[Slot { alts: A270, optional: false, typed: false }, Slot { alts: A1, optional: true, typed: false }, Slot { alts: A271, optional: false, typed: true }, Slot { alts: A269, optional: false, typed: true }];
-const SLOTS_339: &[Slot] = &[Slot { alts: A270, optional: false, typed: false }, Slot { alts: A266, optional: false, typed: false }, Slot { alts: A1, optional: true, typed: false }, Slot { alts: A271, optional: false, typed: true }, Slot { alts: A269, optional: false, typed: true }];
-const SLOTS_340: &[Slot] = &[Slot { alts: A272, optional: false, typed: false }, Slot { alts: A1, optional: true, typed: false }, Slot { alts: A4, optional: false, typed: true }, Slot { alts: A242, optional: false, typed: true }];
-const SLOTS_341: &[Slot] = &[Slot { alts: A272, optional: false, typed: false }, Slot { alts: A266, optional: false, typed: false }, Slot { alts: A1, optional: true, typed: false }, Slot { alts: A4, optional: false, typed: true }, Slot { alts: A242, optional: false, typed: true }];
-const SLOTS_342: &[Slot] = &[Slot { alts: A272, optional: false, typed: false }, Slot { alts: A6, optional: false, typed: true }, Slot { alts: A242, optional: false, typed: true }];
-const SLOTS_343: &[Slot] = &[Slot { alts: A272, optional: false, typed: false }, Slot { alts: A266, optional: false, typed: false }, Slot { alts: A6, optional: false, typed: true }, Slot { alts: A242, optional: false, typed: true }];
-const SLOTS_344: &[Slot] = &[Slot { alts: A272, optional: false, typed: false }, Slot { alts: A1, optional: true, typed: false }, Slot { alts: A273, optional: false, typed: true }, Slot { alts: A4, optional: false, typed: true }];
-const SLOTS_345: &[Slot] = &[Slot { alts: A272, optional: false, typed: false }, Slot { alts: A266, optional: false, typed: false }, Slot { alts: A1, optional: true, typed: false }, Slot { alts: A273, optional: false, typed: true }, Slot { alts: A4, optional: false, typed: true }];
-const SLOTS_346: &[Slot] = &[Slot { alts: A272, optional: false, typed: false }, Slot { alts: A273, optional: false, typed: true }, Slot { alts: A6, optional: false, typed: true }];
-const SLOTS_347: &[Slot] = &[Slot { alts: A272, optional: false, typed: false }, Slot { alts: A266, optional: false, typed: false }, Slot { alts: A273, optional: false, typed: true }, Slot { alts: A6, optional: false, typed: true }];
-const SLOTS_348: &[Slot] = &[Slot { alts: A272, optional: false, typed: false }, Slot { alts: A1, optional: true, typed: false }, Slot { alts: A274, optional: false, typed: true }, Slot { alts: A5, optional: false, typed: true }];
-const SLOTS_349: &[Slot] = &[Slot { alts: A272, optional: false, typed: false }, Slot { alts: A266, optional: false, typed: false }, Slot { alts: A1, optional: true, typed: false }, Slot { alts: A274, optional: false, typed: true }, Slot { alts: A5, optional: false, typed: true }];
-const SLOTS_350: &[Slot] = &[Slot { alts: A272, optional: false, typed: false }, Slot { alts: A275, optional: false, typed: true }, Slot { alts: A7, optional: false, typed: true }];
-const SLOTS_351: &[Slot] = &[Slot { alts: A272, optional: false, typed: false }, Slot { alts: A266, optional: false, typed: false }, Slot { alts: A275, optional: false, typed: true }, Slot { alts: A7, optional: false, typed: true }];
-const SLOTS_352: &[Slot] = &[Slot { alts: A276, optional: false, typed: false }, Slot { alts: A1, optional: true, typed: false }, Slot { alts: A271, optional: false, typed: true }, Slot { alts: A269, optional: false, typed: true }];
-const SLOTS_353: &[Slot] = &[Slot { alts: A276, optional: false, typed: false }, Slot { alts: A277, optional: false, typed: false }, Slot { alts: A1, optional: true, typed: false }, Slot { alts: A271, optional: false, typed: true }, Slot { alts: A269, optional: false, typed: true }];
-const SLOTS_354: &[Slot] = &[Slot { alts: A264, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A49, optional: false, typed: true }];
-const SLOTS_355: &[Slot] = &[Slot { alts: A270, optional: false, typed: false }, Slot { alts: A1, optional: true, typed: false }, Slot { alts: A269, optional: false, typed: true }];
-const SLOTS_356: &[Slot] = &[Slot { alts: A270, optional: false, typed: false }, Slot { alts: A266, optional: false, typed: false }, Slot { alts: A1, optional: true, typed: false }, Slot { alts: A269, optional: false, typed: true }];
-const SLOTS_357: &[Slot] = &[Slot { alts: A272, optional: false, typed: false }, Slot { alts: A1, optional: true, typed: false }, Slot { alts: A4, optional: false, typed: true }];
-const SLOTS_358: &[Slot] = &[Slot { alts: A272, optional: false, typed: false }, Slot { alts: A266, optional: false, typed: false }, Slot { alts: A1, optional: true, typed: false }, Slot { alts: A4, optional: false, typed: true }];
-const SLOTS_359: &[Slot] = &[Slot { alts: A272, optional: false, typed: false }, Slot { alts: A1, optional: true, typed: false }, Slot { alts: A5, optional: false, typed: true }];
-const SLOTS_360: &[Slot] = &[Slot { alts: A272, optional: false, typed: false }, Slot { alts: A266, optional: false, typed: false }, Slot { alts: A1, optional: true, typed: false }, Slot { alts: A5, optional: false, typed: true }];
+const SLOTS_338: &[Slot] = &[
+    Slot { alts: A270, optional: false, typed: false },
+    Slot { alts: A1, optional: true, typed: false },
+    Slot { alts: A271, optional: false, typed: true },
+    Slot { alts: A269, optional: false, typed: true },
+];
+const SLOTS_339: &[Slot] = &[
+    Slot { alts: A270, optional: false, typed: false },
+    Slot { alts: A266, optional: false, typed: false },
+    Slot { alts: A1, optional: true, typed: false },
+    Slot { alts: A271, optional: false, typed: true },
+    Slot { alts: A269, optional: false, typed: true },
+];
+const SLOTS_340: &[Slot] = &[
+    Slot { alts: A272, optional: false, typed: false },
+    Slot { alts: A1, optional: true, typed: false },
+    Slot { alts: A4, optional: false, typed: true },
+    Slot { alts: A242, optional: false, typed: true },
+];
+const SLOTS_341: &[Slot] = &[
+    Slot { alts: A272, optional: false, typed: false },
+    Slot { alts: A266, optional: false, typed: false },
+    Slot { alts: A1, optional: true, typed: false },
+    Slot { alts: A4, optional: false, typed: true },
+    Slot { alts: A242, optional: false, typed: true },
+];
+const SLOTS_342: &[Slot] =
+    &[Slot { alts: A272, optional: false, typed: false }, Slot { alts: A6, optional: false, typed: true }, Slot { alts: A242, optional: false, typed: true }];
+const SLOTS_343: &[Slot] = &[
+    Slot { alts: A272, optional: false, typed: false },
+    Slot { alts: A266, optional: false, typed: false },
+    Slot { alts: A6, optional: false, typed: true },
+    Slot { alts: A242, optional: false, typed: true },
+];
+const SLOTS_344: &[Slot] = &[
+    Slot { alts: A272, optional: false, typed: false },
+    Slot { alts: A1, optional: true, typed: false },
+    Slot { alts: A273, optional: false, typed: true },
+    Slot { alts: A4, optional: false, typed: true },
+];
+const SLOTS_345: &[Slot] = &[
+    Slot { alts: A272, optional: false, typed: false },
+    Slot { alts: A266, optional: false, typed: false },
+    Slot { alts: A1, optional: true, typed: false },
+    Slot { alts: A273, optional: false, typed: true },
+    Slot { alts: A4, optional: false, typed: true },
+];
+const SLOTS_346: &[Slot] =
+    &[Slot { alts: A272, optional: false, typed: false }, Slot { alts: A273, optional: false, typed: true }, Slot { alts: A6, optional: false, typed: true }];
+const SLOTS_347: &[Slot] = &[
+    Slot { alts: A272, optional: false, typed: false },
+    Slot { alts: A266, optional: false, typed: false },
+    Slot { alts: A273, optional: false, typed: true },
+    Slot { alts: A6, optional: false, typed: true },
+];
+const SLOTS_348: &[Slot] = &[
+    Slot { alts: A272, optional: false, typed: false },
+    Slot { alts: A1, optional: true, typed: false },
+    Slot { alts: A274, optional: false, typed: true },
+    Slot { alts: A5, optional: false, typed: true },
+];
+const SLOTS_349: &[Slot] = &[
+    Slot { alts: A272, optional: false, typed: false },
+    Slot { alts: A266, optional: false, typed: false },
+    Slot { alts: A1, optional: true, typed: false },
+    Slot { alts: A274, optional: false, typed: true },
+    Slot { alts: A5, optional: false, typed: true },
+];
+const SLOTS_350: &[Slot] =
+    &[Slot { alts: A272, optional: false, typed: false }, Slot { alts: A275, optional: false, typed: true }, Slot { alts: A7, optional: false, typed: true }];
+const SLOTS_351: &[Slot] = &[
+    Slot { alts: A272, optional: false, typed: false },
+    Slot { alts: A266, optional: false, typed: false },
+    Slot { alts: A275, optional: false, typed: true },
+    Slot { alts: A7, optional: false, typed: true },
+];
+const SLOTS_352: &[Slot] = &[
+    Slot { alts: A276, optional: false, typed: false },
+    Slot { alts: A1, optional: true, typed: false },
+    Slot { alts: A271, optional: false, typed: true },
+    Slot { alts: A269, optional: false, typed: true },
+];
+const SLOTS_353: &[Slot] = &[
+    Slot { alts: A276, optional: false, typed: false },
+    Slot { alts: A277, optional: false, typed: false },
+    Slot { alts: A1, optional: true, typed: false },
+    Slot { alts: A271, optional: false, typed: true },
+    Slot { alts: A269, optional: false, typed: true },
+];
+const SLOTS_354: &[Slot] = &[
+    Slot { alts: A264, optional: false, typed: false },
+    Slot { alts: A45, optional: false, typed: false },
+    Slot { alts: A53, optional: false, typed: false },
+    Slot { alts: A49, optional: false, typed: true },
+];
+const SLOTS_355: &[Slot] =
+    &[Slot { alts: A270, optional: false, typed: false }, Slot { alts: A1, optional: true, typed: false }, Slot { alts: A269, optional: false, typed: true }];
+const SLOTS_356: &[Slot] = &[
+    Slot { alts: A270, optional: false, typed: false },
+    Slot { alts: A266, optional: false, typed: false },
+    Slot { alts: A1, optional: true, typed: false },
+    Slot { alts: A269, optional: false, typed: true },
+];
+const SLOTS_357: &[Slot] =
+    &[Slot { alts: A272, optional: false, typed: false }, Slot { alts: A1, optional: true, typed: false }, Slot { alts: A4, optional: false, typed: true }];
+const SLOTS_358: &[Slot] = &[
+    Slot { alts: A272, optional: false, typed: false },
+    Slot { alts: A266, optional: false, typed: false },
+    Slot { alts: A1, optional: true, typed: false },
+    Slot { alts: A4, optional: false, typed: true },
+];
+const SLOTS_359: &[Slot] =
+    &[Slot { alts: A272, optional: false, typed: false }, Slot { alts: A1, optional: true, typed: false }, Slot { alts: A5, optional: false, typed: true }];
+const SLOTS_360: &[Slot] = &[
+    Slot { alts: A272, optional: false, typed: false },
+    Slot { alts: A266, optional: false, typed: false },
+    Slot { alts: A1, optional: true, typed: false },
+    Slot { alts: A5, optional: false, typed: true },
+];
 const SLOTS_361: &[Slot] = &[Slot { alts: A272, optional: false, typed: false }, Slot { alts: A6, optional: false, typed: true }];
-const SLOTS_362: &[Slot] = &[Slot { alts: A272, optional: false, typed: false }, Slot { alts: A266, optional: false, typed: false }, Slot { alts: A6, optional: false, typed: true }];
+const SLOTS_362: &[Slot] =
+    &[Slot { alts: A272, optional: false, typed: false }, Slot { alts: A266, optional: false, typed: false }, Slot { alts: A6, optional: false, typed: true }];
 const SLOTS_363: &[Slot] = &[Slot { alts: A272, optional: false, typed: false }, Slot { alts: A7, optional: false, typed: true }];
-const SLOTS_364: &[Slot] = &[Slot { alts: A272, optional: false, typed: false }, Slot { alts: A266, optional: false, typed: false }, Slot { alts: A7, optional: false, typed: true }];
-const SLOTS_365: &[Slot] = &[Slot { alts: A276, optional: false, typed: false }, Slot { alts: A1, optional: true, typed: false }, Slot { alts: A269, optional: false, typed: true }];
-const SLOTS_366: &[Slot] = &[Slot { alts: A276, optional: false, typed: false }, Slot { alts: A277, optional: false, typed: false }, Slot { alts: A1, optional: true, typed: false }, Slot { alts: A269, optional: false, typed: true }];
-const SLOTS_367: &[Slot] = &[Slot { alts: A278, optional: false, typed: false }, Slot { alts: A61, optional: false, typed: false }, Slot { alts: A8, optional: false, typed: true }];
-const SLOTS_368: &[Slot] = &[Slot { alts: A279, optional: false, typed: false }, Slot { alts: A61, optional: false, typed: false }, Slot { alts: A8, optional: false, typed: true }];
+const SLOTS_364: &[Slot] =
+    &[Slot { alts: A272, optional: false, typed: false }, Slot { alts: A266, optional: false, typed: false }, Slot { alts: A7, optional: false, typed: true }];
+const SLOTS_365: &[Slot] =
+    &[Slot { alts: A276, optional: false, typed: false }, Slot { alts: A1, optional: true, typed: false }, Slot { alts: A269, optional: false, typed: true }];
+const SLOTS_366: &[Slot] = &[
+    Slot { alts: A276, optional: false, typed: false },
+    Slot { alts: A277, optional: false, typed: false },
+    Slot { alts: A1, optional: true, typed: false },
+    Slot { alts: A269, optional: false, typed: true },
+];
+const SLOTS_367: &[Slot] =
+    &[Slot { alts: A278, optional: false, typed: false }, Slot { alts: A61, optional: false, typed: false }, Slot { alts: A8, optional: false, typed: true }];
+const SLOTS_368: &[Slot] =
+    &[Slot { alts: A279, optional: false, typed: false }, Slot { alts: A61, optional: false, typed: false }, Slot { alts: A8, optional: false, typed: true }];
 const SLOTS_369: &[Slot] = &[Slot { alts: A280, optional: false, typed: false }, Slot { alts: A8, optional: false, typed: true }];
-const SLOTS_370: &[Slot] = &[Slot { alts: A45, optional: false, typed: false }, Slot { alts: A280, optional: false, typed: false }, Slot { alts: A8, optional: false, typed: true }];
+const SLOTS_370: &[Slot] =
+    &[Slot { alts: A45, optional: false, typed: false }, Slot { alts: A280, optional: false, typed: false }, Slot { alts: A8, optional: false, typed: true }];
 const SLOTS_371: &[Slot] = &[Slot { alts: A281, optional: false, typed: true }];
 const SLOTS_372: &[Slot] = &[Slot { alts: A269, optional: false, typed: true }, Slot { alts: A19, optional: false, typed: true }];
-const SLOTS_373: &[Slot] = &[Slot { alts: A1, optional: true, typed: false }, Slot { alts: A269, optional: false, typed: true }, Slot { alts: A2, optional: false, typed: true }];
-const SLOTS_374: &[Slot] = &[Slot { alts: A153, optional: true, typed: false }, Slot { alts: A282, optional: true, typed: false }, Slot { alts: A283, optional: true, typed: false }, Slot { alts: A30, optional: true, typed: false }, Slot { alts: A40, optional: true, typed: false }, Slot { alts: A156, optional: false, typed: true }];
-const SLOTS_375: &[Slot] = &[Slot { alts: A153, optional: true, typed: false }, Slot { alts: A282, optional: true, typed: false }, Slot { alts: A157, optional: true, typed: false }, Slot { alts: A158, optional: true, typed: false }, Slot { alts: A30, optional: true, typed: false }, Slot { alts: A40, optional: true, typed: false }, Slot { alts: A156, optional: false, typed: true }];
-const SLOTS_376: &[Slot] = &[Slot { alts: A159, optional: false, typed: false }, Slot { alts: A282, optional: true, typed: false }, Slot { alts: A40, optional: true, typed: false }, Slot { alts: A156, optional: false, typed: true }];
-const SLOTS_377: &[Slot] = &[Slot { alts: A160, optional: false, typed: false }, Slot { alts: A27, optional: false, typed: false }, Slot { alts: A282, optional: true, typed: false }, Slot { alts: A157, optional: true, typed: false }, Slot { alts: A158, optional: true, typed: false }, Slot { alts: A30, optional: true, typed: false }, Slot { alts: A40, optional: true, typed: false }, Slot { alts: A156, optional: false, typed: true }];
-const SLOTS_378: &[Slot] = &[Slot { alts: A142, optional: false, typed: false }, Slot { alts: A27, optional: false, typed: false }, Slot { alts: A282, optional: true, typed: false }, Slot { alts: A157, optional: true, typed: false }, Slot { alts: A158, optional: true, typed: false }, Slot { alts: A30, optional: true, typed: false }, Slot { alts: A40, optional: true, typed: false }, Slot { alts: A156, optional: false, typed: true }];
-const SLOTS_379: &[Slot] = &[Slot { alts: A65, optional: false, typed: false }, Slot { alts: A153, optional: true, typed: false }, Slot { alts: A86, optional: true, typed: false }, Slot { alts: A67, optional: false, typed: false }, Slot { alts: A38, optional: true, typed: false }, Slot { alts: A284, optional: false, typed: true }];
-const SLOTS_380: &[Slot] = &[Slot { alts: A65, optional: false, typed: false }, Slot { alts: A54, optional: true, typed: false }, Slot { alts: A86, optional: true, typed: false }, Slot { alts: A67, optional: false, typed: false }, Slot { alts: A38, optional: true, typed: false }, Slot { alts: A284, optional: false, typed: true }];
-const SLOTS_381: &[Slot] = &[Slot { alts: A65, optional: false, typed: false }, Slot { alts: A161, optional: true, typed: false }, Slot { alts: A142, optional: false, typed: false }, Slot { alts: A285, optional: false, typed: false }, Slot { alts: A24, optional: true, typed: false }, Slot { alts: A166, optional: false, typed: true }];
-const SLOTS_382: &[Slot] = &[Slot { alts: A84, optional: false, typed: false }, Slot { alts: A153, optional: true, typed: false }, Slot { alts: A66, optional: true, typed: false }];
+const SLOTS_373: &[Slot] =
+    &[Slot { alts: A1, optional: true, typed: false }, Slot { alts: A269, optional: false, typed: true }, Slot { alts: A2, optional: false, typed: true }];
+const SLOTS_374: &[Slot] = &[
+    Slot { alts: A153, optional: true, typed: false },
+    Slot { alts: A282, optional: true, typed: false },
+    Slot { alts: A283, optional: true, typed: false },
+    Slot { alts: A30, optional: true, typed: false },
+    Slot { alts: A40, optional: true, typed: false },
+    Slot { alts: A156, optional: false, typed: true },
+];
+const SLOTS_375: &[Slot] = &[
+    Slot { alts: A153, optional: true, typed: false },
+    Slot { alts: A282, optional: true, typed: false },
+    Slot { alts: A157, optional: true, typed: false },
+    Slot { alts: A158, optional: true, typed: false },
+    Slot { alts: A30, optional: true, typed: false },
+    Slot { alts: A40, optional: true, typed: false },
+    Slot { alts: A156, optional: false, typed: true },
+];
+const SLOTS_376: &[Slot] = &[
+    Slot { alts: A159, optional: false, typed: false },
+    Slot { alts: A282, optional: true, typed: false },
+    Slot { alts: A40, optional: true, typed: false },
+    Slot { alts: A156, optional: false, typed: true },
+];
+const SLOTS_377: &[Slot] = &[
+    Slot { alts: A160, optional: false, typed: false },
+    Slot { alts: A27, optional: false, typed: false },
+    Slot { alts: A282, optional: true, typed: false },
+    Slot { alts: A157, optional: true, typed: false },
+    Slot { alts: A158, optional: true, typed: false },
+    Slot { alts: A30, optional: true, typed: false },
+    Slot { alts: A40, optional: true, typed: false },
+    Slot { alts: A156, optional: false, typed: true },
+];
+const SLOTS_378: &[Slot] = &[
+    Slot { alts: A142, optional: false, typed: false },
+    Slot { alts: A27, optional: false, typed: false },
+    Slot { alts: A282, optional: true, typed: false },
+    Slot { alts: A157, optional: true, typed: false },
+    Slot { alts: A158, optional: true, typed: false },
+    Slot { alts: A30, optional: true, typed: false },
+    Slot { alts: A40, optional: true, typed: false },
+    Slot { alts: A156, optional: false, typed: true },
+];
+const SLOTS_379: &[Slot] = &[
+    Slot { alts: A65, optional: false, typed: false },
+    Slot { alts: A153, optional: true, typed: false },
+    Slot { alts: A86, optional: true, typed: false },
+    Slot { alts: A67, optional: false, typed: false },
+    Slot { alts: A38, optional: true, typed: false },
+    Slot { alts: A284, optional: false, typed: true },
+];
+const SLOTS_380: &[Slot] = &[
+    Slot { alts: A65, optional: false, typed: false },
+    Slot { alts: A54, optional: true, typed: false },
+    Slot { alts: A86, optional: true, typed: false },
+    Slot { alts: A67, optional: false, typed: false },
+    Slot { alts: A38, optional: true, typed: false },
+    Slot { alts: A284, optional: false, typed: true },
+];
+const SLOTS_381: &[Slot] = &[
+    Slot { alts: A65, optional: false, typed: false },
+    Slot { alts: A161, optional: true, typed: false },
+    Slot { alts: A142, optional: false, typed: false },
+    Slot { alts: A285, optional: false, typed: false },
+    Slot { alts: A24, optional: true, typed: false },
+    Slot { alts: A166, optional: false, typed: true },
+];
+const SLOTS_382: &[Slot] =
+    &[Slot { alts: A84, optional: false, typed: false }, Slot { alts: A153, optional: true, typed: false }, Slot { alts: A66, optional: true, typed: false }];
 const SLOTS_383: &[Slot] = &[Slot { alts: A286, optional: false, typed: false }, Slot { alts: A166, optional: false, typed: true }];
-const SLOTS_384: &[Slot] = &[Slot { alts: A286, optional: false, typed: false }, Slot { alts: A38, optional: false, typed: false }, Slot { alts: A166, optional: false, typed: true }];
-const SLOTS_385: &[Slot] = &[Slot { alts: A159, optional: false, typed: false }, Slot { alts: A286, optional: false, typed: false }, Slot { alts: A166, optional: false, typed: true }];
-const SLOTS_386: &[Slot] = &[Slot { alts: A159, optional: false, typed: false }, Slot { alts: A286, optional: false, typed: false }, Slot { alts: A38, optional: false, typed: false }, Slot { alts: A166, optional: false, typed: true }];
-const SLOTS_387: &[Slot] = &[Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A287, optional: false, typed: false }, Slot { alts: A168, optional: false, typed: false }, Slot { alts: A169, optional: true, typed: false }, Slot { alts: A78, optional: true, typed: false }, Slot { alts: A170, optional: false, typed: true }];
+const SLOTS_384: &[Slot] =
+    &[Slot { alts: A286, optional: false, typed: false }, Slot { alts: A38, optional: false, typed: false }, Slot { alts: A166, optional: false, typed: true }];
+const SLOTS_385: &[Slot] = &[
+    Slot { alts: A159, optional: false, typed: false },
+    Slot { alts: A286, optional: false, typed: false },
+    Slot { alts: A166, optional: false, typed: true },
+];
+const SLOTS_386: &[Slot] = &[
+    Slot { alts: A159, optional: false, typed: false },
+    Slot { alts: A286, optional: false, typed: false },
+    Slot { alts: A38, optional: false, typed: false },
+    Slot { alts: A166, optional: false, typed: true },
+];
+const SLOTS_387: &[Slot] = &[
+    Slot { alts: A45, optional: false, typed: false },
+    Slot { alts: A53, optional: false, typed: false },
+    Slot { alts: A287, optional: false, typed: false },
+    Slot { alts: A168, optional: false, typed: false },
+    Slot { alts: A169, optional: true, typed: false },
+    Slot { alts: A78, optional: true, typed: false },
+    Slot { alts: A170, optional: false, typed: true },
+];
 const SLOTS_388: &[Slot] = &[Slot { alts: A288, optional: false, typed: true }];
 const SLOTS_389: &[Slot] = &[Slot { alts: A10, optional: true, typed: false }, Slot { alts: A289, optional: false, typed: true }];
-const SLOTS_390: &[Slot] = &[Slot { alts: A290, optional: false, typed: false }, Slot { alts: A291, optional: false, typed: false }, Slot { alts: A292, optional: true, typed: false }, Slot { alts: A38, optional: true, typed: false }, Slot { alts: A293, optional: false, typed: true }, Slot { alts: A294, optional: false, typed: false }];
+const SLOTS_390: &[Slot] = &[
+    Slot { alts: A290, optional: false, typed: false },
+    Slot { alts: A291, optional: false, typed: false },
+    Slot { alts: A292, optional: true, typed: false },
+    Slot { alts: A38, optional: true, typed: false },
+    Slot { alts: A293, optional: false, typed: true },
+    Slot { alts: A294, optional: false, typed: false },
+];
 const SLOTS_391: &[Slot] = &[Slot { alts: A295, optional: false, typed: false }, Slot { alts: A8, optional: false, typed: true }];
-const SLOTS_392: &[Slot] = &[Slot { alts: A290, optional: false, typed: false }, Slot { alts: A296, optional: false, typed: false }, Slot { alts: A297, optional: false, typed: false }, Slot { alts: A298, optional: false, typed: true }, Slot { alts: A294, optional: false, typed: false }];
-const SLOTS_393: &[Slot] = &[Slot { alts: A299, optional: false, typed: false }, Slot { alts: A296, optional: false, typed: false }, Slot { alts: A297, optional: false, typed: false }, Slot { alts: A59, optional: false, typed: true }, Slot { alts: A294, optional: false, typed: false }];
-const SLOTS_394: &[Slot] = &[Slot { alts: A290, optional: false, typed: false }, Slot { alts: A297, optional: false, typed: false }, Slot { alts: A283, optional: true, typed: false }, Slot { alts: A38, optional: true, typed: false }, Slot { alts: A293, optional: false, typed: true }, Slot { alts: A294, optional: false, typed: false }];
-const SLOTS_395: &[Slot] = &[Slot { alts: A299, optional: false, typed: false }, Slot { alts: A297, optional: false, typed: false }, Slot { alts: A38, optional: true, typed: false }, Slot { alts: A8, optional: false, typed: true }, Slot { alts: A294, optional: false, typed: false }];
-const SLOTS_396: &[Slot] = &[Slot { alts: A290, optional: false, typed: false }, Slot { alts: A300, optional: false, typed: false }, Slot { alts: A283, optional: true, typed: false }, Slot { alts: A38, optional: true, typed: false }, Slot { alts: A293, optional: false, typed: true }, Slot { alts: A294, optional: false, typed: false }];
+const SLOTS_392: &[Slot] = &[
+    Slot { alts: A290, optional: false, typed: false },
+    Slot { alts: A296, optional: false, typed: false },
+    Slot { alts: A297, optional: false, typed: false },
+    Slot { alts: A298, optional: false, typed: true },
+    Slot { alts: A294, optional: false, typed: false },
+];
+const SLOTS_393: &[Slot] = &[
+    Slot { alts: A299, optional: false, typed: false },
+    Slot { alts: A296, optional: false, typed: false },
+    Slot { alts: A297, optional: false, typed: false },
+    Slot { alts: A59, optional: false, typed: true },
+    Slot { alts: A294, optional: false, typed: false },
+];
+const SLOTS_394: &[Slot] = &[
+    Slot { alts: A290, optional: false, typed: false },
+    Slot { alts: A297, optional: false, typed: false },
+    Slot { alts: A283, optional: true, typed: false },
+    Slot { alts: A38, optional: true, typed: false },
+    Slot { alts: A293, optional: false, typed: true },
+    Slot { alts: A294, optional: false, typed: false },
+];
+const SLOTS_395: &[Slot] = &[
+    Slot { alts: A299, optional: false, typed: false },
+    Slot { alts: A297, optional: false, typed: false },
+    Slot { alts: A38, optional: true, typed: false },
+    Slot { alts: A8, optional: false, typed: true },
+    Slot { alts: A294, optional: false, typed: false },
+];
+const SLOTS_396: &[Slot] = &[
+    Slot { alts: A290, optional: false, typed: false },
+    Slot { alts: A300, optional: false, typed: false },
+    Slot { alts: A283, optional: true, typed: false },
+    Slot { alts: A38, optional: true, typed: false },
+    Slot { alts: A293, optional: false, typed: true },
+    Slot { alts: A294, optional: false, typed: false },
+];
 const SLOTS_397: &[Slot] = &[Slot { alts: A61, optional: false, typed: false }, Slot { alts: A20, optional: false, typed: true }];
 const SLOTS_398: &[Slot] = &[Slot { alts: A76, optional: false, typed: false }, Slot { alts: A2, optional: false, typed: true }];
 const SLOTS_399: &[Slot] = &[Slot { alts: A76, optional: false, typed: false }, Slot { alts: A301, optional: false, typed: true }];
-const SLOTS_400: &[Slot] = &[Slot { alts: A302, optional: false, typed: false }, Slot { alts: A99, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A66, optional: true, typed: false }, Slot { alts: A8, optional: false, typed: true }];
-const SLOTS_401: &[Slot] = &[Slot { alts: A303, optional: false, typed: false }, Slot { alts: A99, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A8, optional: false, typed: true }];
-const SLOTS_402: &[Slot] = &[Slot { alts: A304, optional: false, typed: false }, Slot { alts: A99, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }];
-const SLOTS_403: &[Slot] = &[Slot { alts: A305, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A306, optional: false, typed: false }, Slot { alts: A307, optional: false, typed: false }, Slot { alts: A308, optional: true, typed: false }, Slot { alts: A8, optional: false, typed: true }];
-const SLOTS_404: &[Slot] = &[Slot { alts: A305, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A309, optional: false, typed: false }, Slot { alts: A307, optional: false, typed: false }, Slot { alts: A308, optional: true, typed: false }, Slot { alts: A8, optional: false, typed: true }];
-const SLOTS_405: &[Slot] = &[Slot { alts: A248, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A306, optional: false, typed: false }, Slot { alts: A307, optional: false, typed: false }, Slot { alts: A310, optional: true, typed: false }, Slot { alts: A8, optional: false, typed: true }];
-const SLOTS_406: &[Slot] = &[Slot { alts: A248, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A309, optional: false, typed: false }, Slot { alts: A307, optional: false, typed: false }, Slot { alts: A310, optional: true, typed: false }, Slot { alts: A8, optional: false, typed: true }];
-const SLOTS_407: &[Slot] = &[Slot { alts: A311, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }];
-const SLOTS_408: &[Slot] = &[Slot { alts: A312, optional: false, typed: false }, Slot { alts: A99, optional: false, typed: false }, Slot { alts: A313, optional: false, typed: false }, Slot { alts: A86, optional: true, typed: false }, Slot { alts: A87, optional: true, typed: false }, Slot { alts: A106, optional: false, typed: true }];
+const SLOTS_400: &[Slot] = &[
+    Slot { alts: A302, optional: false, typed: false },
+    Slot { alts: A99, optional: false, typed: false },
+    Slot { alts: A45, optional: false, typed: false },
+    Slot { alts: A53, optional: false, typed: false },
+    Slot { alts: A66, optional: true, typed: false },
+    Slot { alts: A8, optional: false, typed: true },
+];
+const SLOTS_401: &[Slot] = &[
+    Slot { alts: A303, optional: false, typed: false },
+    Slot { alts: A99, optional: false, typed: false },
+    Slot { alts: A45, optional: false, typed: false },
+    Slot { alts: A53, optional: false, typed: false },
+    Slot { alts: A8, optional: false, typed: true },
+];
+const SLOTS_402: &[Slot] = &[
+    Slot { alts: A304, optional: false, typed: false },
+    Slot { alts: A99, optional: false, typed: false },
+    Slot { alts: A45, optional: false, typed: false },
+    Slot { alts: A53, optional: false, typed: false },
+];
+const SLOTS_403: &[Slot] = &[
+    Slot { alts: A305, optional: false, typed: false },
+    Slot { alts: A45, optional: false, typed: false },
+    Slot { alts: A53, optional: false, typed: false },
+    Slot { alts: A306, optional: false, typed: false },
+    Slot { alts: A307, optional: false, typed: false },
+    Slot { alts: A308, optional: true, typed: false },
+    Slot { alts: A8, optional: false, typed: true },
+];
+const SLOTS_404: &[Slot] = &[
+    Slot { alts: A305, optional: false, typed: false },
+    Slot { alts: A45, optional: false, typed: false },
+    Slot { alts: A53, optional: false, typed: false },
+    Slot { alts: A309, optional: false, typed: false },
+    Slot { alts: A307, optional: false, typed: false },
+    Slot { alts: A308, optional: true, typed: false },
+    Slot { alts: A8, optional: false, typed: true },
+];
+const SLOTS_405: &[Slot] = &[
+    Slot { alts: A248, optional: false, typed: false },
+    Slot { alts: A45, optional: false, typed: false },
+    Slot { alts: A53, optional: false, typed: false },
+    Slot { alts: A306, optional: false, typed: false },
+    Slot { alts: A307, optional: false, typed: false },
+    Slot { alts: A310, optional: true, typed: false },
+    Slot { alts: A8, optional: false, typed: true },
+];
+const SLOTS_406: &[Slot] = &[
+    Slot { alts: A248, optional: false, typed: false },
+    Slot { alts: A45, optional: false, typed: false },
+    Slot { alts: A53, optional: false, typed: false },
+    Slot { alts: A309, optional: false, typed: false },
+    Slot { alts: A307, optional: false, typed: false },
+    Slot { alts: A310, optional: true, typed: false },
+    Slot { alts: A8, optional: false, typed: true },
+];
+const SLOTS_407: &[Slot] =
+    &[Slot { alts: A311, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }];
+const SLOTS_408: &[Slot] = &[
+    Slot { alts: A312, optional: false, typed: false },
+    Slot { alts: A99, optional: false, typed: false },
+    Slot { alts: A313, optional: false, typed: false },
+    Slot { alts: A86, optional: true, typed: false },
+    Slot { alts: A87, optional: true, typed: false },
+    Slot { alts: A106, optional: false, typed: true },
+];
 const SLOTS_409: &[Slot] = &[Slot { alts: A314, optional: false, typed: false }];
-const SLOTS_410: &[Slot] = &[Slot { alts: A254, optional: false, typed: false }, Slot { alts: A99, optional: false, typed: false }, Slot { alts: A315, optional: false, typed: false }, Slot { alts: A316, optional: true, typed: false }];
-const SLOTS_411: &[Slot] = &[Slot { alts: A254, optional: false, typed: false }, Slot { alts: A99, optional: false, typed: false }, Slot { alts: A315, optional: false, typed: false }, Slot { alts: A316, optional: true, typed: false }, Slot { alts: A172, optional: false, typed: true }, Slot { alts: A173, optional: false, typed: true }];
-const SLOTS_412: &[Slot] = &[Slot { alts: A317, optional: false, typed: false }, Slot { alts: A99, optional: false, typed: false }, Slot { alts: A318, optional: false, typed: false }];
-const SLOTS_413: &[Slot] = &[Slot { alts: A319, optional: false, typed: false }, Slot { alts: A99, optional: false, typed: false }, Slot { alts: A320, optional: false, typed: false }];
-const SLOTS_414: &[Slot] = &[Slot { alts: A319, optional: false, typed: false }, Slot { alts: A99, optional: false, typed: false }, Slot { alts: A320, optional: false, typed: false }, Slot { alts: A321, optional: false, typed: false }, Slot { alts: A322, optional: true, typed: false }];
-const SLOTS_415: &[Slot] = &[Slot { alts: A319, optional: false, typed: false }, Slot { alts: A99, optional: false, typed: false }, Slot { alts: A320, optional: false, typed: false }, Slot { alts: A322, optional: true, typed: false }];
-const SLOTS_416: &[Slot] = &[Slot { alts: A319, optional: false, typed: false }, Slot { alts: A99, optional: false, typed: false }, Slot { alts: A320, optional: false, typed: false }, Slot { alts: A215, optional: false, typed: false }, Slot { alts: A323, optional: true, typed: false }, Slot { alts: A322, optional: true, typed: false }];
-const SLOTS_417: &[Slot] = &[Slot { alts: A319, optional: false, typed: false }, Slot { alts: A324, optional: false, typed: false }, Slot { alts: A325, optional: false, typed: false }, Slot { alts: A320, optional: false, typed: false }, Slot { alts: A326, optional: true, typed: false }];
-const SLOTS_418: &[Slot] = &[Slot { alts: A319, optional: false, typed: false }, Slot { alts: A327, optional: false, typed: false }, Slot { alts: A99, optional: false, typed: false }, Slot { alts: A320, optional: false, typed: false }];
-const SLOTS_419: &[Slot] = &[Slot { alts: A319, optional: false, typed: false }, Slot { alts: A327, optional: false, typed: false }, Slot { alts: A99, optional: false, typed: false }, Slot { alts: A320, optional: false, typed: false }, Slot { alts: A322, optional: true, typed: false }];
-const SLOTS_420: &[Slot] = &[Slot { alts: A319, optional: false, typed: false }, Slot { alts: A327, optional: false, typed: false }, Slot { alts: A99, optional: false, typed: false }, Slot { alts: A320, optional: false, typed: false }, Slot { alts: A215, optional: false, typed: false }, Slot { alts: A323, optional: true, typed: false }, Slot { alts: A322, optional: true, typed: false }];
-const SLOTS_421: &[Slot] = &[Slot { alts: A319, optional: false, typed: false }, Slot { alts: A324, optional: false, typed: false }, Slot { alts: A327, optional: false, typed: false }, Slot { alts: A325, optional: false, typed: false }, Slot { alts: A320, optional: false, typed: false }, Slot { alts: A326, optional: true, typed: false }];
-const SLOTS_422: &[Slot] = &[Slot { alts: A328, optional: false, typed: false }, Slot { alts: A329, optional: false, typed: false }, Slot { alts: A330, optional: false, typed: false }, Slot { alts: A331, optional: true, typed: false }, Slot { alts: A332, optional: false, typed: true }, Slot { alts: A59, optional: false, typed: true }];
-const SLOTS_423: &[Slot] = &[Slot { alts: A328, optional: false, typed: false }, Slot { alts: A329, optional: false, typed: false }, Slot { alts: A333, optional: false, typed: false }, Slot { alts: A331, optional: true, typed: false }, Slot { alts: A332, optional: false, typed: true }, Slot { alts: A59, optional: false, typed: true }];
-const SLOTS_424: &[Slot] = &[Slot { alts: A328, optional: false, typed: false }, Slot { alts: A329, optional: false, typed: false }, Slot { alts: A334, optional: false, typed: false }, Slot { alts: A331, optional: true, typed: false }, Slot { alts: A332, optional: false, typed: true }, Slot { alts: A59, optional: false, typed: true }];
-const SLOTS_425: &[Slot] = &[Slot { alts: A335, optional: false, typed: false }, Slot { alts: A24, optional: false, typed: false }, Slot { alts: A66, optional: false, typed: false }, Slot { alts: A148, optional: false, typed: false }, Slot { alts: A142, optional: false, typed: false }, Slot { alts: A44, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }];
-const SLOTS_426: &[Slot] = &[Slot { alts: A335, optional: false, typed: false }, Slot { alts: A24, optional: false, typed: false }, Slot { alts: A66, optional: false, typed: false }, Slot { alts: A148, optional: false, typed: false }, Slot { alts: A142, optional: false, typed: false }, Slot { alts: A54, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }];
-const SLOTS_427: &[Slot] = &[Slot { alts: A335, optional: false, typed: false }, Slot { alts: A24, optional: false, typed: false }, Slot { alts: A66, optional: false, typed: false }, Slot { alts: A148, optional: false, typed: false }, Slot { alts: A142, optional: false, typed: false }, Slot { alts: A336, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }];
-const SLOTS_428: &[Slot] = &[Slot { alts: A335, optional: false, typed: false }, Slot { alts: A24, optional: false, typed: false }, Slot { alts: A66, optional: false, typed: false }, Slot { alts: A148, optional: false, typed: false }, Slot { alts: A142, optional: false, typed: false }, Slot { alts: A162, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }];
-const SLOTS_429: &[Slot] = &[Slot { alts: A335, optional: false, typed: false }, Slot { alts: A24, optional: false, typed: false }, Slot { alts: A66, optional: false, typed: false }, Slot { alts: A148, optional: false, typed: false }, Slot { alts: A142, optional: false, typed: false }, Slot { alts: A27, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }];
+const SLOTS_410: &[Slot] = &[
+    Slot { alts: A254, optional: false, typed: false },
+    Slot { alts: A99, optional: false, typed: false },
+    Slot { alts: A315, optional: false, typed: false },
+    Slot { alts: A316, optional: true, typed: false },
+];
+const SLOTS_411: &[Slot] = &[
+    Slot { alts: A254, optional: false, typed: false },
+    Slot { alts: A99, optional: false, typed: false },
+    Slot { alts: A315, optional: false, typed: false },
+    Slot { alts: A316, optional: true, typed: false },
+    Slot { alts: A172, optional: false, typed: true },
+    Slot { alts: A173, optional: false, typed: true },
+];
+const SLOTS_412: &[Slot] = &[
+    Slot { alts: A317, optional: false, typed: false },
+    Slot { alts: A99, optional: false, typed: false },
+    Slot { alts: A318, optional: false, typed: false },
+];
+const SLOTS_413: &[Slot] = &[
+    Slot { alts: A319, optional: false, typed: false },
+    Slot { alts: A99, optional: false, typed: false },
+    Slot { alts: A320, optional: false, typed: false },
+];
+const SLOTS_414: &[Slot] = &[
+    Slot { alts: A319, optional: false, typed: false },
+    Slot { alts: A99, optional: false, typed: false },
+    Slot { alts: A320, optional: false, typed: false },
+    Slot { alts: A321, optional: false, typed: false },
+    Slot { alts: A322, optional: true, typed: false },
+];
+const SLOTS_415: &[Slot] = &[
+    Slot { alts: A319, optional: false, typed: false },
+    Slot { alts: A99, optional: false, typed: false },
+    Slot { alts: A320, optional: false, typed: false },
+    Slot { alts: A322, optional: true, typed: false },
+];
+const SLOTS_416: &[Slot] = &[
+    Slot { alts: A319, optional: false, typed: false },
+    Slot { alts: A99, optional: false, typed: false },
+    Slot { alts: A320, optional: false, typed: false },
+    Slot { alts: A215, optional: false, typed: false },
+    Slot { alts: A323, optional: true, typed: false },
+    Slot { alts: A322, optional: true, typed: false },
+];
+const SLOTS_417: &[Slot] = &[
+    Slot { alts: A319, optional: false, typed: false },
+    Slot { alts: A324, optional: false, typed: false },
+    Slot { alts: A325, optional: false, typed: false },
+    Slot { alts: A320, optional: false, typed: false },
+    Slot { alts: A326, optional: true, typed: false },
+];
+const SLOTS_418: &[Slot] = &[
+    Slot { alts: A319, optional: false, typed: false },
+    Slot { alts: A327, optional: false, typed: false },
+    Slot { alts: A99, optional: false, typed: false },
+    Slot { alts: A320, optional: false, typed: false },
+];
+const SLOTS_419: &[Slot] = &[
+    Slot { alts: A319, optional: false, typed: false },
+    Slot { alts: A327, optional: false, typed: false },
+    Slot { alts: A99, optional: false, typed: false },
+    Slot { alts: A320, optional: false, typed: false },
+    Slot { alts: A322, optional: true, typed: false },
+];
+const SLOTS_420: &[Slot] = &[
+    Slot { alts: A319, optional: false, typed: false },
+    Slot { alts: A327, optional: false, typed: false },
+    Slot { alts: A99, optional: false, typed: false },
+    Slot { alts: A320, optional: false, typed: false },
+    Slot { alts: A215, optional: false, typed: false },
+    Slot { alts: A323, optional: true, typed: false },
+    Slot { alts: A322, optional: true, typed: false },
+];
+const SLOTS_421: &[Slot] = &[
+    Slot { alts: A319, optional: false, typed: false },
+    Slot { alts: A324, optional: false, typed: false },
+    Slot { alts: A327, optional: false, typed: false },
+    Slot { alts: A325, optional: false, typed: false },
+    Slot { alts: A320, optional: false, typed: false },
+    Slot { alts: A326, optional: true, typed: false },
+];
+const SLOTS_422: &[Slot] = &[
+    Slot { alts: A328, optional: false, typed: false },
+    Slot { alts: A329, optional: false, typed: false },
+    Slot { alts: A330, optional: false, typed: false },
+    Slot { alts: A331, optional: true, typed: false },
+    Slot { alts: A332, optional: false, typed: true },
+    Slot { alts: A59, optional: false, typed: true },
+];
+const SLOTS_423: &[Slot] = &[
+    Slot { alts: A328, optional: false, typed: false },
+    Slot { alts: A329, optional: false, typed: false },
+    Slot { alts: A333, optional: false, typed: false },
+    Slot { alts: A331, optional: true, typed: false },
+    Slot { alts: A332, optional: false, typed: true },
+    Slot { alts: A59, optional: false, typed: true },
+];
+const SLOTS_424: &[Slot] = &[
+    Slot { alts: A328, optional: false, typed: false },
+    Slot { alts: A329, optional: false, typed: false },
+    Slot { alts: A334, optional: false, typed: false },
+    Slot { alts: A331, optional: true, typed: false },
+    Slot { alts: A332, optional: false, typed: true },
+    Slot { alts: A59, optional: false, typed: true },
+];
+const SLOTS_425: &[Slot] = &[
+    Slot { alts: A335, optional: false, typed: false },
+    Slot { alts: A24, optional: false, typed: false },
+    Slot { alts: A66, optional: false, typed: false },
+    Slot { alts: A148, optional: false, typed: false },
+    Slot { alts: A142, optional: false, typed: false },
+    Slot { alts: A44, optional: false, typed: false },
+    Slot { alts: A45, optional: false, typed: false },
+    Slot { alts: A53, optional: false, typed: false },
+];
+const SLOTS_426: &[Slot] = &[
+    Slot { alts: A335, optional: false, typed: false },
+    Slot { alts: A24, optional: false, typed: false },
+    Slot { alts: A66, optional: false, typed: false },
+    Slot { alts: A148, optional: false, typed: false },
+    Slot { alts: A142, optional: false, typed: false },
+    Slot { alts: A54, optional: false, typed: false },
+    Slot { alts: A45, optional: false, typed: false },
+    Slot { alts: A53, optional: false, typed: false },
+];
+const SLOTS_427: &[Slot] = &[
+    Slot { alts: A335, optional: false, typed: false },
+    Slot { alts: A24, optional: false, typed: false },
+    Slot { alts: A66, optional: false, typed: false },
+    Slot { alts: A148, optional: false, typed: false },
+    Slot { alts: A142, optional: false, typed: false },
+    Slot { alts: A336, optional: false, typed: false },
+    Slot { alts: A45, optional: false, typed: false },
+    Slot { alts: A53, optional: false, typed: false },
+];
+const SLOTS_428: &[Slot] = &[
+    Slot { alts: A335, optional: false, typed: false },
+    Slot { alts: A24, optional: false, typed: false },
+    Slot { alts: A66, optional: false, typed: false },
+    Slot { alts: A148, optional: false, typed: false },
+    Slot { alts: A142, optional: false, typed: false },
+    Slot { alts: A162, optional: false, typed: false },
+    Slot { alts: A45, optional: false, typed: false },
+    Slot { alts: A53, optional: false, typed: false },
+];
+const SLOTS_429: &[Slot] = &[
+    Slot { alts: A335, optional: false, typed: false },
+    Slot { alts: A24, optional: false, typed: false },
+    Slot { alts: A66, optional: false, typed: false },
+    Slot { alts: A148, optional: false, typed: false },
+    Slot { alts: A142, optional: false, typed: false },
+    Slot { alts: A27, optional: false, typed: false },
+    Slot { alts: A45, optional: false, typed: false },
+    Slot { alts: A53, optional: false, typed: false },
+];
 const SLOTS_430: &[Slot] = &[Slot { alts: A337, optional: false, typed: false }, Slot { alts: A75, optional: false, typed: true }];
-const SLOTS_431: &[Slot] = &[Slot { alts: A338, optional: false, typed: false }, Slot { alts: A72, optional: false, typed: false }, Slot { alts: A339, optional: false, typed: true }, Slot { alts: A340, optional: false, typed: true }];
-const SLOTS_432: &[Slot] = &[Slot { alts: A338, optional: false, typed: false }, Slot { alts: A341, optional: false, typed: false }, Slot { alts: A5, optional: false, typed: true }, Slot { alts: A340, optional: false, typed: true }];
-const SLOTS_433: &[Slot] = &[Slot { alts: A342, optional: false, typed: false }, Slot { alts: A338, optional: false, typed: false }, Slot { alts: A72, optional: false, typed: false }, Slot { alts: A339, optional: false, typed: true }, Slot { alts: A340, optional: false, typed: true }];
-const SLOTS_434: &[Slot] = &[Slot { alts: A343, optional: false, typed: false }, Slot { alts: A338, optional: false, typed: false }, Slot { alts: A72, optional: false, typed: false }, Slot { alts: A339, optional: false, typed: true }, Slot { alts: A340, optional: false, typed: true }];
-const SLOTS_435: &[Slot] = &[Slot { alts: A344, optional: false, typed: false }, Slot { alts: A338, optional: false, typed: false }, Slot { alts: A72, optional: false, typed: false }, Slot { alts: A339, optional: false, typed: true }, Slot { alts: A340, optional: false, typed: true }];
-const SLOTS_436: &[Slot] = &[Slot { alts: A342, optional: false, typed: false }, Slot { alts: A338, optional: false, typed: false }, Slot { alts: A341, optional: false, typed: false }, Slot { alts: A5, optional: false, typed: true }, Slot { alts: A340, optional: false, typed: true }];
-const SLOTS_437: &[Slot] = &[Slot { alts: A343, optional: false, typed: false }, Slot { alts: A338, optional: false, typed: false }, Slot { alts: A341, optional: false, typed: false }, Slot { alts: A5, optional: false, typed: true }, Slot { alts: A340, optional: false, typed: true }];
-const SLOTS_438: &[Slot] = &[Slot { alts: A344, optional: false, typed: false }, Slot { alts: A338, optional: false, typed: false }, Slot { alts: A341, optional: false, typed: false }, Slot { alts: A5, optional: false, typed: true }, Slot { alts: A340, optional: false, typed: true }];
-const SLOTS_439: &[Slot] = &[Slot { alts: A297, optional: false, typed: false }, Slot { alts: A72, optional: false, typed: false }, Slot { alts: A271, optional: false, typed: true }, Slot { alts: A340, optional: false, typed: true }];
-const SLOTS_440: &[Slot] = &[Slot { alts: A345, optional: false, typed: false }, Slot { alts: A346, optional: false, typed: false }, Slot { alts: A72, optional: false, typed: false }, Slot { alts: A271, optional: false, typed: true }, Slot { alts: A2, optional: false, typed: true }];
-const SLOTS_441: &[Slot] = &[Slot { alts: A345, optional: false, typed: false }, Slot { alts: A347, optional: false, typed: false }, Slot { alts: A72, optional: false, typed: false }, Slot { alts: A271, optional: false, typed: true }, Slot { alts: A2, optional: false, typed: true }];
+const SLOTS_431: &[Slot] = &[
+    Slot { alts: A338, optional: false, typed: false },
+    Slot { alts: A72, optional: false, typed: false },
+    Slot { alts: A339, optional: false, typed: true },
+    Slot { alts: A340, optional: false, typed: true },
+];
+const SLOTS_432: &[Slot] = &[
+    Slot { alts: A338, optional: false, typed: false },
+    Slot { alts: A341, optional: false, typed: false },
+    Slot { alts: A5, optional: false, typed: true },
+    Slot { alts: A340, optional: false, typed: true },
+];
+const SLOTS_433: &[Slot] = &[
+    Slot { alts: A342, optional: false, typed: false },
+    Slot { alts: A338, optional: false, typed: false },
+    Slot { alts: A72, optional: false, typed: false },
+    Slot { alts: A339, optional: false, typed: true },
+    Slot { alts: A340, optional: false, typed: true },
+];
+const SLOTS_434: &[Slot] = &[
+    Slot { alts: A343, optional: false, typed: false },
+    Slot { alts: A338, optional: false, typed: false },
+    Slot { alts: A72, optional: false, typed: false },
+    Slot { alts: A339, optional: false, typed: true },
+    Slot { alts: A340, optional: false, typed: true },
+];
+const SLOTS_435: &[Slot] = &[
+    Slot { alts: A344, optional: false, typed: false },
+    Slot { alts: A338, optional: false, typed: false },
+    Slot { alts: A72, optional: false, typed: false },
+    Slot { alts: A339, optional: false, typed: true },
+    Slot { alts: A340, optional: false, typed: true },
+];
+const SLOTS_436: &[Slot] = &[
+    Slot { alts: A342, optional: false, typed: false },
+    Slot { alts: A338, optional: false, typed: false },
+    Slot { alts: A341, optional: false, typed: false },
+    Slot { alts: A5, optional: false, typed: true },
+    Slot { alts: A340, optional: false, typed: true },
+];
+const SLOTS_437: &[Slot] = &[
+    Slot { alts: A343, optional: false, typed: false },
+    Slot { alts: A338, optional: false, typed: false },
+    Slot { alts: A341, optional: false, typed: false },
+    Slot { alts: A5, optional: false, typed: true },
+    Slot { alts: A340, optional: false, typed: true },
+];
+const SLOTS_438: &[Slot] = &[
+    Slot { alts: A344, optional: false, typed: false },
+    Slot { alts: A338, optional: false, typed: false },
+    Slot { alts: A341, optional: false, typed: false },
+    Slot { alts: A5, optional: false, typed: true },
+    Slot { alts: A340, optional: false, typed: true },
+];
+const SLOTS_439: &[Slot] = &[
+    Slot { alts: A297, optional: false, typed: false },
+    Slot { alts: A72, optional: false, typed: false },
+    Slot { alts: A271, optional: false, typed: true },
+    Slot { alts: A340, optional: false, typed: true },
+];
+const SLOTS_440: &[Slot] = &[
+    Slot { alts: A345, optional: false, typed: false },
+    Slot { alts: A346, optional: false, typed: false },
+    Slot { alts: A72, optional: false, typed: false },
+    Slot { alts: A271, optional: false, typed: true },
+    Slot { alts: A2, optional: false, typed: true },
+];
+const SLOTS_441: &[Slot] = &[
+    Slot { alts: A345, optional: false, typed: false },
+    Slot { alts: A347, optional: false, typed: false },
+    Slot { alts: A72, optional: false, typed: false },
+    Slot { alts: A271, optional: false, typed: true },
+    Slot { alts: A2, optional: false, typed: true },
+];
 const SLOTS_442: &[Slot] = &[Slot { alts: A348, optional: false, typed: false }, Slot { alts: A8, optional: false, typed: true }];
-const SLOTS_443: &[Slot] = &[Slot { alts: A343, optional: false, typed: false }, Slot { alts: A349, optional: false, typed: false }, Slot { alts: A8, optional: false, typed: true }];
+const SLOTS_443: &[Slot] =
+    &[Slot { alts: A343, optional: false, typed: false }, Slot { alts: A349, optional: false, typed: false }, Slot { alts: A8, optional: false, typed: true }];
 const SLOTS_444: &[Slot] = &[Slot { alts: A350, optional: false, typed: false }, Slot { alts: A8, optional: false, typed: true }];
-const SLOTS_445: &[Slot] = &[Slot { alts: A20, optional: false, typed: true }, Slot { alts: A20, optional: false, typed: true }, Slot { alts: A20, optional: false, typed: true }, Slot { alts: A10, optional: true, typed: false }];
-const SLOTS_446: &[Slot] = &[Slot { alts: A20, optional: false, typed: true }, Slot { alts: A20, optional: false, typed: true }, Slot { alts: A20, optional: false, typed: true }, Slot { alts: A10, optional: true, typed: false }, Slot { alts: A39, optional: false, typed: false }];
-const SLOTS_447: &[Slot] = &[Slot { alts: A20, optional: false, typed: true }, Slot { alts: A20, optional: false, typed: true }, Slot { alts: A20, optional: false, typed: true }, Slot { alts: A36, optional: false, typed: false }];
-const SLOTS_448: &[Slot] = &[Slot { alts: A20, optional: false, typed: true }, Slot { alts: A20, optional: false, typed: true }, Slot { alts: A20, optional: false, typed: true }, Slot { alts: A10, optional: true, typed: false }, Slot { alts: A351, optional: true, typed: false }];
-const SLOTS_449: &[Slot] = &[Slot { alts: A20, optional: false, typed: true }, Slot { alts: A20, optional: false, typed: true }, Slot { alts: A20, optional: false, typed: true }, Slot { alts: A352, optional: false, typed: false }, Slot { alts: A10, optional: true, typed: false }, Slot { alts: A351, optional: true, typed: false }];
+const SLOTS_445: &[Slot] = &[
+    Slot { alts: A20, optional: false, typed: true },
+    Slot { alts: A20, optional: false, typed: true },
+    Slot { alts: A20, optional: false, typed: true },
+    Slot { alts: A10, optional: true, typed: false },
+];
+const SLOTS_446: &[Slot] = &[
+    Slot { alts: A20, optional: false, typed: true },
+    Slot { alts: A20, optional: false, typed: true },
+    Slot { alts: A20, optional: false, typed: true },
+    Slot { alts: A10, optional: true, typed: false },
+    Slot { alts: A39, optional: false, typed: false },
+];
+const SLOTS_447: &[Slot] = &[
+    Slot { alts: A20, optional: false, typed: true },
+    Slot { alts: A20, optional: false, typed: true },
+    Slot { alts: A20, optional: false, typed: true },
+    Slot { alts: A36, optional: false, typed: false },
+];
+const SLOTS_448: &[Slot] = &[
+    Slot { alts: A20, optional: false, typed: true },
+    Slot { alts: A20, optional: false, typed: true },
+    Slot { alts: A20, optional: false, typed: true },
+    Slot { alts: A10, optional: true, typed: false },
+    Slot { alts: A351, optional: true, typed: false },
+];
+const SLOTS_449: &[Slot] = &[
+    Slot { alts: A20, optional: false, typed: true },
+    Slot { alts: A20, optional: false, typed: true },
+    Slot { alts: A20, optional: false, typed: true },
+    Slot { alts: A352, optional: false, typed: false },
+    Slot { alts: A10, optional: true, typed: false },
+    Slot { alts: A351, optional: true, typed: false },
+];
 const SLOTS_450: &[Slot] = &[Slot { alts: A353, optional: false, typed: false }, Slot { alts: A51, optional: false, typed: true }];
 const SLOTS_451: &[Slot] = &[Slot { alts: A354, optional: false, typed: false }, Slot { alts: A8, optional: false, typed: true }];
-const SLOTS_452: &[Slot] = &[Slot { alts: A45, optional: false, typed: false }, Slot { alts: A353, optional: false, typed: false }, Slot { alts: A51, optional: false, typed: true }];
-const SLOTS_453: &[Slot] = &[Slot { alts: A45, optional: false, typed: false }, Slot { alts: A354, optional: false, typed: false }, Slot { alts: A8, optional: false, typed: true }];
-const SLOTS_454: &[Slot] = &[Slot { alts: A20, optional: false, typed: true }, Slot { alts: A20, optional: false, typed: true }, Slot { alts: A355, optional: false, typed: false }];
-const SLOTS_455: &[Slot] = &[Slot { alts: A20, optional: false, typed: true }, Slot { alts: A20, optional: false, typed: true }, Slot { alts: A355, optional: false, typed: false }, Slot { alts: A39, optional: false, typed: false }];
-const SLOTS_456: &[Slot] = &[Slot { alts: A20, optional: false, typed: true }, Slot { alts: A20, optional: false, typed: true }, Slot { alts: A355, optional: false, typed: false }, Slot { alts: A36, optional: false, typed: false }];
-const SLOTS_457: &[Slot] = &[Slot { alts: A20, optional: false, typed: true }, Slot { alts: A20, optional: false, typed: true }, Slot { alts: A49, optional: false, typed: true }, Slot { alts: A10, optional: true, typed: false }, Slot { alts: A61, optional: false, typed: false }];
-const SLOTS_458: &[Slot] = &[Slot { alts: A20, optional: false, typed: true }, Slot { alts: A20, optional: false, typed: true }, Slot { alts: A49, optional: false, typed: true }, Slot { alts: A10, optional: true, typed: false }, Slot { alts: A61, optional: false, typed: false }, Slot { alts: A39, optional: false, typed: false }];
-const SLOTS_459: &[Slot] = &[Slot { alts: A356, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }];
-const SLOTS_460: &[Slot] = &[Slot { alts: A81, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }];
-const SLOTS_461: &[Slot] = &[Slot { alts: A82, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }];
-const SLOTS_462: &[Slot] = &[Slot { alts: A357, optional: false, typed: false }, Slot { alts: A327, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A358, optional: false, typed: false }, Slot { alts: A205, optional: false, typed: true }, Slot { alts: A4, optional: false, typed: true }, Slot { alts: A4, optional: false, typed: true }];
-const SLOTS_463: &[Slot] = &[Slot { alts: A357, optional: false, typed: false }, Slot { alts: A327, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A358, optional: false, typed: false }, Slot { alts: A2, optional: false, typed: true }, Slot { alts: A6, optional: false, typed: true }, Slot { alts: A6, optional: false, typed: true }];
-const SLOTS_464: &[Slot] = &[Slot { alts: A357, optional: false, typed: false }, Slot { alts: A327, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A359, optional: false, typed: false }, Slot { alts: A2, optional: false, typed: true }, Slot { alts: A120, optional: false, typed: true }, Slot { alts: A120, optional: false, typed: true }];
-const SLOTS_465: &[Slot] = &[Slot { alts: A357, optional: false, typed: false }, Slot { alts: A327, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A360, optional: false, typed: false }, Slot { alts: A205, optional: false, typed: true }, Slot { alts: A209, optional: false, typed: true }, Slot { alts: A209, optional: false, typed: true }];
-const SLOTS_466: &[Slot] = &[Slot { alts: A357, optional: false, typed: false }, Slot { alts: A327, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A361, optional: false, typed: false }, Slot { alts: A117, optional: true, typed: false }, Slot { alts: A19, optional: false, typed: true }, Slot { alts: A362, optional: false, typed: true }, Slot { alts: A362, optional: false, typed: true }];
-const SLOTS_467: &[Slot] = &[Slot { alts: A357, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A359, optional: false, typed: false }, Slot { alts: A205, optional: false, typed: true }, Slot { alts: A4, optional: false, typed: true }, Slot { alts: A4, optional: false, typed: true }];
-const SLOTS_468: &[Slot] = &[Slot { alts: A357, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A359, optional: false, typed: false }, Slot { alts: A2, optional: false, typed: true }, Slot { alts: A6, optional: false, typed: true }, Slot { alts: A6, optional: false, typed: true }];
-const SLOTS_469: &[Slot] = &[Slot { alts: A357, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A363, optional: false, typed: false }, Slot { alts: A2, optional: false, typed: true }, Slot { alts: A120, optional: false, typed: true }, Slot { alts: A120, optional: false, typed: true }];
-const SLOTS_470: &[Slot] = &[Slot { alts: A357, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A358, optional: false, typed: false }, Slot { alts: A205, optional: false, typed: true }, Slot { alts: A209, optional: false, typed: true }, Slot { alts: A209, optional: false, typed: true }];
-const SLOTS_471: &[Slot] = &[Slot { alts: A357, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A364, optional: false, typed: false }, Slot { alts: A117, optional: true, typed: false }, Slot { alts: A19, optional: false, typed: true }, Slot { alts: A362, optional: false, typed: true }, Slot { alts: A362, optional: false, typed: true }];
-const SLOTS_472: &[Slot] = &[Slot { alts: A357, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A365, optional: false, typed: false }, Slot { alts: A19, optional: false, typed: true }, Slot { alts: A237, optional: false, typed: true }, Slot { alts: A237, optional: false, typed: true }, Slot { alts: A366, optional: false, typed: false }, Slot { alts: A48, optional: false, typed: false }];
-const SLOTS_473: &[Slot] = &[Slot { alts: A367, optional: false, typed: false }, Slot { alts: A368, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A229, optional: false, typed: false }, Slot { alts: A369, optional: false, typed: false }, Slot { alts: A370, optional: true, typed: false }, Slot { alts: A371, optional: false, typed: true }];
-const SLOTS_474: &[Slot] = &[Slot { alts: A367, optional: false, typed: false }, Slot { alts: A368, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A229, optional: false, typed: false }, Slot { alts: A369, optional: false, typed: false }, Slot { alts: A370, optional: true, typed: false }, Slot { alts: A371, optional: false, typed: true }];
-const SLOTS_475: &[Slot] = &[Slot { alts: A367, optional: false, typed: false }, Slot { alts: A290, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A229, optional: false, typed: false }, Slot { alts: A369, optional: false, typed: false }, Slot { alts: A370, optional: true, typed: false }, Slot { alts: A371, optional: false, typed: true }];
-const SLOTS_476: &[Slot] = &[Slot { alts: A367, optional: false, typed: false }, Slot { alts: A290, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A229, optional: false, typed: false }, Slot { alts: A369, optional: false, typed: false }, Slot { alts: A370, optional: true, typed: false }, Slot { alts: A371, optional: false, typed: true }];
-const SLOTS_477: &[Slot] = &[Slot { alts: A367, optional: false, typed: false }, Slot { alts: A372, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A229, optional: false, typed: false }, Slot { alts: A369, optional: false, typed: false }, Slot { alts: A370, optional: true, typed: false }, Slot { alts: A373, optional: false, typed: true }];
-const SLOTS_478: &[Slot] = &[Slot { alts: A367, optional: false, typed: false }, Slot { alts: A372, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A229, optional: false, typed: false }, Slot { alts: A369, optional: false, typed: false }, Slot { alts: A370, optional: true, typed: false }, Slot { alts: A373, optional: false, typed: true }];
-const SLOTS_479: &[Slot] = &[Slot { alts: A367, optional: false, typed: false }, Slot { alts: A368, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A229, optional: false, typed: false }, Slot { alts: A369, optional: false, typed: false }, Slot { alts: A370, optional: true, typed: false }, Slot { alts: A6, optional: false, typed: true }];
-const SLOTS_480: &[Slot] = &[Slot { alts: A367, optional: false, typed: false }, Slot { alts: A368, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A229, optional: false, typed: false }, Slot { alts: A369, optional: false, typed: false }, Slot { alts: A370, optional: true, typed: false }, Slot { alts: A6, optional: false, typed: true }];
-const SLOTS_481: &[Slot] = &[Slot { alts: A367, optional: false, typed: false }, Slot { alts: A290, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A229, optional: false, typed: false }, Slot { alts: A369, optional: false, typed: false }, Slot { alts: A370, optional: true, typed: false }, Slot { alts: A6, optional: false, typed: true }];
-const SLOTS_482: &[Slot] = &[Slot { alts: A367, optional: false, typed: false }, Slot { alts: A290, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A229, optional: false, typed: false }, Slot { alts: A369, optional: false, typed: false }, Slot { alts: A370, optional: true, typed: false }, Slot { alts: A6, optional: false, typed: true }];
-const SLOTS_483: &[Slot] = &[Slot { alts: A367, optional: false, typed: false }, Slot { alts: A372, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A229, optional: false, typed: false }, Slot { alts: A369, optional: false, typed: false }, Slot { alts: A370, optional: true, typed: false }, Slot { alts: A2, optional: false, typed: true }];
-const SLOTS_484: &[Slot] = &[Slot { alts: A367, optional: false, typed: false }, Slot { alts: A372, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A229, optional: false, typed: false }, Slot { alts: A369, optional: false, typed: false }, Slot { alts: A370, optional: true, typed: false }, Slot { alts: A2, optional: false, typed: true }];
-const SLOTS_485: &[Slot] = &[Slot { alts: A367, optional: false, typed: false }, Slot { alts: A368, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A229, optional: false, typed: false }, Slot { alts: A374, optional: false, typed: false }, Slot { alts: A370, optional: true, typed: false }, Slot { alts: A120, optional: false, typed: true }];
-const SLOTS_486: &[Slot] = &[Slot { alts: A367, optional: false, typed: false }, Slot { alts: A368, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A229, optional: false, typed: false }, Slot { alts: A374, optional: false, typed: false }, Slot { alts: A370, optional: true, typed: false }, Slot { alts: A120, optional: false, typed: true }];
-const SLOTS_487: &[Slot] = &[Slot { alts: A367, optional: false, typed: false }, Slot { alts: A290, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A229, optional: false, typed: false }, Slot { alts: A374, optional: false, typed: false }, Slot { alts: A370, optional: true, typed: false }, Slot { alts: A120, optional: false, typed: true }];
-const SLOTS_488: &[Slot] = &[Slot { alts: A367, optional: false, typed: false }, Slot { alts: A290, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A229, optional: false, typed: false }, Slot { alts: A374, optional: false, typed: false }, Slot { alts: A370, optional: true, typed: false }, Slot { alts: A120, optional: false, typed: true }];
-const SLOTS_489: &[Slot] = &[Slot { alts: A367, optional: false, typed: false }, Slot { alts: A372, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A229, optional: false, typed: false }, Slot { alts: A374, optional: false, typed: false }, Slot { alts: A370, optional: true, typed: false }, Slot { alts: A2, optional: false, typed: true }];
-const SLOTS_490: &[Slot] = &[Slot { alts: A367, optional: false, typed: false }, Slot { alts: A372, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A229, optional: false, typed: false }, Slot { alts: A374, optional: false, typed: false }, Slot { alts: A370, optional: true, typed: false }, Slot { alts: A2, optional: false, typed: true }];
-const SLOTS_491: &[Slot] = &[Slot { alts: A367, optional: false, typed: false }, Slot { alts: A368, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A229, optional: false, typed: false }, Slot { alts: A228, optional: false, typed: false }, Slot { alts: A370, optional: true, typed: false }, Slot { alts: A3, optional: false, typed: true }];
-const SLOTS_492: &[Slot] = &[Slot { alts: A367, optional: false, typed: false }, Slot { alts: A368, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A229, optional: false, typed: false }, Slot { alts: A228, optional: false, typed: false }, Slot { alts: A370, optional: true, typed: false }, Slot { alts: A3, optional: false, typed: true }];
-const SLOTS_493: &[Slot] = &[Slot { alts: A367, optional: false, typed: false }, Slot { alts: A290, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A229, optional: false, typed: false }, Slot { alts: A228, optional: false, typed: false }, Slot { alts: A370, optional: true, typed: false }, Slot { alts: A3, optional: false, typed: true }];
-const SLOTS_494: &[Slot] = &[Slot { alts: A367, optional: false, typed: false }, Slot { alts: A290, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A229, optional: false, typed: false }, Slot { alts: A228, optional: false, typed: false }, Slot { alts: A370, optional: true, typed: false }, Slot { alts: A3, optional: false, typed: true }];
-const SLOTS_495: &[Slot] = &[Slot { alts: A367, optional: false, typed: false }, Slot { alts: A372, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A229, optional: false, typed: false }, Slot { alts: A228, optional: false, typed: false }, Slot { alts: A370, optional: true, typed: false }, Slot { alts: A3, optional: false, typed: true }];
-const SLOTS_496: &[Slot] = &[Slot { alts: A367, optional: false, typed: false }, Slot { alts: A372, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A229, optional: false, typed: false }, Slot { alts: A228, optional: false, typed: false }, Slot { alts: A370, optional: true, typed: false }, Slot { alts: A3, optional: false, typed: true }];
-const SLOTS_497: &[Slot] = &[Slot { alts: A367, optional: false, typed: false }, Slot { alts: A368, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A203, optional: false, typed: false }, Slot { alts: A375, optional: false, typed: false }, Slot { alts: A370, optional: true, typed: false }, Slot { alts: A376, optional: false, typed: true }];
-const SLOTS_498: &[Slot] = &[Slot { alts: A367, optional: false, typed: false }, Slot { alts: A368, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A203, optional: false, typed: false }, Slot { alts: A375, optional: false, typed: false }, Slot { alts: A370, optional: true, typed: false }, Slot { alts: A376, optional: false, typed: true }];
-const SLOTS_499: &[Slot] = &[Slot { alts: A367, optional: false, typed: false }, Slot { alts: A290, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A204, optional: false, typed: false }, Slot { alts: A375, optional: false, typed: false }, Slot { alts: A370, optional: true, typed: false }, Slot { alts: A376, optional: false, typed: true }];
-const SLOTS_500: &[Slot] = &[Slot { alts: A367, optional: false, typed: false }, Slot { alts: A290, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A204, optional: false, typed: false }, Slot { alts: A375, optional: false, typed: false }, Slot { alts: A370, optional: true, typed: false }, Slot { alts: A376, optional: false, typed: true }];
-const SLOTS_501: &[Slot] = &[Slot { alts: A367, optional: false, typed: false }, Slot { alts: A372, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A229, optional: false, typed: false }, Slot { alts: A375, optional: false, typed: false }, Slot { alts: A370, optional: true, typed: false }, Slot { alts: A19, optional: false, typed: true }];
-const SLOTS_502: &[Slot] = &[Slot { alts: A367, optional: false, typed: false }, Slot { alts: A372, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A229, optional: false, typed: false }, Slot { alts: A375, optional: false, typed: false }, Slot { alts: A370, optional: true, typed: false }, Slot { alts: A19, optional: false, typed: true }];
-const SLOTS_503: &[Slot] = &[Slot { alts: A367, optional: false, typed: false }, Slot { alts: A368, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A203, optional: false, typed: false }, Slot { alts: A377, optional: false, typed: false }, Slot { alts: A370, optional: true, typed: false }, Slot { alts: A237, optional: false, typed: true }];
-const SLOTS_504: &[Slot] = &[Slot { alts: A367, optional: false, typed: false }, Slot { alts: A368, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A203, optional: false, typed: false }, Slot { alts: A377, optional: false, typed: false }, Slot { alts: A370, optional: true, typed: false }, Slot { alts: A237, optional: false, typed: true }];
-const SLOTS_505: &[Slot] = &[Slot { alts: A367, optional: false, typed: false }, Slot { alts: A290, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A204, optional: false, typed: false }, Slot { alts: A377, optional: false, typed: false }, Slot { alts: A370, optional: true, typed: false }, Slot { alts: A237, optional: false, typed: true }];
-const SLOTS_506: &[Slot] = &[Slot { alts: A367, optional: false, typed: false }, Slot { alts: A290, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A204, optional: false, typed: false }, Slot { alts: A377, optional: false, typed: false }, Slot { alts: A370, optional: true, typed: false }, Slot { alts: A237, optional: false, typed: true }];
-const SLOTS_507: &[Slot] = &[Slot { alts: A367, optional: false, typed: false }, Slot { alts: A372, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A229, optional: false, typed: false }, Slot { alts: A377, optional: false, typed: false }, Slot { alts: A370, optional: true, typed: false }, Slot { alts: A19, optional: false, typed: true }];
-const SLOTS_508: &[Slot] = &[Slot { alts: A367, optional: false, typed: false }, Slot { alts: A372, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A229, optional: false, typed: false }, Slot { alts: A377, optional: false, typed: false }, Slot { alts: A370, optional: true, typed: false }, Slot { alts: A19, optional: false, typed: true }];
-const SLOTS_509: &[Slot] = &[Slot { alts: A319, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A229, optional: false, typed: false }, Slot { alts: A229, optional: false, typed: false }, Slot { alts: A369, optional: false, typed: false }, Slot { alts: A205, optional: false, typed: true }, Slot { alts: A205, optional: false, typed: true }];
-const SLOTS_510: &[Slot] = &[Slot { alts: A319, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A229, optional: false, typed: false }, Slot { alts: A229, optional: false, typed: false }, Slot { alts: A369, optional: false, typed: false }, Slot { alts: A205, optional: false, typed: true }, Slot { alts: A205, optional: false, typed: true }];
-const SLOTS_511: &[Slot] = &[Slot { alts: A319, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A229, optional: false, typed: false }, Slot { alts: A229, optional: false, typed: false }, Slot { alts: A369, optional: false, typed: false }, Slot { alts: A19, optional: false, typed: true }, Slot { alts: A362, optional: false, typed: true }, Slot { alts: A362, optional: false, typed: true }, Slot { alts: A19, optional: false, typed: true }, Slot { alts: A117, optional: true, typed: false }];
-const SLOTS_512: &[Slot] = &[Slot { alts: A319, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A229, optional: false, typed: false }, Slot { alts: A229, optional: false, typed: false }, Slot { alts: A369, optional: false, typed: false }, Slot { alts: A19, optional: false, typed: true }, Slot { alts: A362, optional: false, typed: true }, Slot { alts: A362, optional: false, typed: true }, Slot { alts: A19, optional: false, typed: true }, Slot { alts: A117, optional: true, typed: false }];
-const SLOTS_513: &[Slot] = &[Slot { alts: A319, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A229, optional: false, typed: false }, Slot { alts: A229, optional: false, typed: false }, Slot { alts: A369, optional: false, typed: false }, Slot { alts: A2, optional: false, typed: true }, Slot { alts: A6, optional: false, typed: true }, Slot { alts: A6, optional: false, typed: true }, Slot { alts: A2, optional: false, typed: true }];
-const SLOTS_514: &[Slot] = &[Slot { alts: A319, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A229, optional: false, typed: false }, Slot { alts: A229, optional: false, typed: false }, Slot { alts: A369, optional: false, typed: false }, Slot { alts: A2, optional: false, typed: true }, Slot { alts: A6, optional: false, typed: true }, Slot { alts: A6, optional: false, typed: true }, Slot { alts: A2, optional: false, typed: true }];
-const SLOTS_515: &[Slot] = &[Slot { alts: A319, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A229, optional: false, typed: false }, Slot { alts: A229, optional: false, typed: false }, Slot { alts: A374, optional: false, typed: false }, Slot { alts: A2, optional: false, typed: true }, Slot { alts: A120, optional: false, typed: true }, Slot { alts: A120, optional: false, typed: true }, Slot { alts: A2, optional: false, typed: true }];
-const SLOTS_516: &[Slot] = &[Slot { alts: A319, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A229, optional: false, typed: false }, Slot { alts: A229, optional: false, typed: false }, Slot { alts: A374, optional: false, typed: false }, Slot { alts: A2, optional: false, typed: true }, Slot { alts: A120, optional: false, typed: true }, Slot { alts: A120, optional: false, typed: true }, Slot { alts: A2, optional: false, typed: true }];
-const SLOTS_517: &[Slot] = &[Slot { alts: A319, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A229, optional: false, typed: false }, Slot { alts: A229, optional: false, typed: false }, Slot { alts: A228, optional: false, typed: false }, Slot { alts: A14, optional: true, typed: false }, Slot { alts: A3, optional: false, typed: true }, Slot { alts: A3, optional: false, typed: true }, Slot { alts: A3, optional: false, typed: true }, Slot { alts: A3, optional: false, typed: true }];
-const SLOTS_518: &[Slot] = &[Slot { alts: A319, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A229, optional: false, typed: false }, Slot { alts: A229, optional: false, typed: false }, Slot { alts: A228, optional: false, typed: false }, Slot { alts: A14, optional: true, typed: false }, Slot { alts: A3, optional: false, typed: true }, Slot { alts: A3, optional: false, typed: true }, Slot { alts: A3, optional: false, typed: true }, Slot { alts: A3, optional: false, typed: true }];
-const SLOTS_519: &[Slot] = &[Slot { alts: A319, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A203, optional: false, typed: false }, Slot { alts: A204, optional: false, typed: false }, Slot { alts: A375, optional: false, typed: false }, Slot { alts: A19, optional: false, typed: true }, Slot { alts: A376, optional: false, typed: true }, Slot { alts: A376, optional: false, typed: true }, Slot { alts: A19, optional: false, typed: true }, Slot { alts: A117, optional: true, typed: false }];
-const SLOTS_520: &[Slot] = &[Slot { alts: A319, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A203, optional: false, typed: false }, Slot { alts: A204, optional: false, typed: false }, Slot { alts: A375, optional: false, typed: false }, Slot { alts: A19, optional: false, typed: true }, Slot { alts: A376, optional: false, typed: true }, Slot { alts: A376, optional: false, typed: true }, Slot { alts: A19, optional: false, typed: true }, Slot { alts: A117, optional: true, typed: false }];
-const SLOTS_521: &[Slot] = &[Slot { alts: A319, optional: false, typed: false }, Slot { alts: A238, optional: false, typed: false }, Slot { alts: A48, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A203, optional: false, typed: false }, Slot { alts: A204, optional: false, typed: false }, Slot { alts: A377, optional: false, typed: false }, Slot { alts: A19, optional: false, typed: true }, Slot { alts: A237, optional: false, typed: true }, Slot { alts: A237, optional: false, typed: true }, Slot { alts: A19, optional: false, typed: true }];
-const SLOTS_522: &[Slot] = &[Slot { alts: A319, optional: false, typed: false }, Slot { alts: A238, optional: false, typed: false }, Slot { alts: A48, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A203, optional: false, typed: false }, Slot { alts: A204, optional: false, typed: false }, Slot { alts: A377, optional: false, typed: false }, Slot { alts: A19, optional: false, typed: true }, Slot { alts: A237, optional: false, typed: true }, Slot { alts: A237, optional: false, typed: true }, Slot { alts: A19, optional: false, typed: true }];
-const SLOTS_523: &[Slot] = &[Slot { alts: A378, optional: false, typed: false }, Slot { alts: A379, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A229, optional: false, typed: false }, Slot { alts: A369, optional: false, typed: false }, Slot { alts: A370, optional: true, typed: false }, Slot { alts: A373, optional: false, typed: true }];
-const SLOTS_524: &[Slot] = &[Slot { alts: A378, optional: false, typed: false }, Slot { alts: A379, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A229, optional: false, typed: false }, Slot { alts: A369, optional: false, typed: false }, Slot { alts: A370, optional: true, typed: false }, Slot { alts: A373, optional: false, typed: true }];
-const SLOTS_525: &[Slot] = &[Slot { alts: A378, optional: false, typed: false }, Slot { alts: A379, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A229, optional: false, typed: false }, Slot { alts: A380, optional: false, typed: false }, Slot { alts: A370, optional: true, typed: false }, Slot { alts: A19, optional: false, typed: true }];
-const SLOTS_526: &[Slot] = &[Slot { alts: A378, optional: false, typed: false }, Slot { alts: A379, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A229, optional: false, typed: false }, Slot { alts: A380, optional: false, typed: false }, Slot { alts: A370, optional: true, typed: false }, Slot { alts: A19, optional: false, typed: true }];
-const SLOTS_527: &[Slot] = &[Slot { alts: A378, optional: false, typed: false }, Slot { alts: A379, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A229, optional: false, typed: false }, Slot { alts: A374, optional: false, typed: false }, Slot { alts: A370, optional: true, typed: false }, Slot { alts: A2, optional: false, typed: true }];
-const SLOTS_528: &[Slot] = &[Slot { alts: A378, optional: false, typed: false }, Slot { alts: A379, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A229, optional: false, typed: false }, Slot { alts: A374, optional: false, typed: false }, Slot { alts: A370, optional: true, typed: false }, Slot { alts: A2, optional: false, typed: true }];
-const SLOTS_529: &[Slot] = &[Slot { alts: A378, optional: false, typed: false }, Slot { alts: A379, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }, Slot { alts: A229, optional: false, typed: false }, Slot { alts: A228, optional: false, typed: false }, Slot { alts: A370, optional: true, typed: false }, Slot { alts: A3, optional: false, typed: true }];
-const SLOTS_530: &[Slot] = &[Slot { alts: A378, optional: false, typed: false }, Slot { alts: A379, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A229, optional: false, typed: false }, Slot { alts: A228, optional: false, typed: false }, Slot { alts: A370, optional: true, typed: false }, Slot { alts: A3, optional: false, typed: true }];
+const SLOTS_452: &[Slot] =
+    &[Slot { alts: A45, optional: false, typed: false }, Slot { alts: A353, optional: false, typed: false }, Slot { alts: A51, optional: false, typed: true }];
+const SLOTS_453: &[Slot] =
+    &[Slot { alts: A45, optional: false, typed: false }, Slot { alts: A354, optional: false, typed: false }, Slot { alts: A8, optional: false, typed: true }];
+const SLOTS_454: &[Slot] =
+    &[Slot { alts: A20, optional: false, typed: true }, Slot { alts: A20, optional: false, typed: true }, Slot { alts: A355, optional: false, typed: false }];
+const SLOTS_455: &[Slot] = &[
+    Slot { alts: A20, optional: false, typed: true },
+    Slot { alts: A20, optional: false, typed: true },
+    Slot { alts: A355, optional: false, typed: false },
+    Slot { alts: A39, optional: false, typed: false },
+];
+const SLOTS_456: &[Slot] = &[
+    Slot { alts: A20, optional: false, typed: true },
+    Slot { alts: A20, optional: false, typed: true },
+    Slot { alts: A355, optional: false, typed: false },
+    Slot { alts: A36, optional: false, typed: false },
+];
+const SLOTS_457: &[Slot] = &[
+    Slot { alts: A20, optional: false, typed: true },
+    Slot { alts: A20, optional: false, typed: true },
+    Slot { alts: A49, optional: false, typed: true },
+    Slot { alts: A10, optional: true, typed: false },
+    Slot { alts: A61, optional: false, typed: false },
+];
+const SLOTS_458: &[Slot] = &[
+    Slot { alts: A20, optional: false, typed: true },
+    Slot { alts: A20, optional: false, typed: true },
+    Slot { alts: A49, optional: false, typed: true },
+    Slot { alts: A10, optional: true, typed: false },
+    Slot { alts: A61, optional: false, typed: false },
+    Slot { alts: A39, optional: false, typed: false },
+];
+const SLOTS_459: &[Slot] =
+    &[Slot { alts: A356, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }];
+const SLOTS_460: &[Slot] =
+    &[Slot { alts: A81, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }];
+const SLOTS_461: &[Slot] =
+    &[Slot { alts: A82, optional: false, typed: false }, Slot { alts: A45, optional: false, typed: false }, Slot { alts: A53, optional: false, typed: false }];
+const SLOTS_462: &[Slot] = &[
+    Slot { alts: A357, optional: false, typed: false },
+    Slot { alts: A327, optional: false, typed: false },
+    Slot { alts: A45, optional: false, typed: false },
+    Slot { alts: A53, optional: false, typed: false },
+    Slot { alts: A358, optional: false, typed: false },
+    Slot { alts: A205, optional: false, typed: true },
+    Slot { alts: A4, optional: false, typed: true },
+    Slot { alts: A4, optional: false, typed: true },
+];
+const SLOTS_463: &[Slot] = &[
+    Slot { alts: A357, optional: false, typed: false },
+    Slot { alts: A327, optional: false, typed: false },
+    Slot { alts: A45, optional: false, typed: false },
+    Slot { alts: A53, optional: false, typed: false },
+    Slot { alts: A358, optional: false, typed: false },
+    Slot { alts: A2, optional: false, typed: true },
+    Slot { alts: A6, optional: false, typed: true },
+    Slot { alts: A6, optional: false, typed: true },
+];
+const SLOTS_464: &[Slot] = &[
+    Slot { alts: A357, optional: false, typed: false },
+    Slot { alts: A327, optional: false, typed: false },
+    Slot { alts: A45, optional: false, typed: false },
+    Slot { alts: A53, optional: false, typed: false },
+    Slot { alts: A359, optional: false, typed: false },
+    Slot { alts: A2, optional: false, typed: true },
+    Slot { alts: A120, optional: false, typed: true },
+    Slot { alts: A120, optional: false, typed: true },
+];
+const SLOTS_465: &[Slot] = &[
+    Slot { alts: A357, optional: false, typed: false },
+    Slot { alts: A327, optional: false, typed: false },
+    Slot { alts: A45, optional: false, typed: false },
+    Slot { alts: A53, optional: false, typed: false },
+    Slot { alts: A360, optional: false, typed: false },
+    Slot { alts: A205, optional: false, typed: true },
+    Slot { alts: A209, optional: false, typed: true },
+    Slot { alts: A209, optional: false, typed: true },
+];
+const SLOTS_466: &[Slot] = &[
+    Slot { alts: A357, optional: false, typed: false },
+    Slot { alts: A327, optional: false, typed: false },
+    Slot { alts: A45, optional: false, typed: false },
+    Slot { alts: A53, optional: false, typed: false },
+    Slot { alts: A361, optional: false, typed: false },
+    Slot { alts: A117, optional: true, typed: false },
+    Slot { alts: A19, optional: false, typed: true },
+    Slot { alts: A362, optional: false, typed: true },
+    Slot { alts: A362, optional: false, typed: true },
+];
+const SLOTS_467: &[Slot] = &[
+    Slot { alts: A357, optional: false, typed: false },
+    Slot { alts: A45, optional: false, typed: false },
+    Slot { alts: A53, optional: false, typed: false },
+    Slot { alts: A359, optional: false, typed: false },
+    Slot { alts: A205, optional: false, typed: true },
+    Slot { alts: A4, optional: false, typed: true },
+    Slot { alts: A4, optional: false, typed: true },
+];
+const SLOTS_468: &[Slot] = &[
+    Slot { alts: A357, optional: false, typed: false },
+    Slot { alts: A45, optional: false, typed: false },
+    Slot { alts: A53, optional: false, typed: false },
+    Slot { alts: A359, optional: false, typed: false },
+    Slot { alts: A2, optional: false, typed: true },
+    Slot { alts: A6, optional: false, typed: true },
+    Slot { alts: A6, optional: false, typed: true },
+];
+const SLOTS_469: &[Slot] = &[
+    Slot { alts: A357, optional: false, typed: false },
+    Slot { alts: A45, optional: false, typed: false },
+    Slot { alts: A53, optional: false, typed: false },
+    Slot { alts: A363, optional: false, typed: false },
+    Slot { alts: A2, optional: false, typed: true },
+    Slot { alts: A120, optional: false, typed: true },
+    Slot { alts: A120, optional: false, typed: true },
+];
+const SLOTS_470: &[Slot] = &[
+    Slot { alts: A357, optional: false, typed: false },
+    Slot { alts: A45, optional: false, typed: false },
+    Slot { alts: A53, optional: false, typed: false },
+    Slot { alts: A358, optional: false, typed: false },
+    Slot { alts: A205, optional: false, typed: true },
+    Slot { alts: A209, optional: false, typed: true },
+    Slot { alts: A209, optional: false, typed: true },
+];
+const SLOTS_471: &[Slot] = &[
+    Slot { alts: A357, optional: false, typed: false },
+    Slot { alts: A45, optional: false, typed: false },
+    Slot { alts: A53, optional: false, typed: false },
+    Slot { alts: A364, optional: false, typed: false },
+    Slot { alts: A117, optional: true, typed: false },
+    Slot { alts: A19, optional: false, typed: true },
+    Slot { alts: A362, optional: false, typed: true },
+    Slot { alts: A362, optional: false, typed: true },
+];
+const SLOTS_472: &[Slot] = &[
+    Slot { alts: A357, optional: false, typed: false },
+    Slot { alts: A45, optional: false, typed: false },
+    Slot { alts: A53, optional: false, typed: false },
+    Slot { alts: A365, optional: false, typed: false },
+    Slot { alts: A19, optional: false, typed: true },
+    Slot { alts: A237, optional: false, typed: true },
+    Slot { alts: A237, optional: false, typed: true },
+    Slot { alts: A366, optional: false, typed: false },
+    Slot { alts: A48, optional: false, typed: false },
+];
+const SLOTS_473: &[Slot] = &[
+    Slot { alts: A367, optional: false, typed: false },
+    Slot { alts: A368, optional: false, typed: false },
+    Slot { alts: A45, optional: false, typed: false },
+    Slot { alts: A53, optional: false, typed: false },
+    Slot { alts: A229, optional: false, typed: false },
+    Slot { alts: A369, optional: false, typed: false },
+    Slot { alts: A370, optional: true, typed: false },
+    Slot { alts: A371, optional: false, typed: true },
+];
+const SLOTS_474: &[Slot] = &[
+    Slot { alts: A367, optional: false, typed: false },
+    Slot { alts: A368, optional: false, typed: false },
+    Slot { alts: A45, optional: false, typed: false },
+    Slot { alts: A229, optional: false, typed: false },
+    Slot { alts: A369, optional: false, typed: false },
+    Slot { alts: A370, optional: true, typed: false },
+    Slot { alts: A371, optional: false, typed: true },
+];
+const SLOTS_475: &[Slot] = &[
+    Slot { alts: A367, optional: false, typed: false },
+    Slot { alts: A290, optional: false, typed: false },
+    Slot { alts: A45, optional: false, typed: false },
+    Slot { alts: A53, optional: false, typed: false },
+    Slot { alts: A229, optional: false, typed: false },
+    Slot { alts: A369, optional: false, typed: false },
+    Slot { alts: A370, optional: true, typed: false },
+    Slot { alts: A371, optional: false, typed: true },
+];
+const SLOTS_476: &[Slot] = &[
+    Slot { alts: A367, optional: false, typed: false },
+    Slot { alts: A290, optional: false, typed: false },
+    Slot { alts: A45, optional: false, typed: false },
+    Slot { alts: A229, optional: false, typed: false },
+    Slot { alts: A369, optional: false, typed: false },
+    Slot { alts: A370, optional: true, typed: false },
+    Slot { alts: A371, optional: false, typed: true },
+];
+const SLOTS_477: &[Slot] = &[
+    Slot { alts: A367, optional: false, typed: false },
+    Slot { alts: A372, optional: false, typed: false },
+    Slot { alts: A45, optional: false, typed: false },
+    Slot { alts: A53, optional: false, typed: false },
+    Slot { alts: A229, optional: false, typed: false },
+    Slot { alts: A369, optional: false, typed: false },
+    Slot { alts: A370, optional: true, typed: false },
+    Slot { alts: A373, optional: false, typed: true },
+];
+const SLOTS_478: &[Slot] = &[
+    Slot { alts: A367, optional: false, typed: false },
+    Slot { alts: A372, optional: false, typed: false },
+    Slot { alts: A45, optional: false, typed: false },
+    Slot { alts: A229, optional: false, typed: false },
+    Slot { alts: A369, optional: false, typed: false },
+    Slot { alts: A370, optional: true, typed: false },
+    Slot { alts: A373, optional: false, typed: true },
+];
+const SLOTS_479: &[Slot] = &[
+    Slot { alts: A367, optional: false, typed: false },
+    Slot { alts: A368, optional: false, typed: false },
+    Slot { alts: A45, optional: false, typed: false },
+    Slot { alts: A53, optional: false, typed: false },
+    Slot { alts: A229, optional: false, typed: false },
+    Slot { alts: A369, optional: false, typed: false },
+    Slot { alts: A370, optional: true, typed: false },
+    Slot { alts: A6, optional: false, typed: true },
+];
+const SLOTS_480: &[Slot] = &[
+    Slot { alts: A367, optional: false, typed: false },
+    Slot { alts: A368, optional: false, typed: false },
+    Slot { alts: A45, optional: false, typed: false },
+    Slot { alts: A229, optional: false, typed: false },
+    Slot { alts: A369, optional: false, typed: false },
+    Slot { alts: A370, optional: true, typed: false },
+    Slot { alts: A6, optional: false, typed: true },
+];
+const SLOTS_481: &[Slot] = &[
+    Slot { alts: A367, optional: false, typed: false },
+    Slot { alts: A290, optional: false, typed: false },
+    Slot { alts: A45, optional: false, typed: false },
+    Slot { alts: A53, optional: false, typed: false },
+    Slot { alts: A229, optional: false, typed: false },
+    Slot { alts: A369, optional: false, typed: false },
+    Slot { alts: A370, optional: true, typed: false },
+    Slot { alts: A6, optional: false, typed: true },
+];
+const SLOTS_482: &[Slot] = &[
+    Slot { alts: A367, optional: false, typed: false },
+    Slot { alts: A290, optional: false, typed: false },
+    Slot { alts: A45, optional: false, typed: false },
+    Slot { alts: A229, optional: false, typed: false },
+    Slot { alts: A369, optional: false, typed: false },
+    Slot { alts: A370, optional: true, typed: false },
+    Slot { alts: A6, optional: false, typed: true },
+];
+const SLOTS_483: &[Slot] = &[
+    Slot { alts: A367, optional: false, typed: false },
+    Slot { alts: A372, optional: false, typed: false },
+    Slot { alts: A45, optional: false, typed: false },
+    Slot { alts: A53, optional: false, typed: false },
+    Slot { alts: A229, optional: false, typed: false },
+    Slot { alts: A369, optional: false, typed: false },
+    Slot { alts: A370, optional: true, typed: false },
+    Slot { alts: A2, optional: false, typed: true },
+];
+const SLOTS_484: &[Slot] = &[
+    Slot { alts: A367, optional: false, typed: false },
+    Slot { alts: A372, optional: false, typed: false },
+    Slot { alts: A45, optional: false, typed: false },
+    Slot { alts: A229, optional: false, typed: false },
+    Slot { alts: A369, optional: false, typed: false },
+    Slot { alts: A370, optional: true, typed: false },
+    Slot { alts: A2, optional: false, typed: true },
+];
+const SLOTS_485: &[Slot] = &[
+    Slot { alts: A367, optional: false, typed: false },
+    Slot { alts: A368, optional: false, typed: false },
+    Slot { alts: A45, optional: false, typed: false },
+    Slot { alts: A53, optional: false, typed: false },
+    Slot { alts: A229, optional: false, typed: false },
+    Slot { alts: A374, optional: false, typed: false },
+    Slot { alts: A370, optional: true, typed: false },
+    Slot { alts: A120, optional: false, typed: true },
+];
+const SLOTS_486: &[Slot] = &[
+    Slot { alts: A367, optional: false, typed: false },
+    Slot { alts: A368, optional: false, typed: false },
+    Slot { alts: A45, optional: false, typed: false },
+    Slot { alts: A229, optional: false, typed: false },
+    Slot { alts: A374, optional: false, typed: false },
+    Slot { alts: A370, optional: true, typed: false },
+    Slot { alts: A120, optional: false, typed: true },
+];
+const SLOTS_487: &[Slot] = &[
+    Slot { alts: A367, optional: false, typed: false },
+    Slot { alts: A290, optional: false, typed: false },
+    Slot { alts: A45, optional: false, typed: false },
+    Slot { alts: A53, optional: false, typed: false },
+    Slot { alts: A229, optional: false, typed: false },
+    Slot { alts: A374, optional: false, typed: false },
+    Slot { alts: A370, optional: true, typed: false },
+    Slot { alts: A120, optional: false, typed: true },
+];
+const SLOTS_488: &[Slot] = &[
+    Slot { alts: A367, optional: false, typed: false },
+    Slot { alts: A290, optional: false, typed: false },
+    Slot { alts: A45, optional: false, typed: false },
+    Slot { alts: A229, optional: false, typed: false },
+    Slot { alts: A374, optional: false, typed: false },
+    Slot { alts: A370, optional: true, typed: false },
+    Slot { alts: A120, optional: false, typed: true },
+];
+const SLOTS_489: &[Slot] = &[
+    Slot { alts: A367, optional: false, typed: false },
+    Slot { alts: A372, optional: false, typed: false },
+    Slot { alts: A45, optional: false, typed: false },
+    Slot { alts: A53, optional: false, typed: false },
+    Slot { alts: A229, optional: false, typed: false },
+    Slot { alts: A374, optional: false, typed: false },
+    Slot { alts: A370, optional: true, typed: false },
+    Slot { alts: A2, optional: false, typed: true },
+];
+const SLOTS_490: &[Slot] = &[
+    Slot { alts: A367, optional: false, typed: false },
+    Slot { alts: A372, optional: false, typed: false },
+    Slot { alts: A45, optional: false, typed: false },
+    Slot { alts: A229, optional: false, typed: false },
+    Slot { alts: A374, optional: false, typed: false },
+    Slot { alts: A370, optional: true, typed: false },
+    Slot { alts: A2, optional: false, typed: true },
+];
+const SLOTS_491: &[Slot] = &[
+    Slot { alts: A367, optional: false, typed: false },
+    Slot { alts: A368, optional: false, typed: false },
+    Slot { alts: A45, optional: false, typed: false },
+    Slot { alts: A53, optional: false, typed: false },
+    Slot { alts: A229, optional: false, typed: false },
+    Slot { alts: A228, optional: false, typed: false },
+    Slot { alts: A370, optional: true, typed: false },
+    Slot { alts: A3, optional: false, typed: true },
+];
+const SLOTS_492: &[Slot] = &[
+    Slot { alts: A367, optional: false, typed: false },
+    Slot { alts: A368, optional: false, typed: false },
+    Slot { alts: A45, optional: false, typed: false },
+    Slot { alts: A229, optional: false, typed: false },
+    Slot { alts: A228, optional: false, typed: false },
+    Slot { alts: A370, optional: true, typed: false },
+    Slot { alts: A3, optional: false, typed: true },
+];
+const SLOTS_493: &[Slot] = &[
+    Slot { alts: A367, optional: false, typed: false },
+    Slot { alts: A290, optional: false, typed: false },
+    Slot { alts: A45, optional: false, typed: false },
+    Slot { alts: A53, optional: false, typed: false },
+    Slot { alts: A229, optional: false, typed: false },
+    Slot { alts: A228, optional: false, typed: false },
+    Slot { alts: A370, optional: true, typed: false },
+    Slot { alts: A3, optional: false, typed: true },
+];
+const SLOTS_494: &[Slot] = &[
+    Slot { alts: A367, optional: false, typed: false },
+    Slot { alts: A290, optional: false, typed: false },
+    Slot { alts: A45, optional: false, typed: false },
+    Slot { alts: A229, optional: false, typed: false },
+    Slot { alts: A228, optional: false, typed: false },
+    Slot { alts: A370, optional: true, typed: false },
+    Slot { alts: A3, optional: false, typed: true },
+];
+const SLOTS_495: &[Slot] = &[
+    Slot { alts: A367, optional: false, typed: false },
+    Slot { alts: A372, optional: false, typed: false },
+    Slot { alts: A45, optional: false, typed: false },
+    Slot { alts: A53, optional: false, typed: false },
+    Slot { alts: A229, optional: false, typed: false },
+    Slot { alts: A228, optional: false, typed: false },
+    Slot { alts: A370, optional: true, typed: false },
+    Slot { alts: A3, optional: false, typed: true },
+];
+const SLOTS_496: &[Slot] = &[
+    Slot { alts: A367, optional: false, typed: false },
+    Slot { alts: A372, optional: false, typed: false },
+    Slot { alts: A45, optional: false, typed: false },
+    Slot { alts: A229, optional: false, typed: false },
+    Slot { alts: A228, optional: false, typed: false },
+    Slot { alts: A370, optional: true, typed: false },
+    Slot { alts: A3, optional: false, typed: true },
+];
+const SLOTS_497: &[Slot] = &[
+    Slot { alts: A367, optional: false, typed: false },
+    Slot { alts: A368, optional: false, typed: false },
+    Slot { alts: A45, optional: false, typed: false },
+    Slot { alts: A53, optional: false, typed: false },
+    Slot { alts: A203, optional: false, typed: false },
+    Slot { alts: A375, optional: false, typed: false },
+    Slot { alts: A370, optional: true, typed: false },
+    Slot { alts: A376, optional: false, typed: true },
+];
+const SLOTS_498: &[Slot] = &[
+    Slot { alts: A367, optional: false, typed: false },
+    Slot { alts: A368, optional: false, typed: false },
+    Slot { alts: A45, optional: false, typed: false },
+    Slot { alts: A203, optional: false, typed: false },
+    Slot { alts: A375, optional: false, typed: false },
+    Slot { alts: A370, optional: true, typed: false },
+    Slot { alts: A376, optional: false, typed: true },
+];
+const SLOTS_499: &[Slot] = &[
+    Slot { alts: A367, optional: false, typed: false },
+    Slot { alts: A290, optional: false, typed: false },
+    Slot { alts: A45, optional: false, typed: false },
+    Slot { alts: A53, optional: false, typed: false },
+    Slot { alts: A204, optional: false, typed: false },
+    Slot { alts: A375, optional: false, typed: false },
+    Slot { alts: A370, optional: true, typed: false },
+    Slot { alts: A376, optional: false, typed: true },
+];
+const SLOTS_500: &[Slot] = &[
+    Slot { alts: A367, optional: false, typed: false },
+    Slot { alts: A290, optional: false, typed: false },
+    Slot { alts: A45, optional: false, typed: false },
+    Slot { alts: A204, optional: false, typed: false },
+    Slot { alts: A375, optional: false, typed: false },
+    Slot { alts: A370, optional: true, typed: false },
+    Slot { alts: A376, optional: false, typed: true },
+];
+const SLOTS_501: &[Slot] = &[
+    Slot { alts: A367, optional: false, typed: false },
+    Slot { alts: A372, optional: false, typed: false },
+    Slot { alts: A45, optional: false, typed: false },
+    Slot { alts: A53, optional: false, typed: false },
+    Slot { alts: A229, optional: false, typed: false },
+    Slot { alts: A375, optional: false, typed: false },
+    Slot { alts: A370, optional: true, typed: false },
+    Slot { alts: A19, optional: false, typed: true },
+];
+const SLOTS_502: &[Slot] = &[
+    Slot { alts: A367, optional: false, typed: false },
+    Slot { alts: A372, optional: false, typed: false },
+    Slot { alts: A45, optional: false, typed: false },
+    Slot { alts: A229, optional: false, typed: false },
+    Slot { alts: A375, optional: false, typed: false },
+    Slot { alts: A370, optional: true, typed: false },
+    Slot { alts: A19, optional: false, typed: true },
+];
+const SLOTS_503: &[Slot] = &[
+    Slot { alts: A367, optional: false, typed: false },
+    Slot { alts: A368, optional: false, typed: false },
+    Slot { alts: A45, optional: false, typed: false },
+    Slot { alts: A53, optional: false, typed: false },
+    Slot { alts: A203, optional: false, typed: false },
+    Slot { alts: A377, optional: false, typed: false },
+    Slot { alts: A370, optional: true, typed: false },
+    Slot { alts: A237, optional: false, typed: true },
+];
+const SLOTS_504: &[Slot] = &[
+    Slot { alts: A367, optional: false, typed: false },
+    Slot { alts: A368, optional: false, typed: false },
+    Slot { alts: A45, optional: false, typed: false },
+    Slot { alts: A203, optional: false, typed: false },
+    Slot { alts: A377, optional: false, typed: false },
+    Slot { alts: A370, optional: true, typed: false },
+    Slot { alts: A237, optional: false, typed: true },
+];
+const SLOTS_505: &[Slot] = &[
+    Slot { alts: A367, optional: false, typed: false },
+    Slot { alts: A290, optional: false, typed: false },
+    Slot { alts: A45, optional: false, typed: false },
+    Slot { alts: A53, optional: false, typed: false },
+    Slot { alts: A204, optional: false, typed: false },
+    Slot { alts: A377, optional: false, typed: false },
+    Slot { alts: A370, optional: true, typed: false },
+    Slot { alts: A237, optional: false, typed: true },
+];
+const SLOTS_506: &[Slot] = &[
+    Slot { alts: A367, optional: false, typed: false },
+    Slot { alts: A290, optional: false, typed: false },
+    Slot { alts: A45, optional: false, typed: false },
+    Slot { alts: A204, optional: false, typed: false },
+    Slot { alts: A377, optional: false, typed: false },
+    Slot { alts: A370, optional: true, typed: false },
+    Slot { alts: A237, optional: false, typed: true },
+];
+const SLOTS_507: &[Slot] = &[
+    Slot { alts: A367, optional: false, typed: false },
+    Slot { alts: A372, optional: false, typed: false },
+    Slot { alts: A45, optional: false, typed: false },
+    Slot { alts: A53, optional: false, typed: false },
+    Slot { alts: A229, optional: false, typed: false },
+    Slot { alts: A377, optional: false, typed: false },
+    Slot { alts: A370, optional: true, typed: false },
+    Slot { alts: A19, optional: false, typed: true },
+];
+const SLOTS_508: &[Slot] = &[
+    Slot { alts: A367, optional: false, typed: false },
+    Slot { alts: A372, optional: false, typed: false },
+    Slot { alts: A45, optional: false, typed: false },
+    Slot { alts: A229, optional: false, typed: false },
+    Slot { alts: A377, optional: false, typed: false },
+    Slot { alts: A370, optional: true, typed: false },
+    Slot { alts: A19, optional: false, typed: true },
+];
+const SLOTS_509: &[Slot] = &[
+    Slot { alts: A319, optional: false, typed: false },
+    Slot { alts: A45, optional: false, typed: false },
+    Slot { alts: A53, optional: false, typed: false },
+    Slot { alts: A229, optional: false, typed: false },
+    Slot { alts: A229, optional: false, typed: false },
+    Slot { alts: A369, optional: false, typed: false },
+    Slot { alts: A205, optional: false, typed: true },
+    Slot { alts: A205, optional: false, typed: true },
+];
+const SLOTS_510: &[Slot] = &[
+    Slot { alts: A319, optional: false, typed: false },
+    Slot { alts: A45, optional: false, typed: false },
+    Slot { alts: A229, optional: false, typed: false },
+    Slot { alts: A229, optional: false, typed: false },
+    Slot { alts: A369, optional: false, typed: false },
+    Slot { alts: A205, optional: false, typed: true },
+    Slot { alts: A205, optional: false, typed: true },
+];
+const SLOTS_511: &[Slot] = &[
+    Slot { alts: A319, optional: false, typed: false },
+    Slot { alts: A45, optional: false, typed: false },
+    Slot { alts: A53, optional: false, typed: false },
+    Slot { alts: A229, optional: false, typed: false },
+    Slot { alts: A229, optional: false, typed: false },
+    Slot { alts: A369, optional: false, typed: false },
+    Slot { alts: A19, optional: false, typed: true },
+    Slot { alts: A362, optional: false, typed: true },
+    Slot { alts: A362, optional: false, typed: true },
+    Slot { alts: A19, optional: false, typed: true },
+    Slot { alts: A117, optional: true, typed: false },
+];
+const SLOTS_512: &[Slot] = &[
+    Slot { alts: A319, optional: false, typed: false },
+    Slot { alts: A45, optional: false, typed: false },
+    Slot { alts: A229, optional: false, typed: false },
+    Slot { alts: A229, optional: false, typed: false },
+    Slot { alts: A369, optional: false, typed: false },
+    Slot { alts: A19, optional: false, typed: true },
+    Slot { alts: A362, optional: false, typed: true },
+    Slot { alts: A362, optional: false, typed: true },
+    Slot { alts: A19, optional: false, typed: true },
+    Slot { alts: A117, optional: true, typed: false },
+];
+const SLOTS_513: &[Slot] = &[
+    Slot { alts: A319, optional: false, typed: false },
+    Slot { alts: A45, optional: false, typed: false },
+    Slot { alts: A53, optional: false, typed: false },
+    Slot { alts: A229, optional: false, typed: false },
+    Slot { alts: A229, optional: false, typed: false },
+    Slot { alts: A369, optional: false, typed: false },
+    Slot { alts: A2, optional: false, typed: true },
+    Slot { alts: A6, optional: false, typed: true },
+    Slot { alts: A6, optional: false, typed: true },
+    Slot { alts: A2, optional: false, typed: true },
+];
+const SLOTS_514: &[Slot] = &[
+    Slot { alts: A319, optional: false, typed: false },
+    Slot { alts: A45, optional: false, typed: false },
+    Slot { alts: A229, optional: false, typed: false },
+    Slot { alts: A229, optional: false, typed: false },
+    Slot { alts: A369, optional: false, typed: false },
+    Slot { alts: A2, optional: false, typed: true },
+    Slot { alts: A6, optional: false, typed: true },
+    Slot { alts: A6, optional: false, typed: true },
+    Slot { alts: A2, optional: false, typed: true },
+];
+const SLOTS_515: &[Slot] = &[
+    Slot { alts: A319, optional: false, typed: false },
+    Slot { alts: A45, optional: false, typed: false },
+    Slot { alts: A53, optional: false, typed: false },
+    Slot { alts: A229, optional: false, typed: false },
+    Slot { alts: A229, optional: false, typed: false },
+    Slot { alts: A374, optional: false, typed: false },
+    Slot { alts: A2, optional: false, typed: true },
+    Slot { alts: A120, optional: false, typed: true },
+    Slot { alts: A120, optional: false, typed: true },
+    Slot { alts: A2, optional: false, typed: true },
+];
+const SLOTS_516: &[Slot] = &[
+    Slot { alts: A319, optional: false, typed: false },
+    Slot { alts: A45, optional: false, typed: false },
+    Slot { alts: A229, optional: false, typed: false },
+    Slot { alts: A229, optional: false, typed: false },
+    Slot { alts: A374, optional: false, typed: false },
+    Slot { alts: A2, optional: false, typed: true },
+    Slot { alts: A120, optional: false, typed: true },
+    Slot { alts: A120, optional: false, typed: true },
+    Slot { alts: A2, optional: false, typed: true },
+];
+const SLOTS_517: &[Slot] = &[
+    Slot { alts: A319, optional: false, typed: false },
+    Slot { alts: A45, optional: false, typed: false },
+    Slot { alts: A53, optional: false, typed: false },
+    Slot { alts: A229, optional: false, typed: false },
+    Slot { alts: A229, optional: false, typed: false },
+    Slot { alts: A228, optional: false, typed: false },
+    Slot { alts: A14, optional: true, typed: false },
+    Slot { alts: A3, optional: false, typed: true },
+    Slot { alts: A3, optional: false, typed: true },
+    Slot { alts: A3, optional: false, typed: true },
+    Slot { alts: A3, optional: false, typed: true },
+];
+const SLOTS_518: &[Slot] = &[
+    Slot { alts: A319, optional: false, typed: false },
+    Slot { alts: A45, optional: false, typed: false },
+    Slot { alts: A229, optional: false, typed: false },
+    Slot { alts: A229, optional: false, typed: false },
+    Slot { alts: A228, optional: false, typed: false },
+    Slot { alts: A14, optional: true, typed: false },
+    Slot { alts: A3, optional: false, typed: true },
+    Slot { alts: A3, optional: false, typed: true },
+    Slot { alts: A3, optional: false, typed: true },
+    Slot { alts: A3, optional: false, typed: true },
+];
+const SLOTS_519: &[Slot] = &[
+    Slot { alts: A319, optional: false, typed: false },
+    Slot { alts: A45, optional: false, typed: false },
+    Slot { alts: A53, optional: false, typed: false },
+    Slot { alts: A203, optional: false, typed: false },
+    Slot { alts: A204, optional: false, typed: false },
+    Slot { alts: A375, optional: false, typed: false },
+    Slot { alts: A19, optional: false, typed: true },
+    Slot { alts: A376, optional: false, typed: true },
+    Slot { alts: A376, optional: false, typed: true },
+    Slot { alts: A19, optional: false, typed: true },
+    Slot { alts: A117, optional: true, typed: false },
+];
+const SLOTS_520: &[Slot] = &[
+    Slot { alts: A319, optional: false, typed: false },
+    Slot { alts: A45, optional: false, typed: false },
+    Slot { alts: A203, optional: false, typed: false },
+    Slot { alts: A204, optional: false, typed: false },
+    Slot { alts: A375, optional: false, typed: false },
+    Slot { alts: A19, optional: false, typed: true },
+    Slot { alts: A376, optional: false, typed: true },
+    Slot { alts: A376, optional: false, typed: true },
+    Slot { alts: A19, optional: false, typed: true },
+    Slot { alts: A117, optional: true, typed: false },
+];
+const SLOTS_521: &[Slot] = &[
+    Slot { alts: A319, optional: false, typed: false },
+    Slot { alts: A238, optional: false, typed: false },
+    Slot { alts: A48, optional: false, typed: false },
+    Slot { alts: A45, optional: false, typed: false },
+    Slot { alts: A53, optional: false, typed: false },
+    Slot { alts: A203, optional: false, typed: false },
+    Slot { alts: A204, optional: false, typed: false },
+    Slot { alts: A377, optional: false, typed: false },
+    Slot { alts: A19, optional: false, typed: true },
+    Slot { alts: A237, optional: false, typed: true },
+    Slot { alts: A237, optional: false, typed: true },
+    Slot { alts: A19, optional: false, typed: true },
+];
+const SLOTS_522: &[Slot] = &[
+    Slot { alts: A319, optional: false, typed: false },
+    Slot { alts: A238, optional: false, typed: false },
+    Slot { alts: A48, optional: false, typed: false },
+    Slot { alts: A45, optional: false, typed: false },
+    Slot { alts: A203, optional: false, typed: false },
+    Slot { alts: A204, optional: false, typed: false },
+    Slot { alts: A377, optional: false, typed: false },
+    Slot { alts: A19, optional: false, typed: true },
+    Slot { alts: A237, optional: false, typed: true },
+    Slot { alts: A237, optional: false, typed: true },
+    Slot { alts: A19, optional: false, typed: true },
+];
+const SLOTS_523: &[Slot] = &[
+    Slot { alts: A378, optional: false, typed: false },
+    Slot { alts: A379, optional: false, typed: false },
+    Slot { alts: A45, optional: false, typed: false },
+    Slot { alts: A53, optional: false, typed: false },
+    Slot { alts: A229, optional: false, typed: false },
+    Slot { alts: A369, optional: false, typed: false },
+    Slot { alts: A370, optional: true, typed: false },
+    Slot { alts: A373, optional: false, typed: true },
+];
+const SLOTS_524: &[Slot] = &[
+    Slot { alts: A378, optional: false, typed: false },
+    Slot { alts: A379, optional: false, typed: false },
+    Slot { alts: A45, optional: false, typed: false },
+    Slot { alts: A229, optional: false, typed: false },
+    Slot { alts: A369, optional: false, typed: false },
+    Slot { alts: A370, optional: true, typed: false },
+    Slot { alts: A373, optional: false, typed: true },
+];
+const SLOTS_525: &[Slot] = &[
+    Slot { alts: A378, optional: false, typed: false },
+    Slot { alts: A379, optional: false, typed: false },
+    Slot { alts: A45, optional: false, typed: false },
+    Slot { alts: A53, optional: false, typed: false },
+    Slot { alts: A229, optional: false, typed: false },
+    Slot { alts: A380, optional: false, typed: false },
+    Slot { alts: A370, optional: true, typed: false },
+    Slot { alts: A19, optional: false, typed: true },
+];
+const SLOTS_526: &[Slot] = &[
+    Slot { alts: A378, optional: false, typed: false },
+    Slot { alts: A379, optional: false, typed: false },
+    Slot { alts: A45, optional: false, typed: false },
+    Slot { alts: A229, optional: false, typed: false },
+    Slot { alts: A380, optional: false, typed: false },
+    Slot { alts: A370, optional: true, typed: false },
+    Slot { alts: A19, optional: false, typed: true },
+];
+const SLOTS_527: &[Slot] = &[
+    Slot { alts: A378, optional: false, typed: false },
+    Slot { alts: A379, optional: false, typed: false },
+    Slot { alts: A45, optional: false, typed: false },
+    Slot { alts: A53, optional: false, typed: false },
+    Slot { alts: A229, optional: false, typed: false },
+    Slot { alts: A374, optional: false, typed: false },
+    Slot { alts: A370, optional: true, typed: false },
+    Slot { alts: A2, optional: false, typed: true },
+];
+const SLOTS_528: &[Slot] = &[
+    Slot { alts: A378, optional: false, typed: false },
+    Slot { alts: A379, optional: false, typed: false },
+    Slot { alts: A45, optional: false, typed: false },
+    Slot { alts: A229, optional: false, typed: false },
+    Slot { alts: A374, optional: false, typed: false },
+    Slot { alts: A370, optional: true, typed: false },
+    Slot { alts: A2, optional: false, typed: true },
+];
+const SLOTS_529: &[Slot] = &[
+    Slot { alts: A378, optional: false, typed: false },
+    Slot { alts: A379, optional: false, typed: false },
+    Slot { alts: A45, optional: false, typed: false },
+    Slot { alts: A53, optional: false, typed: false },
+    Slot { alts: A229, optional: false, typed: false },
+    Slot { alts: A228, optional: false, typed: false },
+    Slot { alts: A370, optional: true, typed: false },
+    Slot { alts: A3, optional: false, typed: true },
+];
+const SLOTS_530: &[Slot] = &[
+    Slot { alts: A378, optional: false, typed: false },
+    Slot { alts: A379, optional: false, typed: false },
+    Slot { alts: A45, optional: false, typed: false },
+    Slot { alts: A229, optional: false, typed: false },
+    Slot { alts: A228, optional: false, typed: false },
+    Slot { alts: A370, optional: true, typed: false },
+    Slot { alts: A3, optional: false, typed: true },
+];
 
 const RULES_0: &[Rule] = &[];
 const RULES_1: &[Rule] = &[Rule { mods: &[".f64"], version: (1, 0), sm: 13, only_on: 0, targets: TARGETS_0 }];
-const RULES_2: &[Rule] = &[Rule { mods: &[".s16x2"], version: (8, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".s16x2"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".s8x4"], version: (9, 2), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".s8x4"], version: (1, 0), sm: 120, only_on: 0, targets: TARGETS_1 }, Rule { mods: &[".sat", ".s16x2"], version: (9, 2), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".sat", ".s16x2"], version: (1, 0), sm: 120, only_on: 0, targets: TARGETS_1 }, Rule { mods: &[".sat", ".u16x2"], version: (9, 2), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".sat", ".u16x2"], version: (1, 0), sm: 120, only_on: 0, targets: TARGETS_1 }, Rule { mods: &[".sat", ".u32"], version: (9, 2), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".sat", ".u32"], version: (1, 0), sm: 120, only_on: 0, targets: TARGETS_1 }, Rule { mods: &[".u16x2"], version: (8, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".u16x2"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".u8x4"], version: (9, 2), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".u8x4"], version: (1, 0), sm: 120, only_on: 0, targets: TARGETS_1 }];
-const RULES_3: &[Rule] = &[Rule { mods: &[".s32"], version: (1, 2), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".s64"], version: (4, 3), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".s64"], version: (1, 0), sm: 20, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".u32"], version: (1, 2), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".u64"], version: (4, 3), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".u64"], version: (1, 0), sm: 20, only_on: 0, targets: TARGETS_0 }];
-const RULES_4: &[Rule] = &[Rule { mods: &[".rm"], version: (1, 0), sm: 20, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".rp"], version: (1, 0), sm: 20, only_on: 0, targets: TARGETS_0 }];
-const RULES_5: &[Rule] = &[Rule { mods: &[".bf16"], version: (8, 6), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".bf16"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".f16"], version: (8, 6), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".f16"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_0 }];
-const RULES_6: &[Rule] = &[Rule { mods: &[".L2::cache_hint"], version: (7, 4), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::cache_hint"], version: (1, 0), sm: 80, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".acq_rel"], version: (6, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".acq_rel"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".acquire"], version: (6, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".acquire"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".add", ".f32"], version: (2, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".add", ".f32"], version: (1, 0), sm: 20, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".add", ".f64"], version: (5, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".add", ".f64"], version: (1, 0), sm: 60, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".and", ".b64"], version: (3, 1), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".and", ".b64"], version: (1, 0), sm: 32, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".and", ".s64"], version: (3, 1), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".and", ".s64"], version: (1, 0), sm: 32, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".and", ".u64"], version: (3, 1), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".and", ".u64"], version: (1, 0), sm: 32, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cluster"], version: (5, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cluster"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cluster"], version: (1, 0), sm: 60, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cluster"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cta"], version: (5, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cta"], version: (1, 0), sm: 60, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".global", ".add", ".b64"], version: (1, 2), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".global", ".add", ".b64"], version: (1, 0), sm: 12, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".global", ".add", ".s64"], version: (1, 2), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".global", ".add", ".s64"], version: (1, 0), sm: 12, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".global", ".add", ".u64"], version: (1, 2), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".global", ".add", ".u64"], version: (1, 0), sm: 12, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".global", ".b32"], version: (1, 1), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".global", ".cas", ".b64"], version: (1, 2), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".global", ".cas", ".b64"], version: (1, 0), sm: 12, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".global", ".cas", ".s64"], version: (1, 2), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".global", ".cas", ".s64"], version: (1, 0), sm: 12, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".global", ".cas", ".u64"], version: (1, 2), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".global", ".cas", ".u64"], version: (1, 0), sm: 12, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".global", ".exch", ".b64"], version: (1, 2), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".global", ".exch", ".b64"], version: (1, 0), sm: 12, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".global", ".exch", ".s64"], version: (1, 2), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".global", ".exch", ".s64"], version: (1, 0), sm: 12, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".global", ".exch", ".u64"], version: (1, 2), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".global", ".exch", ".u64"], version: (1, 0), sm: 12, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".global", ".s32"], version: (1, 1), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".global", ".u32"], version: (1, 1), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".global"], version: (1, 0), sm: 11, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".gpu"], version: (5, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".gpu"], version: (1, 0), sm: 60, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".max", ".b64"], version: (3, 1), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".max", ".b64"], version: (1, 0), sm: 32, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".max", ".s64"], version: (3, 1), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".max", ".s64"], version: (1, 0), sm: 32, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".max", ".u64"], version: (3, 1), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".max", ".u64"], version: (1, 0), sm: 32, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".min", ".b64"], version: (3, 1), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".min", ".b64"], version: (1, 0), sm: 32, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".min", ".s64"], version: (3, 1), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".min", ".s64"], version: (1, 0), sm: 32, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".min", ".u64"], version: (3, 1), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".min", ".u64"], version: (1, 0), sm: 32, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".or", ".b64"], version: (3, 1), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".or", ".b64"], version: (1, 0), sm: 32, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".or", ".s64"], version: (3, 1), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".or", ".s64"], version: (1, 0), sm: 32, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".or", ".u64"], version: (3, 1), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".or", ".u64"], version: (1, 0), sm: 32, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".relaxed"], version: (6, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".relaxed"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".release"], version: (6, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".release"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared", ".add", ".b64"], version: (2, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared", ".add", ".b64"], version: (1, 0), sm: 20, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared", ".add", ".s64"], version: (2, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared", ".add", ".s64"], version: (1, 0), sm: 20, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared", ".add", ".u64"], version: (2, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared", ".add", ".u64"], version: (1, 0), sm: 20, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared", ".cas", ".b64"], version: (2, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared", ".cas", ".b64"], version: (1, 0), sm: 20, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared", ".cas", ".s64"], version: (2, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared", ".cas", ".s64"], version: (1, 0), sm: 20, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared", ".cas", ".u64"], version: (2, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared", ".cas", ".u64"], version: (1, 0), sm: 20, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared", ".exch", ".b64"], version: (2, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared", ".exch", ".b64"], version: (1, 0), sm: 20, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared", ".exch", ".s64"], version: (2, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared", ".exch", ".s64"], version: (1, 0), sm: 20, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared", ".exch", ".u64"], version: (2, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared", ".exch", ".u64"], version: (1, 0), sm: 20, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared"], version: (1, 2), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared"], version: (1, 0), sm: 12, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared::cluster"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared::cluster"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared::cta"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared::cta"], version: (1, 0), sm: 30, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".sys"], version: (5, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".sys"], version: (1, 0), sm: 60, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".xor", ".b64"], version: (3, 1), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".xor", ".b64"], version: (1, 0), sm: 32, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".xor", ".s64"], version: (3, 1), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".xor", ".s64"], version: (1, 0), sm: 32, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".xor", ".u64"], version: (3, 1), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".xor", ".u64"], version: (1, 0), sm: 32, only_on: 0, targets: TARGETS_0 }];
-const RULES_7: &[Rule] = &[Rule { mods: &[".acq_rel"], version: (6, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".acq_rel"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".acquire"], version: (6, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".acquire"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".add", ".f32"], version: (2, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".add", ".f32"], version: (1, 0), sm: 20, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".add", ".f64"], version: (5, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".add", ".f64"], version: (1, 0), sm: 60, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".and", ".b64"], version: (3, 1), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".and", ".b64"], version: (1, 0), sm: 32, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".and", ".s64"], version: (3, 1), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".and", ".s64"], version: (1, 0), sm: 32, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".and", ".u64"], version: (3, 1), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".and", ".u64"], version: (1, 0), sm: 32, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cluster"], version: (5, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cluster"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cluster"], version: (1, 0), sm: 60, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cluster"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cta"], version: (5, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cta"], version: (1, 0), sm: 60, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".global", ".add", ".b64"], version: (1, 2), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".global", ".add", ".b64"], version: (1, 0), sm: 12, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".global", ".add", ".s64"], version: (1, 2), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".global", ".add", ".s64"], version: (1, 0), sm: 12, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".global", ".add", ".u64"], version: (1, 2), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".global", ".add", ".u64"], version: (1, 0), sm: 12, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".global", ".b32"], version: (1, 1), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".global", ".cas", ".b64"], version: (1, 2), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".global", ".cas", ".b64"], version: (1, 0), sm: 12, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".global", ".cas", ".s64"], version: (1, 2), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".global", ".cas", ".s64"], version: (1, 0), sm: 12, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".global", ".cas", ".u64"], version: (1, 2), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".global", ".cas", ".u64"], version: (1, 0), sm: 12, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".global", ".exch", ".b64"], version: (1, 2), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".global", ".exch", ".b64"], version: (1, 0), sm: 12, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".global", ".exch", ".s64"], version: (1, 2), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".global", ".exch", ".s64"], version: (1, 0), sm: 12, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".global", ".exch", ".u64"], version: (1, 2), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".global", ".exch", ".u64"], version: (1, 0), sm: 12, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".global", ".s32"], version: (1, 1), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".global", ".u32"], version: (1, 1), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".global"], version: (1, 0), sm: 11, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".gpu"], version: (5, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".gpu"], version: (1, 0), sm: 60, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".max", ".b64"], version: (3, 1), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".max", ".b64"], version: (1, 0), sm: 32, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".max", ".s64"], version: (3, 1), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".max", ".s64"], version: (1, 0), sm: 32, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".max", ".u64"], version: (3, 1), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".max", ".u64"], version: (1, 0), sm: 32, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".min", ".b64"], version: (3, 1), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".min", ".b64"], version: (1, 0), sm: 32, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".min", ".s64"], version: (3, 1), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".min", ".s64"], version: (1, 0), sm: 32, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".min", ".u64"], version: (3, 1), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".min", ".u64"], version: (1, 0), sm: 32, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".or", ".b64"], version: (3, 1), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".or", ".b64"], version: (1, 0), sm: 32, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".or", ".s64"], version: (3, 1), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".or", ".s64"], version: (1, 0), sm: 32, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".or", ".u64"], version: (3, 1), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".or", ".u64"], version: (1, 0), sm: 32, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".relaxed"], version: (6, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".relaxed"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".release"], version: (6, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".release"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared", ".add", ".b64"], version: (2, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared", ".add", ".b64"], version: (1, 0), sm: 20, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared", ".add", ".s64"], version: (2, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared", ".add", ".s64"], version: (1, 0), sm: 20, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared", ".add", ".u64"], version: (2, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared", ".add", ".u64"], version: (1, 0), sm: 20, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared", ".cas", ".b64"], version: (2, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared", ".cas", ".b64"], version: (1, 0), sm: 20, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared", ".cas", ".s64"], version: (2, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared", ".cas", ".s64"], version: (1, 0), sm: 20, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared", ".cas", ".u64"], version: (2, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared", ".cas", ".u64"], version: (1, 0), sm: 20, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared", ".exch", ".b64"], version: (2, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared", ".exch", ".b64"], version: (1, 0), sm: 20, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared", ".exch", ".s64"], version: (2, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared", ".exch", ".s64"], version: (1, 0), sm: 20, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared", ".exch", ".u64"], version: (2, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared", ".exch", ".u64"], version: (1, 0), sm: 20, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared"], version: (1, 2), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared"], version: (1, 0), sm: 12, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared::cluster"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared::cluster"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared::cta"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared::cta"], version: (1, 0), sm: 30, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".sys"], version: (5, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".sys"], version: (1, 0), sm: 60, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".xor", ".b64"], version: (3, 1), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".xor", ".b64"], version: (1, 0), sm: 32, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".xor", ".s64"], version: (3, 1), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".xor", ".s64"], version: (1, 0), sm: 32, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".xor", ".u64"], version: (3, 1), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".xor", ".u64"], version: (1, 0), sm: 32, only_on: 0, targets: TARGETS_0 }];
-const RULES_8: &[Rule] = &[Rule { mods: &[".acq_rel"], version: (6, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".acq_rel"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".acquire"], version: (6, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".acquire"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cluster"], version: (5, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cluster"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cluster"], version: (1, 0), sm: 60, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cluster"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cta"], version: (5, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cta"], version: (1, 0), sm: 60, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".global"], version: (1, 0), sm: 11, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".gpu"], version: (5, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".gpu"], version: (1, 0), sm: 60, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".relaxed"], version: (6, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".relaxed"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".release"], version: (6, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".release"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared"], version: (1, 2), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared"], version: (1, 0), sm: 12, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared::cluster"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared::cluster"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared::cta"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared::cta"], version: (1, 0), sm: 30, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".sys"], version: (5, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".sys"], version: (1, 0), sm: 60, only_on: 0, targets: TARGETS_0 }];
-const RULES_9: &[Rule] = &[Rule { mods: &[".acq_rel"], version: (6, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".acq_rel"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".acquire"], version: (6, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".acquire"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cluster"], version: (5, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cluster"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cluster"], version: (1, 0), sm: 60, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cluster"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cta"], version: (5, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cta"], version: (1, 0), sm: 60, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".global"], version: (1, 0), sm: 11, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".gpu"], version: (5, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".gpu"], version: (1, 0), sm: 60, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".relaxed"], version: (6, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".relaxed"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".release"], version: (6, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".release"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared"], version: (1, 2), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared"], version: (1, 0), sm: 12, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared::cluster"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared::cluster"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared::cta"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared::cta"], version: (1, 0), sm: 30, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".sys"], version: (5, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".sys"], version: (8, 4), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".sys"], version: (1, 0), sm: 60, only_on: 0, targets: TARGETS_0 }];
-const RULES_10: &[Rule] = &[Rule { mods: &[".L2::cache_hint"], version: (7, 4), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::cache_hint"], version: (1, 0), sm: 80, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".acq_rel"], version: (6, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".acq_rel"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".acquire"], version: (6, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".acquire"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cluster"], version: (5, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cluster"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cluster"], version: (1, 0), sm: 60, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cluster"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cta"], version: (5, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cta"], version: (1, 0), sm: 60, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".global"], version: (1, 0), sm: 11, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".gpu"], version: (5, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".gpu"], version: (1, 0), sm: 60, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".relaxed"], version: (6, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".relaxed"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".release"], version: (6, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".release"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared"], version: (1, 2), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared"], version: (1, 0), sm: 12, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared::cluster"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared::cluster"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared::cta"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared::cta"], version: (1, 0), sm: 30, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".sys"], version: (5, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".sys"], version: (8, 4), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".sys"], version: (1, 0), sm: 60, only_on: 0, targets: TARGETS_0 }];
-const RULES_11: &[Rule] = &[Rule { mods: &[".L2::cache_hint"], version: (7, 4), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::cache_hint"], version: (1, 0), sm: 80, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".acq_rel"], version: (6, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".acq_rel"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".acquire"], version: (6, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".acquire"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cluster"], version: (5, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cluster"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cluster"], version: (1, 0), sm: 60, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cluster"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cta"], version: (5, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cta"], version: (1, 0), sm: 60, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".global"], version: (1, 0), sm: 11, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".gpu"], version: (5, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".gpu"], version: (1, 0), sm: 60, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".relaxed"], version: (6, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".relaxed"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".release"], version: (6, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".release"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared"], version: (1, 2), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared"], version: (1, 0), sm: 12, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared::cluster"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared::cluster"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared::cta"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared::cta"], version: (1, 0), sm: 30, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".sys"], version: (5, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".sys"], version: (1, 0), sm: 60, only_on: 0, targets: TARGETS_0 }];
-const RULES_12: &[Rule] = &[Rule { mods: &[".L2::cache_hint"], version: (7, 4), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::cache_hint"], version: (1, 0), sm: 80, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".acq_rel"], version: (6, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".acq_rel"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".acquire"], version: (6, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".acquire"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cluster"], version: (5, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cluster"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cluster"], version: (1, 0), sm: 60, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cluster"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cta"], version: (5, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cta"], version: (1, 0), sm: 60, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".global"], version: (1, 0), sm: 11, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".gpu"], version: (5, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".gpu"], version: (1, 0), sm: 60, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".relaxed"], version: (6, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".relaxed"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".release"], version: (6, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".release"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".sys"], version: (5, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".sys"], version: (1, 0), sm: 60, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".v2"], version: (8, 1), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".v2"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".v4"], version: (8, 1), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".v4"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 }];
-const RULES_13: &[Rule] = &[Rule { mods: &[".L2::cache_hint"], version: (7, 4), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::cache_hint"], version: (1, 0), sm: 80, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".acq_rel"], version: (6, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".acq_rel"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".acquire"], version: (6, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".acquire"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".add", ".bf16"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".add", ".bf16"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".add", ".f16"], version: (6, 3), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".add", ".f16"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cluster"], version: (5, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cluster"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cluster"], version: (1, 0), sm: 60, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cluster"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cta"], version: (5, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cta"], version: (1, 0), sm: 60, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".global"], version: (1, 0), sm: 11, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".gpu"], version: (5, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".gpu"], version: (1, 0), sm: 60, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".relaxed"], version: (6, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".relaxed"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".release"], version: (6, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".release"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".sys"], version: (5, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".sys"], version: (1, 0), sm: 60, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".v2"], version: (8, 1), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".v2"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".v4"], version: (8, 1), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".v4"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".v8"], version: (8, 1), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".v8"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 }];
-const RULES_14: &[Rule] = &[Rule { mods: &[".L2::cache_hint"], version: (7, 4), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::cache_hint"], version: (1, 0), sm: 80, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".acq_rel"], version: (6, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".acq_rel"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".acquire"], version: (6, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".acquire"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".add", ".bf16x2"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".add", ".bf16x2"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".add", ".f16x2"], version: (6, 2), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".add", ".f16x2"], version: (1, 0), sm: 60, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cluster"], version: (5, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cluster"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cluster"], version: (1, 0), sm: 60, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cluster"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cta"], version: (5, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cta"], version: (1, 0), sm: 60, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".global"], version: (1, 0), sm: 11, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".gpu"], version: (5, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".gpu"], version: (1, 0), sm: 60, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".relaxed"], version: (6, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".relaxed"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".release"], version: (6, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".release"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".sys"], version: (5, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".sys"], version: (1, 0), sm: 60, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".v2"], version: (8, 1), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".v2"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".v4"], version: (8, 1), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".v4"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 }];
-const RULES_15: &[Rule] = &[Rule { mods: &[".global", ".add", ".b64"], version: (1, 0), sm: 12, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".global", ".add", ".u64"], version: (1, 0), sm: 12, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".global", ".cas", ".b64"], version: (1, 0), sm: 12, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".global", ".cas", ".u64"], version: (1, 0), sm: 12, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".global", ".exch", ".b64"], version: (1, 0), sm: 12, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".global", ".exch", ".u64"], version: (1, 0), sm: 12, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".global"], version: (1, 0), sm: 11, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared"], version: (1, 0), sm: 12, only_on: 0, targets: TARGETS_0 }];
+const RULES_2: &[Rule] = &[
+    Rule { mods: &[".s16x2"], version: (8, 0), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".s16x2"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".s8x4"], version: (9, 2), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".s8x4"], version: (1, 0), sm: 120, only_on: 0, targets: TARGETS_1 },
+    Rule { mods: &[".sat", ".s16x2"], version: (9, 2), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".sat", ".s16x2"], version: (1, 0), sm: 120, only_on: 0, targets: TARGETS_1 },
+    Rule { mods: &[".sat", ".u16x2"], version: (9, 2), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".sat", ".u16x2"], version: (1, 0), sm: 120, only_on: 0, targets: TARGETS_1 },
+    Rule { mods: &[".sat", ".u32"], version: (9, 2), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".sat", ".u32"], version: (1, 0), sm: 120, only_on: 0, targets: TARGETS_1 },
+    Rule { mods: &[".u16x2"], version: (8, 0), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".u16x2"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".u8x4"], version: (9, 2), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".u8x4"], version: (1, 0), sm: 120, only_on: 0, targets: TARGETS_1 },
+];
+const RULES_3: &[Rule] = &[
+    Rule { mods: &[".s32"], version: (1, 2), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".s64"], version: (4, 3), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".s64"], version: (1, 0), sm: 20, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".u32"], version: (1, 2), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".u64"], version: (4, 3), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".u64"], version: (1, 0), sm: 20, only_on: 0, targets: TARGETS_0 },
+];
+const RULES_4: &[Rule] = &[
+    Rule { mods: &[".rm"], version: (1, 0), sm: 20, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".rp"], version: (1, 0), sm: 20, only_on: 0, targets: TARGETS_0 },
+];
+const RULES_5: &[Rule] = &[
+    Rule { mods: &[".bf16"], version: (8, 6), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".bf16"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".f16"], version: (8, 6), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".f16"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_0 },
+];
+const RULES_6: &[Rule] = &[
+    Rule { mods: &[".L2::cache_hint"], version: (7, 4), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".L2::cache_hint"], version: (1, 0), sm: 80, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".acq_rel"], version: (6, 0), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".acq_rel"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".acquire"], version: (6, 0), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".acquire"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".add", ".f32"], version: (2, 0), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".add", ".f32"], version: (1, 0), sm: 20, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".add", ".f64"], version: (5, 0), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".add", ".f64"], version: (1, 0), sm: 60, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".and", ".b64"], version: (3, 1), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".and", ".b64"], version: (1, 0), sm: 32, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".and", ".s64"], version: (3, 1), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".and", ".s64"], version: (1, 0), sm: 32, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".and", ".u64"], version: (3, 1), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".and", ".u64"], version: (1, 0), sm: 32, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".cluster"], version: (5, 0), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".cluster"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".cluster"], version: (1, 0), sm: 60, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".cluster"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".cta"], version: (5, 0), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".cta"], version: (1, 0), sm: 60, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".global", ".add", ".b64"], version: (1, 2), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".global", ".add", ".b64"], version: (1, 0), sm: 12, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".global", ".add", ".s64"], version: (1, 2), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".global", ".add", ".s64"], version: (1, 0), sm: 12, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".global", ".add", ".u64"], version: (1, 2), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".global", ".add", ".u64"], version: (1, 0), sm: 12, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".global", ".b32"], version: (1, 1), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".global", ".cas", ".b64"], version: (1, 2), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".global", ".cas", ".b64"], version: (1, 0), sm: 12, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".global", ".cas", ".s64"], version: (1, 2), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".global", ".cas", ".s64"], version: (1, 0), sm: 12, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".global", ".cas", ".u64"], version: (1, 2), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".global", ".cas", ".u64"], version: (1, 0), sm: 12, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".global", ".exch", ".b64"], version: (1, 2), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".global", ".exch", ".b64"], version: (1, 0), sm: 12, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".global", ".exch", ".s64"], version: (1, 2), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".global", ".exch", ".s64"], version: (1, 0), sm: 12, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".global", ".exch", ".u64"], version: (1, 2), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".global", ".exch", ".u64"], version: (1, 0), sm: 12, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".global", ".s32"], version: (1, 1), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".global", ".u32"], version: (1, 1), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".global"], version: (1, 0), sm: 11, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".gpu"], version: (5, 0), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".gpu"], version: (1, 0), sm: 60, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".max", ".b64"], version: (3, 1), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".max", ".b64"], version: (1, 0), sm: 32, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".max", ".s64"], version: (3, 1), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".max", ".s64"], version: (1, 0), sm: 32, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".max", ".u64"], version: (3, 1), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".max", ".u64"], version: (1, 0), sm: 32, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".min", ".b64"], version: (3, 1), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".min", ".b64"], version: (1, 0), sm: 32, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".min", ".s64"], version: (3, 1), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".min", ".s64"], version: (1, 0), sm: 32, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".min", ".u64"], version: (3, 1), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".min", ".u64"], version: (1, 0), sm: 32, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".or", ".b64"], version: (3, 1), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".or", ".b64"], version: (1, 0), sm: 32, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".or", ".s64"], version: (3, 1), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".or", ".s64"], version: (1, 0), sm: 32, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".or", ".u64"], version: (3, 1), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".or", ".u64"], version: (1, 0), sm: 32, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".relaxed"], version: (6, 0), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".relaxed"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".release"], version: (6, 0), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".release"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".shared", ".add", ".b64"], version: (2, 0), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".shared", ".add", ".b64"], version: (1, 0), sm: 20, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".shared", ".add", ".s64"], version: (2, 0), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".shared", ".add", ".s64"], version: (1, 0), sm: 20, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".shared", ".add", ".u64"], version: (2, 0), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".shared", ".add", ".u64"], version: (1, 0), sm: 20, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".shared", ".cas", ".b64"], version: (2, 0), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".shared", ".cas", ".b64"], version: (1, 0), sm: 20, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".shared", ".cas", ".s64"], version: (2, 0), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".shared", ".cas", ".s64"], version: (1, 0), sm: 20, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".shared", ".cas", ".u64"], version: (2, 0), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".shared", ".cas", ".u64"], version: (1, 0), sm: 20, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".shared", ".exch", ".b64"], version: (2, 0), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".shared", ".exch", ".b64"], version: (1, 0), sm: 20, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".shared", ".exch", ".s64"], version: (2, 0), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".shared", ".exch", ".s64"], version: (1, 0), sm: 20, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".shared", ".exch", ".u64"], version: (2, 0), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".shared", ".exch", ".u64"], version: (1, 0), sm: 20, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".shared"], version: (1, 2), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".shared"], version: (1, 0), sm: 12, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".shared::cluster"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".shared::cluster"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".shared::cta"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".shared::cta"], version: (1, 0), sm: 30, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".sys"], version: (5, 0), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".sys"], version: (1, 0), sm: 60, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".xor", ".b64"], version: (3, 1), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".xor", ".b64"], version: (1, 0), sm: 32, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".xor", ".s64"], version: (3, 1), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".xor", ".s64"], version: (1, 0), sm: 32, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".xor", ".u64"], version: (3, 1), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".xor", ".u64"], version: (1, 0), sm: 32, only_on: 0, targets: TARGETS_0 },
+];
+const RULES_7: &[Rule] = &[
+    Rule { mods: &[".acq_rel"], version: (6, 0), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".acq_rel"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".acquire"], version: (6, 0), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".acquire"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".add", ".f32"], version: (2, 0), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".add", ".f32"], version: (1, 0), sm: 20, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".add", ".f64"], version: (5, 0), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".add", ".f64"], version: (1, 0), sm: 60, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".and", ".b64"], version: (3, 1), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".and", ".b64"], version: (1, 0), sm: 32, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".and", ".s64"], version: (3, 1), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".and", ".s64"], version: (1, 0), sm: 32, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".and", ".u64"], version: (3, 1), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".and", ".u64"], version: (1, 0), sm: 32, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".cluster"], version: (5, 0), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".cluster"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".cluster"], version: (1, 0), sm: 60, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".cluster"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".cta"], version: (5, 0), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".cta"], version: (1, 0), sm: 60, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".global", ".add", ".b64"], version: (1, 2), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".global", ".add", ".b64"], version: (1, 0), sm: 12, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".global", ".add", ".s64"], version: (1, 2), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".global", ".add", ".s64"], version: (1, 0), sm: 12, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".global", ".add", ".u64"], version: (1, 2), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".global", ".add", ".u64"], version: (1, 0), sm: 12, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".global", ".b32"], version: (1, 1), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".global", ".cas", ".b64"], version: (1, 2), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".global", ".cas", ".b64"], version: (1, 0), sm: 12, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".global", ".cas", ".s64"], version: (1, 2), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".global", ".cas", ".s64"], version: (1, 0), sm: 12, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".global", ".cas", ".u64"], version: (1, 2), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".global", ".cas", ".u64"], version: (1, 0), sm: 12, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".global", ".exch", ".b64"], version: (1, 2), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".global", ".exch", ".b64"], version: (1, 0), sm: 12, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".global", ".exch", ".s64"], version: (1, 2), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".global", ".exch", ".s64"], version: (1, 0), sm: 12, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".global", ".exch", ".u64"], version: (1, 2), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".global", ".exch", ".u64"], version: (1, 0), sm: 12, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".global", ".s32"], version: (1, 1), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".global", ".u32"], version: (1, 1), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".global"], version: (1, 0), sm: 11, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".gpu"], version: (5, 0), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".gpu"], version: (1, 0), sm: 60, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".max", ".b64"], version: (3, 1), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".max", ".b64"], version: (1, 0), sm: 32, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".max", ".s64"], version: (3, 1), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".max", ".s64"], version: (1, 0), sm: 32, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".max", ".u64"], version: (3, 1), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".max", ".u64"], version: (1, 0), sm: 32, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".min", ".b64"], version: (3, 1), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".min", ".b64"], version: (1, 0), sm: 32, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".min", ".s64"], version: (3, 1), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".min", ".s64"], version: (1, 0), sm: 32, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".min", ".u64"], version: (3, 1), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".min", ".u64"], version: (1, 0), sm: 32, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".or", ".b64"], version: (3, 1), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".or", ".b64"], version: (1, 0), sm: 32, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".or", ".s64"], version: (3, 1), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".or", ".s64"], version: (1, 0), sm: 32, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".or", ".u64"], version: (3, 1), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".or", ".u64"], version: (1, 0), sm: 32, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".relaxed"], version: (6, 0), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".relaxed"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".release"], version: (6, 0), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".release"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".shared", ".add", ".b64"], version: (2, 0), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".shared", ".add", ".b64"], version: (1, 0), sm: 20, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".shared", ".add", ".s64"], version: (2, 0), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".shared", ".add", ".s64"], version: (1, 0), sm: 20, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".shared", ".add", ".u64"], version: (2, 0), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".shared", ".add", ".u64"], version: (1, 0), sm: 20, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".shared", ".cas", ".b64"], version: (2, 0), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".shared", ".cas", ".b64"], version: (1, 0), sm: 20, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".shared", ".cas", ".s64"], version: (2, 0), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".shared", ".cas", ".s64"], version: (1, 0), sm: 20, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".shared", ".cas", ".u64"], version: (2, 0), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".shared", ".cas", ".u64"], version: (1, 0), sm: 20, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".shared", ".exch", ".b64"], version: (2, 0), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".shared", ".exch", ".b64"], version: (1, 0), sm: 20, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".shared", ".exch", ".s64"], version: (2, 0), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".shared", ".exch", ".s64"], version: (1, 0), sm: 20, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".shared", ".exch", ".u64"], version: (2, 0), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".shared", ".exch", ".u64"], version: (1, 0), sm: 20, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".shared"], version: (1, 2), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".shared"], version: (1, 0), sm: 12, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".shared::cluster"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".shared::cluster"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".shared::cta"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".shared::cta"], version: (1, 0), sm: 30, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".sys"], version: (5, 0), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".sys"], version: (1, 0), sm: 60, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".xor", ".b64"], version: (3, 1), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".xor", ".b64"], version: (1, 0), sm: 32, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".xor", ".s64"], version: (3, 1), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".xor", ".s64"], version: (1, 0), sm: 32, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".xor", ".u64"], version: (3, 1), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".xor", ".u64"], version: (1, 0), sm: 32, only_on: 0, targets: TARGETS_0 },
+];
+const RULES_8: &[Rule] = &[
+    Rule { mods: &[".acq_rel"], version: (6, 0), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".acq_rel"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".acquire"], version: (6, 0), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".acquire"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".cluster"], version: (5, 0), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".cluster"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".cluster"], version: (1, 0), sm: 60, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".cluster"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".cta"], version: (5, 0), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".cta"], version: (1, 0), sm: 60, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".global"], version: (1, 0), sm: 11, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".gpu"], version: (5, 0), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".gpu"], version: (1, 0), sm: 60, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".relaxed"], version: (6, 0), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".relaxed"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".release"], version: (6, 0), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".release"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".shared"], version: (1, 2), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".shared"], version: (1, 0), sm: 12, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".shared::cluster"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".shared::cluster"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".shared::cta"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".shared::cta"], version: (1, 0), sm: 30, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".sys"], version: (5, 0), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".sys"], version: (1, 0), sm: 60, only_on: 0, targets: TARGETS_0 },
+];
+const RULES_9: &[Rule] = &[
+    Rule { mods: &[".acq_rel"], version: (6, 0), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".acq_rel"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".acquire"], version: (6, 0), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".acquire"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".cluster"], version: (5, 0), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".cluster"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".cluster"], version: (1, 0), sm: 60, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".cluster"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".cta"], version: (5, 0), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".cta"], version: (1, 0), sm: 60, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".global"], version: (1, 0), sm: 11, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".gpu"], version: (5, 0), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".gpu"], version: (1, 0), sm: 60, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".relaxed"], version: (6, 0), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".relaxed"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".release"], version: (6, 0), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".release"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".shared"], version: (1, 2), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".shared"], version: (1, 0), sm: 12, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".shared::cluster"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".shared::cluster"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".shared::cta"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".shared::cta"], version: (1, 0), sm: 30, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".sys"], version: (5, 0), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".sys"], version: (8, 4), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".sys"], version: (1, 0), sm: 60, only_on: 0, targets: TARGETS_0 },
+];
+const RULES_10: &[Rule] = &[
+    Rule { mods: &[".L2::cache_hint"], version: (7, 4), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".L2::cache_hint"], version: (1, 0), sm: 80, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".acq_rel"], version: (6, 0), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".acq_rel"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".acquire"], version: (6, 0), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".acquire"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".cluster"], version: (5, 0), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".cluster"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".cluster"], version: (1, 0), sm: 60, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".cluster"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".cta"], version: (5, 0), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".cta"], version: (1, 0), sm: 60, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".global"], version: (1, 0), sm: 11, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".gpu"], version: (5, 0), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".gpu"], version: (1, 0), sm: 60, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".relaxed"], version: (6, 0), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".relaxed"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".release"], version: (6, 0), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".release"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".shared"], version: (1, 2), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".shared"], version: (1, 0), sm: 12, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".shared::cluster"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".shared::cluster"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".shared::cta"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".shared::cta"], version: (1, 0), sm: 30, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".sys"], version: (5, 0), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".sys"], version: (8, 4), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".sys"], version: (1, 0), sm: 60, only_on: 0, targets: TARGETS_0 },
+];
+const RULES_11: &[Rule] = &[
+    Rule { mods: &[".L2::cache_hint"], version: (7, 4), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".L2::cache_hint"], version: (1, 0), sm: 80, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".acq_rel"], version: (6, 0), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".acq_rel"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".acquire"], version: (6, 0), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".acquire"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".cluster"], version: (5, 0), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".cluster"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".cluster"], version: (1, 0), sm: 60, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".cluster"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".cta"], version: (5, 0), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".cta"], version: (1, 0), sm: 60, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".global"], version: (1, 0), sm: 11, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".gpu"], version: (5, 0), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".gpu"], version: (1, 0), sm: 60, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".relaxed"], version: (6, 0), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".relaxed"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".release"], version: (6, 0), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".release"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".shared"], version: (1, 2), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".shared"], version: (1, 0), sm: 12, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".shared::cluster"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".shared::cluster"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".shared::cta"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".shared::cta"], version: (1, 0), sm: 30, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".sys"], version: (5, 0), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".sys"], version: (1, 0), sm: 60, only_on: 0, targets: TARGETS_0 },
+];
+const RULES_12: &[Rule] = &[
+    Rule { mods: &[".L2::cache_hint"], version: (7, 4), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".L2::cache_hint"], version: (1, 0), sm: 80, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".acq_rel"], version: (6, 0), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".acq_rel"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".acquire"], version: (6, 0), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".acquire"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".cluster"], version: (5, 0), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".cluster"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".cluster"], version: (1, 0), sm: 60, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".cluster"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".cta"], version: (5, 0), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".cta"], version: (1, 0), sm: 60, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".global"], version: (1, 0), sm: 11, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".gpu"], version: (5, 0), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".gpu"], version: (1, 0), sm: 60, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".relaxed"], version: (6, 0), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".relaxed"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".release"], version: (6, 0), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".release"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".sys"], version: (5, 0), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".sys"], version: (1, 0), sm: 60, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".v2"], version: (8, 1), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".v2"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".v4"], version: (8, 1), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".v4"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 },
+];
+const RULES_13: &[Rule] = &[
+    Rule { mods: &[".L2::cache_hint"], version: (7, 4), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".L2::cache_hint"], version: (1, 0), sm: 80, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".acq_rel"], version: (6, 0), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".acq_rel"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".acquire"], version: (6, 0), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".acquire"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".add", ".bf16"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".add", ".bf16"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".add", ".f16"], version: (6, 3), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".add", ".f16"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".cluster"], version: (5, 0), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".cluster"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".cluster"], version: (1, 0), sm: 60, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".cluster"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".cta"], version: (5, 0), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".cta"], version: (1, 0), sm: 60, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".global"], version: (1, 0), sm: 11, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".gpu"], version: (5, 0), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".gpu"], version: (1, 0), sm: 60, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".relaxed"], version: (6, 0), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".relaxed"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".release"], version: (6, 0), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".release"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".sys"], version: (5, 0), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".sys"], version: (1, 0), sm: 60, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".v2"], version: (8, 1), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".v2"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".v4"], version: (8, 1), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".v4"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".v8"], version: (8, 1), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".v8"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 },
+];
+const RULES_14: &[Rule] = &[
+    Rule { mods: &[".L2::cache_hint"], version: (7, 4), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".L2::cache_hint"], version: (1, 0), sm: 80, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".acq_rel"], version: (6, 0), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".acq_rel"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".acquire"], version: (6, 0), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".acquire"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".add", ".bf16x2"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".add", ".bf16x2"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".add", ".f16x2"], version: (6, 2), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".add", ".f16x2"], version: (1, 0), sm: 60, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".cluster"], version: (5, 0), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".cluster"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".cluster"], version: (1, 0), sm: 60, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".cluster"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".cta"], version: (5, 0), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".cta"], version: (1, 0), sm: 60, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".global"], version: (1, 0), sm: 11, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".gpu"], version: (5, 0), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".gpu"], version: (1, 0), sm: 60, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".relaxed"], version: (6, 0), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".relaxed"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".release"], version: (6, 0), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".release"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".sys"], version: (5, 0), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".sys"], version: (1, 0), sm: 60, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".v2"], version: (8, 1), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".v2"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".v4"], version: (8, 1), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".v4"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 },
+];
+const RULES_15: &[Rule] = &[
+    Rule { mods: &[".global", ".add", ".b64"], version: (1, 0), sm: 12, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".global", ".add", ".u64"], version: (1, 0), sm: 12, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".global", ".cas", ".b64"], version: (1, 0), sm: 12, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".global", ".cas", ".u64"], version: (1, 0), sm: 12, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".global", ".exch", ".b64"], version: (1, 0), sm: 12, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".global", ".exch", ".u64"], version: (1, 0), sm: 12, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".global"], version: (1, 0), sm: 11, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".shared"], version: (1, 0), sm: 12, only_on: 0, targets: TARGETS_0 },
+];
 const RULES_16: &[Rule] = &[Rule { mods: &[".cta"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 }];
-const RULES_17: &[Rule] = &[Rule { mods: &[".relaxed"], version: (8, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".release"], version: (8, 0), sm: 0, only_on: 0, targets: TARGETS_0 }];
+const RULES_17: &[Rule] = &[
+    Rule { mods: &[".relaxed"], version: (8, 0), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".release"], version: (8, 0), sm: 0, only_on: 0, targets: TARGETS_0 },
+];
 const RULES_18: &[Rule] = &[Rule { mods: &[".acquire"], version: (8, 0), sm: 0, only_on: 0, targets: TARGETS_0 }];
 const RULES_19: &[Rule] = &[Rule { mods: &[".multicast::cluster::all"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_2 }];
 const RULES_20: &[Rule] = &[Rule { mods: &[".ftz"], version: (1, 4), sm: 0, only_on: 0, targets: TARGETS_0 }];
-const RULES_21: &[Rule] = &[Rule { mods: &[".L2::128B"], version: (7, 4), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::256B"], version: (7, 4), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::64B"], version: (7, 4), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::cache_hint"], version: (7, 4), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared::cta"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared::cta"], version: (1, 0), sm: 30, only_on: 0, targets: TARGETS_0 }];
+const RULES_21: &[Rule] = &[
+    Rule { mods: &[".L2::128B"], version: (7, 4), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".L2::256B"], version: (7, 4), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".L2::64B"], version: (7, 4), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".L2::cache_hint"], version: (7, 4), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".shared::cta"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".shared::cta"], version: (1, 0), sm: 30, only_on: 0, targets: TARGETS_0 },
+];
 const RULES_22: &[Rule] = &[Rule { mods: &[".ignore_oob"], version: (9, 2), sm: 0, only_on: 0, targets: TARGETS_0 }];
-const RULES_23: &[Rule] = &[Rule { mods: &[".cp_mask"], version: (8, 6), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cp_mask"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_0 }];
-const RULES_24: &[Rule] = &[Rule { mods: &[".cta_group::1"], version: (8, 6), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cta_group::1"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_3 }, Rule { mods: &[".cta_group::2"], version: (8, 6), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cta_group::2"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_3 }, Rule { mods: &[".im2col::w"], version: (8, 6), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".im2col::w"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".im2col::w::128"], version: (8, 6), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".im2col::w::128"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_3 }, Rule { mods: &[".tile::gather4"], version: (8, 6), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".tile::gather4"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_0 }];
-const RULES_25: &[Rule] = &[Rule { mods: &[".cta_group::1"], version: (8, 6), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cta_group::1"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_3 }, Rule { mods: &[".cta_group::2"], version: (8, 6), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cta_group::2"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_3 }, Rule { mods: &[".im2col::w"], version: (8, 6), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".im2col::w"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_4 }, Rule { mods: &[".im2col::w::128"], version: (8, 6), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".im2col::w::128"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_3 }, Rule { mods: &[".tile::gather4"], version: (8, 6), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".tile::gather4"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_4 }];
-const RULES_26: &[Rule] = &[Rule { mods: &[".tile::scatter4"], version: (8, 6), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".tile::scatter4"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_3 }];
-const RULES_27: &[Rule] = &[Rule { mods: &[".im2col::w"], version: (8, 6), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".im2col::w"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_3 }, Rule { mods: &[".im2col::w::128"], version: (8, 6), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".im2col::w::128"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_3 }, Rule { mods: &[".tile::gather4"], version: (8, 6), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".tile::gather4"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_3 }];
+const RULES_23: &[Rule] = &[
+    Rule { mods: &[".cp_mask"], version: (8, 6), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".cp_mask"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_0 },
+];
+const RULES_24: &[Rule] = &[
+    Rule { mods: &[".cta_group::1"], version: (8, 6), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".cta_group::1"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_3 },
+    Rule { mods: &[".cta_group::2"], version: (8, 6), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".cta_group::2"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_3 },
+    Rule { mods: &[".im2col::w"], version: (8, 6), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".im2col::w"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".im2col::w::128"], version: (8, 6), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".im2col::w::128"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_3 },
+    Rule { mods: &[".tile::gather4"], version: (8, 6), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".tile::gather4"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_0 },
+];
+const RULES_25: &[Rule] = &[
+    Rule { mods: &[".cta_group::1"], version: (8, 6), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".cta_group::1"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_3 },
+    Rule { mods: &[".cta_group::2"], version: (8, 6), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".cta_group::2"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_3 },
+    Rule { mods: &[".im2col::w"], version: (8, 6), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".im2col::w"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_4 },
+    Rule { mods: &[".im2col::w::128"], version: (8, 6), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".im2col::w::128"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_3 },
+    Rule { mods: &[".tile::gather4"], version: (8, 6), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".tile::gather4"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_4 },
+];
+const RULES_26: &[Rule] = &[
+    Rule { mods: &[".tile::scatter4"], version: (8, 6), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".tile::scatter4"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_3 },
+];
+const RULES_27: &[Rule] = &[
+    Rule { mods: &[".im2col::w"], version: (8, 6), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".im2col::w"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_3 },
+    Rule { mods: &[".im2col::w::128"], version: (8, 6), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".im2col::w::128"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_3 },
+    Rule { mods: &[".tile::gather4"], version: (8, 6), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".tile::gather4"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_3 },
+];
 const RULES_28: &[Rule] = &[Rule { mods: &[".shared::cta"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 }];
-const RULES_29: &[Rule] = &[Rule { mods: &[".bf16"], version: (7, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".bf16"], version: (1, 0), sm: 80, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".f64"], version: (1, 0), sm: 13, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".s16", ".bf16"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".s32", ".bf16"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".s64", ".bf16"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".s8", ".bf16"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".u16", ".bf16"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".u32", ".bf16"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".u64", ".bf16"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".u8", ".bf16"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 }];
-const RULES_30: &[Rule] = &[Rule { mods: &[".bf16", ".s16"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".bf16", ".s32"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".bf16", ".s64"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".bf16", ".s8"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".bf16", ".u16"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".bf16", ".u32"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".bf16", ".u64"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".bf16", ".u8"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".bf16"], version: (7, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".bf16"], version: (1, 0), sm: 80, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".f64"], version: (1, 0), sm: 13, only_on: 0, targets: TARGETS_0 }];
-const RULES_31: &[Rule] = &[Rule { mods: &[".relu"], version: (7, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".relu"], version: (1, 0), sm: 80, only_on: 0, targets: TARGETS_0 }];
+const RULES_29: &[Rule] = &[
+    Rule { mods: &[".bf16"], version: (7, 0), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".bf16"], version: (1, 0), sm: 80, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".f64"], version: (1, 0), sm: 13, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".s16", ".bf16"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".s32", ".bf16"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".s64", ".bf16"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".s8", ".bf16"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".u16", ".bf16"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".u32", ".bf16"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".u64", ".bf16"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".u8", ".bf16"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 },
+];
+const RULES_30: &[Rule] = &[
+    Rule { mods: &[".bf16", ".s16"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".bf16", ".s32"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".bf16", ".s64"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".bf16", ".s8"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".bf16", ".u16"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".bf16", ".u32"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".bf16", ".u64"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".bf16", ".u8"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".bf16"], version: (7, 0), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".bf16"], version: (1, 0), sm: 80, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".f64"], version: (1, 0), sm: 13, only_on: 0, targets: TARGETS_0 },
+];
+const RULES_31: &[Rule] = &[
+    Rule { mods: &[".relu"], version: (7, 0), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".relu"], version: (1, 0), sm: 80, only_on: 0, targets: TARGETS_0 },
+];
 const RULES_32: &[Rule] = &[Rule { mods: &[".ftz"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 }];
-const RULES_33: &[Rule] = &[Rule { mods: &[".relu"], version: (7, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".relu"], version: (1, 0), sm: 80, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".satfinite"], version: (8, 1), sm: 0, only_on: 0, targets: TARGETS_0 }];
-const RULES_34: &[Rule] = &[Rule { mods: &[".relu"], version: (7, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".relu"], version: (1, 0), sm: 80, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".satfinite"], version: (8, 1), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_5 }];
+const RULES_33: &[Rule] = &[
+    Rule { mods: &[".relu"], version: (7, 0), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".relu"], version: (1, 0), sm: 80, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".satfinite"], version: (8, 1), sm: 0, only_on: 0, targets: TARGETS_0 },
+];
+const RULES_34: &[Rule] = &[
+    Rule { mods: &[".relu"], version: (7, 0), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".relu"], version: (1, 0), sm: 80, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".satfinite"], version: (8, 1), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_5 },
+];
 const RULES_35: &[Rule] = &[Rule { mods: &[".satfinite"], version: (8, 1), sm: 0, only_on: 0, targets: TARGETS_0 }];
-const RULES_36: &[Rule] = &[Rule { mods: &[".relu", ".rn"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".relu", ".rz"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".relu"], version: (7, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".relu"], version: (1, 0), sm: 80, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".rn", ".satfinite"], version: (8, 6), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".rn", ".satfinite"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".rz", ".satfinite"], version: (8, 6), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".rz", ".satfinite"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".satfinite"], version: (8, 1), sm: 0, only_on: 0, targets: TARGETS_0 }];
-const RULES_37: &[Rule] = &[Rule { mods: &[".e4m3x2"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".e4m3x2"], version: (8, 1), sm: 0, only_on: 89, targets: TARGETS_0 }, Rule { mods: &[".e4m3x2"], version: (1, 0), sm: 89, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".e5m2x2"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".e5m2x2"], version: (8, 1), sm: 0, only_on: 89, targets: TARGETS_0 }, Rule { mods: &[".e5m2x2"], version: (1, 0), sm: 89, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".relu"], version: (7, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".relu"], version: (1, 0), sm: 80, only_on: 0, targets: TARGETS_0 }];
-const RULES_38: &[Rule] = &[Rule { mods: &[".e4m3x2"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".e4m3x2"], version: (8, 1), sm: 0, only_on: 89, targets: TARGETS_0 }, Rule { mods: &[".e4m3x2"], version: (9, 1), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".e4m3x2"], version: (1, 0), sm: 89, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".e5m2x2"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".e5m2x2"], version: (8, 1), sm: 0, only_on: 89, targets: TARGETS_0 }, Rule { mods: &[".e5m2x2"], version: (9, 1), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".e5m2x2"], version: (1, 0), sm: 89, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".relu"], version: (7, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".relu"], version: (1, 0), sm: 80, only_on: 0, targets: TARGETS_0 }];
-const RULES_39: &[Rule] = &[Rule { mods: &[".e4m3x2"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".e4m3x2"], version: (8, 1), sm: 0, only_on: 89, targets: TARGETS_0 }, Rule { mods: &[".e4m3x2"], version: (9, 2), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".e4m3x2"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_6 }, Rule { mods: &[".e4m3x2"], version: (1, 0), sm: 89, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".e5m2x2"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".e5m2x2"], version: (8, 1), sm: 0, only_on: 89, targets: TARGETS_0 }, Rule { mods: &[".e5m2x2"], version: (9, 2), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".e5m2x2"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_6 }, Rule { mods: &[".e5m2x2"], version: (1, 0), sm: 89, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".relu"], version: (7, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".relu"], version: (1, 0), sm: 80, only_on: 0, targets: TARGETS_0 }];
-const RULES_40: &[Rule] = &[Rule { mods: &[".e4m3x4"], version: (8, 7), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".e5m2x4"], version: (8, 7), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".relu"], version: (7, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".relu"], version: (1, 0), sm: 80, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_5 }];
-const RULES_41: &[Rule] = &[Rule { mods: &[".relu"], version: (7, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".relu"], version: (1, 0), sm: 80, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_2 }];
-const RULES_42: &[Rule] = &[Rule { mods: &[".bf16x2"], version: (7, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".bf16x2"], version: (1, 0), sm: 80, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".f16x2"], version: (7, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".f16x2"], version: (1, 0), sm: 80, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".relu"], version: (7, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".relu"], version: (1, 0), sm: 80, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_2 }];
-const RULES_43: &[Rule] = &[Rule { mods: &[".relu"], version: (7, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".relu"], version: (1, 0), sm: 80, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_2 }, Rule { mods: &[], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_6 }];
-const RULES_44: &[Rule] = &[Rule { mods: &[".relu"], version: (7, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".relu"], version: (1, 0), sm: 80, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_5 }];
-const RULES_45: &[Rule] = &[Rule { mods: &[".e2m3x2"], version: (8, 6), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".e2m3x2"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_2 }, Rule { mods: &[".e3m2x2"], version: (8, 6), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".e3m2x2"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_2 }, Rule { mods: &[".relu"], version: (7, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".relu"], version: (1, 0), sm: 80, only_on: 0, targets: TARGETS_0 }];
-const RULES_46: &[Rule] = &[Rule { mods: &[".bf16x2"], version: (7, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".bf16x2"], version: (1, 0), sm: 80, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".e2m3x2"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_2 }, Rule { mods: &[".e3m2x2"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_2 }, Rule { mods: &[".f16x2"], version: (7, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".f16x2"], version: (1, 0), sm: 80, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".relu"], version: (7, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".relu"], version: (1, 0), sm: 80, only_on: 0, targets: TARGETS_0 }];
-const RULES_47: &[Rule] = &[Rule { mods: &[".e2m3x2"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_2 }, Rule { mods: &[".e3m2x2"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_2 }, Rule { mods: &[".relu"], version: (7, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".relu"], version: (1, 0), sm: 80, only_on: 0, targets: TARGETS_0 }];
-const RULES_48: &[Rule] = &[Rule { mods: &[".e2m3x2"], version: (9, 2), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".e2m3x2"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_2 }, Rule { mods: &[".e2m3x2"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_6 }, Rule { mods: &[".e3m2x2"], version: (9, 2), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".e3m2x2"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_2 }, Rule { mods: &[".e3m2x2"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_6 }, Rule { mods: &[".relu"], version: (7, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".relu"], version: (1, 0), sm: 80, only_on: 0, targets: TARGETS_0 }];
-const RULES_49: &[Rule] = &[Rule { mods: &[".e2m3x4"], version: (8, 7), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".e3m2x4"], version: (8, 7), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".relu"], version: (7, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".relu"], version: (1, 0), sm: 80, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_5 }];
+const RULES_36: &[Rule] = &[
+    Rule { mods: &[".relu", ".rn"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".relu", ".rz"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".relu"], version: (7, 0), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".relu"], version: (1, 0), sm: 80, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".rn", ".satfinite"], version: (8, 6), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".rn", ".satfinite"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".rz", ".satfinite"], version: (8, 6), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".rz", ".satfinite"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".satfinite"], version: (8, 1), sm: 0, only_on: 0, targets: TARGETS_0 },
+];
+const RULES_37: &[Rule] = &[
+    Rule { mods: &[".e4m3x2"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".e4m3x2"], version: (8, 1), sm: 0, only_on: 89, targets: TARGETS_0 },
+    Rule { mods: &[".e4m3x2"], version: (1, 0), sm: 89, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".e5m2x2"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".e5m2x2"], version: (8, 1), sm: 0, only_on: 89, targets: TARGETS_0 },
+    Rule { mods: &[".e5m2x2"], version: (1, 0), sm: 89, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".relu"], version: (7, 0), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".relu"], version: (1, 0), sm: 80, only_on: 0, targets: TARGETS_0 },
+];
+const RULES_38: &[Rule] = &[
+    Rule { mods: &[".e4m3x2"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".e4m3x2"], version: (8, 1), sm: 0, only_on: 89, targets: TARGETS_0 },
+    Rule { mods: &[".e4m3x2"], version: (9, 1), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".e4m3x2"], version: (1, 0), sm: 89, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".e5m2x2"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".e5m2x2"], version: (8, 1), sm: 0, only_on: 89, targets: TARGETS_0 },
+    Rule { mods: &[".e5m2x2"], version: (9, 1), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".e5m2x2"], version: (1, 0), sm: 89, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".relu"], version: (7, 0), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".relu"], version: (1, 0), sm: 80, only_on: 0, targets: TARGETS_0 },
+];
+const RULES_39: &[Rule] = &[
+    Rule { mods: &[".e4m3x2"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".e4m3x2"], version: (8, 1), sm: 0, only_on: 89, targets: TARGETS_0 },
+    Rule { mods: &[".e4m3x2"], version: (9, 2), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".e4m3x2"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_6 },
+    Rule { mods: &[".e4m3x2"], version: (1, 0), sm: 89, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".e5m2x2"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".e5m2x2"], version: (8, 1), sm: 0, only_on: 89, targets: TARGETS_0 },
+    Rule { mods: &[".e5m2x2"], version: (9, 2), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".e5m2x2"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_6 },
+    Rule { mods: &[".e5m2x2"], version: (1, 0), sm: 89, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".relu"], version: (7, 0), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".relu"], version: (1, 0), sm: 80, only_on: 0, targets: TARGETS_0 },
+];
+const RULES_40: &[Rule] = &[
+    Rule { mods: &[".e4m3x4"], version: (8, 7), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".e5m2x4"], version: (8, 7), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".relu"], version: (7, 0), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".relu"], version: (1, 0), sm: 80, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_5 },
+];
+const RULES_41: &[Rule] = &[
+    Rule { mods: &[".relu"], version: (7, 0), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".relu"], version: (1, 0), sm: 80, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_2 },
+];
+const RULES_42: &[Rule] = &[
+    Rule { mods: &[".bf16x2"], version: (7, 0), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".bf16x2"], version: (1, 0), sm: 80, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".f16x2"], version: (7, 0), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".f16x2"], version: (1, 0), sm: 80, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".relu"], version: (7, 0), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".relu"], version: (1, 0), sm: 80, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_2 },
+];
+const RULES_43: &[Rule] = &[
+    Rule { mods: &[".relu"], version: (7, 0), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".relu"], version: (1, 0), sm: 80, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_2 },
+    Rule { mods: &[], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_6 },
+];
+const RULES_44: &[Rule] = &[
+    Rule { mods: &[".relu"], version: (7, 0), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".relu"], version: (1, 0), sm: 80, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_5 },
+];
+const RULES_45: &[Rule] = &[
+    Rule { mods: &[".e2m3x2"], version: (8, 6), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".e2m3x2"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_2 },
+    Rule { mods: &[".e3m2x2"], version: (8, 6), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".e3m2x2"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_2 },
+    Rule { mods: &[".relu"], version: (7, 0), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".relu"], version: (1, 0), sm: 80, only_on: 0, targets: TARGETS_0 },
+];
+const RULES_46: &[Rule] = &[
+    Rule { mods: &[".bf16x2"], version: (7, 0), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".bf16x2"], version: (1, 0), sm: 80, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".e2m3x2"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_2 },
+    Rule { mods: &[".e3m2x2"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_2 },
+    Rule { mods: &[".f16x2"], version: (7, 0), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".f16x2"], version: (1, 0), sm: 80, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".relu"], version: (7, 0), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".relu"], version: (1, 0), sm: 80, only_on: 0, targets: TARGETS_0 },
+];
+const RULES_47: &[Rule] = &[
+    Rule { mods: &[".e2m3x2"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_2 },
+    Rule { mods: &[".e3m2x2"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_2 },
+    Rule { mods: &[".relu"], version: (7, 0), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".relu"], version: (1, 0), sm: 80, only_on: 0, targets: TARGETS_0 },
+];
+const RULES_48: &[Rule] = &[
+    Rule { mods: &[".e2m3x2"], version: (9, 2), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".e2m3x2"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_2 },
+    Rule { mods: &[".e2m3x2"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_6 },
+    Rule { mods: &[".e3m2x2"], version: (9, 2), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".e3m2x2"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_2 },
+    Rule { mods: &[".e3m2x2"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_6 },
+    Rule { mods: &[".relu"], version: (7, 0), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".relu"], version: (1, 0), sm: 80, only_on: 0, targets: TARGETS_0 },
+];
+const RULES_49: &[Rule] = &[
+    Rule { mods: &[".e2m3x4"], version: (8, 7), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".e3m2x4"], version: (8, 7), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".relu"], version: (7, 0), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".relu"], version: (1, 0), sm: 80, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_5 },
+];
 const RULES_50: &[Rule] = &[Rule { mods: &[], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_2 }];
-const RULES_51: &[Rule] = &[Rule { mods: &[".relu"], version: (7, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".relu"], version: (1, 0), sm: 80, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_7 }];
-const RULES_52: &[Rule] = &[Rule { mods: &[".const"], version: (3, 1), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".param"], version: (7, 7), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".param"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".param::entry"], version: (8, 3), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared::cluster"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared::cluster"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared::cta"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared::cta"], version: (1, 0), sm: 30, only_on: 0, targets: TARGETS_0 }];
-const RULES_53: &[Rule] = &[Rule { mods: &[".ftz"], version: (1, 4), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".rm"], version: (1, 0), sm: 20, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".rn"], version: (1, 0), sm: 20, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".rp"], version: (1, 0), sm: 20, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".rz"], version: (1, 0), sm: 20, only_on: 0, targets: TARGETS_0 }];
-const RULES_54: &[Rule] = &[Rule { mods: &[".rm"], version: (1, 0), sm: 20, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".rn", ".f64"], version: (1, 0), sm: 13, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".rp"], version: (1, 0), sm: 20, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".rz"], version: (1, 0), sm: 20, only_on: 0, targets: TARGETS_0 }];
-const RULES_55: &[Rule] = &[Rule { mods: &[".bf16"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".bf16"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".bf16x2"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".bf16x2"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 }];
-const RULES_56: &[Rule] = &[Rule { mods: &[".acquire"], version: (8, 6), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".acquire"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cluster"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cluster"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".release"], version: (8, 6), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".release"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 }];
-const RULES_57: &[Rule] = &[Rule { mods: &[".async"], version: (8, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".async"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 }];
-const RULES_58: &[Rule] = &[Rule { mods: &[".cluster"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cluster"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 }];
-const RULES_59: &[Rule] = &[Rule { mods: &[".L2::128B"], version: (7, 4), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::128B"], version: (1, 0), sm: 75, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::256B"], version: (7, 4), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::256B"], version: (1, 0), sm: 75, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::256B"], version: (1, 0), sm: 80, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::64B"], version: (7, 4), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::64B"], version: (1, 0), sm: 75, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::cache_hint"], version: (7, 4), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::cache_hint"], version: (1, 0), sm: 80, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".b128"], version: (8, 3), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".b128"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".ca"], version: (2, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".ca"], version: (1, 0), sm: 20, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cg"], version: (2, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cg"], version: (1, 0), sm: 20, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cs"], version: (2, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cs"], version: (1, 0), sm: 20, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cv"], version: (2, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cv"], version: (1, 0), sm: 20, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".f64"], version: (1, 0), sm: 13, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".lu"], version: (2, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".lu"], version: (1, 0), sm: 20, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".param::entry"], version: (8, 3), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".param::func"], version: (8, 3), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared::cluster"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared::cluster"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared::cta"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared::cta"], version: (1, 0), sm: 30, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".v4", ".b64"], version: (8, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".v4", ".b64"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".v8", ".b32"], version: (8, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".v8", ".b32"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".weak"], version: (6, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".weak"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 }];
-const RULES_60: &[Rule] = &[Rule { mods: &[".L1::evict_first"], version: (7, 4), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L1::evict_first"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L1::evict_last"], version: (7, 4), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L1::evict_last"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L1::evict_normal"], version: (7, 4), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L1::evict_normal"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L1::evict_unchanged"], version: (7, 4), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L1::evict_unchanged"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L1::no_allocate"], version: (7, 4), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L1::no_allocate"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::128B"], version: (7, 4), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::128B"], version: (1, 0), sm: 75, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::256B"], version: (7, 4), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::256B"], version: (1, 0), sm: 75, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::256B"], version: (1, 0), sm: 80, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::64B"], version: (7, 4), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::64B"], version: (1, 0), sm: 75, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::cache_hint"], version: (7, 4), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::cache_hint"], version: (1, 0), sm: 80, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::evict_first"], version: (8, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::evict_first"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::evict_last"], version: (8, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::evict_last"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::evict_normal"], version: (8, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::evict_normal"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".b128"], version: (8, 3), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".b128"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".f64"], version: (1, 0), sm: 13, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".param::entry"], version: (8, 3), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".param::func"], version: (8, 3), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared::cluster"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared::cluster"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared::cta"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared::cta"], version: (1, 0), sm: 30, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".v4", ".b64"], version: (8, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".v4", ".b64"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".v8", ".b32"], version: (8, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".v8", ".b32"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".weak"], version: (6, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".weak"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 }];
-const RULES_61: &[Rule] = &[Rule { mods: &[".L2::128B"], version: (7, 4), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::128B"], version: (1, 0), sm: 75, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::256B"], version: (7, 4), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::256B"], version: (1, 0), sm: 75, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::256B"], version: (1, 0), sm: 80, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::64B"], version: (7, 4), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::64B"], version: (1, 0), sm: 75, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".b128"], version: (8, 3), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".b128"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".f64"], version: (1, 0), sm: 13, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".local"], version: (9, 1), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".param::entry"], version: (8, 3), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".param::func"], version: (8, 3), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared::cluster"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared::cluster"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared::cta"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared::cta"], version: (1, 0), sm: 30, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".v4", ".b64"], version: (8, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".v4", ".b64"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".v8", ".b32"], version: (8, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".v8", ".b32"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_0 }];
-const RULES_62: &[Rule] = &[Rule { mods: &[".L1::evict_first"], version: (7, 4), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L1::evict_first"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L1::evict_last"], version: (7, 4), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L1::evict_last"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L1::evict_normal"], version: (7, 4), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L1::evict_normal"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L1::evict_unchanged"], version: (7, 4), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L1::evict_unchanged"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L1::no_allocate"], version: (7, 4), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L1::no_allocate"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::128B"], version: (7, 4), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::128B"], version: (1, 0), sm: 75, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::256B"], version: (7, 4), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::256B"], version: (1, 0), sm: 75, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::256B"], version: (1, 0), sm: 80, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::64B"], version: (7, 4), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::64B"], version: (1, 0), sm: 75, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::cache_hint"], version: (7, 4), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::cache_hint"], version: (1, 0), sm: 80, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::evict_first"], version: (8, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::evict_first"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::evict_last"], version: (8, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::evict_last"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::evict_normal"], version: (8, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::evict_normal"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".b128"], version: (8, 3), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".b128"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cluster"], version: (6, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cluster"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cluster"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cluster"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cta"], version: (6, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cta"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".f64"], version: (1, 0), sm: 13, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".gpu"], version: (6, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".gpu"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".param::entry"], version: (8, 3), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".param::func"], version: (8, 3), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared::cluster"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared::cluster"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared::cta"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared::cta"], version: (1, 0), sm: 30, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".sys", ".b128"], version: (8, 4), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".sys"], version: (6, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".sys"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".v4", ".b64"], version: (8, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".v4", ".b64"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".v8", ".b32"], version: (8, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".v8", ".b32"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_0 }];
-const RULES_63: &[Rule] = &[Rule { mods: &[".b128"], version: (8, 3), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".b128"], version: (8, 4), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".b128"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".f64"], version: (1, 0), sm: 13, only_on: 0, targets: TARGETS_0 }];
-const RULES_64: &[Rule] = &[Rule { mods: &[".L2::128B"], version: (7, 4), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::128B"], version: (1, 0), sm: 75, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::256B"], version: (7, 4), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::256B"], version: (1, 0), sm: 75, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::64B"], version: (7, 4), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::64B"], version: (1, 0), sm: 75, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::cache_hint"], version: (7, 4), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::cache_hint"], version: (1, 0), sm: 80, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".b128"], version: (8, 3), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".b128"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 }];
-const RULES_65: &[Rule] = &[Rule { mods: &[".L2::128B"], version: (7, 4), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::128B"], version: (1, 0), sm: 75, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::256B"], version: (7, 4), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::256B"], version: (1, 0), sm: 75, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::64B"], version: (7, 4), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::64B"], version: (1, 0), sm: 75, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::cache_hint"], version: (7, 4), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::cache_hint"], version: (1, 0), sm: 80, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".b128"], version: (8, 3), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".b128"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".v4", ".b64"], version: (8, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".v4", ".b64"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".v8", ".b32"], version: (8, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".v8", ".b32"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_0 }];
-const RULES_66: &[Rule] = &[Rule { mods: &[".L1::evict_first"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L1::evict_last"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L1::evict_normal"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L1::evict_unchanged"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L1::no_allocate"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::128B"], version: (7, 4), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::128B"], version: (1, 0), sm: 75, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::256B"], version: (7, 4), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::256B"], version: (1, 0), sm: 75, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::64B"], version: (7, 4), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::64B"], version: (1, 0), sm: 75, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::cache_hint"], version: (7, 4), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::cache_hint"], version: (1, 0), sm: 80, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::evict_first"], version: (8, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::evict_first"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::evict_last"], version: (8, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::evict_last"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::evict_normal"], version: (8, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::evict_normal"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".b128"], version: (8, 3), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".b128"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 }];
-const RULES_67: &[Rule] = &[Rule { mods: &[".L1::evict_first"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L1::evict_last"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L1::evict_normal"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L1::evict_unchanged"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L1::no_allocate"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::128B"], version: (7, 4), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::128B"], version: (1, 0), sm: 75, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::256B"], version: (7, 4), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::256B"], version: (1, 0), sm: 75, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::64B"], version: (7, 4), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::64B"], version: (1, 0), sm: 75, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::cache_hint"], version: (7, 4), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::cache_hint"], version: (1, 0), sm: 80, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::evict_first"], version: (8, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::evict_first"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::evict_last"], version: (8, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::evict_last"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::evict_normal"], version: (8, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::evict_normal"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".b128"], version: (8, 3), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".b128"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".v4", ".b64"], version: (8, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".v4", ".b64"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".v8", ".b32"], version: (8, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".v8", ".b32"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_0 }];
-const RULES_68: &[Rule] = &[Rule { mods: &[".b8"], version: (8, 6), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".m16n16"], version: (8, 6), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".m16n16"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_2 }, Rule { mods: &[".shared::cta"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 }];
-const RULES_69: &[Rule] = &[Rule { mods: &[".b4x16_p64"], version: (8, 6), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".b6x16_p32"], version: (8, 6), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared::cta"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_2 }];
-const RULES_70: &[Rule] = &[Rule { mods: &[".b128"], version: (8, 3), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".b128"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".f64"], version: (1, 0), sm: 13, only_on: 0, targets: TARGETS_0 }];
-const RULES_71: &[Rule] = &[Rule { mods: &[".and"], version: (8, 2), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".and"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".or"], version: (8, 2), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".or"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 }];
-const RULES_72: &[Rule] = &[Rule { mods: &[".s32"], version: (3, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".s64"], version: (4, 3), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".u32"], version: (3, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".u64"], version: (4, 3), sm: 0, only_on: 0, targets: TARGETS_0 }];
-const RULES_73: &[Rule] = &[Rule { mods: &[".rm"], version: (1, 0), sm: 20, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".rn"], version: (1, 0), sm: 20, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".rp"], version: (1, 0), sm: 20, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".rz"], version: (1, 0), sm: 20, only_on: 0, targets: TARGETS_0 }];
-const RULES_74: &[Rule] = &[Rule { mods: &[".f64"], version: (1, 0), sm: 13, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".rm", ".f64"], version: (1, 0), sm: 13, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".rn", ".f64"], version: (1, 0), sm: 13, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".rp", ".f64"], version: (1, 0), sm: 13, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".rz", ".f64"], version: (1, 0), sm: 13, only_on: 0, targets: TARGETS_0 }];
-const RULES_75: &[Rule] = &[Rule { mods: &[".u16x2"], version: (8, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".u16x2"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".u8x4"], version: (9, 2), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".u8x4"], version: (1, 0), sm: 120, only_on: 0, targets: TARGETS_1 }];
-const RULES_76: &[Rule] = &[Rule { mods: &[".relu", ".s32"], version: (8, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".relu", ".s32"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".s16x2"], version: (8, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".s16x2"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".s8x4"], version: (9, 2), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".s8x4"], version: (1, 0), sm: 120, only_on: 0, targets: TARGETS_1 }];
-const RULES_77: &[Rule] = &[Rule { mods: &[".NaN"], version: (7, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".NaN"], version: (1, 0), sm: 80, only_on: 0, targets: TARGETS_0 }];
-const RULES_78: &[Rule] = &[Rule { mods: &[".cluster"], version: (8, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cluster"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cta"], version: (8, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".relaxed"], version: (8, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".relaxed"], version: (8, 6), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".relaxed"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".release"], version: (8, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared::cta"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 }];
-const RULES_79: &[Rule] = &[Rule { mods: &[".shared::cluster"], version: (8, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared::cluster"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 }];
-const RULES_80: &[Rule] = &[Rule { mods: &[".cluster"], version: (8, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cluster"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cta"], version: (8, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".relaxed"], version: (8, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".relaxed"], version: (8, 6), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".relaxed"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".release"], version: (8, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared::cluster"], version: (8, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared::cluster"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 }];
-const RULES_81: &[Rule] = &[Rule { mods: &[".acquire"], version: (8, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cluster"], version: (8, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cluster"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cta"], version: (8, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".relaxed"], version: (8, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".relaxed"], version: (8, 6), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".relaxed"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared::cta"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 }];
-const RULES_82: &[Rule] = &[Rule { mods: &[".cta"], version: (1, 4), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".gl"], version: (1, 4), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".sys"], version: (2, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".sys"], version: (1, 0), sm: 20, only_on: 0, targets: TARGETS_0 }];
-const RULES_83: &[Rule] = &[Rule { mods: &[".sp::ordered_metadata"], version: (8, 5), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".sp::ordered_metadata"], version: (1, 0), sm: 80, only_on: 0, targets: TARGETS_0 }];
-const RULES_84: &[Rule] = &[Rule { mods: &[".e4m3"], version: (8, 4), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".e4m3"], version: (1, 0), sm: 89, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".e5m2"], version: (8, 4), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".e5m2"], version: (1, 0), sm: 89, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".sp::ordered_metadata"], version: (8, 5), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".sp::ordered_metadata"], version: (1, 0), sm: 80, only_on: 0, targets: TARGETS_0 }];
-const RULES_85: &[Rule] = &[Rule { mods: &[".e2m1"], version: (8, 7), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".e2m1"], version: (1, 0), sm: 120, only_on: 0, targets: TARGETS_8 }, Rule { mods: &[".e2m3"], version: (8, 7), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".e2m3"], version: (1, 0), sm: 120, only_on: 0, targets: TARGETS_8 }, Rule { mods: &[".e3m2"], version: (8, 7), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".e3m2"], version: (1, 0), sm: 120, only_on: 0, targets: TARGETS_8 }, Rule { mods: &[".e4m3"], version: (8, 4), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".e4m3"], version: (1, 0), sm: 89, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".e5m2"], version: (8, 4), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".e5m2"], version: (1, 0), sm: 89, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_9 }];
-const RULES_86: &[Rule] = &[Rule { mods: &[".scale_vec::2X"], version: (8, 7), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[], version: (1, 0), sm: 120, only_on: 0, targets: TARGETS_8 }, Rule { mods: &[], version: (1, 0), sm: 120, only_on: 0, targets: TARGETS_10 }];
-const RULES_87: &[Rule] = &[Rule { mods: &[".e2m1"], version: (8, 7), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".e2m1"], version: (1, 0), sm: 120, only_on: 0, targets: TARGETS_8 }, Rule { mods: &[".e2m3"], version: (8, 7), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".e2m3"], version: (1, 0), sm: 120, only_on: 0, targets: TARGETS_8 }, Rule { mods: &[".e3m2"], version: (8, 7), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".e3m2"], version: (1, 0), sm: 120, only_on: 0, targets: TARGETS_8 }, Rule { mods: &[".e4m3"], version: (8, 4), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".e4m3"], version: (1, 0), sm: 89, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".e5m2"], version: (8, 4), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".e5m2"], version: (1, 0), sm: 89, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[], version: (1, 0), sm: 120, only_on: 0, targets: TARGETS_8 }];
-const RULES_88: &[Rule] = &[Rule { mods: &[".bf16"], version: (7, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".bf16"], version: (1, 0), sm: 80, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".tf32"], version: (7, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".tf32"], version: (1, 0), sm: 80, only_on: 0, targets: TARGETS_0 }];
-const RULES_89: &[Rule] = &[Rule { mods: &[".e4m3"], version: (8, 4), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".e4m3"], version: (1, 0), sm: 89, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".e5m2"], version: (8, 4), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".e5m2"], version: (1, 0), sm: 89, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".f16", ".m16n8k16"], version: (7, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".f16", ".m16n8k16"], version: (1, 0), sm: 80, only_on: 0, targets: TARGETS_0 }];
-const RULES_90: &[Rule] = &[Rule { mods: &[".scale_vec::2X"], version: (8, 7), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[], version: (1, 0), sm: 120, only_on: 0, targets: TARGETS_8 }];
-const RULES_91: &[Rule] = &[Rule { mods: &[".m16n8k16"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".m16n8k16"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".m16n8k4"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".m16n8k4"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".m16n8k8"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".m16n8k8"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".m8n8k4"], version: (7, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".m8n8k4"], version: (1, 0), sm: 80, only_on: 0, targets: TARGETS_0 }];
-const RULES_92: &[Rule] = &[Rule { mods: &[".s8", ".m16n8k16"], version: (7, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".s8", ".m16n8k16"], version: (1, 0), sm: 80, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".s8", ".m16n8k32"], version: (7, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".s8", ".m16n8k32"], version: (1, 0), sm: 80, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".s8", ".m8n8k16"], version: (6, 5), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".s8", ".m8n8k16"], version: (1, 0), sm: 75, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".u8", ".m16n8k16"], version: (7, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".u8", ".m16n8k16"], version: (1, 0), sm: 80, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".u8", ".m16n8k32"], version: (7, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".u8", ".m16n8k32"], version: (1, 0), sm: 80, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".u8", ".m8n8k16"], version: (6, 5), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".u8", ".m8n8k16"], version: (1, 0), sm: 75, only_on: 0, targets: TARGETS_0 }];
-const RULES_93: &[Rule] = &[Rule { mods: &[".s4", ".m16n8k32"], version: (7, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".s4", ".m16n8k32"], version: (1, 0), sm: 80, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".s4", ".m16n8k64"], version: (7, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".s4", ".m16n8k64"], version: (1, 0), sm: 80, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".s4", ".m8n8k32"], version: (6, 5), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".u4", ".m16n8k32"], version: (7, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".u4", ".m16n8k32"], version: (1, 0), sm: 80, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".u4", ".m16n8k64"], version: (7, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".u4", ".m16n8k64"], version: (1, 0), sm: 80, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".u4", ".m8n8k32"], version: (6, 5), sm: 0, only_on: 0, targets: TARGETS_0 }];
-const RULES_94: &[Rule] = &[Rule { mods: &[".and"], version: (7, 1), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".and"], version: (1, 0), sm: 80, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".m16n8k128"], version: (7, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".m16n8k128"], version: (1, 0), sm: 80, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".m16n8k256"], version: (7, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".m16n8k256"], version: (1, 0), sm: 80, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".m8n8k128"], version: (7, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".m8n8k128"], version: (1, 0), sm: 75, only_on: 0, targets: TARGETS_0 }];
-const RULES_95: &[Rule] = &[Rule { mods: &[".b128"], version: (8, 3), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".b128"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 }];
-const RULES_96: &[Rule] = &[Rule { mods: &[".acc::f16"], version: (8, 6), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".acc::f16"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_11 }, Rule { mods: &[".acc::f32"], version: (8, 2), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".e4m3"], version: (8, 6), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".e4m3"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_11 }, Rule { mods: &[".e4m3x2"], version: (8, 6), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".e4m3x2"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_11 }, Rule { mods: &[".e4m3x4"], version: (8, 6), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".e4m3x4"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_11 }, Rule { mods: &[".e5m2"], version: (8, 6), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".e5m2"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_11 }, Rule { mods: &[".e5m2x2"], version: (8, 6), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".e5m2x2"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_11 }, Rule { mods: &[".e5m2x4"], version: (8, 6), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".e5m2x4"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_11 }];
-const RULES_97: &[Rule] = &[Rule { mods: &[".e4m3"], version: (8, 6), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".e4m3"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_11 }, Rule { mods: &[".e4m3x2"], version: (8, 6), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".e4m3x2"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_11 }, Rule { mods: &[".e4m3x4"], version: (8, 6), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".e4m3x4"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_11 }, Rule { mods: &[".e5m2"], version: (8, 6), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".e5m2"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_11 }, Rule { mods: &[".e5m2x2"], version: (8, 6), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".e5m2x2"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_11 }, Rule { mods: &[".e5m2x4"], version: (8, 6), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".e5m2x4"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_11 }];
+const RULES_51: &[Rule] = &[
+    Rule { mods: &[".relu"], version: (7, 0), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".relu"], version: (1, 0), sm: 80, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_7 },
+];
+const RULES_52: &[Rule] = &[
+    Rule { mods: &[".const"], version: (3, 1), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".param"], version: (7, 7), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".param"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".param::entry"], version: (8, 3), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".shared::cluster"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".shared::cluster"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".shared::cta"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".shared::cta"], version: (1, 0), sm: 30, only_on: 0, targets: TARGETS_0 },
+];
+const RULES_53: &[Rule] = &[
+    Rule { mods: &[".ftz"], version: (1, 4), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".rm"], version: (1, 0), sm: 20, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".rn"], version: (1, 0), sm: 20, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".rp"], version: (1, 0), sm: 20, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".rz"], version: (1, 0), sm: 20, only_on: 0, targets: TARGETS_0 },
+];
+const RULES_54: &[Rule] = &[
+    Rule { mods: &[".rm"], version: (1, 0), sm: 20, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".rn", ".f64"], version: (1, 0), sm: 13, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".rp"], version: (1, 0), sm: 20, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".rz"], version: (1, 0), sm: 20, only_on: 0, targets: TARGETS_0 },
+];
+const RULES_55: &[Rule] = &[
+    Rule { mods: &[".bf16"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".bf16"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".bf16x2"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".bf16x2"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 },
+];
+const RULES_56: &[Rule] = &[
+    Rule { mods: &[".acquire"], version: (8, 6), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".acquire"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".cluster"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".cluster"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".release"], version: (8, 6), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".release"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 },
+];
+const RULES_57: &[Rule] = &[
+    Rule { mods: &[".async"], version: (8, 0), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".async"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 },
+];
+const RULES_58: &[Rule] = &[
+    Rule { mods: &[".cluster"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".cluster"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 },
+];
+const RULES_59: &[Rule] = &[
+    Rule { mods: &[".L2::128B"], version: (7, 4), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".L2::128B"], version: (1, 0), sm: 75, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".L2::256B"], version: (7, 4), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".L2::256B"], version: (1, 0), sm: 75, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".L2::256B"], version: (1, 0), sm: 80, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".L2::64B"], version: (7, 4), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".L2::64B"], version: (1, 0), sm: 75, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".L2::cache_hint"], version: (7, 4), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".L2::cache_hint"], version: (1, 0), sm: 80, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".b128"], version: (8, 3), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".b128"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".ca"], version: (2, 0), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".ca"], version: (1, 0), sm: 20, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".cg"], version: (2, 0), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".cg"], version: (1, 0), sm: 20, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".cs"], version: (2, 0), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".cs"], version: (1, 0), sm: 20, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".cv"], version: (2, 0), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".cv"], version: (1, 0), sm: 20, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".f64"], version: (1, 0), sm: 13, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".lu"], version: (2, 0), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".lu"], version: (1, 0), sm: 20, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".param::entry"], version: (8, 3), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".param::func"], version: (8, 3), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".shared::cluster"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".shared::cluster"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".shared::cta"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".shared::cta"], version: (1, 0), sm: 30, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".v4", ".b64"], version: (8, 8), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".v4", ".b64"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".v8", ".b32"], version: (8, 8), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".v8", ".b32"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".weak"], version: (6, 0), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".weak"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 },
+];
+const RULES_60: &[Rule] = &[
+    Rule { mods: &[".L1::evict_first"], version: (7, 4), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".L1::evict_first"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".L1::evict_last"], version: (7, 4), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".L1::evict_last"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".L1::evict_normal"], version: (7, 4), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".L1::evict_normal"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".L1::evict_unchanged"], version: (7, 4), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".L1::evict_unchanged"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".L1::no_allocate"], version: (7, 4), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".L1::no_allocate"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".L2::128B"], version: (7, 4), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".L2::128B"], version: (1, 0), sm: 75, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".L2::256B"], version: (7, 4), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".L2::256B"], version: (1, 0), sm: 75, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".L2::256B"], version: (1, 0), sm: 80, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".L2::64B"], version: (7, 4), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".L2::64B"], version: (1, 0), sm: 75, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".L2::cache_hint"], version: (7, 4), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".L2::cache_hint"], version: (1, 0), sm: 80, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".L2::evict_first"], version: (8, 8), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".L2::evict_first"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".L2::evict_last"], version: (8, 8), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".L2::evict_last"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".L2::evict_normal"], version: (8, 8), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".L2::evict_normal"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".b128"], version: (8, 3), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".b128"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".f64"], version: (1, 0), sm: 13, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".param::entry"], version: (8, 3), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".param::func"], version: (8, 3), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".shared::cluster"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".shared::cluster"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".shared::cta"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".shared::cta"], version: (1, 0), sm: 30, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".v4", ".b64"], version: (8, 8), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".v4", ".b64"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".v8", ".b32"], version: (8, 8), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".v8", ".b32"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".weak"], version: (6, 0), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".weak"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 },
+];
+const RULES_61: &[Rule] = &[
+    Rule { mods: &[".L2::128B"], version: (7, 4), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".L2::128B"], version: (1, 0), sm: 75, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".L2::256B"], version: (7, 4), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".L2::256B"], version: (1, 0), sm: 75, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".L2::256B"], version: (1, 0), sm: 80, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".L2::64B"], version: (7, 4), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".L2::64B"], version: (1, 0), sm: 75, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".b128"], version: (8, 3), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".b128"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".f64"], version: (1, 0), sm: 13, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".local"], version: (9, 1), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".param::entry"], version: (8, 3), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".param::func"], version: (8, 3), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".shared::cluster"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".shared::cluster"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".shared::cta"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".shared::cta"], version: (1, 0), sm: 30, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".v4", ".b64"], version: (8, 8), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".v4", ".b64"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".v8", ".b32"], version: (8, 8), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".v8", ".b32"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_0 },
+];
+const RULES_62: &[Rule] = &[
+    Rule { mods: &[".L1::evict_first"], version: (7, 4), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".L1::evict_first"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".L1::evict_last"], version: (7, 4), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".L1::evict_last"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".L1::evict_normal"], version: (7, 4), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".L1::evict_normal"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".L1::evict_unchanged"], version: (7, 4), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".L1::evict_unchanged"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".L1::no_allocate"], version: (7, 4), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".L1::no_allocate"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".L2::128B"], version: (7, 4), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".L2::128B"], version: (1, 0), sm: 75, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".L2::256B"], version: (7, 4), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".L2::256B"], version: (1, 0), sm: 75, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".L2::256B"], version: (1, 0), sm: 80, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".L2::64B"], version: (7, 4), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".L2::64B"], version: (1, 0), sm: 75, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".L2::cache_hint"], version: (7, 4), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".L2::cache_hint"], version: (1, 0), sm: 80, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".L2::evict_first"], version: (8, 8), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".L2::evict_first"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".L2::evict_last"], version: (8, 8), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".L2::evict_last"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".L2::evict_normal"], version: (8, 8), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".L2::evict_normal"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".b128"], version: (8, 3), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".b128"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".cluster"], version: (6, 0), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".cluster"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".cluster"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".cluster"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".cta"], version: (6, 0), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".cta"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".f64"], version: (1, 0), sm: 13, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".gpu"], version: (6, 0), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".gpu"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".param::entry"], version: (8, 3), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".param::func"], version: (8, 3), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".shared::cluster"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".shared::cluster"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".shared::cta"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".shared::cta"], version: (1, 0), sm: 30, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".sys", ".b128"], version: (8, 4), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".sys"], version: (6, 0), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".sys"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".v4", ".b64"], version: (8, 8), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".v4", ".b64"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".v8", ".b32"], version: (8, 8), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".v8", ".b32"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_0 },
+];
+const RULES_63: &[Rule] = &[
+    Rule { mods: &[".b128"], version: (8, 3), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".b128"], version: (8, 4), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".b128"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".f64"], version: (1, 0), sm: 13, only_on: 0, targets: TARGETS_0 },
+];
+const RULES_64: &[Rule] = &[
+    Rule { mods: &[".L2::128B"], version: (7, 4), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".L2::128B"], version: (1, 0), sm: 75, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".L2::256B"], version: (7, 4), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".L2::256B"], version: (1, 0), sm: 75, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".L2::64B"], version: (7, 4), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".L2::64B"], version: (1, 0), sm: 75, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".L2::cache_hint"], version: (7, 4), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".L2::cache_hint"], version: (1, 0), sm: 80, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".b128"], version: (8, 3), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".b128"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 },
+];
+const RULES_65: &[Rule] = &[
+    Rule { mods: &[".L2::128B"], version: (7, 4), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".L2::128B"], version: (1, 0), sm: 75, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".L2::256B"], version: (7, 4), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".L2::256B"], version: (1, 0), sm: 75, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".L2::64B"], version: (7, 4), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".L2::64B"], version: (1, 0), sm: 75, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".L2::cache_hint"], version: (7, 4), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".L2::cache_hint"], version: (1, 0), sm: 80, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".b128"], version: (8, 3), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".b128"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".v4", ".b64"], version: (8, 8), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".v4", ".b64"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".v8", ".b32"], version: (8, 8), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".v8", ".b32"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_0 },
+];
+const RULES_66: &[Rule] = &[
+    Rule { mods: &[".L1::evict_first"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".L1::evict_last"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".L1::evict_normal"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".L1::evict_unchanged"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".L1::no_allocate"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".L2::128B"], version: (7, 4), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".L2::128B"], version: (1, 0), sm: 75, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".L2::256B"], version: (7, 4), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".L2::256B"], version: (1, 0), sm: 75, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".L2::64B"], version: (7, 4), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".L2::64B"], version: (1, 0), sm: 75, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".L2::cache_hint"], version: (7, 4), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".L2::cache_hint"], version: (1, 0), sm: 80, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".L2::evict_first"], version: (8, 8), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".L2::evict_first"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".L2::evict_last"], version: (8, 8), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".L2::evict_last"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".L2::evict_normal"], version: (8, 8), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".L2::evict_normal"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".b128"], version: (8, 3), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".b128"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 },
+];
+const RULES_67: &[Rule] = &[
+    Rule { mods: &[".L1::evict_first"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".L1::evict_last"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".L1::evict_normal"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".L1::evict_unchanged"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".L1::no_allocate"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".L2::128B"], version: (7, 4), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".L2::128B"], version: (1, 0), sm: 75, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".L2::256B"], version: (7, 4), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".L2::256B"], version: (1, 0), sm: 75, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".L2::64B"], version: (7, 4), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".L2::64B"], version: (1, 0), sm: 75, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".L2::cache_hint"], version: (7, 4), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".L2::cache_hint"], version: (1, 0), sm: 80, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".L2::evict_first"], version: (8, 8), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".L2::evict_first"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".L2::evict_last"], version: (8, 8), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".L2::evict_last"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".L2::evict_normal"], version: (8, 8), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".L2::evict_normal"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".b128"], version: (8, 3), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".b128"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".v4", ".b64"], version: (8, 8), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".v4", ".b64"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".v8", ".b32"], version: (8, 8), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".v8", ".b32"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_0 },
+];
+const RULES_68: &[Rule] = &[
+    Rule { mods: &[".b8"], version: (8, 6), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".m16n16"], version: (8, 6), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".m16n16"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_2 },
+    Rule { mods: &[".shared::cta"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 },
+];
+const RULES_69: &[Rule] = &[
+    Rule { mods: &[".b4x16_p64"], version: (8, 6), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".b6x16_p32"], version: (8, 6), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".shared::cta"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_2 },
+];
+const RULES_70: &[Rule] = &[
+    Rule { mods: &[".b128"], version: (8, 3), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".b128"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".f64"], version: (1, 0), sm: 13, only_on: 0, targets: TARGETS_0 },
+];
+const RULES_71: &[Rule] = &[
+    Rule { mods: &[".and"], version: (8, 2), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".and"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".or"], version: (8, 2), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".or"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 },
+];
+const RULES_72: &[Rule] = &[
+    Rule { mods: &[".s32"], version: (3, 0), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".s64"], version: (4, 3), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".u32"], version: (3, 0), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".u64"], version: (4, 3), sm: 0, only_on: 0, targets: TARGETS_0 },
+];
+const RULES_73: &[Rule] = &[
+    Rule { mods: &[".rm"], version: (1, 0), sm: 20, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".rn"], version: (1, 0), sm: 20, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".rp"], version: (1, 0), sm: 20, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".rz"], version: (1, 0), sm: 20, only_on: 0, targets: TARGETS_0 },
+];
+const RULES_74: &[Rule] = &[
+    Rule { mods: &[".f64"], version: (1, 0), sm: 13, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".rm", ".f64"], version: (1, 0), sm: 13, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".rn", ".f64"], version: (1, 0), sm: 13, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".rp", ".f64"], version: (1, 0), sm: 13, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".rz", ".f64"], version: (1, 0), sm: 13, only_on: 0, targets: TARGETS_0 },
+];
+const RULES_75: &[Rule] = &[
+    Rule { mods: &[".u16x2"], version: (8, 0), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".u16x2"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".u8x4"], version: (9, 2), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".u8x4"], version: (1, 0), sm: 120, only_on: 0, targets: TARGETS_1 },
+];
+const RULES_76: &[Rule] = &[
+    Rule { mods: &[".relu", ".s32"], version: (8, 0), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".relu", ".s32"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".s16x2"], version: (8, 0), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".s16x2"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".s8x4"], version: (9, 2), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".s8x4"], version: (1, 0), sm: 120, only_on: 0, targets: TARGETS_1 },
+];
+const RULES_77: &[Rule] = &[
+    Rule { mods: &[".NaN"], version: (7, 0), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".NaN"], version: (1, 0), sm: 80, only_on: 0, targets: TARGETS_0 },
+];
+const RULES_78: &[Rule] = &[
+    Rule { mods: &[".cluster"], version: (8, 0), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".cluster"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".cta"], version: (8, 0), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".relaxed"], version: (8, 0), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".relaxed"], version: (8, 6), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".relaxed"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".release"], version: (8, 0), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".shared::cta"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 },
+];
+const RULES_79: &[Rule] = &[
+    Rule { mods: &[".shared::cluster"], version: (8, 0), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".shared::cluster"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 },
+];
+const RULES_80: &[Rule] = &[
+    Rule { mods: &[".cluster"], version: (8, 0), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".cluster"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".cta"], version: (8, 0), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".relaxed"], version: (8, 0), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".relaxed"], version: (8, 6), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".relaxed"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".release"], version: (8, 0), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".shared::cluster"], version: (8, 0), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".shared::cluster"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 },
+];
+const RULES_81: &[Rule] = &[
+    Rule { mods: &[".acquire"], version: (8, 0), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".cluster"], version: (8, 0), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".cluster"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".cta"], version: (8, 0), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".relaxed"], version: (8, 0), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".relaxed"], version: (8, 6), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".relaxed"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".shared::cta"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 },
+];
+const RULES_82: &[Rule] = &[
+    Rule { mods: &[".cta"], version: (1, 4), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".gl"], version: (1, 4), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".sys"], version: (2, 0), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".sys"], version: (1, 0), sm: 20, only_on: 0, targets: TARGETS_0 },
+];
+const RULES_83: &[Rule] = &[
+    Rule { mods: &[".sp::ordered_metadata"], version: (8, 5), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".sp::ordered_metadata"], version: (1, 0), sm: 80, only_on: 0, targets: TARGETS_0 },
+];
+const RULES_84: &[Rule] = &[
+    Rule { mods: &[".e4m3"], version: (8, 4), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".e4m3"], version: (1, 0), sm: 89, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".e5m2"], version: (8, 4), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".e5m2"], version: (1, 0), sm: 89, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".sp::ordered_metadata"], version: (8, 5), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".sp::ordered_metadata"], version: (1, 0), sm: 80, only_on: 0, targets: TARGETS_0 },
+];
+const RULES_85: &[Rule] = &[
+    Rule { mods: &[".e2m1"], version: (8, 7), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".e2m1"], version: (1, 0), sm: 120, only_on: 0, targets: TARGETS_8 },
+    Rule { mods: &[".e2m3"], version: (8, 7), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".e2m3"], version: (1, 0), sm: 120, only_on: 0, targets: TARGETS_8 },
+    Rule { mods: &[".e3m2"], version: (8, 7), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".e3m2"], version: (1, 0), sm: 120, only_on: 0, targets: TARGETS_8 },
+    Rule { mods: &[".e4m3"], version: (8, 4), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".e4m3"], version: (1, 0), sm: 89, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".e5m2"], version: (8, 4), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".e5m2"], version: (1, 0), sm: 89, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_9 },
+];
+const RULES_86: &[Rule] = &[
+    Rule { mods: &[".scale_vec::2X"], version: (8, 7), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[], version: (1, 0), sm: 120, only_on: 0, targets: TARGETS_8 },
+    Rule { mods: &[], version: (1, 0), sm: 120, only_on: 0, targets: TARGETS_10 },
+];
+const RULES_87: &[Rule] = &[
+    Rule { mods: &[".e2m1"], version: (8, 7), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".e2m1"], version: (1, 0), sm: 120, only_on: 0, targets: TARGETS_8 },
+    Rule { mods: &[".e2m3"], version: (8, 7), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".e2m3"], version: (1, 0), sm: 120, only_on: 0, targets: TARGETS_8 },
+    Rule { mods: &[".e3m2"], version: (8, 7), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".e3m2"], version: (1, 0), sm: 120, only_on: 0, targets: TARGETS_8 },
+    Rule { mods: &[".e4m3"], version: (8, 4), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".e4m3"], version: (1, 0), sm: 89, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".e5m2"], version: (8, 4), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".e5m2"], version: (1, 0), sm: 89, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[], version: (1, 0), sm: 120, only_on: 0, targets: TARGETS_8 },
+];
+const RULES_88: &[Rule] = &[
+    Rule { mods: &[".bf16"], version: (7, 0), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".bf16"], version: (1, 0), sm: 80, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".tf32"], version: (7, 0), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".tf32"], version: (1, 0), sm: 80, only_on: 0, targets: TARGETS_0 },
+];
+const RULES_89: &[Rule] = &[
+    Rule { mods: &[".e4m3"], version: (8, 4), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".e4m3"], version: (1, 0), sm: 89, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".e5m2"], version: (8, 4), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".e5m2"], version: (1, 0), sm: 89, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".f16", ".m16n8k16"], version: (7, 0), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".f16", ".m16n8k16"], version: (1, 0), sm: 80, only_on: 0, targets: TARGETS_0 },
+];
+const RULES_90: &[Rule] = &[
+    Rule { mods: &[".scale_vec::2X"], version: (8, 7), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[], version: (1, 0), sm: 120, only_on: 0, targets: TARGETS_8 },
+];
+const RULES_91: &[Rule] = &[
+    Rule { mods: &[".m16n8k16"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".m16n8k16"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".m16n8k4"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".m16n8k4"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".m16n8k8"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".m16n8k8"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".m8n8k4"], version: (7, 0), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".m8n8k4"], version: (1, 0), sm: 80, only_on: 0, targets: TARGETS_0 },
+];
+const RULES_92: &[Rule] = &[
+    Rule { mods: &[".s8", ".m16n8k16"], version: (7, 0), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".s8", ".m16n8k16"], version: (1, 0), sm: 80, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".s8", ".m16n8k32"], version: (7, 0), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".s8", ".m16n8k32"], version: (1, 0), sm: 80, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".s8", ".m8n8k16"], version: (6, 5), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".s8", ".m8n8k16"], version: (1, 0), sm: 75, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".u8", ".m16n8k16"], version: (7, 0), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".u8", ".m16n8k16"], version: (1, 0), sm: 80, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".u8", ".m16n8k32"], version: (7, 0), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".u8", ".m16n8k32"], version: (1, 0), sm: 80, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".u8", ".m8n8k16"], version: (6, 5), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".u8", ".m8n8k16"], version: (1, 0), sm: 75, only_on: 0, targets: TARGETS_0 },
+];
+const RULES_93: &[Rule] = &[
+    Rule { mods: &[".s4", ".m16n8k32"], version: (7, 0), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".s4", ".m16n8k32"], version: (1, 0), sm: 80, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".s4", ".m16n8k64"], version: (7, 0), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".s4", ".m16n8k64"], version: (1, 0), sm: 80, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".s4", ".m8n8k32"], version: (6, 5), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".u4", ".m16n8k32"], version: (7, 0), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".u4", ".m16n8k32"], version: (1, 0), sm: 80, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".u4", ".m16n8k64"], version: (7, 0), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".u4", ".m16n8k64"], version: (1, 0), sm: 80, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".u4", ".m8n8k32"], version: (6, 5), sm: 0, only_on: 0, targets: TARGETS_0 },
+];
+const RULES_94: &[Rule] = &[
+    Rule { mods: &[".and"], version: (7, 1), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".and"], version: (1, 0), sm: 80, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".m16n8k128"], version: (7, 0), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".m16n8k128"], version: (1, 0), sm: 80, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".m16n8k256"], version: (7, 0), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".m16n8k256"], version: (1, 0), sm: 80, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".m8n8k128"], version: (7, 0), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".m8n8k128"], version: (1, 0), sm: 75, only_on: 0, targets: TARGETS_0 },
+];
+const RULES_95: &[Rule] = &[
+    Rule { mods: &[".b128"], version: (8, 3), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".b128"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 },
+];
+const RULES_96: &[Rule] = &[
+    Rule { mods: &[".acc::f16"], version: (8, 6), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".acc::f16"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_11 },
+    Rule { mods: &[".acc::f32"], version: (8, 2), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".e4m3"], version: (8, 6), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".e4m3"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_11 },
+    Rule { mods: &[".e4m3x2"], version: (8, 6), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".e4m3x2"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_11 },
+    Rule { mods: &[".e4m3x4"], version: (8, 6), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".e4m3x4"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_11 },
+    Rule { mods: &[".e5m2"], version: (8, 6), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".e5m2"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_11 },
+    Rule { mods: &[".e5m2x2"], version: (8, 6), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".e5m2x2"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_11 },
+    Rule { mods: &[".e5m2x4"], version: (8, 6), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".e5m2x4"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_11 },
+];
+const RULES_97: &[Rule] = &[
+    Rule { mods: &[".e4m3"], version: (8, 6), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".e4m3"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_11 },
+    Rule { mods: &[".e4m3x2"], version: (8, 6), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".e4m3x2"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_11 },
+    Rule { mods: &[".e4m3x4"], version: (8, 6), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".e4m3x4"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_11 },
+    Rule { mods: &[".e5m2"], version: (8, 6), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".e5m2"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_11 },
+    Rule { mods: &[".e5m2x2"], version: (8, 6), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".e5m2x2"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_11 },
+    Rule { mods: &[".e5m2x4"], version: (8, 6), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".e5m2x4"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_11 },
+];
 const RULES_98: &[Rule] = &[Rule { mods: &[".cp_mask"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_0 }];
-const RULES_99: &[Rule] = &[Rule { mods: &[".s8x4"], version: (9, 2), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".s8x4"], version: (1, 0), sm: 120, only_on: 0, targets: TARGETS_1 }];
-const RULES_100: &[Rule] = &[Rule { mods: &[".L2::evict_last"], version: (7, 4), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::evict_last"], version: (1, 0), sm: 80, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::evict_normal"], version: (7, 4), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::evict_normal"], version: (1, 0), sm: 80, only_on: 0, targets: TARGETS_0 }];
-const RULES_101: &[Rule] = &[Rule { mods: &[".rm"], version: (1, 0), sm: 20, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".rn", ".f64"], version: (1, 0), sm: 13, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".rn"], version: (1, 4), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".rp"], version: (1, 0), sm: 20, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".rz"], version: (1, 0), sm: 20, only_on: 0, targets: TARGETS_0 }];
-const RULES_102: &[Rule] = &[Rule { mods: &[".L2::cache_hint"], version: (7, 4), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::cache_hint"], version: (1, 0), sm: 80, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".add", ".f32"], version: (2, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".add", ".f32"], version: (1, 0), sm: 20, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".add", ".f64"], version: (5, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".add", ".f64"], version: (1, 0), sm: 60, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".and", ".b64"], version: (3, 1), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".and", ".b64"], version: (1, 0), sm: 32, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".and", ".s64"], version: (3, 1), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".and", ".s64"], version: (1, 0), sm: 32, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".and", ".u64"], version: (3, 1), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".and", ".u64"], version: (1, 0), sm: 32, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cluster"], version: (5, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cluster"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cluster"], version: (1, 0), sm: 60, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cluster"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cta"], version: (5, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cta"], version: (1, 0), sm: 60, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".global", ".add", ".u64"], version: (1, 0), sm: 12, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".global"], version: (1, 0), sm: 11, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".gpu"], version: (5, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".gpu"], version: (1, 0), sm: 60, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".max", ".b64"], version: (3, 1), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".max", ".b64"], version: (1, 0), sm: 32, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".max", ".s64"], version: (3, 1), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".max", ".s64"], version: (1, 0), sm: 32, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".max", ".u64"], version: (3, 1), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".max", ".u64"], version: (1, 0), sm: 32, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".min", ".b64"], version: (3, 1), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".min", ".b64"], version: (1, 0), sm: 32, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".min", ".s64"], version: (3, 1), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".min", ".s64"], version: (1, 0), sm: 32, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".min", ".u64"], version: (3, 1), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".min", ".u64"], version: (1, 0), sm: 32, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".or", ".b64"], version: (3, 1), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".or", ".b64"], version: (1, 0), sm: 32, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".or", ".s64"], version: (3, 1), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".or", ".s64"], version: (1, 0), sm: 32, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".or", ".u64"], version: (3, 1), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".or", ".u64"], version: (1, 0), sm: 32, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".relaxed"], version: (6, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".relaxed"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".release"], version: (6, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".release"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared", ".add", ".u64"], version: (2, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared", ".add", ".u64"], version: (1, 0), sm: 20, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared"], version: (1, 0), sm: 12, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared::cluster"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared::cluster"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared::cta"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared::cta"], version: (1, 0), sm: 30, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".sys"], version: (5, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".sys"], version: (1, 0), sm: 60, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".xor", ".b64"], version: (3, 1), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".xor", ".b64"], version: (1, 0), sm: 32, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".xor", ".s64"], version: (3, 1), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".xor", ".s64"], version: (1, 0), sm: 32, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".xor", ".u64"], version: (3, 1), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".xor", ".u64"], version: (1, 0), sm: 32, only_on: 0, targets: TARGETS_0 }];
-const RULES_103: &[Rule] = &[Rule { mods: &[".L2::cache_hint"], version: (7, 4), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::cache_hint"], version: (1, 0), sm: 80, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cluster"], version: (5, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cluster"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cluster"], version: (1, 0), sm: 60, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cluster"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cta"], version: (5, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cta"], version: (1, 0), sm: 60, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".global"], version: (1, 0), sm: 11, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".gpu"], version: (5, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".gpu"], version: (1, 0), sm: 60, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".relaxed"], version: (6, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".relaxed"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".release"], version: (6, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".release"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared"], version: (1, 0), sm: 12, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared::cluster"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared::cluster"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared::cta"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared::cta"], version: (1, 0), sm: 30, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".sys"], version: (5, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".sys"], version: (1, 0), sm: 60, only_on: 0, targets: TARGETS_0 }];
-const RULES_104: &[Rule] = &[Rule { mods: &[".L2::cache_hint"], version: (7, 4), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::cache_hint"], version: (1, 0), sm: 80, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cluster"], version: (5, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cluster"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cluster"], version: (1, 0), sm: 60, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cluster"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cta"], version: (5, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cta"], version: (1, 0), sm: 60, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".global"], version: (1, 0), sm: 11, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".gpu"], version: (5, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".gpu"], version: (1, 0), sm: 60, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".relaxed"], version: (6, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".relaxed"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".release"], version: (6, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".release"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".sys"], version: (5, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".sys"], version: (1, 0), sm: 60, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".v2"], version: (8, 1), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".v2"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".v4"], version: (8, 1), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".v4"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 }];
-const RULES_105: &[Rule] = &[Rule { mods: &[".L2::cache_hint"], version: (7, 4), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::cache_hint"], version: (1, 0), sm: 80, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".add", ".bf16"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".add", ".bf16"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".add", ".f16"], version: (6, 3), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".add", ".f16"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cluster"], version: (5, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cluster"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cluster"], version: (1, 0), sm: 60, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cluster"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cta"], version: (5, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cta"], version: (1, 0), sm: 60, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".global"], version: (1, 0), sm: 11, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".gpu"], version: (5, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".gpu"], version: (1, 0), sm: 60, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".relaxed"], version: (6, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".relaxed"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".release"], version: (6, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".release"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".sys"], version: (5, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".sys"], version: (1, 0), sm: 60, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".v2"], version: (8, 1), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".v2"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".v4"], version: (8, 1), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".v4"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".v8"], version: (8, 1), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".v8"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 }];
-const RULES_106: &[Rule] = &[Rule { mods: &[".L2::cache_hint"], version: (7, 4), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::cache_hint"], version: (1, 0), sm: 80, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".add", ".bf16x2"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".add", ".bf16x2"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".add", ".f16x2"], version: (6, 2), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".add", ".f16x2"], version: (1, 0), sm: 60, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cluster"], version: (5, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cluster"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cluster"], version: (1, 0), sm: 60, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cluster"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cta"], version: (5, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cta"], version: (1, 0), sm: 60, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".global"], version: (1, 0), sm: 11, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".gpu"], version: (5, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".gpu"], version: (1, 0), sm: 60, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".relaxed"], version: (6, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".relaxed"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".release"], version: (6, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".release"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".sys"], version: (5, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".sys"], version: (1, 0), sm: 60, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".v2"], version: (8, 1), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".v2"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".v4"], version: (8, 1), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".v4"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 }];
-const RULES_107: &[Rule] = &[Rule { mods: &[".global"], version: (8, 7), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".global"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".gpu"], version: (8, 7), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".gpu"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".mmio"], version: (8, 7), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".mmio"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_0 }];
-const RULES_108: &[Rule] = &[Rule { mods: &[".global", ".add", ".b64"], version: (1, 0), sm: 12, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".global", ".add", ".u64"], version: (1, 0), sm: 12, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".global"], version: (1, 0), sm: 11, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared"], version: (1, 0), sm: 12, only_on: 0, targets: TARGETS_0 }];
-const RULES_109: &[Rule] = &[Rule { mods: &[".NaN"], version: (8, 6), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".NaN"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_12 }, Rule { mods: &[".abs"], version: (8, 6), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".abs"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_12 }, Rule { mods: &[], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_12 }];
-const RULES_110: &[Rule] = &[Rule { mods: &[".b16"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".b16"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".b32"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".b32"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".b64"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".b64"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".f16"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".f16"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".f32"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".f32"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".f64"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".f64"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".s16"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".s16"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".s32"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".s32"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".s64"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".s64"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".u16"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".u16"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".u32"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".u32"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".u64"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".u64"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 }];
-const RULES_111: &[Rule] = &[Rule { mods: &[".s16"], version: (6, 5), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".s32"], version: (6, 5), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".u16"], version: (6, 5), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".u32"], version: (6, 5), sm: 0, only_on: 0, targets: TARGETS_0 }];
-const RULES_112: &[Rule] = &[Rule { mods: &[".s16"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".s16"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".s32"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".s32"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".u16"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".u16"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".u32"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".u32"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 }];
-const RULES_113: &[Rule] = &[Rule { mods: &[".s32"], version: (6, 5), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".u32"], version: (6, 5), sm: 0, only_on: 0, targets: TARGETS_0 }];
-const RULES_114: &[Rule] = &[Rule { mods: &[".s32"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".s32"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".u32"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".u32"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 }];
-const RULES_115: &[Rule] = &[Rule { mods: &[".L2::cache_hint"], version: (7, 4), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::cache_hint"], version: (1, 0), sm: 80, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".b128"], version: (8, 3), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".b128"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cg"], version: (2, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cg"], version: (1, 0), sm: 20, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cs"], version: (2, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cs"], version: (1, 0), sm: 20, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".f64"], version: (1, 0), sm: 13, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".param::func"], version: (8, 3), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared::cluster"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared::cluster"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared::cta"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared::cta"], version: (1, 0), sm: 30, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".v4", ".b64"], version: (8, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".v4", ".b64"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".v8", ".b32"], version: (8, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".v8", ".b32"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".wb"], version: (2, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".wb"], version: (1, 0), sm: 20, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".weak"], version: (6, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".weak"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".wt"], version: (2, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".wt"], version: (1, 0), sm: 20, only_on: 0, targets: TARGETS_0 }];
-const RULES_116: &[Rule] = &[Rule { mods: &[".L1::evict_first"], version: (7, 4), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L1::evict_first"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L1::evict_last"], version: (7, 4), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L1::evict_last"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L1::evict_normal"], version: (7, 4), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L1::evict_normal"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L1::evict_unchanged"], version: (7, 4), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L1::evict_unchanged"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L1::no_allocate"], version: (7, 4), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L1::no_allocate"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::cache_hint"], version: (7, 4), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::cache_hint"], version: (1, 0), sm: 80, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::evict_first"], version: (8, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::evict_first"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::evict_last"], version: (8, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::evict_last"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::evict_normal"], version: (8, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::evict_normal"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".b128"], version: (8, 3), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".b128"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".f64"], version: (1, 0), sm: 13, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".param::func"], version: (8, 3), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared::cluster"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared::cluster"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared::cta"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared::cta"], version: (1, 0), sm: 30, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".v4", ".b64"], version: (8, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".v4", ".b64"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".v8", ".b32"], version: (8, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".v8", ".b32"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".weak"], version: (6, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".weak"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 }];
-const RULES_117: &[Rule] = &[Rule { mods: &[".b128"], version: (8, 3), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".b128"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".f64"], version: (1, 0), sm: 13, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".local"], version: (9, 1), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".param::func"], version: (8, 3), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared::cluster"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared::cluster"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared::cta"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared::cta"], version: (1, 0), sm: 30, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".v4", ".b64"], version: (8, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".v4", ".b64"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".v8", ".b32"], version: (8, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".v8", ".b32"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_0 }];
-const RULES_118: &[Rule] = &[Rule { mods: &[".L1::evict_first"], version: (7, 4), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L1::evict_first"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L1::evict_last"], version: (7, 4), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L1::evict_last"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L1::evict_normal"], version: (7, 4), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L1::evict_normal"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L1::evict_unchanged"], version: (7, 4), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L1::evict_unchanged"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L1::no_allocate"], version: (7, 4), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L1::no_allocate"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::cache_hint"], version: (7, 4), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::cache_hint"], version: (1, 0), sm: 80, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::evict_first"], version: (8, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::evict_first"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::evict_last"], version: (8, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::evict_last"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::evict_normal"], version: (8, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".L2::evict_normal"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".b128"], version: (8, 3), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".b128"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cluster"], version: (6, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cluster"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cluster"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cluster"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cta"], version: (6, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cta"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".f64"], version: (1, 0), sm: 13, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".gpu"], version: (6, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".gpu"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".param::func"], version: (8, 3), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared::cluster"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared::cluster"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared::cta"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared::cta"], version: (1, 0), sm: 30, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".sys", ".b128"], version: (8, 4), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".sys"], version: (6, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".sys"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".v4", ".b64"], version: (8, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".v4", ".b64"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".v8", ".b32"], version: (8, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".v8", ".b32"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_0 }];
+const RULES_99: &[Rule] = &[
+    Rule { mods: &[".s8x4"], version: (9, 2), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".s8x4"], version: (1, 0), sm: 120, only_on: 0, targets: TARGETS_1 },
+];
+const RULES_100: &[Rule] = &[
+    Rule { mods: &[".L2::evict_last"], version: (7, 4), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".L2::evict_last"], version: (1, 0), sm: 80, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".L2::evict_normal"], version: (7, 4), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".L2::evict_normal"], version: (1, 0), sm: 80, only_on: 0, targets: TARGETS_0 },
+];
+const RULES_101: &[Rule] = &[
+    Rule { mods: &[".rm"], version: (1, 0), sm: 20, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".rn", ".f64"], version: (1, 0), sm: 13, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".rn"], version: (1, 4), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".rp"], version: (1, 0), sm: 20, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".rz"], version: (1, 0), sm: 20, only_on: 0, targets: TARGETS_0 },
+];
+const RULES_102: &[Rule] = &[
+    Rule { mods: &[".L2::cache_hint"], version: (7, 4), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".L2::cache_hint"], version: (1, 0), sm: 80, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".add", ".f32"], version: (2, 0), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".add", ".f32"], version: (1, 0), sm: 20, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".add", ".f64"], version: (5, 0), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".add", ".f64"], version: (1, 0), sm: 60, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".and", ".b64"], version: (3, 1), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".and", ".b64"], version: (1, 0), sm: 32, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".and", ".s64"], version: (3, 1), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".and", ".s64"], version: (1, 0), sm: 32, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".and", ".u64"], version: (3, 1), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".and", ".u64"], version: (1, 0), sm: 32, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".cluster"], version: (5, 0), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".cluster"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".cluster"], version: (1, 0), sm: 60, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".cluster"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".cta"], version: (5, 0), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".cta"], version: (1, 0), sm: 60, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".global", ".add", ".u64"], version: (1, 0), sm: 12, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".global"], version: (1, 0), sm: 11, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".gpu"], version: (5, 0), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".gpu"], version: (1, 0), sm: 60, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".max", ".b64"], version: (3, 1), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".max", ".b64"], version: (1, 0), sm: 32, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".max", ".s64"], version: (3, 1), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".max", ".s64"], version: (1, 0), sm: 32, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".max", ".u64"], version: (3, 1), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".max", ".u64"], version: (1, 0), sm: 32, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".min", ".b64"], version: (3, 1), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".min", ".b64"], version: (1, 0), sm: 32, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".min", ".s64"], version: (3, 1), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".min", ".s64"], version: (1, 0), sm: 32, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".min", ".u64"], version: (3, 1), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".min", ".u64"], version: (1, 0), sm: 32, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".or", ".b64"], version: (3, 1), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".or", ".b64"], version: (1, 0), sm: 32, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".or", ".s64"], version: (3, 1), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".or", ".s64"], version: (1, 0), sm: 32, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".or", ".u64"], version: (3, 1), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".or", ".u64"], version: (1, 0), sm: 32, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".relaxed"], version: (6, 0), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".relaxed"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".release"], version: (6, 0), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".release"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".shared", ".add", ".u64"], version: (2, 0), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".shared", ".add", ".u64"], version: (1, 0), sm: 20, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".shared"], version: (1, 0), sm: 12, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".shared::cluster"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".shared::cluster"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".shared::cta"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".shared::cta"], version: (1, 0), sm: 30, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".sys"], version: (5, 0), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".sys"], version: (1, 0), sm: 60, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".xor", ".b64"], version: (3, 1), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".xor", ".b64"], version: (1, 0), sm: 32, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".xor", ".s64"], version: (3, 1), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".xor", ".s64"], version: (1, 0), sm: 32, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".xor", ".u64"], version: (3, 1), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".xor", ".u64"], version: (1, 0), sm: 32, only_on: 0, targets: TARGETS_0 },
+];
+const RULES_103: &[Rule] = &[
+    Rule { mods: &[".L2::cache_hint"], version: (7, 4), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".L2::cache_hint"], version: (1, 0), sm: 80, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".cluster"], version: (5, 0), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".cluster"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".cluster"], version: (1, 0), sm: 60, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".cluster"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".cta"], version: (5, 0), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".cta"], version: (1, 0), sm: 60, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".global"], version: (1, 0), sm: 11, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".gpu"], version: (5, 0), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".gpu"], version: (1, 0), sm: 60, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".relaxed"], version: (6, 0), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".relaxed"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".release"], version: (6, 0), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".release"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".shared"], version: (1, 0), sm: 12, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".shared::cluster"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".shared::cluster"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".shared::cta"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".shared::cta"], version: (1, 0), sm: 30, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".sys"], version: (5, 0), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".sys"], version: (1, 0), sm: 60, only_on: 0, targets: TARGETS_0 },
+];
+const RULES_104: &[Rule] = &[
+    Rule { mods: &[".L2::cache_hint"], version: (7, 4), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".L2::cache_hint"], version: (1, 0), sm: 80, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".cluster"], version: (5, 0), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".cluster"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".cluster"], version: (1, 0), sm: 60, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".cluster"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".cta"], version: (5, 0), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".cta"], version: (1, 0), sm: 60, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".global"], version: (1, 0), sm: 11, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".gpu"], version: (5, 0), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".gpu"], version: (1, 0), sm: 60, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".relaxed"], version: (6, 0), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".relaxed"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".release"], version: (6, 0), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".release"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".sys"], version: (5, 0), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".sys"], version: (1, 0), sm: 60, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".v2"], version: (8, 1), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".v2"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".v4"], version: (8, 1), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".v4"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 },
+];
+const RULES_105: &[Rule] = &[
+    Rule { mods: &[".L2::cache_hint"], version: (7, 4), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".L2::cache_hint"], version: (1, 0), sm: 80, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".add", ".bf16"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".add", ".bf16"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".add", ".f16"], version: (6, 3), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".add", ".f16"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".cluster"], version: (5, 0), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".cluster"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".cluster"], version: (1, 0), sm: 60, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".cluster"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".cta"], version: (5, 0), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".cta"], version: (1, 0), sm: 60, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".global"], version: (1, 0), sm: 11, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".gpu"], version: (5, 0), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".gpu"], version: (1, 0), sm: 60, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".relaxed"], version: (6, 0), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".relaxed"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".release"], version: (6, 0), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".release"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".sys"], version: (5, 0), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".sys"], version: (1, 0), sm: 60, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".v2"], version: (8, 1), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".v2"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".v4"], version: (8, 1), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".v4"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".v8"], version: (8, 1), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".v8"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 },
+];
+const RULES_106: &[Rule] = &[
+    Rule { mods: &[".L2::cache_hint"], version: (7, 4), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".L2::cache_hint"], version: (1, 0), sm: 80, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".add", ".bf16x2"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".add", ".bf16x2"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".add", ".f16x2"], version: (6, 2), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".add", ".f16x2"], version: (1, 0), sm: 60, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".cluster"], version: (5, 0), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".cluster"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".cluster"], version: (1, 0), sm: 60, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".cluster"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".cta"], version: (5, 0), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".cta"], version: (1, 0), sm: 60, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".global"], version: (1, 0), sm: 11, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".gpu"], version: (5, 0), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".gpu"], version: (1, 0), sm: 60, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".relaxed"], version: (6, 0), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".relaxed"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".release"], version: (6, 0), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".release"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".sys"], version: (5, 0), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".sys"], version: (1, 0), sm: 60, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".v2"], version: (8, 1), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".v2"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".v4"], version: (8, 1), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".v4"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 },
+];
+const RULES_107: &[Rule] = &[
+    Rule { mods: &[".global"], version: (8, 7), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".global"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".gpu"], version: (8, 7), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".gpu"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".mmio"], version: (8, 7), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".mmio"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_0 },
+];
+const RULES_108: &[Rule] = &[
+    Rule { mods: &[".global", ".add", ".b64"], version: (1, 0), sm: 12, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".global", ".add", ".u64"], version: (1, 0), sm: 12, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".global"], version: (1, 0), sm: 11, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".shared"], version: (1, 0), sm: 12, only_on: 0, targets: TARGETS_0 },
+];
+const RULES_109: &[Rule] = &[
+    Rule { mods: &[".NaN"], version: (8, 6), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".NaN"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_12 },
+    Rule { mods: &[".abs"], version: (8, 6), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".abs"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_12 },
+    Rule { mods: &[], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_12 },
+];
+const RULES_110: &[Rule] = &[
+    Rule { mods: &[".b16"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".b16"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".b32"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".b32"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".b64"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".b64"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".f16"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".f16"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".f32"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".f32"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".f64"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".f64"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".s16"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".s16"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".s32"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".s32"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".s64"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".s64"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".u16"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".u16"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".u32"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".u32"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".u64"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".u64"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 },
+];
+const RULES_111: &[Rule] = &[
+    Rule { mods: &[".s16"], version: (6, 5), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".s32"], version: (6, 5), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".u16"], version: (6, 5), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".u32"], version: (6, 5), sm: 0, only_on: 0, targets: TARGETS_0 },
+];
+const RULES_112: &[Rule] = &[
+    Rule { mods: &[".s16"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".s16"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".s32"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".s32"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".u16"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".u16"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".u32"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".u32"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 },
+];
+const RULES_113: &[Rule] = &[
+    Rule { mods: &[".s32"], version: (6, 5), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".u32"], version: (6, 5), sm: 0, only_on: 0, targets: TARGETS_0 },
+];
+const RULES_114: &[Rule] = &[
+    Rule { mods: &[".s32"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".s32"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".u32"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".u32"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 },
+];
+const RULES_115: &[Rule] = &[
+    Rule { mods: &[".L2::cache_hint"], version: (7, 4), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".L2::cache_hint"], version: (1, 0), sm: 80, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".b128"], version: (8, 3), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".b128"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".cg"], version: (2, 0), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".cg"], version: (1, 0), sm: 20, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".cs"], version: (2, 0), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".cs"], version: (1, 0), sm: 20, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".f64"], version: (1, 0), sm: 13, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".param::func"], version: (8, 3), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".shared::cluster"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".shared::cluster"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".shared::cta"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".shared::cta"], version: (1, 0), sm: 30, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".v4", ".b64"], version: (8, 8), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".v4", ".b64"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".v8", ".b32"], version: (8, 8), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".v8", ".b32"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".wb"], version: (2, 0), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".wb"], version: (1, 0), sm: 20, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".weak"], version: (6, 0), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".weak"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".wt"], version: (2, 0), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".wt"], version: (1, 0), sm: 20, only_on: 0, targets: TARGETS_0 },
+];
+const RULES_116: &[Rule] = &[
+    Rule { mods: &[".L1::evict_first"], version: (7, 4), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".L1::evict_first"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".L1::evict_last"], version: (7, 4), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".L1::evict_last"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".L1::evict_normal"], version: (7, 4), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".L1::evict_normal"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".L1::evict_unchanged"], version: (7, 4), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".L1::evict_unchanged"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".L1::no_allocate"], version: (7, 4), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".L1::no_allocate"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".L2::cache_hint"], version: (7, 4), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".L2::cache_hint"], version: (1, 0), sm: 80, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".L2::evict_first"], version: (8, 8), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".L2::evict_first"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".L2::evict_last"], version: (8, 8), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".L2::evict_last"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".L2::evict_normal"], version: (8, 8), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".L2::evict_normal"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".b128"], version: (8, 3), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".b128"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".f64"], version: (1, 0), sm: 13, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".param::func"], version: (8, 3), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".shared::cluster"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".shared::cluster"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".shared::cta"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".shared::cta"], version: (1, 0), sm: 30, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".v4", ".b64"], version: (8, 8), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".v4", ".b64"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".v8", ".b32"], version: (8, 8), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".v8", ".b32"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".weak"], version: (6, 0), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".weak"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 },
+];
+const RULES_117: &[Rule] = &[
+    Rule { mods: &[".b128"], version: (8, 3), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".b128"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".f64"], version: (1, 0), sm: 13, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".local"], version: (9, 1), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".param::func"], version: (8, 3), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".shared::cluster"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".shared::cluster"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".shared::cta"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".shared::cta"], version: (1, 0), sm: 30, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".v4", ".b64"], version: (8, 8), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".v4", ".b64"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".v8", ".b32"], version: (8, 8), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".v8", ".b32"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_0 },
+];
+const RULES_118: &[Rule] = &[
+    Rule { mods: &[".L1::evict_first"], version: (7, 4), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".L1::evict_first"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".L1::evict_last"], version: (7, 4), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".L1::evict_last"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".L1::evict_normal"], version: (7, 4), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".L1::evict_normal"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".L1::evict_unchanged"], version: (7, 4), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".L1::evict_unchanged"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".L1::no_allocate"], version: (7, 4), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".L1::no_allocate"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".L2::cache_hint"], version: (7, 4), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".L2::cache_hint"], version: (1, 0), sm: 80, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".L2::evict_first"], version: (8, 8), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".L2::evict_first"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".L2::evict_last"], version: (8, 8), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".L2::evict_last"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".L2::evict_normal"], version: (8, 8), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".L2::evict_normal"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".b128"], version: (8, 3), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".b128"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".cluster"], version: (6, 0), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".cluster"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".cluster"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".cluster"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".cta"], version: (6, 0), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".cta"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".f64"], version: (1, 0), sm: 13, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".gpu"], version: (6, 0), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".gpu"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".param::func"], version: (8, 3), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".shared::cluster"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".shared::cluster"], version: (1, 0), sm: 90, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".shared::cta"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".shared::cta"], version: (1, 0), sm: 30, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".sys", ".b128"], version: (8, 4), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".sys"], version: (6, 0), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".sys"], version: (1, 0), sm: 70, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".v4", ".b64"], version: (8, 8), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".v4", ".b64"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".v8", ".b32"], version: (8, 8), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".v8", ".b32"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_0 },
+];
 const RULES_119: &[Rule] = &[Rule { mods: &[".b128"], version: (9, 2), sm: 0, only_on: 0, targets: TARGETS_0 }];
-const RULES_120: &[Rule] = &[Rule { mods: &[".b128"], version: (9, 2), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cluster"], version: (8, 7), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cluster"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_0 }];
-const RULES_121: &[Rule] = &[Rule { mods: &[".global"], version: (8, 7), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".global"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".mmio"], version: (8, 7), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".mmio"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_0 }];
-const RULES_122: &[Rule] = &[Rule { mods: &[".b8"], version: (8, 6), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".m16n8"], version: (8, 6), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".m16n8"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_2 }];
-const RULES_123: &[Rule] = &[Rule { mods: &[".s8x4"], version: (9, 2), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".s8x4"], version: (1, 0), sm: 120, only_on: 0, targets: TARGETS_1 }, Rule { mods: &[".u8x4"], version: (9, 2), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".u8x4"], version: (1, 0), sm: 120, only_on: 0, targets: TARGETS_1 }];
-const RULES_124: &[Rule] = &[Rule { mods: &[".3d"], version: (3, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".3d"], version: (1, 0), sm: 20, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".a1d"], version: (3, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".a1d"], version: (1, 0), sm: 20, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".a2d"], version: (3, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".a2d"], version: (1, 0), sm: 20, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".ca"], version: (1, 0), sm: 20, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cg"], version: (1, 0), sm: 20, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cs"], version: (1, 0), sm: 20, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cv"], version: (1, 0), sm: 20, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".trap"], version: (1, 5), sm: 0, only_on: 0, targets: TARGETS_0 }];
-const RULES_125: &[Rule] = &[Rule { mods: &[".s64", ".max"], version: (8, 1), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".s64", ".max"], version: (1, 0), sm: 50, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".s64", ".min"], version: (8, 1), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".s64", ".min"], version: (1, 0), sm: 50, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".u64", ".max"], version: (8, 1), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".u64", ".max"], version: (1, 0), sm: 50, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".u64", ".min"], version: (8, 1), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".u64", ".min"], version: (1, 0), sm: 50, only_on: 0, targets: TARGETS_0 }];
-const RULES_126: &[Rule] = &[Rule { mods: &[".b64", ".max"], version: (8, 1), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".b64", ".max"], version: (1, 0), sm: 50, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".b64", ".min"], version: (8, 1), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".b64", ".min"], version: (1, 0), sm: 50, only_on: 0, targets: TARGETS_0 }];
-const RULES_127: &[Rule] = &[Rule { mods: &[".3d"], version: (3, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".3d"], version: (1, 0), sm: 20, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cg"], version: (1, 0), sm: 20, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cs"], version: (1, 0), sm: 20, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".trap"], version: (1, 5), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".wb"], version: (1, 0), sm: 20, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".wt"], version: (1, 0), sm: 20, only_on: 0, targets: TARGETS_0 }];
+const RULES_120: &[Rule] = &[
+    Rule { mods: &[".b128"], version: (9, 2), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".cluster"], version: (8, 7), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".cluster"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_0 },
+];
+const RULES_121: &[Rule] = &[
+    Rule { mods: &[".global"], version: (8, 7), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".global"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".mmio"], version: (8, 7), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".mmio"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_0 },
+];
+const RULES_122: &[Rule] = &[
+    Rule { mods: &[".b8"], version: (8, 6), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".m16n8"], version: (8, 6), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".m16n8"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_2 },
+];
+const RULES_123: &[Rule] = &[
+    Rule { mods: &[".s8x4"], version: (9, 2), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".s8x4"], version: (1, 0), sm: 120, only_on: 0, targets: TARGETS_1 },
+    Rule { mods: &[".u8x4"], version: (9, 2), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".u8x4"], version: (1, 0), sm: 120, only_on: 0, targets: TARGETS_1 },
+];
+const RULES_124: &[Rule] = &[
+    Rule { mods: &[".3d"], version: (3, 0), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".3d"], version: (1, 0), sm: 20, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".a1d"], version: (3, 0), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".a1d"], version: (1, 0), sm: 20, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".a2d"], version: (3, 0), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".a2d"], version: (1, 0), sm: 20, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".ca"], version: (1, 0), sm: 20, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".cg"], version: (1, 0), sm: 20, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".cs"], version: (1, 0), sm: 20, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".cv"], version: (1, 0), sm: 20, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".trap"], version: (1, 5), sm: 0, only_on: 0, targets: TARGETS_0 },
+];
+const RULES_125: &[Rule] = &[
+    Rule { mods: &[".s64", ".max"], version: (8, 1), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".s64", ".max"], version: (1, 0), sm: 50, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".s64", ".min"], version: (8, 1), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".s64", ".min"], version: (1, 0), sm: 50, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".u64", ".max"], version: (8, 1), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".u64", ".max"], version: (1, 0), sm: 50, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".u64", ".min"], version: (8, 1), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".u64", ".min"], version: (1, 0), sm: 50, only_on: 0, targets: TARGETS_0 },
+];
+const RULES_126: &[Rule] = &[
+    Rule { mods: &[".b64", ".max"], version: (8, 1), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".b64", ".max"], version: (1, 0), sm: 50, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".b64", ".min"], version: (8, 1), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".b64", ".min"], version: (1, 0), sm: 50, only_on: 0, targets: TARGETS_0 },
+];
+const RULES_127: &[Rule] = &[
+    Rule { mods: &[".3d"], version: (3, 0), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".3d"], version: (1, 0), sm: 20, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".cg"], version: (1, 0), sm: 20, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".cs"], version: (1, 0), sm: 20, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".trap"], version: (1, 5), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".wb"], version: (1, 0), sm: 20, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".wt"], version: (1, 0), sm: 20, only_on: 0, targets: TARGETS_0 },
+];
 const RULES_128: &[Rule] = &[Rule { mods: &[".3d"], version: (1, 0), sm: 20, only_on: 0, targets: TARGETS_0 }];
-const RULES_129: &[Rule] = &[Rule { mods: &[".a1d"], version: (3, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".a1d"], version: (1, 0), sm: 20, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".a2d"], version: (3, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".a2d"], version: (1, 0), sm: 20, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cg"], version: (1, 0), sm: 20, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cs"], version: (1, 0), sm: 20, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".trap"], version: (1, 5), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".wb"], version: (1, 0), sm: 20, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".wt"], version: (1, 0), sm: 20, only_on: 0, targets: TARGETS_0 }];
-const RULES_130: &[Rule] = &[Rule { mods: &[".swizzle_atomicity"], version: (8, 6), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".swizzle_atomicity"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_2 }];
-const RULES_131: &[Rule] = &[Rule { mods: &[".2dms"], version: (3, 2), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".2dms"], version: (1, 0), sm: 30, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".a1d"], version: (2, 3), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".a2d"], version: (2, 3), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".a2dms"], version: (3, 2), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".a2dms"], version: (1, 0), sm: 30, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".acube"], version: (3, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".acube"], version: (1, 0), sm: 20, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cube"], version: (3, 0), sm: 0, only_on: 0, targets: TARGETS_0 }];
-const RULES_132: &[Rule] = &[Rule { mods: &[".2dms"], version: (3, 2), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".2dms"], version: (1, 0), sm: 30, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".a1d"], version: (2, 3), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".a2d"], version: (2, 3), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".a2dms"], version: (3, 2), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".a2dms"], version: (1, 0), sm: 30, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".acube"], version: (3, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".acube"], version: (4, 3), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".acube"], version: (1, 0), sm: 20, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cube"], version: (3, 0), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cube"], version: (4, 3), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cube"], version: (1, 0), sm: 20, only_on: 0, targets: TARGETS_0 }];
-const RULES_133: &[Rule] = &[Rule { mods: &[".a2d"], version: (4, 3), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".a2d"], version: (1, 0), sm: 30, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".acube"], version: (4, 3), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".acube"], version: (1, 0), sm: 30, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cube"], version: (4, 3), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".cube"], version: (1, 0), sm: 30, only_on: 0, targets: TARGETS_0 }];
-const RULES_134: &[Rule] = &[Rule { mods: &[".m32n8k16"], version: (6, 1), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".m8n32k16"], version: (6, 1), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".s8"], version: (6, 3), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".s8"], version: (1, 0), sm: 72, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared::cta"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".u8"], version: (6, 3), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".u8"], version: (1, 0), sm: 72, only_on: 0, targets: TARGETS_0 }];
-const RULES_135: &[Rule] = &[Rule { mods: &[".m32n8k16"], version: (6, 1), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".m8n32k16"], version: (6, 1), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared::cta"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 }];
-const RULES_136: &[Rule] = &[Rule { mods: &[".s4"], version: (6, 3), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".s4"], version: (1, 0), sm: 75, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".shared::cta"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".u4"], version: (6, 3), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".u4"], version: (1, 0), sm: 75, only_on: 0, targets: TARGETS_0 }];
-const RULES_137: &[Rule] = &[Rule { mods: &[".m32n8k16"], version: (6, 1), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".m8n32k16"], version: (6, 1), sm: 0, only_on: 0, targets: TARGETS_0 }];
-const RULES_138: &[Rule] = &[Rule { mods: &[".m32n8k16"], version: (6, 1), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".m8n32k16"], version: (6, 1), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".s8"], version: (6, 3), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".s8"], version: (1, 0), sm: 72, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".u8"], version: (6, 3), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".u8"], version: (1, 0), sm: 72, only_on: 0, targets: TARGETS_0 }];
-const RULES_139: &[Rule] = &[Rule { mods: &[".s4"], version: (6, 3), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".s4"], version: (1, 0), sm: 75, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".u4"], version: (6, 3), sm: 0, only_on: 0, targets: TARGETS_0 }, Rule { mods: &[".u4"], version: (1, 0), sm: 75, only_on: 0, targets: TARGETS_0 }];
+const RULES_129: &[Rule] = &[
+    Rule { mods: &[".a1d"], version: (3, 0), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".a1d"], version: (1, 0), sm: 20, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".a2d"], version: (3, 0), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".a2d"], version: (1, 0), sm: 20, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".cg"], version: (1, 0), sm: 20, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".cs"], version: (1, 0), sm: 20, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".trap"], version: (1, 5), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".wb"], version: (1, 0), sm: 20, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".wt"], version: (1, 0), sm: 20, only_on: 0, targets: TARGETS_0 },
+];
+const RULES_130: &[Rule] = &[
+    Rule { mods: &[".swizzle_atomicity"], version: (8, 6), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".swizzle_atomicity"], version: (1, 0), sm: 100, only_on: 0, targets: TARGETS_2 },
+];
+const RULES_131: &[Rule] = &[
+    Rule { mods: &[".2dms"], version: (3, 2), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".2dms"], version: (1, 0), sm: 30, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".a1d"], version: (2, 3), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".a2d"], version: (2, 3), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".a2dms"], version: (3, 2), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".a2dms"], version: (1, 0), sm: 30, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".acube"], version: (3, 0), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".acube"], version: (1, 0), sm: 20, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".cube"], version: (3, 0), sm: 0, only_on: 0, targets: TARGETS_0 },
+];
+const RULES_132: &[Rule] = &[
+    Rule { mods: &[".2dms"], version: (3, 2), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".2dms"], version: (1, 0), sm: 30, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".a1d"], version: (2, 3), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".a2d"], version: (2, 3), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".a2dms"], version: (3, 2), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".a2dms"], version: (1, 0), sm: 30, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".acube"], version: (3, 0), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".acube"], version: (4, 3), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".acube"], version: (1, 0), sm: 20, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".cube"], version: (3, 0), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".cube"], version: (4, 3), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".cube"], version: (1, 0), sm: 20, only_on: 0, targets: TARGETS_0 },
+];
+const RULES_133: &[Rule] = &[
+    Rule { mods: &[".a2d"], version: (4, 3), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".a2d"], version: (1, 0), sm: 30, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".acube"], version: (4, 3), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".acube"], version: (1, 0), sm: 30, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".cube"], version: (4, 3), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".cube"], version: (1, 0), sm: 30, only_on: 0, targets: TARGETS_0 },
+];
+const RULES_134: &[Rule] = &[
+    Rule { mods: &[".m32n8k16"], version: (6, 1), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".m8n32k16"], version: (6, 1), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".s8"], version: (6, 3), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".s8"], version: (1, 0), sm: 72, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".shared::cta"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".u8"], version: (6, 3), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".u8"], version: (1, 0), sm: 72, only_on: 0, targets: TARGETS_0 },
+];
+const RULES_135: &[Rule] = &[
+    Rule { mods: &[".m32n8k16"], version: (6, 1), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".m8n32k16"], version: (6, 1), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".shared::cta"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 },
+];
+const RULES_136: &[Rule] = &[
+    Rule { mods: &[".s4"], version: (6, 3), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".s4"], version: (1, 0), sm: 75, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".shared::cta"], version: (7, 8), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".u4"], version: (6, 3), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".u4"], version: (1, 0), sm: 75, only_on: 0, targets: TARGETS_0 },
+];
+const RULES_137: &[Rule] = &[
+    Rule { mods: &[".m32n8k16"], version: (6, 1), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".m8n32k16"], version: (6, 1), sm: 0, only_on: 0, targets: TARGETS_0 },
+];
+const RULES_138: &[Rule] = &[
+    Rule { mods: &[".m32n8k16"], version: (6, 1), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".m8n32k16"], version: (6, 1), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".s8"], version: (6, 3), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".s8"], version: (1, 0), sm: 72, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".u8"], version: (6, 3), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".u8"], version: (1, 0), sm: 72, only_on: 0, targets: TARGETS_0 },
+];
+const RULES_139: &[Rule] = &[
+    Rule { mods: &[".s4"], version: (6, 3), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".s4"], version: (1, 0), sm: 75, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".u4"], version: (6, 3), sm: 0, only_on: 0, targets: TARGETS_0 },
+    Rule { mods: &[".u4"], version: (1, 0), sm: 75, only_on: 0, targets: TARGETS_0 },
+];
 
 const TARGETS_0: &[SpecificTarget] = &[];
 const TARGETS_1: &[SpecificTarget] = &[SpecificTarget { sm: 120, family: true }];
-const TARGETS_2: &[SpecificTarget] = &[SpecificTarget { sm: 100, family: false }, SpecificTarget { sm: 101, family: false }, SpecificTarget { sm: 110, family: false }, SpecificTarget { sm: 120, family: false }, SpecificTarget { sm: 100, family: true }, SpecificTarget { sm: 101, family: true }, SpecificTarget { sm: 110, family: true }, SpecificTarget { sm: 120, family: true }];
-const TARGETS_3: &[SpecificTarget] = &[SpecificTarget { sm: 100, family: false }, SpecificTarget { sm: 101, family: false }, SpecificTarget { sm: 110, family: false }, SpecificTarget { sm: 100, family: true }, SpecificTarget { sm: 101, family: true }, SpecificTarget { sm: 110, family: true }];
-const TARGETS_4: &[SpecificTarget] = &[SpecificTarget { sm: 100, family: false }, SpecificTarget { sm: 101, family: false }, SpecificTarget { sm: 100, family: true }, SpecificTarget { sm: 101, family: true }];
+const TARGETS_2: &[SpecificTarget] = &[
+    SpecificTarget { sm: 100, family: false },
+    SpecificTarget { sm: 101, family: false },
+    SpecificTarget { sm: 110, family: false },
+    SpecificTarget { sm: 120, family: false },
+    SpecificTarget { sm: 100, family: true },
+    SpecificTarget { sm: 101, family: true },
+    SpecificTarget { sm: 110, family: true },
+    SpecificTarget { sm: 120, family: true },
+];
+const TARGETS_3: &[SpecificTarget] = &[
+    SpecificTarget { sm: 100, family: false },
+    SpecificTarget { sm: 101, family: false },
+    SpecificTarget { sm: 110, family: false },
+    SpecificTarget { sm: 100, family: true },
+    SpecificTarget { sm: 101, family: true },
+    SpecificTarget { sm: 110, family: true },
+];
+const TARGETS_4: &[SpecificTarget] = &[
+    SpecificTarget { sm: 100, family: false },
+    SpecificTarget { sm: 101, family: false },
+    SpecificTarget { sm: 100, family: true },
+    SpecificTarget { sm: 101, family: true },
+];
 const TARGETS_5: &[SpecificTarget] = &[SpecificTarget { sm: 100, family: false }, SpecificTarget { sm: 103, family: false }];
-const TARGETS_6: &[SpecificTarget] = &[SpecificTarget { sm: 100, family: true }, SpecificTarget { sm: 110, family: true }, SpecificTarget { sm: 120, family: true }];
-const TARGETS_7: &[SpecificTarget] = &[SpecificTarget { sm: 100, family: false }, SpecificTarget { sm: 103, family: false }, SpecificTarget { sm: 110, family: false }, SpecificTarget { sm: 120, family: false }, SpecificTarget { sm: 121, family: false }];
+const TARGETS_6: &[SpecificTarget] =
+    &[SpecificTarget { sm: 100, family: true }, SpecificTarget { sm: 110, family: true }, SpecificTarget { sm: 120, family: true }];
+const TARGETS_7: &[SpecificTarget] = &[
+    SpecificTarget { sm: 100, family: false },
+    SpecificTarget { sm: 103, family: false },
+    SpecificTarget { sm: 110, family: false },
+    SpecificTarget { sm: 120, family: false },
+    SpecificTarget { sm: 121, family: false },
+];
 const TARGETS_8: &[SpecificTarget] = &[SpecificTarget { sm: 120, family: false }, SpecificTarget { sm: 120, family: true }];
-const TARGETS_9: &[SpecificTarget] = &[SpecificTarget { sm: 100, family: false }, SpecificTarget { sm: 101, family: false }, SpecificTarget { sm: 120, family: false }, SpecificTarget { sm: 100, family: true }, SpecificTarget { sm: 101, family: true }, SpecificTarget { sm: 120, family: true }];
-const TARGETS_10: &[SpecificTarget] = &[SpecificTarget { sm: 120, family: false }, SpecificTarget { sm: 121, family: false }, SpecificTarget { sm: 120, family: true }];
-const TARGETS_11: &[SpecificTarget] = &[SpecificTarget { sm: 100, family: false }, SpecificTarget { sm: 101, family: false }, SpecificTarget { sm: 110, family: false }, SpecificTarget { sm: 120, family: false }, SpecificTarget { sm: 121, family: false }, SpecificTarget { sm: 100, family: true }, SpecificTarget { sm: 101, family: true }, SpecificTarget { sm: 110, family: true }];
+const TARGETS_9: &[SpecificTarget] = &[
+    SpecificTarget { sm: 100, family: false },
+    SpecificTarget { sm: 101, family: false },
+    SpecificTarget { sm: 120, family: false },
+    SpecificTarget { sm: 100, family: true },
+    SpecificTarget { sm: 101, family: true },
+    SpecificTarget { sm: 120, family: true },
+];
+const TARGETS_10: &[SpecificTarget] =
+    &[SpecificTarget { sm: 120, family: false }, SpecificTarget { sm: 121, family: false }, SpecificTarget { sm: 120, family: true }];
+const TARGETS_11: &[SpecificTarget] = &[
+    SpecificTarget { sm: 100, family: false },
+    SpecificTarget { sm: 101, family: false },
+    SpecificTarget { sm: 110, family: false },
+    SpecificTarget { sm: 120, family: false },
+    SpecificTarget { sm: 121, family: false },
+    SpecificTarget { sm: 100, family: true },
+    SpecificTarget { sm: 101, family: true },
+    SpecificTarget { sm: 110, family: true },
+];
 const TARGETS_12: &[SpecificTarget] = &[SpecificTarget { sm: 100, family: false }, SpecificTarget { sm: 100, family: true }];
-const TARGETS_13: &[SpecificTarget] = &[SpecificTarget { sm: 90, family: false }, SpecificTarget { sm: 100, family: false }, SpecificTarget { sm: 101, family: false }, SpecificTarget { sm: 110, family: false }, SpecificTarget { sm: 120, family: false }, SpecificTarget { sm: 100, family: true }, SpecificTarget { sm: 101, family: true }, SpecificTarget { sm: 110, family: true }, SpecificTarget { sm: 120, family: true }];
+const TARGETS_13: &[SpecificTarget] = &[
+    SpecificTarget { sm: 90, family: false },
+    SpecificTarget { sm: 100, family: false },
+    SpecificTarget { sm: 101, family: false },
+    SpecificTarget { sm: 110, family: false },
+    SpecificTarget { sm: 120, family: false },
+    SpecificTarget { sm: 100, family: true },
+    SpecificTarget { sm: 101, family: true },
+    SpecificTarget { sm: 110, family: true },
+    SpecificTarget { sm: 120, family: true },
+];
 const TARGETS_14: &[SpecificTarget] = &[SpecificTarget { sm: 90, family: false }];
 
 /// Every opcode with its forms, sorted by opcode (binary search).
@@ -1093,9 +5686,7 @@ pub(super) static OPCODES: &[OpcodeForms] = &[
     },
     OpcodeForms {
         opcode: "activemask",
-        forms: &[
-            Form { slots: SLOTS_7, operands: (1, 1), version: (6, 2), sm: 30, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-        ],
+        forms: &[Form { slots: SLOTS_7, operands: (1, 1), version: (6, 2), sm: 30, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false }],
     },
     OpcodeForms {
         opcode: "add",
@@ -1125,21 +5716,15 @@ pub(super) static OPCODES: &[OpcodeForms] = &[
     },
     OpcodeForms {
         opcode: "alloca",
-        forms: &[
-            Form { slots: SLOTS_24, operands: (2, 3), version: (7, 3), sm: 52, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-        ],
+        forms: &[Form { slots: SLOTS_24, operands: (2, 3), version: (7, 3), sm: 52, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false }],
     },
     OpcodeForms {
         opcode: "and",
-        forms: &[
-            Form { slots: SLOTS_25, operands: (3, 3), version: (1, 0), sm: 10, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-        ],
+        forms: &[Form { slots: SLOTS_25, operands: (3, 3), version: (1, 0), sm: 10, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false }],
     },
     OpcodeForms {
         opcode: "applypriority",
-        forms: &[
-            Form { slots: SLOTS_26, operands: (2, 2), version: (7, 4), sm: 80, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-        ],
+        forms: &[Form { slots: SLOTS_26, operands: (2, 2), version: (7, 4), sm: 80, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false }],
     },
     OpcodeForms {
         opcode: "atom",
@@ -1183,15 +5768,11 @@ pub(super) static OPCODES: &[OpcodeForms] = &[
     },
     OpcodeForms {
         opcode: "bfe",
-        forms: &[
-            Form { slots: SLOTS_52, operands: (4, 4), version: (2, 0), sm: 20, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-        ],
+        forms: &[Form { slots: SLOTS_52, operands: (4, 4), version: (2, 0), sm: 20, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false }],
     },
     OpcodeForms {
         opcode: "bfi",
-        forms: &[
-            Form { slots: SLOTS_53, operands: (5, 5), version: (2, 0), sm: 20, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-        ],
+        forms: &[Form { slots: SLOTS_53, operands: (5, 5), version: (2, 0), sm: 20, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false }],
     },
     OpcodeForms {
         opcode: "bfind",
@@ -1202,39 +5783,27 @@ pub(super) static OPCODES: &[OpcodeForms] = &[
     },
     OpcodeForms {
         opcode: "bmsk",
-        forms: &[
-            Form { slots: SLOTS_55, operands: (3, 3), version: (7, 6), sm: 70, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-        ],
+        forms: &[Form { slots: SLOTS_55, operands: (3, 3), version: (7, 6), sm: 70, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false }],
     },
     OpcodeForms {
         opcode: "bra",
-        forms: &[
-            Form { slots: SLOTS_56, operands: (1, 1), version: (1, 0), sm: 10, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-        ],
+        forms: &[Form { slots: SLOTS_56, operands: (1, 1), version: (1, 0), sm: 10, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false }],
     },
     OpcodeForms {
         opcode: "brev",
-        forms: &[
-            Form { slots: SLOTS_53, operands: (2, 2), version: (2, 0), sm: 20, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-        ],
+        forms: &[Form { slots: SLOTS_53, operands: (2, 2), version: (2, 0), sm: 20, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false }],
     },
     OpcodeForms {
         opcode: "brkpt",
-        forms: &[
-            Form { slots: SLOTS_57, operands: (0, 0), version: (1, 0), sm: 10, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-        ],
+        forms: &[Form { slots: SLOTS_57, operands: (0, 0), version: (1, 0), sm: 10, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false }],
     },
     OpcodeForms {
         opcode: "brx",
-        forms: &[
-            Form { slots: SLOTS_58, operands: (2, 2), version: (6, 0), sm: 30, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-        ],
+        forms: &[Form { slots: SLOTS_58, operands: (2, 2), version: (6, 0), sm: 30, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false }],
     },
     OpcodeForms {
         opcode: "call",
-        forms: &[
-            Form { slots: SLOTS_56, operands: (1, 4), version: (1, 0), sm: 10, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-        ],
+        forms: &[Form { slots: SLOTS_56, operands: (1, 4), version: (1, 0), sm: 10, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false }],
     },
     OpcodeForms {
         opcode: "clusterlaunchcontrol",
@@ -1247,21 +5816,15 @@ pub(super) static OPCODES: &[OpcodeForms] = &[
     },
     OpcodeForms {
         opcode: "clz",
-        forms: &[
-            Form { slots: SLOTS_53, operands: (2, 2), version: (2, 0), sm: 20, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-        ],
+        forms: &[Form { slots: SLOTS_53, operands: (2, 2), version: (2, 0), sm: 20, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false }],
     },
     OpcodeForms {
         opcode: "cnot",
-        forms: &[
-            Form { slots: SLOTS_63, operands: (2, 2), version: (1, 0), sm: 10, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-        ],
+        forms: &[Form { slots: SLOTS_63, operands: (2, 2), version: (1, 0), sm: 10, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false }],
     },
     OpcodeForms {
         opcode: "copysign",
-        forms: &[
-            Form { slots: SLOTS_64, operands: (3, 3), version: (2, 0), sm: 20, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-        ],
+        forms: &[Form { slots: SLOTS_64, operands: (3, 3), version: (2, 0), sm: 20, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false }],
     },
     OpcodeForms {
         opcode: "cos",
@@ -1369,9 +5932,16 @@ pub(super) static OPCODES: &[OpcodeForms] = &[
     },
     OpcodeForms {
         opcode: "discard",
-        forms: &[
-            Form { slots: SLOTS_144, operands: (2, 2), version: (7, 4), sm: 80, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-        ],
+        forms: &[Form {
+            slots: SLOTS_144,
+            operands: (2, 2),
+            version: (7, 4),
+            sm: 80,
+            targets: TARGETS_0,
+            rules: RULES_0,
+            until: ((99, 9), 999),
+            legacy: false,
+        }],
     },
     OpcodeForms {
         opcode: "div",
@@ -1388,21 +5958,33 @@ pub(super) static OPCODES: &[OpcodeForms] = &[
     },
     OpcodeForms {
         opcode: "dp2a",
-        forms: &[
-            Form { slots: SLOTS_149, operands: (4, 4), version: (5, 0), sm: 61, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-        ],
+        forms: &[Form {
+            slots: SLOTS_149,
+            operands: (4, 4),
+            version: (5, 0),
+            sm: 61,
+            targets: TARGETS_0,
+            rules: RULES_0,
+            until: ((99, 9), 999),
+            legacy: false,
+        }],
     },
     OpcodeForms {
         opcode: "dp4a",
-        forms: &[
-            Form { slots: SLOTS_150, operands: (4, 4), version: (5, 0), sm: 61, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-        ],
+        forms: &[Form {
+            slots: SLOTS_150,
+            operands: (4, 4),
+            version: (5, 0),
+            sm: 61,
+            targets: TARGETS_0,
+            rules: RULES_0,
+            until: ((99, 9), 999),
+            legacy: false,
+        }],
     },
     OpcodeForms {
         opcode: "elect",
-        forms: &[
-            Form { slots: SLOTS_45, operands: (2, 2), version: (8, 0), sm: 90, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-        ],
+        forms: &[Form { slots: SLOTS_45, operands: (2, 2), version: (8, 0), sm: 90, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false }],
     },
     OpcodeForms {
         opcode: "ex2",
@@ -1415,9 +5997,7 @@ pub(super) static OPCODES: &[OpcodeForms] = &[
     },
     OpcodeForms {
         opcode: "exit",
-        forms: &[
-            Form { slots: SLOTS_57, operands: (0, 0), version: (1, 0), sm: 10, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-        ],
+        forms: &[Form { slots: SLOTS_57, operands: (0, 0), version: (1, 0), sm: 10, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false }],
     },
     OpcodeForms {
         opcode: "fence",
@@ -1458,9 +6038,7 @@ pub(super) static OPCODES: &[OpcodeForms] = &[
     },
     OpcodeForms {
         opcode: "fns",
-        forms: &[
-            Form { slots: SLOTS_7, operands: (4, 4), version: (6, 0), sm: 30, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-        ],
+        forms: &[Form { slots: SLOTS_7, operands: (4, 4), version: (6, 0), sm: 30, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false }],
     },
     OpcodeForms {
         opcode: "getctarank",
@@ -1472,21 +6050,42 @@ pub(super) static OPCODES: &[OpcodeForms] = &[
     },
     OpcodeForms {
         opcode: "griddepcontrol",
-        forms: &[
-            Form { slots: SLOTS_182, operands: (0, 0), version: (7, 8), sm: 90, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-        ],
+        forms: &[Form {
+            slots: SLOTS_182,
+            operands: (0, 0),
+            version: (7, 8),
+            sm: 90,
+            targets: TARGETS_0,
+            rules: RULES_0,
+            until: ((99, 9), 999),
+            legacy: false,
+        }],
     },
     OpcodeForms {
         opcode: "isspacep",
-        forms: &[
-            Form { slots: SLOTS_183, operands: (2, 2), version: (2, 0), sm: 20, targets: TARGETS_0, rules: RULES_52, until: ((99, 9), 999), legacy: false },
-        ],
+        forms: &[Form {
+            slots: SLOTS_183,
+            operands: (2, 2),
+            version: (2, 0),
+            sm: 20,
+            targets: TARGETS_0,
+            rules: RULES_52,
+            until: ((99, 9), 999),
+            legacy: false,
+        }],
     },
     OpcodeForms {
         opcode: "istypep",
-        forms: &[
-            Form { slots: SLOTS_184, operands: (2, 2), version: (4, 0), sm: 30, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-        ],
+        forms: &[Form {
+            slots: SLOTS_184,
+            operands: (2, 2),
+            version: (4, 0),
+            sm: 30,
+            targets: TARGETS_0,
+            rules: RULES_0,
+            until: ((99, 9), 999),
+            legacy: false,
+        }],
     },
     OpcodeForms {
         opcode: "ld",
@@ -1559,9 +6158,16 @@ pub(super) static OPCODES: &[OpcodeForms] = &[
     },
     OpcodeForms {
         opcode: "madc",
-        forms: &[
-            Form { slots: SLOTS_211, operands: (4, 4), version: (3, 0), sm: 20, targets: TARGETS_0, rules: RULES_72, until: ((99, 9), 999), legacy: false },
-        ],
+        forms: &[Form {
+            slots: SLOTS_211,
+            operands: (4, 4),
+            version: (3, 0),
+            sm: 20,
+            targets: TARGETS_0,
+            rules: RULES_72,
+            until: ((99, 9), 999),
+            legacy: false,
+        }],
     },
     OpcodeForms {
         opcode: "mapa",
@@ -1718,9 +6324,16 @@ pub(super) static OPCODES: &[OpcodeForms] = &[
     },
     OpcodeForms {
         opcode: "movmatrix",
-        forms: &[
-            Form { slots: SLOTS_297, operands: (2, 2), version: (7, 8), sm: 75, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-        ],
+        forms: &[Form {
+            slots: SLOTS_297,
+            operands: (2, 2),
+            version: (7, 8),
+            sm: 75,
+            targets: TARGETS_0,
+            rules: RULES_0,
+            until: ((99, 9), 999),
+            legacy: false,
+        }],
     },
     OpcodeForms {
         opcode: "mul",
@@ -1737,9 +6350,16 @@ pub(super) static OPCODES: &[OpcodeForms] = &[
     },
     OpcodeForms {
         opcode: "mul24",
-        forms: &[
-            Form { slots: SLOTS_210, operands: (3, 3), version: (1, 0), sm: 10, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-        ],
+        forms: &[Form {
+            slots: SLOTS_210,
+            operands: (3, 3),
+            version: (1, 0),
+            sm: 10,
+            targets: TARGETS_0,
+            rules: RULES_0,
+            until: ((99, 9), 999),
+            legacy: false,
+        }],
     },
     OpcodeForms {
         opcode: "multimem",
@@ -1761,9 +6381,16 @@ pub(super) static OPCODES: &[OpcodeForms] = &[
     },
     OpcodeForms {
         opcode: "nanosleep",
-        forms: &[
-            Form { slots: SLOTS_293, operands: (1, 1), version: (6, 3), sm: 70, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-        ],
+        forms: &[Form {
+            slots: SLOTS_293,
+            operands: (1, 1),
+            version: (6, 3),
+            sm: 70,
+            targets: TARGETS_0,
+            rules: RULES_0,
+            until: ((99, 9), 999),
+            legacy: false,
+        }],
     },
     OpcodeForms {
         opcode: "neg",
@@ -1780,15 +6407,11 @@ pub(super) static OPCODES: &[OpcodeForms] = &[
     },
     OpcodeForms {
         opcode: "not",
-        forms: &[
-            Form { slots: SLOTS_25, operands: (2, 2), version: (1, 0), sm: 10, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-        ],
+        forms: &[Form { slots: SLOTS_25, operands: (2, 2), version: (1, 0), sm: 10, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false }],
     },
     OpcodeForms {
         opcode: "or",
-        forms: &[
-            Form { slots: SLOTS_25, operands: (3, 3), version: (1, 0), sm: 10, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-        ],
+        forms: &[Form { slots: SLOTS_25, operands: (3, 3), version: (1, 0), sm: 10, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false }],
     },
     OpcodeForms {
         opcode: "pmevent",
@@ -1799,9 +6422,7 @@ pub(super) static OPCODES: &[OpcodeForms] = &[
     },
     OpcodeForms {
         opcode: "popc",
-        forms: &[
-            Form { slots: SLOTS_53, operands: (2, 2), version: (2, 0), sm: 20, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-        ],
+        forms: &[Form { slots: SLOTS_53, operands: (2, 2), version: (2, 0), sm: 20, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false }],
     },
     OpcodeForms {
         opcode: "prefetch",
@@ -1813,15 +6434,29 @@ pub(super) static OPCODES: &[OpcodeForms] = &[
     },
     OpcodeForms {
         opcode: "prefetchu",
-        forms: &[
-            Form { slots: SLOTS_316, operands: (1, 1), version: (2, 0), sm: 20, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-        ],
+        forms: &[Form {
+            slots: SLOTS_316,
+            operands: (1, 1),
+            version: (2, 0),
+            sm: 20,
+            targets: TARGETS_0,
+            rules: RULES_0,
+            until: ((99, 9), 999),
+            legacy: false,
+        }],
     },
     OpcodeForms {
         opcode: "prmt",
-        forms: &[
-            Form { slots: SLOTS_317, operands: (4, 4), version: (2, 0), sm: 20, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-        ],
+        forms: &[Form {
+            slots: SLOTS_317,
+            operands: (4, 4),
+            version: (2, 0),
+            sm: 20,
+            targets: TARGETS_0,
+            rules: RULES_0,
+            until: ((99, 9), 999),
+            legacy: false,
+        }],
     },
     OpcodeForms {
         opcode: "rcp",
@@ -1864,15 +6499,11 @@ pub(super) static OPCODES: &[OpcodeForms] = &[
     },
     OpcodeForms {
         opcode: "rem",
-        forms: &[
-            Form { slots: SLOTS_19, operands: (3, 3), version: (1, 0), sm: 10, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-        ],
+        forms: &[Form { slots: SLOTS_19, operands: (3, 3), version: (1, 0), sm: 10, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false }],
     },
     OpcodeForms {
         opcode: "ret",
-        forms: &[
-            Form { slots: SLOTS_56, operands: (0, 0), version: (1, 0), sm: 10, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-        ],
+        forms: &[Form { slots: SLOTS_56, operands: (0, 0), version: (1, 0), sm: 10, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false }],
     },
     OpcodeForms {
         opcode: "rsqrt",
@@ -1886,15 +6517,20 @@ pub(super) static OPCODES: &[OpcodeForms] = &[
     },
     OpcodeForms {
         opcode: "sad",
-        forms: &[
-            Form { slots: SLOTS_19, operands: (4, 4), version: (1, 0), sm: 10, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-        ],
+        forms: &[Form { slots: SLOTS_19, operands: (4, 4), version: (1, 0), sm: 10, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false }],
     },
     OpcodeForms {
         opcode: "selp",
-        forms: &[
-            Form { slots: SLOTS_337, operands: (4, 4), version: (1, 0), sm: 10, targets: TARGETS_0, rules: RULES_1, until: ((99, 9), 999), legacy: false },
-        ],
+        forms: &[Form {
+            slots: SLOTS_337,
+            operands: (4, 4),
+            version: (1, 0),
+            sm: 10,
+            targets: TARGETS_0,
+            rules: RULES_1,
+            until: ((99, 9), 999),
+            legacy: false,
+        }],
     },
     OpcodeForms {
         opcode: "set",
@@ -1919,9 +6555,16 @@ pub(super) static OPCODES: &[OpcodeForms] = &[
     },
     OpcodeForms {
         opcode: "setmaxnreg",
-        forms: &[
-            Form { slots: SLOTS_354, operands: (1, 1), version: (8, 0), sm: 90, targets: TARGETS_13, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-        ],
+        forms: &[Form {
+            slots: SLOTS_354,
+            operands: (1, 1),
+            version: (8, 0),
+            sm: 90,
+            targets: TARGETS_13,
+            rules: RULES_0,
+            until: ((99, 9), 999),
+            legacy: false,
+        }],
     },
     OpcodeForms {
         opcode: "setp",
@@ -1957,15 +6600,20 @@ pub(super) static OPCODES: &[OpcodeForms] = &[
     },
     OpcodeForms {
         opcode: "shl",
-        forms: &[
-            Form { slots: SLOTS_63, operands: (3, 3), version: (1, 0), sm: 10, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-        ],
+        forms: &[Form { slots: SLOTS_63, operands: (3, 3), version: (1, 0), sm: 10, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false }],
     },
     OpcodeForms {
         opcode: "shr",
-        forms: &[
-            Form { slots: SLOTS_371, operands: (3, 3), version: (1, 0), sm: 10, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-        ],
+        forms: &[Form {
+            slots: SLOTS_371,
+            operands: (3, 3),
+            version: (1, 0),
+            sm: 10,
+            targets: TARGETS_0,
+            rules: RULES_0,
+            until: ((99, 9), 999),
+            legacy: false,
+        }],
     },
     OpcodeForms {
         opcode: "sin",
@@ -2013,21 +6661,42 @@ pub(super) static OPCODES: &[OpcodeForms] = &[
     },
     OpcodeForms {
         opcode: "stackrestore",
-        forms: &[
-            Form { slots: SLOTS_181, operands: (1, 1), version: (7, 3), sm: 52, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-        ],
+        forms: &[Form {
+            slots: SLOTS_181,
+            operands: (1, 1),
+            version: (7, 3),
+            sm: 52,
+            targets: TARGETS_0,
+            rules: RULES_0,
+            until: ((99, 9), 999),
+            legacy: false,
+        }],
     },
     OpcodeForms {
         opcode: "stacksave",
-        forms: &[
-            Form { slots: SLOTS_181, operands: (1, 1), version: (7, 3), sm: 52, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-        ],
+        forms: &[Form {
+            slots: SLOTS_181,
+            operands: (1, 1),
+            version: (7, 3),
+            sm: 52,
+            targets: TARGETS_0,
+            rules: RULES_0,
+            until: ((99, 9), 999),
+            legacy: false,
+        }],
     },
     OpcodeForms {
         opcode: "stmatrix",
-        forms: &[
-            Form { slots: SLOTS_387, operands: (2, 2), version: (7, 8), sm: 90, targets: TARGETS_0, rules: RULES_122, until: ((99, 9), 999), legacy: false },
-        ],
+        forms: &[Form {
+            slots: SLOTS_387,
+            operands: (2, 2),
+            version: (7, 8),
+            sm: 90,
+            targets: TARGETS_0,
+            rules: RULES_122,
+            until: ((99, 9), 999),
+            legacy: false,
+        }],
     },
     OpcodeForms {
         opcode: "sub",
@@ -2057,15 +6726,29 @@ pub(super) static OPCODES: &[OpcodeForms] = &[
     },
     OpcodeForms {
         opcode: "suld",
-        forms: &[
-            Form { slots: SLOTS_390, operands: (2, 2), version: (1, 5), sm: 10, targets: TARGETS_0, rules: RULES_124, until: ((99, 9), 999), legacy: false },
-        ],
+        forms: &[Form {
+            slots: SLOTS_390,
+            operands: (2, 2),
+            version: (1, 5),
+            sm: 10,
+            targets: TARGETS_0,
+            rules: RULES_124,
+            until: ((99, 9), 999),
+            legacy: false,
+        }],
     },
     OpcodeForms {
         opcode: "suq",
-        forms: &[
-            Form { slots: SLOTS_391, operands: (2, 2), version: (1, 5), sm: 10, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-        ],
+        forms: &[Form {
+            slots: SLOTS_391,
+            operands: (2, 2),
+            version: (1, 5),
+            sm: 10,
+            targets: TARGETS_0,
+            rules: RULES_0,
+            until: ((99, 9), 999),
+            legacy: false,
+        }],
     },
     OpcodeForms {
         opcode: "sured",
@@ -2084,9 +6767,16 @@ pub(super) static OPCODES: &[OpcodeForms] = &[
     },
     OpcodeForms {
         opcode: "szext",
-        forms: &[
-            Form { slots: SLOTS_397, operands: (3, 3), version: (7, 6), sm: 70, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-        ],
+        forms: &[Form {
+            slots: SLOTS_397,
+            operands: (3, 3),
+            version: (7, 6),
+            sm: 70,
+            targets: TARGETS_0,
+            rules: RULES_0,
+            until: ((99, 9), 999),
+            legacy: false,
+        }],
     },
     OpcodeForms {
         opcode: "tanh",
@@ -2137,9 +6827,16 @@ pub(super) static OPCODES: &[OpcodeForms] = &[
     },
     OpcodeForms {
         opcode: "testp",
-        forms: &[
-            Form { slots: SLOTS_430, operands: (2, 2), version: (2, 0), sm: 20, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-        ],
+        forms: &[Form {
+            slots: SLOTS_430,
+            operands: (2, 2),
+            version: (2, 0),
+            sm: 20,
+            targets: TARGETS_0,
+            rules: RULES_0,
+            until: ((99, 9), 999),
+            legacy: false,
+        }],
     },
     OpcodeForms {
         opcode: "tex",
@@ -2164,9 +6861,7 @@ pub(super) static OPCODES: &[OpcodeForms] = &[
     },
     OpcodeForms {
         opcode: "trap",
-        forms: &[
-            Form { slots: SLOTS_57, operands: (0, 0), version: (1, 0), sm: 10, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-        ],
+        forms: &[Form { slots: SLOTS_57, operands: (0, 0), version: (1, 0), sm: 10, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false }],
     },
     OpcodeForms {
         opcode: "txq",
@@ -2432,8 +7127,6 @@ pub(super) static OPCODES: &[OpcodeForms] = &[
     },
     OpcodeForms {
         opcode: "xor",
-        forms: &[
-            Form { slots: SLOTS_25, operands: (3, 3), version: (1, 0), sm: 10, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false },
-        ],
+        forms: &[Form { slots: SLOTS_25, operands: (3, 3), version: (1, 0), sm: 10, targets: TARGETS_0, rules: RULES_0, until: ((99, 9), 999), legacy: false }],
     },
 ];

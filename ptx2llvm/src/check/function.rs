@@ -159,7 +159,13 @@ pub(crate) struct FnScope<'a> {
 
 impl FnScope<'_> {
     pub fn lookup(&self, name: &str) -> Option<LocalOrGlobal> {
-        let found = self.scopes.iter().rev().find_map(|s| s.get(name)).map(|sym| LocalOrGlobal::Local(*sym)).or_else(|| self.cx.globals.get(name).map(|g| LocalOrGlobal::Global(*g)));
+        let found = self
+            .scopes
+            .iter()
+            .rev()
+            .find_map(|s| s.get(name))
+            .map(|sym| LocalOrGlobal::Local(*sym))
+            .or_else(|| self.cx.globals.get(name).map(|g| LocalOrGlobal::Global(*g)));
         if let Some(LocalOrGlobal::Local(LocalSymbol::Var(v)) | LocalOrGlobal::Global(GlobalSymbol::Var(v))) = found {
             self.vars_named.borrow_mut().insert(v);
         }
@@ -288,7 +294,17 @@ enum Linear {
 }
 
 pub(crate) fn check_body(cx: &mut ModuleChecker, index: usize, f: &ast::Function) {
-    let mut scope = FnScope { cx, index, regs: vec![], scopes: vec![HashMap::new()], labels: HashSet::new(), prototypes: HashMap::new(), branch_targets: HashMap::new(), prelude: vec![], vars_named: Default::default() };
+    let mut scope = FnScope {
+        cx,
+        index,
+        regs: vec![],
+        scopes: vec![HashMap::new()],
+        labels: HashSet::new(),
+        prototypes: HashMap::new(),
+        branch_targets: HashMap::new(),
+        prelude: vec![],
+        vars_named: Default::default(),
+    };
     collect_labels(f.body.as_deref().unwrap_or(&[]), &mut scope);
     // `.reg` parameters are registers of the body; `.param` ones are addressed in memory.
     // Per IR parameter: in `.reg` space, and for a component of a vector `.reg` parameter
@@ -483,15 +499,33 @@ fn build_cfg(scope: &mut FnScope, linear: Vec<Linear>, is_entry: bool) -> Vec<ir
                         let ids: Vec<BlockId> = targets.iter().filter_map(|(label, _)| labels.get(label).copied()).collect();
                         (ids.len() == targets.len()).then(|| {
                             let end = if is_entry { ir::Terminator::Exit } else { ir::Terminator::Return };
-                            let fault = ir::Inst { guard: None, op: ir::Op::Fault { what: "`brx.idx` index past the end of its `.branchtargets` list".into() }, span: span.clone() };
+                            let fault = ir::Inst {
+                                guard: None,
+                                op: ir::Op::Fault { what: "`brx.idx` index past the end of its `.branchtargets` list".into() },
+                                span: span.clone(),
+                            };
                             let mut next = BlockId((n + extra.len()) as u32);
                             extra.push(ir::Block { label: None, insts: vec![fault], term: end, term_span: span.clone() });
                             // index == k ? target k : (the test of k + 1), from the last target back.
                             for (k, id) in ids.iter().enumerate().rev() {
-                                let test = ir::Op::Setp { cmp: ir::CmpOp::Eq, ty: ScalarType::U32, ftz: false, dst: scratch, dst_not: None, a: index, b: ir::Operand::Imm(k as u64), combine: None };
+                                let test = ir::Op::Setp {
+                                    cmp: ir::CmpOp::Eq,
+                                    ty: ScalarType::U32,
+                                    ftz: false,
+                                    dst: scratch,
+                                    dst_not: None,
+                                    a: index,
+                                    b: ir::Operand::Imm(k as u64),
+                                    combine: None,
+                                };
                                 let cond = ir::PredRef { reg: scratch, negated: false };
                                 let block = BlockId((n + extra.len()) as u32);
-                                extra.push(ir::Block { label: None, insts: vec![ir::Inst { guard: None, op: test, span: span.clone() }], term: ir::Terminator::Branch { cond, then_: *id, else_: next }, term_span: span.clone() });
+                                extra.push(ir::Block {
+                                    label: None,
+                                    insts: vec![ir::Inst { guard: None, op: test, span: span.clone() }],
+                                    term: ir::Terminator::Branch { cond, then_: *id, else_: next },
+                                    term_span: span.clone(),
+                                });
                                 next = block;
                             }
                             ir::Terminator::Jump(next)

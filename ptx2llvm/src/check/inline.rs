@@ -163,7 +163,12 @@ impl Inliner<'_, '_> {
                 span: span.clone(),
             }));
         }
-        let mut bind = |(decl, var): (&ast::VarDecl, &ast::VarName), actual: &Spanned<A>, is_result: bool, prologue: &mut Vec<Statement>, epilogue: &mut Vec<Statement>| -> Option<()> {
+        let mut bind = |(decl, var): (&ast::VarDecl, &ast::VarName),
+                        actual: &Spanned<A>,
+                        is_result: bool,
+                        prologue: &mut Vec<Statement>,
+                        epilogue: &mut Vec<Statement>|
+         -> Option<()> {
             let formal = var.name.node.clone();
             let is_reg = decl.space.node == ".reg";
             match &actual.node {
@@ -173,14 +178,21 @@ impl Inliner<'_, '_> {
                 A::Sink if is_result && !is_reg => {
                     // A discarded result: a `.param` variable of its own.
                     let fresh = format!("{tag}{formal}");
-                    prologue.push(Statement::Var(ast::VarDecl { names: vec![ast::VarName { name: name(&fresh), range: None, dims: var.dims.clone(), init: None }], ..decl.clone() }));
+                    prologue.push(Statement::Var(ast::VarDecl {
+                        names: vec![ast::VarName { name: name(&fresh), range: None, dims: var.dims.clone(), init: None }],
+                        ..decl.clone()
+                    }));
                     renames.insert(formal, fresh);
                 }
                 other if is_reg || !is_result => {
                     // A `.reg` parameter, or a register/immediate passed to a `.param` one:
                     // a fresh variable of the parameter's declaration holds the value.
                     let fresh = format!("{tag}{formal}");
-                    prologue.push(Statement::Var(ast::VarDecl { names: vec![ast::VarName { name: name(&fresh), range: None, dims: var.dims.clone(), init: None }], linkage: None, ..decl.clone() }));
+                    prologue.push(Statement::Var(ast::VarDecl {
+                        names: vec![ast::VarName { name: name(&fresh), range: None, dims: var.dims.clone(), init: None }],
+                        linkage: None,
+                        ..decl.clone()
+                    }));
                     let ty = name(&decl.ty.node);
                     // A vector `.reg` parameter is copied component by component (`mov.v2`).
                     let mov_mods = match decl.vector {
@@ -190,13 +202,31 @@ impl Inliner<'_, '_> {
                     let fresh_op = sp(A::Name { name: fresh.clone(), component: None });
                     if is_result {
                         if !matches!(other, A::Sink) {
-                            epilogue.push(Statement::Instruction(Instruction { guard: None, opcode: name("mov"), modifiers: mov_mods, operands: vec![actual.clone(), fresh_op], span: span.clone() }));
+                            epilogue.push(Statement::Instruction(Instruction {
+                                guard: None,
+                                opcode: name("mov"),
+                                modifiers: mov_mods,
+                                operands: vec![actual.clone(), fresh_op],
+                                span: span.clone(),
+                            }));
                         }
                     } else if is_reg {
-                        prologue.push(Statement::Instruction(Instruction { guard: None, opcode: name("mov"), modifiers: mov_mods, operands: vec![fresh_op, actual.clone()], span: span.clone() }));
+                        prologue.push(Statement::Instruction(Instruction {
+                            guard: None,
+                            opcode: name("mov"),
+                            modifiers: mov_mods,
+                            operands: vec![fresh_op, actual.clone()],
+                            span: span.clone(),
+                        }));
                     } else {
                         let addr = sp(A::Address(Box::new(fresh_op), 0));
-                        prologue.push(Statement::Instruction(Instruction { guard: None, opcode: name("st"), modifiers: vec![name(".param"), ty], operands: vec![addr, actual.clone()], span: span.clone() }));
+                        prologue.push(Statement::Instruction(Instruction {
+                            guard: None,
+                            opcode: name("st"),
+                            modifiers: vec![name(".param"), ty],
+                            operands: vec![addr, actual.clone()],
+                            span: span.clone(),
+                        }));
                     }
                     renames.insert(formal, fresh);
                 }

@@ -27,9 +27,12 @@ pub(crate) enum PendingTerm {
     Sync(ir::SyncPoint),
     /// `brx.idx`: `targets` are the labels of its `.branchtargets` list; `scratch` is a
     /// predicate register for the comparisons it becomes.
-    Indirect { index: ir::Operand, targets: Vec<(String, ast::Span)>, scratch: ir::RegId },
+    Indirect {
+        index: ir::Operand,
+        targets: Vec<(String, ast::Span)>,
+        scratch: ir::RegId,
+    },
 }
-
 
 /// The modifiers of one instruction, consumed by its handler.
 pub(super) struct Mods<'a> {
@@ -81,8 +84,28 @@ impl<'a> Mods<'a> {
     pub(super) fn drop_hints(&mut self) {
         for m in &mut self.list {
             if !m.2
-                && (matches!(m.0, ".ca" | ".cg" | ".cs" | ".lu" | ".cv" | ".wb" | ".wt" | ".nc" | ".weak" | ".relaxed" | ".acquire" | ".release" | ".cta" | ".gpu" | ".sys" | ".cluster" | ".uni" | ".level::cache_hint" | ".L2::cache_hint")
-                    || m.0.starts_with(".L1::")
+                && (matches!(
+                    m.0,
+                    ".ca"
+                        | ".cg"
+                        | ".cs"
+                        | ".lu"
+                        | ".cv"
+                        | ".wb"
+                        | ".wt"
+                        | ".nc"
+                        | ".weak"
+                        | ".relaxed"
+                        | ".acquire"
+                        | ".release"
+                        | ".cta"
+                        | ".gpu"
+                        | ".sys"
+                        | ".cluster"
+                        | ".uni"
+                        | ".level::cache_hint"
+                        | ".L2::cache_hint"
+                ) || m.0.starts_with(".L1::")
                     || m.0.starts_with(".L2::"))
             {
                 m.2 = true;
@@ -226,7 +249,8 @@ fn convert_form(scope: &mut FnScope, inst: &ast::Instruction) -> Option<Converte
             Op::Mov { ty, dst: scope.dst(&ops[0], ty, Width::Exact)?, src: scope.src(&ops[1], ty, Width::Exact)? }
         }
         _ if super::half::handles(inst) => return super::half::convert(scope, inst, mods, guard),
-        "add" | "sub" | "mul" | "div" | "min" | "max" | "mad" | "fma" | "neg" | "abs" | "sqrt" | "rcp" | "rsqrt" | "sin" | "cos" | "lg2" | "ex2" | "tanh" | "copysign" | "testp"
+        "add" | "sub" | "mul" | "div" | "min" | "max" | "mad" | "fma" | "neg" | "abs" | "sqrt" | "rcp" | "rsqrt" | "sin" | "cos" | "lg2" | "ex2" | "tanh"
+        | "copysign" | "testp"
             if super::float::is_float_form(inst) =>
         {
             return super::float::convert(scope, inst, mods, guard);
@@ -413,12 +437,18 @@ fn check_form(scope: &mut FnScope, inst: &ast::Instruction) -> Option<()> {
     let needs = |(major, minor): (u32, u32)| format!("{major}.{minor}");
     if version < form.min_version {
         let on = form.min_version_on.map(|sm| format!(" on `sm_{sm}`")).unwrap_or_default();
-        let msg = format!("`{}` requires PTX ISA version {} or later{on} (the file declares `.version {}`)", full_name(inst), needs(form.min_version), needs(version));
+        let msg = format!(
+            "`{}` requires PTX ISA version {} or later{on} (the file declares `.version {}`)",
+            full_name(inst),
+            needs(form.min_version),
+            needs(version)
+        );
         scope.error(inst.opcode.span.start..inst.span.end, msg);
         return None;
     }
     if let Some(max) = form.max_version.filter(|m| version > *m) {
-        let msg = format!("this form of `{}` was removed after PTX ISA version {} (the file declares `.version {}`)", full_name(inst), needs(max), needs(version));
+        let msg =
+            format!("this form of `{}` was removed after PTX ISA version {} (the file declares `.version {}`)", full_name(inst), needs(max), needs(version));
         scope.error(inst.opcode.span.start..inst.span.end, msg);
         return None;
     }
@@ -774,7 +804,8 @@ pub(super) fn cmp_op(name: &str) -> Option<CmpOp> {
 
 fn setp(scope: &mut FnScope, inst: &ast::Instruction, mut mods: Mods, guard: Option<ir::PredRef>) -> Option<Converted> {
     let ops = &inst.operands;
-    let cmp = mods.one_of(&[".eq", ".ne", ".lt", ".le", ".gt", ".ge", ".lo", ".ls", ".hi", ".hs", ".equ", ".neu", ".ltu", ".leu", ".gtu", ".geu", ".num", ".nan"]);
+    let cmp =
+        mods.one_of(&[".eq", ".ne", ".lt", ".le", ".gt", ".ge", ".lo", ".ls", ".hi", ".hs", ".equ", ".neu", ".ltu", ".leu", ".gtu", ".geu", ".num", ".nan"]);
     let Some(cmp) = cmp.and_then(cmp_op) else {
         scope.error(inst.opcode.span.clone(), "`setp` needs a comparison operator (`.eq`, `.lt`, ...)");
         return None;
@@ -840,7 +871,14 @@ fn load_store(scope: &mut FnScope, inst: &ast::Instruction, mut mods: Mods, guar
     // Rules of the ISA's `ld`/`st` descriptions that the form table does not express.
     let global_only = |sp: StateSpace| matches!(sp, StateSpace::Global | StateSpace::Generic);
     if order.is_some() && !matches!(sp, StateSpace::Global | StateSpace::Shared | StateSpace::Generic) {
-        scope.error(inst.opcode.span.clone(), format!("`{}` accesses with an ordering (`.relaxed`, `.acquire`, `.release`) must be to `.global` or `.shared` memory, not `{}`", opcode, sp.name()));
+        scope.error(
+            inst.opcode.span.clone(),
+            format!(
+                "`{}` accesses with an ordering (`.relaxed`, `.acquire`, `.release`) must be to `.global` or `.shared` memory, not `{}`",
+                opcode,
+                sp.name()
+            ),
+        );
         return None;
     }
     if let Some(m) = prefetch_size.filter(|_| !global_only(sp)) {
@@ -849,7 +887,10 @@ fn load_store(scope: &mut FnScope, inst: &ast::Instruction, mut mods: Mods, guar
     }
     if vec as u32 * ty.bits() == 256 {
         if !global_only(sp) {
-            scope.error(inst.opcode.span.clone(), format!("256-bit `{}` is only allowed on `.global` (or generic) accesses, not `{}`", full_name(inst), sp.name()));
+            scope.error(
+                inst.opcode.span.clone(),
+                format!("256-bit `{}` is only allowed on `.global` (or generic) accesses, not `{}`", full_name(inst), sp.name()),
+            );
             return None;
         }
         let version = scope.cx.out.version;
@@ -872,7 +913,10 @@ fn load_store(scope: &mut FnScope, inst: &ast::Instruction, mut mods: Mods, guar
     if let ir::AddressBase::Var(v) = addr.base {
         let var_space = scope.cx.out.vars[v.0 as usize].space;
         if sp != StateSpace::Generic && var_space != sp {
-            scope.error(addr_op.span.clone(), format!("`{}` is in `{}` space, but the instruction accesses `{}`", scope.cx.out.vars[v.0 as usize].name, var_space.name(), sp.name()));
+            scope.error(
+                addr_op.span.clone(),
+                format!("`{}` is in `{}` space, but the instruction accesses `{}`", scope.cx.out.vars[v.0 as usize].name, var_space.name(), sp.name()),
+            );
             return None;
         }
     }

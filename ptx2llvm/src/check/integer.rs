@@ -410,7 +410,8 @@ pub(super) fn comparison_fits(scope: &mut FnScope, inst: &ast::Instruction, cmp:
     true
 }
 
-pub(super) const COMPARISONS: &[&str] = &[".eq", ".ne", ".lt", ".le", ".gt", ".ge", ".lo", ".ls", ".hi", ".hs", ".equ", ".neu", ".ltu", ".leu", ".gtu", ".geu", ".num", ".nan"];
+pub(super) const COMPARISONS: &[&str] =
+    &[".eq", ".ne", ".lt", ".le", ".gt", ".ge", ".lo", ".ls", ".hi", ".hs", ".equ", ".neu", ".ltu", ".leu", ".gtu", ".geu", ".num", ".nan"];
 
 pub(super) fn set(scope: &mut FnScope, inst: &ast::Instruction, mut mods: Mods, guard: Guard) -> Option<Converted> {
     let Some(cmp) = mods.one_of(COMPARISONS).and_then(cmp_op) else {
@@ -536,11 +537,9 @@ struct VideoOperand {
 fn video_operand(op: &Spanned<A>) -> VideoOperand {
     match &op.node {
         // `%tid.x` is a special register, not a register with a selector.
-        A::Name { name, component: Some(c) } if super::operands::special_register(name, Some(c)).is_none() => VideoOperand {
-            op: Spanned::new(A::Name { name: name.clone(), component: None }, op.span.clone()),
-            sel: Some(c.clone()),
-            negated: false,
-        },
+        A::Name { name, component: Some(c) } if super::operands::special_register(name, Some(c)).is_none() => {
+            VideoOperand { op: Spanned::new(A::Name { name: name.clone(), component: None }, op.span.clone()), sel: Some(c.clone()), negated: false }
+        }
         A::Neg(inner) => VideoOperand { negated: true, ..video_operand(inner) },
         _ => VideoOperand { op: op.clone(), sel: None, negated: false },
     }
@@ -707,11 +706,12 @@ fn simd_mask(scope: &mut FnScope, op: &VideoOperand, lanes: u32) -> Option<u8> {
     let Some(sel) = op.sel.as_deref() else { return Some(all) };
     let prefix = if lanes == 2 { 'h' } else { 'b' };
     let digits = sel.strip_prefix(prefix).map(str::as_bytes).unwrap_or_default();
-    let valid = !digits.is_empty()
-        && digits.iter().all(|d| d.is_ascii_digit() && ((d - b'0') as u32) < lanes)
-        && digits.windows(2).all(|w| w[0] > w[1]);
+    let valid = !digits.is_empty() && digits.iter().all(|d| d.is_ascii_digit() && ((d - b'0') as u32) < lanes) && digits.windows(2).all(|w| w[0] > w[1]);
     if !valid {
-        scope.error(op.op.span.clone(), format!("`.{sel}` is not a destination mask of {lanes}-lane SIMD video instructions (lanes in decreasing order, each once)"));
+        scope.error(
+            op.op.span.clone(),
+            format!("`.{sel}` is not a destination mask of {lanes}-lane SIMD video instructions (lanes in decreasing order, each once)"),
+        );
         return None;
     }
     Some(digits.iter().fold(0, |m, d| m | 1 << (d - b'0')))

@@ -11,15 +11,31 @@ use super::function::{FnScope, LocalOrGlobal, LocalSymbol};
 use super::instruction::{expect_operands, unsupported, Converted, Mods, PendingTerm};
 use super::operands::Width;
 use crate::front::ast::{self, Operand as A, Spanned};
-use crate::ir::{self, AddressBase, BlockScale, IntBinOp, MatrixElem, MatrixKind, MatrixOp, MatrixRole, MmaBitOp, MmaTypes, Op, Operand, Rounding, ScalarType, StateSpace};
+use crate::ir::{
+    self, AddressBase, BlockScale, IntBinOp, MatrixElem, MatrixKind, MatrixOp, MatrixRole, MmaBitOp, MmaTypes, Op, Operand, Rounding, ScalarType, StateSpace,
+};
 
 type Guard = Option<ir::PredRef>;
 
-const ELEM_NAMES: &[&str] = &[".f16", ".bf16", ".tf32", ".f32", ".f64", ".s8", ".u8", ".s32", ".s4", ".u4", ".e4m3", ".e5m2", ".b1", ".e3m2", ".e2m3", ".e2m1", ".b16", ".b8"];
+const ELEM_NAMES: &[&str] =
+    &[".f16", ".bf16", ".tf32", ".f32", ".f64", ".s8", ".u8", ".s32", ".s4", ".u4", ".e4m3", ".e5m2", ".b1", ".e3m2", ".e2m3", ".e2m1", ".b16", ".b8"];
 
 const SHAPES: &[&str] = &[
-    ".m8n8k4", ".m16n8k4", ".m16n8k8", ".m16n8k16", ".m16n8k32", ".m16n8k64", ".m8n8k16", ".m8n8k32", ".m8n8k128", ".m16n8k128", ".m16n8k256", ".m16n16k16", ".m32n8k16",
-    ".m8n32k16", ".m16n16k8",
+    ".m8n8k4",
+    ".m16n8k4",
+    ".m16n8k8",
+    ".m16n8k16",
+    ".m16n8k32",
+    ".m16n8k64",
+    ".m8n8k16",
+    ".m8n8k32",
+    ".m8n8k128",
+    ".m16n8k128",
+    ".m16n8k256",
+    ".m16n16k16",
+    ".m32n8k16",
+    ".m8n32k16",
+    ".m16n16k8",
 ];
 
 fn elem(name: &str) -> Option<MatrixElem> {
@@ -91,7 +107,12 @@ fn mma_regs(shape: [u32; 3], t: &MmaTypes) -> [u32; 4] {
     }
     // `.kind::mxf4*` packs `.e2m1` eight to a register instead of in 8-bit containers.
     let multiplicand_bits = |e: MatrixElem| if t.block_scale.is_some_and(|s| s.packed_e2m1) { 4 } else { e.bits() };
-    [packed_regs(m * k / 32, multiplicand_bits(t.a)), packed_regs(k * n / 32, multiplicand_bits(t.b)), packed_regs(m * n / 32, t.c.bits()), packed_regs(m * n / 32, t.d.bits())]
+    [
+        packed_regs(m * k / 32, multiplicand_bits(t.a)),
+        packed_regs(k * n / 32, multiplicand_bits(t.b)),
+        packed_regs(m * n / 32, t.c.bits()),
+        packed_regs(m * n / 32, t.d.bits()),
+    ]
 }
 
 /// Registers per lane of a `wmma` fragment of `role` (`None`: C/D) with elements `e`, per the
@@ -392,7 +413,16 @@ fn scale_operands(scope: &mut FnScope, ops: &[Spanned<A>], scaling: BlockScale) 
 
 /// The operands of `mma` and `wmma.mma`: D, A, B, C fragments, then `extra` sources.
 #[allow(clippy::too_many_arguments)]
-fn mma_operands(scope: &mut FnScope, inst: &ast::Instruction, kind: MatrixKind, shape: [u32; 3], regs: [u32; 4], t: &MmaTypes, extra: Vec<Operand>, guard: Guard) -> Option<Converted> {
+fn mma_operands(
+    scope: &mut FnScope,
+    inst: &ast::Instruction,
+    kind: MatrixKind,
+    shape: [u32; 3],
+    regs: [u32; 4],
+    t: &MmaTypes,
+    extra: Vec<Operand>,
+    guard: Guard,
+) -> Option<Converted> {
     let ops = &inst.operands;
     let dst = dst_vector(scope, &ops[0], regs[3], register_type(t.d), "the D fragment")?;
     let mut src = src_vector(scope, &ops[1], regs[0], register_type(t.a), "the A fragment")?;
@@ -429,7 +459,10 @@ fn wmma(scope: &mut FnScope, inst: &ast::Instruction, mut mods: Mods, guard: Gua
                         Some(sm) => format!("the file targets `sm_{sm}`"),
                         None => format!("the file declares `.version {}.{}`", declared.0, declared.1),
                     };
-                    scope.error(inst.opcode.span.start..inst.span.end, format!("`.and` in {what} requires PTX ISA version 7.1 and `.target sm_80` or higher ({file})"));
+                    scope.error(
+                        inst.opcode.span.start..inst.span.end,
+                        format!("`.and` in {what} requires PTX ISA version 7.1 and `.target sm_80` or higher ({file})"),
+                    );
                     return None;
                 }
             }
@@ -467,7 +500,15 @@ fn wmma(scope: &mut FnScope, inst: &ast::Instruction, mut mods: Mods, guard: Gua
             };
             let op = if load {
                 let dst = dst_vector(scope, frag, regs, register_type(e), "the fragment")?;
-                MatrixOp { kind: MatrixKind::WmmaLoad { role: role.unwrap_or(MatrixRole::C), elem: e, col }, shape, dst, src: vec![], src_counts: [0; 3], addr: Some(addr), stride }
+                MatrixOp {
+                    kind: MatrixKind::WmmaLoad { role: role.unwrap_or(MatrixRole::C), elem: e, col },
+                    shape,
+                    dst,
+                    src: vec![],
+                    src_counts: [0; 3],
+                    addr: Some(addr),
+                    stride,
+                }
             } else {
                 let src = src_vector(scope, frag, regs, register_type(e), "the fragment")?;
                 MatrixOp { kind: MatrixKind::WmmaStore { elem: e, col }, shape, dst: vec![], src, src_counts: [regs, 0, 0], addr: Some(addr), stride }

@@ -109,7 +109,10 @@ impl ModuleChecker {
                             self.diags.push(Diagnostic::error(t.span.clone(), format!("unknown target `{}`", t.node)));
                         } else if let Some((major, minor)) = target_version(&t.node).filter(|v| saw_version && self.out.version < *v) {
                             let (has_major, has_minor) = self.out.version;
-                            let msg = format!("`.target {}` requires PTX ISA version {major}.{minor} or later (the file declares `.version {has_major}.{has_minor}`)", t.node);
+                            let msg = format!(
+                                "`.target {}` requires PTX ISA version {major}.{minor} or later (the file declares `.version {has_major}.{has_minor}`)",
+                                t.node
+                            );
                             self.diags.push(Diagnostic::error(t.span.clone(), msg));
                         }
                     }
@@ -196,7 +199,10 @@ impl ModuleChecker {
                         } else if self.out.functions[a].params.len() != self.out.functions[b].params.len()
                             || self.out.functions[a].returns.len() != self.out.functions[b].returns.len()
                         {
-                            self.diags.push(Diagnostic::error(alias.span.clone(), format!("`.alias`: `{}` and `{}` have different signatures", alias.node, aliasee.node)));
+                            self.diags.push(Diagnostic::error(
+                                alias.span.clone(),
+                                format!("`.alias`: `{}` and `{}` have different signatures", alias.node, aliasee.node),
+                            ));
                         } else {
                             self.out.aliases.push((a as u32, b as u32));
                         }
@@ -215,7 +221,8 @@ impl ModuleChecker {
         let Some(kind) = handle_kind(decl) else { return };
         // Separate samplers exist only in the independent texturing mode.
         if kind == ir::HandleKind::Sampler && !self.out.targets.iter().any(|t| t == "texmode_independent") {
-            self.diags.push(Diagnostic::error(decl.ty.span.clone(), "`.samplerref` needs `.target texmode_independent` (the default texturing mode is unified)"));
+            self.diags
+                .push(Diagnostic::error(decl.ty.span.clone(), "`.samplerref` needs `.target texmode_independent` (the default texturing mode is unified)"));
         }
         for name in &decl.names {
             if name.range.is_some() || !name.dims.is_empty() {
@@ -463,10 +470,7 @@ fn target_version(name: &str) -> Option<(u32, u32)> {
 /// `.target` names: `sm_NN` targets (`a` suffixes from sm_90 on, `f` from sm_100 on) and
 /// the options.
 fn is_target_name(name: &str) -> bool {
-    const SM: &[u32] = &[
-        10, 11, 12, 13, 20, 30, 32, 35, 37, 50, 52, 53, 60, 61, 62, 70, 72, 75, 80, 86, 87, 88, 89, 90, 100, 101,
-        103, 110, 120, 121,
-    ];
+    const SM: &[u32] = &[10, 11, 12, 13, 20, 30, 32, 35, 37, 50, 52, 53, 60, 61, 62, 70, 72, 75, 80, 86, 87, 88, 89, 90, 100, 101, 103, 110, 120, 121];
     if matches!(name, "texmode_unified" | "texmode_independent" | "debug" | "map_f64_to_f32") {
         return true;
     }

@@ -65,7 +65,11 @@ pub(super) fn multimem(scope: &mut FnScope, inst: &ast::Instruction, mut mods: M
     // nothing; NVIDIA's assembler rejects them with it): `.acc::f32` of 16-bit floats,
     // `.acc::f16` of 8-bit floats. The reduction of one value is that value at any precision.
     if let Some(acc) = acc {
-        let (fits, which) = if acc == ".acc::f16" { (fp8.is_some(), "the 8-bit float types (`.e5m2`, `.e4m3` and their x2/x4 packs)") } else { (f16_or_bf16, "`.f16`, `.f16x2`, `.bf16` and `.bf16x2`") };
+        let (fits, which) = if acc == ".acc::f16" {
+            (fp8.is_some(), "the 8-bit float types (`.e5m2`, `.e4m3` and their x2/x4 packs)")
+        } else {
+            (f16_or_bf16, "`.f16`, `.f16x2`, `.bf16` and `.bf16x2`")
+        };
         let problem = match op {
             Some(op) if op != ".add" => Some(format!("`{acc}` applies only to `.add`, not to `{op}`")),
             _ if !fits => Some(format!("`{acc}` applies only to {which}, not to `{type_name}`")),
@@ -107,7 +111,13 @@ pub(super) fn multimem(scope: &mut FnScope, inst: &ast::Instruction, mut mods: M
         _ => &[MemOrder::Relaxed, MemOrder::Release],
     };
     if order.is_some_and(|o| !allowed.contains(&o)) {
-        let names = if kind == ".ld_reduce" { "`.weak`, `.relaxed` or `.acquire`" } else if kind == ".st" { "`.weak`, `.relaxed` or `.release`" } else { "`.relaxed` or `.release`" };
+        let names = if kind == ".ld_reduce" {
+            "`.weak`, `.relaxed` or `.acquire`"
+        } else if kind == ".st" {
+            "`.weak`, `.relaxed` or `.release`"
+        } else {
+            "`.relaxed` or `.release`"
+        };
         return fail(scope, format!("`{name}` takes {names}"));
     }
     if weak && (kind == ".red" || order.is_some()) {
@@ -119,7 +129,10 @@ pub(super) fn multimem(scope: &mut FnScope, inst: &ast::Instruction, mut mods: M
     if let ir::AddressBase::Var(v) = addr.base {
         let var_space = scope.cx.out.vars[v.0 as usize].space;
         if var_space != StateSpace::Global {
-            scope.error(addr_op.span.clone(), format!("`{name}` accesses global memory, but `{}` is in `{}` space", scope.cx.out.vars[v.0 as usize].name, var_space.name()));
+            scope.error(
+                addr_op.span.clone(),
+                format!("`{name}` accesses global memory, but `{}` is in `{}` space", scope.cx.out.vars[v.0 as usize].name, var_space.name()),
+            );
             return None;
         }
     }
@@ -129,7 +142,11 @@ pub(super) fn multimem(scope: &mut FnScope, inst: &ast::Instruction, mut mods: M
     }
     let elements = if lanes > 1 { scope.vector_elements(val_op) } else { vec![val_op.clone()] };
     if elements.len() != lanes || (lanes == 1 && matches!(val_op.node, A::Vector(_))) {
-        let msg = if lanes == 1 { format!("`{name}` without `.v2`/`.v4`/`.v8` takes one register, not a vector") } else { format!("`{name}` with `.v{lanes}` takes a vector of {lanes} registers") };
+        let msg = if lanes == 1 {
+            format!("`{name}` without `.v2`/`.v4`/`.v8` takes one register, not a vector")
+        } else {
+            format!("`{name}` with `.v{lanes}` takes a vector of {lanes} registers")
+        };
         scope.error(val_op.span.clone(), msg);
         return None;
     }

@@ -26,11 +26,12 @@ pub(crate) fn compatible(inst: ScalarType, reg: ScalarType, width: Width) -> boo
     };
     let kind_ok = match inst.kind() {
         TypeKind::Bits => true,
-        TypeKind::Unsigned | TypeKind::Signed => matches!(reg.kind(), TypeKind::Bits | TypeKind::Unsigned | TypeKind::Signed)
+        TypeKind::Unsigned | TypeKind::Signed => {
+            matches!(reg.kind(), TypeKind::Bits | TypeKind::Unsigned | TypeKind::Signed)
             // ld/st/cvt move bits: a float register may hold the loaded integer bits of its size.
-            || (width == Width::AllowWider && reg.bits() == inst.bits()),
-        TypeKind::Float => matches!(reg.kind(), TypeKind::Bits | TypeKind::Float)
-            || (width == Width::AllowWider && reg.bits() == inst.bits()),
+            || (width == Width::AllowWider && reg.bits() == inst.bits())
+        }
+        TypeKind::Float => matches!(reg.kind(), TypeKind::Bits | TypeKind::Float) || (width == Width::AllowWider && reg.bits() == inst.bits()),
         TypeKind::Pred => false,
     };
     size_ok && kind_ok
@@ -165,7 +166,9 @@ pub(crate) fn special_register(name: &str, component: Option<&str>) -> Option<Sp
         "%dynamic_smem_size" => SpecialReg::DynamicSmemSize,
         "%total_smem_size" => SpecialReg::TotalSmemSize,
         "%aggr_smem_size" => SpecialReg::AggrSmemSize,
-        "%reserved_smem_offset_begin" | "%reserved_smem_offset_end" | "%reserved_smem_offset_cap" | "%reserved_smem_offset_0" | "%reserved_smem_offset_1" => SpecialReg::ReservedSmem,
+        "%reserved_smem_offset_begin" | "%reserved_smem_offset_end" | "%reserved_smem_offset_cap" | "%reserved_smem_offset_0" | "%reserved_smem_offset_1" => {
+            SpecialReg::ReservedSmem
+        }
         "%current_graph_exec" => SpecialReg::CurrentGraphExec,
         _ => return None,
     })
@@ -209,7 +212,9 @@ impl FnScope<'_> {
             A::Name { name, component: None } if name == "_" => Some(self.scratch_reg(ty)),
             A::Name { name, component: None } => self.reg_operand(name, &op.span, ty, width),
             // A component of a vector register: `%v.x`.
-            A::Name { name, component: Some(c) } if self.lookup(&format!("{name}.{c}")).is_some() => self.reg_operand(&format!("{name}.{c}"), &op.span, ty, width),
+            A::Name { name, component: Some(c) } if self.lookup(&format!("{name}.{c}")).is_some() => {
+                self.reg_operand(&format!("{name}.{c}"), &op.span, ty, width)
+            }
             _ => {
                 self.error(op.span.clone(), "expected a destination register");
                 None
@@ -239,7 +244,10 @@ impl FnScope<'_> {
                         // `mov.u16 %rh, %tid.x`.
                         let narrow_ok = s.ty().bits() != 64 || s == SpecialReg::GridId;
                         if ty.bits() > s.ty().bits() || (!narrow_ok && ty.bits() != 64) {
-                            self.error(op.span.clone(), format!("special register `{full}` is `{}`, which does not match the instruction type `{}`", s.ty().name(), ty.name()));
+                            self.error(
+                                op.span.clone(),
+                                format!("special register `{full}` is `{}`, which does not match the instruction type `{}`", s.ty().name(), ty.name()),
+                            );
                             return None;
                         }
                         return Some(ir::Operand::Special(s));
@@ -261,9 +269,7 @@ impl FnScope<'_> {
                     Some(LocalOrGlobal::Local(LocalSymbol::Var(v))) | Some(LocalOrGlobal::Global(GlobalSymbol::Var(v))) => {
                         self.address_value(ty, &op.span).then_some(ir::Operand::VarAddr(v, 0))
                     }
-                    Some(LocalOrGlobal::Local(LocalSymbol::Param(i))) => {
-                        self.address_value(ty, &op.span).then_some(ir::Operand::ParamAddr(i, 0))
-                    }
+                    Some(LocalOrGlobal::Local(LocalSymbol::Param(i))) => self.address_value(ty, &op.span).then_some(ir::Operand::ParamAddr(i, 0)),
                     Some(LocalOrGlobal::Local(LocalSymbol::Return(_))) => {
                         self.error(op.span.clone(), format!("the address of return parameter `{name}` cannot be taken"));
                         None
@@ -273,9 +279,7 @@ impl FnScope<'_> {
                         self.error(op.span.clone(), format!("`{name}` is a vector register: use one of its components (`{name}.x`, ...)"));
                         None
                     }
-                    Some(LocalOrGlobal::Global(GlobalSymbol::Function(f))) => {
-                        self.address_value(ty, &op.span).then_some(ir::Operand::FuncAddr(f as u32))
-                    }
+                    Some(LocalOrGlobal::Global(GlobalSymbol::Function(f))) => self.address_value(ty, &op.span).then_some(ir::Operand::FuncAddr(f as u32)),
                     Some(LocalOrGlobal::Global(GlobalSymbol::Handle(h))) => {
                         if ty.bits() != 64 || !ty.is_int() {
                             self.error(op.span.clone(), format!("texture, sampler and surface references are `.u64` or `.b64` values, not `{}`", ty.name()));
@@ -305,7 +309,14 @@ impl FnScope<'_> {
                         ir::Operand::Reg(r) if self.reg_type(r).is_int() => {
                             let rt = self.reg_type(r);
                             let sum = self.scratch_reg(rt);
-                            let add = ir::Op::IntBinary { op: ir::IntBinOp::Add, ty: rt, sat: false, dst: sum, a: ir::Operand::Reg(r), b: ir::Operand::Imm(off as u64) };
+                            let add = ir::Op::IntBinary {
+                                op: ir::IntBinOp::Add,
+                                ty: rt,
+                                sat: false,
+                                dst: sum,
+                                a: ir::Operand::Reg(r),
+                                b: ir::Operand::Imm(off as u64),
+                            };
                             self.prelude.push(ir::Inst { guard: None, op: add, span: op.span.clone() });
                             Some(ir::Operand::Reg(sum))
                         }
@@ -412,10 +423,7 @@ impl FnScope<'_> {
                     _ => "",
                 };
                 let space_name = if space == ir::StateSpace::Generic { "generic" } else { "`.global`" };
-                self.error(
-                    base.span.clone(),
-                    format!("address register `{name}` is {bits}-bit, but {space_name} addresses are 64-bit (`.address_size 64`)"),
-                );
+                self.error(base.span.clone(), format!("address register `{name}` is {bits}-bit, but {space_name} addresses are 64-bit (`.address_size 64`)"));
                 return None;
             }
         }
@@ -464,7 +472,10 @@ impl FnScope<'_> {
                 Some(v) => return Some(ir::Address { base: ir::AddressBase::Absolute, offset: (v as i64).wrapping_add(*offset) }),
                 None => {
                     if let Some((sym, off, false)) = symbol_offset(e) {
-                        let named = Spanned::new(A::Address(Box::new(Spanned::new(A::Name { name: sym, component: None }, base_span)), offset.wrapping_add(off)), op.span.clone());
+                        let named = Spanned::new(
+                            A::Address(Box::new(Spanned::new(A::Name { name: sym, component: None }, base_span)), offset.wrapping_add(off)),
+                            op.span.clone(),
+                        );
                         return self.address(&named);
                     }
                     self.error(base_span, "address must be a register, a variable or a constant");
@@ -479,7 +490,6 @@ impl FnScope<'_> {
         Some(ir::Address { base, offset: *offset })
     }
 }
-
 
 fn expr_symbols(e: &Expr, out: &mut Vec<String>) {
     match e {

@@ -201,7 +201,9 @@ fn fetch(scope: &mut FnScope, inst: &ast::Instruction, mut mods: Mods, guard: Op
         scope.error(inst.opcode.span.clone(), format!("`{opcode}` returns `.v2.f16x2` or a `.v4` of `.u32 .s32 .f32 .f16`"));
         return None;
     }
-    if !matches!(dtype, ScalarType::U32 | ScalarType::S32 | ScalarType::F32 | ScalarType::F16 | ScalarType::F16x2) || (gather.is_some() && dtype == ScalarType::F16) {
+    if !matches!(dtype, ScalarType::U32 | ScalarType::S32 | ScalarType::F32 | ScalarType::F16 | ScalarType::F16x2)
+        || (gather.is_some() && dtype == ScalarType::F16)
+    {
         scope.error(inst.opcode.span.clone(), format!("`{opcode}` cannot return `{}`", dtype.name()));
         return None;
     }
@@ -268,7 +270,9 @@ fn fetch(scope: &mut FnScope, inst: &ast::Instruction, mut mods: Mods, guard: Op
     }
     // `d|p`: the residency predicate (see `TextureOp::Fetch`).
     let (data, resident) = match &ops[0].node {
-        A::VectorPair(d, p) => (d.as_ref(), Some(Spanned::new(if p == "_" { A::Sink } else { A::Name { name: p.clone(), component: None } }, ops[0].span.clone()))),
+        A::VectorPair(d, p) => {
+            (d.as_ref(), Some(Spanned::new(if p == "_" { A::Sink } else { A::Name { name: p.clone(), component: None } }, ops[0].span.clone())))
+        }
         _ => (&ops[0], None),
     };
     let texture = handle(scope, a, &[HandleKind::Texture])?;
@@ -308,7 +312,8 @@ fn fetch(scope: &mut FnScope, inst: &ast::Instruction, mut mods: Mods, guard: Op
         Some(p) => Some(scope.dst(p, ScalarType::Pred, Width::Exact)?),
         None => None,
     };
-    let op = TextureOp::Fetch { gather, geom, dtype, float_coords: ctype == ScalarType::F32, dst, resident, texture, sampler, coords, offset, lod, depth_compare };
+    let op =
+        TextureOp::Fetch { gather, geom, dtype, float_coords: ctype == ScalarType::F32, dst, resident, texture, sampler, coords, offset, lod, depth_compare };
     done(guard, Op::Texture(op), inst)
 }
 
@@ -318,7 +323,10 @@ fn operand_allowed(scope: &mut FnScope, inst: &ast::Instruction, what: &str, ver
     let opcode = inst.opcode.node.as_str();
     let declared = scope.cx.out.version;
     if declared < version {
-        let msg = format!("{what} of `{opcode}` requires PTX ISA version {}.{} or later (the file declares `.version {}.{}`)", version.0, version.1, declared.0, declared.1);
+        let msg = format!(
+            "{what} of `{opcode}` requires PTX ISA version {}.{} or later (the file declares `.version {}.{}`)",
+            version.0, version.1, declared.0, declared.1
+        );
         scope.error(inst.span.clone(), msg);
         return false;
     }
@@ -478,7 +486,9 @@ fn surface(scope: &mut FnScope, inst: &ast::Instruction, mut mods: Mods, guard: 
         }
         let ok = match op {
             SurfaceRedOp::Add => matches!(ty, ScalarType::U32 | ScalarType::S32 | ScalarType::U64),
-            SurfaceRedOp::Min | SurfaceRedOp::Max => matches!(ty, ScalarType::U32 | ScalarType::S32 | ScalarType::U64 | ScalarType::S64 | ScalarType::B32 | ScalarType::B64),
+            SurfaceRedOp::Min | SurfaceRedOp::Max => {
+                matches!(ty, ScalarType::U32 | ScalarType::S32 | ScalarType::U64 | ScalarType::S64 | ScalarType::B32 | ScalarType::B64)
+            }
             SurfaceRedOp::And | SurfaceRedOp::Or => matches!(ty, ScalarType::B32 | ScalarType::B64),
         };
         if !ok {

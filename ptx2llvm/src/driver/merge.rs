@@ -112,17 +112,20 @@ fn parse(data: &[u8]) -> R<Input<'_>> {
     let mut raw = vec![];
     for i in 0..shnum {
         let h = shoff + i * 64;
-        raw.push((u32_at(data, h)?, Shdr {
-            name: String::new(),
-            ty: u32_at(data, h + 4)?,
-            flags: u64_at(data, h + 8)?,
-            offset: u64_at(data, h + 24)?,
-            size: u64_at(data, h + 32)?,
-            link: u32_at(data, h + 40)?,
-            info: u32_at(data, h + 44)?,
-            align: u64_at(data, h + 48)?,
-            entsize: u64_at(data, h + 56)?,
-        }));
+        raw.push((
+            u32_at(data, h)?,
+            Shdr {
+                name: String::new(),
+                ty: u32_at(data, h + 4)?,
+                flags: u64_at(data, h + 8)?,
+                offset: u64_at(data, h + 24)?,
+                size: u64_at(data, h + 32)?,
+                link: u32_at(data, h + 40)?,
+                info: u32_at(data, h + 44)?,
+                align: u64_at(data, h + 48)?,
+                entsize: u64_at(data, h + 56)?,
+            },
+        ));
     }
     let strtab_off = raw[shstrndx].1.offset as usize;
     let mut sections = vec![];
@@ -417,13 +420,33 @@ pub fn merge(objects: &[Vec<u8>], localize: &BTreeSet<String>) -> R<Vec<u8>> {
                 data.extend_from_slice(&addend.to_le_bytes());
             }
             let size = data.len() as u64;
-            relas.push(Header { name: format!(".rela{}", s.name), ty: SHT_RELA, flags: SHF_INFO_LINK, data, size, link: symtab_index, info: o as u32 + 1, align: 8, entsize: 24 });
+            relas.push(Header {
+                name: format!(".rela{}", s.name),
+                ty: SHT_RELA,
+                flags: SHF_INFO_LINK,
+                data,
+                size,
+                link: symtab_index,
+                info: o as u32 + 1,
+                align: 8,
+                entsize: 24,
+            });
         }
         headers.push(Header { name: s.name, ty: s.ty, flags: s.flags, data: s.data, size: s.size, link: 0, info: 0, align: s.align, entsize: s.entsize });
     }
     let first_non_local = (first_global + 1) as u32;
     let symtab_size = symtab.len() as u64;
-    headers.push(Header { name: ".symtab".into(), ty: SHT_SYMTAB, flags: 0, data: symtab, size: symtab_size, link: symtab_index + 1, info: first_non_local, align: 8, entsize: 24 });
+    headers.push(Header {
+        name: ".symtab".into(),
+        ty: SHT_SYMTAB,
+        flags: 0,
+        data: symtab,
+        size: symtab_size,
+        link: symtab_index + 1,
+        info: first_non_local,
+        align: 8,
+        entsize: 24,
+    });
     let strtab_size = strtab.len() as u64;
     headers.push(Header { name: ".strtab".into(), ty: SHT_STRTAB, flags: 0, data: strtab, size: strtab_size, link: 0, info: 0, align: 1, entsize: 0 });
     headers.extend(relas);

@@ -12,15 +12,15 @@ pub mod report;
 use crate::diag::{Diagnostic, Severity};
 use crate::target::{self, Arch, TargetSpec};
 use crate::{check, front, ir, lower};
+use inkwell::context::Context;
+use inkwell::passes::PassBuilderOptions;
+use inkwell::targets::{CodeModel, FileType, InitializationConfig, RelocMode, Target, TargetMachine, TargetTriple};
+use inkwell::OptimizationLevel;
 use lower::split::{self, KernelInfo};
 use lower::Unit;
 use report::{Progress, TimeReport, UnitTime};
 use std::sync::{Condvar, Mutex};
 use std::time::Instant;
-use inkwell::context::Context;
-use inkwell::passes::PassBuilderOptions;
-use inkwell::targets::{CodeModel, FileType, InitializationConfig, RelocMode, Target, TargetMachine, TargetTriple};
-use inkwell::OptimizationLevel;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Emit {
@@ -134,7 +134,11 @@ fn cpu_versions(opts: &Options, target: &TargetSpec) -> Result<(String, Vec<lowe
     let mut chosen = vec![];
     for name in opts.cpu.split(',').map(str::trim) {
         let Some(level) = levels.iter().position(|l| *l == name) else {
-            return Err(CompileError::Usage(format!("--cpu {}: `{name}` cannot be part of a list; a list names x86-64 psABI levels: {}", opts.cpu, levels.join(", "))));
+            return Err(CompileError::Usage(format!(
+                "--cpu {}: `{name}` cannot be part of a list; a list names x86-64 psABI levels: {}",
+                opts.cpu,
+                levels.join(", ")
+            )));
         };
         chosen.push(level as u32 + 1);
     }
@@ -189,7 +193,10 @@ pub fn compile(source: &str, module_name: &str, opts: &Options) -> Result<(Vec<u
 }
 
 fn optimize_error(e: impl std::fmt::Display) -> CompileError {
-    CompileError::Target(format!("internal error: LLVM's optimization pipeline failed (a ptx2llvm bug; please report it with the input): {}", e.to_string().trim()))
+    CompileError::Target(format!(
+        "internal error: LLVM's optimization pipeline failed (a ptx2llvm bug; please report it with the input): {}",
+        e.to_string().trim()
+    ))
 }
 
 /// `compile`, and where the time went (`--time-passes`).
@@ -202,7 +209,13 @@ pub fn compile_with_report(source: &str, module_name: &str, opts: &Options) -> (
     (result, report)
 }
 
-fn compile_inner(source: &str, module_name: &str, opts: &Options, progress: &Progress, report: &mut TimeReport) -> Result<(Vec<u8>, Vec<Diagnostic>), CompileError> {
+fn compile_inner(
+    source: &str,
+    module_name: &str,
+    opts: &Options,
+    progress: &Progress,
+    report: &mut TimeReport,
+) -> Result<(Vec<u8>, Vec<Diagnostic>), CompileError> {
     progress.phase("parse");
     let t = Instant::now();
     let (ast, mut diags) = front::parse(source);
@@ -225,7 +238,11 @@ fn compile_inner(source: &str, module_name: &str, opts: &Options, progress: &Pro
     let backend = Backend { opts, spec: &spec, base_cpu: &base_cpu, variants: &variants, module_name, m: &prepared, progress, source };
     // Only objects are split: IR, bitcode and assembly are one module's text. Debug
     // information and checked code stay whole (one DWARF compile unit, one set of sites).
-    let plan = if opts.emit == Emit::Obj && opts.debug_info.is_none() && opts.check.is_none() { split::plan(&prepared, opts.codegen_units, opts.min_unit_cost) } else { None };
+    let plan = if opts.emit == Emit::Obj && opts.debug_info.is_none() && opts.check.is_none() {
+        split::plan(&prepared, opts.codegen_units, opts.min_unit_cost)
+    } else {
+        None
+    };
     let bytes = match plan {
         None => {
             let (bytes, _, time) = backend.unit(Unit::Whole, "module", &|_| {})?;
@@ -280,12 +297,16 @@ impl Backend<'_> {
             line_tables: opts.debug_info.is_some(),
             check: opts.check.is_some(),
         });
-        let lowered_unit = lower::lower_unit(&cx, module, self.m, unit, opts.scheduler, self.variants, debug, &mut |name, secs| kernel_times.push((name.to_string(), secs)));
+        let lowered_unit =
+            lower::lower_unit(&cx, module, self.m, unit, opts.scheduler, self.variants, debug, &mut |name, secs| kernel_times.push((name.to_string(), secs)));
         time.kernels = kernel_times;
         let (module, infos) = lowered_unit.map_err(CompileError::Input)?;
         lowered(&infos);
         if let Err(e) = module.verify() {
-            return Err(CompileError::Target(format!("internal error: the generated LLVM IR is invalid (a ptx2llvm bug; please report it with the input). LLVM's verifier said: {}", e.to_string().trim())));
+            return Err(CompileError::Target(format!(
+                "internal error: the generated LLVM IR is invalid (a ptx2llvm bug; please report it with the input). LLVM's verifier said: {}",
+                e.to_string().trim()
+            )));
         }
         time.lower = t.elapsed().as_secs_f64();
         let t = Instant::now();
@@ -311,7 +332,12 @@ impl Backend<'_> {
             Emit::Obj | Emit::Asm => {
                 let ft = if opts.emit == Emit::Obj { FileType::Object } else { FileType::Assembly };
                 tm.write_to_memory_buffer(&module, ft)
-                    .map_err(|e| CompileError::Target(format!("internal error: LLVM's code generation failed (a ptx2llvm bug; please report it with the input): {}", e.to_string().trim())))?
+                    .map_err(|e| {
+                        CompileError::Target(format!(
+                            "internal error: LLVM's code generation failed (a ptx2llvm bug; please report it with the input): {}",
+                            e.to_string().trim()
+                        ))
+                    })?
                     .as_slice()
                     .to_vec()
             }
@@ -442,4 +468,3 @@ impl Backend<'_> {
         }
     }
 }
-

@@ -81,7 +81,13 @@ impl TimeReport {
         let mut s = String::new();
         let threads = self.threads.max(1);
         let _ = writeln!(s, "ptx2llvm time report: {file}");
-        let _ = writeln!(s, "  {} codegen unit{} on {threads} thread{}; lower, optimize and codegen are summed over the units", self.units.len(), if self.units.len() == 1 { "" } else { "s" }, if threads == 1 { "" } else { "s" });
+        let _ = writeln!(
+            s,
+            "  {} codegen unit{} on {threads} thread{}; lower, optimize and codegen are summed over the units",
+            self.units.len(),
+            if self.units.len() == 1 { "" } else { "s" },
+            if threads == 1 { "" } else { "s" }
+        );
         let _ = writeln!(s, "  {:<10} {:>10}", "phase", "seconds");
         let sum = |f: fn(&UnitTime) -> f64| self.units.iter().fold(0.0, |a, u| a + f(u));
         let rows = [

@@ -27,17 +27,37 @@ pub struct Module {
 
 #[derive(Debug, Clone)]
 pub enum Item {
-    Version { major: u32, minor: u32, span: Span },
-    Target { targets: Vec<Spanned<String>>, span: Span },
-    AddressSize { bits: u32, span: Span },
+    Version {
+        major: u32,
+        minor: u32,
+        span: Span,
+    },
+    Target {
+        targets: Vec<Spanned<String>>,
+        span: Span,
+    },
+    AddressSize {
+        bits: u32,
+        span: Span,
+    },
     Var(VarDecl),
     Function(Function),
     /// `.file index "path"`: a source file `.loc` directives name.
-    File { index: u64, path: String, span: Span },
+    File {
+        index: u64,
+        path: String,
+        span: Span,
+    },
     /// Directives that carry no meaning for code generation (`.section`, ...).
-    Ignored { span: Span },
+    Ignored {
+        span: Span,
+    },
     /// `.alias alias, aliasee;`: two function names for one body.
-    Alias { alias: Spanned<String>, aliasee: Spanned<String>, span: Span },
+    Alias {
+        alias: Spanned<String>,
+        aliasee: Spanned<String>,
+        span: Span,
+    },
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -149,9 +169,20 @@ pub enum Statement {
     /// `name: .callprototype ...;`, `name: .branchtargets L1, L2;`, `name: .calltargets f;`:
     /// a label that names a call signature or a list of branch/call targets.
     /// For `.callprototype`, `signature` = (number of return parameters, number of parameters).
-    LabelledDirective { label: Spanned<String>, kind: DirectiveKind, names: Vec<Spanned<String>>, signature: (u32, u32), span: Span },
+    LabelledDirective {
+        label: Spanned<String>,
+        kind: DirectiveKind,
+        names: Vec<Spanned<String>>,
+        signature: (u32, u32),
+        span: Span,
+    },
     /// `.loc file line column`: the source position of the instructions that follow.
-    Loc { file: u64, line: u64, col: u64, span: Span },
+    Loc {
+        file: u64,
+        line: u64,
+        col: u64,
+        span: Span,
+    },
     /// `.pragma`, and other directives without effect on semantics.
     Ignored(Span),
 }

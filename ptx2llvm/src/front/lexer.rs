@@ -37,37 +37,68 @@ pub enum Token {
     Float(u64),
     #[regex(r#""([^"\\\n]|\\.)*""#, |lex| { let s = lex.slice(); s[1..s.len()-1].to_string() })]
     Str(String),
-    #[token("{")] LBrace,
-    #[token("}")] RBrace,
-    #[token("(")] LParen,
-    #[token(")")] RParen,
-    #[token("[")] LBracket,
-    #[token("]")] RBracket,
-    #[token(";")] Semi,
-    #[token(",")] Comma,
-    #[token(":")] Colon,
-    #[token("+")] Plus,
-    #[token("-")] Minus,
-    #[token("*")] Star,
-    #[token("/")] Slash,
-    #[token("!")] Bang,
-    #[token("~")] Tilde,
-    #[token("<")] Lt,
-    #[token(">")] Gt,
-    #[token("=")] Eq,
-    #[token("&")] Amp,
-    #[token("|")] Pipe,
-    #[token("^")] Caret,
-    #[token("?")] Question,
-    #[token("@")] At,
-    #[token("<<")] Shl,
-    #[token(">>")] Shr,
-    #[token("==")] EqEq,
-    #[token("!=")] NotEq,
-    #[token("<=")] LtEq,
-    #[token(">=")] GtEq,
-    #[token("&&")] AndAnd,
-    #[token("||")] OrOr,
+    #[token("{")]
+    LBrace,
+    #[token("}")]
+    RBrace,
+    #[token("(")]
+    LParen,
+    #[token(")")]
+    RParen,
+    #[token("[")]
+    LBracket,
+    #[token("]")]
+    RBracket,
+    #[token(";")]
+    Semi,
+    #[token(",")]
+    Comma,
+    #[token(":")]
+    Colon,
+    #[token("+")]
+    Plus,
+    #[token("-")]
+    Minus,
+    #[token("*")]
+    Star,
+    #[token("/")]
+    Slash,
+    #[token("!")]
+    Bang,
+    #[token("~")]
+    Tilde,
+    #[token("<")]
+    Lt,
+    #[token(">")]
+    Gt,
+    #[token("=")]
+    Eq,
+    #[token("&")]
+    Amp,
+    #[token("|")]
+    Pipe,
+    #[token("^")]
+    Caret,
+    #[token("?")]
+    Question,
+    #[token("@")]
+    At,
+    #[token("<<")]
+    Shl,
+    #[token(">>")]
+    Shr,
+    #[token("==")]
+    EqEq,
+    #[token("!=")]
+    NotEq,
+    #[token("<=")]
+    LtEq,
+    #[token(">=")]
+    GtEq,
+    #[token("&&")]
+    AndAnd,
+    #[token("||")]
+    OrOr,
     /// A character the lexer does not know; reported by the parser.
     Error(String),
 }
@@ -108,14 +139,37 @@ impl fmt::Display for Token {
             Token::Error(s) => write!(f, "{s}"),
             t => {
                 let s = match t {
-                    Token::LBrace => "{", Token::RBrace => "}", Token::LParen => "(", Token::RParen => ")",
-                    Token::LBracket => "[", Token::RBracket => "]", Token::Semi => ";", Token::Comma => ",",
-                    Token::Colon => ":", Token::Plus => "+", Token::Minus => "-", Token::Star => "*",
-                    Token::Slash => "/", Token::Bang => "!", Token::Tilde => "~", Token::Lt => "<",
-                    Token::Gt => ">", Token::Eq => "=", Token::Amp => "&", Token::Pipe => "|",
-                    Token::Caret => "^", Token::Question => "?", Token::At => "@", Token::Shl => "<<",
-                    Token::Shr => ">>", Token::EqEq => "==", Token::NotEq => "!=", Token::LtEq => "<=",
-                    Token::GtEq => ">=", Token::AndAnd => "&&", Token::OrOr => "||",
+                    Token::LBrace => "{",
+                    Token::RBrace => "}",
+                    Token::LParen => "(",
+                    Token::RParen => ")",
+                    Token::LBracket => "[",
+                    Token::RBracket => "]",
+                    Token::Semi => ";",
+                    Token::Comma => ",",
+                    Token::Colon => ":",
+                    Token::Plus => "+",
+                    Token::Minus => "-",
+                    Token::Star => "*",
+                    Token::Slash => "/",
+                    Token::Bang => "!",
+                    Token::Tilde => "~",
+                    Token::Lt => "<",
+                    Token::Gt => ">",
+                    Token::Eq => "=",
+                    Token::Amp => "&",
+                    Token::Pipe => "|",
+                    Token::Caret => "^",
+                    Token::Question => "?",
+                    Token::At => "@",
+                    Token::Shl => "<<",
+                    Token::Shr => ">>",
+                    Token::EqEq => "==",
+                    Token::NotEq => "!=",
+                    Token::LtEq => "<=",
+                    Token::GtEq => ">=",
+                    Token::AndAnd => "&&",
+                    Token::OrOr => "||",
                     _ => "?",
                 };
                 write!(f, "{s}")
@@ -133,9 +187,7 @@ pub fn lex(source: &str) -> Vec<(Token, std::ops::Range<usize>)> {
         match tok {
             // A `/*` that reaches here was never closed (a closed comment is skipped):
             // the rest of the input is inside the comment.
-            Ok(Token::Star)
-                if matches!(tokens.last(), Some((Token::Slash, prev)) if prev.end == span.start) =>
-            {
+            Ok(Token::Star) if matches!(tokens.last(), Some((Token::Slash, prev)) if prev.end == span.start) => {
                 let (_, prev) = tokens.pop().expect("the `/` just matched");
                 let start = prev.start;
                 tokens.push((Token::Error(source[start..].to_string()), start..source.len()));

@@ -5,8 +5,8 @@
 //! so the parser accepts every instruction of every ISA version without a table.
 //! Errors recover at the next `;` (or before the closing `}`), so one run reports them all.
 
-use super::ast::*;
 use super::ast::Spanned;
+use super::ast::*;
 use super::lexer::{describe_invalid, lex, Token};
 use crate::diag::Diagnostic;
 use chumsky::input::{Input as _, ValueInput};
@@ -16,8 +16,7 @@ type Extra<'t> = extra::Err<Rich<'t, Token, SimpleSpan>>;
 
 /// Parses a whole module. Returns the tree (possibly partial) and every syntax error.
 pub fn parse(source: &str) -> (Module, Vec<Diagnostic>) {
-    let tokens: Vec<(Token, SimpleSpan)> =
-        lex(source).into_iter().map(|(t, s)| (t, SimpleSpan::from(s))).collect();
+    let tokens: Vec<(Token, SimpleSpan)> = lex(source).into_iter().map(|(t, s)| (t, SimpleSpan::from(s))).collect();
     let mut diags = Vec::new();
     let mut bad_starts = Vec::new();
     for (t, s) in &tokens {
@@ -39,7 +38,10 @@ pub fn parse(source: &str) -> (Module, Vec<Diagnostic>) {
     let mut tokens = tokens;
     if let Some(at) = too_deep(&tokens) {
         let span = tokens[at].1;
-        diags.push(Diagnostic::error(span.into_range(), format!("brackets and unary operators nested more than {MAX_NESTING} deep: the rest of the input is not checked")));
+        diags.push(Diagnostic::error(
+            span.into_range(),
+            format!("brackets and unary operators nested more than {MAX_NESTING} deep: the rest of the input is not checked"),
+        ));
         cut_at = cut_at.min(span.start);
         tokens.truncate(at);
     }
@@ -115,9 +117,7 @@ fn ident<'t, I>() -> impl Parser<'t, I, Spanned<String>, Extra<'t>> + Clone
 where
     I: ValueInput<'t, Token = Token, Span = SimpleSpan>,
 {
-    select! { Token::Ident(s) => s }
-        .map_with(|s, e| Spanned::new(s, sp(e.span())))
-        .labelled("identifier")
+    select! { Token::Ident(s) => s }.map_with(|s, e| Spanned::new(s, sp(e.span()))).labelled("identifier")
 }
 
 fn dot_any<'t, I>() -> impl Parser<'t, I, Spanned<String>, Extra<'t>> + Clone
@@ -160,45 +160,23 @@ where
             Token::F64Bits(b) => Expr::F64(b),
             Token::Float(b) => Expr::F64(b),
         };
-        let generic = just(Token::Ident("generic".into()))
-            .ignore_then(ident().delimited_by(just(Token::LParen), just(Token::RParen)))
-            .map(|n| Expr::Generic(n.node));
+        let generic =
+            just(Token::Ident("generic".into())).ignore_then(ident().delimited_by(just(Token::LParen), just(Token::RParen))).map(|n| Expr::Generic(n.node));
         let symbol = select! { Token::Ident(s) if !s.starts_with('%') => Expr::Symbol(s) };
-        let primary = choice((
-            literal,
-            generic,
-            symbol,
-            expr.clone().delimited_by(just(Token::LParen), just(Token::RParen)),
-        ))
-        .labelled("constant expression");
-        let unary = choice((
-            just(Token::Minus).to(UnaryOp::Neg),
-            just(Token::Tilde).to(UnaryOp::Not),
-            just(Token::Bang).to(UnaryOp::LogicalNot),
-        ))
-        .repeated()
-        .foldr(primary, |op, e| Expr::Unary(op, Box::new(e)));
+        let primary = choice((literal, generic, symbol, expr.clone().delimited_by(just(Token::LParen), just(Token::RParen)))).labelled("constant expression");
+        let unary = choice((just(Token::Minus).to(UnaryOp::Neg), just(Token::Tilde).to(UnaryOp::Not), just(Token::Bang).to(UnaryOp::LogicalNot)))
+            .repeated()
+            .foldr(primary, |op, e| Expr::Unary(op, Box::new(e)));
 
-        fn level<'t, I, P>(
-            next: P,
-            ops: Vec<(Token, BinaryOp)>,
-        ) -> impl Parser<'t, I, Expr, Extra<'t>> + Clone
+        fn level<'t, I, P>(next: P, ops: Vec<(Token, BinaryOp)>) -> impl Parser<'t, I, Expr, Extra<'t>> + Clone
         where
             I: ValueInput<'t, Token = Token, Span = SimpleSpan>,
             P: Parser<'t, I, Expr, Extra<'t>> + Clone,
         {
             let op = choice(ops.into_iter().map(|(tok, op)| just(tok).to(op)).collect::<Vec<_>>());
-            next.clone()
-                .foldl(op.then(next).repeated(), |a, (op, b)| Expr::Binary(op, Box::new(a), Box::new(b)))
+            next.clone().foldl(op.then(next).repeated(), |a, (op, b)| Expr::Binary(op, Box::new(a), Box::new(b)))
         }
-        let mul = level(
-            unary.boxed(),
-            vec![
-                (Token::Star, BinaryOp::Mul),
-                (Token::Slash, BinaryOp::Div),
-                (Token::Ident("%".into()), BinaryOp::Rem),
-            ],
-        );
+        let mul = level(unary.boxed(), vec![(Token::Star, BinaryOp::Mul), (Token::Slash, BinaryOp::Div), (Token::Ident("%".into()), BinaryOp::Rem)]);
         let add = level(mul.boxed(), vec![(Token::Plus, BinaryOp::Add), (Token::Minus, BinaryOp::Sub)]);
         let shift = level(add.boxed(), vec![(Token::Shl, BinaryOp::Shl), (Token::Shr, BinaryOp::Shr)]);
         let and = level(shift.boxed(), vec![(Token::Amp, BinaryOp::And)]);
@@ -212,36 +190,17 @@ where
     I: ValueInput<'t, Token = Token, Span = SimpleSpan>,
 {
     recursive(|operand| {
-        let name = ident()
-            .then(dot_any().or_not())
-            .map(|(n, c)| Operand::Name { name: n.node, component: c.map(|c| c.node[1..].to_string()) });
+        let name = ident().then(dot_any().or_not()).map(|(n, c)| Operand::Name { name: n.node, component: c.map(|c| c.node[1..].to_string()) });
         // `p|q`, and `_` for a destination to discard (`%p|_`, `_|%q`).
         let pair_part = ident().map(|n| n.node).or(just(Token::Underscore).to("_".to_string()));
-        let pair = pair_part
-            .clone()
-            .then_ignore(just(Token::Pipe))
-            .then(pair_part.clone())
-            .map(|(a, b)| Operand::Pair(a, b));
+        let pair = pair_part.clone().then_ignore(just(Token::Pipe)).then(pair_part.clone()).map(|(a, b)| Operand::Pair(a, b));
         let not = just(Token::Bang).ignore_then(ident()).map(|n| Operand::Not(n.node));
-        let neg = just(Token::Minus)
-            .ignore_then(name.clone().map_with(|o, e| Spanned::new(o, sp(e.span()))))
-            .map(|n| Operand::Neg(Box::new(n)));
+        let neg = just(Token::Minus).ignore_then(name.clone().map_with(|o, e| Spanned::new(o, sp(e.span())))).map(|n| Operand::Neg(Box::new(n)));
         let sink = just(Token::Underscore).to(Operand::Sink);
-        let list = |open, close| {
-            operand
-                .clone()
-                .separated_by(just(Token::Comma))
-                .allow_trailing()
-                .collect::<Vec<_>>()
-                .delimited_by(just(open), just(close))
-        };
+        let list = |open, close| operand.clone().separated_by(just(Token::Comma)).allow_trailing().collect::<Vec<_>>().delimited_by(just(open), just(close));
         // Inside brackets: `[base]`, `[base+off]`, `[base+-off]`, `[imm]`, or a list (`[tex, {x, y}]`).
-        let offset = choice((
-            just(Token::Plus).ignore_then(expr()),
-            just(Token::Minus).ignore_then(expr()).map(|e| Expr::Unary(UnaryOp::Neg, Box::new(e))),
-        ));
-        let base = choice((name.clone(), expr().map(Operand::Expr)))
-            .map_with(|o, e| Spanned::new(o, sp(e.span())));
+        let offset = choice((just(Token::Plus).ignore_then(expr()), just(Token::Minus).ignore_then(expr()).map(|e| Expr::Unary(UnaryOp::Neg, Box::new(e)))));
+        let base = choice((name.clone(), expr().map(Operand::Expr))).map_with(|o, e| Spanned::new(o, sp(e.span())));
         let address = base
             .then(offset.or_not())
             .map(|(b, off)| (b, off))
@@ -259,13 +218,7 @@ where
         let bracket_list = list(Token::LBracket, Token::RBracket).map(Operand::Vector);
         // `sym+4`, `$stack-8`: an address constant (the symbol's address plus an offset).
         let symbol_offset = select! { Token::Ident(s) => s }
-            .then(
-                choice((just(Token::Plus).to(BinaryOp::Add), just(Token::Minus).to(BinaryOp::Sub)))
-                    .then(expr())
-                    .repeated()
-                    .at_least(1)
-                    .collect::<Vec<_>>(),
-            )
+            .then(choice((just(Token::Plus).to(BinaryOp::Add), just(Token::Minus).to(BinaryOp::Sub))).then(expr()).repeated().at_least(1).collect::<Vec<_>>())
             .map(|(sym, rest)| {
                 let e = rest.into_iter().fold(Expr::Symbol(sym), |a, (op, b)| Expr::Binary(op, Box::new(a), Box::new(b)));
                 Operand::Expr(e)
@@ -345,23 +298,14 @@ fn instruction<'t, I>() -> impl Parser<'t, I, Instruction, Extra<'t>> + Clone
 where
     I: ValueInput<'t, Token = Token, Span = SimpleSpan>,
 {
-    let guard = just(Token::At)
-        .ignore_then(just(Token::Bang).or_not())
-        .then(ident())
-        .map(|(neg, pred)| Guard { negated: neg.is_some(), pred });
+    let guard = just(Token::At).ignore_then(just(Token::Bang).or_not()).then(ident()).map(|(neg, pred)| Guard { negated: neg.is_some(), pred });
     guard
         .or_not()
         .then(ident())
         .then(dot_any().repeated().collect::<Vec<_>>())
         .then(operand().separated_by(just(Token::Comma)).collect::<Vec<_>>())
         .then_ignore(semi())
-        .map_with(|(((guard, opcode), modifiers), operands), e| Instruction {
-            guard,
-            opcode,
-            modifiers,
-            operands,
-            span: sp(e.span()),
-        })
+        .map_with(|(((guard, opcode), modifiers), operands), e| Instruction { guard, opcode, modifiers, operands, span: sp(e.span()) })
 }
 
 /// Attributes between a state space and a variable name: `.align 8`, `.v4`, `.b32`, `.ptr .global`.
@@ -369,15 +313,9 @@ fn var_decl<'t, I>() -> impl Parser<'t, I, VarDecl, Extra<'t>> + Clone
 where
     I: ValueInput<'t, Token = Token, Span = SimpleSpan>,
 {
-    let linkage = choice((
-        dot(".visible").to(Linkage::Visible),
-        dot(".extern").to(Linkage::Extern),
-        dot(".weak").to(Linkage::Weak),
-        dot(".common").to(Linkage::Common),
-    ));
-    let space = select! { Token::Dot(s) if is_state_space(&s) => s }
-        .map_with(|s, e| Spanned::new(s, sp(e.span())))
-        .labelled("state space");
+    let linkage =
+        choice((dot(".visible").to(Linkage::Visible), dot(".extern").to(Linkage::Extern), dot(".weak").to(Linkage::Weak), dot(".common").to(Linkage::Common)));
+    let space = select! { Token::Dot(s) if is_state_space(&s) => s }.map_with(|s, e| Spanned::new(s, sp(e.span()))).labelled("state space");
     let attr = dot_any().then(int().or_not());
     let init = recursive(|init| {
         // `.samplerref s = { filter_mode = nearest, addr_mode_0 = clamp_to_edge }`
@@ -425,11 +363,8 @@ where
                 .into_iter()
                 .filter(|(a, n): &(Spanned<String>, Option<u64>)| {
                     let v = a.node.as_str();
-                    let bad = n.is_none()
-                        && v.len() > 2
-                        && v.starts_with(".v")
-                        && v[2..].bytes().all(|b| b.is_ascii_digit())
-                        && !matches!(v, ".v2" | ".v4" | ".v8");
+                    let bad =
+                        n.is_none() && v.len() > 2 && v.starts_with(".v") && v[2..].bytes().all(|b| b.is_ascii_digit()) && !matches!(v, ".v2" | ".v4" | ".v8");
                     if bad {
                         emitter.emit(Rich::custom(a.span.clone().into(), format!("`{v}` is not a vector size: vectors are `.v2`, `.v4` or `.v8`")));
                     }
@@ -474,18 +409,39 @@ where
 }
 
 pub fn is_state_space(s: &str) -> bool {
-    matches!(
-        s,
-        ".reg" | ".sreg" | ".const" | ".global" | ".local" | ".param" | ".shared" | ".tex" | ".surf"
-    )
+    matches!(s, ".reg" | ".sreg" | ".const" | ".global" | ".local" | ".param" | ".shared" | ".tex" | ".surf")
 }
 
 pub fn is_type_name(s: &str) -> bool {
     matches!(
         s,
-        ".pred" | ".b8" | ".b16" | ".b32" | ".b64" | ".b128" | ".u8" | ".u16" | ".u32" | ".u64"
-            | ".s8" | ".s16" | ".s32" | ".s64" | ".f16" | ".f16x2" | ".bf16" | ".bf16x2" | ".f32"
-            | ".f64" | ".e4m3" | ".e5m2" | ".e4m3x2" | ".e5m2x2" | ".tf32" | ".texref" | ".samplerref"
+        ".pred"
+            | ".b8"
+            | ".b16"
+            | ".b32"
+            | ".b64"
+            | ".b128"
+            | ".u8"
+            | ".u16"
+            | ".u32"
+            | ".u64"
+            | ".s8"
+            | ".s16"
+            | ".s32"
+            | ".s64"
+            | ".f16"
+            | ".f16x2"
+            | ".bf16"
+            | ".bf16x2"
+            | ".f32"
+            | ".f64"
+            | ".e4m3"
+            | ".e5m2"
+            | ".e4m3x2"
+            | ".e5m2x2"
+            | ".tf32"
+            | ".texref"
+            | ".samplerref"
             | ".surfref"
     )
 }
@@ -495,11 +451,7 @@ fn skip_braced<'t, I>() -> impl Parser<'t, I, (), Extra<'t>> + Clone
 where
     I: ValueInput<'t, Token = Token, Span = SimpleSpan>,
 {
-    recursive(|braced| {
-        choice((braced, none_of([Token::LBrace, Token::RBrace]).ignored()))
-            .repeated()
-            .delimited_by(just(Token::LBrace), just(Token::RBrace))
-    })
+    recursive(|braced| choice((braced, none_of([Token::LBrace, Token::RBrace]).ignored())).repeated().delimited_by(just(Token::LBrace), just(Token::RBrace)))
 }
 
 /// `.loc 1 2 3` and the PTX 7 form `.loc 1 2 3, function_name $L, inlined_at 1 4 5`: the
@@ -535,17 +487,10 @@ where
             dot(".branchtargets").to(DirectiveKind::BranchTargets),
             dot(".calltargets").to(DirectiveKind::CallTargets),
         )));
-        let block = stmts
-            .delimited_by(just(Token::LBrace), just(Token::RBrace))
-            .map_with(|s, e| Statement::Block(s, sp(e.span())));
+        let block = stmts.delimited_by(just(Token::LBrace), just(Token::RBrace)).map_with(|s, e| Statement::Block(s, sp(e.span())));
         // `name: .callprototype ...;`, `name: .branchtargets L1, L2;`, `name: .calltargets f, g;`
         let labelled_directive = prototype_label
-            .then(
-                none_of([Token::Semi, Token::RBrace])
-                    .map_with(|t, e| (t, sp(e.span())))
-                    .repeated()
-                    .collect::<Vec<_>>(),
-            )
+            .then(none_of([Token::Semi, Token::RBrace]).map_with(|t, e| (t, sp(e.span()))).repeated().collect::<Vec<_>>())
             .then_ignore(semi())
             .map_with(|((label, kind), body), e| {
                 // `.callprototype (.param .b32 _) _ (.param .b32 _, .param .u64 _)`: count the
@@ -600,15 +545,8 @@ where
             instruction().map(Statement::Instruction),
         ))
         .recover_with(via_parser(
-            choice((
-                semi(),
-                none_of([Token::Semi, Token::RBrace, Token::LBrace])
-                    .repeated()
-                    .at_least(1)
-                    .then(semi().or_not())
-                    .ignored(),
-            ))
-            .map_with(|_, e| Statement::Ignored(sp(e.span()))),
+            choice((semi(), none_of([Token::Semi, Token::RBrace, Token::LBrace]).repeated().at_least(1).then(semi().or_not()).ignored()))
+                .map_with(|_, e| Statement::Ignored(sp(e.span()))),
         ));
         statement.repeated().collect::<Vec<_>>()
     })
@@ -634,18 +572,13 @@ where
     let target = dot(".target")
         .ignore_then(ident().separated_by(just(Token::Comma)).at_least(1).collect::<Vec<_>>())
         .map_with(|targets, e| Item::Target { targets, span: sp(e.span()) });
-    let address_size = dot(".address_size")
-        .ignore_then(int())
-        .map_with(|bits, e| Item::AddressSize { bits: bits as u32, span: sp(e.span()) });
+    let address_size = dot(".address_size").ignore_then(int()).map_with(|bits, e| Item::AddressSize { bits: bits as u32, span: sp(e.span()) });
     let file = dot(".file")
         .ignore_then(int())
         .then(select! { Token::Str(path) => path })
         .then_ignore(just(Token::Comma).ignore_then(int()).repeated())
         .map_with(|(index, path), e| Item::File { index, path, span: sp(e.span()) });
-    let section = dot(".section")
-        .ignore_then(dot_any())
-        .ignore_then(skip_braced())
-        .map_with(|_, e| Item::Ignored { span: sp(e.span()) });
+    let section = dot(".section").ignore_then(dot_any()).ignore_then(skip_braced()).map_with(|_, e| Item::Ignored { span: sp(e.span()) });
     let pragma = dot(".pragma")
         .ignore_then(select! { Token::Str(_) => () }.separated_by(just(Token::Comma)))
         .then_ignore(semi())
@@ -657,28 +590,20 @@ where
         .then_ignore(semi())
         .map_with(|(alias, aliasee), e| Item::Alias { alias, aliasee, span: sp(e.span()) });
 
-    let linkage = choice((
-        dot(".visible").to(Linkage::Visible),
-        dot(".extern").to(Linkage::Extern),
-        dot(".weak").to(Linkage::Weak),
-        dot(".common").to(Linkage::Common),
-    ));
+    let linkage =
+        choice((dot(".visible").to(Linkage::Visible), dot(".extern").to(Linkage::Extern), dot(".weak").to(Linkage::Weak), dot(".common").to(Linkage::Common)));
     let kind = choice((dot(".entry").to(FunctionKind::Entry), dot(".func").to(FunctionKind::Func)));
-    let params = var_decl()
-        .separated_by(just(Token::Comma))
-        .allow_trailing()
-        .collect::<Vec<_>>()
-        .delimited_by(just(Token::LParen), just(Token::RParen));
+    let params = var_decl().separated_by(just(Token::Comma)).allow_trailing().collect::<Vec<_>>().delimited_by(just(Token::LParen), just(Token::RParen));
     let fn_directive = select! { Token::Dot(s) if matches!(s.as_str(),
-            ".maxntid" | ".reqntid" | ".minnctapersm" | ".maxnctapersm" | ".maxnreg" | ".noreturn"
-            | ".maxclusterrank" | ".reqnctapercluster" | ".explicitcluster" | ".blocksareclusters") => s }
-        .map_with(|s, e| Spanned::new(s, sp(e.span())))
-        .then(int().separated_by(just(Token::Comma)).collect::<Vec<_>>())
-        .map(|(name, args)| FunctionDirective { name, args })
-        .or(dot(".pragma")
-            .ignore_then(select! { Token::Str(_) => () }.separated_by(just(Token::Comma)))
-            .then_ignore(semi())
-            .map_with(|_, e| FunctionDirective { name: Spanned::new(".pragma".into(), sp(e.span())), args: vec![] }));
+    ".maxntid" | ".reqntid" | ".minnctapersm" | ".maxnctapersm" | ".maxnreg" | ".noreturn"
+    | ".maxclusterrank" | ".reqnctapercluster" | ".explicitcluster" | ".blocksareclusters") => s }
+    .map_with(|s, e| Spanned::new(s, sp(e.span())))
+    .then(int().separated_by(just(Token::Comma)).collect::<Vec<_>>())
+    .map(|(name, args)| FunctionDirective { name, args })
+    .or(dot(".pragma")
+        .ignore_then(select! { Token::Str(_) => () }.separated_by(just(Token::Comma)))
+        .then_ignore(semi())
+        .map_with(|_, e| FunctionDirective { name: Spanned::new(".pragma".into(), sp(e.span())), args: vec![] }));
     let body = statements()
         .delimited_by(just(Token::LBrace), just(Token::RBrace))
         .map(Some)
@@ -706,15 +631,14 @@ where
             })
         });
     let global = var_decl().then_ignore(semi()).map(Item::Var);
-    let item = choice((version, target, address_size, file, section, pragma, alias, function, global))
-        .recover_with(via_parser(
-            choice((
-                semi(),
-                none_of([Token::Semi, Token::LBrace, Token::RBrace]).repeated().at_least(1).then(semi()).ignored(),
-                none_of([Token::Semi, Token::LBrace, Token::RBrace]).repeated().then(skip_braced()).ignored(),
-            ))
-            .map_with(|_, e| Item::Ignored { span: sp(e.span()) }),
-        ));
+    let item = choice((version, target, address_size, file, section, pragma, alias, function, global)).recover_with(via_parser(
+        choice((
+            semi(),
+            none_of([Token::Semi, Token::LBrace, Token::RBrace]).repeated().at_least(1).then(semi()).ignored(),
+            none_of([Token::Semi, Token::LBrace, Token::RBrace]).repeated().then(skip_braced()).ignored(),
+        ))
+        .map_with(|_, e| Item::Ignored { span: sp(e.span()) }),
+    ));
     item.repeated().collect::<Vec<_>>().map(|items| Module { items }).then_ignore(end())
 }
 

@@ -9,9 +9,9 @@
 //! shows directly where threads must synchronize; lowering forms its thread-loop regions
 //! from them.
 
-pub mod types;
 pub mod cfg;
 pub mod liveness;
+pub mod types;
 pub mod uniformity;
 pub mod visit;
 pub use types::*;
@@ -235,13 +235,20 @@ pub struct PredRef {
 #[derive(Debug, Clone)]
 pub enum Terminator {
     Jump(BlockId),
-    Branch { cond: PredRef, then_: BlockId, else_: BlockId },
+    Branch {
+        cond: PredRef,
+        then_: BlockId,
+        else_: BlockId,
+    },
     /// A synchronization point: a block-wide barrier (`bar.sync`, `barrier.sync`,
     /// `bar.arrive`, `bar.red`) or a warp collective (`shfl.sync`, `vote`, ...). The thread
     /// waits here until the point completes for it, then continues at `next`. Lowering runs
     /// the code between sync points as thread loops and lets the runtime's scheduler decide
     /// which waiting threads are released (and computes collectives for them).
-    Sync { point: SyncPoint, next: BlockId },
+    Sync {
+        point: SyncPoint,
+        next: BlockId,
+    },
     /// `exit`, or `ret` in an entry function: the thread ends.
     Exit,
     /// `ret` from a `.func`.
@@ -984,14 +991,43 @@ pub enum Selector {
 #[derive(Debug, Clone)]
 pub enum Op {
     /// `mov`: copy (bits) of a register, immediate, special register or address.
-    Mov { ty: ScalarType, dst: RegId, src: Operand },
-    IntBinary { op: IntBinOp, ty: ScalarType, sat: bool, dst: RegId, a: Operand, b: Operand },
+    Mov {
+        ty: ScalarType,
+        dst: RegId,
+        src: Operand,
+    },
+    IntBinary {
+        op: IntBinOp,
+        ty: ScalarType,
+        sat: bool,
+        dst: RegId,
+        a: Operand,
+        b: Operand,
+    },
     /// `mul.wide`: the full double-width product; `dst` has twice the width of `ty`.
-    MulWide { ty: ScalarType, dst: RegId, a: Operand, b: Operand },
+    MulWide {
+        ty: ScalarType,
+        dst: RegId,
+        a: Operand,
+        b: Operand,
+    },
     /// `mad.lo/.hi/.wide`: `a*b + c` using the selected part of the product. `sat` (only
     /// `mad.hi.sat.s32`): the addition `t<63..32> + c` is clamped to `i32::MIN..=i32::MAX`.
-    Mad { mode: MulMode, ty: ScalarType, sat: bool, dst: RegId, a: Operand, b: Operand, c: Operand },
-    IntUnary { op: IntUnOp, ty: ScalarType, dst: RegId, a: Operand },
+    Mad {
+        mode: MulMode,
+        ty: ScalarType,
+        sat: bool,
+        dst: RegId,
+        a: Operand,
+        b: Operand,
+        c: Operand,
+    },
+    IntUnary {
+        op: IntUnOp,
+        ty: ScalarType,
+        dst: RegId,
+        a: Operand,
+    },
     /// `.f32`/`.f64` arithmetic. `ftz`: subnormal inputs and results become zeros of the
     /// same sign (a result is flushed when its IEEE rounding, with gradual underflow, is
     /// subnormal). `sat`: the result is clamped to [+0.0, 1.0], NaN and -0.0 give +0.0.
@@ -1000,30 +1036,104 @@ pub enum Op {
     /// operand is a NaN. On a `map_f64_to_f32` target `.f64` operations run in `.f32`.
     /// `packed` (`.f32x2`, `ty` = `F32`): the operands and `dst` are `.b64` pairs of `.f32`
     /// values (lane 0 in the low bits) and the operation applies to each lane.
-    FloatBinary { op: FloatBinOp, ty: ScalarType, rnd: Rounding, ftz: bool, sat: bool, packed: bool, dst: RegId, a: Operand, b: Operand },
-    FloatUnary { op: FloatUnOp, ty: ScalarType, rnd: Rounding, ftz: bool, dst: RegId, a: Operand },
+    FloatBinary {
+        op: FloatBinOp,
+        ty: ScalarType,
+        rnd: Rounding,
+        ftz: bool,
+        sat: bool,
+        packed: bool,
+        dst: RegId,
+        a: Operand,
+        b: Operand,
+    },
+    FloatUnary {
+        op: FloatUnOp,
+        ty: ScalarType,
+        rnd: Rounding,
+        ftz: bool,
+        dst: RegId,
+        a: Operand,
+    },
     /// `fma` and `mad` on floats: `a * b + c` rounded once (`fused`). `fused == false` is
     /// `mad.f32` of sm_1x targets: the exact product with its mantissa truncated to 24
     /// bits (exponent unbounded) plus `c`, rounded to nearest once; when `c` is ±0 it is
     /// `mul.rn` then `add.rn`.
     /// `packed`: `.f32x2`, as for `FloatBinary`.
-    Fma { ty: ScalarType, rnd: Rounding, ftz: bool, sat: bool, fused: bool, packed: bool, dst: RegId, a: Operand, b: Operand, c: Operand },
+    Fma {
+        ty: ScalarType,
+        rnd: Rounding,
+        ftz: bool,
+        sat: bool,
+        fused: bool,
+        packed: bool,
+        dst: RegId,
+        a: Operand,
+        b: Operand,
+        c: Operand,
+    },
     /// `min`/`max` of `.f32`/`.f64` (and `c` for the three-input form), -0.0 < +0.0: a NaN
     /// operand is ignored unless all are NaN, or with `nan` any NaN gives the canonical NaN.
     /// `abs` compares magnitudes; `xorsign` (with `abs`) gives the result the XOR of the
     /// signs of `a` and `b` unless it is NaN.
-    FloatMinMax { max: bool, ty: ScalarType, ftz: bool, nan: bool, abs: bool, xorsign: bool, dst: RegId, a: Operand, b: Operand, c: Option<Operand> },
+    FloatMinMax {
+        max: bool,
+        ty: ScalarType,
+        ftz: bool,
+        nan: bool,
+        abs: bool,
+        xorsign: bool,
+        dst: RegId,
+        a: Operand,
+        b: Operand,
+        c: Option<Operand>,
+    },
     /// `testp.class.type p, a`.
-    Testp { class: FloatClass, ty: ScalarType, dst: RegId, a: Operand },
-    Setp { cmp: CmpOp, ty: ScalarType, ftz: bool, dst: RegId, dst_not: Option<RegId>, a: Operand, b: Operand, combine: Option<(BoolOp, PredRef)> },
-    Selp { ty: ScalarType, dst: RegId, a: Operand, b: Operand, cond: PredRef },
+    Testp {
+        class: FloatClass,
+        ty: ScalarType,
+        dst: RegId,
+        a: Operand,
+    },
+    Setp {
+        cmp: CmpOp,
+        ty: ScalarType,
+        ftz: bool,
+        dst: RegId,
+        dst_not: Option<RegId>,
+        a: Operand,
+        b: Operand,
+        combine: Option<(BoolOp, PredRef)>,
+    },
+    Selp {
+        ty: ScalarType,
+        dst: RegId,
+        a: Operand,
+        b: Operand,
+        cond: PredRef,
+    },
     /// Predicate logic (`and.pred`, `or.pred`, `xor.pred`, `not.pred`).
-    PredLogic { op: Option<BoolOp>, dst: RegId, a: PredRef, b: Option<PredRef> },
+    PredLogic {
+        op: Option<BoolOp>,
+        dst: RegId,
+        a: PredRef,
+        b: Option<PredRef>,
+    },
     /// `cvt` between integer types and `.f16 .bf16 .f32 .f64` (semantics in `lower::ops::convert`):
     /// `ftz` flushes `.f32` subnormal inputs and results, `sat` clamps integer results to the
     /// destination range and float results to [0, 1], `relu` turns negative float results
     /// into +0, `satfinite` turns overflow and infinities into the largest finite value.
-    Cvt { dst_ty: ScalarType, src_ty: ScalarType, rnd: Option<CvtRounding>, ftz: bool, sat: bool, relu: bool, satfinite: bool, dst: RegId, src: Operand },
+    Cvt {
+        dst_ty: ScalarType,
+        src_ty: ScalarType,
+        rnd: Option<CvtRounding>,
+        ftz: bool,
+        sat: bool,
+        relu: bool,
+        satfinite: bool,
+        dst: RegId,
+        src: Operand,
+    },
     /// `cvt` with packed or narrow float formats (`.f16x2.f32`, `.tf32.f32`, `.e4m3x2.f32`,
     /// `.e5m2x2.f16x2`, `.f16x2.e4m3x2`, ...): `lanes` elements of `from` are converted to
     /// `to` and packed, the first element in the upper bits. With `from` = `F32` each source
@@ -1032,41 +1142,95 @@ pub enum Op {
     /// `rnd` = `Stochastic`, otherwise the `.scaled::n2::ue8m0` scale factors (a `.b16`
     /// holding two `.ue8m0`, the upper one for the upper lane): results from `.s2f6x2` and
     /// the 8/6/4-bit formats are multiplied by them, inputs to `.s2f6x2` divided by them.
-    CvtPacked { to: FloatFormat, from: FloatFormat, lanes: u32, rnd: CvtRounding, relu: bool, satfinite: bool, dst: RegId, src: Vec<Operand> },
+    CvtPacked {
+        to: FloatFormat,
+        from: FloatFormat,
+        lanes: u32,
+        rnd: CvtRounding,
+        relu: bool,
+        satfinite: bool,
+        dst: RegId,
+        src: Vec<Operand>,
+    },
     /// `cvt.pack.sat.{u,s}{2,4,8,16}.s32{.b32}`: `a` and `b` clamped to the `bits`-wide range
     /// and packed (`b` in the low bits, `a` above it); the remaining upper bits come from the
     /// low bits of `c` (for the 16-bit types there is no `c` and nothing remains).
-    CvtPackSat { bits: u32, signed: bool, dst: RegId, a: Operand, b: Operand, c: Option<Operand> },
+    CvtPackSat {
+        bits: u32,
+        signed: bool,
+        dst: RegId,
+        a: Operand,
+        b: Operand,
+        c: Option<Operand>,
+    },
     /// `cvta` (to generic) and `cvta.to` (from generic) between a state-space window and generic addresses.
-    Cvta { to_generic: bool, space: StateSpace, ty: ScalarType, dst: RegId, src: Operand },
+    Cvta {
+        to_generic: bool,
+        space: StateSpace,
+        ty: ScalarType,
+        dst: RegId,
+        src: Operand,
+    },
     /// `ld`/`ldu`: each element of `dst` (`None`: the sink `_`) from consecutive `ty`-sized
     /// locations. `order` (`.relaxed`/`.acquire` with a scope, and `.mmio`) makes each
     /// element an atomic load with that ordering; `volatile` (`.volatile`, `.mmio`) makes
     /// each element a volatile access that is performed exactly once and not torn (up to
     /// 64-bit elements). Otherwise a weak (plain) load.
-    Load { space: StateSpace, ty: ScalarType, volatile: bool, order: Option<(MemOrder, MemScope)>, dst: Vec<Option<RegId>>, addr: Address },
+    Load {
+        space: StateSpace,
+        ty: ScalarType,
+        volatile: bool,
+        order: Option<(MemOrder, MemScope)>,
+        dst: Vec<Option<RegId>>,
+        addr: Address,
+    },
     /// `st`: as `Load`, with `.relaxed`/`.release` orderings.
-    Store { space: StateSpace, ty: ScalarType, volatile: bool, order: Option<(MemOrder, MemScope)>, src: Vec<Operand>, addr: Address },
+    Store {
+        space: StateSpace,
+        ty: ScalarType,
+        volatile: bool,
+        order: Option<(MemOrder, MemScope)>,
+        src: Vec<Operand>,
+        addr: Address,
+    },
     /// `prefetch`/`prefetchu`: a cache hint for the line at `addr` (never faults).
-    Prefetch { space: StateSpace, addr: Address },
+    Prefetch {
+        space: StateSpace,
+        addr: Address,
+    },
     /// `nanosleep.u32 t`: the thread sleeps about `t` nanoseconds (the ISA allows any time
     /// in `[0, 2t]`, at most 1 ms).
-    Nanosleep { ns: Operand },
+    Nanosleep {
+        ns: Operand,
+    },
     /// `alloca.ty dst, size, align`: `size` bytes (`ty`-sized, unsigned) aligned to `align`
     /// on the thread's stack, freed when the function returns or by `stackrestore`; `dst`
     /// is a `.local` address. Kernels that use the stack run as fibers (`lower/exec/fibers.rs`).
-    Alloca { ty: ScalarType, dst: RegId, size: Operand, align: u32 },
+    Alloca {
+        ty: ScalarType,
+        dst: RegId,
+        size: Operand,
+        align: u32,
+    },
     /// `stacksave.ty dst`: the thread's stack pointer, as a `.local` address.
-    StackSave { ty: ScalarType, dst: RegId },
+    StackSave {
+        ty: ScalarType,
+        dst: RegId,
+    },
     /// `stackrestore.ty a`: sets the stack pointer to `a`, a value of `stacksave`, freeing
     /// what was allocated since.
-    StackRestore { ty: ScalarType, a: Operand },
+    StackRestore {
+        ty: ScalarType,
+        a: Operand,
+    },
     /// `brkpt`: calls the runtime's breakpoint hook (`__ptxrt_brkpt`, a place for a
     /// debugger breakpoint; with `PTXRT_BRKPT=trap` it raises `SIGTRAP`).
     Breakpoint,
     /// The thread ran into behaviour the ISA leaves undefined and we define as an error
     /// (`brx.idx` with an index past its target list): ends the launch with `what`.
-    Fault { what: String },
+    Fault {
+        what: String,
+    },
     /// `atom` (`dst` = the old value) and `red` (`dst` = `None`): atomically
     /// `*addr = op(*addr, b[, c])`. Shared memory belongs to one block, which one CPU thread
     /// runs, so shared-space forms need no hardware atomicity; global and generic forms are
@@ -1076,13 +1240,29 @@ pub enum Op {
     /// access adjacent elements of type `ty` from `addr`; as the ISA says, each element is
     /// atomic on its own, not the vector as a whole. Packed types (`.f16x2`) are one
     /// 32-bit atomic on both halves.
-    Atomic { op: AtomicOp, ty: ScalarType, space: StateSpace, order: MemOrder, dst: Vec<Option<RegId>>, addr: Address, b: Vec<Operand>, c: Option<Operand> },
+    Atomic {
+        op: AtomicOp,
+        ty: ScalarType,
+        space: StateSpace,
+        order: MemOrder,
+        dst: Vec<Option<RegId>>,
+        addr: Address,
+        b: Vec<Operand>,
+        c: Option<Operand>,
+    },
     /// `membar`/`fence`: orders this thread's memory accesses as seen by threads of `scope`.
-    Fence { order: MemOrder, scope: MemScope },
+    Fence {
+        order: MemOrder,
+        scope: MemScope,
+    },
     /// `isspacep.space p, a`: whether generic address `a` lies in `space`'s window
     /// (shared: the block's shared memory; local: the block's local memory; const and
     /// param: a module `.const` variable or a kernel parameter; global: none of these).
-    IsSpace { space: StateSpace, dst: RegId, a: Operand },
+    IsSpace {
+        space: StateSpace,
+        dst: RegId,
+        a: Operand,
+    },
     /// `trap`: ends the launch with an error naming the kernel, block and function.
     Trap,
     /// An instruction without effect on the CPU (`pmevent`, `discard`, `applypriority`).
@@ -1092,38 +1272,101 @@ pub enum Op {
     /// Arguments and results are `.param` variables of the caller (or, in old PTX, registers
     /// and immediates), in the order of the callee's parameters and return parameters.
     /// A result written to `_` is discarded (`None`).
-    Call { callee: Callee, args: Vec<Operand>, rets: Vec<Option<Operand>>, uniform: bool },
+    Call {
+        callee: Callee,
+        args: Vec<Operand>,
+        rets: Vec<Option<Operand>>,
+        uniform: bool,
+    },
     /// Lane-wise `add min max` on the lanes of a register: two 16-bit lanes of a `.b32`
     /// (`.u16x2`/`.s16x2`, `lane` = `U16`/`S16`) or one 32-bit lane (`min.relu.s32`,
     /// `lane` = `S32`). Each lane wraps (`add`); with `relu` a negative lane result is 0.
-    Lanes { op: LaneOp, lane: ScalarType, relu: bool, dst: RegId, a: Operand, b: Operand },
+    Lanes {
+        op: LaneOp,
+        lane: ScalarType,
+        relu: bool,
+        dst: RegId,
+        a: Operand,
+        b: Operand,
+    },
     /// `mul24.lo/.hi` (`c` = `None`) and `mad24.lo/.hi` (`c` = `Some`): the low 24 bits of `a`
     /// and `b` (sign-extended for `.s32`) are multiplied to a 48-bit product `t`; the result is
     /// `t<31..0>` (`.lo`) or `t<47..16>` (`.hi`), plus `c`. With `sat` (only `.hi.s32`) the
     /// 32-bit signed addition is clamped to `i32::MIN..=i32::MAX`.
-    Mul24 { hi: bool, ty: ScalarType, sat: bool, dst: RegId, a: Operand, b: Operand, c: Option<Operand> },
+    Mul24 {
+        hi: bool,
+        ty: ScalarType,
+        sat: bool,
+        dst: RegId,
+        a: Operand,
+        b: Operand,
+        c: Option<Operand>,
+    },
     /// `sad`: `c + |a - b|` (the difference taken in the signedness of `ty`), wrapping.
-    Sad { ty: ScalarType, dst: RegId, a: Operand, b: Operand, c: Operand },
+    Sad {
+        ty: ScalarType,
+        dst: RegId,
+        a: Operand,
+        b: Operand,
+        c: Operand,
+    },
     /// `bfe`: extract `len = c & 0xff` bits of `a` from `pos = b & 0xff`; bits past the msb and
     /// above `len` are the sign bit `a[min(pos+len-1, msb)]` (signed types, `len > 0`) or 0.
-    Bfe { ty: ScalarType, dst: RegId, a: Operand, pos: Operand, len: Operand },
+    Bfe {
+        ty: ScalarType,
+        dst: RegId,
+        a: Operand,
+        pos: Operand,
+        len: Operand,
+    },
     /// `bfi`: `b` with bits `pos..pos+len` (`pos = c & 0xff`, `len = d & 0xff`, clipped at the msb)
     /// replaced by the low bits of `a`.
-    Bfi { ty: ScalarType, dst: RegId, a: Operand, b: Operand, pos: Operand, len: Operand },
+    Bfi {
+        ty: ScalarType,
+        dst: RegId,
+        a: Operand,
+        b: Operand,
+        pos: Operand,
+        len: Operand,
+    },
     /// `fns.b32`: the position of the `|offset|`-th set bit of `mask` counting from `base`
     /// upwards (`offset > 0`) or downwards (`offset < 0`), `base` itself when `offset == 0` and
     /// `mask[base]` is set; `0xffffffff` if there is none. `base > 31` is undefined in the ISA;
     /// we follow the pseudocode literally with bits past 31 reading as 0, so it gives `0xffffffff`.
-    Fns { dst: RegId, mask: Operand, base: Operand, offset: Operand },
+    Fns {
+        dst: RegId,
+        mask: Operand,
+        base: Operand,
+        offset: Operand,
+    },
     /// `szext.clamp/.wrap.u32/.s32`: zero- or sign-extend the low `N = b` bits of `a`
     /// (ISA semantics: `N & 31`, and `N >= 32` with `.clamp` returns `a`; `N == 0` gives 0).
-    Szext { clamp: bool, signed: bool, dst: RegId, a: Operand, b: Operand },
+    Szext {
+        clamp: bool,
+        signed: bool,
+        dst: RegId,
+        a: Operand,
+        b: Operand,
+    },
     /// `bmsk.clamp/.wrap.b32`: a mask of `b` bits starting at bit `a`, per the ISA pseudocode.
-    Bmsk { clamp: bool, dst: RegId, a: Operand, b: Operand },
+    Bmsk {
+        clamp: bool,
+        dst: RegId,
+        a: Operand,
+        b: Operand,
+    },
     /// `dp4a` (`half` = `None`): `c + Σ a.byte[i] * b.byte[i]`; `dp2a.lo/.hi` (`half` =
     /// `Some(hi)`): `c + Σ a.half[i] * b.byte[2*hi + i]`. Bytes and halves are sign- or
     /// zero-extended by `a_signed`/`b_signed`; the sum wraps at 32 bits.
-    Dot { half: Option<bool>, a_signed: bool, b_signed: bool, dst: RegId, a: Operand, b: Operand, c: Operand },
+    Dot {
+        half: Option<bool>,
+        a_signed: bool,
+        b_signed: bool,
+        dst: RegId,
+        a: Operand,
+        b: Operand,
+        c: Operand,
+    },
     /// Extended-precision arithmetic (`add.cc addc sub.cc subc mad.cc madc`) of a 32- or
     /// 64-bit `ty`. `cc` is the function's hidden carry-flag register (a `.pred`), read when
     /// `carry_in` and written when `carry_out`:
@@ -1131,28 +1374,83 @@ pub enum Op {
     /// - `Sub`: `d = a - (b + CF)`, CF = borrow-out (1 when `a < b + CF` as unsigned numbers);
     /// - `MadLo`/`MadHi`: `d = t<n-1..0>/t<2n-1..n> + c + CF` with `t = a * b` (signed for `.s`
     ///   types), CF = unsigned carry-out of the addition.
-    Carry { op: CarryOp, ty: ScalarType, carry_in: bool, carry_out: bool, cc: RegId, dst: RegId, a: Operand, b: Operand, c: Option<Operand> },
+    Carry {
+        op: CarryOp,
+        ty: ScalarType,
+        carry_in: bool,
+        carry_out: bool,
+        cc: RegId,
+        dst: RegId,
+        a: Operand,
+        b: Operand,
+        c: Option<Operand>,
+    },
     /// `shf.l/.r.clamp/.wrap.b32`: funnel shift of the 64-bit `{b, a}` by `n = min(c, 32)`
     /// (`clamp`) or `c & 31` (`wrap`); `.l` keeps the upper, `.r` the lower 32 bits.
-    FunnelShift { left: bool, clamp: bool, dst: RegId, a: Operand, b: Operand, c: Operand },
+    FunnelShift {
+        left: bool,
+        clamp: bool,
+        dst: RegId,
+        a: Operand,
+        b: Operand,
+        c: Operand,
+    },
     /// `prmt.b32{.mode}`: bytes of `{b, a}` picked by the selectors in `c` (generic form:
     /// four 4-bit selectors, bit 3 replicates the byte's sign) or by the mode tables.
-    Prmt { mode: Option<PrmtMode>, dst: RegId, a: Operand, b: Operand, c: Operand },
+    Prmt {
+        mode: Option<PrmtMode>,
+        dst: RegId,
+        a: Operand,
+        b: Operand,
+        c: Operand,
+    },
     /// `lop3.b32`: `d = F(a, b, c)` with `F` the truth table `lut` (bit `4a+2b+c`); with
     /// `pred`, also `p = (d != 0) BoolOp q`. `dst` is `None` for the sink `_`.
-    Lop3 { lut: u8, dst: Option<RegId>, a: Operand, b: Operand, c: Operand, pred: Option<(BoolOp, RegId, PredRef)> },
+    Lop3 {
+        lut: u8,
+        dst: Option<RegId>,
+        a: Operand,
+        b: Operand,
+        c: Operand,
+        pred: Option<(BoolOp, RegId, PredRef)>,
+    },
     /// `set.CmpOp{.BoolOp}.dtype.stype`: like `setp`, then `0xffffffff`/0 (integer `dtype`) or
     /// `1.0f`/0 (`.f32` `dtype`, `float_result`) in `dst`.
-    Set { cmp: CmpOp, ty: ScalarType, ftz: bool, float_result: bool, dst: RegId, a: Operand, b: Operand, combine: Option<(BoolOp, PredRef)> },
+    Set {
+        cmp: CmpOp,
+        ty: ScalarType,
+        ftz: bool,
+        float_result: bool,
+        dst: RegId,
+        a: Operand,
+        b: Operand,
+        combine: Option<(BoolOp, PredRef)>,
+    },
     /// `slct.dtype.s32/.f32`: `d = (c >= 0) ? a : b`; `c_ty` is `S32` or `F32` (a NaN `c`
     /// selects `b`; `-0.0` counts as zero; `ftz` flushes a subnormal `c` to zero).
-    Slct { ty: ScalarType, c_ty: ScalarType, ftz: bool, dst: RegId, a: Operand, b: Operand, c: Operand },
+    Slct {
+        ty: ScalarType,
+        c_ty: ScalarType,
+        ftz: bool,
+        dst: RegId,
+        a: Operand,
+        b: Operand,
+        c: Operand,
+    },
     /// `mov` from a vector operand `{a, b, ...}`: the elements (of `ty.bits() / src.len()` bits
     /// each, element 0 in the low bits) packed into one register of type `ty`.
-    Pack { ty: ScalarType, dst: RegId, src: Vec<Operand> },
+    Pack {
+        ty: ScalarType,
+        dst: RegId,
+        src: Vec<Operand>,
+    },
     /// `mov` to a vector operand: `src` of type `ty` split into equal elements, element 0 from
     /// the low bits; `None` is the sink `_`.
-    Unpack { ty: ScalarType, dst: Vec<Option<RegId>>, src: Operand },
+    Unpack {
+        ty: ScalarType,
+        dst: Vec<Option<RegId>>,
+        src: Operand,
+    },
     /// Scalar video instructions (`vadd vsub vabsdiff vmin vmax vshl vshr vset`); semantics in
     /// `lower::ops::video`: operands are selected (`asel`/`bsel`) and extended to 33 bits by their
     /// signedness, the operation gives a 34-bit result, which is optionally saturated to the
@@ -1219,23 +1517,64 @@ pub enum Op {
     /// `b` is the second operand of `add sub mul min max fma`, `c` the addend of `fma`.
     /// Results are correctly rounded to nearest even; NaN results are the canonical NaN
     /// `0x7fff` (neg/abs of a NaN flip/clear its sign bit). Modifier semantics in `lower::ops::half`.
-    Half { op: HalfOp, ty: ScalarType, mods: HalfMods, dst: RegId, a: Operand, b: Option<Operand>, c: Option<Operand> },
+    Half {
+        op: HalfOp,
+        ty: ScalarType,
+        mods: HalfMods,
+        dst: RegId,
+        a: Operand,
+        b: Option<Operand>,
+        c: Option<Operand>,
+    },
     /// Mixed-precision `add/sub{.rnd}{.sat}.f32.atype d, a, c` (`b` = `None`) and
     /// `fma.rnd{.sat}.f32.abtype d, a, b, c` (ISA 9.2 §9.7.5): `a` (and `b`) of `src_ty`
     /// (`.f16`/`.bf16`) converted exactly to f32, one rounding with `rnd` to an f32 result.
-    Mixed { op: MixedOp, src_ty: ScalarType, rnd: Rounding, sat: bool, dst: RegId, a: Operand, b: Option<Operand>, c: Operand },
+    Mixed {
+        op: MixedOp,
+        src_ty: ScalarType,
+        rnd: Rounding,
+        sat: bool,
+        dst: RegId,
+        a: Operand,
+        b: Option<Operand>,
+        c: Operand,
+    },
     /// `setp.CmpOp{.BoolOp}{.ftz}.ty` for `ty` = `.f16 .f16x2 .bf16 .bf16x2`; the `x2` forms
     /// write lane 0's result to `dst` and lane 1's to `dst_hi` (`p|q`).
-    HalfSetp { cmp: CmpOp, ty: ScalarType, ftz: bool, dst: RegId, dst_hi: Option<RegId>, a: Operand, b: Operand, combine: Option<(BoolOp, PredRef)> },
+    HalfSetp {
+        cmp: CmpOp,
+        ty: ScalarType,
+        ftz: bool,
+        dst: RegId,
+        dst_hi: Option<RegId>,
+        a: Operand,
+        b: Operand,
+        combine: Option<(BoolOp, PredRef)>,
+    },
     /// `set.CmpOp{.BoolOp}{.ftz}.dst_ty.src_ty` where one of the types is a half type: each
     /// comparison (two for `x2` sources, per lane) gives 1.0/0.0 in the half destination
     /// format, or all ones/0 in an integer destination (per 16-bit lane for `x2` sources).
-    HalfSet { cmp: CmpOp, dst_ty: ScalarType, src_ty: ScalarType, ftz: bool, dst: RegId, a: Operand, b: Operand, combine: Option<(BoolOp, PredRef)> },
+    HalfSet {
+        cmp: CmpOp,
+        dst_ty: ScalarType,
+        src_ty: ScalarType,
+        ftz: bool,
+        dst: RegId,
+        a: Operand,
+        b: Operand,
+        combine: Option<(BoolOp, PredRef)>,
+    },
     /// `cp.async.{ca,cg}.shared.global [dst], [src], size{, src_size | ignore_src}`: copies
     /// `n` bytes from global `src` to shared `dst` and zero-fills the remaining `size - n`,
     /// where `n` is `size`, `min(src_size, size)`, or 0 when `ignore_src` is true. Done
     /// synchronously: the copy is complete before any `cp.async.wait_*` could observe it.
-    AsyncCopy { size: u32, dst: Address, src: Address, src_size: Option<Operand>, ignore_src: Option<PredRef> },
+    AsyncCopy {
+        size: u32,
+        dst: Address,
+        src: Address,
+        src_size: Option<Operand>,
+        ignore_src: Option<PredRef>,
+    },
     /// Texture, surface and opaque-type instructions (`tex tld4 txq suld sust sured suq
     /// istypep`): each calls the runtime's sampling code (`ptxrt::texture`).
     Texture(TextureOp),
@@ -1243,13 +1582,22 @@ pub enum Op {
     /// (`Shared`, or `Generic` for a generic address of the shared window; a cluster is one
     /// block, so `.shared::cluster` is `Shared` too). The object is the 8-byte word there;
     /// its encoding and the phase rules are in `lower::ops::mbarrier`.
-    Mbarrier { op: MbarrierOp, space: StateSpace, addr: Address },
+    Mbarrier {
+        op: MbarrierOp,
+        space: StateSpace,
+        addr: Address,
+    },
     /// `mbarrier.pending_count.b64 dst, state`: the pending arrival count of the mbarrier
     /// before the arrive-on that returned `state` (a `.b64` opaque state).
-    MbarrierPendingCount { dst: RegId, state: Operand },
+    MbarrierPendingCount {
+        dst: RegId,
+        state: Operand,
+    },
     /// A valid instruction that lowering does not translate yet; lowering reports
     /// `not supported yet: <what>` at the instruction.
-    Unsupported { what: String },
+    Unsupported {
+        what: String,
+    },
 }
 
 /// The read-modify-write operation of `atom`/`red` (ISA 9.2 §9.7.13.5).
@@ -1334,7 +1682,11 @@ pub enum Callee {
     /// (OptiX's `_rt_*` device API).
     External(String),
     /// Through a register; the prototype's parameter and return counts are those given.
-    Indirect { target: RegId, params: u32, returns: u32 },
+    Indirect {
+        target: RegId,
+        params: u32,
+        returns: u32,
+    },
 }
 
 /// Rounding of `cvt`: IEEE rounding for float results, or rounding to an integral value (`.rni` ...).
@@ -1495,7 +1847,20 @@ pub enum TextureOp {
     /// `offset` is the optional `.s32` texel offset operand `e` (one element per dimension);
     /// `lod` the mipmap mode; `depth_compare` the optional `.f32` depth-compare operand `f`
     /// (each texel becomes 1.0 or 0.0 by the texture's or sampler's comparison with it).
-    Fetch { gather: Option<u8>, geom: TexGeom, dtype: ScalarType, float_coords: bool, dst: Vec<Option<RegId>>, resident: Option<RegId>, texture: Operand, sampler: Option<Operand>, coords: Vec<Operand>, offset: Option<Vec<Operand>>, lod: TexLod, depth_compare: Option<Operand> },
+    Fetch {
+        gather: Option<u8>,
+        geom: TexGeom,
+        dtype: ScalarType,
+        float_coords: bool,
+        dst: Vec<Option<RegId>>,
+        resident: Option<RegId>,
+        texture: Operand,
+        sampler: Option<Operand>,
+        coords: Vec<Operand>,
+        offset: Option<Vec<Operand>>,
+        lod: TexLod,
+        depth_compare: Option<Operand>,
+    },
     /// `txq.query.b32 d, [a]`, `suq.query.b32 d, [a]` and `txq.level.query.b32 d, [a], level`.
     Query { query: TexQuery, dst: RegId, handle: Operand, level: Option<Operand> },
     /// `suld.b.geom.vec.ty.clamp d, [s, c]`: `dst.len()` elements of `ty` (`.b8`–`.b64`) from
@@ -1506,7 +1871,16 @@ pub enum TextureOp {
     SurfaceStore { geom: TexGeom, clamp: SurfaceClamp, formatted: bool, ty: ScalarType, src: Vec<Operand>, surface: Operand, coords: Vec<Operand> },
     /// `sured.b/.p.op.geom.ty.clamp [s, c], v`: atomic `*loc = op(*loc, v)`; `.p` addresses
     /// elements of `ty` and takes the signedness of `.b32`/`.b64` from the surface format.
-    SurfaceReduce { op: SurfaceRedOp, formatted: bool, geom: TexGeom, clamp: SurfaceClamp, ty: ScalarType, surface: Operand, coords: Vec<Operand>, src: Operand },
+    SurfaceReduce {
+        op: SurfaceRedOp,
+        formatted: bool,
+        geom: TexGeom,
+        clamp: SurfaceClamp,
+        ty: ScalarType,
+        surface: Operand,
+        coords: Vec<Operand>,
+        src: Operand,
+    },
     /// `istypep.type p, a`: whether `a` is a live handle of that kind.
     IsType { kind: HandleKind, dst: RegId, a: Operand },
 }

@@ -127,7 +127,9 @@ fn uniform_special(s: SpecialReg) -> bool {
 fn uniform_op(f: &ir::Function, op: &Op, divergent: &[bool]) -> bool {
     let pure = match op {
         // Kernel parameters are read-only; so is `.const` memory during a launch.
-        Op::Load { space: StateSpace::Param, volatile: false, order: None, addr: ir::Address { base: ir::AddressBase::Param(_), .. }, .. } => f.kind == ir::FunctionKind::Entry,
+        Op::Load { space: StateSpace::Param, volatile: false, order: None, addr: ir::Address { base: ir::AddressBase::Param(_), .. }, .. } => {
+            f.kind == ir::FunctionKind::Entry
+        }
         Op::Load { space: StateSpace::Const, order: None, .. } => true,
         op => op.is_value_computation(),
     };
@@ -211,7 +213,8 @@ mod tests {
         let block = |label: &str| f.blocks.iter().position(|b| b.label.as_deref() == Some(label)).expect(label);
         assert!(u.executed_by_all(block("LOOP")) && u.executed_by_all(block("JOIN")), "the early exit divides nobody that stays");
         assert!(!u.divergent_branch(block("LOOP")));
-        let inside_if = (0..f.blocks.len()).find(|&b| f.blocks[b].insts.iter().any(|i| matches!(i.op, Op::Mov { dst, .. } if dst == reg("%r4")))).expect("the if body");
+        let inside_if =
+            (0..f.blocks.len()).find(|&b| f.blocks[b].insts.iter().any(|i| matches!(i.op, Op::Mov { dst, .. } if dst == reg("%r4")))).expect("the if body");
         assert!(!u.executed_by_all(inside_if));
     }
 

@@ -91,9 +91,9 @@ impl<'ctx> AbiTypes<'ctx> {
 /// Values of `ptxrtSyncPoint` fields: the `ptx2llvm-abi` enumerations, and its constants
 /// as the `u64`s LLVM constants are built from.
 pub mod sync {
-    use ptx2llvm_abi as a;
     pub use a::matrix::Elem as MatrixElem;
     pub use a::{BarRedOp, MatchMode, OperandKind, ReduxMode, ShflMode, SyncKind, VoteMode, WarpOp};
+    use ptx2llvm_abi as a;
 
     pub const ENTRY: u64 = SyncKind::Entry as u64;
 

@@ -17,7 +17,8 @@ use crate::ir::{self, ScalarType, TypeKind};
 use inkwell::basic_block::BasicBlock;
 use inkwell::context::Context;
 use inkwell::debug_info::{
-    AsDIScope, DIFile, DIFlags, DILocalVariable, DIFlagsConstants, DILocation, DIScope, DISubprogram, DIType, DWARFEmissionKind, DWARFSourceLanguage, DebugInfoBuilder,
+    AsDIScope, DIFile, DIFlags, DIFlagsConstants, DILocalVariable, DILocation, DIScope, DISubprogram, DIType, DWARFEmissionKind, DWARFSourceLanguage,
+    DebugInfoBuilder,
 };
 use inkwell::module::{FlagBehavior, Module};
 use inkwell::values::{FunctionValue, InstructionValue, PointerValue};
@@ -103,7 +104,11 @@ impl<'ctx> DebugInfo<'ctx> {
         unsafe { inkwell::llvm_sys::core::LLVMSetIsNewDbgInfoFormat(module.as_mut_ptr(), 1) };
         // DWARF 4: what every debugger and profiler in use reads (valgrind among them).
         module.add_basic_value_flag("Dwarf Version", FlagBehavior::Warning, cx.i32_type().const_int(4, false));
-        module.add_basic_value_flag("Debug Info Version", FlagBehavior::Warning, cx.i32_type().const_int(inkwell::debug_info::debug_metadata_version() as u64, false));
+        module.add_basic_value_flag(
+            "Debug Info Version",
+            FlagBehavior::Warning,
+            cx.i32_type().const_int(inkwell::debug_info::debug_metadata_version() as u64, false),
+        );
         let (dir, name) = dir_and_name(request.ptx_path, None);
         let ptx_dir = Path::new(request.ptx_path).parent();
         // The compile unit is the PTX file; CUDA sources are further files of it.
@@ -168,10 +173,24 @@ impl<'ctx> DebugInfo<'ctx> {
         unsafe {
             match place {
                 DeclareAt::End(block) => {
-                    LLVMDIBuilderInsertDeclareRecordAtEnd(self.builder.as_mut_ptr(), storage.as_value_ref(), var.as_mut_ptr(), expr.as_mut_ptr(), at.as_mut_ptr(), block.as_mut_ptr());
+                    LLVMDIBuilderInsertDeclareRecordAtEnd(
+                        self.builder.as_mut_ptr(),
+                        storage.as_value_ref(),
+                        var.as_mut_ptr(),
+                        expr.as_mut_ptr(),
+                        at.as_mut_ptr(),
+                        block.as_mut_ptr(),
+                    );
                 }
                 DeclareAt::Before(inst) => {
-                    LLVMDIBuilderInsertDeclareRecordBefore(self.builder.as_mut_ptr(), storage.as_value_ref(), var.as_mut_ptr(), expr.as_mut_ptr(), at.as_mut_ptr(), inst.as_value_ref());
+                    LLVMDIBuilderInsertDeclareRecordBefore(
+                        self.builder.as_mut_ptr(),
+                        storage.as_value_ref(),
+                        var.as_mut_ptr(),
+                        expr.as_mut_ptr(),
+                        at.as_mut_ptr(),
+                        inst.as_value_ref(),
+                    );
                 }
             }
         }
@@ -192,7 +211,9 @@ impl<'ctx> DebugInfo<'ctx> {
         // Packed pairs (`.f16x2`) show as their bits.
         let (name, encoding, size) = match ty.kind() {
             TypeKind::Pred => ("pred".to_string(), BOOLEAN, 8),
-            TypeKind::Float if !matches!(ty, ScalarType::F16x2 | ScalarType::BF16x2) && ty != ScalarType::BF16 => (ty.name().trim_start_matches('.').to_string(), FLOAT, bits as u64),
+            TypeKind::Float if !matches!(ty, ScalarType::F16x2 | ScalarType::BF16x2) && ty != ScalarType::BF16 => {
+                (ty.name().trim_start_matches('.').to_string(), FLOAT, bits as u64)
+            }
             TypeKind::Signed => (format!("s{bits}"), SIGNED, bits as u64),
             _ => (format!("b{bits}"), UNSIGNED, bits as u64),
         };
@@ -240,7 +261,8 @@ impl<'ctx> FnDebug<'ctx> {
         // The kernel's own name (C++ names demangled) in backtraces, not the block
         // function's symbol.
         let name = cpp_demangle::Symbol::new(f.name.as_bytes()).ok().and_then(|s| s.demangle().ok()).unwrap_or_else(|| f.name.clone());
-        let sp = d.builder.create_function(file.as_debug_info_scope(), &name, Some(&f.name), file, line, ty, true, true, line, DIFlags::PROTOTYPED, d.optimized);
+        let sp =
+            d.builder.create_function(file.as_debug_info_scope(), &name, Some(&f.name), file, line, ty, true, true, line, DIFlags::PROTOTYPED, d.optimized);
         func.set_subprogram(sp);
         Some(FnDebug { subprogram: sp, file, blocks: vec![], emitted: HashMap::new(), index_vars: vec![], declare_before: None })
     }
@@ -294,7 +316,15 @@ impl<'ctx> FnDebug<'ctx> {
 
     /// Describes `storage` (an `alloca` in `block`, the function's entry) as the local
     /// variable `name` of PTX type `ty`.
-    pub fn declare(&mut self, ml: &ModuleLowerer<'ctx, '_>, storage: PointerValue<'ctx>, name: &str, ty: ScalarType, at: DILocation<'ctx>, block: BasicBlock<'ctx>) {
+    pub fn declare(
+        &mut self,
+        ml: &ModuleLowerer<'ctx, '_>,
+        storage: PointerValue<'ctx>,
+        name: &str,
+        ty: ScalarType,
+        at: DILocation<'ctx>,
+        block: BasicBlock<'ctx>,
+    ) {
         let Some(d) = ml.debug.as_ref() else { return };
         let Some(dty) = d.basic_type(ty) else { return };
         let var = d.builder.create_auto_variable(self.subprogram.as_debug_info_scope(), name, self.file, at.get_line(), dty, true, DIFlags::ZERO, 0);

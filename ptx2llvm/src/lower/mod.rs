@@ -73,7 +73,9 @@ fn shared_reach(m: &ir::Module) -> Vec<std::collections::HashSet<usize>> {
             }
         }
     }
-    let own = |f: &ir::Function| -> HashSet<usize> { f.vars_named.iter().map(|v| v.0 as usize).filter(|&v| m.vars.get(v).is_some_and(|v| v.space == StateSpace::Shared)).collect() };
+    let own = |f: &ir::Function| -> HashSet<usize> {
+        f.vars_named.iter().map(|v| v.0 as usize).filter(|&v| m.vars.get(v).is_some_and(|v| v.space == StateSpace::Shared)).collect()
+    };
     (0..n)
         .map(|start| {
             let mut seen = vec![false; n];
@@ -164,7 +166,11 @@ impl MemoryLayout {
             }
         }
         l.local_bytes = align_up(l.local_bytes, 16);
-        l.stack_allocations = m.functions.iter().flat_map(|f| f.blocks.iter().flat_map(|b| b.insts.iter())).any(|i| matches!(i.op, ir::Op::Alloca { .. } | ir::Op::StackRestore { .. }));
+        l.stack_allocations = m
+            .functions
+            .iter()
+            .flat_map(|f| f.blocks.iter().flat_map(|b| b.insts.iter()))
+            .any(|i| matches!(i.op, ir::Op::Alloca { .. } | ir::Op::StackRestore { .. }));
         l
     }
 
@@ -303,7 +309,14 @@ pub enum Unit<'p> {
 }
 
 /// Lowers a checked module into `module` (whose target triple and data layout are set).
-pub fn lower<'ctx>(cx: &'ctx Context, module: Module<'ctx>, m: &ir::Module, scheduler: Scheduler, variants: &[CpuVariant], debug: Option<debug::DebugRequest<'_>>) -> Result<Module<'ctx>, Vec<Diagnostic>> {
+pub fn lower<'ctx>(
+    cx: &'ctx Context,
+    module: Module<'ctx>,
+    m: &ir::Module,
+    scheduler: Scheduler,
+    variants: &[CpuVariant],
+    debug: Option<debug::DebugRequest<'_>>,
+) -> Result<Module<'ctx>, Vec<Diagnostic>> {
     let m = prepare(m)?;
     lower_unit(cx, module, &m, Unit::Whole, scheduler, variants, debug, &mut |_, _| {}).map(|(module, _)| module)
 }
@@ -323,7 +336,18 @@ pub fn lower_unit<'ctx>(
     use inkwell::GlobalVisibility;
     let check = debug.filter(|d| d.check).map(|d| debug::Positions::new(&d));
     let debug = debug.filter(|d| d.line_tables).map(|d| debug::DebugInfo::new(cx, &module, m, d));
-    let mut ml = ModuleLowerer { cx, module, abi: AbiTypes::new(cx), ir: m, layout: MemoryLayout::new(m), globals: vec![], handles: vec![], functions: vec![], debug, check };
+    let mut ml = ModuleLowerer {
+        cx,
+        module,
+        abi: AbiTypes::new(cx),
+        ir: m,
+        layout: MemoryLayout::new(m),
+        globals: vec![],
+        handles: vec![],
+        functions: vec![],
+        debug,
+        check,
+    };
     let mut diags: Vec<Diagnostic> = vec![];
     // Which `.func` bodies this unit lowers.
     let defines = |i: usize| match unit {
@@ -421,7 +445,8 @@ pub fn lower_unit<'ctx>(
             let lowered = if scheduler == Scheduler::Fibers || ml.check.is_some() || fibers::needs_fibers(m, i) {
                 fibers::lower_entry(&ml, i, f)
             } else {
-                kernel::lower_entry(&ml, i, f, "").and_then(|base| multiversion::with_variants(&ml, base, variants, |suffix| kernel::lower_entry(&ml, i, f, suffix)))
+                kernel::lower_entry(&ml, i, f, "")
+                    .and_then(|base| multiversion::with_variants(&ml, base, variants, |suffix| kernel::lower_entry(&ml, i, f, suffix)))
             };
             on_kernel(&f.name, started.elapsed().as_secs_f64());
             match lowered {
@@ -599,7 +624,11 @@ fn emit_descriptors<'ctx>(ml: &ModuleLowerer<'ctx, '_>, kernels: &[(&ir::Functio
     let cstr = |name: &str, s: &str| private_const(name, cx.const_string(s.as_bytes(), true).into()).as_pointer_value();
     let dim3 = |d: Option<[u32; 3]>| {
         let d = d.unwrap_or([0; 3]);
-        t.dim3.const_named_struct(&[i32t.const_int(d[0] as u64, false).into(), i32t.const_int(d[1] as u64, false).into(), i32t.const_int(d[2] as u64, false).into()])
+        t.dim3.const_named_struct(&[
+            i32t.const_int(d[0] as u64, false).into(),
+            i32t.const_int(d[1] as u64, false).into(),
+            i32t.const_int(d[2] as u64, false).into(),
+        ])
     };
     let mut kernel_ptrs = vec![];
     for (f, k) in kernels {
@@ -615,7 +644,11 @@ fn emit_descriptors<'ctx>(ml: &ModuleLowerer<'ctx, '_>, kernels: &[(&ir::Functio
             k.block_fn.as_global_value().as_pointer_value().into(),
             sizes.as_pointer_value().into(),
             aligns.as_pointer_value().into(),
-            i32t.const_int(ml.ir.functions.iter().position(|g| std::ptr::eq(g, *f)).map_or(ml.layout.static_shared, |i| ml.layout.kernel_static_shared(i)), false).into(),
+            i32t.const_int(
+                ml.ir.functions.iter().position(|g| std::ptr::eq(g, *f)).map_or(ml.layout.static_shared, |i| ml.layout.kernel_static_shared(i)),
+                false,
+            )
+            .into(),
             i32t.const_int(k.context_bytes_per_thread as u64, false).into(),
             i32t.const_int(ml.layout.local_bytes, false).into(),
             i32t.const_int(if k.fused_x { abi::KERNEL_FUSE_X } else { 0 }, false).into(),

@@ -112,7 +112,8 @@ pub fn plan(m: &ir::Module, max_parts: usize, min_cost: u64) -> Option<Plan> {
             stack.extend(refs[f].iter().copied());
         }
     }
-    let single: Vec<bool> = (0..n).map(|i| is_body_func(i) && (m.functions[i].linkage != Linkage::Internal || address_taken.contains(&i) || !from_kernels[i])).collect();
+    let single: Vec<bool> =
+        (0..n).map(|i| is_body_func(i) && (m.functions[i].linkage != Linkage::Internal || address_taken.contains(&i) || !from_kernels[i])).collect();
     // The internal copies a set of roots needs.
     let copies = |roots: &[usize]| -> BTreeSet<usize> {
         let mut seen = BTreeSet::new();

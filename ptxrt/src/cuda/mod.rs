@@ -64,11 +64,7 @@ pub(crate) fn sticky() -> Option<Error> {
 /// Records the failure of queued work as the sticky error (the first one wins).
 pub(crate) fn set_sticky(e: Error) {
     // A failed device assert is cudaErrorAssert in CUDA.
-    let e = if e.code == ErrorCode::LaunchFailure && e.message.contains("Assertion `") {
-        Error::new(ErrorCode::Assert, e.message)
-    } else {
-        e
-    };
+    let e = if e.code == ErrorCode::LaunchFailure && e.message.contains("Assertion `") { Error::new(ErrorCode::Assert, e.message) } else { e };
     let mut m = lock(&STICKY_MESSAGE);
     if STICKY.load(Ordering::Acquire) == 0 {
         *m = e.message;
@@ -254,10 +250,7 @@ fn release(p: *mut c_void, kinds: &[Kind], what: &str) -> Result<(), Error> {
         match allocs.get(&(p as usize)) {
             Some(a) if kinds.contains(&a.kind) => *a,
             Some(a) => {
-                return Err(Error::invalid_value(format!(
-                    "{what}({p:p}): the pointer was allocated as {:?} memory, which this function does not free",
-                    a.kind
-                )))
+                return Err(Error::invalid_value(format!("{what}({p:p}): the pointer was allocated as {:?} memory, which this function does not free", a.kind)))
             }
             None => {
                 return Err(Error::invalid_value(format!(
@@ -302,9 +295,7 @@ fn check_device_range(p: *const c_void, count: usize, what: &str, side: &str) ->
     }
     if let Some((base, size)) = registry::symbol_containing(a) {
         if count > size - (a - base) {
-            return Err(Error::invalid_value(format!(
-                "{what}: {count} bytes at {side} {p:p} run past the end of a module variable of {size} bytes"
-            )));
+            return Err(Error::invalid_value(format!("{what}: {count} bytes at {side} {p:p} run past the end of a module variable of {size} bytes")));
         }
         return Ok(());
     }
@@ -360,12 +351,7 @@ fn check_copy(dst: *const c_void, src: *const c_void, dst_len: usize, src_len: u
         2 => (false, true),
         3 => (true, true),
         4 => (false, false),
-        k => {
-            return Err(Error::new(
-                ErrorCode::InvalidMemcpyDirection,
-                format!("{what}: {k} is not a cudaMemcpyKind (0..4)"),
-            ))
-        }
+        k => return Err(Error::new(ErrorCode::InvalidMemcpyDirection, format!("{what}: {k} is not a cudaMemcpyKind (0..4)"))),
     };
     if dst_dev {
         check_device_range(dst, dst_len, what, "destination")?;
@@ -433,9 +419,7 @@ pub unsafe extern "C" fn cudaMallocManaged(devPtr: *mut *mut c_void, size: usize
     call(|| {
         let o = out(devPtr, "cudaMallocManaged: devPtr")?;
         if flags != 1 && flags != 2 {
-            return Err(Error::invalid_value(format!(
-                "cudaMallocManaged: flags {flags:#x} must be cudaMemAttachGlobal (1) or cudaMemAttachHost (2)"
-            )));
+            return Err(Error::invalid_value(format!("cudaMallocManaged: flags {flags:#x} must be cudaMemAttachGlobal (1) or cudaMemAttachHost (2)")));
         }
         *o = allocate(size, Kind::Managed, "cudaMallocManaged")?;
         Ok(())
@@ -578,10 +562,7 @@ unsafe fn memcpy2d_impl(
 ) -> Result<(), Error> {
     check_sticky()?;
     if width > dpitch || width > spitch {
-        return Err(Error::new(
-            ErrorCode::InvalidPitchValue,
-            format!("{what}: width {width} exceeds dpitch {dpitch} or spitch {spitch}"),
-        ));
+        return Err(Error::new(ErrorCode::InvalidPitchValue, format!("{what}: width {width} exceeds dpitch {dpitch} or spitch {spitch}")));
     }
     if width == 0 || height == 0 {
         return Ok(());
@@ -611,7 +592,15 @@ unsafe fn memcpy2d_impl(
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn cudaMemcpy2D(dst: *mut c_void, dpitch: usize, src: *const c_void, spitch: usize, width: usize, height: usize, kind: c_int) -> cudaError_t {
+pub unsafe extern "C" fn cudaMemcpy2D(
+    dst: *mut c_void,
+    dpitch: usize,
+    src: *const c_void,
+    spitch: usize,
+    width: usize,
+    height: usize,
+    kind: c_int,
+) -> cudaError_t {
     // SAFETY: forwarded contract.
     call(|| unsafe { memcpy2d_impl(dst, dpitch, src, spitch, width, height, kind, std::ptr::null_mut(), true, "cudaMemcpy2D") })
 }
@@ -748,7 +737,16 @@ fn symbol(symbol: *const c_void, what: &str) -> Result<(*mut c_void, usize), Err
     ))
 }
 
-unsafe fn to_symbol(sym: *const c_void, src: *const c_void, count: usize, offset: usize, kind: c_int, stream: Handle, wait: bool, what: &str) -> Result<(), Error> {
+unsafe fn to_symbol(
+    sym: *const c_void,
+    src: *const c_void,
+    count: usize,
+    offset: usize,
+    kind: c_int,
+    stream: Handle,
+    wait: bool,
+    what: &str,
+) -> Result<(), Error> {
     check_sticky()?;
     let (addr, size) = symbol(sym, what)?;
     if offset > size || count > size - offset {
@@ -769,7 +767,16 @@ unsafe fn to_symbol(sym: *const c_void, src: *const c_void, count: usize, offset
     submit(&s, work, wait)
 }
 
-unsafe fn from_symbol(dst: *mut c_void, sym: *const c_void, count: usize, offset: usize, kind: c_int, stream: Handle, wait: bool, what: &str) -> Result<(), Error> {
+unsafe fn from_symbol(
+    dst: *mut c_void,
+    sym: *const c_void,
+    count: usize,
+    offset: usize,
+    kind: c_int,
+    stream: Handle,
+    wait: bool,
+    what: &str,
+) -> Result<(), Error> {
     check_sticky()?;
     let (addr, size) = symbol(sym, what)?;
     if offset > size || count > size - offset {
@@ -796,7 +803,14 @@ pub unsafe extern "C" fn cudaMemcpyToSymbol(symbol: *const c_void, src: *const c
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn cudaMemcpyToSymbolAsync(symbol: *const c_void, src: *const c_void, count: usize, offset: usize, kind: c_int, stream: Handle) -> cudaError_t {
+pub unsafe extern "C" fn cudaMemcpyToSymbolAsync(
+    symbol: *const c_void,
+    src: *const c_void,
+    count: usize,
+    offset: usize,
+    kind: c_int,
+    stream: Handle,
+) -> cudaError_t {
     // SAFETY: forwarded contract.
     call(|| unsafe { to_symbol(symbol, src, count, offset, kind, stream, false, "cudaMemcpyToSymbolAsync") })
 }
@@ -808,7 +822,14 @@ pub unsafe extern "C" fn cudaMemcpyFromSymbol(dst: *mut c_void, symbol: *const c
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn cudaMemcpyFromSymbolAsync(dst: *mut c_void, symbol: *const c_void, count: usize, offset: usize, kind: c_int, stream: Handle) -> cudaError_t {
+pub unsafe extern "C" fn cudaMemcpyFromSymbolAsync(
+    dst: *mut c_void,
+    symbol: *const c_void,
+    count: usize,
+    offset: usize,
+    kind: c_int,
+    stream: Handle,
+) -> cudaError_t {
     // SAFETY: forwarded contract.
     call(|| unsafe { from_symbol(dst, symbol, count, offset, kind, stream, false, "cudaMemcpyFromSymbolAsync") })
 }
@@ -858,11 +879,7 @@ fn kernel_of(func: *const c_void, what: &str) -> Result<&'static Kernel, Error> 
             let k = registry::find_kernel(&f.name).map_err(|e| {
                 Error::new(
                     ErrorCode::InvalidDeviceFunction,
-                    format!(
-                        "{what}: the host code registered kernel '{}', but {}",
-                        f.name.to_string_lossy(),
-                        e.message
-                    ),
+                    format!("{what}: the host code registered kernel '{}', but {}", f.name.to_string_lossy(), e.message),
                 )
             })?;
             f.kernel.store(k as *const Kernel as *mut Kernel, Ordering::Release);
@@ -920,10 +937,7 @@ pub unsafe extern "C" fn __cudaRegisterFunction(
         // SAFETY: clang passes a NUL-terminated constant string.
         let name = unsafe { CStr::from_ptr(deviceName) }.to_owned();
         let mut funcs = FUNCS.write().unwrap_or_else(|p| p.into_inner());
-        funcs.get_or_insert_with(HashMap::new).insert(
-            hostFun as usize,
-            Box::new(Func { name, kernel: AtomicPtr::new(std::ptr::null_mut()) }),
-        );
+        funcs.get_or_insert_with(HashMap::new).insert(hostFun as usize, Box::new(Func { name, kernel: AtomicPtr::new(std::ptr::null_mut()) }));
     });
     0
 }
@@ -985,10 +999,7 @@ unsafe fn pack_args(k: &Kernel, args: *mut *mut c_void, what: &str) -> Result<Ar
         return Ok(ArgPack { storage: vec![], offsets: vec![] });
     }
     if args.is_null() {
-        return Err(Error::invalid_value(format!(
-            "{what}: kernel '{}' takes {n} parameter(s) but args is NULL",
-            rt_launch::kernel_name(k)
-        )));
+        return Err(Error::invalid_value(format!("{what}: kernel '{}' takes {n} parameter(s) but args is NULL", rt_launch::kernel_name(k))));
     }
     // SAFETY: a current-ABI descriptor has `num_params` sizes and alignments.
     let sizes = unsafe { std::slice::from_raw_parts(k.param_sizes, n) };
@@ -1066,22 +1077,34 @@ unsafe fn launch(
             let argv = if ptrs.is_empty() { std::ptr::null_mut() } else { ptrs.as_mut_ptr() };
             // SAFETY: `kp` is a validated descriptor of a loaded module; `argv` holds one
             // pointer per parameter, into the copied values.
-            unsafe {
-                rt_launch::launch_kernel_mode(kp.0 as *const Kernel, grid, block, argv, shared, std::ptr::null_mut(), cooperative, what)
-            }
+            unsafe { rt_launch::launch_kernel_mode(kp.0 as *const Kernel, grid, block, argv, shared, std::ptr::null_mut(), cooperative, what) }
         }),
     );
     Ok(())
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn cudaLaunchKernel(func: *const c_void, gridDim: Dim3, blockDim: Dim3, args: *mut *mut c_void, sharedMem: usize, stream: Handle) -> cudaError_t {
+pub unsafe extern "C" fn cudaLaunchKernel(
+    func: *const c_void,
+    gridDim: Dim3,
+    blockDim: Dim3,
+    args: *mut *mut c_void,
+    sharedMem: usize,
+    stream: Handle,
+) -> cudaError_t {
     // SAFETY: forwarded contract.
     call(|| unsafe { launch(func, gridDim, blockDim, args, sharedMem, stream, false, "cudaLaunchKernel") })
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn cudaLaunchCooperativeKernel(func: *const c_void, gridDim: Dim3, blockDim: Dim3, args: *mut *mut c_void, sharedMem: usize, stream: Handle) -> cudaError_t {
+pub unsafe extern "C" fn cudaLaunchCooperativeKernel(
+    func: *const c_void,
+    gridDim: Dim3,
+    blockDim: Dim3,
+    args: *mut *mut c_void,
+    sharedMem: usize,
+    stream: Handle,
+) -> cudaError_t {
     // SAFETY: forwarded contract.
     call(|| unsafe { launch(func, gridDim, blockDim, args, sharedMem, stream, true, "cudaLaunchCooperativeKernel") })
 }
@@ -1107,9 +1130,7 @@ thread_local! {
 }
 
 fn push_config(c: CallConfig) -> Result<(), Error> {
-    CONFIGS
-        .try_with(|v| v.borrow_mut().push(c))
-        .map_err(|_| Error::internal("launch configuration during thread exit"))
+    CONFIGS.try_with(|v| v.borrow_mut().push(c)).map_err(|_| Error::internal("launch configuration during thread exit"))
 }
 
 fn pop_config() -> Result<CallConfig, Error> {
@@ -1215,9 +1236,7 @@ pub unsafe extern "C" fn cudaFuncGetAttributes(attr: *mut FuncAttributes, func: 
         } else {
             1024
         };
-        let max_dyn = registry::max_dynamic_shared(k)
-            .map(u64::from)
-            .unwrap_or(rt_launch::DEFAULT_SHARED_LIMIT.saturating_sub(static_shared));
+        let max_dyn = registry::max_dynamic_shared(k).map(u64::from).unwrap_or(rt_launch::DEFAULT_SHARED_LIMIT.saturating_sub(static_shared));
         // SAFETY: a plain C struct, all-zero is valid.
         let mut a: FuncAttributes = unsafe { std::mem::zeroed() };
         a.sharedSizeBytes = k.static_shared_bytes as usize;
@@ -1256,7 +1275,12 @@ pub unsafe extern "C" fn cudaFuncSetCacheConfig(func: *const c_void, _config: c_
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn cudaOccupancyMaxActiveBlocksPerMultiprocessor(numBlocks: *mut c_int, func: *const c_void, blockSize: c_int, dynamicSMemSize: usize) -> cudaError_t {
+pub unsafe extern "C" fn cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+    numBlocks: *mut c_int,
+    func: *const c_void,
+    blockSize: c_int,
+    dynamicSMemSize: usize,
+) -> cudaError_t {
     call(|| {
         let o = out(numBlocks, "cudaOccupancyMaxActiveBlocksPerMultiprocessor: numBlocks")?;
         let k = kernel_of(func, "cudaOccupancyMaxActiveBlocksPerMultiprocessor")?;
@@ -1269,7 +1293,13 @@ pub unsafe extern "C" fn cudaOccupancyMaxActiveBlocksPerMultiprocessor(numBlocks
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(numBlocks: *mut c_int, func: *const c_void, blockSize: c_int, dynamicSMemSize: usize, _flags: c_uint) -> cudaError_t {
+pub unsafe extern "C" fn cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(
+    numBlocks: *mut c_int,
+    func: *const c_void,
+    blockSize: c_int,
+    dynamicSMemSize: usize,
+    _flags: c_uint,
+) -> cudaError_t {
     // SAFETY: forwarded.
     unsafe { cudaOccupancyMaxActiveBlocksPerMultiprocessor(numBlocks, func, blockSize, dynamicSMemSize) }
 }
@@ -1277,7 +1307,13 @@ pub unsafe extern "C" fn cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(
 /// The block size with the most resident threads per multiprocessor (largest on ties) and
 /// the grid that fills the device with it.
 #[no_mangle]
-pub unsafe extern "C" fn cudaOccupancyMaxPotentialBlockSize(minGridSize: *mut c_int, blockSize: *mut c_int, func: *const c_void, dynamicSMemSize: usize, blockSizeLimit: c_int) -> cudaError_t {
+pub unsafe extern "C" fn cudaOccupancyMaxPotentialBlockSize(
+    minGridSize: *mut c_int,
+    blockSize: *mut c_int,
+    func: *const c_void,
+    dynamicSMemSize: usize,
+    blockSizeLimit: c_int,
+) -> cudaError_t {
     call(|| {
         let g = out(minGridSize, "cudaOccupancyMaxPotentialBlockSize: minGridSize")?;
         let b = out(blockSize, "cudaOccupancyMaxPotentialBlockSize: blockSize")?;
@@ -1790,13 +1826,24 @@ fn array_copy(kind: c_int, allowed: &[c_int], what: &str, f: impl FnOnce() -> pt
 type ptxrt_status = crate::abi::ptxrtError_t;
 
 #[no_mangle]
-pub unsafe extern "C" fn cudaMallocArray(array: *mut *mut texture::Array, desc: *const texture::ChannelFormatDesc, width: usize, height: usize, flags: c_uint) -> cudaError_t {
+pub unsafe extern "C" fn cudaMallocArray(
+    array: *mut *mut texture::Array,
+    desc: *const texture::ChannelFormatDesc,
+    width: usize,
+    height: usize,
+    flags: c_uint,
+) -> cudaError_t {
     // SAFETY: forwarded.
     unsafe { crate::capi::ptxrtMallocArray(array, desc, width, height, flags) }
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn cudaMalloc3DArray(array: *mut *mut texture::Array, desc: *const texture::ChannelFormatDesc, extent: texture::Extent, flags: c_uint) -> cudaError_t {
+pub unsafe extern "C" fn cudaMalloc3DArray(
+    array: *mut *mut texture::Array,
+    desc: *const texture::ChannelFormatDesc,
+    extent: texture::Extent,
+    flags: c_uint,
+) -> cudaError_t {
     // SAFETY: forwarded.
     unsafe { crate::capi::ptxrtMalloc3DArray(array, desc, extent, flags) }
 }
@@ -1809,25 +1856,57 @@ pub unsafe extern "C" fn cudaFreeArray(array: *mut texture::Array) -> cudaError_
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn cudaMemcpy2DToArray(dst: *mut texture::Array, wOffset: usize, hOffset: usize, src: *const c_void, spitch: usize, width: usize, height: usize, kind: c_int) -> cudaError_t {
+pub unsafe extern "C" fn cudaMemcpy2DToArray(
+    dst: *mut texture::Array,
+    wOffset: usize,
+    hOffset: usize,
+    src: *const c_void,
+    spitch: usize,
+    width: usize,
+    height: usize,
+    kind: c_int,
+) -> cudaError_t {
     // SAFETY: forwarded.
     array_copy(kind, &[1, 3, 4], "cudaMemcpy2DToArray", || unsafe { crate::capi::ptxrtMemcpy2DToArray(dst, wOffset, hOffset, src, spitch, width, height) })
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn cudaMemcpy2DFromArray(dst: *mut c_void, dpitch: usize, src: *mut texture::Array, wOffset: usize, hOffset: usize, width: usize, height: usize, kind: c_int) -> cudaError_t {
+pub unsafe extern "C" fn cudaMemcpy2DFromArray(
+    dst: *mut c_void,
+    dpitch: usize,
+    src: *mut texture::Array,
+    wOffset: usize,
+    hOffset: usize,
+    width: usize,
+    height: usize,
+    kind: c_int,
+) -> cudaError_t {
     // SAFETY: forwarded.
     array_copy(kind, &[2, 3, 4], "cudaMemcpy2DFromArray", || unsafe { crate::capi::ptxrtMemcpy2DFromArray(dst, dpitch, src, wOffset, hOffset, width, height) })
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn cudaMemcpyToArray(dst: *mut texture::Array, wOffset: usize, hOffset: usize, src: *const c_void, count: usize, kind: c_int) -> cudaError_t {
+pub unsafe extern "C" fn cudaMemcpyToArray(
+    dst: *mut texture::Array,
+    wOffset: usize,
+    hOffset: usize,
+    src: *const c_void,
+    count: usize,
+    kind: c_int,
+) -> cudaError_t {
     // SAFETY: forwarded.
     array_copy(kind, &[1, 3, 4], "cudaMemcpyToArray", || unsafe { crate::capi::ptxrtMemcpyToArray(dst, wOffset, hOffset, src, count) })
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn cudaMemcpyFromArray(dst: *mut c_void, src: *mut texture::Array, wOffset: usize, hOffset: usize, count: usize, kind: c_int) -> cudaError_t {
+pub unsafe extern "C" fn cudaMemcpyFromArray(
+    dst: *mut c_void,
+    src: *mut texture::Array,
+    wOffset: usize,
+    hOffset: usize,
+    count: usize,
+    kind: c_int,
+) -> cudaError_t {
     // SAFETY: forwarded.
     array_copy(kind, &[2, 3, 4], "cudaMemcpyFromArray", || unsafe { crate::capi::ptxrtMemcpyFromArray(dst, src, wOffset, hOffset, count) })
 }
@@ -1918,11 +1997,7 @@ pub unsafe extern "C" fn cudaFreeAsync(devPtr: *mut c_void, stream: Handle) -> c
         check_sticky()?;
         let size = match lock(&ALLOCS).get(&(devPtr as usize)) {
             Some(a) if matches!(a.kind, Kind::Device | Kind::Managed) => a.size,
-            _ => {
-                return Err(Error::invalid_value(format!(
-                    "cudaFreeAsync({devPtr:p}): not the start of a live allocation of cudaMalloc/cudaMallocAsync"
-                )))
-            }
+            _ => return Err(Error::invalid_value(format!("cudaFreeAsync({devPtr:p}): not the start of a live allocation of cudaMalloc/cudaMallocAsync"))),
         };
         let s = stream_of(stream)?;
         let p = Addr(devPtr as usize);

@@ -143,8 +143,7 @@ fn stream_main(s: Arc<Stream>) {
             wait_until(|| dep.done(*seq));
         }
         if super::sticky().is_none() {
-            let result = catch_unwind(AssertUnwindSafe(op.work))
-                .unwrap_or_else(|_| Err(Error::internal("panic in a stream operation")));
+            let result = catch_unwind(AssertUnwindSafe(op.work)).unwrap_or_else(|_| Err(Error::internal("panic in a stream operation")));
             if let Err(e) = result {
                 super::set_sticky(e);
             }
@@ -264,26 +263,16 @@ pub(crate) fn resolve(handle: usize) -> Result<Arc<Stream>, Error> {
         0 if PER_THREAD_DEFAULT.load(Ordering::Relaxed) => per_thread(),
         0 | HANDLE_LEGACY => legacy(),
         HANDLE_PER_THREAD => per_thread(),
-        h => lock(&LIVE)
-            .iter()
-            .find(|s| Arc::as_ptr(s) as usize == h && !s.destroyed.load(Ordering::Acquire))
-            .cloned()
-            .ok_or_else(|| {
-                Error::new(
-                    crate::error::ErrorCode::InvalidResourceHandle,
-                    format!("stream {h:#x} was not created by cudaStreamCreate or is already destroyed"),
-                )
-            }),
+        h => lock(&LIVE).iter().find(|s| Arc::as_ptr(s) as usize == h && !s.destroyed.load(Ordering::Acquire)).cloned().ok_or_else(|| {
+            Error::new(crate::error::ErrorCode::InvalidResourceHandle, format!("stream {h:#x} was not created by cudaStreamCreate or is already destroyed"))
+        }),
     }
 }
 
 /// `cudaStreamDestroy`: queued work still runs; the handle is invalid from now on.
 pub(crate) fn destroy(handle: usize) -> Result<(), Error> {
     if handle == 0 || handle == HANDLE_LEGACY || handle == HANDLE_PER_THREAD {
-        return Err(Error::new(
-            crate::error::ErrorCode::InvalidResourceHandle,
-            "cudaStreamDestroy: the default streams cannot be destroyed",
-        ));
+        return Err(Error::new(crate::error::ErrorCode::InvalidResourceHandle, "cudaStreamDestroy: the default streams cannot be destroyed"));
     }
     let mut live = lock(&LIVE);
     // Destroyed streams stay listed until their work is done.
@@ -379,10 +368,7 @@ fn epoch() -> Instant {
 }
 
 fn bad_event(what: &str, handle: usize) -> Error {
-    Error::new(
-        crate::error::ErrorCode::InvalidResourceHandle,
-        format!("{what}: event {handle:#x} was not created by cudaEventCreate or is already destroyed"),
-    )
+    Error::new(crate::error::ErrorCode::InvalidResourceHandle, format!("{what}: event {handle:#x} was not created by cudaEventCreate or is already destroyed"))
 }
 
 /// Runs `f` on a live event.
@@ -464,10 +450,7 @@ pub(crate) fn elapsed_ms(start: usize, end: usize) -> Result<f32, Error> {
             ));
         }
         let Some((s, seq, time)) = rec else {
-            return Err(Error::new(
-                crate::error::ErrorCode::InvalidResourceHandle,
-                "cudaEventElapsedTime: an event was never recorded",
-            ));
+            return Err(Error::new(crate::error::ErrorCode::InvalidResourceHandle, "cudaEventElapsedTime: an event was never recorded"));
         };
         if !s.done(seq) {
             return Err(Error::new(crate::error::ErrorCode::NotReady, "cudaEventElapsedTime: an event has not completed yet"));

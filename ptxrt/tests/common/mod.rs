@@ -7,21 +7,13 @@ use std::ptr::{null, null_mut};
 
 use ptxrt::abi::{BlockEnv, Dim3, Kernel, SyncOperand, SyncPoint, ABI_VERSION};
 use ptxrt::capi::*;
-use ptxrt::sched::{
-    ShflMode, SyncKind, WarpOp, DENSE, DONE, EXITED, REGION_MASK, RELEASED, SCRATCH_WORDS,
-};
+use ptxrt::sched::{ShflMode, SyncKind, WarpOp, DENSE, DONE, EXITED, REGION_MASK, RELEASED, SCRATCH_WORDS};
 use ptxrt::ErrorCode;
 
 pub const SUCCESS: i32 = 0;
 pub const LAUNCH_FAILURE: i32 = ErrorCode::LaunchFailure as i32;
 
-pub const fn kernel(
-    name: &'static std::ffi::CStr,
-    num_params: u32,
-    block_fn: ptxrt::abi::BlockFn,
-    static_shared: u32,
-    context: u32,
-) -> Kernel {
+pub const fn kernel(name: &'static std::ffi::CStr, num_params: u32, block_fn: ptxrt::abi::BlockFn, static_shared: u32, context: u32) -> Kernel {
     Kernel {
         abi_version: ABI_VERSION,
         num_params,
@@ -49,9 +41,7 @@ pub fn arg<T>(v: &T) -> *mut c_void {
 
 pub fn last_message() -> String {
     // SAFETY: a NUL-terminated string valid until this thread's next failure.
-    unsafe { std::ffi::CStr::from_ptr(ptxrtGetLastErrorMessage()) }
-        .to_string_lossy()
-        .into_owned()
+    unsafe { std::ffi::CStr::from_ptr(ptxrtGetLastErrorMessage()) }.to_string_lossy().into_owned()
 }
 
 /// # Safety
@@ -96,11 +86,7 @@ pub const fn shfl_down(offset: u64) -> SyncPoint {
 
 /// Region k (1..=5) follows the shuffle by 16 >> (k - 1); region 6 the barrier.
 pub static BLOCK_SUM_POINTS: [SyncPoint; 7] = [
-    SyncPoint {
-        kind: SyncKind::Entry as u32,
-        what: null(),
-        ..shfl_down(0)
-    },
+    SyncPoint { kind: SyncKind::Entry as u32, what: null(), ..shfl_down(0) },
     shfl_down(16),
     shfl_down(8),
     shfl_down(4),
@@ -137,8 +123,7 @@ pub unsafe extern "C" fn block_sum(env: *mut BlockEnv) -> i32 {
     let n = info.block.x as usize;
     let ctx = e.context;
     // SAFETY: the context holds 12 bytes per thread (three 4-byte slots).
-    let slot =
-        |prefix: u64, t: usize| unsafe { (ctx.add(n * prefix as usize + 4 * t)) as *mut u32 };
+    let slot = |prefix: u64, t: usize| unsafe { (ctx.add(n * prefix as usize + 4 * t)) as *mut u32 };
     let shared = e.shared as *mut u32;
     let mut scratch = [0u32; SCRATCH_WORDS];
     // Region 0 (the entry): load, then wait at the first shuffle.
@@ -150,15 +135,7 @@ pub unsafe extern "C" fn block_sum(env: *mut BlockEnv) -> i32 {
     }
     loop {
         let r = unsafe {
-            ptxrt::sched::__ptxrt_schedule(
-                env,
-                n as u32,
-                slot(STATE, 0),
-                ctx,
-                BLOCK_SUM_POINTS.as_ptr(),
-                BLOCK_SUM_POINTS.len() as u32,
-                scratch.as_mut_ptr(),
-            )
+            ptxrt::sched::__ptxrt_schedule(env, n as u32, slot(STATE, 0), ctx, BLOCK_SUM_POINTS.as_ptr(), BLOCK_SUM_POINTS.len() as u32, scratch.as_mut_ptr())
         };
         if r == DONE {
             return 0;
@@ -187,9 +164,7 @@ pub unsafe extern "C" fn block_sum(env: *mut BlockEnv) -> i32 {
                     }
                     6 => {
                         if t == 0 {
-                            *sums.add(e.ctaid.x as usize) = (0..n / 32)
-                                .map(|w| *shared.add(w))
-                                .fold(0u32, u32::wrapping_add);
+                            *sums.add(e.ctaid.x as usize) = (0..n / 32).map(|w| *shared.add(w)).fold(0u32, u32::wrapping_add);
                         }
                         EXITED
                     }
@@ -207,22 +182,13 @@ pub static K_BLOCK_SUM: Kernel = kernel(c"block_sum", 2, block_sum, 128, 12);
 /// panics with the details unless every block's sum is right.
 pub fn check_block_sums(blocks: u32, threads: u32, seed: u32) {
     let n = (blocks * threads) as usize;
-    let input: Vec<u32> = (0..n as u32)
-        .map(|i| i.wrapping_mul(2654435761).wrapping_add(seed) >> 7)
-        .collect();
+    let input: Vec<u32> = (0..n as u32).map(|i| i.wrapping_mul(2654435761).wrapping_add(seed) >> 7).collect();
     let mut sums = vec![0xdead_beefu32; blocks as usize];
     let (ip, sp) = (input.as_ptr(), sums.as_mut_ptr());
-    let rc = launch(
-        &K_BLOCK_SUM,
-        Dim3::new(blocks, 1, 1),
-        Dim3::new(threads, 1, 1),
-        &mut [arg(&ip), arg(&sp)],
-    );
+    let rc = launch(&K_BLOCK_SUM, Dim3::new(blocks, 1, 1), Dim3::new(threads, 1, 1), &mut [arg(&ip), arg(&sp)]);
     assert_eq!(rc, SUCCESS, "{}", last_message());
     for (b, &got) in sums.iter().enumerate() {
-        let want = input[b * threads as usize..][..threads as usize]
-            .iter()
-            .fold(0u32, |s, &v| s.wrapping_add(v));
+        let want = input[b * threads as usize..][..threads as usize].iter().fold(0u32, |s, &v| s.wrapping_add(v));
         assert_eq!(got, want, "block {b} of {blocks}x{threads} (seed {seed})");
     }
 }

@@ -49,7 +49,9 @@ pub(crate) fn emit_whole_completions<'ctx>(
         .iter()
         .enumerate()
         .map(|(k, p)| match p {
-            Some(p @ ir::SyncPoint::Warp(w)) if warps::computed_inline(p) => warps::emit_completion(fc, layout, w, k, Arrival::Whole, entries.dense[k], schedule).map(Some),
+            Some(p @ ir::SyncPoint::Warp(w)) if warps::computed_inline(p) => {
+                warps::emit_completion(fc, layout, w, k, Arrival::Whole, entries.dense[k], schedule).map(Some)
+            }
             _ => Ok(None),
         })
         .collect()
@@ -70,7 +72,9 @@ pub(crate) fn emit_some_completions<'ctx>(
         .iter()
         .enumerate()
         .map(|(k, p)| match p {
-            Some(p @ ir::SyncPoint::Warp(w)) if warps::computed_inline_for_some_warps(p) => warps::emit_completion(fc, layout, w, k, Arrival::FromStates, entries.released[k], schedule).map(Some),
+            Some(p @ ir::SyncPoint::Warp(w)) if warps::computed_inline_for_some_warps(p) => {
+                warps::emit_completion(fc, layout, w, k, Arrival::FromStates, entries.released[k], schedule).map(Some)
+            }
             _ => Ok(None),
         })
         .collect()
@@ -128,7 +132,6 @@ pub(crate) fn emit_decision<'ctx>(
     let scan = fc.new_block("decide.same");
     let all_same = fc.new_block("decide.all_same");
     let some_block = fc.new_block("decide.some");
-
 
     // 1. Every thread at the same point? (No early exit: an `and` reduction LLVM vectorizes.)
     let b = &fc.b;

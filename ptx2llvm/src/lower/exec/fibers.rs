@@ -20,12 +20,12 @@
 //! and its `.local` window lives in that stack, so that stack allocations have small
 //! `.local` addresses (32-bit ones too). `--scheduler fibers` forces it for every kernel.
 
+use crate::ir::{self, Callee, Op, Operand, RegId, Terminator};
 use crate::lower::abi;
 use crate::lower::exec::function::{func_type, lower_thread_fn};
 use crate::lower::exec::kernel::{context_elem, sync_point_descriptor, LoweredKernel};
 use crate::lower::thread::FnCx;
 use crate::lower::{LowerError, ModuleLowerer, R};
-use crate::ir::{self, Callee, Op, Operand, RegId, Terminator};
 use inkwell::basic_block::BasicBlock;
 use inkwell::module::Linkage;
 use inkwell::IntPredicate as P;
@@ -150,7 +150,10 @@ pub fn lower_entry<'ctx>(ml: &ModuleLowerer<'ctx, '_>, index: usize, f: &ir::Fun
     let ptr = cx.ptr_type(inkwell::AddressSpace::default());
     let i32t = cx.i32_type();
     let block_fn = ml.module.add_function(&abi::block_fn_symbol(&f.name), i32t.fn_type(&[ptr.into()], false), Some(Linkage::Internal));
-    let run = ml.module.get_function("__ptxrt_run_fibers").unwrap_or_else(|| ml.module.add_function("__ptxrt_run_fibers", i32t.fn_type(&[ptr.into(), ptr.into()], false), Some(Linkage::External)));
+    let run = ml
+        .module
+        .get_function("__ptxrt_run_fibers")
+        .unwrap_or_else(|| ml.module.add_function("__ptxrt_run_fibers", i32t.fn_type(&[ptr.into(), ptr.into()], false), Some(Linkage::External)));
     let b = cx.create_builder();
     b.position_at_end(cx.append_basic_block(block_fn, "entry"));
     let env = block_fn.get_nth_param(0).ok_or_else(|| LowerError::Internal("block function without environment".into()))?;
@@ -170,7 +173,10 @@ impl<'ctx> FnCx<'ctx, '_> {
     pub(crate) fn fiber_sync(&mut self, point: &ir::SyncPoint, next: BasicBlock<'ctx>) -> R<()> {
         let slots = point_slots(point);
         if let Some(&(r, _, _)) = slots.iter().find(|(r, _, _)| self.f.regs[r.0 as usize].ty.bits() > 64) {
-            return Err(LowerError::Unsupported(format!("a {}-bit register as an operand of a barrier or warp collective", self.f.regs[r.0 as usize].ty.bits())));
+            return Err(LowerError::Unsupported(format!(
+                "a {}-bit register as an operand of a barrier or warp collective",
+                self.f.regs[r.0 as usize].ty.bits()
+            )));
         }
         let linear = self.thread().linear;
         let mut inputs = vec![];

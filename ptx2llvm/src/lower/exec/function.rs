@@ -11,11 +11,11 @@
 //! stack frame, so recursion works. Functions declared `.extern` are resolved by the linker
 //! against another PTX module's `.visible .func` (same symbol naming) or the runtime.
 
+use crate::ir::{self, Callee, Operand, StateSpace, Terminator};
 use crate::lower::abi;
 use crate::lower::exec::kernel::load_uniforms;
 use crate::lower::thread::{int_type, FnCx, Thread};
 use crate::lower::{LowerError, ModuleLowerer, R};
-use crate::ir::{self, Callee, Operand, StateSpace, Terminator};
 use inkwell::basic_block::BasicBlock;
 use inkwell::builder::Builder;
 use inkwell::module::Linkage;

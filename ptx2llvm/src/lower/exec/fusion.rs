@@ -15,7 +15,6 @@
 //! blocks or threads apart otherwise: no shared or local memory, no calls, no `trap`
 //! (its message names the block), no lane or warp registers.
 
-
 use crate::ir::{self, Dim, MulMode, Op, Operand, RegId, SpecialReg, StateSpace};
 use std::collections::{HashMap, HashSet};
 
@@ -78,10 +77,9 @@ pub fn fusable_along_x(m: &ir::Module, f: &ir::Function) -> bool {
             let mut ok = true;
             crate::ir::visit::for_each_operand(&inst.op, &mut |o| {
                 ok &= match o {
-                    Operand::Special(s) => matches!(
-                        s,
-                        SpecialReg::Tid(Dim::Y | Dim::Z) | SpecialReg::Ctaid(Dim::Y | Dim::Z) | SpecialReg::Ntid(_) | SpecialReg::Nctaid(_)
-                    ),
+                    Operand::Special(s) => {
+                        matches!(s, SpecialReg::Tid(Dim::Y | Dim::Z) | SpecialReg::Ctaid(Dim::Y | Dim::Z) | SpecialReg::Ntid(_) | SpecialReg::Nctaid(_))
+                    }
                     Operand::VarAddr(v, _) => !per_block(*v),
                     _ => true,
                 }
@@ -100,7 +98,8 @@ pub fn fusable_along_x(m: &ir::Module, f: &ir::Function) -> bool {
 /// index) nor touch per-block memory (`per_block`: a shared or local variable).
 fn allowed(op: &Op, per_block: &dyn Fn(ir::VarId) -> bool) -> bool {
     let global = |s: &StateSpace, a: &ir::Address| {
-        matches!(s, StateSpace::Global | StateSpace::Generic | StateSpace::Param | StateSpace::Const) && !matches!(a.base, ir::AddressBase::Var(v) if per_block(v))
+        matches!(s, StateSpace::Global | StateSpace::Generic | StateSpace::Param | StateSpace::Const)
+            && !matches!(a.base, ir::AddressBase::Var(v) if per_block(v))
     };
     match op {
         Op::Load { space, addr, .. } | Op::Store { space, addr, .. } | Op::Atomic { space, addr, .. } => global(space, addr),

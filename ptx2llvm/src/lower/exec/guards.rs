@@ -93,8 +93,12 @@ pub fn analyze(f: &ir::Function) -> Option<Narrowing> {
             let stay = if exits_if { negate(*cmp) } else { Some(*cmp) };
             let Some(stay) = stay else { continue };
             let bound = match (sx, sy) {
-                (Shape::Affine(d), Shape::Uniform) => Some(Bound { dim: d, ty: comparison_type(*ty, *cmp), affine: *x, limit: *y, survive: unsigned_free(stay) }),
-                (Shape::Uniform, Shape::Affine(d)) => Some(Bound { dim: d, ty: comparison_type(*ty, *cmp), affine: *y, limit: *x, survive: swap(unsigned_free(stay)) }),
+                (Shape::Affine(d), Shape::Uniform) => {
+                    Some(Bound { dim: d, ty: comparison_type(*ty, *cmp), affine: *x, limit: *y, survive: unsigned_free(stay) })
+                }
+                (Shape::Uniform, Shape::Affine(d)) => {
+                    Some(Bound { dim: d, ty: comparison_type(*ty, *cmp), affine: *y, limit: *x, survive: swap(unsigned_free(stay)) })
+                }
                 (Shape::Uniform, Shape::Uniform) => {
                     n.uniform_exits.push((reg, exits_if));
                     needed.push(at);
@@ -245,7 +249,9 @@ impl Analysis<'_> {
                 let (sa, sb) = (self.shape_of(a, depth), self.shape_of(b, depth));
                 match (op, sa, sb) {
                     (_, Shape::Uniform, Shape::Uniform) => Shape::Uniform,
-                    (ir::IntBinOp::Add, Shape::Affine(d), Shape::Uniform) | (ir::IntBinOp::Add, Shape::Uniform, Shape::Affine(d)) if ty.bits() == 32 => Shape::Affine(d),
+                    (ir::IntBinOp::Add, Shape::Affine(d), Shape::Uniform) | (ir::IntBinOp::Add, Shape::Uniform, Shape::Affine(d)) if ty.bits() == 32 => {
+                        Shape::Affine(d)
+                    }
                     (ir::IntBinOp::Sub, Shape::Affine(d), Shape::Uniform) if ty.bits() == 32 => Shape::Affine(d),
                     _ => Shape::Other,
                 }

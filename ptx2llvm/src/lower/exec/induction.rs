@@ -140,7 +140,11 @@ fn rewrite(f: &mut ir::Function, plan: &[Induction]) {
             }
             for &(ind, r0, u, ty) in &parts {
                 if read.contains(&ind.reg) {
-                    insts.push(Inst { guard: None, op: Op::IntBinary { op: IntBinOp::Add, ty, sat: false, dst: ind.reg, a: Operand::Reg(r0), b: Operand::Reg(u) }, span: inst.span.clone() });
+                    insts.push(Inst {
+                        guard: None,
+                        op: Op::IntBinary { op: IntBinOp::Add, ty, sat: false, dst: ind.reg, a: Operand::Reg(r0), b: Operand::Reg(u) },
+                        span: inst.span.clone(),
+                    });
                 }
             }
             let span = inst.span.clone();
@@ -163,7 +167,11 @@ fn rewrite(f: &mut ir::Function, plan: &[Induction]) {
         for &(ind, r0, u, ty) in &parts {
             if read.contains(&ind.reg) {
                 let span = block.term_span.clone();
-                block.insts.push(Inst { guard: None, op: Op::IntBinary { op: IntBinOp::Add, ty, sat: false, dst: ind.reg, a: Operand::Reg(r0), b: Operand::Reg(u) }, span });
+                block.insts.push(Inst {
+                    guard: None,
+                    op: Op::IntBinary { op: IntBinOp::Add, ty, sat: false, dst: ind.reg, a: Operand::Reg(r0), b: Operand::Reg(u) },
+                    span,
+                });
             }
         }
     }

@@ -44,13 +44,13 @@
 //! block-uniform `s` (executed exactly once per iteration), with an exit branch on
 //! `setp i, bound` against a block-uniform `bound`.
 
-use crate::lower::exec::kernel::{self, ContextLayout, Filter, RegionSel};
 use crate::ir::cfg::Cfg;
+use crate::ir::{self, BlockId, Op, Operand, RegId, ScalarType, SpecialReg, Terminator};
+use crate::lower::exec::kernel::{self, ContextLayout, Filter, RegionSel};
 use crate::lower::exec::recompute::{chain_reads_tid, recomputable_op, Defs};
 use crate::lower::exec::regions::Regions;
 use crate::lower::thread::FnCx;
 use crate::lower::R;
-use crate::ir::{self, BlockId, Op, Operand, RegId, ScalarType, SpecialReg, Terminator};
 use inkwell::basic_block::BasicBlock;
 use inkwell::values::{IntValue, PointerValue};
 use inkwell::IntPredicate as P;
@@ -167,7 +167,10 @@ pub fn analyze(f: &ir::Function, regions: &Regions) -> Option<Plan> {
         // loops may leave to the same block: it stays the first loop's point.)
         let in_other_loop = |b: usize| plan.loops.iter().any(|l| l.body[b]);
         let is_point = |b: usize| plan.points.iter().any(|p| p.block.0 as usize == b);
-        if (0..body.len()).any(|b| body[b] && is_point(b)) || in_other_loop(h) || blocks[1..].iter().any(|&x| in_other_loop(x) || plan.loops.iter().any(|l| l.header.0 as usize == x)) {
+        if (0..body.len()).any(|b| body[b] && is_point(b))
+            || in_other_loop(h)
+            || blocks[1..].iter().any(|&x| in_other_loop(x) || plan.loops.iter().any(|l| l.header.0 as usize == x))
+        {
             continue;
         }
         let mut saved = BTreeSet::new();
@@ -241,7 +244,13 @@ fn find_induction(f: &ir::Function, cfg: &Cfg, defs: &Defs, h: usize, body: &[bo
     for (r, sites) in defs.sites.iter().enumerate() {
         let reg = RegId(r as u32);
         let &[a, b] = &sites[..] else { continue };
-        let ((ib, ii, ig), (ob, oi, og)) = if body[a.0] && !body[b.0] { (a, b) } else if body[b.0] && !body[a.0] { (b, a) } else { continue };
+        let ((ib, ii, ig), (ob, oi, og)) = if body[a.0] && !body[b.0] {
+            (a, b)
+        } else if body[b.0] && !body[a.0] {
+            (b, a)
+        } else {
+            continue;
+        };
         if ig || og {
             continue;
         }
@@ -272,7 +281,9 @@ fn find_induction(f: &ir::Function, cfg: &Cfg, defs: &Defs, h: usize, body: &[bo
         let mut uses = vec![];
         crate::ir::visit::uses(&init.op, &mut uses);
         let mut ok = true;
-        crate::ir::visit::for_each_operand(&init.op, &mut |o| ok &= !matches!(o, Operand::Special(s) if !matches!(s, SpecialReg::Tid(_) | SpecialReg::Ntid(_) | SpecialReg::Ctaid(_) | SpecialReg::Nctaid(_))));
+        crate::ir::visit::for_each_operand(&init.op, &mut |o| {
+            ok &= !matches!(o, Operand::Special(s) if !matches!(s, SpecialReg::Tid(_) | SpecialReg::Ntid(_) | SpecialReg::Ctaid(_) | SpecialReg::Nctaid(_)))
+        });
         for u in uses {
             // The operand's value there comes from one definition (the register may be
             // redefined elsewhere, e.g. `%tid.x` copied into a register a later loop steps).
@@ -390,4 +401,3 @@ pub(crate) fn emit_dispatch<'ctx>(fc: &mut FnCx<'ctx, '_>, regions: &Regions, la
     }
     Ok(checks[0])
 }
-

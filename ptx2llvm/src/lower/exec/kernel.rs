@@ -11,6 +11,8 @@
 //! one plain `bar.sync`, the block function finds by itself (statically, or by a look at
 //! the thread states). Kernels without sync points are a single thread loop.
 
+use crate::ir::uniformity::Uniformity;
+use crate::ir::{self, BlockId, Terminator};
 use crate::lower::abi;
 use crate::lower::exec::alias;
 use crate::lower::exec::decide;
@@ -20,8 +22,6 @@ use crate::lower::exec::interchange;
 use crate::lower::exec::regions::{self, Regions};
 use crate::lower::thread::{FnCx, Thread, Uniform};
 use crate::lower::{LowerError, ModuleLowerer, R};
-use crate::ir::uniformity::Uniformity;
-use crate::ir::{self, BlockId, Terminator};
 use inkwell::basic_block::BasicBlock;
 use inkwell::module::Linkage;
 use inkwell::values::{BasicValue, FunctionValue, IntValue, PointerValue};
@@ -124,7 +124,15 @@ fn context_layout<'ctx>(cx: &'ctx inkwell::context::Context, f: &ir::Function, r
         }
         off += size as u64;
     }
-    ContextLayout { slots, state, wait, bytes_per_thread: off, interchange: None, scopes: alias::ContextScopes::new(cx, &prefixes), block_uniform: Default::default() }
+    ContextLayout {
+        slots,
+        state,
+        wait,
+        bytes_per_thread: off,
+        interchange: None,
+        scopes: alias::ContextScopes::new(cx, &prefixes),
+        block_uniform: Default::default(),
+    }
 }
 
 /// Lowers kernel `f` (`Module::functions[index]`) to its block function, named
@@ -148,13 +156,25 @@ pub fn lower_entry<'ctx>(ml: &ModuleLowerer<'ctx, '_>, index: usize, f: &ir::Fun
     b.position_at_end(entry);
 
     let uni = load_uniforms(ml, &b, func, Some(f))?;
-    let regs = f
-        .regs
-        .iter()
-        .map(|r| b.build_alloca(crate::lower::thread::int_type(cx, r.ty.bits()), &r.name))
-        .collect::<Result<Vec<_>, _>>()?;
+    let regs = f.regs.iter().map(|r| b.build_alloca(crate::lower::thread::int_type(cx, r.ty.bits()), &r.name)).collect::<Result<Vec<_>, _>>()?;
     let frame_vars = crate::lower::exec::function::frame_vars(ml, &b, index)?;
-    let mut fc = FnCx { cx, module: &ml.module, b, ml, f, func, regs, uni, thread: None, frame_vars, local_override: None, on_exit: None, known_preds: HashMap::new(), debug: None, at: 0 };
+    let mut fc = FnCx {
+        cx,
+        module: &ml.module,
+        b,
+        ml,
+        f,
+        func,
+        regs,
+        uni,
+        thread: None,
+        frame_vars,
+        local_override: None,
+        on_exit: None,
+        known_preds: HashMap::new(),
+        debug: None,
+        at: 0,
+    };
     fc.begin_debug()?;
     if let Some(plan) = plan {
         layout.interchange = Some(interchange::State::new(&fc, layout.wait.expect("a plan has wait words"), plan)?);
@@ -204,7 +224,12 @@ pub fn lower_entry<'ctx>(ml: &ModuleLowerer<'ctx, '_>, index: usize, f: &ir::Fun
             i32t.const_int(regions.starts.len() as u64, false).into(),
             arrivals.into(),
         ];
-        let r = fc.b.build_call(sched_fn, &args, "next")?.try_as_basic_value().basic().ok_or_else(|| LowerError::Internal("schedule returns a value".into()))?.into_int_value();
+        let r =
+            fc.b.build_call(sched_fn, &args, "next")?
+                .try_as_basic_value()
+                .basic()
+                .ok_or_else(|| LowerError::Internal("schedule returns a value".into()))?
+                .into_int_value();
         let k = fc.b.build_and(r, i32t.const_int(0xFFFF, false), "region")?;
         let dense_bit = fc.b.build_and(r, i32t.const_int(sync::DENSE, false), "")?;
         let is_dense = fc.b.build_int_compare(P::NE, dense_bit, i32t.const_zero(), "dense")?;
@@ -222,11 +247,12 @@ pub fn lower_entry<'ctx>(ml: &ModuleLowerer<'ctx, '_>, index: usize, f: &ir::Fun
         let streak = decide::streak_counter(&fc)?;
         // The decision, the completions of warp collectives for every warp (`whole`) and
         // for some warps (`some`) per region.
-        let decision = |fc: &FnCx<'ctx, '_>, entries: &RegionEntries<'ctx>| -> R<(BasicBlock<'ctx>, Vec<Option<BasicBlock<'ctx>>>, Vec<Option<BasicBlock<'ctx>>>)> {
-            let whole = decide::emit_whole_completions(fc, &layout, &points, entries, schedule)?;
-            let some = decide::emit_some_completions(fc, &layout, &points, entries, schedule)?;
-            Ok((decide::emit_decision(fc, &layout, &points, &whole, &some, streak, entries, schedule, done)?, whole, some))
-        };
+        let decision =
+            |fc: &FnCx<'ctx, '_>, entries: &RegionEntries<'ctx>| -> R<(BasicBlock<'ctx>, Vec<Option<BasicBlock<'ctx>>>, Vec<Option<BasicBlock<'ctx>>>)> {
+                let whole = decide::emit_whole_completions(fc, &layout, &points, entries, schedule)?;
+                let some = decide::emit_some_completions(fc, &layout, &points, entries, schedule)?;
+                Ok((decide::emit_decision(fc, &layout, &points, &whole, &some, streak, entries, schedule, done)?, whole, some))
+            };
 
         if n > COMPACT_ABOVE_REGIONS && regions.code_size(f) > COMPACT_OVERLAP * f.blocks.iter().map(|b| b.insts.len() + 1).sum::<usize>() {
             // One thread loop for all regions: the entry region densely, then whichever is
@@ -244,7 +270,10 @@ pub fn lower_entry<'ctx>(ml: &ModuleLowerer<'ctx, '_>, index: usize, f: &ir::Fun
                 dense_phi.add_incoming(&[(&cx.bool_type().const_int(dense as u64, false), bb)]);
                 Ok(bb)
             };
-            let entries = RegionEntries { dense: (0..n).map(|k| enter(&fc, k, true)).collect::<R<_>>()?, released: (0..n).map(|k| enter(&fc, k, false)).collect::<R<_>>()? };
+            let entries = RegionEntries {
+                dense: (0..n).map(|k| enter(&fc, k, true)).collect::<R<_>>()?,
+                released: (0..n).map(|k| enter(&fc, k, false)).collect::<R<_>>()?,
+            };
             let (decided, _, _) = decision(&fc, &entries)?;
             let next = interchange::emit_dispatch(&mut fc, &regions, &layout, decided)?;
             let lp = emit_region_loop(&mut fc, &regions, &layout, RegionSel::Picked(picked.0), Filter::DenseOrReleased(picked.1), None, next)?;
@@ -362,7 +391,12 @@ pub fn lower_entry<'ctx>(ml: &ModuleLowerer<'ctx, '_>, index: usize, f: &ir::Fun
 /// The block-uniform values of a kernel: from the block environment (the block function's
 /// only argument) and the launch it points to. `.func` functions load the same from the
 /// environment their caller passes (`f = None`: parameters are passed separately).
-pub(crate) fn load_uniforms<'ctx>(ml: &ModuleLowerer<'ctx, '_>, b: &inkwell::builder::Builder<'ctx>, func: FunctionValue<'ctx>, f: Option<&ir::Function>) -> R<Uniform<'ctx>> {
+pub(crate) fn load_uniforms<'ctx>(
+    ml: &ModuleLowerer<'ctx, '_>,
+    b: &inkwell::builder::Builder<'ctx>,
+    func: FunctionValue<'ctx>,
+    f: Option<&ir::Function>,
+) -> R<Uniform<'ctx>> {
     let cx = ml.cx;
     let t = &ml.abi;
     let ptr = cx.ptr_type(inkwell::AddressSpace::default());
@@ -425,7 +459,22 @@ pub(crate) fn load_uniforms<'ctx>(ml: &ModuleLowerer<'ctx, '_>, b: &inkwell::bui
     let nthreads = b.build_int_nuw_mul(nxy, ntid[2], "nthreads")?;
     no_signed_wrap(nxy);
     no_signed_wrap(nthreads);
-    Ok(Uniform { env, ntid, nctaid, ctaid, nthreads, shared, local, context, params, returns: vec![], worker_index, num_workers, dynamic_shared, x_extent: ntid[0] })
+    Ok(Uniform {
+        env,
+        ntid,
+        nctaid,
+        ctaid,
+        nthreads,
+        shared,
+        local,
+        context,
+        params,
+        returns: vec![],
+        worker_index,
+        num_workers,
+        dynamic_shared,
+        x_extent: ntid[0],
+    })
 }
 
 /// Marks an `add`/`mul` of thread indices and block dimensions as not wrapping as a
@@ -449,7 +498,14 @@ pub(crate) fn context_elem<'ctx>(fc: &FnCx<'ctx, '_>, prefix: u64, size: u32, ti
 }
 
 /// Loads thread `tid`'s element (`size` bytes) of the context array at `prefix` (as `name`).
-pub(crate) fn load_context<'ctx>(fc: &FnCx<'ctx, '_>, layout: &ContextLayout<'ctx>, prefix: u64, size: u32, tid: IntValue<'ctx>, name: &str) -> R<IntValue<'ctx>> {
+pub(crate) fn load_context<'ctx>(
+    fc: &FnCx<'ctx, '_>,
+    layout: &ContextLayout<'ctx>,
+    prefix: u64,
+    size: u32,
+    tid: IntValue<'ctx>,
+    name: &str,
+) -> R<IntValue<'ctx>> {
     let p = context_elem(fc, prefix, size, tid)?;
     let v = fc.b.build_load(crate::lower::thread::int_type(fc.cx, size * 8), p, name)?;
     if let Some(inst) = v.as_instruction_value() {
@@ -478,7 +534,13 @@ pub(crate) struct LoopBounds<'ctx> {
 /// block, compute the bounds from the guard's uniform operands (its instructions evaluated
 /// with thread index 0), then run the thread loop over them with the guard known false, or,
 /// if the guard's `tid + u` could wrap in this block, the ordinary loop.
-fn emit_narrowed_loop<'ctx>(fc: &mut FnCx<'ctx, '_>, regions: &Regions, layout: &ContextLayout<'ctx>, n: &Narrowing, after: BasicBlock<'ctx>) -> R<BasicBlock<'ctx>> {
+fn emit_narrowed_loop<'ctx>(
+    fc: &mut FnCx<'ctx, '_>,
+    regions: &Regions,
+    layout: &ContextLayout<'ctx>,
+    n: &Narrowing,
+    after: BasicBlock<'ctx>,
+) -> R<BasicBlock<'ctx>> {
     let cx = fc.cx;
     let (i32t, i64t) = (cx.i32_type(), cx.i64_type());
     let general = emit_region_loop(fc, regions, layout, RegionSel::One(0), Filter::All, None, after)?;
@@ -504,7 +566,9 @@ fn emit_narrowed_loop<'ctx>(fc: &mut FnCx<'ctx, '_>, regions: &Regions, layout: 
     let mut lo = [i64t.const_zero(); 3];
     let mut hi = [ntid[0], ntid[1], ntid[2]];
     let mut exact = cx.bool_type().const_all_ones();
-    let min_max = |name: &str, a: IntValue<'ctx>, c: IntValue<'ctx>| -> R<IntValue<'ctx>> { Ok(fc.call_intrinsic(name, &[i64t.into()], &[a.into(), c.into()])?.into_int_value()) };
+    let min_max = |name: &str, a: IntValue<'ctx>, c: IntValue<'ctx>| -> R<IntValue<'ctx>> {
+        Ok(fc.call_intrinsic(name, &[i64t.into()], &[a.into(), c.into()])?.into_int_value())
+    };
     for bound in &n.bounds {
         let d = bound.dim as usize;
         let signed = bound.ty.is_signed();
@@ -872,7 +936,6 @@ impl<'ctx> FnCx<'ctx, '_> {
     }
 }
 
-
 /// The scheduler's descriptor of each region's sync point (`ptxrtSyncPoint`, index 0: the
 /// entry): its kind and where each operand and result lives per thread.
 fn sync_point_table<'ctx>(fc: &FnCx<'ctx, '_>, regions: &Regions, layout: &ContextLayout<'ctx>) -> R<PointerValue<'ctx>> {
@@ -917,7 +980,11 @@ fn sync_operand<'ctx>(fc: &FnCx<'ctx, '_>, kind: u64, size: u64, value: u64) -> 
 
 /// The scheduler's descriptor (`ptxrtSyncPoint`) of one sync point: its kind and where each
 /// operand and result lives per thread (`slot`: a register's context prefix and element size).
-pub(crate) fn sync_point_descriptor<'ctx>(fc: &FnCx<'ctx, '_>, point: &ir::SyncPoint, slot: &dyn Fn(ir::RegId) -> Option<(u64, u32)>) -> R<inkwell::values::StructValue<'ctx>> {
+pub(crate) fn sync_point_descriptor<'ctx>(
+    fc: &FnCx<'ctx, '_>,
+    point: &ir::SyncPoint,
+    slot: &dyn Fn(ir::RegId) -> Option<(u64, u32)>,
+) -> R<inkwell::values::StructValue<'ctx>> {
     let cx = fc.cx;
     let t = &fc.ml.abi;
     let i32t = cx.i32_type();
@@ -955,7 +1022,19 @@ pub(crate) fn sync_point_descriptor<'ctx>(fc: &FnCx<'ctx, '_>, point: &ir::SyncP
                         ir::BarRedOp::Or => sync::BarRedOp::Or,
                     };
                     let neg = if pred.negated { sync::NEGATE } else { 0 };
-                    (SyncKind::BarRed, op as u64, 0, aligned | neg, input(&bar.id)?, count, input(&ir::Operand::Reg(pred.reg))?, none(), output(Some(dst)), none(), "bar.red")
+                    (
+                        SyncKind::BarRed,
+                        op as u64,
+                        0,
+                        aligned | neg,
+                        input(&bar.id)?,
+                        count,
+                        input(&ir::Operand::Reg(pred.reg))?,
+                        none(),
+                        output(Some(dst)),
+                        none(),
+                        "bar.red",
+                    )
                 }
             }
         }
@@ -974,7 +1053,19 @@ pub(crate) fn sync_point_descriptor<'ctx>(fc: &FnCx<'ctx, '_>, point: &ir::SyncP
                         ir::ShflMode::Bfly => sync::ShflMode::Bfly,
                         ir::ShflMode::Idx => sync::ShflMode::Idx,
                     };
-                    (SyncKind::Warp, WarpOp::Shfl as u64, mode as u64, 0, input(a)?, input(b)?, input(c)?, mask_of(mask)?, output(Some(*dst)), output(*pred), "shfl")
+                    (
+                        SyncKind::Warp,
+                        WarpOp::Shfl as u64,
+                        mode as u64,
+                        0,
+                        input(a)?,
+                        input(b)?,
+                        input(c)?,
+                        mask_of(mask)?,
+                        output(Some(*dst)),
+                        output(*pred),
+                        "shfl",
+                    )
                 }
                 ir::WarpOp::Vote { mode, dst, src, mask } => {
                     let mode = match mode {
@@ -984,11 +1075,35 @@ pub(crate) fn sync_point_descriptor<'ctx>(fc: &FnCx<'ctx, '_>, point: &ir::SyncP
                         ir::VoteMode::Ballot => sync::VoteMode::Ballot,
                     };
                     let neg = if src.negated { sync::NEGATE } else { 0 };
-                    (SyncKind::Warp, WarpOp::Vote as u64, mode as u64, neg, input(&ir::Operand::Reg(src.reg))?, none(), none(), mask_of(mask)?, output(Some(*dst)), none(), "vote")
+                    (
+                        SyncKind::Warp,
+                        WarpOp::Vote as u64,
+                        mode as u64,
+                        neg,
+                        input(&ir::Operand::Reg(src.reg))?,
+                        none(),
+                        none(),
+                        mask_of(mask)?,
+                        output(Some(*dst)),
+                        none(),
+                        "vote",
+                    )
                 }
                 ir::WarpOp::Match { all, dst, pred, a, mask, .. } => {
                     let mode = if *all { sync::MatchMode::All } else { sync::MatchMode::Any };
-                    (SyncKind::Warp, WarpOp::Match as u64, mode as u64, 0, input(a)?, none(), none(), input(mask)?, output(Some(*dst)), output(*pred), "match.sync")
+                    (
+                        SyncKind::Warp,
+                        WarpOp::Match as u64,
+                        mode as u64,
+                        0,
+                        input(a)?,
+                        none(),
+                        none(),
+                        input(mask)?,
+                        output(Some(*dst)),
+                        output(*pred),
+                        "match.sync",
+                    )
                 }
                 ir::WarpOp::Redux { op, signed, dst, a, mask } => {
                     let mode = match op {
@@ -1000,12 +1115,42 @@ pub(crate) fn sync_point_descriptor<'ctx>(fc: &FnCx<'ctx, '_>, point: &ir::SyncP
                         ir::ReduxOp::Xor => sync::ReduxMode::Xor,
                     };
                     let signed = if *signed { sync::SIGNED } else { 0 };
-                    (SyncKind::Warp, WarpOp::Redux as u64, mode as u64, signed, input(a)?, none(), none(), input(mask)?, output(Some(*dst)), none(), "redux.sync")
+                    (
+                        SyncKind::Warp,
+                        WarpOp::Redux as u64,
+                        mode as u64,
+                        signed,
+                        input(a)?,
+                        none(),
+                        none(),
+                        input(mask)?,
+                        output(Some(*dst)),
+                        none(),
+                        "redux.sync",
+                    )
                 }
-                ir::WarpOp::ActiveMask { dst } => (SyncKind::Warp, WarpOp::ActiveMask as u64, 0, 0, none(), none(), none(), none(), output(Some(*dst)), none(), "activemask"),
-                ir::WarpOp::Elect { dst, pred, mask } => (SyncKind::Warp, WarpOp::Elect as u64, 0, 0, none(), none(), none(), input(mask)?, output(Some(*dst)), output(Some(*pred)), "elect.sync"),
-                ir::WarpOp::WarpSync { mask } => (SyncKind::Warp, WarpOp::WarpSync as u64, 0, 0, none(), none(), none(), input(mask)?, none(), none(), "bar.warp.sync"),
-                ir::WarpOp::Lockstep => (SyncKind::Warp, WarpOp::WarpSync as u64, 0, 0, none(), none(), none(), none(), none(), none(), "warp lockstep point (a volatile shared access or a spin-wait poll)"),
+                ir::WarpOp::ActiveMask { dst } => {
+                    (SyncKind::Warp, WarpOp::ActiveMask as u64, 0, 0, none(), none(), none(), none(), output(Some(*dst)), none(), "activemask")
+                }
+                ir::WarpOp::Elect { dst, pred, mask } => {
+                    (SyncKind::Warp, WarpOp::Elect as u64, 0, 0, none(), none(), none(), input(mask)?, output(Some(*dst)), output(Some(*pred)), "elect.sync")
+                }
+                ir::WarpOp::WarpSync { mask } => {
+                    (SyncKind::Warp, WarpOp::WarpSync as u64, 0, 0, none(), none(), none(), input(mask)?, none(), none(), "bar.warp.sync")
+                }
+                ir::WarpOp::Lockstep => (
+                    SyncKind::Warp,
+                    WarpOp::WarpSync as u64,
+                    0,
+                    0,
+                    none(),
+                    none(),
+                    none(),
+                    none(),
+                    none(),
+                    none(),
+                    "warp lockstep point (a volatile shared access or a spin-wait poll)",
+                ),
                 ir::WarpOp::Matrix(m) => {
                     let (op, flags, what) = matrix_descriptor(m);
                     let [mm, n, k] = m.shape;

@@ -14,7 +14,6 @@
 //! before the thread that sets the flag, so each polling access becomes a warp point too:
 //! every iteration, the scheduler lets the other warps run.
 
-
 use crate::ir::{self, AtomicOp, BlockId, MemOrder, Op, Operand, RegId, StateSpace, SyncPoint, Terminator, WarpOp};
 use std::collections::{BTreeSet, HashSet};
 
@@ -92,7 +91,8 @@ fn spin_wait_polls(f: &ir::Function) -> HashSet<(usize, usize)> {
         if body.iter().any(|&b| matches!(f.blocks[b].term, Terminator::Sync { .. })) {
             continue;
         }
-        let polls: Vec<(usize, usize)> = body.iter().flat_map(|&b| f.blocks[b].insts.iter().enumerate().filter(|(_, i)| is_polling_access(&i.op)).map(move |(ii, _)| (b, ii))).collect();
+        let polls: Vec<(usize, usize)> =
+            body.iter().flat_map(|&b| f.blocks[b].insts.iter().enumerate().filter(|(_, i)| is_polling_access(&i.op)).map(move |(ii, _)| (b, ii))).collect();
         if polls.is_empty() {
             continue;
         }
@@ -120,7 +120,9 @@ fn spin_wait_polls(f: &ir::Function) -> HashSet<(usize, usize)> {
             }
         }
         let exits_on_poll = body.iter().any(|&b| match &f.blocks[b].term {
-            Terminator::Branch { cond, then_, else_ } => tainted.contains(&cond.reg) && (!body.contains(&(then_.0 as usize)) || !body.contains(&(else_.0 as usize))),
+            Terminator::Branch { cond, then_, else_ } => {
+                tainted.contains(&cond.reg) && (!body.contains(&(then_.0 as usize)) || !body.contains(&(else_.0 as usize)))
+            }
             _ => false,
         });
         if exits_on_poll {

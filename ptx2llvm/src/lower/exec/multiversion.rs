@@ -19,7 +19,12 @@ use inkwell::IntPredicate;
 /// `base` itself without variants; else the kernel with a version per variant
 /// (`lower(suffix)` lowers the block function again under a name with that suffix) behind
 /// a dispatcher.
-pub fn with_variants<'ctx>(ml: &ModuleLowerer<'ctx, '_>, base: LoweredKernel<'ctx>, variants: &[CpuVariant], lower: impl Fn(&str) -> R<LoweredKernel<'ctx>>) -> R<LoweredKernel<'ctx>> {
+pub fn with_variants<'ctx>(
+    ml: &ModuleLowerer<'ctx, '_>,
+    base: LoweredKernel<'ctx>,
+    variants: &[CpuVariant],
+    lower: impl Fn(&str) -> R<LoweredKernel<'ctx>>,
+) -> R<LoweredKernel<'ctx>> {
     if variants.is_empty() {
         return Ok(base);
     }
@@ -36,11 +41,19 @@ pub fn with_variants<'ctx>(ml: &ModuleLowerer<'ctx, '_>, base: LoweredKernel<'ct
     let fn_ty = base.block_fn.get_type();
     let dispatcher = ml.module.add_function(&format!("{name}.dispatch"), fn_ty, Some(Linkage::Internal));
     let i32t = cx.i32_type();
-    let level_fn = ml.module.get_function("__ptxrt_cpu_level").unwrap_or_else(|| ml.module.add_function("__ptxrt_cpu_level", i32t.fn_type(&[], false), Some(Linkage::External)));
+    let level_fn = ml
+        .module
+        .get_function("__ptxrt_cpu_level")
+        .unwrap_or_else(|| ml.module.add_function("__ptxrt_cpu_level", i32t.fn_type(&[], false), Some(Linkage::External)));
     let b = cx.create_builder();
     let entry = cx.append_basic_block(dispatcher, "entry");
     b.position_at_end(entry);
-    let level = b.build_call(level_fn, &[], "level")?.try_as_basic_value().basic().ok_or_else(|| crate::lower::LowerError::Internal("__ptxrt_cpu_level returns a value".into()))?.into_int_value();
+    let level = b
+        .build_call(level_fn, &[], "level")?
+        .try_as_basic_value()
+        .basic()
+        .ok_or_else(|| crate::lower::LowerError::Internal("__ptxrt_cpu_level returns a value".into()))?
+        .into_int_value();
     let env = dispatcher.get_nth_param(0).ok_or_else(|| crate::lower::LowerError::Internal("a block function takes its environment".into()))?;
     for (lvl, f) in versions.into_iter().chain(std::iter::once((0, base.block_fn))) {
         let run = cx.append_basic_block(dispatcher, "run");
@@ -48,7 +61,11 @@ pub fn with_variants<'ctx>(ml: &ModuleLowerer<'ctx, '_>, base: LoweredKernel<'ct
         let ok = b.build_int_compare(IntPredicate::UGE, level, i32t.const_int(lvl as u64, false), "")?;
         b.build_conditional_branch(ok, run, next)?;
         b.position_at_end(run);
-        let status = b.build_call(f, &[env.into()], "status")?.try_as_basic_value().basic().ok_or_else(|| crate::lower::LowerError::Internal("a block function returns its status".into()))?;
+        let status = b
+            .build_call(f, &[env.into()], "status")?
+            .try_as_basic_value()
+            .basic()
+            .ok_or_else(|| crate::lower::LowerError::Internal("a block function returns its status".into()))?;
         b.build_return(Some(&status))?;
         b.position_at_end(next);
     }

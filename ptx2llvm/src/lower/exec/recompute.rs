@@ -118,7 +118,14 @@ impl Defs {
     /// Whether the unguarded definition at instruction `i` of block `b` computes a pure
     /// function of the thread and block indices, parameters and immediates; adds the
     /// instructions that compute it to `replay`.
-    pub(crate) fn recomputable_def(&self, f: &ir::Function, cfg: &Cfg, (b, i): (usize, usize), replay: &mut BTreeSet<(usize, usize, usize)>, depth: u32) -> bool {
+    pub(crate) fn recomputable_def(
+        &self,
+        f: &ir::Function,
+        cfg: &Cfg,
+        (b, i): (usize, usize),
+        replay: &mut BTreeSet<(usize, usize, usize)>,
+        depth: u32,
+    ) -> bool {
         if replay.contains(&(cfg.rpo_index[b], b, i)) {
             return true;
         }
@@ -182,14 +189,24 @@ impl Defs {
             return None;
         }
         let dominating = |&&(sb, si, guarded): &&(usize, usize, bool)| !guarded && if sb == b { si < i } else { cfg.dominates(sb, b) };
-        sites.iter().filter(dominating).map(|&(sb, si, _)| (sb, si)).find(|&c| sites.iter().all(|&(xb, xi, _)| (xb, xi) == c || !reaches_avoiding(cfg, (xb, xi), (b, i), c)))
+        sites
+            .iter()
+            .filter(dominating)
+            .map(|&(sb, si, _)| (sb, si))
+            .find(|&c| sites.iter().all(|&(xb, xi, _)| (xb, xi) == c || !reaches_avoiding(cfg, (xb, xi), (b, i), c)))
     }
 
     /// Whether replaying `replay` (in order) at a resume point gives every
     /// replayed instruction the operands it had originally, and every register of
     /// `recomputed` the value of its definition. Other registers it overwrites must be dead
     /// there or reloaded after the replay.
-    pub(crate) fn replay_consistent(&self, f: &ir::Function, cfg: &Cfg, replay: &BTreeSet<(usize, usize, usize)>, recomputed: &[(RegId, (usize, usize))]) -> bool {
+    pub(crate) fn replay_consistent(
+        &self,
+        f: &ir::Function,
+        cfg: &Cfg,
+        replay: &BTreeSet<(usize, usize, usize)>,
+        recomputed: &[(RegId, (usize, usize))],
+    ) -> bool {
         let mut last: HashMap<RegId, (usize, usize)> = HashMap::new();
         let mut buf = vec![];
         for &(_, b, i) in replay {
@@ -243,7 +260,9 @@ impl Defs {
 pub(crate) fn recomputable_op(op: &Op) -> bool {
     match op {
         // Kernel parameters are read-only.
-        Op::Load { space: StateSpace::Param, volatile: false, order: None, addr: ir::Address { base: ir::AddressBase::Param(_), .. }, dst, .. } => dst.len() == 1,
+        Op::Load { space: StateSpace::Param, volatile: false, order: None, addr: ir::Address { base: ir::AddressBase::Param(_), .. }, dst, .. } => {
+            dst.len() == 1
+        }
         Op::Cvta { .. } => true,
         Op::Carry { .. } => false,
         op => op.is_value_computation(),
@@ -257,4 +276,3 @@ pub(crate) fn chain_reads_tid(f: &ir::Function, chain: &BTreeSet<(usize, usize, 
     }
     tid
 }
-

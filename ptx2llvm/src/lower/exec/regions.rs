@@ -10,8 +10,8 @@ use crate::ir::cfg::Cfg;
 use crate::ir::liveness::liveness;
 use crate::ir::uniformity::Uniformity;
 use crate::ir::visit::successors;
-use crate::lower::exec::recompute::Defs;
 use crate::ir::{self, BlockId, Op, Operand, RegId, Terminator};
+use crate::lower::exec::recompute::Defs;
 use std::collections::BTreeSet;
 
 pub struct Regions {

@@ -118,11 +118,8 @@ pub(crate) fn emit_completion<'ctx>(
                 None => i32t.const_zero(),
             };
             let missing = b.build_and(b.build_and(members, live, "")?, b.build_not(at, "")?, "missing")?;
-            let ready = b.build_and(
-                b.build_int_compare(P::NE, at, i32t.const_zero(), "")?,
-                b.build_int_compare(P::EQ, missing, i32t.const_zero(), "")?,
-                "ready",
-            )?;
+            let ready =
+                b.build_and(b.build_int_compare(P::NE, at, i32t.const_zero(), "")?, b.build_int_compare(P::EQ, missing, i32t.const_zero(), "")?, "ready")?;
             b.build_conditional_branch(ready, compute, latch)?;
             (at, at_v, Some(s))
         }
@@ -354,7 +351,8 @@ impl<'ctx> Lanes<'_, '_, 'ctx, '_> {
                 // part (a lane whose mask has none of them elects itself).
                 let masks = self.warp.operand(mask, 32)?;
                 let members = b.build_and(masks, splat(fc, self.at)?, "")?;
-                let lowest = fc.call_intrinsic("llvm.cttz", &[members.get_type().into()], &[members.into(), fc.cx.bool_type().const_zero().into()])?.into_vector_value();
+                let lowest =
+                    fc.call_intrinsic("llvm.cttz", &[members.get_type().into()], &[members.into(), fc.cx.bool_type().const_zero().into()])?.into_vector_value();
                 let lane = lane_indices(fc)?;
                 let nobody = b.build_int_compare(P::EQ, members, i32t.vec_type(LANES).const_zero(), "")?;
                 let leader = b.build_select(nobody, lane, lowest, "leader")?.into_vector_value();

@@ -9,9 +9,9 @@
 //! wait finds its groups already complete, so `cp.async.commit_group` and the waits have
 //! nothing to do (the checker turns them into `Op::Nop`).
 
+use crate::ir::{Address, Operand, PredRef, ScalarType, StateSpace};
 use crate::lower::thread::FnCx;
 use crate::lower::R;
-use crate::ir::{Address, Operand, PredRef, ScalarType, StateSpace};
 use inkwell::IntPredicate;
 
 impl<'ctx> FnCx<'ctx, '_> {

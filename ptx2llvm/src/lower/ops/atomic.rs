@@ -5,9 +5,9 @@
 //! touched by the one CPU thread that runs the block, so shared-space atomics are plain
 //! read-modify-write sequences (which LLVM may keep in registers and vectorize around).
 
+use crate::ir::{Address, AtomicOp, MemOrder, MemScope, Operand, RegId, ScalarType, StateSpace};
 use crate::lower::thread::FnCx;
 use crate::lower::{LowerError, R};
-use crate::ir::{Address, AtomicOp, MemOrder, MemScope, Operand, RegId, ScalarType, StateSpace};
 use inkwell::values::{BasicValue, IntValue, PointerValue};
 use inkwell::{AtomicOrdering, AtomicRMWBinOp, IntPredicate};
 
@@ -33,7 +33,17 @@ fn failure_ordering(o: MemOrder) -> AtomicOrdering {
 impl<'ctx> FnCx<'ctx, '_> {
     /// `atom`/`red`: one atomic per element (`b.len()` elements of `ty` at `addr`).
     #[allow(clippy::too_many_arguments)]
-    pub fn atomic(&self, op: AtomicOp, ty: ScalarType, space: StateSpace, order: MemOrder, dst: &[Option<RegId>], addr: Address, b: &[Operand], c: Option<Operand>) -> R<()> {
+    pub fn atomic(
+        &self,
+        op: AtomicOp,
+        ty: ScalarType,
+        space: StateSpace,
+        order: MemOrder,
+        dst: &[Option<RegId>],
+        addr: Address,
+        b: &[Operand],
+        c: Option<Operand>,
+    ) -> R<()> {
         let base = self.address(space, addr)?;
         let c = match c {
             Some(c) => Some(self.read(c, ty)?),
@@ -64,7 +74,16 @@ impl<'ctx> FnCx<'ctx, '_> {
 
     /// A real atomic on memory other blocks may touch; returns the old value.
     #[allow(clippy::too_many_arguments)]
-    fn atomic_in_memory(&self, op: AtomicOp, ty: ScalarType, space: StateSpace, order: MemOrder, ptr: PointerValue<'ctx>, b: IntValue<'ctx>, c: Option<IntValue<'ctx>>) -> R<IntValue<'ctx>> {
+    fn atomic_in_memory(
+        &self,
+        op: AtomicOp,
+        ty: ScalarType,
+        space: StateSpace,
+        order: MemOrder,
+        ptr: PointerValue<'ctx>,
+        b: IntValue<'ctx>,
+        c: Option<IntValue<'ctx>>,
+    ) -> R<IntValue<'ctx>> {
         let ord = ordering(order);
         let rmw = |bin: AtomicRMWBinOp| -> R<IntValue<'ctx>> { Ok(self.b.build_atomicrmw(bin, ptr, b, ord)?) };
         let signed = ty.is_signed();
@@ -76,7 +95,9 @@ impl<'ctx> FnCx<'ctx, '_> {
             }
             // A compare-and-swap loop around the exact PTX sum (f32 on global memory
             // flushes subnormals, which `atomicrmw fadd` would not).
-            AtomicOp::Add | AtomicOp::Min | AtomicOp::Max if ty.is_float() => self.cas_loop(ty, order, ptr, |old| self.atomic_result(op, ty, space, old, b, None)),
+            AtomicOp::Add | AtomicOp::Min | AtomicOp::Max if ty.is_float() => {
+                self.cas_loop(ty, order, ptr, |old| self.atomic_result(op, ty, space, old, b, None))
+            }
             AtomicOp::Add => rmw(AtomicRMWBinOp::Add),
             AtomicOp::And => rmw(AtomicRMWBinOp::And),
             AtomicOp::Or => rmw(AtomicRMWBinOp::Or),
@@ -123,7 +144,15 @@ impl<'ctx> FnCx<'ctx, '_> {
     }
 
     /// The value an atomic stores, from the old value and its operands (PTX semantics).
-    fn atomic_result(&self, op: AtomicOp, ty: ScalarType, space: StateSpace, old: IntValue<'ctx>, b: IntValue<'ctx>, c: Option<IntValue<'ctx>>) -> R<IntValue<'ctx>> {
+    fn atomic_result(
+        &self,
+        op: AtomicOp,
+        ty: ScalarType,
+        space: StateSpace,
+        old: IntValue<'ctx>,
+        b: IntValue<'ctx>,
+        c: Option<IntValue<'ctx>>,
+    ) -> R<IntValue<'ctx>> {
         let bld = &self.b;
         let it = self.int_ty(ty.bits());
         let signed = ty.is_signed();

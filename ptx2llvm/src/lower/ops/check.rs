@@ -35,7 +35,22 @@ impl<'ctx> FnCx<'ctx, '_> {
         }
         let (i32t, i64t, ptr) = (self.cx.i32_type(), self.cx.i64_type(), self.ptr_ty());
         let check = self.ml.module.get_function("__ptxrt_check_access").unwrap_or_else(|| {
-            let params = [ptr.into(), i64t.into(), i64t.into(), i32t.into(), i64t.into(), i64t.into(), i64t.into(), i64t.into(), ptr.into(), ptr.into(), i32t.into(), i32t.into(), i32t.into(), i32t.into()];
+            let params = [
+                ptr.into(),
+                i64t.into(),
+                i64t.into(),
+                i32t.into(),
+                i64t.into(),
+                i64t.into(),
+                i64t.into(),
+                i64t.into(),
+                ptr.into(),
+                ptr.into(),
+                i32t.into(),
+                i32t.into(),
+                i32t.into(),
+                i32t.into(),
+            ];
             self.ml.module.add_function("__ptxrt_check_access", i32t.fn_type(&params, false), Some(Linkage::External))
         });
         // The block's shared window: a kernel's own static part (plus dynamic memory,
@@ -97,11 +112,9 @@ impl<'ctx> FnCx<'ctx, '_> {
             return Ok(());
         }
         let (i32t, ptr) = (self.cx.i32_type(), self.ptr_ty());
-        let f = self
-            .ml
-            .module
-            .get_function("__ptxrt_check_barrier")
-            .unwrap_or_else(|| self.ml.module.add_function("__ptxrt_check_barrier", self.cx.void_type().fn_type(&[ptr.into(), i32t.into()], false), Some(Linkage::External)));
+        let f = self.ml.module.get_function("__ptxrt_check_barrier").unwrap_or_else(|| {
+            self.ml.module.add_function("__ptxrt_check_barrier", self.cx.void_type().fn_type(&[ptr.into(), i32t.into()], false), Some(Linkage::External))
+        });
         self.b.build_call(f, &[self.uni.env.into(), self.thread().linear.into()], "")?;
         Ok(())
     }

@@ -1,8 +1,8 @@
 //! Comparisons and predicate logic (`setp`, `and/or/xor/not.pred`).
 
+use crate::ir::{BoolOp, CmpOp, Operand, PredRef, RegId, ScalarType};
 use crate::lower::thread::FnCx;
 use crate::lower::R;
-use crate::ir::{BoolOp, CmpOp, Operand, PredRef, RegId, ScalarType};
 use inkwell::values::IntValue;
 use inkwell::{FloatPredicate as F, IntPredicate as I};
 
@@ -31,7 +31,17 @@ pub(crate) fn float_predicate(cmp: CmpOp) -> F {
 impl<'ctx> FnCx<'ctx, '_> {
     #[allow(clippy::too_many_arguments)]
     #[allow(clippy::too_many_arguments)]
-    pub fn setp(&self, cmp: CmpOp, ty: ScalarType, ftz: bool, dst: RegId, dst_not: Option<RegId>, a: Operand, b: Operand, combine: Option<(BoolOp, PredRef)>) -> R<()> {
+    pub fn setp(
+        &self,
+        cmp: CmpOp,
+        ty: ScalarType,
+        ftz: bool,
+        dst: RegId,
+        dst_not: Option<RegId>,
+        a: Operand,
+        b: Operand,
+        combine: Option<(BoolOp, PredRef)>,
+    ) -> R<()> {
         if let Some(&known) = self.known_preds.get(&dst) {
             // A guard the thread loop's bounds already applied (`guards`).
             let t = self.cx.bool_type().const_int(known as u64, false);
@@ -81,10 +91,34 @@ impl<'ctx> FnCx<'ctx, '_> {
             let p = match cmp {
                 CmpOp::Eq => I::EQ,
                 CmpOp::Ne => I::NE,
-                CmpOp::Lt => if s { I::SLT } else { I::ULT },
-                CmpOp::Le => if s { I::SLE } else { I::ULE },
-                CmpOp::Gt => if s { I::SGT } else { I::UGT },
-                CmpOp::Ge => if s { I::SGE } else { I::UGE },
+                CmpOp::Lt => {
+                    if s {
+                        I::SLT
+                    } else {
+                        I::ULT
+                    }
+                }
+                CmpOp::Le => {
+                    if s {
+                        I::SLE
+                    } else {
+                        I::ULE
+                    }
+                }
+                CmpOp::Gt => {
+                    if s {
+                        I::SGT
+                    } else {
+                        I::UGT
+                    }
+                }
+                CmpOp::Ge => {
+                    if s {
+                        I::SGE
+                    } else {
+                        I::UGE
+                    }
+                }
                 CmpOp::Lo => I::ULT,
                 CmpOp::Ls => I::ULE,
                 CmpOp::Hi => I::UGT,

@@ -10,10 +10,10 @@
 //! `.satfinite` and `.relu` rules. `.s2f6` (fixed point) is rounded through a float layout
 //! and clamped; `.ue8m0` (exponent only) has its own two small routines.
 
+use crate::ir::{CvtRounding, FloatFormat, Operand, RegId, Rounding, ScalarType};
 use crate::lower::ops::rounding::RoundedOp;
 use crate::lower::thread::FnCx;
 use crate::lower::R;
-use crate::ir::{CvtRounding, FloatFormat, Operand, RegId, Rounding, ScalarType};
 use inkwell::values::{FloatValue, IntValue};
 use inkwell::IntPredicate as P;
 
@@ -144,7 +144,18 @@ struct Unpacked<'ctx> {
 
 impl<'ctx> FnCx<'ctx, '_> {
     #[allow(clippy::too_many_arguments)]
-    pub fn cvt(&self, dst_ty: ScalarType, src_ty: ScalarType, rnd: Option<CvtRounding>, ftz: bool, sat: bool, relu: bool, satfinite: bool, dst: RegId, src: Operand) -> R<()> {
+    pub fn cvt(
+        &self,
+        dst_ty: ScalarType,
+        src_ty: ScalarType,
+        rnd: Option<CvtRounding>,
+        ftz: bool,
+        sat: bool,
+        relu: bool,
+        satfinite: bool,
+        dst: RegId,
+        src: Operand,
+    ) -> R<()> {
         // `.ftz` only concerns `.f32` inputs and results. NVIDIA silicon (sm_90) does not
         // flush a subnormal `.f32` input converted to `.f16`: `cvt.rp.ftz.f16.f32` of the
         // smallest positive subnormal is 0x0001.
@@ -228,7 +239,17 @@ impl<'ctx> FnCx<'ctx, '_> {
 
     /// `cvt` with packed or narrow float formats (see `Op::CvtPacked`).
     #[allow(clippy::too_many_arguments)]
-    pub fn cvt_packed(&self, to: FloatFormat, from: FloatFormat, lanes: u32, rnd: CvtRounding, relu: bool, satfinite: bool, dst: RegId, src: &[Operand]) -> R<()> {
+    pub fn cvt_packed(
+        &self,
+        to: FloatFormat,
+        from: FloatFormat,
+        lanes: u32,
+        rnd: CvtRounding,
+        relu: bool,
+        satfinite: bool,
+        dst: RegId,
+        src: &[Operand],
+    ) -> R<()> {
         let (in_layout, out_layout) = (format_layout(from), format_layout(to));
         let in_bits = from.container_bits();
         let out_bits = to.container_bits();
@@ -272,7 +293,11 @@ impl<'ctx> FnCx<'ctx, '_> {
             // scale factor (0xff) makes the value NaN.
             let u = match scales {
                 Some(sf) => {
-                    let sf = self.b.build_and(self.b.build_right_shift(sf, sf.get_type().const_int(((lanes - 1 - lane) * 8) as u64, false), false, "")?, sf.get_type().const_int(0xff, false), "")?;
+                    let sf = self.b.build_and(
+                        self.b.build_right_shift(sf, sf.get_type().const_int(((lanes - 1 - lane) * 8) as u64, false), false, "")?,
+                        sf.get_type().const_int(0xff, false),
+                        "",
+                    )?;
                     let sf = self.resize(sf, 32, false)?;
                     let nan = self.b.build_or(u.nan, self.icmp(P::EQ, sf, self.i32(0xff))?, "")?;
                     let by = self.b.build_int_sub(sf, self.i32(127), "")?;
@@ -294,7 +319,11 @@ impl<'ctx> FnCx<'ctx, '_> {
             let enc = self.round_to_layout_with(u, out_layout, cvt_mode(rnd), satfinite, relu, lane_rbits)?;
             let enc = if to == FloatFormat::S2f6 { self.fixed_s2f6(enc)? } else { enc };
             let enc = if to == FloatFormat::Tf32 { self.b.build_left_shift(self.resize(enc, 32, false)?, self.i32(13), "")? } else { enc };
-            let enc = if to == FloatFormat::Tf32 && from == FloatFormat::F32 && rnd == CvtRounding::NearestAway { self.tf32_rna_specials(element, satfinite, enc)? } else { enc };
+            let enc = if to == FloatFormat::Tf32 && from == FloatFormat::F32 && rnd == CvtRounding::NearestAway {
+                self.tf32_rna_specials(element, satfinite, enc)?
+            } else {
+                enc
+            };
             let enc = self.resize(enc, total.max(8), false)?;
             let enc = self.b.build_left_shift(enc, it.const_int(((lanes - 1 - lane) * out_bits) as u64, false), "")?;
             packed = self.b.build_or(packed, enc, "")?;
@@ -610,7 +639,15 @@ impl<'ctx> FnCx<'ctx, '_> {
     /// below the last kept place, so the probability of rounding away stays proportional to
     /// the discarded fraction. Overflow (the truncated or carried value beyond the largest
     /// finite one) gives infinity, or the largest finite value with `satfinite`.
-    fn round_to_layout_with(&self, u: Unpacked<'ctx>, l: Layout, mode: Mode, satfinite: bool, relu: bool, rbits: Option<(IntValue<'ctx>, u32)>) -> R<IntValue<'ctx>> {
+    fn round_to_layout_with(
+        &self,
+        u: Unpacked<'ctx>,
+        l: Layout,
+        mode: Mode,
+        satfinite: bool,
+        relu: bool,
+        rbits: Option<(IntValue<'ctx>, u32)>,
+    ) -> R<IntValue<'ctx>> {
         let i32t = self.cx.i32_type();
         let i64t = self.cx.i64_type();
         let m = l.frac_bits;

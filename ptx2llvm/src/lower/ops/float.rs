@@ -20,10 +20,10 @@
 //!   kept). A fixed choice keeps the result the same on every host, whatever the hardware's
 //!   NaN propagation and LLVM's operand order.
 
+use crate::ir::{FloatBinOp, FloatClass, FloatUnOp, Op, Operand, RegId, Rounding, ScalarType};
 use crate::lower::ops::rounding::RoundedOp;
 use crate::lower::thread::FnCx;
 use crate::lower::R;
-use crate::ir::{FloatBinOp, FloatClass, FloatUnOp, Op, Operand, RegId, Rounding, ScalarType};
 use inkwell::types::FloatType;
 use inkwell::values::{FloatValue, IntValue};
 use inkwell::{FloatPredicate, IntPredicate};
@@ -113,7 +113,11 @@ impl<'ctx> FnCx<'ctx, '_> {
 
     /// (exponent mask, sign mask, quiet bit) of a format.
     fn fp_masks(t: FloatType<'ctx>) -> (u64, u64, u64) {
-        if t.get_bit_width() == 64 { (0x7ff0_0000_0000_0000, 1 << 63, 1 << 51) } else { (0x7f80_0000, 1 << 31, 1 << 22) }
+        if t.get_bit_width() == 64 {
+            (0x7ff0_0000_0000_0000, 1 << 63, 1 << 51)
+        } else {
+            (0x7f80_0000, 1 << 31, 1 << 22)
+        }
     }
 
     /// A subnormal `x` becomes a zero of the same sign (compare of the exponent bits + select).
@@ -129,7 +133,11 @@ impl<'ctx> FnCx<'ctx, '_> {
     }
 
     fn fp_flush_if(&self, ftz: bool, x: FloatValue<'ctx>) -> R<FloatValue<'ctx>> {
-        if ftz { self.fp_flush(x) } else { Ok(x) }
+        if ftz {
+            self.fp_flush(x)
+        } else {
+            Ok(x)
+        }
     }
 
     /// The NaN rule of the module doc: `r` unless it is NaN.
@@ -169,7 +177,11 @@ impl<'ctx> FnCx<'ctx, '_> {
     fn fp_finish(&self, r: FloatValue<'ctx>, ftz: bool, sat: bool, inputs: &[FloatValue<'ctx>]) -> R<FloatValue<'ctx>> {
         let r = self.fp_flush_if(ftz, r)?;
         let r = self.fp_fix_nan(r, inputs)?;
-        if sat { self.fp_saturate(r) } else { Ok(r) }
+        if sat {
+            self.fp_saturate(r)
+        } else {
+            Ok(r)
+        }
     }
 
     fn fp_rounded_float(&self, op: RoundedOp, rnd: Rounding, args: &[FloatValue<'ctx>]) -> R<FloatValue<'ctx>> {
@@ -240,14 +252,24 @@ impl<'ctx> FnCx<'ctx, '_> {
                 // finite reciprocal there, so `0 / tiny` is a zero, as on the GPU.
                 let t = x.get_type();
                 let f64t = self.cx.f64_type();
-                let wide = |v: FloatValue<'ctx>| -> R<FloatValue<'ctx>> { if t.get_bit_width() == 64 { Ok(v) } else { Ok(self.b.build_float_ext(v, f64t, "")?) } };
+                let wide = |v: FloatValue<'ctx>| -> R<FloatValue<'ctx>> {
+                    if t.get_bit_width() == 64 {
+                        Ok(v)
+                    } else {
+                        Ok(self.b.build_float_ext(v, f64t, "")?)
+                    }
+                };
                 let (xw, yw) = (wide(x)?, wide(y)?);
                 let recip = self.b.build_float_div(self.fp_fconst(f64t, 1.0), yw, "")?;
                 let huge = self.fp_fcmp(FloatPredicate::OGT, self.fp_fabs(y)?, self.fp_fconst(t, 2f64.powi(126)))?;
                 let zero = self.fp_float_of(self.b.build_and(self.fp_bits_of(recip)?, self.int_ty(64).const_int(1 << 63, false), "")?, f64t)?;
                 let recip = self.fp_fselect(huge, zero, recip)?;
                 let q = self.b.build_float_mul(xw, recip, "")?;
-                if t.get_bit_width() == 64 { q } else { self.b.build_float_trunc(q, t, "")? }
+                if t.get_bit_width() == 64 {
+                    q
+                } else {
+                    self.b.build_float_trunc(q, t, "")?
+                }
             }
             FloatBinOp::CopySign => unreachable!("handled above"),
         };
@@ -348,7 +370,14 @@ impl<'ctx> FnCx<'ctx, '_> {
         let inexact = self.fp_fcmp(FloatPredicate::ONE, err, self.fp_fconst(f64t, 0.0))?;
         let even = self.icmp(IntPredicate::EQ, self.b.build_and(sbits, i64t.const_int(1, false), "")?, i64t.const_zero())?;
         // Move to the odd neighbour on the side of the exact sum.
-        let same_sign = self.b.build_not(self.b.build_xor(self.fp_fcmp(FloatPredicate::OLT, s, self.fp_fconst(f64t, 0.0))?, self.fp_fcmp(FloatPredicate::OLT, err, self.fp_fconst(f64t, 0.0))?, "")?, "")?;
+        let same_sign = self.b.build_not(
+            self.b.build_xor(
+                self.fp_fcmp(FloatPredicate::OLT, s, self.fp_fconst(f64t, 0.0))?,
+                self.fp_fcmp(FloatPredicate::OLT, err, self.fp_fconst(f64t, 0.0))?,
+                "",
+            )?,
+            "",
+        )?;
         let step = self.select(same_sign, i64t.const_int(1, false), i64t.const_all_ones())?;
         let odd = self.b.build_int_add(sbits, step, "")?;
         let adjust = self.b.build_and(inexact, even, "")?;
@@ -362,9 +391,7 @@ impl<'ctx> FnCx<'ctx, '_> {
     }
 
     pub fn float_min_max(&self, op: &Op) -> R<()> {
-        let &Op::FloatMinMax { max, ty, ftz, nan, abs, xorsign, dst, a, b, c } = op else {
-            unreachable!("float_min_max is called with Op::FloatMinMax")
-        };
+        let &Op::FloatMinMax { max, ty, ftz, nan, abs, xorsign, dst, a, b, c } = op else { unreachable!("float_min_max is called with Op::FloatMinMax") };
         let x = self.fp_flush_if(ftz, self.fp_read_work(a, ty)?)?;
         let y = self.fp_flush_if(ftz, self.fp_read_work(b, ty)?)?;
         let z = match c {
@@ -427,7 +454,9 @@ impl<'ctx> FnCx<'ctx, '_> {
             FloatClass::Number => self.fp_fcmp(FloatPredicate::ORD, x, x)?,
             FloatClass::NotANumber => self.fp_fcmp(FloatPredicate::UNO, x, x)?,
             // Normal numbers and ±0.
-            FloatClass::Normal => self.b.build_and(self.fp_fcmp(FloatPredicate::OLT, abs, inf)?, self.b.build_not(self.b.build_and(exp_zero, nonzero, "")?, "")?, "")?,
+            FloatClass::Normal => {
+                self.b.build_and(self.fp_fcmp(FloatPredicate::OLT, abs, inf)?, self.b.build_not(self.b.build_and(exp_zero, nonzero, "")?, "")?, "")?
+            }
             FloatClass::Subnormal => self.b.build_and(exp_zero, nonzero, "")?,
         };
         self.write(dst, v, ScalarType::Pred)

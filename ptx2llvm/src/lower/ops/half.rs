@@ -23,11 +23,11 @@
 //! `fma.relu` and `min/max.NaN`, which ask for the canonical one); `neg`/`abs` of a NaN flip or
 //! clear its sign bit, as IEEE 754 does.
 
+use crate::ir::{BoolOp, CmpOp, HalfMods, HalfOp, MixedOp, Operand, PredRef, RegId, Rounding, ScalarType};
 use crate::lower::ops::half_bits::Half;
 use crate::lower::ops::rounding::RoundedOp;
 use crate::lower::thread::FnCx;
 use crate::lower::{LowerError, R};
-use crate::ir::{BoolOp, CmpOp, HalfMods, HalfOp, MixedOp, Operand, PredRef, RegId, Rounding, ScalarType};
 use inkwell::values::{FloatValue, IntValue};
 use inkwell::{FloatPredicate as F, IntPredicate as I};
 
@@ -344,7 +344,17 @@ impl<'ctx> FnCx<'ctx, '_> {
     }
 
     #[allow(clippy::too_many_arguments)]
-    pub fn half_setp(&self, cmp: CmpOp, ty: ScalarType, ftz: bool, dst: RegId, dst_hi: Option<RegId>, a: Operand, b: Operand, combine: Option<(BoolOp, PredRef)>) -> R<()> {
+    pub fn half_setp(
+        &self,
+        cmp: CmpOp,
+        ty: ScalarType,
+        ftz: bool,
+        dst: RegId,
+        dst_hi: Option<RegId>,
+        a: Operand,
+        b: Operand,
+        combine: Option<(BoolOp, PredRef)>,
+    ) -> R<()> {
         let t = self.half_compare_lanes(cmp, ty, ftz, a, b)?;
         for (lane, d) in [Some(dst), dst_hi].into_iter().enumerate() {
             if let (Some(d), Some(t)) = (d, t.get(lane)) {
@@ -356,7 +366,17 @@ impl<'ctx> FnCx<'ctx, '_> {
     }
 
     #[allow(clippy::too_many_arguments)]
-    pub fn half_set(&self, cmp: CmpOp, dst_ty: ScalarType, src_ty: ScalarType, ftz: bool, dst: RegId, a: Operand, b: Operand, combine: Option<(BoolOp, PredRef)>) -> R<()> {
+    pub fn half_set(
+        &self,
+        cmp: CmpOp,
+        dst_ty: ScalarType,
+        src_ty: ScalarType,
+        ftz: bool,
+        dst: RegId,
+        a: Operand,
+        b: Operand,
+        combine: Option<(BoolOp, PredRef)>,
+    ) -> R<()> {
         let half_src = lanes_of(src_ty).is_ok();
         let t = if half_src { self.half_compare_lanes(cmp, src_ty, ftz, a, b)? } else { vec![self.compare(cmp, src_ty, ftz, a, b)?] };
         let mut lanes = vec![];

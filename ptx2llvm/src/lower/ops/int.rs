@@ -1,9 +1,9 @@
 //! Integer arithmetic and logic: exact PTX semantics, never LLVM poison or a CPU trap.
 
-use crate::lower::thread::FnCx;
-use crate::lower::R;
-use crate::lower::LowerError;
 use crate::ir::{BoolOp, CarryOp, CmpOp, IntBinOp, IntUnOp, LaneOp, MulMode, Operand, PredRef, PrmtMode, RegId, ScalarType};
+use crate::lower::thread::FnCx;
+use crate::lower::LowerError;
+use crate::lower::R;
 use inkwell::values::{BasicValueEnum, IntValue};
 use inkwell::IntPredicate as P;
 
@@ -225,11 +225,7 @@ impl<'ctx> FnCx<'ctx, '_> {
         let n = 32 / lane.bits();
         let (x, y) = (self.read(a, ScalarType::B32)?, self.read(b, ScalarType::B32)?);
         let vt = self.int_ty(lane.bits()).vec_type(n);
-        let (vx, vy) = if n == 1 {
-            (x.into(), y.into())
-        } else {
-            (self.b.build_bit_cast(x, vt, "")?, self.b.build_bit_cast(y, vt, "")?)
-        };
+        let (vx, vy) = if n == 1 { (x.into(), y.into()) } else { (self.b.build_bit_cast(x, vt, "")?, self.b.build_bit_cast(y, vt, "")?) };
         let vt_any: inkwell::types::BasicTypeEnum = if n == 1 { x.get_type().into() } else { vt.into() };
         let call = |name: &str, p: BasicValueEnum<'ctx>, q: BasicValueEnum<'ctx>| self.call_intrinsic(name, &[vt_any], &[p, q]);
         let signed = lane.is_signed();
@@ -486,7 +482,18 @@ impl<'ctx> FnCx<'ctx, '_> {
     }
 
     #[allow(clippy::too_many_arguments)]
-    pub fn carry(&self, op: CarryOp, ty: ScalarType, carry_in: bool, carry_out: bool, cc: RegId, dst: RegId, a: Operand, b: Operand, c: Option<Operand>) -> R<()> {
+    pub fn carry(
+        &self,
+        op: CarryOp,
+        ty: ScalarType,
+        carry_in: bool,
+        carry_out: bool,
+        cc: RegId,
+        dst: RegId,
+        a: Operand,
+        b: Operand,
+        c: Option<Operand>,
+    ) -> R<()> {
         let (x, y) = (self.read(a, ty)?, self.read(b, ty)?);
         let w = ty.bits();
         let (first, second, sub) = match op {
@@ -546,9 +553,7 @@ impl<'ctx> FnCx<'ctx, '_> {
                     PrmtMode::Ecr => [[0, 0, 0, 0], [0, 1, 1, 1], [0, 1, 2, 2], [0, 1, 2, 3]],
                     PrmtMode::Rc16 => [[0, 1, 0, 1], [2, 3, 2, 3], [0, 1, 0, 1], [2, 3, 2, 3]],
                 };
-                let table = rows.iter().enumerate().fold(0u64, |t, (k, row)| {
-                    t | row.iter().enumerate().fold(0u64, |r, (i, s)| r | s << (4 * i)) << (16 * k)
-                });
+                let table = rows.iter().enumerate().fold(0u64, |t, (k, row)| t | row.iter().enumerate().fold(0u64, |r, (i, s)| r | s << (4 * i)) << (16 * k));
                 let k = self.b.build_and(c, self.i32(3), "")?;
                 let shift = self.resize(self.b.build_left_shift(k, self.i32(4), "")?, 64, false)?;
                 let row = self.b.build_right_shift(self.i64(table), shift, false, "")?;
@@ -607,7 +612,17 @@ impl<'ctx> FnCx<'ctx, '_> {
     }
 
     #[allow(clippy::too_many_arguments)]
-    pub fn set(&self, cmp: CmpOp, ty: ScalarType, ftz: bool, float_result: bool, dst: RegId, a: Operand, b: Operand, combine: Option<(BoolOp, PredRef)>) -> R<()> {
+    pub fn set(
+        &self,
+        cmp: CmpOp,
+        ty: ScalarType,
+        ftz: bool,
+        float_result: bool,
+        dst: RegId,
+        a: Operand,
+        b: Operand,
+        combine: Option<(BoolOp, PredRef)>,
+    ) -> R<()> {
         let mut t = self.compare(cmp, ty, ftz, a, b)?;
         if let Some((op, c)) = combine {
             let c = self.read_pred(c)?;

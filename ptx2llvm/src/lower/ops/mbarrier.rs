@@ -25,9 +25,9 @@
 //! Waiting is a loop around `test_wait`/`try_wait`; `lockstep` makes each of those tests a
 //! warp point of such a loop, so the threads that arrive get to run.
 
+use crate::ir::{Address, MbarrierOp, Operand, RegId, ScalarType, StateSpace};
 use crate::lower::thread::FnCx;
 use crate::lower::R;
-use crate::ir::{Address, MbarrierOp, Operand, RegId, ScalarType, StateSpace};
 use inkwell::values::{BasicValue, IntValue, PointerValue};
 use inkwell::IntPredicate;
 
@@ -143,7 +143,13 @@ impl<'ctx> FnCx<'ctx, '_> {
     /// `may_complete` and both the pending count and the tx-count are zero (the phase
     /// flips and the pending count becomes the expected count), and writes the word back.
     /// Returns the word as it was.
-    fn mbarrier_update(&self, ptr: PointerValue<'ctx>, space: StateSpace, may_complete: bool, change: impl FnOnce(&mut Fields<'ctx>) -> R<()>) -> R<IntValue<'ctx>> {
+    fn mbarrier_update(
+        &self,
+        ptr: PointerValue<'ctx>,
+        space: StateSpace,
+        may_complete: bool,
+        change: impl FnOnce(&mut Fields<'ctx>) -> R<()>,
+    ) -> R<IntValue<'ctx>> {
         let old = self.mbarrier_load(ptr, space)?;
         let mut f = self.mbarrier_unpack(old)?;
         change(&mut f)?;

@@ -3,9 +3,9 @@
 //! Generic, global, const and (kernel) param addresses are host addresses. Shared and
 //! local addresses are offsets into the block's shared window and the thread's local window.
 
+use crate::ir::{Address, AddressBase, MemOrder, MemScope, Operand, RegId, ScalarType, StateSpace};
 use crate::lower::thread::FnCx;
 use crate::lower::{LowerError, R};
-use crate::ir::{Address, AddressBase, MemOrder, MemScope, Operand, RegId, ScalarType, StateSpace};
 use inkwell::values::{BasicValue, InstructionValue, PointerValue};
 use inkwell::AtomicOrdering;
 
@@ -93,7 +93,15 @@ impl<'ctx> FnCx<'ctx, '_> {
     /// One element of a `.volatile`/ordered access: a single atomic access up to 64 bits;
     /// a 128-bit element is two 64-bit atomic halves (LLVM has no lock-free 128-bit atomic
     /// access on every target), low half first.
-    fn load_element(&self, space: StateSpace, p: PointerValue<'ctx>, bits: u32, align: u32, volatile: bool, order: Option<MemOrder>) -> R<inkwell::values::IntValue<'ctx>> {
+    fn load_element(
+        &self,
+        space: StateSpace,
+        p: PointerValue<'ctx>,
+        bits: u32,
+        align: u32,
+        volatile: bool,
+        order: Option<MemOrder>,
+    ) -> R<inkwell::values::IntValue<'ctx>> {
         let internal = |e: inkwell::values::InstructionValueError| LowerError::Internal(e.to_string());
         let synchronized = volatile || order.is_some();
         if bits == 128 && synchronized {
@@ -113,7 +121,15 @@ impl<'ctx> FnCx<'ctx, '_> {
         Ok(v.into_int_value())
     }
 
-    fn store_element(&self, space: StateSpace, p: PointerValue<'ctx>, v: inkwell::values::IntValue<'ctx>, align: u32, volatile: bool, order: Option<MemOrder>) -> R<()> {
+    fn store_element(
+        &self,
+        space: StateSpace,
+        p: PointerValue<'ctx>,
+        v: inkwell::values::IntValue<'ctx>,
+        align: u32,
+        volatile: bool,
+        order: Option<MemOrder>,
+    ) -> R<()> {
         let internal = |e: inkwell::values::InstructionValueError| LowerError::Internal(e.to_string());
         let bits = v.get_type().get_bit_width();
         if bits == 128 && (volatile || order.is_some()) {
@@ -132,7 +148,15 @@ impl<'ctx> FnCx<'ctx, '_> {
 
     /// `ld`: vector elements are separate accesses, in element order (the memory model
     /// treats a vector access as a set of scalar accesses in unspecified order).
-    pub fn load(&mut self, space: StateSpace, ty: ScalarType, volatile: bool, order: Option<(MemOrder, MemScope)>, dst: &[Option<RegId>], addr: Address) -> R<()> {
+    pub fn load(
+        &mut self,
+        space: StateSpace,
+        ty: ScalarType,
+        volatile: bool,
+        order: Option<(MemOrder, MemScope)>,
+        dst: &[Option<RegId>],
+        addr: Address,
+    ) -> R<()> {
         let base = self.address(space, addr)?;
         let size = ty.bytes() as u64;
         self.check_access(space, base, size * dst.len() as u64, false)?;
@@ -204,7 +228,8 @@ impl<'ctx> FnCx<'ctx, '_> {
         };
         // Any thread's window in the block's local buffer, or this thread's own window (a
         // fiber kernel keeps it in the thread's stack).
-        let in_local = self.b.build_or(within(ptr_int(self.uni.local)?, local_bytes)?, within(ptr_int(self.local_base()?)?, self.i64(self.ml.layout.local_bytes))?, "")?;
+        let in_local =
+            self.b.build_or(within(ptr_int(self.uni.local)?, local_bytes)?, within(ptr_int(self.local_base()?)?, self.i64(self.ml.layout.local_bytes))?, "")?;
         let mut in_const = self.cx.bool_type().const_zero();
         for (i, v) in self.ml.ir.vars.iter().enumerate() {
             if v.space == StateSpace::Const {

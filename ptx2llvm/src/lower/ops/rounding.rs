@@ -13,9 +13,9 @@
 //! LLVM does not inline a `strictfp` function into a normal one. The hardware (SSE's MXCSR,
 //! AArch64's FPCR) then gives the exact IEEE result, subnormals and overflow included.
 
+use crate::ir::Rounding;
 use crate::lower::thread::FnCx;
 use crate::lower::{LowerError, R};
-use crate::ir::Rounding;
 use inkwell::attributes::AttributeLoc;
 use inkwell::module::Linkage;
 use inkwell::types::{BasicType, BasicTypeEnum};
@@ -146,9 +146,21 @@ impl<'ctx> FnCx<'ctx, '_> {
         let r = b.build_float_trunc(s, f32t, "")?;
         let rw = b.build_float_ext(r, f64t, "")?;
         let zero = f64t.const_zero();
-        let above = b.build_or(b.build_float_compare(F::OGT, rw, s, "")?, b.build_and(b.build_float_compare(F::OEQ, rw, s, "")?, b.build_float_compare(F::OLT, e, zero, "")?, "")?, "")?;
-        let below = b.build_or(b.build_float_compare(F::OLT, rw, s, "")?, b.build_and(b.build_float_compare(F::OEQ, rw, s, "")?, b.build_float_compare(F::OGT, e, zero, "")?, "")?, "")?;
-        let positive = b.build_or(b.build_float_compare(F::OGT, s, zero, "")?, b.build_and(b.build_float_compare(F::OEQ, s, zero, "")?, b.build_float_compare(F::OGT, e, zero, "")?, "")?, "")?;
+        let above = b.build_or(
+            b.build_float_compare(F::OGT, rw, s, "")?,
+            b.build_and(b.build_float_compare(F::OEQ, rw, s, "")?, b.build_float_compare(F::OLT, e, zero, "")?, "")?,
+            "",
+        )?;
+        let below = b.build_or(
+            b.build_float_compare(F::OLT, rw, s, "")?,
+            b.build_and(b.build_float_compare(F::OEQ, rw, s, "")?, b.build_float_compare(F::OGT, e, zero, "")?, "")?,
+            "",
+        )?;
+        let positive = b.build_or(
+            b.build_float_compare(F::OGT, s, zero, "")?,
+            b.build_and(b.build_float_compare(F::OEQ, s, zero, "")?, b.build_float_compare(F::OGT, e, zero, "")?, "")?,
+            "",
+        )?;
         let (down, up) = match rnd {
             Rounding::Down => (above, self.cx.bool_type().const_zero()),
             Rounding::Up => (self.cx.bool_type().const_zero(), below),
@@ -162,7 +174,8 @@ impl<'ctx> FnCx<'ctx, '_> {
         let negative = b.build_int_compare(I::SLT, bits, i32t.const_zero(), "")?;
         let plus1 = b.build_int_add(bits, i32t.const_int(1, false), "")?;
         let minus1 = b.build_int_sub(bits, i32t.const_int(1, false), "")?;
-        let stepped_down = b.build_select(is_zero, i32t.const_int(0x8000_0001, false), b.build_select(negative, plus1, minus1, "")?.into_int_value(), "")?.into_int_value();
+        let stepped_down =
+            b.build_select(is_zero, i32t.const_int(0x8000_0001, false), b.build_select(negative, plus1, minus1, "")?.into_int_value(), "")?.into_int_value();
         let stepped_up = b.build_select(is_zero, i32t.const_int(1, false), b.build_select(negative, minus1, plus1, "")?.into_int_value(), "")?.into_int_value();
         let bits = b.build_select(down, stepped_down, bits, "")?.into_int_value();
         let bits = b.build_select(up, stepped_up, bits, "")?.into_int_value();
@@ -228,7 +241,9 @@ impl<'ctx> FnCx<'ctx, '_> {
         let ignore = self.cx.metadata_string("fpexcept.ignore");
         let mut call_args: Vec<BasicMetadataValueEnum> = (0..args.len()).map(|i| helper.get_nth_param(i as u32).expect("declared parameter").into()).collect();
         let (intrinsic, types): (String, Vec<BasicTypeEnum>) = match op {
-            RoundedOp::Narrow | RoundedOp::FromSigned | RoundedOp::FromUnsigned => (format!("llvm.experimental.constrained.{}", op.name()), vec![ret, arg_types[0]]),
+            RoundedOp::Narrow | RoundedOp::FromSigned | RoundedOp::FromUnsigned => {
+                (format!("llvm.experimental.constrained.{}", op.name()), vec![ret, arg_types[0]])
+            }
             _ => (format!("llvm.experimental.constrained.{}", op.name()), vec![ret]),
         };
         call_args.push(dynamic.into());

@@ -239,9 +239,7 @@ impl<'ctx> FnCx<'ctx, '_> {
 
     /// A runtime entry point returning an `i32`.
     fn runtime_fn(&self, name: &str, params: &[inkwell::types::BasicMetadataTypeEnum<'ctx>]) -> FunctionValue<'ctx> {
-        self.module
-            .get_function(name)
-            .unwrap_or_else(|| self.module.add_function(name, self.cx.i32_type().fn_type(params, false), Some(Linkage::External)))
+        self.module.get_function(name).unwrap_or_else(|| self.module.add_function(name, self.cx.i32_type().fn_type(params, false), Some(Linkage::External)))
     }
 
     /// Stores the coordinate elements as 32-bit words into a 16-byte buffer.
@@ -379,7 +377,8 @@ impl<'ctx> FnCx<'ctx, '_> {
                     let out = fc.entry_alloca(16)?;
                     let f = fc.runtime_fn("__ptxrt_tex", &[i64t.into(), i64t.into(), i32t.into(), ptr.into(), ptr.into()]);
                     let status = fc.b.build_call(f, &[tex.into(), smp.into(), fc.i32(op).into(), cbuf.into(), out.into()], "tex")?;
-                    let status = status.try_as_basic_value().basic().ok_or_else(|| LowerError::Internal("__ptxrt_tex returns a value".into()))?.into_int_value();
+                    let status =
+                        status.try_as_basic_value().basic().ok_or_else(|| LowerError::Internal("__ptxrt_tex returns a value".into()))?.into_int_value();
                     fc.check_status(status, what)?;
                     let mut words = [fc.i32(0); 4];
                     for (i, w) in words.iter_mut().enumerate() {

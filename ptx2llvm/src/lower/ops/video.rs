@@ -26,9 +26,9 @@
 //! `video_mad`). SIMD merge takes unmasked lanes from `c`, as the Semantics do (the
 //! Description of `vset2`/`vset4` says `b`).
 
+use crate::ir::{CmpOp, Op, ScalarType, Selector, VideoOp, VideoSecondary};
 use crate::lower::thread::FnCx;
 use crate::lower::{LowerError, R};
-use crate::ir::{CmpOp, Op, ScalarType, Selector, VideoOp, VideoSecondary};
 use inkwell::values::IntValue;
 use inkwell::IntPredicate as P;
 
@@ -241,11 +241,7 @@ impl<'ctx> FnCx<'ctx, '_> {
         }
         let mut result = tmp;
         if sat {
-            result = if signed_final {
-                self.clamp64(result, i32::MIN as i64, i32::MAX as i64)?
-            } else {
-                self.clamp64(result, 0, u32::MAX as i64)?
-            };
+            result = if signed_final { self.clamp64(result, i32::MIN as i64, i32::MAX as i64)? } else { self.clamp64(result, 0, u32::MAX as i64)? };
         }
         let v = self.b.build_int_truncate(result, self.cx.i32_type(), "")?;
         self.write(dst, v, ScalarType::B32)

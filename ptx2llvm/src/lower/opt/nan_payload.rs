@@ -84,7 +84,12 @@ fn canonicalized<'ctx>(s: InstructionValue<'ctx>) -> Option<(InstructionValue<'c
 /// Whether `inst` gives a NaN whenever one of its (float) operands is a NaN.
 fn propagates_nan(inst: InstructionValue<'_>) -> bool {
     match inst.get_opcode() {
-        InstructionOpcode::FAdd | InstructionOpcode::FSub | InstructionOpcode::FMul | InstructionOpcode::FDiv | InstructionOpcode::FRem | InstructionOpcode::FNeg => true,
+        InstructionOpcode::FAdd
+        | InstructionOpcode::FSub
+        | InstructionOpcode::FMul
+        | InstructionOpcode::FDiv
+        | InstructionOpcode::FRem
+        | InstructionOpcode::FNeg => true,
         InstructionOpcode::Call => {
             let n = inst.get_num_operands();
             let Some(BasicValueEnum::PointerValue(callee)) = n.checked_sub(1).and_then(|k| value_operand(inst, k)) else { return false };
