@@ -200,6 +200,14 @@ pub unsafe extern "C" fn __ptxrt_check_access(
     shared_access(&mut site, addr - shared, bytes, shared_bytes as usize, write, linear)
 }
 
+/// What a shared access ran into (the first byte of it that did).
+enum Problem {
+    /// No thread of the block has written the byte.
+    Uninitialized,
+    /// Thread `other` accessed (`access`: "written" or "read") the byte since the last barrier.
+    Race { other: u32, access: &'static str },
+}
+
 /// The race and initialization checks of an in-window shared access.
 fn shared_access(site: &mut Site<'_>, offset: usize, bytes: usize, window: usize, write: bool, linear: u32) -> i32 {
     let owner = {
@@ -226,16 +234,16 @@ fn shared_access(site: &mut Site<'_>, offset: usize, bytes: usize, window: usize
             if write {
                 let other_read = b.reader != NOBODY && b.reader != linear && b.read_epoch == epoch;
                 if found.is_none() && (other_wrote || other_read) {
-                    let (who, what) = if other_wrote { (b.writer, "written") } else { (b.reader, "read") };
-                    found = Some((i, format!("was {what} by thread {} since the last barrier", describe(who))));
+                    let (other, access) = if other_wrote { (b.writer, "written") } else { (b.reader, "read") };
+                    found = Some((i, Problem::Race { other, access }));
                 }
                 b.writer = linear;
                 b.write_epoch = epoch;
             } else {
                 if found.is_none() && b.writer == NOBODY {
-                    found = Some((i, "was never written by the block (uninitialized)".to_string()));
+                    found = Some((i, Problem::Uninitialized));
                 } else if found.is_none() && other_wrote {
-                    found = Some((i, format!("was written by thread {} since the last barrier", describe(b.writer))));
+                    found = Some((i, Problem::Race { other: b.writer, access: "written" }));
                 }
                 b.reader = if b.reader == NOBODY || b.reader == linear || b.read_epoch != epoch { linear } else { MANY };
                 b.read_epoch = epoch;
@@ -245,13 +253,13 @@ fn shared_access(site: &mut Site<'_>, offset: usize, bytes: usize, window: usize
     });
     match found {
         None => 0,
-        Some((i, why)) => {
-            let (code, kind) = if why.contains("uninitialized") {
-                (ErrorCode::LaunchFailure, "uninitialized shared read")
-            } else {
-                (ErrorCode::LaunchFailure, "shared memory data race")
+        Some((i, problem)) => {
+            let at = format!("{} of shared offset {}", verb(write), offset + i);
+            let what = match problem {
+                Problem::Uninitialized => format!("uninitialized shared read: {at} was never written by the block (uninitialized)"),
+                Problem::Race { other, access } => format!("shared memory data race: {at} was {access} by thread {} since the last barrier", describe(other)),
             };
-            site.report(code, format!("{kind}: {} of shared offset {} {why}", verb(write), offset + i))
+            site.report(ErrorCode::LaunchFailure, what)
         }
     }
 }

@@ -52,9 +52,14 @@ impl Positions {
         Positions { path: request.ptx_path.to_string(), line_starts }
     }
 
-    pub fn describe(&self, ir: &ir::Module, offset: usize) -> String {
+    /// Line and column (1-based) of a byte offset in the PTX text.
+    fn line_col(&self, offset: usize) -> (usize, usize) {
         let line = self.line_starts.partition_point(|&s| s <= offset).max(1);
-        let col = offset - self.line_starts[line - 1] + 1;
+        (line, offset - self.line_starts[line - 1] + 1)
+    }
+
+    pub fn describe(&self, ir: &ir::Module, offset: usize) -> String {
+        let (line, col) = self.line_col(offset);
         let mut text = format!("{}:{line}:{col}", self.path);
         if let Some(loc) = ir.lines.at(offset) {
             if let Some(file) = ir.lines.file(loc.file) {
@@ -72,7 +77,8 @@ pub struct DebugInfo<'ctx> {
     /// `.file` index → its DWARF file.
     files: HashMap<u32, DIFile<'ctx>>,
     /// Byte offset of each line start in the PTX text.
-    line_starts: Vec<usize>,
+    /// Lines and columns of the PTX text.
+    ptx: Positions,
     optimized: bool,
 }
 
@@ -140,15 +146,7 @@ impl<'ctx> DebugInfo<'ctx> {
                 (*index, builder.create_file(&name, &dir))
             })
             .collect();
-        let line_starts = std::iter::once(0).chain(request.source.match_indices('\n').map(|(i, _)| i + 1)).collect();
-        DebugInfo { builder, ptx_file, files, line_starts, optimized }
-    }
-
-    /// Line and column (1-based) of a byte offset in the PTX text.
-    fn ptx_position(&self, offset: usize) -> (u32, u32) {
-        let line = self.line_starts.partition_point(|&s| s <= offset).max(1);
-        let col = offset - self.line_starts[line - 1] + 1;
-        (line as u32, col as u32)
+        DebugInfo { builder, ptx_file, files, ptx: Positions::new(&request), optimized }
     }
 
     /// The file, line and column of PTX text at `offset`: its `.loc` position, or its own.
@@ -158,8 +156,8 @@ impl<'ctx> DebugInfo<'ctx> {
                 return (*file, loc.line, loc.col);
             }
         }
-        let (line, col) = self.ptx_position(offset);
-        (self.ptx_file, line, col)
+        let (line, col) = self.ptx.line_col(offset);
+        (self.ptx_file, line as u32, col as u32)
     }
 
     /// Declares `storage` as variable `var`'s home. (Through the C API: inkwell wraps LLVM

@@ -737,6 +737,16 @@ fn symbol(symbol: *const c_void, what: &str) -> Result<(*mut c_void, usize), Err
     ))
 }
 
+/// The address of `count` bytes at `offset` in the variable `sym` names, checked to lie
+/// inside it (the copies to and from symbols).
+fn symbol_range(sym: *const c_void, count: usize, offset: usize, what: &str) -> Result<usize, Error> {
+    let (addr, size) = symbol(sym, what)?;
+    if offset > size || count > size - offset {
+        return Err(Error::invalid_value(format!("{what}: {count} bytes at offset {offset} exceed the variable's {size} bytes")));
+    }
+    Ok(addr as usize + offset)
+}
+
 unsafe fn to_symbol(
     sym: *const c_void,
     src: *const c_void,
@@ -748,10 +758,7 @@ unsafe fn to_symbol(
     what: &str,
 ) -> Result<(), Error> {
     check_sticky()?;
-    let (addr, size) = symbol(sym, what)?;
-    if offset > size || count > size - offset {
-        return Err(Error::invalid_value(format!("{what}: {count} bytes at offset {offset} exceed the variable's {size} bytes")));
-    }
+    let at = symbol_range(sym, count, offset, what)?;
     if !matches!(kind, 1 | 3 | 4) {
         return Err(Error::new(ErrorCode::InvalidMemcpyDirection, format!("{what}: kind {kind} must be cudaMemcpyHostToDevice, DeviceToDevice or Default")));
     }
@@ -761,7 +768,7 @@ unsafe fn to_symbol(
     } else {
         check_host(src, count, what, "source")?;
     }
-    let dst = (addr as usize + offset) as *mut c_void;
+    let dst = at as *mut c_void;
     let s = stream_of(stream)?;
     let (work, wait) = staged_copy(dst, src, count, !src_dev, false, wait);
     submit(&s, work, wait)
@@ -778,10 +785,7 @@ unsafe fn from_symbol(
     what: &str,
 ) -> Result<(), Error> {
     check_sticky()?;
-    let (addr, size) = symbol(sym, what)?;
-    if offset > size || count > size - offset {
-        return Err(Error::invalid_value(format!("{what}: {count} bytes at offset {offset} exceed the variable's {size} bytes")));
-    }
+    let at = symbol_range(sym, count, offset, what)?;
     if !matches!(kind, 2 | 3 | 4) {
         return Err(Error::new(ErrorCode::InvalidMemcpyDirection, format!("{what}: kind {kind} must be cudaMemcpyDeviceToHost, DeviceToDevice or Default")));
     }
@@ -790,7 +794,7 @@ unsafe fn from_symbol(
     } else {
         check_host(dst, count, what, "destination")?;
     }
-    let src = (addr as usize + offset) as *const c_void;
+    let src = at as *const c_void;
     let s = stream_of(stream)?;
     let (work, wait) = staged_copy(dst, src, count, false, kind != 3, wait);
     submit(&s, work, wait)
