@@ -268,3 +268,72 @@ fn fixture_kernels_compiled_by_clang() {
     }
     assert!(failures.is_empty(), "fixtures compiled by clang failed:\n{}", failures.join("\n"));
 }
+
+/// The same sources are valid CUDA for NVIDIA's NVRTC: `scripts/nvrtc-check.sh` compiled
+/// each with NVRTC and recorded its verdict with the source's SHA-256
+/// (`tests/cuda/nvrtc/VERDICTS`) and NVRTC's PTX. Here every CUDA source we write must be
+/// recorded as accepted in its current form, and each program is built with NVRTC's device
+/// code instead of clang's (`ptx2llvm-cc --device-ptx`) and must pass its own checks: the
+/// host side built by clang meets kernels and variables compiled by NVIDIA's compiler.
+#[test]
+fn nvrtc_device_code() {
+    let dir = support::root_path("tests/cuda/nvrtc");
+    let verdicts = std::fs::read_to_string(dir.join("VERDICTS")).expect("tests/cuda/nvrtc/VERDICTS");
+    let recorded: Vec<(&str, &str, &str)> = verdicts
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+        .map(|l| {
+            let mut f = l.split_whitespace();
+            (f.next().unwrap_or(""), f.next().unwrap_or(""), f.next().unwrap_or(""))
+        })
+        .collect();
+    let mut stale = vec![];
+    for sub in ["tests/cuda", "examples/cuda", "bench/launch"] {
+        let mut sources: Vec<_> = std::fs::read_dir(support::root_path(sub))
+            .expect(sub)
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.extension().is_some_and(|x| x == "cu"))
+            .collect();
+        sources.sort();
+        for src in sources {
+            let rel = format!("{sub}/{}", src.file_name().unwrap().to_string_lossy());
+            let out = Command::new("sha256sum").arg(&src).output().expect("sha256sum");
+            let hash = String::from_utf8_lossy(&out.stdout).split_whitespace().next().unwrap_or("").to_string();
+            match recorded.iter().find(|r| r.2 == rel) {
+                Some((h, "accepted", _)) if *h == hash => {}
+                Some((h, verdict, _)) if *h == hash => stale.push(format!("{rel}: NVRTC's verdict is '{verdict}'")),
+                Some(_) => stale.push(format!("{rel}: changed since NVRTC checked it")),
+                None => stale.push(format!("{rel}: never checked by NVRTC")),
+            }
+        }
+    }
+    assert!(stale.is_empty(), "{}\n(run scripts/nvrtc-check.sh and commit tests/cuda/nvrtc)", stale.join("\n"));
+
+    const PROGRAMS: &[(&str, &str, &[&str])] = &[
+        ("runtime_api", "tests/cuda", &["-O2"]),
+        ("streams", "tests/cuda", &["-O3", "-std=c++17"]),
+        ("sticky_errors", "tests/cuda", &["-O0"]),
+        ("cooperative", "tests/cuda", &["-O3"]),
+        ("pipeline", "tests/cuda", &["-O3", "-std=c++17"]),
+        ("per_thread_default", "tests/cuda", &["--default-stream", "per-thread", "-O2"]),
+        ("half", "tests/cuda", &["-O2"]),
+        ("texture", "tests/cuda", &["-O2"]),
+        ("saxpy", "examples/cuda", &["-O2"]),
+    ];
+    let work = WorkDir::new("cuda-nvrtc");
+    let mut cmd = driver();
+    cmd.args(["--device-ptx", "missing.ptx"]).arg(support::root_path("tests/cuda/half.cu")).arg("-o").arg(work.join("never"));
+    let out = support::run_with_timeout(&mut cmd, work.path(), "missing-ptx", RUN_LIMIT);
+    assert!(out.status.and_then(|s| s.code()) == Some(1) && out.stderr.contains("--device-ptx: no such file: missing.ptx"), "{}", out.describe(&cmd));
+    for (name, sub, flags) in PROGRAMS {
+        let exe = work.join(name);
+        let mut cmd = driver();
+        cmd.args(*flags).arg("--device-ptx").arg(dir.join(format!("{name}.ptx"))).arg(support::root_path(&format!("{sub}/{name}.cu"))).arg("-o").arg(&exe);
+        support::run_ok(&mut cmd, work.path(), &format!("build-{name}"), &format!("ptx2llvm-cc --device-ptx nvrtc/{name}.ptx {name}.cu"));
+        let ok = if *name == "saxpy" { "OK" } else { &format!("{name}: OK") };
+        let mut cmd = Command::new(&exe);
+        let out = support::run_with_timeout(&mut cmd, work.path(), &format!("run-{name}"), RUN_LIMIT);
+        assert!(out.success(), "{name} with NVRTC's device code failed\n{}", out.describe(&cmd));
+        assert!(out.stdout.lines().any(|l| l.trim() == ok || l.ends_with(&format!(", {ok}"))), "{name} did not print {ok:?}\n{}", out.describe(&cmd));
+    }
+}

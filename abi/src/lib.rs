@@ -20,7 +20,7 @@
 use core::ffi::{c_char, c_void};
 
 /// `PTXRT_ABI_VERSION`: modules and kernels carrying another value are not used.
-pub const ABI_VERSION: u32 = 4;
+pub const ABI_VERSION: u32 = 5;
 
 // ----------------------------------------------------------------------------------------
 // Descriptors and launch structures
@@ -91,6 +91,23 @@ pub struct LaunchInfo {
     pub num_workers: u32,
     /// `%gridid`: a number unique to this launch in the process (launches count from 1).
     pub grid_id: u64,
+    /// A cooperative launch's [`GridWorkspace`] (null for other launches): `%envreg1` reads
+    /// the high 32 bits of its address, `%envreg2` the low 32, as CUDA's driver passes it to
+    /// cooperative groups' `grid.sync()` (which traps when the address is 0).
+    pub grid_workspace: *mut GridWorkspace,
+}
+
+/// `ptxrtGridWorkspace`: the memory a cooperative launch gives its grid barrier, zeroed at
+/// the launch. CUDA's cooperative groups (nvcc/NVRTC code) and ptxrt's
+/// `cooperative_groups.h` arrive at `barrier` with `atom.add`: every block but the first
+/// adds 1, the first adds `0x8000_0000 - (blocks - 1)`, so bit 31 flips when the last block
+/// arrives and the low bits return to where they were (the barrier resets itself).
+#[repr(C)]
+#[derive(Debug, Default)]
+pub struct GridWorkspace {
+    /// The size of this structure in bytes (8).
+    pub size: u32,
+    pub barrier: u32,
 }
 
 /// `ptxrtBlockEnv`: what a block function gets for one thread block.
@@ -198,6 +215,7 @@ pub mod field {
         pub const DYNAMIC_SHARED: u32 = 3;
         pub const NUM_WORKERS: u32 = 4;
         pub const GRID_ID: u32 = 5;
+        pub const GRID_WORKSPACE: u32 = 6;
     }
 
     /// [`crate::texture::TexInline`].
@@ -706,7 +724,8 @@ pub mod c_header {
 
     pub const STRUCTS: &[CStruct] = &[
         c_struct!("ptxrtDim3", Dim3, [x, y, z]),
-        c_struct!("ptxrtLaunchInfo", LaunchInfo, [args, grid, block, dynamic_shared_bytes, num_workers, grid_id]),
+        c_struct!("ptxrtLaunchInfo", LaunchInfo, [args, grid, block, dynamic_shared_bytes, num_workers, grid_id, grid_workspace]),
+        c_struct!("ptxrtGridWorkspace", GridWorkspace, [size, barrier]),
         c_struct!("ptxrtBlockEnv", BlockEnv, [launch, ctaid, worker_index, shared, context, local, error_code, error_message, blocks_x]),
         c_struct!(
             "ptxrtKernel",
@@ -875,7 +894,9 @@ mod tests {
     fn layouts_are_the_documented_ones() {
         assert_eq!((size_of::<Dim3>(), align_of::<Dim3>()), (12, 4));
         assert_eq!(offset_of!(LaunchInfo, grid_id), 40);
-        assert_eq!(size_of::<LaunchInfo>(), 48);
+        assert_eq!(offset_of!(LaunchInfo, grid_workspace), 48);
+        assert_eq!(size_of::<LaunchInfo>(), 56);
+        assert_eq!(size_of::<GridWorkspace>(), 8);
         assert_eq!(offset_of!(BlockEnv, worker_index), 20);
         assert_eq!(offset_of!(BlockEnv, blocks_x), 64);
         assert_eq!(size_of::<BlockEnv>(), 72);

@@ -1,17 +1,20 @@
 // Launch overhead: empty kernels launched back to back on one stream (and on the legacy
 // default stream), timed on the host around the launches and the final synchronization.
 // Usage: launch [launches] [budget_us]   (defaults 100000 and 5; exit 1 over budget)
+#ifndef __CUDACC_RTC__ // NVRTC (device code only) has no host headers
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cuda_runtime.h>
 #include "../../tests/cuda/cuda_check.h"
+#endif
 
 __global__ void empty() {}
 __global__ void empty_args(float *p, int n, float a) {
     if (p && threadIdx.x >= (unsigned)n) p[0] = a;
 }
 
+#ifndef __CUDACC_RTC__ // host code: NVRTC compiles the device code only
 template <class F>
 static double per_launch_us(int launches, F launch, cudaStream_t s) {
     auto t0 = std::chrono::steady_clock::now();
@@ -38,3 +41,4 @@ int main(int argc, char **argv) {
     CUDA_CHECK(cudaStreamDestroy(s));
     return one <= budget ? 0 : 1;
 }
+#endif // __CUDACC_RTC__

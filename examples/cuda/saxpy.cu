@@ -1,9 +1,11 @@
 // An ordinary CUDA program: build it with `ptx2llvm-cc -O3 saxpy.cu -o saxpy`, or with CMake
 // (CMakeLists.txt here: ptx2llvm_add_cuda_executable).
+#ifndef __CUDACC_RTC__ // NVRTC (device code only) has no host headers
 #include <cstdio>
 #include <cstdlib>
 #include <vector>
 #include <cuda_runtime.h>
+#endif
 
 #define CUDA_CHECK(call)                                                                   \
     do {                                                                                   \
@@ -21,6 +23,7 @@ __global__ void saxpy(int n, const float *x, float *y) {
         y[i] = alpha * x[i] + y[i];
 }
 
+#ifndef __CUDACC_RTC__ // host code: NVRTC compiles the device code only
 int main() {
     const int n = 1 << 20, chunks = 4, chunk = n / chunks;
     float *x, *y;
@@ -73,3 +76,4 @@ int main() {
     CUDA_CHECK(cudaFreeHost(y));
     return errors ? 1 : 0;
 }
+#endif // __CUDACC_RTC__

@@ -19,7 +19,16 @@ extern "C" {
 #endif
 
 /* Bumped on every incompatible change of the structures below. */
-#define PTXRT_ABI_VERSION 4u
+#define PTXRT_ABI_VERSION 5u
+
+/* A cooperative launch's grid barrier memory, zeroed at the launch: %envreg1/%envreg2 are the
+ * high/low halves of its address (CUDA's cooperative groups find it there). Every block but
+ * the first adds 1 to barrier, the first 0x80000000 - (blocks - 1): bit 31 flips when the
+ * last block arrives. */
+typedef struct ptxrtGridWorkspace {
+    uint32_t size;                /* sizeof(ptxrtGridWorkspace) */
+    uint32_t barrier;
+} ptxrtGridWorkspace;
 
 /* One launch, shared by all blocks of the grid. Read-only for generated code. */
 typedef struct ptxrtLaunchInfo {
@@ -29,6 +38,7 @@ typedef struct ptxrtLaunchInfo {
     uint32_t dynamic_shared_bytes;
     uint32_t num_workers;         /* %nsmid */
     uint64_t grid_id;             /* %gridid: unique per launch in the process, from 1 */
+    ptxrtGridWorkspace *grid_workspace; /* cooperative launches only, else NULL */
 } ptxrtLaunchInfo;
 
 /* One thread block being run by one worker. Generated block functions receive it. */

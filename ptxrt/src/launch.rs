@@ -4,7 +4,7 @@
 use std::ffi::{c_void, CStr};
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use crate::abi::{Dim3, Kernel, LaunchInfo, ABI_VERSION};
+use crate::abi::{Dim3, GridWorkspace, Kernel, LaunchInfo, ABI_VERSION};
 use crate::device::{self, LaunchTree};
 use crate::error::Error;
 use crate::pool::{self, Job};
@@ -414,13 +414,15 @@ pub(crate) unsafe fn run_grid_mode(
             return Err(Error::new(
                 crate::error::ErrorCode::CooperativeLaunchTooLarge,
                 format!(
-                    "kernel '{}': a cooperative launch of {total} blocks exceeds the {limit} blocks                      that can be resident at once ({per_sm} per multiprocessor for this block size                      and shared memory, times {} multiprocessors = worker threads)",
+                    "kernel '{}': a cooperative launch of {total} blocks exceeds the {limit} blocks that can be resident at once ({per_sm} per multiprocessor for this block size and shared memory, times {} multiprocessors = worker threads)",
                     name(),
                     pool::num_threads()
                 ),
             ));
         }
     }
+    // Lives until the grid has run; zeroed per launch, as a fresh barrier.
+    let mut workspace = GridWorkspace { size: std::mem::size_of::<GridWorkspace>() as u32, barrier: 0 };
     let info = LaunchInfo {
         args,
         grid,
@@ -429,6 +431,7 @@ pub(crate) unsafe fn run_grid_mode(
         dynamic_shared_bytes: dynamic_shared as u32,
         num_workers: if cooperative { total as u32 } else { pool::num_threads() as u32 },
         grid_id: NEXT_GRID_ID.fetch_add(1, Ordering::Relaxed),
+        grid_workspace: if cooperative { &mut workspace } else { std::ptr::null_mut() },
     };
     const WHAT: &str = "ptxrtLaunchKernel";
     let Some(block_fn) = k.block_fn else {

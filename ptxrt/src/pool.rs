@@ -838,7 +838,7 @@ pub(crate) fn run_coresident(job: &mut Job) -> Result<(), Error> {
             });
             if let Err(e) = spawned {
                 job.fail(Error::memory_allocation(format!(
-                    "kernel '{}': a cooperative launch of {n} blocks needs one thread per block,                      and starting thread {worker} failed ({e})",
+                    "kernel '{}': a cooperative launch of {n} blocks needs one thread per block, and starting thread {worker} failed ({e})",
                     job.kernel_name()
                 )));
                 break;
@@ -1028,8 +1028,15 @@ mod tests {
         unsafe extern "C" fn nop(_: *mut BlockEnv) -> i32 {
             0
         }
-        let info =
-            LaunchInfo { args: std::ptr::null_mut(), grid: Dim3::new(4, 1, 1), block: Dim3::new(1, 1, 1), dynamic_shared_bytes: 0, num_workers: 2, grid_id: 1 };
+        let info = LaunchInfo {
+            args: std::ptr::null_mut(),
+            grid: Dim3::new(4, 1, 1),
+            block: Dim3::new(1, 1, 1),
+            dynamic_shared_bytes: 0,
+            num_workers: 2,
+            grid_id: 1,
+            grid_workspace: std::ptr::null_mut(),
+        };
         let job = Job::new(&kernel, nop, info, 0, 0, 0, &tree);
         slot.word.store(CLAIMED, Ordering::Relaxed);
         slot.job.store(&job as *const Job as *mut Job, Ordering::Relaxed);

@@ -1,10 +1,12 @@
 // A cooperative launch: every block of the grid is resident at once, so a grid-wide barrier
 // spun on global atomics completes. Grids above the co-residency limit are refused.
+#ifndef __CUDACC_RTC__ // NVRTC (device code only) has no host headers
 #include <cuda_runtime.h>
-#include <cooperative_groups.h>
-#include <cooperative_groups/reduce.h>
 #include <vector>
 #include "cuda_check.h"
+#endif
+#include <cooperative_groups.h>
+#include <cooperative_groups/reduce.h>
 
 namespace cg = cooperative_groups;
 
@@ -63,6 +65,12 @@ __global__ void cg_phases(int *data, int *tile_sums, int n, int rounds) {
     cg::sync(block);
 }
 
+// 1 in a cooperative launch, 0 in an ordinary one.
+__global__ void grid_valid(int *out) {
+    if (threadIdx.x == 0 && blockIdx.x == 0) *out = cg::this_grid().is_valid() ? 1 : 0;
+}
+
+#ifndef __CUDACC_RTC__ // host code: NVRTC compiles the device code only
 int main() {
     int dev = 0, sms = 0, per_sm = 0, coop = 0;
     CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
@@ -114,7 +122,19 @@ int main() {
     EXPECT_ERR(cudaLaunchCooperativeKernel((void *)phases, dim3(too_many), dim3(threads), args, 0, 0),
                cudaErrorCooperativeLaunchTooLarge);
     EXPECT(cudaGetLastError() == cudaErrorCooperativeLaunchTooLarge);
+    // grid_group::is_valid(): only a cooperative launch has a grid workspace
+    int *valid = nullptr, got = -1;
+    CUDA_CHECK(cudaMalloc(&valid, sizeof(int)));
+    grid_valid<<<2, 32>>>(valid);
+    CUDA_CHECK(cudaMemcpy(&got, valid, sizeof(int), cudaMemcpyDeviceToHost));
+    EXPECT(got == 0);
+    void *valid_args[] = {&valid};
+    CUDA_CHECK(cudaLaunchCooperativeKernel((void *)grid_valid, dim3(2), dim3(32), valid_args, 0, 0));
+    CUDA_CHECK(cudaMemcpy(&got, valid, sizeof(int), cudaMemcpyDeviceToHost));
+    EXPECT(got == 1);
+    CUDA_CHECK(cudaFree(valid));
     CUDA_CHECK(cudaFree(d));
     std::printf("cooperative: OK\n");
     return 0;
 }
+#endif // __CUDACC_RTC__

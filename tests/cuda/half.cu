@@ -1,10 +1,12 @@
 // Half precision (cuda_fp16.h): conversions, arithmetic, __half2, shuffles and atomicAdd,
 // checked against the same computations on the host (the header works on both sides).
+#ifndef __CUDACC_RTC__ // NVRTC (device code only) has no host headers
 #include <cuda_runtime.h>
-#include <cuda_fp16.h>
 #include <cmath>
 #include <vector>
 #include "cuda_check.h"
+#endif
+#include <cuda_fp16.h>
 
 __global__ void axpy_half(int n, __half a, const __half *x, __half *y) {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -23,6 +25,7 @@ __global__ void warp_sum(const __half *x, float *out, __half *atomic_sum) {
     atomicAdd(atomic_sum, __float2half(1.0f));
 }
 
+#ifndef __CUDACC_RTC__ // host code: NVRTC compiles the device code only
 int main() {
     // conversions, exactly as IEEE binary16 rounds
     EXPECT(__half_as_ushort(__float2half(1.0f)) == 0x3c00);
@@ -94,3 +97,4 @@ int main() {
     std::printf("half: OK\n");
     return 0;
 }
+#endif // __CUDACC_RTC__

@@ -2,10 +2,12 @@
 // stream, so a kernel launched by one thread waits for a flag set by a kernel that another
 // thread launches later (on a single legacy stream it could not: it would run first and
 // give up after its bound).
+#ifndef __CUDACC_RTC__ // NVRTC (device code only) has no host headers
 #include <cuda_runtime.h>
 #include <chrono>
 #include <thread>
 #include "cuda_check.h"
+#endif
 
 __global__ void wait_for(volatile int *flag, int *seen) {
     long long i = 0;
@@ -15,6 +17,7 @@ __global__ void wait_for(volatile int *flag, int *seen) {
 
 __global__ void set_flag(volatile int *flag) { *flag = 1; }
 
+#ifndef __CUDACC_RTC__ // host code: NVRTC compiles the device code only
 int main() {
     int *m = nullptr;
     CUDA_CHECK(cudaMallocManaged(&m, 2 * sizeof(int)));
@@ -36,3 +39,4 @@ int main() {
     std::printf("per_thread_default: OK\n");
     return 0;
 }
+#endif // __CUDACC_RTC__

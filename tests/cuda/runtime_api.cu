@@ -1,9 +1,11 @@
 // The CUDA runtime API on ptxrt: memory, copies of every kind, symbols, device queries,
 // function attributes, occupancy, launch errors. Ordinary CUDA host code.
+#ifndef __CUDACC_RTC__ // NVRTC (device code only) has no host headers
 #include <cuda_runtime.h>
 #include <cstring>
 #include <vector>
 #include "cuda_check.h"
+#endif
 
 __constant__ float c_scale[4];
 __device__ int d_counter;
@@ -27,6 +29,7 @@ __global__ void big_shared(float *out) {
 
 __global__ __launch_bounds__(128) void bounded(int *p) { p[threadIdx.x] = threadIdx.x; }
 
+#ifndef __CUDACC_RTC__ // host code: NVRTC compiles the device code only
 int main() {
     // ---- device queries
     int count = 0, dev = -1;
@@ -216,3 +219,4 @@ int main() {
     std::printf("runtime_api: OK\n");
     return 0;
 }
+#endif // __CUDACC_RTC__

@@ -1,14 +1,17 @@
 // Errors as CUDA has them: a kernel that faults leaves a sticky error that every later call
 // returns (and cudaGetLastError does not clear) until cudaDeviceReset; a bad launch
 // configuration is not sticky.
+#ifndef __CUDACC_RTC__ // NVRTC (device code only) has no host headers
 #include <cuda_runtime.h>
 #include <cassert>
 #include "cuda_check.h"
+#endif
 
 __global__ void store(int *p, int v) { p[threadIdx.x] = v; }
 
 __global__ void check_positive(const int *p) { assert(p[threadIdx.x] > 0); }
 
+#ifndef __CUDACC_RTC__ // host code: NVRTC compiles the device code only
 int main() {
     int *d = nullptr;
     CUDA_CHECK(cudaMalloc(&d, 64 * sizeof(int)));
@@ -56,3 +59,4 @@ int main() {
     std::printf("sticky_errors: OK\n");
     return 0;
 }
+#endif // __CUDACC_RTC__

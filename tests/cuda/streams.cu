@@ -3,10 +3,12 @@
 // streams (not with non-blocking ones), cudaStreamPerThread, events, host functions.
 // Kernels that wait for each other give up after a bound, so a wrong order fails instead
 // of hanging.
+#ifndef __CUDACC_RTC__ // NVRTC (device code only) has no host headers
 #include <cuda_runtime.h>
 #include <thread>
 #include <vector>
 #include "cuda_check.h"
+#endif
 
 #define SPIN_LIMIT 4000000000LL
 
@@ -40,6 +42,7 @@ __global__ void step(int *a, int n, int k) {
     if (i < n) a[i] = a[i] * 3 + k;
 }
 
+#ifndef __CUDACC_RTC__ // host code: NVRTC compiles the device code only
 static void host_append(void *p) {
     std::vector<int> *v = (std::vector<int> *)p;
     v->push_back((int)v->size());
@@ -205,3 +208,4 @@ int main() {
     std::printf("streams: OK\n");
     return 0;
 }
+#endif // __CUDACC_RTC__

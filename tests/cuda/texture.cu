@@ -1,10 +1,12 @@
 // Texture objects in CUDA style: a 2D float array with linear filtering and normalized
 // coordinates (wrap), and a 1D fetch from linear memory; checked against CUDA's filtering
 // rule computed on the host.
+#ifndef __CUDACC_RTC__ // NVRTC (device code only) has no host headers
 #include <cuda_runtime.h>
 #include <cmath>
 #include <vector>
 #include "cuda_check.h"
+#endif
 
 __global__ void sample2d(cudaTextureObject_t tex, float *out, int w, int h, float shift) {
     int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
@@ -16,6 +18,7 @@ __global__ void fetch1d(cudaTextureObject_t tex, int *out, int n) {
     if (i < n) out[i] = tex1Dfetch<int>(tex, i) * 3;
 }
 
+#ifndef __CUDACC_RTC__ // host code: NVRTC compiles the device code only
 // CUDA's linear filtering along x (y at texel centres): weight in 1.8 fixed point, wrap.
 static float reference(const std::vector<float> &img, int w, int x, int y, float shift) {
     float u = (x + shift) / w * w - 0.5f;
@@ -91,3 +94,4 @@ int main() {
     std::printf("texture: OK\n");
     return 0;
 }
+#endif // __CUDACC_RTC__

@@ -60,7 +60,7 @@ impl<'ctx> AbiTypes<'ctx> {
         let ptr = cx.ptr_type(AddressSpace::default());
         let dim3 = cx.struct_type(&[i32t.into(), i32t.into(), i32t.into()], false);
         let f = |v: &[BasicTypeEnum<'ctx>]| cx.struct_type(v, false);
-        let launch_info = f(&[ptr.into(), dim3.into(), dim3.into(), i32t.into(), i32t.into(), i64t.into()]);
+        let launch_info = f(&[ptr.into(), dim3.into(), dim3.into(), i32t.into(), i32t.into(), i64t.into(), ptr.into()]);
         let block_env = f(&[ptr.into(), dim3.into(), i32t.into(), ptr.into(), ptr.into(), ptr.into(), i32t.into(), ptr.into(), i32t.into()]);
         let kernel = f(&[
             i32t.into(), // abi_version

@@ -306,6 +306,18 @@ impl<'ctx, 'a> FnCx<'ctx, 'a> {
                 self.b.build_int_add(s, self.uni.dynamic_shared, "")?
             }
             SpecialReg::Pm64(_) | SpecialReg::CurrentGraphExec => self.i64(0),
+            // CUDA's driver passes a cooperative launch's grid-barrier workspace in
+            // %envreg1 (high half of the address) and %envreg2 (low half); other words 0.
+            SpecialReg::EnvReg(n @ (1 | 2)) => {
+                let t = &self.ml.abi;
+                let p = self.b.build_struct_gep(t.block_env, self.uni.env, super::abi::env::LAUNCH, "")?;
+                let launch = self.b.build_load(self.ptr_ty(), p, "launch")?.into_pointer_value();
+                let p = self.b.build_struct_gep(t.launch_info, launch, super::abi::launch::GRID_WORKSPACE, "")?;
+                let ws = self.b.build_load(self.ptr_ty(), p, "grid_workspace")?.into_pointer_value();
+                let ws = self.b.build_ptr_to_int(ws, self.cx.i64_type(), "")?;
+                let ws = if n == 1 { self.b.build_right_shift(ws, self.i64(32), false, "")? } else { ws };
+                self.b.build_int_truncate(ws, self.cx.i32_type(), "")?
+            }
             SpecialReg::Pm(_) | SpecialReg::EnvReg(_) | SpecialReg::ReservedSmem | SpecialReg::VectorW => self.i32(0),
             SpecialReg::IsExplicitCluster => self.cx.bool_type().const_zero(),
             SpecialReg::ClusterId(x) => self.uni.ctaid[d(x)],

@@ -7,9 +7,9 @@
  *   auto t = cg::tiled_partition<32>(b);            t.shfl_down(v, 1), t.any(p), t.sync(), ...
  *   cg::sync(group), cg::thread_rank(group), cg::group_size(group)
  *
- * grid_group::sync() is a sense-reversing barrier on a counter in global memory (one per
- * translation unit): it needs every block resident, i.e. cudaLaunchCooperativeKernel, as
- * in CUDA, and one grid using it at a time. Not provided: coalesced_threads, labeled
+ * grid_group::sync() is a barrier on the launch's grid workspace, as in CUDA: it needs every
+ * block resident, i.e. cudaLaunchCooperativeKernel (elsewhere it traps, and
+ * grid_group::is_valid() is false); cooperative grids may run at the same time. Not provided: coalesced_threads, labeled
  * partitions, cg::scan (cg::reduce: cooperative_groups/reduce.h), memcpy_async, cluster groups, multi-grid groups. */
 #ifndef PTXRT_CUDA_COOPERATIVE_GROUPS_H
 #define PTXRT_CUDA_COOPERATIVE_GROUPS_H
@@ -21,9 +21,15 @@
 namespace cooperative_groups {
 
 namespace __ptxrt {
-/* The grid barrier's state: arrivals and the generation. */
-static __device__ unsigned int __grid_arrived;
-static __device__ unsigned int __grid_generation;
+/* A cooperative launch's grid barrier memory (ptxrtGridWorkspace: size, barrier word), whose
+ * address the runtime passes in %envreg1 (high half) and %envreg2 (low half) as CUDA's driver
+ * does; 0 outside cooperative launches. */
+static __device__ __forceinline__ unsigned int *__grid_workspace() {
+    unsigned int hi, lo;
+    asm("mov.u32 %0, %%envreg1;" : "=r"(hi));
+    asm("mov.u32 %0, %%envreg2;" : "=r"(lo));
+    return (unsigned int *)(((unsigned long long)hi << 32) | lo);
+}
 
 static __device__ __forceinline__ unsigned int __block_count() { return gridDim.x * gridDim.y * gridDim.z; }
 static __device__ __forceinline__ unsigned int __block_rank() {
@@ -49,20 +55,18 @@ class thread_block {
 
 class grid_group {
   public:
-    __device__ bool is_valid() const { return true; }
+    /* True in a cooperative launch (the grid has a barrier workspace). */
+    __device__ bool is_valid() const { return __ptxrt::__grid_workspace() != 0; }
     __device__ void sync() const {
+        unsigned int *ws = __ptxrt::__grid_workspace();
+        if (!ws) __trap(); /* grid.sync() outside a cooperative launch, as CUDA */
         __syncthreads();
         if (__ptxrt::__thread_rank() == 0) {
-            volatile unsigned int *gen = &__ptxrt::__grid_generation;
-            unsigned int g = *gen;
+            /* Bit 31 of the barrier word flips when the last block arrives. */
+            unsigned int add = __ptxrt::__block_rank() == 0 ? 0x80000000u - (__ptxrt::__block_count() - 1) : 1u;
             __threadfence();
-            if (atomicAdd(&__ptxrt::__grid_arrived, 1u) == __ptxrt::__block_count() - 1) {
-                __ptxrt::__grid_arrived = 0;
-                __threadfence();
-                *gen = g + 1;
-            } else {
-                while (*gen == g) {
-                }
+            unsigned int before = atomicAdd(ws + 1, add);
+            while (((*(volatile unsigned int *)(ws + 1) ^ before) & 0x80000000u) == 0) {
             }
             __threadfence();
         }
