@@ -834,7 +834,17 @@ pub(crate) fn emit_region_loop<'ctx>(
         RegionSel::Picked(_) => regions.starts.clone(),
         RegionSel::Point(q) => vec![plan.expect("a point implies a plan").points[q].block],
     };
-    let kept = regions.kept_by_code_from(fc.f, &from);
+    let mut kept = regions.kept_by_code_from(fc.f, &from);
+    // Registers whose slots may be stale at each point (`Regions::dirty_at_points`); the
+    // others need no store. Not where threads also start from an interchange point (their
+    // registers come back from elsewhere there).
+    let dirty = if plan.is_none() && !matches!(region, RegionSel::Point(_)) { Some(regions.dirty_at_points(fc.f, &entered)) } else { None };
+    if let (RegionSel::One(_), Some(dirty)) = (region, &dirty) {
+        // One region's loop stores the same registers at each of its points (see
+        // `kept_by_code_from`): those dirty at any of them.
+        let any: std::collections::BTreeSet<ir::RegId> = dirty.iter().flatten().flatten().copied().collect();
+        kept.retain(|r| any.contains(r));
+    }
     let mut done = std::collections::HashSet::new();
     while let Some((id, bb)) = work.pop() {
         if !done.insert(id) {
@@ -858,9 +868,17 @@ pub(crate) fn emit_region_loop<'ctx>(
             Terminator::Sync { .. } => {
                 let j = regions.sync_region[id.0 as usize].expect("sync point has a region");
                 // Keep what lives across the point (unless the next region recomputes it) and
-                // what the scheduler reads; the same registers at every sync point of the
-                // loop (`Regions::kept_by_code_from`).
-                for r in kept.iter() {
+                // what the scheduler reads; the same registers at every sync point of a
+                // region's loop (`Regions::kept_by_code_from`). The loop of every region
+                // (compact kernels, which have many) stores what this point needs of them.
+                let here: std::collections::BTreeSet<ir::RegId> = match (region, &dirty) {
+                    (RegionSel::Picked(_), Some(dirty)) => {
+                        let d = dirty[id.0 as usize].as_ref().expect("a reached sync point has a dirty set");
+                        regions.kept_at(fc.f, id.0 as usize).into_iter().filter(|r| d.contains(r)).collect()
+                    }
+                    _ => kept.clone(),
+                };
+                for r in here.iter() {
                     let (prefix, size) = layout.slots[r];
                     let v = fc.load_reg(*r)?;
                     let v = fc.resize(v, size * 8, false)?;

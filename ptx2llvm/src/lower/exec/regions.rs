@@ -88,6 +88,75 @@ impl Regions {
         keep
     }
 
+    /// For each IR block ending in a sync point that code starting at the regions `entered`
+    /// reaches (before another sync point): the registers that may hold another value
+    /// there than their context slot. A thread loop loads the registers live into its
+    /// region from their slots, so until the code writes one (or where the region does not
+    /// reload it: not live in, or recomputed) storing it back at a point stores what the
+    /// slot holds: a no-op that a kernel with many regions and many live registers would
+    /// pay for at every point, and in compile time (dead-store elimination over thousands
+    /// of such stores).
+    pub fn dirty_at_points(&self, f: &ir::Function, entered: &[usize]) -> Vec<Option<BTreeSet<RegId>>> {
+        let words = f.regs.len().div_ceil(64);
+        let set = |v: &mut [u64], r: RegId| v[r.0 as usize / 64] |= 1 << (r.0 % 64);
+        let mut gen = vec![vec![0u64; words]; f.blocks.len()];
+        let mut defs = vec![];
+        for (b, block) in f.blocks.iter().enumerate() {
+            defs.clear();
+            for inst in &block.insts {
+                crate::ir::visit::defs(&inst.op, &mut defs);
+            }
+            for r in &defs {
+                set(&mut gen[b], *r);
+            }
+        }
+        let mut dirty_in: Vec<Option<Vec<u64>>> = vec![None; f.blocks.len()];
+        let mut queued = vec![false; f.blocks.len()];
+        let mut work = vec![];
+        for &k in entered {
+            let b = self.starts[k].0 as usize;
+            // Not reloaded at this entry: possibly stale from the start.
+            let mut reloaded = vec![0u64; words];
+            for r in self.live_into_region(k) {
+                set(&mut reloaded, r);
+            }
+            let d = dirty_in[b].get_or_insert_with(|| vec![0; words]);
+            d.iter_mut().zip(&reloaded).for_each(|(d, r)| *d |= !r);
+            if !std::mem::replace(&mut queued[b], true) {
+                work.push(b);
+            }
+        }
+        while let Some(b) = work.pop() {
+            queued[b] = false;
+            let block = &f.blocks[b];
+            if matches!(block.term, Terminator::Sync { .. }) {
+                continue;
+            }
+            let out: Vec<u64> = dirty_in[b].as_ref().expect("queued blocks have a set").iter().zip(&gen[b]).map(|(i, g)| i | g).collect();
+            for s in successors(&block.term) {
+                let s = s.0 as usize;
+                let first = dirty_in[s].is_none();
+                let d = dirty_in[s].get_or_insert_with(|| vec![0; words]);
+                let mut changed = first;
+                for (d, o) in d.iter_mut().zip(&out) {
+                    changed |= *d | o != *d;
+                    *d |= o;
+                }
+                if changed && !std::mem::replace(&mut queued[s], true) {
+                    work.push(s);
+                }
+            }
+        }
+        f.blocks
+            .iter()
+            .enumerate()
+            .map(|(b, block)| {
+                let d = dirty_in[b].as_ref().filter(|_| matches!(block.term, Terminator::Sync { .. }))?;
+                Some((0..f.regs.len() as u32).map(RegId).filter(|r| (d[r.0 as usize / 64] | gen[b][r.0 as usize / 64]) >> (r.0 % 64) & 1 == 1).collect())
+            })
+            .collect()
+    }
+
     /// Saved registers that can be kept once for the whole block instead of per thread:
     /// uniform (`Uniformity`), kept only at plain barriers (where every live thread waits at
     /// the same instance, so the values they store agree) and read by no sync point (the
