@@ -171,6 +171,12 @@ impl Build {
         };
         let target = self.target.clone().or_else(|| std::env::var("TARGET").ok());
         let compiler = self.find_compiler(metadata)?;
+        if metadata {
+            // A new ptx2llvm (another ABI version, better code) rebuilds the kernels.
+            if let Some(path) = resolve_program(&compiler) {
+                println!("cargo:rerun-if-changed={}", path.display());
+            }
+        }
         let obj_dir = out_dir.join(format!("{name}.ptx2llvm"));
         let include_dir = out_dir.join("include");
         for dir in [&obj_dir, &include_dir] {
@@ -254,6 +260,14 @@ impl Build {
              checkout installs it), or call Build::compiler",
         ))
     }
+}
+
+/// `program` as a file: itself when it names one, else the match on PATH.
+fn resolve_program(program: &Path) -> Option<PathBuf> {
+    if program.components().count() > 1 || program.is_file() {
+        return program.is_file().then(|| program.to_path_buf());
+    }
+    find_on_path(&program.to_string_lossy())
 }
 
 /// The triple of the machine this runs on, for use outside cargo.

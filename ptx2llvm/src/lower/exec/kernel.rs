@@ -821,6 +821,22 @@ pub(crate) fn emit_region_loop<'ctx>(
             let v = fc.resize(v, bits, false)?;
             fc.b.build_store(fc.regs[r.0 as usize], v)?;
         }
+        // A sync point of the loop may store registers that this thread's path never wrote
+        // (dead there: the same set at every point, see `kept_by_code_from`). They start
+        // each thread as poison rather than with the previous thread's or region's value,
+        // so they are not live around the thread loop and across the regions (in a kernel
+        // with many regions, LLVM would build a phi for each of them at every join).
+        let mut replayed = vec![];
+        for &(b, i) in &regions.replay[j] {
+            crate::ir::visit::defs(&f.blocks[b.0 as usize].insts[i].op, &mut replayed);
+        }
+        let reloaded: std::collections::BTreeSet<ir::RegId> = regions.live_into_region(j).collect();
+        for r in regions.kept_by_code_from(f, &[regions.starts[j]]) {
+            if !reloaded.contains(&r) && !replayed.contains(&r) {
+                let poison = crate::lower::thread::int_type(fc.cx, fc.f.regs[r.0 as usize].ty.bits()).get_poison();
+                fc.b.build_store(fc.regs[r.0 as usize], poison)?;
+            }
+        }
         let start = edge(fc, None, regions.starts[j], &mut work);
         fc.b.build_unconditional_branch(start)?;
     }
