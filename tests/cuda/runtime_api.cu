@@ -95,6 +95,27 @@ int main() {
     CUDA_CHECK(cudaMemcpy2D(win.data(), 10 * sizeof(float), pitched, pitch, 10 * sizeof(float), 7, cudaMemcpyDeviceToHost));
     for (int i = 0; i < 70; ++i) EXPECT(win[i] == h[i]);
     EXPECT_ERR(cudaMemcpy2D(pitched, 4, h.data(), 40, 40, 7, cudaMemcpyHostToDevice), cudaErrorInvalidPitchValue);
+    // rows 2..4 cleared in stream order, the rest kept
+    cudaStream_t s2d;
+    CUDA_CHECK(cudaStreamCreate(&s2d));
+    CUDA_CHECK(cudaMemset2DAsync((char *)pitched + 2 * pitch, pitch, 0, 10 * sizeof(float), 3, s2d));
+    CUDA_CHECK(cudaStreamSynchronize(s2d));
+    CUDA_CHECK(cudaStreamDestroy(s2d));
+    CUDA_CHECK(cudaMemcpy2D(win.data(), 10 * sizeof(float), pitched, pitch, 10 * sizeof(float), 7, cudaMemcpyDeviceToHost));
+    for (int i = 0; i < 70; ++i) EXPECT(win[i] == (i >= 20 && i < 50 ? 0.0f : h[i]));
+    EXPECT_ERR(cudaMemset2DAsync(pitched, 4, 0, 40, 7, 0), cudaErrorInvalidPitchValue);
+    EXPECT(cudaGetLastError() == cudaErrorInvalidPitchValue);
+    // peer copies: one device
+    float *peer = nullptr;
+    CUDA_CHECK(cudaMalloc(&peer, 16 * sizeof(float)));
+    CUDA_CHECK(cudaMemcpyPeer(peer, 0, d_in, 0, 16 * sizeof(float)));
+    std::vector<float> peer_back(16);
+    CUDA_CHECK(cudaMemcpy(peer_back.data(), peer, 16 * sizeof(float), cudaMemcpyDeviceToHost));
+    for (int i = 0; i < 16; ++i) EXPECT(peer_back[i] == h[i]);
+    EXPECT_ERR(cudaMemcpyPeer(peer, 1, d_in, 0, 16 * sizeof(float)), cudaErrorInvalidDevice);
+    EXPECT_ERR(cudaMemcpyPeerAsync(peer, 0, h.data(), 0, 16 * sizeof(float), 0), cudaErrorInvalidValue);
+    EXPECT(cudaGetLastError() == cudaErrorInvalidValue);
+    CUDA_CHECK(cudaFree(peer));
 
     // ---- error paths of copies
     std::vector<float> host_only(16);
@@ -208,6 +229,12 @@ int main() {
     EXPECT(block_size == 1024 && min_grid == 2 * prop.multiProcessorCount);
     CUDA_CHECK(cudaOccupancyMaxPotentialBlockSize(&min_grid, &block_size, bounded));
     EXPECT(block_size == 128);
+    CUDA_CHECK(cudaFuncSetSharedMemConfig(scale, cudaSharedMemBankSizeFourByte));
+    EXPECT_ERR(cudaFuncSetSharedMemConfig((const void *)&fa, cudaSharedMemBankSizeDefault), cudaErrorInvalidDeviceFunction);
+    EXPECT(cudaGetLastError() == cudaErrorInvalidDeviceFunction);
+    int chosen = -1;
+    CUDA_CHECK(cudaChooseDevice(&chosen, &prop));
+    EXPECT(chosen == 0);
     std::printf("attributes: OK\n");
 
     CUDA_CHECK(cudaFree(d_in));
@@ -216,6 +243,12 @@ int main() {
     CUDA_CHECK(cudaFreeHost(pinned));
     CUDA_CHECK(cudaFree(managed));
     EXPECT_ERR(cudaFree(d_in), cudaErrorInvalidValue);
+    EXPECT(cudaGetLastError() == cudaErrorInvalidValue);
+    // the old name of cudaDeviceReset: frees what is left
+    float *left = nullptr;
+    CUDA_CHECK(cudaMalloc(&left, 64));
+    CUDA_CHECK(cudaThreadExit());
+    EXPECT_ERR(cudaFree(left), cudaErrorInvalidValue);
     std::printf("runtime_api: OK\n");
     return 0;
 }

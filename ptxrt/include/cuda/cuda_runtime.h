@@ -127,6 +127,10 @@ static __inline__ __host__ cudaError_t cudaFuncSetCacheConfig(T *func, enum cuda
     return ::cudaFuncSetCacheConfig((const void *)func, cacheConfig);
 }
 template <class T>
+static __inline__ __host__ cudaError_t cudaFuncSetSharedMemConfig(T *func, enum cudaSharedMemConfig config) {
+    return ::cudaFuncSetSharedMemConfig((const void *)func, config);
+}
+template <class T>
 static __inline__ __host__ cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int *numBlocks, T func,
                                                                                      int blockSize, size_t dynamicSMemSize) {
     return ::cudaOccupancyMaxActiveBlocksPerMultiprocessor(numBlocks, (const void *)func, blockSize, dynamicSMemSize);

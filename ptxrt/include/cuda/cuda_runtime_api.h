@@ -39,6 +39,10 @@ cudaError_t cudaGetDeviceProperties_v2(struct cudaDeviceProp *prop, int device);
 cudaError_t cudaDeviceGetAttribute(int *value, enum cudaDeviceAttr attr, int device);
 cudaError_t cudaDeviceSynchronize(void);
 cudaError_t cudaThreadSynchronize(void);
+/* The old name of cudaDeviceReset. */
+cudaError_t cudaThreadExit(void);
+/* Always device 0 (prop must not be NULL). */
+cudaError_t cudaChooseDevice(int *device, const struct cudaDeviceProp *prop);
 /* Waits for all work, frees all memory from cudaMalloc/cudaMallocManaged/cudaMallocHost,
  * clears the sticky error. */
 cudaError_t cudaDeviceReset(void);
@@ -105,6 +109,12 @@ cudaError_t cudaMemcpy2DAsync(void *dst, size_t dpitch, const void *src, size_t 
 cudaError_t cudaMemset(void *devPtr, int value, size_t count);
 cudaError_t cudaMemsetAsync(void *devPtr, int value, size_t count, cudaStream_t stream __PTXRT_DV(0));
 cudaError_t cudaMemset2D(void *devPtr, size_t pitch, int value, size_t width, size_t height);
+cudaError_t cudaMemset2DAsync(void *devPtr, size_t pitch, int value, size_t width, size_t height,
+                              cudaStream_t stream __PTXRT_DV(0));
+/* One device: both device numbers must be 0; a device-to-device copy. */
+cudaError_t cudaMemcpyPeer(void *dst, int dstDevice, const void *src, int srcDevice, size_t count);
+cudaError_t cudaMemcpyPeerAsync(void *dst, int dstDevice, const void *src, int srcDevice, size_t count,
+                                cudaStream_t stream __PTXRT_DV(0));
 
 /* ---- symbols: `symbol` is the __device__/__constant__ variable itself (C++: pass the
  * variable; the templates in cuda_runtime.h take its address), as registered by the host
@@ -135,6 +145,7 @@ cudaError_t cudaLaunchCooperativeKernel(const void *func, dim3 gridDim, dim3 blo
 cudaError_t cudaFuncGetAttributes(struct cudaFuncAttributes *attr, const void *func);
 cudaError_t cudaFuncSetAttribute(const void *func, enum cudaFuncAttribute attr, int value);
 cudaError_t cudaFuncSetCacheConfig(const void *func, enum cudaFuncCache cacheConfig);
+cudaError_t cudaFuncSetSharedMemConfig(const void *func, enum cudaSharedMemConfig config);
 /* Occupancy as a compute capability 9.0 GPU computes it: 2048 threads, 32 blocks and
  * 228 KiB of shared memory per multiprocessor. */
 cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int *numBlocks, const void *func,

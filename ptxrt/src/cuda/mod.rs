@@ -548,6 +548,37 @@ pub unsafe extern "C" fn cudaMemcpyAsync(dst: *mut c_void, src: *const c_void, c
     call(|| unsafe { memcpy_impl(dst, src, count, kind, stream, false, "cudaMemcpyAsync") })
 }
 
+/// `cudaMemcpyDeviceToDevice`: peer copies are between device allocations.
+const DEVICE_TO_DEVICE: c_int = 3;
+
+/// Between devices: there is one, so both must be 0; then a device-to-device copy.
+#[no_mangle]
+pub unsafe extern "C" fn cudaMemcpyPeer(dst: *mut c_void, dstDevice: c_int, src: *const c_void, srcDevice: c_int, count: usize) -> cudaError_t {
+    call(|| {
+        check_device(dstDevice, "cudaMemcpyPeer")?;
+        check_device(srcDevice, "cudaMemcpyPeer")?;
+        // SAFETY: forwarded contract.
+        unsafe { memcpy_impl(dst, src, count, DEVICE_TO_DEVICE, std::ptr::null_mut(), true, "cudaMemcpyPeer") }
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn cudaMemcpyPeerAsync(
+    dst: *mut c_void,
+    dstDevice: c_int,
+    src: *const c_void,
+    srcDevice: c_int,
+    count: usize,
+    stream: Handle,
+) -> cudaError_t {
+    call(|| {
+        check_device(dstDevice, "cudaMemcpyPeerAsync")?;
+        check_device(srcDevice, "cudaMemcpyPeerAsync")?;
+        // SAFETY: forwarded contract.
+        unsafe { memcpy_impl(dst, src, count, DEVICE_TO_DEVICE, stream, false, "cudaMemcpyPeerAsync") }
+    })
+}
+
 unsafe fn memcpy2d_impl(
     dst: *mut c_void,
     dpitch: usize,
@@ -651,31 +682,41 @@ pub unsafe extern "C" fn cudaMemsetAsync(devPtr: *mut c_void, value: c_int, coun
 
 #[no_mangle]
 pub unsafe extern "C" fn cudaMemset2D(devPtr: *mut c_void, pitch: usize, value: c_int, width: usize, height: usize) -> cudaError_t {
-    call(|| {
-        check_sticky()?;
-        if width > pitch {
-            return Err(Error::new(ErrorCode::InvalidPitchValue, format!("cudaMemset2D: width {width} exceeds pitch {pitch}")));
-        }
-        if width == 0 || height == 0 {
-            return Ok(());
-        }
-        let len = pitch.checked_mul(height - 1).and_then(|v| v.checked_add(width)).ok_or_else(|| Error::invalid_value("cudaMemset2D: overflow"))?;
-        check_device_range(devPtr, len, "cudaMemset2D", "destination")?;
-        let s = stream_of(std::ptr::null_mut())?;
-        let d = Addr(devPtr as usize);
-        submit(
-            &s,
-            Box::new(move || {
-                let d = d;
-                for row in 0..height {
-                    // SAFETY: checked above.
-                    unsafe { std::ptr::write_bytes((d.0 + row * pitch) as *mut u8, value as u8, width) };
-                }
-                Ok(())
-            }),
-            true,
-        )
-    })
+    call(|| memset_2d(devPtr, pitch, value, width, height, std::ptr::null_mut(), true, "cudaMemset2D"))
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn cudaMemset2DAsync(devPtr: *mut c_void, pitch: usize, value: c_int, width: usize, height: usize, stream: Handle) -> cudaError_t {
+    call(|| memset_2d(devPtr, pitch, value, width, height, stream, false, "cudaMemset2DAsync"))
+}
+
+/// `height` rows of `width` bytes, `pitch` apart, set to `value` in stream order; `wait`:
+/// return when done (cudaMemset2D).
+#[allow(clippy::too_many_arguments)]
+fn memset_2d(devPtr: *mut c_void, pitch: usize, value: c_int, width: usize, height: usize, stream: Handle, wait: bool, what: &str) -> Result<(), Error> {
+    check_sticky()?;
+    if width > pitch {
+        return Err(Error::new(ErrorCode::InvalidPitchValue, format!("{what}: width {width} exceeds pitch {pitch}")));
+    }
+    if width == 0 || height == 0 {
+        return Ok(());
+    }
+    let len = pitch.checked_mul(height - 1).and_then(|v| v.checked_add(width)).ok_or_else(|| Error::invalid_value(format!("{what}: overflow")))?;
+    check_device_range(devPtr, len, what, "destination")?;
+    let s = stream_of(stream)?;
+    let d = Addr(devPtr as usize);
+    submit(
+        &s,
+        Box::new(move || {
+            let d = d;
+            for row in 0..height {
+                // SAFETY: checked above.
+                unsafe { std::ptr::write_bytes((d.0 + row * pitch) as *mut u8, value as u8, width) };
+            }
+            Ok(())
+        }),
+        wait,
+    )
 }
 
 #[repr(C)]
@@ -1382,6 +1423,12 @@ pub unsafe extern "C" fn cudaDeviceSetCacheConfig(_config: c_int) -> cudaError_t
     0
 }
 
+/// Bank configurations do not exist on the CPU: accepted for a known kernel.
+#[no_mangle]
+pub unsafe extern "C" fn cudaFuncSetSharedMemConfig(func: *const c_void, _config: c_int) -> cudaError_t {
+    call(|| kernel_of(func, "cudaFuncSetSharedMemConfig").map(|_| ()))
+}
+
 #[no_mangle]
 pub unsafe extern "C" fn cudaDeviceSetSharedMemConfig(_config: c_int) -> cudaError_t {
     0
@@ -1392,6 +1439,25 @@ pub unsafe extern "C" fn cudaDeviceSynchronize() -> cudaError_t {
     call(|| {
         stream::synchronize_all();
         check_sticky()
+    })
+}
+
+/// The old name of cudaDeviceReset.
+#[no_mangle]
+pub unsafe extern "C" fn cudaThreadExit() -> cudaError_t {
+    // SAFETY: no preconditions.
+    unsafe { cudaDeviceReset() }
+}
+
+/// The one device matches whatever `prop` asks for.
+#[no_mangle]
+pub unsafe extern "C" fn cudaChooseDevice(device: *mut c_int, prop: *const c_void) -> cudaError_t {
+    call(|| {
+        if prop.is_null() {
+            return Err(Error::invalid_value("cudaChooseDevice: prop is NULL"));
+        }
+        *out(device, "cudaChooseDevice: device")? = 0;
+        Ok(())
     })
 }
 
