@@ -12,7 +12,8 @@
 # kernels are instantiated explicitly, as NVRTC sees no launch.
 #
 # Needs an NVRTC driver command, `CUDA2PTX -o OUT.ptx FILE.cu -- NVRTC-OPTIONS...`
-# ($CUDA2PTX, else `cuda2ptx` on PATH, else ../shared/tools/cuda2ptx beside the checkout),
+# ($CUDA2PTX, else `cuda2ptx` on PATH: a small wrapper around libnvrtc's
+# nvrtcCompileProgram that writes nvrtcGetPTX's text),
 # and for cooperative groups the directory that holds CUDA's <nv/target> (CCCL: a CUDA
 # toolkit's include/, or the nvidia-cuda-cccl-cu12 wheel's nvidia/cuda_cccl/include) in
 # $NVRTC_INCLUDE or $CUDA_HOME/include.
@@ -21,8 +22,7 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 
 cuda2ptx="${CUDA2PTX:-$(command -v cuda2ptx || true)}"
-[ -n "$cuda2ptx" ] || cuda2ptx="$root/../shared/tools/cuda2ptx"
-[ -x "$cuda2ptx" ] || { echo "nvrtc-check: no NVRTC driver (set CUDA2PTX)" >&2; exit 1; }
+[ -n "$cuda2ptx" ] && [ -x "$cuda2ptx" ] || { echo "nvrtc-check: no NVRTC driver (set CUDA2PTX, or put cuda2ptx on PATH)" >&2; exit 1; }
 inc="${NVRTC_INCLUDE:-${CUDA_HOME:+$CUDA_HOME/include}}"
 nvrtc_opts=()
 [ -n "$inc" ] && nvrtc_opts+=("-I$inc")

@@ -264,10 +264,11 @@ impl Build {
 
 /// `program` as a file: itself when it names one, else the match on PATH.
 fn resolve_program(program: &Path) -> Option<PathBuf> {
-    if program.components().count() > 1 || program.is_file() {
-        return program.is_file().then(|| program.to_path_buf());
+    match program.components().count() {
+        _ if program.is_file() => Some(program.to_path_buf()),
+        1 => find_on_path(&program.to_string_lossy()),
+        _ => None,
     }
-    find_on_path(&program.to_string_lossy())
 }
 
 /// The triple of the machine this runs on, for use outside cargo.

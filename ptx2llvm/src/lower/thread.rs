@@ -267,13 +267,7 @@ impl<'ctx, 'a> FnCx<'ctx, 'a> {
             }
             SpecialReg::SmId => self.uni.worker_index,
             SpecialReg::NSmId => self.uni.num_workers,
-            SpecialReg::GridId => {
-                let t = &self.ml.abi;
-                let p = self.b.build_struct_gep(t.block_env, self.uni.env, super::abi::env::LAUNCH, "")?;
-                let launch = self.b.build_load(self.ptr_ty(), p, "launch")?.into_pointer_value();
-                let p = self.b.build_struct_gep(t.launch_info, launch, super::abi::launch::GRID_ID, "")?;
-                self.b.build_load(self.cx.i64_type(), p, "gridid")?.into_int_value()
-            }
+            SpecialReg::GridId => self.launch_field(super::abi::launch::GRID_ID, self.cx.i64_type().into(), "gridid")?.into_int_value(),
             SpecialReg::LanemaskEq | SpecialReg::LanemaskLe | SpecialReg::LanemaskLt | SpecialReg::LanemaskGe | SpecialReg::LanemaskGt => {
                 let lane = self.b.build_and(self.thread().linear, self.i32(31), "")?;
                 let eq = self.b.build_left_shift(self.i32(1), lane, "")?;
@@ -309,11 +303,7 @@ impl<'ctx, 'a> FnCx<'ctx, 'a> {
             // CUDA's driver passes a cooperative launch's grid-barrier workspace in
             // %envreg1 (high half of the address) and %envreg2 (low half); other words 0.
             SpecialReg::EnvReg(n @ (1 | 2)) => {
-                let t = &self.ml.abi;
-                let p = self.b.build_struct_gep(t.block_env, self.uni.env, super::abi::env::LAUNCH, "")?;
-                let launch = self.b.build_load(self.ptr_ty(), p, "launch")?.into_pointer_value();
-                let p = self.b.build_struct_gep(t.launch_info, launch, super::abi::launch::GRID_WORKSPACE, "")?;
-                let ws = self.b.build_load(self.ptr_ty(), p, "grid_workspace")?.into_pointer_value();
+                let ws = self.launch_field(super::abi::launch::GRID_WORKSPACE, self.ptr_ty().into(), "grid_workspace")?.into_pointer_value();
                 let ws = self.b.build_ptr_to_int(ws, self.cx.i64_type(), "")?;
                 let ws = if n == 1 { self.b.build_right_shift(ws, self.i64(32), false, "")? } else { ws };
                 self.b.build_int_truncate(ws, self.cx.i32_type(), "")?
@@ -325,6 +315,16 @@ impl<'ctx, 'a> FnCx<'ctx, 'a> {
             SpecialReg::ClusterCtaid(_) | SpecialReg::ClusterCtaRank => self.i32(0),
             SpecialReg::ClusterNctaid(_) | SpecialReg::ClusterNCtaRank => self.i32(1),
         })
+    }
+
+    /// Field `field` (of type `ty`) of the launch's `ptxrtLaunchInfo`, read through the block
+    /// environment.
+    fn launch_field(&self, field: u32, ty: inkwell::types::BasicTypeEnum<'ctx>, name: &str) -> R<inkwell::values::BasicValueEnum<'ctx>> {
+        let t = &self.ml.abi;
+        let p = self.b.build_struct_gep(t.block_env, self.uni.env, super::abi::env::LAUNCH, "")?;
+        let launch = self.b.build_load(self.ptr_ty(), p, "launch")?.into_pointer_value();
+        let p = self.b.build_struct_gep(t.launch_info, launch, field, "")?;
+        Ok(self.b.build_load(ty, p, name)?)
     }
 
     /// A function of the runtime's support layer, declared on first use.

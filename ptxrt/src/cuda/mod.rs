@@ -554,12 +554,8 @@ const DEVICE_TO_DEVICE: c_int = 3;
 /// Between devices: there is one, so both must be 0; then a device-to-device copy.
 #[no_mangle]
 pub unsafe extern "C" fn cudaMemcpyPeer(dst: *mut c_void, dstDevice: c_int, src: *const c_void, srcDevice: c_int, count: usize) -> cudaError_t {
-    call(|| {
-        check_device(dstDevice, "cudaMemcpyPeer")?;
-        check_device(srcDevice, "cudaMemcpyPeer")?;
-        // SAFETY: forwarded contract.
-        unsafe { memcpy_impl(dst, src, count, DEVICE_TO_DEVICE, std::ptr::null_mut(), true, "cudaMemcpyPeer") }
-    })
+    // SAFETY: forwarded contract.
+    call(|| unsafe { peer_copy(dst, dstDevice, src, srcDevice, count, std::ptr::null_mut(), true, "cudaMemcpyPeer") })
 }
 
 #[no_mangle]
@@ -571,12 +567,25 @@ pub unsafe extern "C" fn cudaMemcpyPeerAsync(
     count: usize,
     stream: Handle,
 ) -> cudaError_t {
-    call(|| {
-        check_device(dstDevice, "cudaMemcpyPeerAsync")?;
-        check_device(srcDevice, "cudaMemcpyPeerAsync")?;
-        // SAFETY: forwarded contract.
-        unsafe { memcpy_impl(dst, src, count, DEVICE_TO_DEVICE, stream, false, "cudaMemcpyPeerAsync") }
-    })
+    // SAFETY: forwarded contract.
+    call(|| unsafe { peer_copy(dst, dstDevice, src, srcDevice, count, stream, false, "cudaMemcpyPeerAsync") })
+}
+
+#[allow(clippy::too_many_arguments)]
+unsafe fn peer_copy(
+    dst: *mut c_void,
+    dst_device: c_int,
+    src: *const c_void,
+    src_device: c_int,
+    count: usize,
+    stream: Handle,
+    wait: bool,
+    what: &str,
+) -> Result<(), Error> {
+    check_device(dst_device, what)?;
+    check_device(src_device, what)?;
+    // SAFETY: forwarded contract.
+    unsafe { memcpy_impl(dst, src, count, DEVICE_TO_DEVICE, stream, wait, what) }
 }
 
 unsafe fn memcpy2d_impl(

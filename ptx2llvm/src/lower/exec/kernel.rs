@@ -887,14 +887,14 @@ pub(crate) fn emit_region_loop<'ctx>(
                 // what the scheduler reads; the same registers at every sync point of a
                 // region's loop (`Regions::kept_by_code_from`). The loop of every region
                 // (compact kernels, which have many) stores what this point needs of them.
-                let here: std::collections::BTreeSet<ir::RegId> = match (region, &dirty) {
+                let this_point: Option<std::collections::BTreeSet<ir::RegId>> = match (region, &dirty) {
                     (RegionSel::Picked(_), Some(dirty)) => {
                         let d = dirty[id.0 as usize].as_ref().expect("a reached sync point has a dirty set");
-                        regions.kept_at(fc.f, id.0 as usize).into_iter().filter(|r| d.contains(r)).collect()
+                        Some(regions.kept_at(fc.f, id.0 as usize).into_iter().filter(|r| d.contains(r)).collect())
                     }
-                    _ => kept.clone(),
+                    _ => None,
                 };
-                for r in here.iter() {
+                for r in this_point.as_ref().unwrap_or(&kept) {
                     let (prefix, size) = layout.slots[r];
                     let v = fc.load_reg(*r)?;
                     let v = fc.resize(v, size * 8, false)?;

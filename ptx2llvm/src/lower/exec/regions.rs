@@ -97,62 +97,47 @@ impl Regions {
     /// pay for at every point, and in compile time (dead-store elimination over thousands
     /// of such stores).
     pub fn dirty_at_points(&self, f: &ir::Function, entered: &[usize]) -> Vec<Option<BTreeSet<RegId>>> {
-        let words = f.regs.len().div_ceil(64);
-        let set = |v: &mut [u64], r: RegId| v[r.0 as usize / 64] |= 1 << (r.0 % 64);
-        let mut gen = vec![vec![0u64; words]; f.blocks.len()];
-        let mut defs = vec![];
-        for (b, block) in f.blocks.iter().enumerate() {
-            defs.clear();
-            for inst in &block.insts {
-                crate::ir::visit::defs(&inst.op, &mut defs);
-            }
-            for r in &defs {
-                set(&mut gen[b], *r);
-            }
-        }
-        let mut dirty_in: Vec<Option<Vec<u64>>> = vec![None; f.blocks.len()];
-        let mut queued = vec![false; f.blocks.len()];
+        // Forward "may have been written" sets over the blocks the regions' code reaches.
+        let mut dirty_in: Vec<Option<BTreeSet<RegId>>> = vec![None; f.blocks.len()];
         let mut work = vec![];
         for &k in entered {
-            let b = self.starts[k].0 as usize;
             // Not reloaded at this entry: possibly stale from the start.
-            let mut reloaded = vec![0u64; words];
-            for r in self.live_into_region(k) {
-                set(&mut reloaded, r);
-            }
-            let d = dirty_in[b].get_or_insert_with(|| vec![0; words]);
-            d.iter_mut().zip(&reloaded).for_each(|(d, r)| *d |= !r);
-            if !std::mem::replace(&mut queued[b], true) {
-                work.push(b);
-            }
+            let reloaded: BTreeSet<RegId> = self.live_into_region(k).collect();
+            let b = self.starts[k].0 as usize;
+            dirty_in[b].get_or_insert_with(BTreeSet::new).extend((0..f.regs.len() as u32).map(RegId).filter(|r| !reloaded.contains(r)));
+            work.push(b);
         }
+        let mut written = vec![];
+        let dirty_out = |b: usize, dirty_in: &BTreeSet<RegId>, written: &mut Vec<RegId>| {
+            written.clear();
+            for inst in &f.blocks[b].insts {
+                crate::ir::visit::defs(&inst.op, written);
+            }
+            let mut out = dirty_in.clone();
+            out.extend(written.iter().copied());
+            out
+        };
         while let Some(b) = work.pop() {
-            queued[b] = false;
             let block = &f.blocks[b];
             if matches!(block.term, Terminator::Sync { .. }) {
                 continue;
             }
-            let out: Vec<u64> = dirty_in[b].as_ref().expect("queued blocks have a set").iter().zip(&gen[b]).map(|(i, g)| i | g).collect();
+            let out = dirty_out(b, dirty_in[b].as_ref().expect("queued blocks have a set"), &mut written);
             for s in successors(&block.term) {
                 let s = s.0 as usize;
                 let first = dirty_in[s].is_none();
-                let d = dirty_in[s].get_or_insert_with(|| vec![0; words]);
-                let mut changed = first;
-                for (d, o) in d.iter_mut().zip(&out) {
-                    changed |= *d | o != *d;
-                    *d |= o;
-                }
-                if changed && !std::mem::replace(&mut queued[s], true) {
+                let d = dirty_in[s].get_or_insert_with(BTreeSet::new);
+                let before = d.len();
+                d.extend(out.iter().copied());
+                if first || d.len() > before {
                     work.push(s);
                 }
             }
         }
-        f.blocks
-            .iter()
-            .enumerate()
-            .map(|(b, block)| {
-                let d = dirty_in[b].as_ref().filter(|_| matches!(block.term, Terminator::Sync { .. }))?;
-                Some((0..f.regs.len() as u32).map(RegId).filter(|r| (d[r.0 as usize / 64] | gen[b][r.0 as usize / 64]) >> (r.0 % 64) & 1 == 1).collect())
+        (0..f.blocks.len())
+            .map(|b| {
+                let d = dirty_in[b].as_ref().filter(|_| matches!(f.blocks[b].term, Terminator::Sync { .. }))?;
+                Some(dirty_out(b, d, &mut written))
             })
             .collect()
     }
