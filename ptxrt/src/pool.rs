@@ -331,6 +331,10 @@ pub(crate) struct Job {
     joined: CacheLine<AtomicUsize>,
 }
 
+/// The most context area a fused run of blocks may use (see `Job::new`): a run's
+/// per-thread words stay in a core's L2 cache.
+const FUSED_CONTEXT_BYTES: u64 = 256 << 10;
+
 impl Job {
     /// `info.num_workers` must be the pool size the launch will use; `tree` must outlive
     /// the job.
@@ -348,6 +352,18 @@ impl Job {
         // About four grabs per worker: big enough to amortize the atomic, small enough to
         // balance blocks of uneven cost.
         let chunk = (total_blocks / (workers * 4)).max(1);
+        let fuse_x = kernel.flags & KERNEL_FUSE_X != 0;
+        // The row of threads stays below 2^20 (the thread index of a fused call is a
+        // 32-bit value, and a row this long already amortizes the call).
+        let mut max_fused = ((1u64 << 20) / u64::from(info.block.x.max(1))).max(1);
+        let mut context_bytes = context_bytes;
+        if fuse_x && context_bytes > 0 {
+            // A fused call keeps every thread of its run in the context area (an
+            // interchanged grid-stride loop's per-thread words): runs stay within
+            // FUSED_CONTEXT_BYTES of context, and the worker's area holds the longest run.
+            max_fused = max_fused.min((FUSED_CONTEXT_BYTES / context_bytes as u64).max(1));
+            context_bytes *= max_fused as usize;
+        }
         Job {
             kernel,
             block_fn,
@@ -357,10 +373,8 @@ impl Job {
             context_bytes,
             local_bytes,
             chunk,
-            fuse_x: kernel.flags & KERNEL_FUSE_X != 0,
-            // The row of threads stays below 2^20 (the thread index of a fused call is a
-            // 32-bit value, and a row this long already amortizes the call).
-            max_fused: ((1u64 << 20) / u64::from(info.block.x.max(1))).max(1),
+            fuse_x,
+            max_fused,
             participants: 1,
             tree,
             abort: AtomicBool::new(false),

@@ -6,6 +6,8 @@
  *   stride_scale  barrier-free, 32-bit induction; per thread: trips and the index it stopped at
  *   stride_until  2D blocks, 64-bit induction, an early return inside the loop
  *   stride_sums   a grid-stride sum, a shared-memory tree with barriers, a second loop after them
+ *   stride_rows   2D blocks and grid, blocks fused along x (runs of many blocks per call), a
+ *                 per-thread running value
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -110,11 +112,36 @@ static int check_sums(unsigned grid, unsigned block, int n)
     return bad != 0;
 }
 
+static int check_rows(unsigned gx, unsigned gy, unsigned bx, unsigned by, int n)
+{
+    const ptxrtKernel *k = harness_find_kernel("stride_rows");
+    unsigned width = gx * bx, height = gy * by;
+    size_t len = (size_t)height * (size_t)(n > 0 ? n : 1);
+    uint32_t *in = harness_xmalloc(len * 4);
+    uint32_t *out = harness_xmalloc((size_t)width * height * 4), *want = harness_xmalloc((size_t)width * height * 4);
+    harness_rng rng;
+    harness_rng_seed(&rng, (uint64_t)gx * 104729 + gy * 31 + bx * 7 + by + (uint64_t)n);
+    harness_fill_u32(&rng, in, len, 0xffffffffu);
+    for (unsigned y = 0; y < height; y++)
+        for (unsigned x = 0; x < width; x++) {
+            uint32_t v = y * 2654435761u;
+            for (int i = (int)x; i < n; i += (int)width) v = (v ^ in[(size_t)y * (size_t)n + (size_t)i]) * 16777619u + (uint32_t)i;
+            want[(size_t)y * width + x] = v;
+        }
+    void *args[] = {&n, &in, &out};
+    PTXRT_CHECK(ptxrtLaunchKernel(k, harness_dim3(gx, gy, 1), harness_dim3(bx, by, 1), args, 0, NULL));
+    size_t bad = harness_compare_u32("stride_rows out", want, out, (size_t)width * height);
+    if (bad) fprintf(stderr, "stride_rows: grid %ux%u block %ux%u n %d\n", gx, gy, bx, by, n);
+    free(in); free(out); free(want);
+    return bad != 0;
+}
+
 int main(void)
 {
     int shapes = 0, failures = 0;
     /* (grid, block, n, stride multiple): n below, around and far above the thread count. */
-    static const int scale[][4] = {{1, 32, 50, 3}, {3, 96, 1000, 3}, {4, 128, 0, 4}, {2, 33, 5000, 3}, {5, 256, 100, 4}, {2, 1024, 70000, 3}};
+    /* (The last two: enough blocks for runs of many blocks per call.) */
+    static const int scale[][4] = {{1, 32, 50, 3}, {3, 96, 1000, 3}, {4, 128, 0, 4}, {2, 33, 5000, 3}, {5, 256, 100, 4}, {2, 1024, 70000, 3}, {200, 32, 30000, 1}, {97, 64, 6000, 2}};
     for (size_t s = 0; s < sizeof scale / sizeof scale[0]; s++, shapes++)
         failures += check_scale((unsigned)scale[s][0], (unsigned)scale[s][1], scale[s][2], scale[s][3]);
     static const unsigned long long until[][4] = {{2, 8, 4, 1000}, {3, 32, 2, 1}, {1, 16, 16, 5000}, {7, 5, 3, 333}, {2, 32, 32, 100000}, {3, 64, 1, 0}};
@@ -123,5 +150,10 @@ int main(void)
     static const int sums[][3] = {{1, 32, 1000}, {3, 64, 5000}, {4, 256, 100}, {2, 1024, 100000}, {5, 128, 0}, {6, 2, 37}};
     for (size_t s = 0; s < sizeof sums / sizeof sums[0]; s++, shapes++)
         failures += check_sums((unsigned)sums[s][0], (unsigned)sums[s][1], sums[s][2]);
+    /* (grid x, grid y, block x, block y, row length): runs of up to dozens of blocks along x,
+     * rows shorter than, equal to and longer than the grid's width, more than one row of blocks. */
+    static const int rows[][5] = {{64, 1, 32, 1, 5000}, {100, 3, 16, 4, 3000}, {33, 2, 8, 8, 264}, {80, 2, 32, 2, 100}, {256, 1, 64, 1, 0}, {7, 5, 24, 3, 2000}};
+    for (size_t s = 0; s < sizeof rows / sizeof rows[0]; s++, shapes++)
+        failures += check_rows((unsigned)rows[s][0], (unsigned)rows[s][1], (unsigned)rows[s][2], (unsigned)rows[s][3], rows[s][4]);
     return harness_finish("interchange", shapes, failures);
 }

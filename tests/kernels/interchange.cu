@@ -51,3 +51,17 @@ extern "C" __global__ void stride_sums(int n, const unsigned *in, unsigned *part
     for (int i = blockIdx.x * blockDim.x + t + (int)(total % 7); i < n; i += gridDim.x * blockDim.x) w ^= in[i] + i;
     again[blockIdx.x * blockDim.x + t] = w;
 }
+
+// Barrier-free, 2D blocks, the x index used only as blockIdx.x * blockDim.x + threadIdx.x:
+// blocks along x run fused (lower/exec/fusion.rs), so the context area holds a whole run
+// of blocks' threads. Each thread folds every element of its grid-stride walk of row y
+// into a running value (kept per thread across the iterations).
+extern "C" __global__ void stride_rows(int n, const unsigned *in, unsigned *out)
+{
+    int x = blockIdx.x * blockDim.x + threadIdx.x;
+    unsigned y = blockIdx.y * blockDim.y + threadIdx.y;
+    unsigned v = y * 2654435761u;
+#pragma unroll 1
+    for (int i = x; i < n; i += gridDim.x * blockDim.x) v = (v ^ in[y * n + i]) * 16777619u + (unsigned)i;
+    out[y * (gridDim.x * blockDim.x) + x] = v;
+}

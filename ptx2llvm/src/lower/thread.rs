@@ -35,6 +35,8 @@ pub struct Uniform<'ctx> {
     pub ntid: [IntValue<'ctx>; 3],
     pub nctaid: [IntValue<'ctx>; 3],
     pub ctaid: [IntValue<'ctx>; 3],
+    /// The threads this call runs: the block's, or a fused run's (`x_extent * ntid.y *
+    /// ntid.z`, see `fusion`); the context area holds this many threads.
     pub nthreads: IntValue<'ctx>,
     pub shared: PointerValue<'ctx>,
     pub local: PointerValue<'ctx>,

@@ -10,6 +10,13 @@
 //! ntid.x`, with the same 32-bit wrapping). The runtime forms the runs
 //! (`ptxrtBlockEnv::blocks_x`) for kernels whose descriptor says they can.
 //!
+//! A fused call's threads (`Uniform::nthreads`: `x_extent * ntid.y * ntid.z`) are also the
+//! threads of its context area, so an interchanged grid-stride loop (`interchange`) fuses
+//! too: a pass then runs one iteration of every thread of the run, a contiguous stretch of
+//! `blocks_x` blocks' elements instead of one block's (measured: `axpy` with a grid-stride
+//! loop over 1024 blocks, 2.5x -> 1.7x native at one worker). The runtime keeps such runs
+//! short enough that their context stays small (`FUSED_CONTEXT_BYTES` in ptxrt's pool).
+//!
 //! A kernel qualifies when, besides that use of `%ctaid.x`/`%tid.x` (through single-
 //! definition `mov` registers or directly), it has no sync points and nothing that tells
 //! blocks or threads apart otherwise: no shared or local memory, no calls, no `trap`

@@ -176,22 +176,25 @@ pub fn lower_entry<'ctx>(ml: &ModuleLowerer<'ctx, '_>, index: usize, f: &ir::Fun
         at: 0,
     };
     fc.begin_debug()?;
+    let fused_x = !regions.has_sync_points() && fusion::fusable_along_x(ml.ir, f);
+    if fused_x {
+        // One call runs `blocks_x` blocks: its x loop covers their threads (see `fusion`),
+        // and so does the context area (an interchanged loop's per-thread words).
+        let t = &ml.abi;
+        let p = fc.b.build_struct_gep(t.block_env, fc.uni.env, abi::env::BLOCKS_X, "")?;
+        let blocks_x = fc.b.build_load(cx.i32_type(), p, "blocks_x")?.into_int_value();
+        fc.uni.x_extent = fc.b.build_int_nuw_mul(fc.uni.ntid[0], blocks_x, "x_extent")?;
+        let rows = fc.b.build_int_nuw_mul(fc.uni.ntid[1], fc.uni.ntid[2], "")?;
+        fc.uni.nthreads = fc.b.build_int_nuw_mul(fc.uni.x_extent, rows, "run_threads")?;
+    }
     if let Some(plan) = plan {
         layout.interchange = Some(interchange::State::new(&fc, layout.wait.expect("a plan has wait words"), plan)?);
     }
     let done = fc.new_block("done");
 
-    // Interchanged loops need every thread's context: no fusion, no narrowing.
-    let fused_x = !regions.has_sync_points() && layout.interchange.is_none() && fusion::fusable_along_x(ml.ir, f);
-    if fused_x {
-        // One call runs `blocks_x` blocks: its x loop covers their threads (see `fusion`).
-        let t = &ml.abi;
-        let p = fc.b.build_struct_gep(t.block_env, fc.uni.env, abi::env::BLOCKS_X, "")?;
-        let blocks_x = fc.b.build_load(cx.i32_type(), p, "blocks_x")?.into_int_value();
-        fc.uni.x_extent = fc.b.build_int_mul(fc.uni.ntid[0], blocks_x, "x_extent")?;
-    }
     if !regions.has_sync_points() {
         let after = interchange::emit_dispatch(&mut fc, &regions, &layout, done)?;
+        // Interchanged loops need every thread's context: no narrowing.
         let start = match guards::analyze(f).filter(|_| layout.interchange.is_none()) {
             Some(narrowing) => emit_narrowed_loop(&mut fc, &regions, &layout, &narrowing, after)?,
             None => emit_region_loop(&mut fc, &regions, &layout, RegionSel::One(0), Filter::All, None, after)?,
@@ -684,7 +687,7 @@ pub(crate) fn emit_region_loop<'ctx>(
     // as affine in the x index (vectorizable).
     let zy = b.build_int_nuw_mul(zv, fc.uni.ntid[1], "")?;
     let zy2 = b.build_int_nuw_add(zy, yv, "")?;
-    let lin0 = b.build_int_nuw_mul(zy2, fc.uni.ntid[0], "")?;
+    let lin0 = b.build_int_nuw_mul(zy2, fc.uni.x_extent, "")?;
     let lin = b.build_int_nuw_add(lin0, xv, "tid")?;
     for v in [zy, zy2, lin0, lin] {
         no_signed_wrap(v);
