@@ -143,9 +143,11 @@ pub fn lower_entry<'ctx>(ml: &ModuleLowerer<'ctx, '_>, index: usize, f: &ir::Fun
     let plan = interchange::analyze(f, &regions);
     let uniformity = Uniformity::new(f);
     let mut layout = context_layout(cx, f, &regions, plan.as_ref());
-    if plan.is_none() {
-        layout.block_uniform = regions.block_uniform_saved(f, &uniformity);
-    }
+    // Block-uniform registers kept across sync points have one slot for the whole block,
+    // except those an interchanged loop parks with its threads (its resume points reload
+    // them per thread).
+    let parked = plan.as_ref().map(|p| p.saved_regs()).unwrap_or_default();
+    layout.block_uniform = regions.block_uniform_saved(f, &uniformity).into_iter().filter(|r| !parked.contains(r)).collect();
     let ptr = cx.ptr_type(inkwell::AddressSpace::default());
     let fn_ty = cx.i32_type().fn_type(&[ptr.into()], false);
     let func = ml.module.add_function(&format!("{}{suffix}", abi::block_fn_symbol(&f.name)), fn_ty, Some(Linkage::Internal));
