@@ -85,7 +85,40 @@ pub struct Loop {
     /// Per-thread registers saved at every park at this loop's points and reloaded at every
     /// resume (the same set on every edge keeps the stores unconditional).
     pub saved: Vec<RegId>,
+    /// Registers some instruction of the body defines: the others still hold, at a park
+    /// from inside the body, the values the header's resume reloaded from their slots.
+    pub written: BTreeSet<RegId>,
     pub induction: Induction,
+    /// What a dense pass of the header prefetches for a later pass.
+    pub prefetch: Prefetch,
+}
+
+/// Loads of a loop's body whose addresses follow from the induction (`find_prefetch`):
+/// before a dense pass of the header, the block function computes them for the pass
+/// `PREFETCH_PASSES` later and prefetches them (see `emit_prefetch`).
+#[derive(Debug, Default)]
+pub struct Prefetch {
+    /// The body's instructions that compute the addresses, in execution order.
+    pub slice: Vec<(BlockId, usize)>,
+    /// The loads (global or generic).
+    pub loads: Vec<(ir::StateSpace, ir::Address)>,
+    /// Registers the slice and the loads read.
+    pub reads: BTreeSet<RegId>,
+}
+
+/// How control reaches an interchange point, which decides what a park there stores.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Arrival {
+    /// Entering the point's loop at its header: every saved register, and the loop's
+    /// passes count from here.
+    Entering,
+    /// From inside the point's own loop (a back edge or an exit): the body's code only
+    /// runs after a resume at the header, which reloaded every saved register, so only
+    /// those the body writes (`Loop::written`) can differ from their slots.
+    FromBody,
+    /// Reaching an exit point from elsewhere (code skipping the loop, another loop's
+    /// body): every saved register.
+    Elsewhere,
 }
 
 /// The interchanged loops of a kernel.
@@ -100,11 +133,15 @@ impl Plan {
         self.points.iter().position(|p| p.block == b)
     }
 
-    /// Whether control reaching point `q` from block `from` (`None`: a region's start)
-    /// enters its loop (rather than taking a back edge or leaving it).
-    pub fn entering(&self, q: usize, from: Option<BlockId>) -> bool {
+    /// How control reaching point `q` from block `from` (`None`: a region's start) arrives.
+    pub fn arrival(&self, q: usize, from: Option<BlockId>) -> Arrival {
         let point = &self.points[q];
-        point.is_header && from.is_none_or(|b| !self.loops[point.loop_index].body[b.0 as usize])
+        let in_body = from.is_some_and(|b| self.loops[point.loop_index].body[b.0 as usize]);
+        match (in_body, point.is_header) {
+            (true, _) => Arrival::FromBody,
+            (false, true) => Arrival::Entering,
+            (false, false) => Arrival::Elsewhere,
+        }
     }
 
     /// Every register some loop saves per thread.
@@ -212,9 +249,92 @@ pub fn analyze(f: &ir::Function, regions: &Regions) -> Option<Plan> {
             continue;
         }
         plan.points.extend(points);
-        plan.loops.push(Loop { header: BlockId(h as u32), body, saved: saved.into_iter().collect(), induction: induction.0 });
+        let mut written = BTreeSet::new();
+        for (b, inside) in body.iter().enumerate() {
+            if *inside {
+                for inst in &f.blocks[b].insts {
+                    let mut d = vec![];
+                    crate::ir::visit::defs(&inst.op, &mut d);
+                    written.extend(d);
+                }
+            }
+        }
+        let prefetch = find_prefetch(f, &cfg, &defs, &body, induction.0.reg);
+        plan.loops.push(Loop { header: BlockId(h as u32), body, saved: saved.into_iter().collect(), written, induction: induction.0, prefetch });
     }
     (!plan.loops.is_empty()).then_some(plan)
+}
+
+/// At most this many loads of a loop are prefetched.
+const MAX_PREFETCHED_LOADS: usize = 4;
+
+/// The loads of loop `body` (global or generic, not volatile, not ordered) whose address
+/// register the body computes from the induction `ind` with pure instructions (`Prefetch`).
+fn find_prefetch(f: &ir::Function, cfg: &Cfg, defs: &Defs, body: &[bool], ind: RegId) -> Prefetch {
+    let mut out = Prefetch::default();
+    let mut slice = BTreeSet::new();
+    for (b, inside) in body.iter().enumerate() {
+        if !inside || out.loads.len() == MAX_PREFETCHED_LOADS {
+            continue;
+        }
+        for (i, inst) in f.blocks[b].insts.iter().enumerate() {
+            let Op::Load { space: space @ (ir::StateSpace::Global | ir::StateSpace::Generic), volatile: false, order: None, addr, .. } = &inst.op else {
+                continue;
+            };
+            let ir::AddressBase::Reg(r) = addr.base else { continue };
+            let mut chain = BTreeSet::new();
+            if out.loads.len() < MAX_PREFETCHED_LOADS && address_slice(f, cfg, defs, body, ind, r, (b, i), &mut chain, 0) == Some(true) {
+                out.reads.insert(r);
+                for &(_, cb, ci) in &chain {
+                    let mut uses = vec![];
+                    crate::ir::visit::uses(&f.blocks[cb].insts[ci].op, &mut uses);
+                    out.reads.extend(uses);
+                }
+                slice.extend(chain);
+                out.loads.push((*space, *addr));
+            }
+        }
+    }
+    out.slice = slice.into_iter().map(|(_, b, i)| (BlockId(b as u32), i)).collect();
+    out
+}
+
+/// How register `r`, read by instruction `at` of the loop body, gets its value in an
+/// iteration: `Some(true)` when the body computes it from the induction `ind` (adding the
+/// instructions to `chain`), `Some(false)` when the body does not define it (the value the
+/// header's resume restores), `None` otherwise (a guarded or impure definition, several
+/// definitions in the body, or one that may not have run yet in this iteration).
+#[allow(clippy::too_many_arguments)]
+fn address_slice(
+    f: &ir::Function,
+    cfg: &Cfg,
+    defs: &Defs,
+    body: &[bool],
+    ind: RegId,
+    r: RegId,
+    at: (usize, usize),
+    chain: &mut BTreeSet<(usize, usize, usize)>,
+    depth: u32,
+) -> Option<bool> {
+    if r == ind {
+        return Some(true);
+    }
+    let inside: Vec<&(usize, usize, bool)> = defs.sites.get(r.0 as usize)?.iter().filter(|(b, _, _)| body[*b]).collect();
+    let &[&(db, di, guarded)] = &inside[..] else { return inside.is_empty().then_some(false) };
+    // A definition that dominates the use runs earlier in the same iteration (the body is
+    // entered through the header only).
+    let before = if db == at.0 { di < at.1 } else { cfg.dominates(db, at.0) };
+    if guarded || depth > 16 || !before || di >= f.blocks[db].insts.len() || !recomputable_op(&f.blocks[db].insts[di].op) {
+        return None;
+    }
+    let mut uses = vec![];
+    crate::ir::visit::uses(&f.blocks[db].insts[di].op, &mut uses);
+    let mut from_induction = false;
+    for u in uses {
+        from_induction |= address_slice(f, cfg, defs, body, ind, u, (db, di), chain, depth + 1)?;
+    }
+    chain.insert((cfg.rpo_index[db], db, di));
+    Some(from_induction)
 }
 
 /// The grid-stride induction of loop `h`: the register, and its start value's definition.
@@ -306,15 +426,14 @@ fn find_induction(f: &ir::Function, cfg: &Cfg, defs: &Defs, h: usize, body: &[bo
     None
 }
 
-/// The thread's code when control reaches point `q` (`entering` its loop, see
-/// `Plan::entering`): save its registers, park it there. The caller then branches on to
-/// the next thread.
-pub(crate) fn emit_park<'ctx>(fc: &FnCx<'ctx, '_>, layout: &ContextLayout<'ctx>, q: usize, entering: bool, lin: IntValue<'ctx>) -> R<()> {
+/// The thread's code when control reaches point `q` (arriving as `arrival` says): save
+/// its registers, park it there. The caller then branches on to the next thread.
+pub(crate) fn emit_park<'ctx>(fc: &FnCx<'ctx, '_>, layout: &ContextLayout<'ctx>, q: usize, arrival: Arrival, lin: IntValue<'ctx>) -> R<()> {
     let st = layout.interchange.as_ref().expect("a point implies a plan");
     let point = &st.plan.points[q];
     let lp = &st.plan.loops[point.loop_index];
     let i32t = fc.cx.i32_type();
-    for r in &lp.saved {
+    for r in lp.saved.iter().filter(|r| arrival != Arrival::FromBody || lp.written.contains(r)) {
         let (prefix, size) = layout.slots[r];
         let v = fc.load_reg(*r)?;
         let v = fc.resize(v, size * 8, false)?;
@@ -323,7 +442,7 @@ pub(crate) fn emit_park<'ctx>(fc: &FnCx<'ctx, '_>, layout: &ContextLayout<'ctx>,
     kernel::store_context(fc, layout, layout.wait.expect("a plan has wait words"), i32t.const_int(q as u64 + 1, false), lin)?;
     let c = fc.b.build_load(i32t, st.counts[q], "")?.into_int_value();
     fc.b.build_store(st.counts[q], fc.b.build_int_add(c, i32t.const_int(1, false), "")?)?;
-    if entering {
+    if arrival == Arrival::Entering {
         // Entering the loop: its passes count from here.
         fc.b.build_store(st.passes[point.loop_index], i32t.const_zero())?;
     }
@@ -338,6 +457,8 @@ pub(crate) fn emit_resume<'ctx>(fc: &mut FnCx<'ctx, '_>, layout: &ContextLayout<
     let point = &st.plan.points[q];
     let lp = &st.plan.loops[point.loop_index];
     let i32t = fc.cx.i32_type();
+    // (Cleared here rather than where the thread stops being parked: then every way on
+    // stores to the word, which lets LLVM merge the parks' stores and vectorize.)
     kernel::store_context(fc, layout, layout.wait.expect("a plan has wait words"), i32t.const_zero(), lin)?;
     let f = fc.f;
     for &(b, i) in &point.replay {
@@ -380,6 +501,7 @@ pub(crate) fn emit_dispatch<'ctx>(fc: &mut FnCx<'ctx, '_>, regions: &Regions, la
         let run = fc.new_block(&format!("ix.run{q}"));
         let next_pass = fc.new_block(&format!("ix.passed{q}"));
         let dense = kernel::emit_region_loop(fc, regions, layout, RegionSel::Point(q), Filter::All, None, next_pass)?;
+        let dense = emit_prefetch(fc, layout, q, dense)?;
         let waiting = kernel::emit_region_loop(fc, regions, layout, RegionSel::Point(q), Filter::Waiting(q), None, next_pass)?;
         let b = &fc.b;
         b.position_at_end(checks[q]);
@@ -400,4 +522,84 @@ pub(crate) fn emit_dispatch<'ctx>(fc: &mut FnCx<'ctx, '_>, regions: &Regions, la
         b.build_unconditional_branch(checks[0])?;
     }
     Ok(checks[0])
+}
+
+/// A dense pass of a header whose loads read more than this many threads' elements runs
+/// over long contiguous stretches (blocks fused along x), which the hardware prefetcher
+/// follows by itself.
+const PREFETCH_MAX_THREADS: u64 = 4096;
+
+/// How many passes ahead a dense pass prefetches. A block's pass over its threads reads a
+/// short stretch of each array (a grid apart from the pass before), too short for the
+/// hardware prefetcher to pick up: measured on a grid-stride sum of 1024 blocks of 256
+/// threads, prefetching two passes ahead took a pass loop from 17 to 9.5 ms (one pass
+/// ahead: 12.5 ms, four: 9.2 ms).
+const PREFETCH_PASSES: u64 = 2;
+
+/// Prefetch from every this many threads (consecutive threads' elements share a cache
+/// line in the common case).
+const PREFETCH_THREAD_STEP: u64 = 8;
+
+/// Before a dense pass of header point `q` (which starts at `dense`): for every
+/// `PREFETCH_THREAD_STEP`th thread, the addresses its loads (`Prefetch`) will read
+/// `PREFETCH_PASSES` passes later, prefetched. Returns the block to run instead of `dense`.
+fn emit_prefetch<'ctx>(fc: &mut FnCx<'ctx, '_>, layout: &ContextLayout<'ctx>, q: usize, dense: BasicBlock<'ctx>) -> R<BasicBlock<'ctx>> {
+    let st = layout.interchange.as_ref().expect("a point implies a plan");
+    let point = &st.plan.points[q];
+    let lp = &st.plan.loops[point.loop_index];
+    if !point.is_header || lp.prefetch.loads.is_empty() {
+        return Ok(dense);
+    }
+    let i32t = fc.cx.i32_type();
+    let start = fc.new_block(&format!("ix.prefetch{q}"));
+    let head = fc.new_block(&format!("ix.prefetch{q}.thread"));
+    fc.b.position_at_end(start);
+    let short = fc.b.build_int_compare(P::ULE, fc.uni.nthreads, i32t.const_int(PREFETCH_MAX_THREADS, false), "")?;
+    fc.b.build_conditional_branch(short, head, dense)?;
+    fc.b.position_at_end(head);
+    let t = fc.b.build_phi(i32t, "pf.t")?;
+    t.add_incoming(&[(&i32t.const_zero(), start)]);
+    let tv = t.as_basic_value().into_int_value();
+    // The thread's indices (as the region loops number threads: x fastest).
+    let x = fc.b.build_int_unsigned_rem(tv, fc.uni.x_extent, "")?;
+    let rest = fc.b.build_int_unsigned_div(tv, fc.uni.x_extent, "")?;
+    let y = fc.b.build_int_unsigned_rem(rest, fc.uni.ntid[1], "")?;
+    let z = fc.b.build_int_unsigned_div(rest, fc.uni.ntid[1], "")?;
+    fc.thread = Some(crate::lower::thread::Thread { tid: [x, y, z], linear: tv });
+    // Its registers at the header, as `emit_resume` restores them.
+    let f = fc.f;
+    for &(b, i) in &point.replay {
+        let inst = &f.blocks[b.0 as usize].insts[i];
+        fc.inst(inst).map_err(|e| e.at(&inst.span))?;
+    }
+    let ind = &lp.induction;
+    let start_value = fc.read(Operand::Reg(ind.reg), ind.ty)?;
+    for r in lp.saved.iter().filter(|r| lp.prefetch.reads.contains(r)) {
+        let (prefix, size) = layout.slots[r];
+        let v = kernel::load_context(fc, layout, prefix, size, tv, "")?;
+        let v = fc.resize(v, fc.f.regs[r.0 as usize].ty.bits(), false)?;
+        fc.b.build_store(fc.regs[r.0 as usize], v)?;
+    }
+    // The induction `PREFETCH_PASSES` passes on, and the addresses from it.
+    let bits = ind.ty.bits();
+    let stride = fc.read(ind.stride, ind.ty)?;
+    let j = fc.b.build_load(i32t, st.passes[point.loop_index], "")?.into_int_value();
+    let j = fc.b.build_int_add(j, i32t.const_int(PREFETCH_PASSES, false), "")?;
+    let j = fc.resize(j, bits, false)?;
+    let v = fc.b.build_int_add(start_value, fc.b.build_int_mul(j, stride, "")?, "pf.i")?;
+    fc.write(ind.reg, v, ind.ty)?;
+    for &(b, i) in &lp.prefetch.slice {
+        let inst = &f.blocks[b.0 as usize].insts[i];
+        fc.inst(inst).map_err(|e| e.at(&inst.span))?;
+    }
+    for &(space, addr) in &lp.prefetch.loads {
+        fc.prefetch(space, addr)?;
+    }
+    fc.thread = None;
+    let next = fc.b.build_int_nuw_add(tv, i32t.const_int(PREFETCH_THREAD_STEP, false), "")?;
+    let more = fc.b.build_int_compare(P::ULT, next, fc.uni.nthreads, "")?;
+    let end = fc.b.get_insert_block().expect("positioned");
+    t.add_incoming(&[(&next, end)]);
+    fc.b.build_conditional_branch(more, head, dense)?;
+    Ok(start)
 }

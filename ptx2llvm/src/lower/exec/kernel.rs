@@ -784,10 +784,10 @@ pub(crate) fn emit_region_loop<'ctx>(
         RegionSel::Point(q) => Some((q, get(fc, plan.expect("a point implies a plan").points[q].block, &mut work))),
         _ => None,
     };
-    let mut parks: Vec<((usize, bool), BasicBlock<'ctx>)> = vec![];
+    let mut parks: Vec<((usize, interchange::Arrival), BasicBlock<'ctx>)> = vec![];
     let mut edge = |fc: &FnCx<'ctx, '_>, from: Option<BlockId>, id: BlockId, work: &mut Vec<(BlockId, BasicBlock<'ctx>)>| -> BasicBlock<'ctx> {
         let Some((plan, q)) = plan.and_then(|p| Some((p, p.point_at(id)?))) else { return get(fc, id, work) };
-        let key = (q, plan.entering(q, from));
+        let key = (q, plan.arrival(q, from));
         if let Some((_, bb)) = parks.iter().find(|(k, _)| *k == key) {
             return *bb;
         }
@@ -914,9 +914,9 @@ pub(crate) fn emit_region_loop<'ctx>(
             }
         }
     }
-    for ((q, entering), bb) in parks {
+    for ((q, arrival), bb) in parks {
         fc.b.position_at_end(bb);
-        crate::lower::exec::interchange::emit_park(fc, layout, q, entering, lin)?;
+        crate::lower::exec::interchange::emit_park(fc, layout, q, arrival, lin)?;
         fc.b.build_unconditional_branch(xl)?;
     }
     fc.b.position_at_end(exit_bb);
