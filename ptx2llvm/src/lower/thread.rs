@@ -128,6 +128,17 @@ impl<'ctx, 'a> FnCx<'ctx, 'a> {
         self.thread.expect("per-thread code is emitted inside a thread loop")
     }
 
+    /// Puts a memory access of the current thread that no other thread of its region may
+    /// touch without a data race in the thread loops' access group (`exec::alias`), when
+    /// it is emitted into a thread loop of a kernel's block function. Not in a `.func` or a
+    /// fiber kernel: inlined into a thread loop, their frames would be shared by its
+    /// iterations.
+    pub fn tag_thread_access(&self, inst: inkwell::values::InstructionValue<'ctx>) {
+        if self.thread.is_some() && self.local_override.is_none() {
+            crate::lower::exec::alias::tag_thread_access(self.cx, inst);
+        }
+    }
+
     pub fn new_block(&self, name: &str) -> inkwell::basic_block::BasicBlock<'ctx> {
         self.cx.append_basic_block(self.func, name)
     }

@@ -13,10 +13,25 @@
 //!
 //! Accesses without metadata (calls, the scheduler, fiber kernels' context traffic) are
 //! assumed by LLVM to overlap anything, which is always correct.
+//!
+//! A second fact: the threads of a thread loop are independent. Two threads' weak accesses
+//! to one location between two sync points, one of them a write, are a data race, which
+//! the PTX memory model leaves undefined; atomics, `.volatile` and ordered accesses, fences
+//! and calls are what threads may communicate through inside a region. So the weak PTX
+//! accesses of a kernel's block function and its accesses to the current thread's own
+//! context elements form one access group (`tag_thread_access`), and every thread loop's
+//! latch lists that group as `llvm.loop.parallel_accesses` (`parallel_loop_id`). LLVM
+//! honours the annotation only when *every* memory access of the loop is in the group: a
+//! loop with an atomic, a fence, a call, a volatile access or a read of another thread's
+//! context (the warp checks, warp collectives) stays under LLVM's own dependence analysis.
+//! Where it applies, a region vectorizes without proving that its shared-memory stores
+//! miss its loads (a stencil step reading its neighbours' elements of another buffer: the
+//! buffers' indices are not constants). Lockstep silicon does the same for a warp: its
+//! lanes' loads of one instruction all happen before their stores.
 
 use crate::ir::StateSpace;
 use inkwell::context::Context;
-use inkwell::values::{InstructionValue, MetadataValue};
+use inkwell::values::{AsValueRef, InstructionValue, MetadataValue};
 use std::collections::HashMap;
 
 /// The domain of the memory kinds (context, shared window, global memory).
@@ -98,5 +113,39 @@ impl<'ctx> ContextScopes<'ctx> {
         if let Some((scopes, noalias)) = self.arrays.get(&prefix) {
             tag(cx, inst, Some(*scopes), *noalias);
         }
+    }
+}
+
+/// The access group of one thread's memory accesses in a thread loop (see the module
+/// documentation). One group serves every loop: the annotation speaks of the iterations of
+/// the loop that names it, and only thread loops do.
+fn thread_access_group<'ctx>(cx: &'ctx Context) -> MetadataValue<'ctx> {
+    cx.metadata_node(&[])
+}
+
+/// Puts `inst`, an access of one thread that no other thread of its region may touch
+/// without a data race, in the thread loops' access group.
+pub(crate) fn tag_thread_access<'ctx>(cx: &'ctx Context, inst: InstructionValue<'ctx>) {
+    let _ = inst.set_metadata(thread_access_group(cx), cx.get_kind_id("llvm.access.group"));
+}
+
+/// Marks `latch` (the conditional branch back to a thread loop's header) as the latch of a
+/// loop whose iterations are independent for the accesses of the threads' access group:
+/// `!llvm.loop !{self, !{"llvm.loop.parallel_accesses", group}}`. A loop ID refers to
+/// itself (which also keeps two loops' IDs apart); the C API builds that cycle through a
+/// temporary node.
+pub(crate) fn mark_parallel_loop<'ctx>(cx: &'ctx Context, latch: InstructionValue<'ctx>) {
+    use inkwell::llvm_sys::core::{LLVMMDNodeInContext2, LLVMMetadataAsValue, LLVMSetMetadata, LLVMValueAsMetadata};
+    use inkwell::llvm_sys::debuginfo::{LLVMMetadataReplaceAllUsesWith, LLVMTemporaryMDNode};
+    let parallel = cx.metadata_node(&[cx.metadata_string("llvm.loop.parallel_accesses").into(), thread_access_group(cx).into()]);
+    // SAFETY: every reference is created in `cx`, which outlives this call; the temporary
+    // node is replaced (which deletes it) before the ID is attached.
+    unsafe {
+        let raw_cx = cx.raw();
+        let temp = LLVMTemporaryMDNode(raw_cx, std::ptr::null_mut(), 0);
+        let mut ops = [temp, LLVMValueAsMetadata(parallel.as_value_ref())];
+        let id = LLVMMDNodeInContext2(raw_cx, ops.as_mut_ptr(), ops.len());
+        LLVMMetadataReplaceAllUsesWith(temp, id);
+        LLVMSetMetadata(latch.as_value_ref(), cx.get_kind_id("llvm.loop"), LLVMMetadataAsValue(raw_cx, id));
     }
 }

@@ -515,6 +515,9 @@ pub(crate) fn load_context<'ctx>(
     let v = fc.b.build_load(crate::lower::thread::int_type(fc.cx, size * 8), p, name)?;
     if let Some(inst) = v.as_instruction_value() {
         layout.scopes.tag(fc.cx, inst, prefix);
+        if own_element(fc, tid) {
+            fc.tag_thread_access(inst);
+        }
     }
     Ok(v.into_int_value())
 }
@@ -525,7 +528,16 @@ pub(crate) fn store_context<'ctx>(fc: &FnCx<'ctx, '_>, layout: &ContextLayout<'c
     let p = context_elem(fc, prefix, size, tid)?;
     let st = fc.b.build_store(p, v)?;
     layout.scopes.tag(fc.cx, st, prefix);
+    if own_element(fc, tid) {
+        fc.tag_thread_access(st);
+    }
     Ok(())
+}
+
+/// Whether context index `tid` is the current thread's own (its accesses then belong to
+/// the thread loop's iteration: `alias`).
+fn own_element(fc: &FnCx<'_, '_>, tid: IntValue<'_>) -> bool {
+    fc.thread.is_some_and(|t| t.linear == tid)
 }
 
 /// Thread index ranges `[lo, hi)` per dimension (x, y, z) of a narrowed thread loop, none
@@ -940,7 +952,8 @@ pub(crate) fn emit_region_loop<'ctx>(
     let xn = b.build_int_nuw_add(xv, one, "")?;
     no_signed_wrap(xn);
     let c = b.build_int_compare(P::ULT, xn, hi[0], "")?;
-    b.build_conditional_branch(c, xh, yl)?;
+    let latch = b.build_conditional_branch(c, xh, yl)?;
+    crate::lower::exec::alias::mark_parallel_loop(cx, latch);
     b.position_at_end(yl);
     let yn = b.build_int_nuw_add(yv, one, "")?;
     no_signed_wrap(yn);

@@ -118,6 +118,9 @@ impl<'ctx> FnCx<'ctx, '_> {
         inst.set_alignment(align).map_err(internal)?;
         self.set_access_kind(inst, volatile, order)?;
         crate::lower::exec::alias::tag_ptx_access(self.cx, inst, space);
+        if !synchronized && thread_private_space(space) {
+            self.tag_thread_access(inst);
+        }
         Ok(v.into_int_value())
     }
 
@@ -143,6 +146,9 @@ impl<'ctx> FnCx<'ctx, '_> {
         let st = self.b.build_store(p, v)?;
         st.set_alignment(align).map_err(internal)?;
         crate::lower::exec::alias::tag_ptx_access(self.cx, st, space);
+        if !(volatile || order.is_some()) && thread_private_space(space) {
+            self.tag_thread_access(st);
+        }
         self.set_access_kind(st, volatile, order)
     }
 
@@ -322,4 +328,11 @@ impl<'ctx> FnCx<'ctx, '_> {
         };
         self.write(dst, self.resize(out, ty.bits(), false)?, ty)
     }
+}
+
+/// Whether a weak access to `space` is one thread's own unless it races (`exec::alias`):
+/// not `.param`, whose call-argument buffers are the block function's, reused by each
+/// thread in turn.
+fn thread_private_space(space: StateSpace) -> bool {
+    matches!(space, StateSpace::Global | StateSpace::Shared | StateSpace::Local | StateSpace::Generic | StateSpace::Const)
 }

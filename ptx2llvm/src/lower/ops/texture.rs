@@ -847,6 +847,7 @@ impl<'ctx> FnCx<'ctx, '_> {
         if let Some(inst) = v.as_instruction() {
             inst.set_alignment(1).map_err(|e| LowerError::Internal(e.to_string()))?;
             crate::lower::exec::alias::tag_ptx_access(self.cx, inst, StateSpace::Global);
+            self.tag_thread_access(inst);
         }
         Ok(v)
     }
