@@ -249,16 +249,7 @@ pub fn analyze(f: &ir::Function, regions: &Regions) -> Option<Plan> {
             continue;
         }
         plan.points.extend(points);
-        let mut written = BTreeSet::new();
-        for (b, inside) in body.iter().enumerate() {
-            if *inside {
-                for inst in &f.blocks[b].insts {
-                    let mut d = vec![];
-                    crate::ir::visit::defs(&inst.op, &mut d);
-                    written.extend(d);
-                }
-            }
-        }
+        let written = (0..f.regs.len()).filter(|&r| defs.sites[r].iter().any(|(b, _, _)| body[*b])).map(|r| RegId(r as u32)).collect();
         let prefetch = find_prefetch(f, &cfg, &defs, &body, induction.0.reg);
         plan.loops.push(Loop { header: BlockId(h as u32), body, saved: saved.into_iter().collect(), written, induction: induction.0, prefetch });
     }
@@ -453,13 +444,22 @@ pub(crate) fn emit_park<'ctx>(fc: &FnCx<'ctx, '_>, layout: &ContextLayout<'ctx>,
 /// (after the replay, which may overwrite them: see `recompute`), and at a header the
 /// induction register of this pass.
 pub(crate) fn emit_resume<'ctx>(fc: &mut FnCx<'ctx, '_>, layout: &ContextLayout<'ctx>, q: usize, lin: IntValue<'ctx>) -> R<()> {
-    let st = layout.interchange.as_ref().expect("a point implies a plan");
-    let point = &st.plan.points[q];
-    let lp = &st.plan.loops[point.loop_index];
     let i32t = fc.cx.i32_type();
     // (Cleared here rather than where the thread stops being parked: then every way on
     // stores to the word, which lets LLVM merge the parks' stores and vectorize.)
     kernel::store_context(fc, layout, layout.wait.expect("a plan has wait words"), i32t.const_zero(), lin)?;
+    restore(fc, layout, q, lin, |_| true, 0)
+}
+
+/// Thread `lin`'s registers at point `q` as a resume there sets them: the replayed ones,
+/// the saved ones that `reload` selects (after the replay, which may overwrite them: see
+/// `recompute`), and at a header the induction of the pass `ahead` passes after the
+/// current one.
+fn restore<'ctx>(fc: &mut FnCx<'ctx, '_>, layout: &ContextLayout<'ctx>, q: usize, lin: IntValue<'ctx>, reload: impl Fn(&RegId) -> bool, ahead: u64) -> R<()> {
+    let st = layout.interchange.as_ref().expect("a point implies a plan");
+    let point = &st.plan.points[q];
+    let lp = &st.plan.loops[point.loop_index];
+    let i32t = fc.cx.i32_type();
     let f = fc.f;
     for &(b, i) in &point.replay {
         let inst = &f.blocks[b.0 as usize].insts[i];
@@ -472,7 +472,7 @@ pub(crate) fn emit_resume<'ctx>(fc: &mut FnCx<'ctx, '_>, layout: &ContextLayout<
     } else {
         None
     };
-    for r in &lp.saved {
+    for r in lp.saved.iter().filter(|r| reload(r)) {
         let (prefix, size) = layout.slots[r];
         let v = kernel::load_context(fc, layout, prefix, size, lin, "")?;
         let v = fc.resize(v, fc.f.regs[r.0 as usize].ty.bits(), false)?;
@@ -483,6 +483,7 @@ pub(crate) fn emit_resume<'ctx>(fc: &mut FnCx<'ctx, '_>, layout: &ContextLayout<
         let bits = ind.ty.bits();
         let stride = fc.read(ind.stride, ind.ty)?;
         let j = fc.b.build_load(i32t, st.passes[point.loop_index], "ix.j")?.into_int_value();
+        let j = if ahead == 0 { j } else { fc.b.build_int_add(j, i32t.const_int(ahead, false), "")? };
         let j = fc.resize(j, bits, false)?;
         let v = fc.b.build_int_add(start, fc.b.build_int_mul(j, stride, "")?, "ix.i")?;
         fc.write(ind.reg, v, ind.ty)?;
@@ -566,28 +567,11 @@ fn emit_prefetch<'ctx>(fc: &mut FnCx<'ctx, '_>, layout: &ContextLayout<'ctx>, q:
     let y = fc.b.build_int_unsigned_rem(rest, fc.uni.ntid[1], "")?;
     let z = fc.b.build_int_unsigned_div(rest, fc.uni.ntid[1], "")?;
     fc.thread = Some(crate::lower::thread::Thread { tid: [x, y, z], linear: tv });
-    // Its registers at the header, as `emit_resume` restores them.
+    // Its registers at the header as a resume there sets them, the induction
+    // `PREFETCH_PASSES` passes on; then the addresses from it.
+    let reads = &lp.prefetch.reads;
+    restore(fc, layout, q, tv, |r| reads.contains(r), PREFETCH_PASSES)?;
     let f = fc.f;
-    for &(b, i) in &point.replay {
-        let inst = &f.blocks[b.0 as usize].insts[i];
-        fc.inst(inst).map_err(|e| e.at(&inst.span))?;
-    }
-    let ind = &lp.induction;
-    let start_value = fc.read(Operand::Reg(ind.reg), ind.ty)?;
-    for r in lp.saved.iter().filter(|r| lp.prefetch.reads.contains(r)) {
-        let (prefix, size) = layout.slots[r];
-        let v = kernel::load_context(fc, layout, prefix, size, tv, "")?;
-        let v = fc.resize(v, fc.f.regs[r.0 as usize].ty.bits(), false)?;
-        fc.b.build_store(fc.regs[r.0 as usize], v)?;
-    }
-    // The induction `PREFETCH_PASSES` passes on, and the addresses from it.
-    let bits = ind.ty.bits();
-    let stride = fc.read(ind.stride, ind.ty)?;
-    let j = fc.b.build_load(i32t, st.passes[point.loop_index], "")?.into_int_value();
-    let j = fc.b.build_int_add(j, i32t.const_int(PREFETCH_PASSES, false), "")?;
-    let j = fc.resize(j, bits, false)?;
-    let v = fc.b.build_int_add(start_value, fc.b.build_int_mul(j, stride, "")?, "pf.i")?;
-    fc.write(ind.reg, v, ind.ty)?;
     for &(b, i) in &lp.prefetch.slice {
         let inst = &f.blocks[b.0 as usize].insts[i];
         fc.inst(inst).map_err(|e| e.at(&inst.span))?;
