@@ -868,15 +868,14 @@ pub(crate) fn emit_region_loop<'ctx>(
         RegionSel::Point(q) => vec![plan.expect("a point implies a plan").points[q].block],
     };
     let mut kept = regions.kept_by_code_from(fc.f, &from);
-    // Registers whose slots may be stale at each point (`Regions::dirty_at_points`); the
-    // others need no store. Not where threads also start from an interchange point (their
-    // registers come back from elsewhere there).
-    let dirty = if plan.is_none() && !matches!(region, RegionSel::Point(_)) { Some(regions.dirty_at_points(fc.f, &entered)) } else { None };
-    if let (RegionSel::One(_), Some(dirty)) = (region, &dirty) {
+    // Registers that certainly hold their slots' values at each point
+    // (`Regions::clean_at_points`) need no store. Not where threads also start from an
+    // interchange point (their registers come back from elsewhere there).
+    let clean = if plan.is_none() && !matches!(region, RegionSel::Point(_)) { Some(regions.clean_at_points(fc.f, &entered)) } else { None };
+    if let (RegionSel::One(_), Some(clean)) = (region, &clean) {
         // One region's loop stores the same registers at each of its points (see
-        // `kept_by_code_from`): those dirty at any of them.
-        let any: std::collections::BTreeSet<ir::RegId> = dirty.iter().flatten().flatten().copied().collect();
-        kept.retain(|r| any.contains(r));
+        // `kept_by_code_from`): those not clean at one of them.
+        kept.retain(|r| clean.iter().flatten().any(|c| !c.contains(r)));
     }
     let mut done = std::collections::HashSet::new();
     while let Some((id, bb)) = work.pop() {
@@ -904,10 +903,10 @@ pub(crate) fn emit_region_loop<'ctx>(
                 // what the scheduler reads; the same registers at every sync point of a
                 // region's loop (`Regions::kept_by_code_from`). The loop of every region
                 // (compact kernels, which have many) stores what this point needs of them.
-                let this_point: Option<std::collections::BTreeSet<ir::RegId>> = match (region, &dirty) {
-                    (RegionSel::Picked(_), Some(dirty)) => {
-                        let d = dirty[id.0 as usize].as_ref().expect("a reached sync point has a dirty set");
-                        Some(regions.kept_at(fc.f, id.0 as usize).into_iter().filter(|r| d.contains(r)).collect())
+                let this_point: Option<std::collections::BTreeSet<ir::RegId>> = match (region, &clean) {
+                    (RegionSel::Picked(_), Some(clean)) => {
+                        let c = clean[id.0 as usize].as_ref().expect("a reached sync point has a clean set");
+                        Some(regions.kept_at(fc.f, id.0 as usize).into_iter().filter(|r| !c.contains(r)).collect())
                     }
                     _ => None,
                 };

@@ -89,32 +89,50 @@ impl Regions {
     }
 
     /// For each IR block ending in a sync point that code starting at the regions `entered`
-    /// reaches (before another sync point): the registers that may hold another value
-    /// there than their context slot. A thread loop loads the registers live into its
-    /// region from their slots, so until the code writes one (or where the region does not
-    /// reload it: not live in, or recomputed) storing it back at a point stores what the
-    /// slot holds: a no-op that a kernel with many regions and many live registers would
-    /// pay for at every point, and in compile time (dead-store elimination over thousands
-    /// of such stores).
-    pub fn dirty_at_points(&self, f: &ir::Function, entered: &[usize]) -> Vec<Option<BTreeSet<RegId>>> {
-        // Forward "may have been written" sets over the blocks the regions' code reaches.
-        let mut dirty_in: Vec<Option<BTreeSet<RegId>>> = vec![None; f.blocks.len()];
+    /// reaches (before another sync point): the registers that certainly hold their context
+    /// slot's value there ("clean"). A thread loop loads the registers live into its region
+    /// from their slots, so until the code writes one, storing it back at a point stores
+    /// what the slot holds: a no-op that a kernel with many regions and many live registers
+    /// would pay for at every point, and in compile time (dead-store elimination over
+    /// thousands of such stores). Registers the region does not reload (not live in, or
+    /// recomputed) are never clean.
+    ///
+    /// A forward must-analysis: clean sets only shrink (written registers leave, joins
+    /// intersect), so each is at most the region's reloaded registers, and the work is the
+    /// size of the regions' code times that, not times the function's register count.
+    pub fn clean_at_points(&self, f: &ir::Function, entered: &[usize]) -> Vec<Option<BTreeSet<RegId>>> {
+        let mut clean_in: Vec<Option<BTreeSet<RegId>>> = vec![None; f.blocks.len()];
         let mut work = vec![];
+        let meet = |slot: &mut Option<BTreeSet<RegId>>, incoming: &BTreeSet<RegId>| -> bool {
+            match slot {
+                None => {
+                    *slot = Some(incoming.clone());
+                    true
+                }
+                Some(set) => {
+                    let before = set.len();
+                    set.retain(|r| incoming.contains(r));
+                    set.len() < before
+                }
+            }
+        };
         for &k in entered {
-            // Not reloaded at this entry: possibly stale from the start.
             let reloaded: BTreeSet<RegId> = self.live_into_region(k).collect();
             let b = self.starts[k].0 as usize;
-            dirty_in[b].get_or_insert_with(BTreeSet::new).extend((0..f.regs.len() as u32).map(RegId).filter(|r| !reloaded.contains(r)));
-            work.push(b);
+            if meet(&mut clean_in[b], &reloaded) || !work.contains(&b) {
+                work.push(b);
+            }
         }
         let mut written = vec![];
-        let dirty_out = |b: usize, dirty_in: &BTreeSet<RegId>, written: &mut Vec<RegId>| {
+        let clean_out = |b: usize, clean_in: &BTreeSet<RegId>, written: &mut Vec<RegId>| {
             written.clear();
             for inst in &f.blocks[b].insts {
                 crate::ir::visit::defs(&inst.op, written);
             }
-            let mut out = dirty_in.clone();
-            out.extend(written.iter().copied());
+            let mut out = clean_in.clone();
+            for r in written.iter() {
+                out.remove(r);
+            }
             out
         };
         while let Some(b) = work.pop() {
@@ -122,22 +140,18 @@ impl Regions {
             if matches!(block.term, Terminator::Sync { .. }) {
                 continue;
             }
-            let out = dirty_out(b, dirty_in[b].as_ref().expect("queued blocks have a set"), &mut written);
+            let out = clean_out(b, clean_in[b].as_ref().expect("queued blocks have a set"), &mut written);
             for s in successors(&block.term) {
                 let s = s.0 as usize;
-                let first = dirty_in[s].is_none();
-                let d = dirty_in[s].get_or_insert_with(BTreeSet::new);
-                let before = d.len();
-                d.extend(out.iter().copied());
-                if first || d.len() > before {
+                if meet(&mut clean_in[s], &out) {
                     work.push(s);
                 }
             }
         }
         (0..f.blocks.len())
             .map(|b| {
-                let d = dirty_in[b].as_ref().filter(|_| matches!(f.blocks[b].term, Terminator::Sync { .. }))?;
-                Some(dirty_out(b, d, &mut written))
+                let c = clean_in[b].as_ref().filter(|_| matches!(f.blocks[b].term, Terminator::Sync { .. }))?;
+                Some(clean_out(b, c, &mut written))
             })
             .collect()
     }
@@ -312,10 +326,15 @@ pub fn analyze(f: &ir::Function) -> Regions {
 mod tests {
     use super::*;
 
-    /// The sync points of `f` in block order, with their dirty sets when entered from
-    /// region `k`.
+    /// The sync points of `f` in block order, with their registers that may differ from
+    /// their slots (those kept or live in `f` but not clean) when entered from region `k`.
     fn dirty_from(f: &ir::Function, r: &Regions, k: usize) -> Vec<BTreeSet<RegId>> {
-        r.dirty_at_points(f, &[k]).into_iter().flatten().collect()
+        dirty(f, r.clean_at_points(f, &[k]))
+    }
+
+    fn dirty(f: &ir::Function, clean: Vec<Option<BTreeSet<RegId>>>) -> Vec<BTreeSet<RegId>> {
+        let all: BTreeSet<RegId> = (0..f.regs.len() as u32).map(RegId).collect();
+        clean.into_iter().flatten().map(|c| all.difference(&c).copied().collect()).collect()
     }
 
     #[test]
@@ -379,7 +398,7 @@ mod tests {
         );
         let r = analyze(&f);
         let all: Vec<usize> = (0..r.starts.len()).collect();
-        let dirty: Vec<BTreeSet<RegId>> = r.dirty_at_points(&f, &all).into_iter().flatten().collect();
+        let dirty = dirty(&f, r.clean_at_points(&f, &all));
         assert_eq!(dirty.len(), 1);
         // %r1 is written in the entry region, which reaches the barrier: dirty there.
         assert!(dirty[0].contains(&reg("%r1")) && dirty[0].contains(&reg("%r2")));
