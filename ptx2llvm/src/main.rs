@@ -106,6 +106,11 @@ struct Cli {
     /// changes the object (the units are optimized separately).
     #[arg(long, value_name = "N", default_value_t = driver::DEFAULT_CODEGEN_UNITS as u32, value_parser = clap::value_parser!(u32).range(1..=256))]
     codegen_units: u32,
+    /// At -O1 and -O2, functions of more than N LLVM instructions get a scalar optimization
+    /// pipeline (no loop passes or vectorizers: LLVM's full one takes seconds on each
+    /// huge block function and gains little there); -O3 gives every function the full one.
+    #[arg(long, value_name = "N", default_value_t = ptx2llvm::lower::opt::pipeline::LARGE_FUNCTION as u64)]
+    large_function: u64,
     /// The smallest codegen unit in IR instructions (0 splits even small modules: for tests).
     #[arg(long, value_name = "N", hide = true)]
     min_unit_cost: Option<u64>,
@@ -215,6 +220,7 @@ fn run(cli: Cli) -> ExitCode {
         jobs: cli.jobs.unwrap_or(0) as usize,
         codegen_units: cli.codegen_units as usize,
         min_unit_cost: cli.min_unit_cost.unwrap_or(ptx2llvm::lower::split::MIN_PART_COST),
+        large_function: cli.large_function as usize,
         verbose: cli.verbose,
         debug_info: None,
         check: None,

@@ -786,6 +786,22 @@ fn codegen_units() {
     }
 }
 
+/// The scalar pipeline of large functions (`--large-function`): every function through it
+/// (`0`), and a module where some functions take it and the others the full pipeline (the
+/// `optnone` that hides one set from the other's pipeline must not stick: calls between
+/// them, inlining, fibers, many regions), alone and split into codegen units.
+#[test]
+fn large_function_pipeline() {
+    let configs: &[Config] = &[
+        ("scalar", &["--large-function", "0"], None),
+        ("mixed", &["--large-function", "400"], None),
+        ("mixed-units", &["--large-function", "400", "--codegen-units", "8", "--min-unit-cost", "0"], None),
+    ];
+    for fx in [&CALLS, &FIBERS, &WARPS, &DEVICE_LIB, &REDUCE, &MANY_REGIONS, &SPACES] {
+        run_fixture_with(fx, configs);
+    }
+}
+
 /// The object does not depend on the number of threads: `-j 1` and `-j 8` write the same
 /// bytes for a module split into units.
 #[test]

@@ -59,6 +59,9 @@ pub struct Options {
     pub codegen_units: usize,
     /// The smallest codegen unit, in IR instructions (`lower::split::MIN_PART_COST`).
     pub min_unit_cost: u64,
+    /// Functions above this many LLVM instructions get the scalar pipeline at -O1 and -O2
+    /// (`lower::opt::pipeline`).
+    pub large_function: usize,
     /// Name each phase on the standard error as it starts (`-v`).
     pub verbose: bool,
     /// `-g`: DWARF debug information (`lower::debug`); the PTX file's path names the
@@ -83,6 +86,7 @@ impl Default for Options {
             jobs: 0,
             codegen_units: DEFAULT_CODEGEN_UNITS,
             min_unit_cost: split::MIN_PART_COST,
+            large_function: lower::opt::pipeline::LARGE_FUNCTION,
             verbose: false,
             debug_info: None,
             check: None,
@@ -320,8 +324,10 @@ impl Backend<'_> {
             if let Some(path) = std::env::var_os("PTX2LLVM_DUMP_PRE_OPT") {
                 let _ = module.print_to_file(path);
             }
-            let passes = format!("default<O{}>", opts.opt_level.min(3));
-            module.run_passes(&passes, &tm, PassBuilderOptions::create()).map_err(|e| optimize_error(e))?;
+            time.large_functions = lower::opt::pipeline::optimize(&module, &tm, opts.opt_level, opts.large_function).map_err(optimize_error)?;
+            if time.large_functions > 0 {
+                self.progress.note(&format!("{label}: {} large functions optimized with the scalar pipeline", time.large_functions));
+            }
         }
         time.optimize = t.elapsed().as_secs_f64();
         let t = Instant::now();

@@ -39,6 +39,8 @@ pub struct UnitTime {
     pub codegen: f64,
     /// Each kernel and the time its lowering took.
     pub kernels: Vec<(String, f64)>,
+    /// Functions optimized with the scalar pipeline (`--large-function`).
+    pub large_functions: usize,
 }
 
 impl UnitTime {
@@ -102,6 +104,10 @@ impl TimeReport {
             let _ = writeln!(s, "  {name:<10} {t:>10.3}");
         }
         let _ = writeln!(s, "  {:<10} {:>10.3}", "total", self.wall);
+        let large = sum(|u| u.large_functions as f64) as usize;
+        if large > 0 {
+            let _ = writeln!(s, "  {large} large function{} optimized with the scalar pipeline (--large-function)", if large == 1 { "" } else { "s" });
+        }
         if self.units.len() > 1 {
             let mut units: Vec<&UnitTime> = self.units.iter().collect();
             units.sort_by(|a, b| b.total().total_cmp(&a.total()));

@@ -1,0 +1,96 @@
+//! Which LLVM pipeline optimizes which function.
+//!
+//! LLVM's `default<O2>` pipeline is superlinear in a function's size where the function is a
+//! deep loop nest: a block function with many regions puts every loop of the kernel at depth
+//! five to eight (regions, z, y, x, then the kernel's own loops), and full unrolling,
+//! induction-variable simplification and the SLP vectorizer spend seconds on each such
+//! function (a 40k-instruction block function: 4.2 s of `opt`, and 2.6 s of code generation
+//! after it). Those functions gain little from the loop passes: their thread loops hold
+//! the whole kernel and never vectorize, and the PTX producer has already unrolled what
+//! its `#pragma unroll` asked for. So at -O1 and -O2, functions above `LARGE_FUNCTION`
+//! instructions (`--large-function`) get a scalar pipeline (redundancy elimination, dead stores, instruction
+//! combining, CFG cleanup) and the rest the full one; -O3 gives every function the full one.
+
+use inkwell::attributes::{Attribute, AttributeLoc};
+use inkwell::module::Module;
+use inkwell::passes::PassBuilderOptions;
+use inkwell::targets::TargetMachine;
+use inkwell::values::FunctionValue;
+
+/// Instructions (after `mem2reg`) above which -O1 and -O2 use `SCALAR_PIPELINE` by default
+/// (`--large-function`): the block functions of kernels with a few dozen barriers in inlined
+/// functions, far above any kernel whose thread loops vectorize.
+pub const LARGE_FUNCTION: usize = 12_000;
+
+/// The pipeline for large functions: no loop passes, no vectorizers, no inlining.
+const SCALAR_PIPELINE: &str = "function(early-cse<memssa>,instcombine<no-verify-fixpoint>,simplifycfg,gvn,dse,instcombine<no-verify-fixpoint>,simplifycfg)";
+
+/// Runs the optimization pipeline of `level` (1 to 3) over `module`; below -O3, functions
+/// of more than `large` instructions get the scalar one. Returns how many did.
+pub fn optimize(module: &Module<'_>, tm: &TargetMachine, level: u8, large: usize) -> Result<usize, String> {
+    let full = format!("default<O{}>", level.min(3));
+    let limit = large;
+    let large: Vec<FunctionValue<'_>> = if level >= 3 { vec![] } else { module.get_functions().filter(|f| instruction_count(*f) > limit).collect() };
+    if large.is_empty() {
+        return run(module, tm, &full).map(|()| 0);
+    }
+    // One pipeline runs over a whole module; `optnone` hides a function from it (LLVM
+    // requires `noinline` beside it). First the full pipeline over the others, then the
+    // scalar one over the large ones. Functions are named, not held, across a pipeline:
+    // the full one may delete some (inlined, dead).
+    let cx = module.get_context();
+    let optnone = Attribute::get_named_enum_kind_id("optnone");
+    let noinline = Attribute::get_named_enum_kind_id("noinline");
+    let name = |f: &FunctionValue<'_>| f.get_name().to_bytes().to_vec();
+    let large: Vec<Vec<u8>> = large.iter().map(name).collect();
+    let count = large.len();
+    // (name, large, had `noinline` already) of every defined function.
+    let defined: Vec<(Vec<u8>, bool, bool)> = module
+        .get_functions()
+        .filter(|f| f.count_basic_blocks() > 0)
+        .map(|f| {
+            let n = name(&f);
+            let is_large = large.contains(&n);
+            (n, is_large, f.get_enum_attribute(AttributeLoc::Function, noinline).is_some())
+        })
+        .collect();
+    let lookup = |n: &[u8]| std::str::from_utf8(n).ok().and_then(|n| module.get_function(n)).filter(|f| f.count_basic_blocks() > 0);
+    let hide = |f: FunctionValue<'_>| {
+        f.add_attribute(AttributeLoc::Function, cx.create_enum_attribute(optnone, 0));
+        f.add_attribute(AttributeLoc::Function, cx.create_enum_attribute(noinline, 0));
+    };
+    let show = |f: FunctionValue<'_>, was_noinline: bool| {
+        f.remove_enum_attribute(AttributeLoc::Function, optnone);
+        if !was_noinline {
+            f.remove_enum_attribute(AttributeLoc::Function, noinline);
+        }
+    };
+    for (n, _, _) in defined.iter().filter(|d| d.1) {
+        if let Some(f) = lookup(n) {
+            hide(f);
+        }
+    }
+    run(module, tm, &full)?;
+    for (n, is_large, was_noinline) in &defined {
+        match (lookup(n), is_large) {
+            (Some(f), true) => show(f, *was_noinline),
+            (Some(f), false) => hide(f),
+            (None, _) => {}
+        }
+    }
+    let scalar = run(module, tm, SCALAR_PIPELINE);
+    for (n, _, was_noinline) in defined.iter().filter(|d| !d.1) {
+        if let Some(f) = lookup(n) {
+            show(f, *was_noinline);
+        }
+    }
+    scalar.map(|()| count)
+}
+
+fn run(module: &Module<'_>, tm: &TargetMachine, passes: &str) -> Result<(), String> {
+    module.run_passes(passes, tm, PassBuilderOptions::create()).map_err(|e| e.to_string())
+}
+
+fn instruction_count(f: FunctionValue<'_>) -> usize {
+    f.get_basic_block_iter().map(|bb| bb.get_instructions().count()).sum()
+}
