@@ -161,12 +161,29 @@ pub fn check_target_options(opts: &Options) -> Result<(TargetSpec, String, Vec<l
     Ok((spec, cpu, variants))
 }
 
+/// LLVM's own settings (its command-line options, process-wide), set once before the first
+/// compile.
+///
+/// `-cgpp-huge-func`: CodeGenPrepare repeats its walk over a function until nothing changes;
+/// in a function of more blocks than this it revisits only the blocks the previous walk
+/// changed. Block functions of kernels with many regions have 1-2k blocks, below LLVM's
+/// default of 10,000, and the full walks took 70% of their code generation (a thrust
+/// `ScanScatterDigits` kernel: 2.9 s -> 0.16 s, the same object bytes).
+fn set_llvm_options() {
+    let args: [&std::ffi::CStr; 2] = [c"ptx2llvm", c"-cgpp-huge-func=500"];
+    let argv: Vec<*const std::ffi::c_char> = args.iter().map(|a| a.as_ptr()).collect();
+    // SAFETY: argv holds valid NUL-terminated strings that outlive the call; the call
+    // happens once (`TARGETS`), before any thread compiles.
+    unsafe { inkwell::llvm_sys::support::LLVMParseCommandLineOptions(argv.len() as i32, argv.as_ptr(), std::ptr::null()) };
+}
+
 fn target_machine(opts: &Options, spec: &TargetSpec, base_cpu: String) -> Result<TargetMachine, CompileError> {
     // LLVM's target registry is filled once, not by threads at the same time.
     static TARGETS: std::sync::Once = std::sync::Once::new();
     TARGETS.call_once(|| {
         Target::initialize_x86(&InitializationConfig::default());
         Target::initialize_aarch64(&InitializationConfig::default());
+        set_llvm_options();
     });
     let triple = TargetTriple::create(&spec.triple);
     let triple_name = spec.triple.clone();
