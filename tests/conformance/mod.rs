@@ -182,12 +182,16 @@ impl FloatFormat {
         all
     }
 
-    /// A random value: any bits, a moderate exponent, a subnormal, or a value near 1.
+    /// A random value: any bits, a moderate exponent, a subnormal, a value near 1, or a
+    /// value at a rounding boundary of a narrower format.
     fn random(self, rng: &mut Rng) -> u64 {
         let f = self.frac_bits;
         let mask = if self.width() == 64 { u64::MAX } else { (1u64 << self.width()) - 1 };
         let sign = if rng.below(2) == 0 { 0 } else { self.sign() };
         let frac = rng.next() & ((1 << f) - 1);
+        if rng.below(8) == 0 {
+            return sign | self.near_narrow_tie(rng);
+        }
         match rng.below(8) {
             0 => rng.next() & mask,
             1 => sign | frac >> rng.below(f as u64),
@@ -199,6 +203,29 @@ impl FloatFormat {
                 sign | (e << f) | frac
             }
         }
+    }
+}
+
+impl FloatFormat {
+    /// A magnitude whose fraction, cut to the precision of a narrower format (bf16, f16,
+    /// tf32, e4m3/e5m2 or f32 from f64: 1 to 23 kept bits), leaves exactly half an ulp of
+    /// that format or one unit of this format either side of it: ties with odd and even
+    /// last kept bits, just below and above them. Exponents span the narrow formats'
+    /// subnormal, normal and overflow ranges (2^-30 to 2^18), where they fit.
+    fn near_narrow_tie(self, rng: &mut Rng) -> u64 {
+        let f = self.frac_bits as u64;
+        let kept = [7u64, 10, 3, 2, 23, 1 + rng.below(f.min(23))][rng.below(6) as usize].min(f - 1);
+        let dropped = f - kept;
+        let half = 1u64 << (dropped - 1);
+        let low = match rng.below(3) {
+            0 => half,
+            1 => half - 1,
+            _ => half + 1,
+        };
+        let frac = ((rng.next() << dropped) | low) & ((1 << f) - 1);
+        let bias = self.bias();
+        let e = (bias - 30 + rng.below(49) as i64).clamp(1, (1 << self.exp_bits) - 2);
+        ((e as u64) << f) | frac
     }
 }
 

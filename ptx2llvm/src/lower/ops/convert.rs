@@ -11,6 +11,7 @@
 //! and clamped; `.ue8m0` (exponent only) has its own two small routines.
 
 use crate::ir::{CvtRounding, FloatFormat, Operand, RegId, Rounding, ScalarType};
+use crate::lower::ops::half_bits::Half;
 use crate::lower::ops::rounding::RoundedOp;
 use crate::lower::thread::FnCx;
 use crate::lower::R;
@@ -222,6 +223,11 @@ impl<'ctx> FnCx<'ctx, '_> {
                     self.float_bits(f)?
                 }
                 _ if dst_ty == src_ty => src_bits,
+                (ScalarType::F16 | ScalarType::BF16, ScalarType::F32) if r == Rounding::NearestEven && !satfinite && !relu => {
+                    let fmt = if dst_ty == ScalarType::F16 { Half::F16 } else { Half::BF16 };
+                    let h = self.f32_to_half_rn(fmt, src_bits)?;
+                    self.resize(h, scalar_bits(out), false)?
+                }
                 _ => {
                     let u = self.split_float(src_bits, scalar_layout(src_ty))?;
                     self.round_to_layout(u, out, mode(r), satfinite, relu)?
@@ -277,6 +283,20 @@ impl<'ctx> FnCx<'ctx, '_> {
             };
             if to == FloatFormat::Ue8m0 || from == FloatFormat::Ue8m0 {
                 let enc = if to == FloatFormat::Ue8m0 { self.to_ue8m0(element, from, cvt_mode(rnd), satfinite)? } else { self.ue8m0_to_bf16(element)? };
+                let enc = self.resize(enc, total.max(8), false)?;
+                let enc = self.b.build_left_shift(enc, it.const_int(((lanes - 1 - lane) * out_bits) as u64, false), "")?;
+                packed = self.b.build_or(packed, enc, "")?;
+                continue;
+            }
+            if from == FloatFormat::F32
+                && matches!(to, FloatFormat::F16 | FloatFormat::BF16)
+                && rnd == CvtRounding::Float(Rounding::NearestEven)
+                && !relu
+                && !satfinite
+            {
+                // The common `cvt.rn.f16x2.f32` / `.bf16x2`: the short form (`f32_to_half_rn`).
+                let fmt = if to == FloatFormat::F16 { Half::F16 } else { Half::BF16 };
+                let enc = self.f32_to_half_rn(fmt, self.resize(element, 32, false)?)?;
                 let enc = self.resize(enc, total.max(8), false)?;
                 let enc = self.b.build_left_shift(enc, it.const_int(((lanes - 1 - lane) * out_bits) as u64, false), "")?;
                 packed = self.b.build_or(packed, enc, "")?;
