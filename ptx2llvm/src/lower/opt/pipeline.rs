@@ -16,6 +16,7 @@ use inkwell::module::Module;
 use inkwell::passes::PassBuilderOptions;
 use inkwell::targets::TargetMachine;
 use inkwell::values::FunctionValue;
+use std::collections::HashMap;
 
 /// Instructions (after `mem2reg`) above which -O1 and -O2 use `SCALAR_PIPELINE` by default
 /// (`--large-function`): the block functions of kernels with a few dozen barriers in inlined
@@ -54,7 +55,8 @@ pub fn optimize(module: &Module<'_>, tm: &TargetMachine, level: u8, large: usize
             (n, is_large, f.get_enum_attribute(AttributeLoc::Function, noinline).is_some())
         })
         .collect();
-    let lookup = |n: &[u8]| std::str::from_utf8(n).ok().and_then(|n| module.get_function(n)).filter(|f| f.count_basic_blocks() > 0);
+    // The module's defined functions by name, as they are now.
+    let current = || -> HashMap<Vec<u8>, FunctionValue<'_>> { module.get_functions().filter(|f| f.count_basic_blocks() > 0).map(|f| (name(&f), f)).collect() };
     let hide = |f: FunctionValue<'_>| {
         f.add_attribute(AttributeLoc::Function, cx.create_enum_attribute(optnone, 0));
         f.add_attribute(AttributeLoc::Function, cx.create_enum_attribute(noinline, 0));
@@ -65,23 +67,26 @@ pub fn optimize(module: &Module<'_>, tm: &TargetMachine, level: u8, large: usize
             f.remove_enum_attribute(AttributeLoc::Function, noinline);
         }
     };
+    let functions = current();
     for (n, _, _) in defined.iter().filter(|d| d.1) {
-        if let Some(f) = lookup(n) {
-            hide(f);
+        if let Some(f) = functions.get(n) {
+            hide(*f);
         }
     }
     run(module, tm, &full)?;
+    let functions = current();
     for (n, is_large, was_noinline) in &defined {
-        match (lookup(n), is_large) {
-            (Some(f), true) => show(f, *was_noinline),
-            (Some(f), false) => hide(f),
+        match (functions.get(n), is_large) {
+            (Some(f), true) => show(*f, *was_noinline),
+            (Some(f), false) => hide(*f),
             (None, _) => {}
         }
     }
     let scalar = run(module, tm, SCALAR_PIPELINE);
+    let functions = current();
     for (n, _, was_noinline) in defined.iter().filter(|d| !d.1) {
-        if let Some(f) = lookup(n) {
-            show(f, *was_noinline);
+        if let Some(f) = functions.get(n) {
+            show(*f, *was_noinline);
         }
     }
     scalar.map(|()| count)
