@@ -418,8 +418,9 @@ fn find_induction(f: &ir::Function, cfg: &Cfg, defs: &Defs, h: usize, body: &[bo
 }
 
 /// The thread's code when control reaches point `q` (arriving as `arrival` says): save
-/// its registers, park it there. The caller then branches on to the next thread.
-pub(crate) fn emit_park<'ctx>(fc: &FnCx<'ctx, '_>, layout: &ContextLayout<'ctx>, q: usize, arrival: Arrival, lin: IntValue<'ctx>) -> R<()> {
+/// its registers, count it at the point. Returns the thread's wait word (`q + 1`), which
+/// the caller stores where the ways a run ends join, then goes on to the next thread.
+pub(crate) fn emit_park<'ctx>(fc: &FnCx<'ctx, '_>, layout: &ContextLayout<'ctx>, q: usize, arrival: Arrival, lin: IntValue<'ctx>) -> R<u64> {
     let st = layout.interchange.as_ref().expect("a point implies a plan");
     let point = &st.plan.points[q];
     let lp = &st.plan.loops[point.loop_index];
@@ -430,24 +431,21 @@ pub(crate) fn emit_park<'ctx>(fc: &FnCx<'ctx, '_>, layout: &ContextLayout<'ctx>,
         let v = fc.resize(v, size * 8, false)?;
         kernel::store_context(fc, layout, prefix, v, lin)?;
     }
-    kernel::store_context(fc, layout, layout.wait.expect("a plan has wait words"), i32t.const_int(q as u64 + 1, false), lin)?;
     let c = fc.b.build_load(i32t, st.counts[q], "")?.into_int_value();
     fc.b.build_store(st.counts[q], fc.b.build_int_add(c, i32t.const_int(1, false), "")?)?;
     if arrival == Arrival::Entering {
         // Entering the loop: its passes count from here.
         fc.b.build_store(st.passes[point.loop_index], i32t.const_zero())?;
     }
-    Ok(())
+    Ok(q as u64 + 1)
 }
 
 /// The start of a thread's run from point `q`: the recomputed registers, its saved ones
 /// (after the replay, which may overwrite them: see `recompute`), and at a header the
 /// induction register of this pass.
 pub(crate) fn emit_resume<'ctx>(fc: &mut FnCx<'ctx, '_>, layout: &ContextLayout<'ctx>, q: usize, lin: IntValue<'ctx>) -> R<()> {
-    let i32t = fc.cx.i32_type();
-    // (Cleared here rather than where the thread stops being parked: then every way on
-    // stores to the word, which lets LLVM merge the parks' stores and vectorize.)
-    kernel::store_context(fc, layout, layout.wait.expect("a plan has wait words"), i32t.const_zero(), lin)?;
+    // (Its wait word is written once where the run ends: its next park's point, or 0 at a
+    // sync point or exit; see `kernel::emit_region_loop`.)
     restore(fc, layout, q, lin, |_| true, 0)
 }
 

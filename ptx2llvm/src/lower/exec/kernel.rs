@@ -713,6 +713,12 @@ pub(crate) fn emit_region_loop<'ctx>(
     // `exit` (here, or reported by a called `.func`): the thread ends.
     let exit_bb = fc.new_block(&format!("r{k}{tag}.exit"));
     fc.on_exit = Some(exit_bb);
+    // Kernels with interchanged loops: every way a thread's run ends that writes its wait
+    // word (a park: its point; the other endings of a resumed run: not parked) joins here
+    // and stores it once, so that no store is left that another one overwrites, and a
+    // vectorized loop stores the word unmasked (`interchange`).
+    let wait_join = layout.interchange.as_ref().map(|_| fc.new_block(&format!("r{k}{tag}.wait")));
+    let mut wait_values: Vec<(BasicBlock<'ctx>, u64)> = vec![];
     let mut skipped_warp = None;
     if let Filter::Released | Filter::DenseOrReleased(_) = filter {
         // Only the threads the scheduler released into this region (or every thread when
@@ -918,7 +924,16 @@ pub(crate) fn emit_region_loop<'ctx>(
                     store_context(fc, layout, prefix, v, index)?;
                 }
                 store_context(fc, layout, layout.state.expect("state"), i32t.const_int(j as u64, false), lin)?;
-                fc.b.build_unconditional_branch(xl)?;
+                match (resume_at, wait_join) {
+                    // A resumed thread is no longer parked.
+                    (Some(_), Some(join)) => {
+                        wait_values.push((fc.b.get_insert_block().expect("positioned"), 0));
+                        fc.b.build_unconditional_branch(join)?;
+                    }
+                    _ => {
+                        fc.b.build_unconditional_branch(xl)?;
+                    }
+                }
             }
             Terminator::Exit | Terminator::Return => {
                 fc.b.build_unconditional_branch(exit_bb)?;
@@ -927,14 +942,36 @@ pub(crate) fn emit_region_loop<'ctx>(
     }
     for ((q, arrival), bb) in parks {
         fc.b.position_at_end(bb);
-        crate::lower::exec::interchange::emit_park(fc, layout, q, arrival, lin)?;
-        fc.b.build_unconditional_branch(xl)?;
+        let wait = crate::lower::exec::interchange::emit_park(fc, layout, q, arrival, lin)?;
+        wait_values.push((fc.b.get_insert_block().expect("positioned"), wait));
+        fc.b.build_unconditional_branch(wait_join.expect("parks imply a plan"))?;
     }
     fc.b.position_at_end(exit_bb);
     if let Some(state) = layout.state {
         store_context(fc, layout, state, i32t.const_int(sync::EXITED, false), lin)?;
     }
-    fc.b.build_unconditional_branch(xl)?;
+    match (resume_at, wait_join) {
+        (Some(_), Some(join)) => {
+            wait_values.push((exit_bb, 0));
+            fc.b.build_unconditional_branch(join)?;
+        }
+        _ => {
+            fc.b.build_unconditional_branch(xl)?;
+        }
+    }
+    if let Some(join) = wait_join {
+        fc.b.position_at_end(join);
+        if wait_values.is_empty() {
+            fc.b.build_unreachable()?;
+        } else {
+            let phi = fc.b.build_phi(i32t, "next_wait")?;
+            for (bb, v) in &wait_values {
+                phi.add_incoming(&[(&i32t.const_int(*v, false), *bb)]);
+            }
+            store_context(fc, layout, layout.wait.expect("a plan has wait words"), phi.as_basic_value().into_int_value(), lin)?;
+            fc.b.build_unconditional_branch(xl)?;
+        }
+    }
     fc.thread = None;
     fc.on_exit = None;
     // Loop latches (every dimension, and every range of a narrowed loop, is at least 1:

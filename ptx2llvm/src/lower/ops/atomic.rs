@@ -58,9 +58,16 @@ impl<'ctx> FnCx<'ctx, '_> {
             };
             let b = self.read(*operand, ty)?;
             let old = if space == StateSpace::Shared {
-                let old = self.b.build_load(self.int_ty(ty.bits()), ptr, "")?.into_int_value();
+                // Shared memory, like a plain `.shared` access: never the context area or
+                // global memory (lets LLVM keep thread-loop state in registers across it).
+                let old = self.b.build_load(self.int_ty(ty.bits()), ptr, "")?;
+                if let Some(inst) = old.as_instruction_value() {
+                    crate::lower::exec::alias::tag_ptx_access(self.cx, inst, StateSpace::Shared);
+                }
+                let old = old.into_int_value();
                 let new = self.atomic_result(op, ty, space, old, b, c)?;
-                self.b.build_store(ptr, new)?;
+                let st = self.b.build_store(ptr, new)?;
+                crate::lower::exec::alias::tag_ptx_access(self.cx, st, StateSpace::Shared);
                 old
             } else {
                 self.atomic_in_memory(op, ty, space, order, ptr, b, c)?
