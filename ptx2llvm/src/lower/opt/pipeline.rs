@@ -8,8 +8,9 @@
 //! after it). Those functions gain little from the loop passes: their thread loops hold
 //! the whole kernel and never vectorize, and the PTX producer has already unrolled what
 //! its `#pragma unroll` asked for. So at -O1 and -O2, functions above `LARGE_FUNCTION`
-//! instructions (`--large-function`) get a scalar pipeline (redundancy elimination, dead stores, instruction
-//! combining, CFG cleanup) and the rest the full one; -O3 gives every function the full one.
+//! instructions (`--large-function`) get a scalar pipeline (redundancy elimination, dead
+//! stores, instruction combining, CFG cleanup) and the rest the full one; -O3 gives every
+//! function the full one.
 
 use inkwell::attributes::{Attribute, AttributeLoc};
 use inkwell::module::Module;
@@ -27,10 +28,9 @@ pub const LARGE_FUNCTION: usize = 12_000;
 const SCALAR_PIPELINE: &str = "function(early-cse<memssa>,instcombine<no-verify-fixpoint>,simplifycfg,gvn,dse,instcombine<no-verify-fixpoint>,simplifycfg)";
 
 /// Runs the optimization pipeline of `level` (1 to 3) over `module`; below -O3, functions
-/// of more than `large` instructions get the scalar one. Returns how many did.
-pub fn optimize(module: &Module<'_>, tm: &TargetMachine, level: u8, large: usize) -> Result<usize, String> {
+/// of more than `limit` instructions get the scalar one. Returns how many did.
+pub fn optimize(module: &Module<'_>, tm: &TargetMachine, level: u8, limit: usize) -> Result<usize, String> {
     let full = format!("default<O{}>", level.min(3));
-    let limit = large;
     let large: Vec<FunctionValue<'_>> = if level >= 3 { vec![] } else { module.get_functions().filter(|f| instruction_count(*f) > limit).collect() };
     if large.is_empty() {
         return run(module, tm, &full).map(|()| 0);
