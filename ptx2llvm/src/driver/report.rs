@@ -104,7 +104,7 @@ impl TimeReport {
             let _ = writeln!(s, "  {name:<10} {t:>10.3}");
         }
         let _ = writeln!(s, "  {:<10} {:>10.3}", "total", self.wall);
-        let large = sum(|u| u.large_functions as f64) as usize;
+        let large: usize = self.units.iter().map(|u| u.large_functions).sum();
         if large > 0 {
             let _ = writeln!(s, "  {large} large function{} optimized with the scalar pipeline (--large-function)", if large == 1 { "" } else { "s" });
         }

@@ -802,6 +802,8 @@ pub(crate) fn emit_region_loop<'ctx>(
         RegionSel::Point(q) => Some((q, get(fc, plan.expect("a point implies a plan").points[q].block, &mut work))),
         _ => None,
     };
+    // Where a resumed thread's run ends when it does not park (it is no longer parked).
+    let unpark_join = resume_at.and(wait_join);
     let mut parks: Vec<((usize, interchange::Arrival), BasicBlock<'ctx>)> = vec![];
     let mut edge = |fc: &FnCx<'ctx, '_>, from: Option<BlockId>, id: BlockId, work: &mut Vec<(BlockId, BasicBlock<'ctx>)>| -> BasicBlock<'ctx> {
         let Some((plan, q)) = plan.and_then(|p| Some((p, p.point_at(id)?))) else { return get(fc, id, work) };
@@ -924,16 +926,10 @@ pub(crate) fn emit_region_loop<'ctx>(
                     store_context(fc, layout, prefix, v, index)?;
                 }
                 store_context(fc, layout, layout.state.expect("state"), i32t.const_int(j as u64, false), lin)?;
-                match (resume_at, wait_join) {
-                    // A resumed thread is no longer parked.
-                    (Some(_), Some(join)) => {
-                        wait_values.push((fc.b.get_insert_block().expect("positioned"), 0));
-                        fc.b.build_unconditional_branch(join)?;
-                    }
-                    _ => {
-                        fc.b.build_unconditional_branch(xl)?;
-                    }
+                if unpark_join.is_some() {
+                    wait_values.push((fc.b.get_insert_block().expect("positioned"), 0));
                 }
+                fc.b.build_unconditional_branch(unpark_join.unwrap_or(xl))?;
             }
             Terminator::Exit | Terminator::Return => {
                 fc.b.build_unconditional_branch(exit_bb)?;
@@ -950,15 +946,10 @@ pub(crate) fn emit_region_loop<'ctx>(
     if let Some(state) = layout.state {
         store_context(fc, layout, state, i32t.const_int(sync::EXITED, false), lin)?;
     }
-    match (resume_at, wait_join) {
-        (Some(_), Some(join)) => {
-            wait_values.push((exit_bb, 0));
-            fc.b.build_unconditional_branch(join)?;
-        }
-        _ => {
-            fc.b.build_unconditional_branch(xl)?;
-        }
+    if unpark_join.is_some() {
+        wait_values.push((exit_bb, 0));
     }
+    fc.b.build_unconditional_branch(unpark_join.unwrap_or(xl))?;
     if let Some(join) = wait_join {
         fc.b.position_at_end(join);
         if wait_values.is_empty() {

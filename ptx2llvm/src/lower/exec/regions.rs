@@ -119,7 +119,8 @@ impl Regions {
         for &k in entered {
             let reloaded: BTreeSet<RegId> = self.live_into_region(k).collect();
             let b = self.starts[k].0 as usize;
-            if meet(&mut clean_in[b], &reloaded) || !work.contains(&b) {
+            // (A start entered twice is queued when its set is made.)
+            if meet(&mut clean_in[b], &reloaded) {
                 work.push(b);
             }
         }

@@ -269,6 +269,12 @@ impl<'ctx> FnCx<'ctx, '_> {
             (_, Some(&sf)) => (None, Some(self.read(sf, ScalarType::B16)?)),
             _ => (None, None),
         };
+        // Lane `lane`'s encoding at its place in the packed result (lane 0 is the upper one).
+        let place = |packed: IntValue<'ctx>, enc: IntValue<'ctx>, lane: u32| -> R<IntValue<'ctx>> {
+            let enc = self.resize(enc, total.max(8), false)?;
+            let enc = self.b.build_left_shift(enc, it.const_int(((lanes - 1 - lane) * out_bits) as u64, false), "")?;
+            Ok(self.b.build_or(packed, enc, "")?)
+        };
         for lane in 0..lanes {
             // Lane 0 is the upper element.
             let element = if from == FloatFormat::F32 {
@@ -283,9 +289,7 @@ impl<'ctx> FnCx<'ctx, '_> {
             };
             if to == FloatFormat::Ue8m0 || from == FloatFormat::Ue8m0 {
                 let enc = if to == FloatFormat::Ue8m0 { self.to_ue8m0(element, from, cvt_mode(rnd), satfinite)? } else { self.ue8m0_to_bf16(element)? };
-                let enc = self.resize(enc, total.max(8), false)?;
-                let enc = self.b.build_left_shift(enc, it.const_int(((lanes - 1 - lane) * out_bits) as u64, false), "")?;
-                packed = self.b.build_or(packed, enc, "")?;
+                packed = place(packed, enc, lane)?;
                 continue;
             }
             if from == FloatFormat::F32
@@ -297,9 +301,7 @@ impl<'ctx> FnCx<'ctx, '_> {
                 // The common `cvt.rn.f16x2.f32` / `.bf16x2`: the short form (`f32_to_half_rn`).
                 let fmt = if to == FloatFormat::F16 { Half::F16 } else { Half::BF16 };
                 let enc = self.f32_to_half_rn(fmt, self.resize(element, 32, false)?)?;
-                let enc = self.resize(enc, total.max(8), false)?;
-                let enc = self.b.build_left_shift(enc, it.const_int(((lanes - 1 - lane) * out_bits) as u64, false), "")?;
-                packed = self.b.build_or(packed, enc, "")?;
+                packed = place(packed, enc, lane)?;
                 continue;
             }
             let u = if from == FloatFormat::S2f6 {
@@ -344,9 +346,7 @@ impl<'ctx> FnCx<'ctx, '_> {
             } else {
                 enc
             };
-            let enc = self.resize(enc, total.max(8), false)?;
-            let enc = self.b.build_left_shift(enc, it.const_int(((lanes - 1 - lane) * out_bits) as u64, false), "")?;
-            packed = self.b.build_or(packed, enc, "")?;
+            packed = place(packed, enc, lane)?;
         }
         self.write(dst, packed, bits_type(total.max(8)))
     }
