@@ -693,18 +693,30 @@ const ALL_FIXTURES: &[&Fixture] = &[
 /// the general scheduler gives the same results as thread loops on all of them.
 #[test]
 fn fiber_scheduler_runs_every_fixture() {
-    let work = WorkDir::new("fibers-forced");
+    run_every_fixture_with("fibers-forced", &["--scheduler", "fibers"]);
+}
+
+/// Every fixture with every kernel keeping its registers in per-thread frames
+/// (`--context-frame-above 0`; by default only kernels of thousands of instructions do):
+/// the same results as with the registers in arrays.
+#[test]
+fn context_frames_run_every_fixture() {
+    run_every_fixture_with("frames-forced", &["--context-frame-above", "0"]);
+}
+
+fn run_every_fixture_with(label: &str, args: &[&str]) {
+    let work = WorkDir::new(label);
     for fx in ALL_FIXTURES {
         let stem = fx.host.trim_end_matches(".c");
         let obj = work.join(&format!("{stem}.o"));
-        support::compile_ptx(&support::root_path("tests/kernels").join(fx.ptx), &obj, &["--scheduler", "fibers"], work.path());
+        support::compile_ptx(&support::root_path("tests/kernels").join(fx.ptx), &obj, args, work.path());
         let exe = work.join(stem);
         support::link_host(&support::root_path("tests/hosts").join(fx.host), &[obj], &exe, work.path());
         let mut cmd = Command::new(&exe);
         let out = support::run_with_timeout(&mut cmd, work.path(), &format!("run-{stem}"), RUN_LIMIT);
-        assert!(out.success(), "{} with --scheduler fibers failed\n{}", fx.host, out.describe(&cmd));
+        assert!(out.success(), "{} with {args:?} failed\n{}", fx.host, out.describe(&cmd));
         for line in fx.ok_lines {
-            assert!(out.stdout.lines().any(|l| l.trim() == *line), "{} with --scheduler fibers did not print {line:?}\n{}", fx.host, out.describe(&cmd));
+            assert!(out.stdout.lines().any(|l| l.trim() == *line), "{} with {args:?} did not print {line:?}\n{}", fx.host, out.describe(&cmd));
         }
     }
 }

@@ -53,6 +53,9 @@ pub struct Options {
     pub opt_level: u8,
     /// How kernels run their threads (`lower::Scheduler`).
     pub scheduler: lower::Scheduler,
+    /// Kernels above this many PTX instructions keep registers in per-thread frames
+    /// (`lower::exec::kernel::FRAME_ABOVE`).
+    pub context_frame_above: usize,
     /// Threads for code generation (0: one per core). The output does not depend on it.
     pub jobs: usize,
     /// At most this many codegen units (1: the module stays whole). The output depends on it.
@@ -83,6 +86,7 @@ impl Default for Options {
             cpu: "generic".into(),
             opt_level: 2,
             scheduler: lower::Scheduler::Auto,
+            context_frame_above: lower::exec::kernel::FRAME_ABOVE,
             jobs: 0,
             codegen_units: DEFAULT_CODEGEN_UNITS,
             min_unit_cost: split::MIN_PART_COST,
@@ -318,8 +322,16 @@ impl Backend<'_> {
             line_tables: opts.debug_info.is_some(),
             check: opts.check.is_some(),
         });
-        let lowered_unit =
-            lower::lower_unit(&cx, module, self.m, unit, opts.scheduler, self.variants, debug, &mut |name, secs| kernel_times.push((name.to_string(), secs)));
+        let lowered_unit = lower::lower_unit(
+            &cx,
+            module,
+            self.m,
+            unit,
+            lower::ExecOptions { scheduler: opts.scheduler, frame_above: opts.context_frame_above },
+            self.variants,
+            debug,
+            &mut |name, secs| kernel_times.push((name.to_string(), secs)),
+        );
         time.kernels = kernel_times;
         let (module, infos) = lowered_unit.map_err(CompileError::Input)?;
         lowered(&infos);

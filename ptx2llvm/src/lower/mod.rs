@@ -207,6 +207,7 @@ pub struct ModuleLowerer<'ctx, 'a> {
     pub debug: Option<debug::DebugInfo<'ctx>>,
     /// `--check`: positions for the reports of checked accesses (`ops::check`).
     pub check: Option<debug::Positions>,
+    pub exec: ExecOptions,
 }
 
 impl<'ctx, 'a> ModuleLowerer<'ctx, 'a> {
@@ -257,6 +258,21 @@ impl<'ctx, 'a> ModuleLowerer<'ctx, 'a> {
 }
 
 pub use fibers::Scheduler;
+
+/// How kernels run their threads, as chosen on the command line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ExecOptions {
+    pub scheduler: Scheduler,
+    /// Kernels of more PTX instructions than this keep registers in per-thread frames
+    /// (`kernel::FRAME_ABOVE`, the default).
+    pub frame_above: usize,
+}
+
+impl Default for ExecOptions {
+    fn default() -> Self {
+        ExecOptions { scheduler: Scheduler::Auto, frame_above: kernel::FRAME_ABOVE }
+    }
+}
 
 /// One more version of every block function, for a CPU with more features (`--cpu
 /// x86-64,x86-64-v3,...`): made for `cpu`, run when ptxrt's `__ptxrt_cpu_level()` is at
@@ -313,12 +329,12 @@ pub fn lower<'ctx>(
     cx: &'ctx Context,
     module: Module<'ctx>,
     m: &ir::Module,
-    scheduler: Scheduler,
+    exec: ExecOptions,
     variants: &[CpuVariant],
     debug: Option<debug::DebugRequest<'_>>,
 ) -> Result<Module<'ctx>, Vec<Diagnostic>> {
     let m = prepare(m)?;
-    lower_unit(cx, module, &m, Unit::Whole, scheduler, variants, debug, &mut |_, _| {}).map(|(module, _)| module)
+    lower_unit(cx, module, &m, Unit::Whole, exec, variants, debug, &mut |_, _| {}).map(|(module, _)| module)
 }
 
 /// Lowers one unit of a prepared module (`prepare`) into `module`; returns it and what it
@@ -328,7 +344,7 @@ pub fn lower_unit<'ctx>(
     module: Module<'ctx>,
     m: &ir::Module,
     unit: Unit<'_>,
-    scheduler: Scheduler,
+    exec: ExecOptions,
     variants: &[CpuVariant],
     debug: Option<debug::DebugRequest<'_>>,
     on_kernel: &mut dyn FnMut(&str, f64),
@@ -347,6 +363,7 @@ pub fn lower_unit<'ctx>(
         functions: vec![],
         debug,
         check,
+        exec,
     };
     let mut diags: Vec<Diagnostic> = vec![];
     // Which `.func` bodies this unit lowers.
@@ -442,7 +459,7 @@ pub fn lower_unit<'ctx>(
             }
             let started = std::time::Instant::now();
             // Checked kernels run on fibers: each thread in order between barriers (`ops::check`).
-            let lowered = if scheduler == Scheduler::Fibers || ml.check.is_some() || fibers::needs_fibers(m, i) {
+            let lowered = if exec.scheduler == Scheduler::Fibers || ml.check.is_some() || fibers::needs_fibers(m, i) {
                 fibers::lower_entry(&ml, i, f)
             } else {
                 kernel::lower_entry(&ml, i, f, "")

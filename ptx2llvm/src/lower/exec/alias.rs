@@ -6,7 +6,9 @@
 //! - the context area (registers saved across sync points, thread states, wait words) is
 //!   the runtime's: no PTX memory access reaches it;
 //! - the context's arrays (one per saved register or state word, `nthreads` elements
-//!   each) never overlap one another;
+//!   each) never overlap one another or the threads' frames (large kernels' other saved
+//!   registers, `kernel::ContextLayout`; a frame's slots are constant offsets from one
+//!   address, which LLVM tells apart itself);
 //! - a `.shared` access and a `.global` access never overlap: PTX leaves a `.global`
 //!   access to an address of the shared window undefined (generic accesses may reach
 //!   either, so they are only marked as not reaching the context).
@@ -84,33 +86,41 @@ pub(crate) fn tag_ptx_access<'ctx>(cx: &'ctx Context, inst: InstructionValue<'ct
     tag(cx, inst, own.map(|s| list(cx, &[s])), Some(noalias));
 }
 
-/// The scopes of one kernel's context arrays, keyed by their per-thread prefix.
+/// The scopes of one kernel's context arrays, keyed by their per-thread prefix, and of its
+/// threads' frames (one scope: slots of a frame are told apart by their constant offsets
+/// from one address, which LLVM's own analysis sees).
 pub(crate) struct ContextScopes<'ctx> {
     /// Per array: its `!alias.scope` list and its `!noalias` list (every other array).
     arrays: HashMap<u64, (MetadataValue<'ctx>, Option<MetadataValue<'ctx>>)>,
+    /// Prefixes below this are frame slots; their lists.
+    frame_bytes: u64,
+    frame: Option<(MetadataValue<'ctx>, Option<MetadataValue<'ctx>>)>,
 }
 
 impl<'ctx> ContextScopes<'ctx> {
-    /// Scopes for the arrays at `prefixes` (all of the kernel's context arrays).
-    pub(crate) fn new(cx: &'ctx Context, prefixes: &[u64]) -> Self {
+    /// Scopes for the frames (`frame_bytes` per thread, 0: none) and the arrays at
+    /// `prefixes` (all of the kernel's context arrays).
+    pub(crate) fn new(cx: &'ctx Context, frame_bytes: u64, prefixes: &[u64]) -> Self {
         let context = memory_scope(cx, "context");
         let d = domain(cx, CONTEXT_DOMAIN);
-        let own: Vec<MetadataValue<'ctx>> = prefixes.iter().map(|p| scope(cx, d, &format!("{CONTEXT_DOMAIN}.{p}"))).collect();
-        let arrays = prefixes
-            .iter()
-            .enumerate()
-            .map(|(i, p)| {
-                let others: Vec<_> = own.iter().enumerate().filter(|(j, _)| *j != i).map(|(_, s)| *s).collect();
-                (*p, (list(cx, &[context, own[i]]), (!others.is_empty()).then(|| list(cx, &others))))
-            })
-            .collect();
-        ContextScopes { arrays }
+        let mut own: Vec<MetadataValue<'ctx>> = prefixes.iter().map(|p| scope(cx, d, &format!("{CONTEXT_DOMAIN}.{p}"))).collect();
+        if frame_bytes > 0 {
+            own.push(scope(cx, d, &format!("{CONTEXT_DOMAIN}.frame")));
+        }
+        let lists = |i: usize| {
+            let others: Vec<_> = own.iter().enumerate().filter(|(j, _)| *j != i).map(|(_, s)| *s).collect();
+            (list(cx, &[context, own[i]]), (!others.is_empty()).then(|| list(cx, &others)))
+        };
+        let arrays = prefixes.iter().enumerate().map(|(i, p)| (*p, lists(i))).collect();
+        let frame = (frame_bytes > 0).then(|| lists(prefixes.len()));
+        ContextScopes { arrays, frame_bytes, frame }
     }
 
-    /// Marks a load or store of the context array at `prefix` as such. An array without
+    /// Marks a load or store of the context slot at `prefix` as such. A slot without
     /// scopes (none was made for it) stays unmarked.
     pub(crate) fn tag(&self, cx: &'ctx Context, inst: InstructionValue<'ctx>, prefix: u64) {
-        if let Some((scopes, noalias)) = self.arrays.get(&prefix) {
+        let lists = if prefix < self.frame_bytes { self.frame.as_ref() } else { self.arrays.get(&prefix) };
+        if let Some((scopes, noalias)) = lists {
             tag(cx, inst, Some(*scopes), *noalias);
         }
     }

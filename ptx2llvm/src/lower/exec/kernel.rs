@@ -76,7 +76,19 @@ pub(crate) struct RegionEntries<'ctx> {
     pub(crate) released: Vec<BasicBlock<'ctx>>,
 }
 
-/// Where each saved register lives in the structure-of-arrays context area.
+/// Where each saved register lives in the context area (`nthreads * bytes_per_thread`
+/// bytes), by a per-thread prefix `p` and an element size `s`:
+///
+/// - arrays (structure of arrays): thread `t`'s element at `context + nthreads * p + t * s`.
+///   Thread loops that vectorize read and write consecutive threads' elements at once, and
+///   the runtime's scheduler reads and writes sync-point operands, thread states and wait
+///   words this way;
+/// - the frame (array of structures, `p < frame_bytes`): thread `t`'s registers together at
+///   `context + t * frame_bytes + p`, before the arrays. In large kernels (`FRAME_ABOVE`)
+///   the registers that only the block function reads: a region entry that reloads a
+///   hundred registers then adds a constant to one address per thread instead of computing
+///   a hundred (a multiply by `nthreads`, two adds), a third of such block functions' code
+///   and of its compile time.
 pub(crate) struct ContextLayout<'ctx> {
     /// Per register (by index): (per-thread byte offset prefix, element size).
     pub(crate) slots: HashMap<ir::RegId, (u64, u32)>,
@@ -85,6 +97,8 @@ pub(crate) struct ContextLayout<'ctx> {
     /// Prefix of the i32 array of interchange points threads are parked at (`interchange`).
     pub(crate) wait: Option<u64>,
     bytes_per_thread: u64,
+    /// Bytes of each thread's frame (0: no frame).
+    frame_bytes: u64,
     /// The kernel's interchanged loops.
     pub(crate) interchange: Option<interchange::State<'ctx>>,
     /// Alias scopes of the arrays (`alias`).
@@ -94,10 +108,39 @@ pub(crate) struct ContextLayout<'ctx> {
     pub(crate) block_uniform: std::collections::BTreeSet<ir::RegId>,
 }
 
-fn context_layout<'ctx>(cx: &'ctx inkwell::context::Context, f: &ir::Function, regions: &Regions, plan: Option<&interchange::Plan>) -> ContextLayout<'ctx> {
+/// Kernels of more PTX instructions than this keep the registers only their block function
+/// reads in a per-thread frame (`ContextLayout`). Their thread loops hold thousands of
+/// instructions and never vectorize; the runtime benchmark's kernels have at most a few
+/// hundred.
+pub const FRAME_ABOVE: usize = 2_000;
+
+fn context_layout<'ctx>(
+    cx: &'ctx inkwell::context::Context,
+    f: &ir::Function,
+    regions: &Regions,
+    plan: Option<&interchange::Plan>,
+    frame: bool,
+) -> ContextLayout<'ctx> {
+    let parked = plan.map(|p| p.saved_regs()).unwrap_or_default();
     let mut saved: std::collections::BTreeSet<ir::RegId> = regions.saved.iter().copied().collect();
-    saved.extend(plan.map(|p| p.saved_regs()).unwrap_or_default());
-    let mut items: Vec<(Option<ir::RegId>, u32)> = saved.iter().map(|r| (Some(*r), f.regs[r.0 as usize].ty.bytes())).collect();
+    saved.extend(parked.iter().copied());
+    // What the scheduler reads and writes (sync-point operands and results) and what an
+    // interchanged loop's vector passes park stays in arrays.
+    let mut in_arrays = parked;
+    for block in &f.blocks {
+        if let Terminator::Sync { point, .. } = &block.term {
+            let mut regs = vec![];
+            point.uses(&mut regs);
+            point.defs(&mut regs);
+            in_arrays.extend(regs);
+        }
+    }
+    let size = |r: &ir::RegId| f.regs[r.0 as usize].ty.bytes();
+    // Larger elements first keeps every element naturally aligned.
+    let by_size = |items: &mut Vec<(Option<ir::RegId>, u32)>| items.sort_by_key(|(r, size)| (std::cmp::Reverse(*size), r.map(|r| r.0)));
+    let mut framed: Vec<(Option<ir::RegId>, u32)> = saved.iter().filter(|r| frame && !in_arrays.contains(r)).map(|r| (Some(*r), size(r))).collect();
+    by_size(&mut framed);
+    let mut items: Vec<(Option<ir::RegId>, u32)> = saved.iter().filter(|r| !frame || in_arrays.contains(r)).map(|r| (Some(*r), size(r))).collect();
     if regions.has_sync_points() {
         items.push((None, 4));
     }
@@ -106,13 +149,20 @@ fn context_layout<'ctx>(cx: &'ctx inkwell::context::Context, f: &ir::Function, r
     if plan.is_some() {
         items.push((Some(wait_key), 4));
     }
-    // Larger elements first keeps every array naturally aligned for any thread count.
-    items.sort_by_key(|(r, size)| (std::cmp::Reverse(*size), r.map(|r| r.0)));
+    by_size(&mut items);
     let mut slots = HashMap::new();
+    let mut off = 0u64;
+    for (r, size) in framed {
+        slots.insert(r.expect("framed items are registers"), (off, size));
+        off += size as u64;
+    }
+    // A frame size that keeps the next thread's frame and the arrays after the frames
+    // aligned for the largest element.
+    let frame_bytes = off.next_multiple_of(16);
     let mut state = None;
     let mut wait = None;
-    let mut off = 0u64;
     let mut prefixes = vec![];
+    let mut off = frame_bytes;
     for (r, size) in items {
         prefixes.push(off);
         match r {
@@ -129,8 +179,9 @@ fn context_layout<'ctx>(cx: &'ctx inkwell::context::Context, f: &ir::Function, r
         state,
         wait,
         bytes_per_thread: off,
+        frame_bytes,
         interchange: None,
-        scopes: alias::ContextScopes::new(cx, &prefixes),
+        scopes: alias::ContextScopes::new(cx, frame_bytes, &prefixes),
         block_uniform: Default::default(),
     }
 }
@@ -142,7 +193,8 @@ pub fn lower_entry<'ctx>(ml: &ModuleLowerer<'ctx, '_>, index: usize, f: &ir::Fun
     let regions = regions::analyze(f);
     let plan = interchange::analyze(f, &regions);
     let uniformity = Uniformity::new(f);
-    let mut layout = context_layout(cx, f, &regions, plan.as_ref());
+    let frame = f.blocks.iter().map(|b| b.insts.len()).sum::<usize>() > ml.exec.frame_above;
+    let mut layout = context_layout(cx, f, &regions, plan.as_ref(), frame);
     // Block-uniform registers kept across sync points have one slot for the whole block,
     // except those an interchanged loop parks with its threads (its resume points reload
     // them per thread).
@@ -157,7 +209,8 @@ pub fn lower_entry<'ctx>(ml: &ModuleLowerer<'ctx, '_>, index: usize, f: &ir::Fun
     let entry = cx.append_basic_block(func, "entry");
     b.position_at_end(entry);
 
-    let uni = load_uniforms(ml, &b, func, Some(f))?;
+    let mut uni = load_uniforms(ml, &b, func, Some(f))?;
+    uni.context_frame_bytes = layout.frame_bytes;
     let regs = f.regs.iter().map(|r| b.build_alloca(crate::lower::thread::int_type(cx, r.ty.bits()), &r.name)).collect::<Result<Vec<_>, _>>()?;
     let frame_vars = crate::lower::exec::function::frame_vars(ml, &b, index)?;
     let mut fc = FnCx {
@@ -479,6 +532,7 @@ pub(crate) fn load_uniforms<'ctx>(
         num_workers,
         dynamic_shared,
         x_extent: ntid[0],
+        context_frame_bytes: 0,
     })
 }
 
@@ -490,9 +544,20 @@ fn no_signed_wrap(v: IntValue<'_>) {
     }
 }
 
-/// Address of a thread's element in a context array whose per-thread prefix is `prefix`.
+/// Address of thread `tid`'s element of the context slot at per-thread prefix `prefix`
+/// (`ContextLayout`: in the thread's frame, or in an array).
 pub(crate) fn context_elem<'ctx>(fc: &FnCx<'ctx, '_>, prefix: u64, size: u32, tid: IntValue<'ctx>) -> R<PointerValue<'ctx>> {
     let i64t = fc.cx.i64_type();
+    let frame = fc.uni.context_frame_bytes;
+    if prefix < frame {
+        let t = fc.b.build_int_z_extend(tid, i64t, "")?;
+        let off = fc.b.build_int_nuw_mul(t, i64t.const_int(frame, false), "")?;
+        no_signed_wrap(off);
+        // SAFETY (of the generated code): the frames are the first nthreads * frame bytes
+        // of the context area.
+        let thread = unsafe { fc.b.build_in_bounds_gep(fc.cx.i8_type(), fc.uni.context, &[off], "frame")? };
+        return Ok(unsafe { fc.b.build_in_bounds_gep(fc.cx.i8_type(), thread, &[i64t.const_int(prefix, false)], "")? });
+    }
     let n = fc.b.build_int_z_extend(fc.uni.nthreads, i64t, "")?;
     let base = fc.b.build_int_mul(n, i64t.const_int(prefix, false), "")?;
     let t = fc.b.build_int_z_extend(tid, i64t, "")?;
