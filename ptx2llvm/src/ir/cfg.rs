@@ -108,6 +108,44 @@ impl Cfg {
     /// The body of the natural loop with header `h`, if it is a whole strongly connected
     /// component (no outer cycle, no other entry).
     pub fn natural_loop(&self, h: usize) -> Option<Vec<bool>> {
+        self.natural_loop_in(h, &self.scc)
+    }
+
+    /// Strongly connected components of the graph without the edges leaving the blocks
+    /// `cut` names (a component id per block; `usize::MAX`: unreachable).
+    pub fn components_without(&self, cut: impl Fn(usize) -> bool) -> Vec<usize> {
+        let n = self.succs.len();
+        let mut order: Vec<usize> = (0..n).filter(|&b| self.reachable(b)).collect();
+        order.sort_by_key(|&b| self.rpo_index[b]);
+        // Kosaraju over the cut graph: a post-order of it first, then components in the
+        // reversed cut graph taken in reverse post-order.
+        let succs: Vec<Vec<usize>> = (0..n).map(|b| if cut(b) { vec![] } else { self.succs[b].clone() }).collect();
+        let roots: Vec<usize> = order.clone();
+        let post = post_order(n, &succs, &roots);
+        let mut scc = vec![usize::MAX; n];
+        let mut id = 0;
+        for &root in post.iter().rev() {
+            if scc[root] != usize::MAX {
+                continue;
+            }
+            let mut stack = vec![root];
+            scc[root] = id;
+            while let Some(b) = stack.pop() {
+                for &p in &self.preds[b] {
+                    if !cut(p) && scc[p] == usize::MAX && self.reachable(p) {
+                        scc[p] = id;
+                        stack.push(p);
+                    }
+                }
+            }
+            id += 1;
+        }
+        scc
+    }
+
+    /// The body of the natural loop with header `h`, if it is a whole component of `scc`
+    /// (`components_without`).
+    pub fn natural_loop_in(&self, h: usize, scc: &[usize]) -> Option<Vec<bool>> {
         if !self.reachable(h) {
             return None;
         }
@@ -124,7 +162,7 @@ impl Cfg {
                 stack.extend(self.preds[b].iter().copied());
             }
         }
-        let whole = (0..body.len()).all(|b| body[b] == (self.reachable(b) && self.scc[b] == self.scc[h]));
+        let whole = (0..body.len()).all(|b| body[b] == (self.reachable(b) && scc[b] == scc[h]));
         whole.then_some(body)
     }
 

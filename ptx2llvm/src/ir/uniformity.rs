@@ -24,11 +24,22 @@ pub struct Uniformity {
 }
 
 impl Uniformity {
+    /// Uniform among the threads that stay: a branch one of whose ways only leads to an
+    /// `exit` divides nobody (what matters at sync points, which exited threads never reach).
     pub fn new(f: &ir::Function) -> Uniformity {
+        Self::analyze(f, exit_only_blocks(f))
+    }
+
+    /// Uniform among all threads, those on their way to an `exit` too (what matters where
+    /// such threads still run code together: an interchanged loop's passes).
+    pub fn among_all_threads(f: &ir::Function) -> Uniformity {
+        Self::analyze(f, vec![false; f.blocks.len()])
+    }
+
+    fn analyze(f: &ir::Function, exit_only: Vec<bool>) -> Uniformity {
         let n = f.blocks.len();
         let cfg = Cfg::new(f);
         let pd = PostDom::new(f, &cfg);
-        let exit_only = exit_only_blocks(f);
         let mut u = Uniformity { divergent_reg: vec![false; f.regs.len()], divergent_branch: vec![false; n], partial_block: vec![false; n] };
         let mut buf = vec![];
         loop {
@@ -234,5 +245,30 @@ mod tests {
         let u = Uniformity::new(&f);
         assert!(!u.is_uniform(reg("%r2")), "threads leave the loop after different trip counts");
         assert!(!u.is_uniform(reg("%r3")));
+    }
+
+    /// A count kept in a loop whose every way out leads to `exit` (clang's grid-stride
+    /// loops): uniform among the threads that stay (none does), not among all threads,
+    /// which leave the loop after different trip counts and store their counts.
+    #[test]
+    fn threads_on_their_way_to_exit_count_among_all_threads() {
+        let (f, reg) = crate::ir::test_kernel(
+            ".reg .pred %p<3>; .reg .b32 %r<6>;
+             mov.u32 %r1, %tid.x;
+             mov.u32 %r2, 0;
+             setp.ge.u32 %p0, %r1, 100;
+             @%p0 bra DONE;
+             mov.u32 %r2, 0;
+             LOOP: add.u32 %r2, %r2, 1;
+             add.u32 %r1, %r1, 32;
+             setp.lt.u32 %p1, %r1, 100;
+             @%p1 bra LOOP;
+             DONE: st.global.u32 [0], %r2;
+             ret;",
+        );
+        assert!(Uniformity::new(&f).is_uniform(reg("%r2")));
+        let all = Uniformity::among_all_threads(&f);
+        assert!(!all.is_uniform(reg("%r2")));
+        assert!(!all.is_uniform(reg("%r1")));
     }
 }

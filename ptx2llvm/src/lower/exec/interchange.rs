@@ -38,11 +38,16 @@
 //! traffic is the per-thread accumulator and the wait word.
 //!
 //! Which loops: in kernels, natural loops that form a whole strongly connected component
-//! (not nested in another cycle), contain no sync point and no call, and have an
-//! induction register `i` defined once outside the loop from a thread-dependent value
+//! once the edges out of sync points are cut (not nested in another cycle, except one
+//! through a barrier: an n-body tile loop inside the loop over tiles), contain no sync
+//! point and no call, and have an induction register `i` defined once outside the loop
 //! (recomputable as above, dominating the header) and once inside as `add i, i, s` with a
 //! block-uniform `s` (executed exactly once per iteration), with an exit branch on
-//! `setp i, bound` against a block-uniform `bound`.
+//! `setp i, bound` against a block-uniform `bound`. The start is thread-dependent (a
+//! grid-stride loop), or uniform: then every thread runs the same passes, and the pass
+//! loops vectorize across the threads what each thread ran as a scalar loop (registers
+//! uniform over the block are read once per dense pass, `ContextLayout::pass_uniform`);
+//! uniform loops of a small constant trip count are left to LLVM's full unrolling.
 
 use crate::ir::cfg::Cfg;
 use crate::ir::{self, BlockId, Op, Operand, RegId, ScalarType, SpecialReg, Terminator};
@@ -54,7 +59,7 @@ use crate::lower::R;
 use inkwell::basic_block::BasicBlock;
 use inkwell::values::{IntValue, PointerValue};
 use inkwell::IntPredicate as P;
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
 
 /// A block where threads park until the dispatcher runs them on together.
 #[derive(Debug)]
@@ -186,8 +191,13 @@ pub fn analyze(f: &ir::Function, regions: &Regions) -> Option<Plan> {
     let cfg = Cfg::new(f);
     let defs = Defs::new(f);
     let mut plan = Plan { loops: vec![], points: vec![] };
+    // A cycle through a sync point is no outer cycle here: every thread leaves the loop
+    // before any reaches the sync point (the dispatcher runs the passes to the end first),
+    // so a thread enters the loop again only in a later region, with the passes counted
+    // from 0 again.
+    let components = cfg.components_without(|b| matches!(f.blocks[b].term, Terminator::Sync { .. }));
     for h in 0..f.blocks.len() {
-        let Some(body) = cfg.natural_loop(h) else { continue };
+        let Some(body) = cfg.natural_loop_in(h, &components) else { continue };
         let Some(induction) = find_induction(f, &cfg, &defs, h, &body) else { continue };
         let loop_index = plan.loops.len();
         let mut blocks = vec![h];
@@ -255,6 +265,9 @@ pub fn analyze(f: &ir::Function, regions: &Regions) -> Option<Plan> {
     }
     (!plan.loops.is_empty()).then_some(plan)
 }
+
+/// Uniform loops of at most this many passes (a constant) are left to LLVM's unrolling.
+const UNROLLED_TRIPS: u64 = 32;
 
 /// At most this many loads of a loop are prefetched.
 const MAX_PREFETCHED_LOADS: usize = 4;
@@ -401,18 +414,41 @@ fn find_induction(f: &ir::Function, cfg: &Cfg, defs: &Defs, h: usize, body: &[bo
             ok &= defs.reaching_only(cfg, u, ob, oi).is_some_and(|def| defs.recomputable_def(f, cfg, def, &mut chain, 0));
         }
         chain.insert((cfg.rpo_index[ob], ob, oi));
-        if !ok || !chain_reads_tid(f, &chain) {
+        if !ok {
             continue;
         }
         // An exit branch on `setp i, bound` (either order) with a uniform bound.
-        let compares = has_exit_branch.iter().any(|p| {
-            let Some((pb, pi)) = defs.single(*p) else { return false };
-            let Op::Setp { a, b, combine: None, .. } = &f.blocks[pb].insts[pi].op else { return false };
-            body[pb] && ((*a == Operand::Reg(reg) && uniform(b)) || (*b == Operand::Reg(reg) && uniform(a)))
+        let bound = has_exit_branch.iter().find_map(|p| {
+            let (pb, pi) = defs.single(*p)?;
+            let Op::Setp { a, b, combine: None, .. } = &f.blocks[pb].insts[pi].op else { return None };
+            if !body[pb] {
+                return None;
+            }
+            match (a, b) {
+                (Operand::Reg(x), bound) if *x == reg && uniform(bound) => Some(*bound),
+                (bound, Operand::Reg(y)) if *y == reg && uniform(bound) => Some(*bound),
+                _ => None,
+            }
         });
-        if compares {
-            return Some((Induction { reg, ty: *ty, stride }, (ob, oi)));
+        let Some(bound) = bound else { continue };
+        // A loop that every thread runs the same number of times is worth interchanging
+        // too (its passes vectorize across the threads: an n-body tile loop), unless that
+        // number is a small constant: LLVM unrolls such a loop completely, and the thread
+        // loop around the straight code vectorizes without the per-pass context traffic.
+        if !chain_reads_tid(f, &chain) {
+            let trips = match (&init.op, stride, bound) {
+                (Op::Mov { src: Operand::Imm(s), .. }, Operand::Imm(d), Operand::Imm(e)) => {
+                    let signed = |v: u64| (v << (64 - ty.bits())) as i64 >> (64 - ty.bits());
+                    let d = signed(d);
+                    (d != 0).then(|| (signed(e).wrapping_sub(signed(*s)) / d).unsigned_abs())
+                }
+                _ => None,
+            };
+            if trips.is_some_and(|n| n <= UNROLLED_TRIPS) {
+                continue;
+            }
         }
+        return Some((Induction { reg, ty: *ty, stride }, (ob, oi)));
     }
     None
 }
@@ -442,18 +478,33 @@ pub(crate) fn emit_park<'ctx>(fc: &FnCx<'ctx, '_>, layout: &ContextLayout<'ctx>,
 
 /// The start of a thread's run from point `q`: the recomputed registers, its saved ones
 /// (after the replay, which may overwrite them: see `recompute`), and at a header the
-/// induction register of this pass.
-pub(crate) fn emit_resume<'ctx>(fc: &mut FnCx<'ctx, '_>, layout: &ContextLayout<'ctx>, q: usize, lin: IntValue<'ctx>) -> R<()> {
+/// induction register of this pass. `preloaded`: saved registers already read for every
+/// thread of the pass (`ContextLayout::pass_uniform`).
+pub(crate) fn emit_resume<'ctx>(
+    fc: &mut FnCx<'ctx, '_>,
+    layout: &ContextLayout<'ctx>,
+    q: usize,
+    lin: IntValue<'ctx>,
+    preloaded: &HashMap<RegId, IntValue<'ctx>>,
+) -> R<()> {
     // (Its wait word is written once where the run ends: its next park's point, or 0 at a
     // sync point or exit; see `kernel::emit_region_loop`.)
-    restore(fc, layout, q, lin, |_| true, 0)
+    restore(fc, layout, q, lin, |_| true, preloaded, 0)
 }
 
 /// Thread `lin`'s registers at point `q` as a resume there sets them: the replayed ones,
 /// the saved ones that `reload` selects (after the replay, which may overwrite them: see
 /// `recompute`), and at a header the induction of the pass `ahead` passes after the
 /// current one.
-fn restore<'ctx>(fc: &mut FnCx<'ctx, '_>, layout: &ContextLayout<'ctx>, q: usize, lin: IntValue<'ctx>, reload: impl Fn(&RegId) -> bool, ahead: u64) -> R<()> {
+fn restore<'ctx>(
+    fc: &mut FnCx<'ctx, '_>,
+    layout: &ContextLayout<'ctx>,
+    q: usize,
+    lin: IntValue<'ctx>,
+    reload: impl Fn(&RegId) -> bool,
+    preloaded: &HashMap<RegId, IntValue<'ctx>>,
+    ahead: u64,
+) -> R<()> {
     let st = layout.interchange.as_ref().expect("a point implies a plan");
     let point = &st.plan.points[q];
     let lp = &st.plan.loops[point.loop_index];
@@ -471,8 +522,13 @@ fn restore<'ctx>(fc: &mut FnCx<'ctx, '_>, layout: &ContextLayout<'ctx>, q: usize
         None
     };
     for r in lp.saved.iter().filter(|r| reload(r)) {
-        let (prefix, size) = layout.slots[r];
-        let v = kernel::load_context(fc, layout, prefix, size, lin, "")?;
+        let v = match preloaded.get(r) {
+            Some(v) => *v,
+            None => {
+                let (prefix, size) = layout.slots[r];
+                kernel::load_context(fc, layout, prefix, size, lin, "")?
+            }
+        };
         let v = fc.resize(v, fc.f.regs[r.0 as usize].ty.bits(), false)?;
         fc.b.build_store(fc.regs[r.0 as usize], v)?;
     }
@@ -568,7 +624,7 @@ fn emit_prefetch<'ctx>(fc: &mut FnCx<'ctx, '_>, layout: &ContextLayout<'ctx>, q:
     // Its registers at the header as a resume there sets them, the induction
     // `PREFETCH_PASSES` passes on; then the addresses from it.
     let reads = &lp.prefetch.reads;
-    restore(fc, layout, q, tv, |r| reads.contains(r), PREFETCH_PASSES)?;
+    restore(fc, layout, q, tv, |r| reads.contains(r), &HashMap::new(), PREFETCH_PASSES)?;
     let f = fc.f;
     for &(b, i) in &lp.prefetch.slice {
         let inst = &f.blocks[b.0 as usize].insts[i];

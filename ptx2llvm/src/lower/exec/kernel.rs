@@ -106,6 +106,12 @@ pub(crate) struct ContextLayout<'ctx> {
     /// Saved registers with one value for the whole block (`Regions::block_uniform_saved`):
     /// kept in their array's first element only, read once before a region's thread loop.
     pub(crate) block_uniform: std::collections::BTreeSet<ir::RegId>,
+    /// Registers an interchanged loop parks that hold one value for the whole block
+    /// (`Uniformity::among_all_threads`): every thread stores its own element, and a dense pass (every thread
+    /// parked at the point, in the same pass) reads thread 0's once, before its thread
+    /// loop. Then a uniform loop's counters and the addresses made from them are one
+    /// value for the vector pass (a broadcast), not a gather per thread.
+    pub(crate) pass_uniform: std::collections::BTreeSet<ir::RegId>,
 }
 
 /// Kernels of more PTX instructions than this keep the registers only their block function
@@ -183,6 +189,7 @@ fn context_layout<'ctx>(
         interchange: None,
         scopes: alias::ContextScopes::new(cx, frame_bytes, &prefixes),
         block_uniform: Default::default(),
+        pass_uniform: Default::default(),
     }
 }
 
@@ -200,6 +207,11 @@ pub fn lower_entry<'ctx>(ml: &ModuleLowerer<'ctx, '_>, index: usize, f: &ir::Fun
     // them per thread).
     let parked = plan.as_ref().map(|p| p.saved_regs()).unwrap_or_default();
     layout.block_uniform = regions.block_uniform_saved(f, &uniformity).into_iter().filter(|r| !parked.contains(r)).collect();
+    if !parked.is_empty() {
+        // Threads on their way to an `exit` run the passes too.
+        let among_all = Uniformity::among_all_threads(f);
+        layout.pass_uniform = parked.iter().copied().filter(|r| among_all.is_uniform(*r)).collect();
+    }
     let ptr = cx.ptr_type(inkwell::AddressSpace::default());
     let fn_ty = cx.i32_type().fn_type(&[ptr.into()], false);
     let func = ml.module.add_function(&format!("{}{suffix}", abi::block_fn_symbol(&f.name)), fn_ty, Some(Linkage::Internal));
@@ -742,6 +754,13 @@ pub(crate) fn emit_region_loop<'ctx>(
     };
     fc.b.position_at_end(pre);
     let mut uniform_values = HashMap::new();
+    if let (RegionSel::Point(q), Filter::All) = (region, filter) {
+        let st = layout.interchange.as_ref().expect("a point implies a plan");
+        for r in st.plan.loops[st.plan.points[q].loop_index].saved.iter().filter(|r| layout.pass_uniform.contains(r)) {
+            let (prefix, size) = layout.slots[r];
+            uniform_values.insert(*r, load_context(fc, layout, prefix, size, i32t.const_zero(), "pass.uniform")?);
+        }
+    }
     for &j in &entered {
         for r in regions.live_into_region(j).filter(|r| layout.block_uniform.contains(r)) {
             if let std::collections::hash_map::Entry::Vacant(e) = uniform_values.entry(r) {
@@ -932,7 +951,7 @@ pub(crate) fn emit_region_loop<'ctx>(
     }
     if let Some((q, start)) = resume_at {
         fc.b.position_at_end(body);
-        crate::lower::exec::interchange::emit_resume(fc, layout, q, lin)?;
+        crate::lower::exec::interchange::emit_resume(fc, layout, q, lin, &uniform_values)?;
         fc.b.build_unconditional_branch(start)?;
     }
     let from: Vec<BlockId> = match region {
