@@ -8,7 +8,10 @@
  *   stride_sums   a grid-stride sum, a shared-memory tree with barriers, a second loop after them
  *   stride_rows   2D blocks and grid, blocks fused along x (runs of many blocks per call), a
  *                 per-thread running value
+ *   tile_loops    uniform loops (the same passes for every thread that stays) inside a loop
+ *                 over shared-memory tiles with barriers; threads from `active` on return first
  */
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -136,6 +139,43 @@ static int check_rows(unsigned gx, unsigned gy, unsigned bx, unsigned by, int n)
     return bad != 0;
 }
 
+static int check_tiles(unsigned grid, unsigned block, int n, int active)
+{
+    const ptxrtKernel *k = harness_find_kernel("tile_loops");
+    unsigned threads = grid * block;
+    size_t len = (size_t)threads + (size_t)n + block;
+    float *pos = harness_xmalloc(len * 4), *acc = harness_xmalloc(threads * 4), *want_acc = harness_xmalloc(threads * 4);
+    uint32_t *count = harness_xmalloc(threads * 4), *want_count = harness_xmalloc(threads * 4);
+    harness_rng rng;
+    harness_rng_seed(&rng, (uint64_t)grid * 613 + block * 17 + (uint64_t)n * 3 + (uint64_t)active);
+    harness_fill_float(&rng, pos, len, -4.0f, 4.0f);
+    for (unsigned g = 0; g < threads; g++) {
+        acc[g] = want_acc[g] = -1.0f;
+        count[g] = want_count[g] = SENTINEL;
+    }
+    for (unsigned g = 0; g < threads; g++) {
+        unsigned t = g % block;
+        if ((int)t >= active) continue;
+        float p = pos[g], a = 0.0f;
+        uint32_t c = 0;
+        for (int t0 = 0; t0 < n; t0 += (int)block)
+            for (int j = 0; j < active; j++) {
+                float d = pos[t0 + j] - p;
+                a = fmaf(d, d * 0.5f, a);
+                c += d > 0.0f;
+            }
+        want_acc[g] = a;
+        want_count[g] = c;
+    }
+    void *args[] = {&n, &active, &pos, &acc, &count};
+    PTXRT_CHECK(ptxrtLaunchKernel(k, harness_dim3(grid, 1, 1), harness_dim3(block, 1, 1), args, block * 4, NULL));
+    size_t bad = harness_compare_f32("tile_loops acc", want_acc, acc, threads, 0, 0);
+    bad += harness_compare_u32("tile_loops count", want_count, count, threads);
+    if (bad) fprintf(stderr, "tile_loops: grid %u block %u n %d active %d\n", grid, block, n, active);
+    free(pos); free(acc); free(want_acc); free(count); free(want_count);
+    return bad != 0;
+}
+
 int main(void)
 {
     int shapes = 0, failures = 0;
@@ -155,5 +195,10 @@ int main(void)
     static const int rows[][5] = {{64, 1, 32, 1, 5000}, {100, 3, 16, 4, 3000}, {33, 2, 8, 8, 264}, {80, 2, 32, 2, 100}, {256, 1, 64, 1, 0}, {7, 5, 24, 3, 2000}};
     for (size_t s = 0; s < sizeof rows / sizeof rows[0]; s++, shapes++)
         failures += check_rows((unsigned)rows[s][0], (unsigned)rows[s][1], (unsigned)rows[s][2], (unsigned)rows[s][3], rows[s][4]);
+    /* (grid, block, tiles' total n, active threads): every thread, some, one, none; passes
+     * of 1 to 256 (the 4-way unrolled loop and its remainder). */
+    static const int tiles[][4] = {{2, 64, 256, 64}, {3, 96, 192, 50}, {1, 256, 1024, 256}, {2, 32, 64, 1}, {4, 128, 128, 0}, {2, 96, 288, 95}, {1, 1024, 2048, 1024}};
+    for (size_t s = 0; s < sizeof tiles / sizeof tiles[0]; s++, shapes++)
+        failures += check_tiles((unsigned)tiles[s][0], (unsigned)tiles[s][1], tiles[s][2], tiles[s][3]);
     return harness_finish("interchange", shapes, failures);
 }

@@ -65,3 +65,30 @@ extern "C" __global__ void stride_rows(int n, const unsigned *in, unsigned *out)
     for (int i = x; i < n; i += gridDim.x * blockDim.x) v = (v ^ in[y * n + i]) * 16777619u + (unsigned)i;
     out[y * (gridDim.x * blockDim.x) + x] = v;
 }
+
+// Uniform loops: every thread that stays runs the same passes (the tile loop of an n-body
+// step, inside the loop over tiles, which crosses barriers). Threads from `active` on leave
+// before the loops (the other threads' passes are then not dense). Per thread: an in-order
+// fused multiply-add sum and a count kept by the loop.
+extern "C" __global__ void tile_loops(int n, int active, const float *pos, float *acc, int *count)
+{
+    extern __shared__ float tile[];
+    int t = threadIdx.x;
+    int i = blockIdx.x * blockDim.x + t;
+    if (t >= active) return;
+    float p = pos[i];
+    float a = 0.0f;
+    int c = 0;
+    for (int t0 = 0; t0 < n; t0 += blockDim.x) {
+        tile[t] = pos[t0 + t];
+        __syncthreads();
+        for (int j = 0; j < active; j++) {
+            float d = tile[j] - p;
+            a = fmaf(d, d * 0.5f, a);
+            c += d > 0.0f;
+        }
+        __syncthreads();
+    }
+    acc[i] = a;
+    count[i] = c;
+}
