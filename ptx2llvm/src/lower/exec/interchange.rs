@@ -93,7 +93,8 @@ pub struct Loop {
     /// Registers some instruction of the body defines: the others still hold, at a park
     /// from inside the body, the values the header's resume reloaded from their slots.
     pub written: BTreeSet<RegId>,
-    pub induction: Induction,
+    /// The induction recomputed at the header (`None`: the loop's counter is saved).
+    pub induction: Option<Induction>,
     /// What a dense pass of the header prefetches for a later pass.
     pub prefetch: Prefetch,
 }
@@ -198,7 +199,11 @@ pub fn analyze(f: &ir::Function, regions: &Regions) -> Option<Plan> {
     let components = cfg.components_without(|b| matches!(f.blocks[b].term, Terminator::Sync { .. }));
     for h in 0..f.blocks.len() {
         let Some(body) = cfg.natural_loop_in(h, &components) else { continue };
-        let Some(induction) = find_induction(f, &cfg, &defs, h, &body) else { continue };
+        let Some(counter) = find_counter(f, &cfg, &defs, h, &body) else { continue };
+        let (induction, start_def) = match counter {
+            Counter::Recomputed(ind, def) => (Some(ind), Some(def)),
+            Counter::Saved => (None, None),
+        };
         let loop_index = plan.loops.len();
         let mut blocks = vec![h];
         for (b, inside) in body.iter().enumerate() {
@@ -235,13 +240,12 @@ pub fn analyze(f: &ir::Function, regions: &Regions) -> Option<Plan> {
                 let recompute = def.is_some() && defs.recomputable(f, &cfg, r, &mut replay, 0);
                 if let (true, Some(def)) = (recompute, def) {
                     recomputed.push((r, def));
-                } else if !(is_header && r == induction.0.reg) {
+                } else if !(is_header && induction.as_ref().is_some_and(|i| i.reg == r)) {
                     saved.insert(r);
                 }
             }
-            if is_header {
+            if let (true, Some((db, di))) = (is_header, start_def) {
                 // The induction's start value: its definition before the loop, replayed.
-                let (db, di) = induction.1;
                 let mut uses = vec![];
                 crate::ir::visit::uses(&f.blocks[db].insts[di].op, &mut uses);
                 for r in uses {
@@ -260,8 +264,8 @@ pub fn analyze(f: &ir::Function, regions: &Regions) -> Option<Plan> {
         }
         plan.points.extend(points);
         let written = (0..f.regs.len()).filter(|&r| defs.sites[r].iter().any(|(b, _, _)| body[*b])).map(|r| RegId(r as u32)).collect();
-        let prefetch = find_prefetch(f, &cfg, &defs, &body, induction.0.reg);
-        plan.loops.push(Loop { header: BlockId(h as u32), body, saved: saved.into_iter().collect(), written, induction: induction.0, prefetch });
+        let prefetch = induction.as_ref().map(|i| find_prefetch(f, &cfg, &defs, &body, i.reg)).unwrap_or_default();
+        plan.loops.push(Loop { header: BlockId(h as u32), body, saved: saved.into_iter().collect(), written, induction, prefetch });
     }
     (!plan.loops.is_empty()).then_some(plan)
 }
@@ -341,8 +345,21 @@ fn address_slice(
     Some(from_induction)
 }
 
-/// The grid-stride induction of loop `h`: the register, and its start value's definition.
-fn find_induction(f: &ir::Function, cfg: &Cfg, defs: &Defs, h: usize, body: &[bool]) -> Option<(Induction, (usize, usize))> {
+/// How a loop's passes are counted (`find_counter`).
+enum Counter {
+    /// An induction recomputed at the header from the pass number, with its start value's
+    /// definition before the loop (replayed).
+    Recomputed(Induction, (usize, usize)),
+    /// A counter stepped once per pass whose start the resume cannot recompute (several
+    /// definitions before the loop, as in an unrolled loop after its remainder loop, or a
+    /// value read from memory): kept per thread like the other registers.
+    Saved,
+}
+
+/// The counter of loop `h`: a register stepped once per iteration by a block-uniform
+/// amount (`add i, i, s`) and compared against a block-uniform bound by an exit branch.
+/// A recomputable one is preferred.
+fn find_counter(f: &ir::Function, cfg: &Cfg, defs: &Defs, h: usize, body: &[bool]) -> Option<Counter> {
     let mut has_exit_branch = vec![];
     for (b, inside) in body.iter().enumerate() {
         if !inside {
@@ -365,17 +382,12 @@ fn find_induction(f: &ir::Function, cfg: &Cfg, defs: &Defs, h: usize, body: &[bo
         Operand::Reg(r) => defs.uniform_at(f, cfg, *r, h),
         _ => false,
     };
+    let mut saved = false;
     for (r, sites) in defs.sites.iter().enumerate() {
         let reg = RegId(r as u32);
-        let &[a, b] = &sites[..] else { continue };
-        let ((ib, ii, ig), (ob, oi, og)) = if body[a.0] && !body[b.0] {
-            (a, b)
-        } else if body[b.0] && !body[a.0] {
-            (b, a)
-        } else {
-            continue;
-        };
-        if ig || og {
+        let (inside, outside): (Vec<_>, Vec<_>) = sites.iter().partition(|s| body[s.0]);
+        let (&[(ib, ii, false)], false) = (&inside[..], outside.is_empty()) else { continue };
+        if outside.iter().any(|s| s.2) {
             continue;
         }
         let Op::IntBinary { op: ir::IntBinOp::Add, ty, sat: false, dst, a: x, b: y } = &f.blocks[ib].insts[ii].op else { continue };
@@ -389,32 +401,6 @@ fn find_induction(f: &ir::Function, cfg: &Cfg, defs: &Defs, h: usize, body: &[bo
         }
         // Exactly once per iteration.
         if !latches.iter().all(|l| cfg.dominates(ib, *l)) || cfg.in_inner_cycle(ib, h, body) {
-            continue;
-        }
-        // The start value: thread-dependent, recomputable, before the loop.
-        if ob == h || !cfg.dominates(ob, h) {
-            continue;
-        }
-        let init = &f.blocks[ob].insts[oi];
-        let mut dsts = vec![];
-        crate::ir::visit::defs(&init.op, &mut dsts);
-        if dsts != [reg] || !recomputable_op(&init.op) {
-            continue;
-        }
-        let mut chain = BTreeSet::new();
-        let mut uses = vec![];
-        crate::ir::visit::uses(&init.op, &mut uses);
-        let mut ok = true;
-        crate::ir::visit::for_each_operand(&init.op, &mut |o| {
-            ok &= !matches!(o, Operand::Special(s) if !matches!(s, SpecialReg::Tid(_) | SpecialReg::Ntid(_) | SpecialReg::Ctaid(_) | SpecialReg::Nctaid(_)))
-        });
-        for u in uses {
-            // The operand's value there comes from one definition (the register may be
-            // redefined elsewhere, e.g. `%tid.x` copied into a register a later loop steps).
-            ok &= defs.reaching_only(cfg, u, ob, oi).is_some_and(|def| defs.recomputable_def(f, cfg, def, &mut chain, 0));
-        }
-        chain.insert((cfg.rpo_index[ob], ob, oi));
-        if !ok {
             continue;
         }
         // An exit branch on `setp i, bound` (either order) with a uniform bound.
@@ -431,6 +417,37 @@ fn find_induction(f: &ir::Function, cfg: &Cfg, defs: &Defs, h: usize, body: &[bo
             }
         });
         let Some(bound) = bound else { continue };
+        // The start value, recomputable before the loop; else the counter is saved.
+        let &[(ob, oi, _)] = &outside[..] else {
+            saved = true;
+            continue;
+        };
+        if ob == h || !cfg.dominates(ob, h) {
+            saved = true;
+            continue;
+        }
+        let init = &f.blocks[ob].insts[oi];
+        let mut dsts = vec![];
+        crate::ir::visit::defs(&init.op, &mut dsts);
+        let mut chain = BTreeSet::new();
+        let mut ok = dsts == [reg] && recomputable_op(&init.op);
+        if ok {
+            let mut uses = vec![];
+            crate::ir::visit::uses(&init.op, &mut uses);
+            crate::ir::visit::for_each_operand(&init.op, &mut |o| {
+                ok &= !matches!(o, Operand::Special(s) if !matches!(s, SpecialReg::Tid(_) | SpecialReg::Ntid(_) | SpecialReg::Ctaid(_) | SpecialReg::Nctaid(_)))
+            });
+            for u in uses {
+                // The operand's value there comes from one definition (the register may be
+                // redefined elsewhere, e.g. `%tid.x` copied into a register a later loop steps).
+                ok &= defs.reaching_only(cfg, u, ob, oi).is_some_and(|def| defs.recomputable_def(f, cfg, def, &mut chain, 0));
+            }
+            chain.insert((cfg.rpo_index[ob], ob, oi));
+        }
+        if !ok {
+            saved = true;
+            continue;
+        }
         // A loop that every thread runs the same number of times is worth interchanging
         // too (its passes vectorize across the threads: an n-body tile loop), unless that
         // number is a small constant: LLVM unrolls such a loop completely, and the thread
@@ -448,9 +465,9 @@ fn find_induction(f: &ir::Function, cfg: &Cfg, defs: &Defs, h: usize, body: &[bo
                 continue;
             }
         }
-        return Some((Induction { reg, ty: *ty, stride }, (ob, oi)));
+        return Some(Counter::Recomputed(Induction { reg, ty: *ty, stride }, (ob, oi)));
     }
-    None
+    saved.then_some(Counter::Saved)
 }
 
 /// The thread's code when control reaches point `q` (arriving as `arrival` says): save
@@ -461,11 +478,8 @@ pub(crate) fn emit_park<'ctx>(fc: &FnCx<'ctx, '_>, layout: &ContextLayout<'ctx>,
     let point = &st.plan.points[q];
     let lp = &st.plan.loops[point.loop_index];
     let i32t = fc.cx.i32_type();
-    for r in lp.saved.iter().filter(|r| arrival != Arrival::FromBody || lp.written.contains(r)) {
-        let (prefix, size) = layout.slots[r];
-        let v = fc.load_reg(*r)?;
-        let v = fc.resize(v, size * 8, false)?;
-        kernel::store_context(fc, layout, prefix, v, lin)?;
+    if arrival != Arrival::FromBody {
+        store_saved(fc, layout, lp.saved.iter(), lin)?;
     }
     let c = fc.b.build_load(i32t, st.counts[q], "")?.into_int_value();
     fc.b.build_store(st.counts[q], fc.b.build_int_add(c, i32t.const_int(1, false), "")?)?;
@@ -474,6 +488,24 @@ pub(crate) fn emit_park<'ctx>(fc: &FnCx<'ctx, '_>, layout: &ContextLayout<'ctx>,
         fc.b.build_store(st.passes[point.loop_index], i32t.const_zero())?;
     }
     Ok(q as u64 + 1)
+}
+
+/// What every park from inside loop `l`'s body stores (`Arrival::FromBody`; `emit_park`
+/// leaves it to the caller, which emits it once for all of them): the saved registers
+/// the body writes.
+pub(crate) fn emit_body_park_stores<'ctx>(fc: &FnCx<'ctx, '_>, layout: &ContextLayout<'ctx>, l: usize, lin: IntValue<'ctx>) -> R<()> {
+    let lp = &layout.interchange.as_ref().expect("a loop implies a plan").plan.loops[l];
+    store_saved(fc, layout, lp.saved.iter().filter(|r| lp.written.contains(r)), lin)
+}
+
+fn store_saved<'ctx, 'r>(fc: &FnCx<'ctx, '_>, layout: &ContextLayout<'ctx>, regs: impl Iterator<Item = &'r RegId>, lin: IntValue<'ctx>) -> R<()> {
+    for r in regs {
+        let (prefix, size) = layout.slots[r];
+        let v = fc.load_reg(*r)?;
+        let v = fc.resize(v, size * 8, false)?;
+        kernel::store_context(fc, layout, prefix, v, lin)?;
+    }
+    Ok(())
 }
 
 /// The start of a thread's run from point `q`: the recomputed registers, its saved ones
@@ -515,11 +547,9 @@ fn restore<'ctx>(
         fc.inst(inst).map_err(|e| e.at(&inst.span))?;
     }
     // The induction's start value as replayed, before the reloads.
-    let start = if point.is_header {
-        let ind = &lp.induction;
-        Some(fc.read(Operand::Reg(ind.reg), ind.ty)?)
-    } else {
-        None
+    let start = match (&lp.induction, point.is_header) {
+        (Some(ind), true) => Some((ind, fc.read(Operand::Reg(ind.reg), ind.ty)?)),
+        _ => None,
     };
     for r in lp.saved.iter().filter(|r| reload(r)) {
         let v = match preloaded.get(r) {
@@ -532,8 +562,7 @@ fn restore<'ctx>(
         let v = fc.resize(v, fc.f.regs[r.0 as usize].ty.bits(), false)?;
         fc.b.build_store(fc.regs[r.0 as usize], v)?;
     }
-    if let Some(start) = start {
-        let ind = &lp.induction;
+    if let Some((ind, start)) = start {
         let bits = ind.ty.bits();
         let stride = fc.read(ind.stride, ind.ty)?;
         let j = fc.b.build_load(i32t, st.passes[point.loop_index], "ix.j")?.into_int_value();

@@ -802,7 +802,7 @@ pub(crate) fn emit_region_loop<'ctx>(
     // and stores it once, so that no store is left that another one overwrites, and a
     // vectorized loop stores the word unmasked (`interchange`).
     let wait_join = layout.interchange.as_ref().map(|_| fc.new_block(&format!("r{k}{tag}.wait")));
-    let mut wait_values: Vec<(BasicBlock<'ctx>, u64)> = vec![];
+    let mut wait_values: Vec<(BasicBlock<'ctx>, IntValue<'ctx>)> = vec![];
     let mut skipped_warp = None;
     if let Filter::Released | Filter::DenseOrReleased(_) = filter {
         // Only the threads the scheduler released into this region (or every thread when
@@ -1011,7 +1011,7 @@ pub(crate) fn emit_region_loop<'ctx>(
                 }
                 store_context(fc, layout, layout.state.expect("state"), i32t.const_int(j as u64, false), lin)?;
                 if unpark_join.is_some() {
-                    wait_values.push((fc.b.get_insert_block().expect("positioned"), 0));
+                    wait_values.push((fc.b.get_insert_block().expect("positioned"), i32t.const_zero()));
                 }
                 fc.b.build_unconditional_branch(unpark_join.unwrap_or(xl))?;
             }
@@ -1020,10 +1020,42 @@ pub(crate) fn emit_region_loop<'ctx>(
             }
         }
     }
+    // Parks from inside a loop's body (its back edge, its exits) store the same registers,
+    // the ones its body writes: once, in a block they share, not in each (LLVM would merge
+    // the copies at their join, and the merged stores lose the access-group and alias-scope
+    // metadata that let the pass loops vectorize).
+    let mut from_body: Vec<(usize, BasicBlock<'ctx>, inkwell::values::PhiValue<'ctx>)> = vec![];
     for ((q, arrival), bb) in parks {
         fc.b.position_at_end(bb);
         let wait = crate::lower::exec::interchange::emit_park(fc, layout, q, arrival, lin)?;
-        wait_values.push((fc.b.get_insert_block().expect("positioned"), wait));
+        let wait = i32t.const_int(wait, false);
+        let here = fc.b.get_insert_block().expect("positioned");
+        if arrival != crate::lower::exec::interchange::Arrival::FromBody {
+            wait_values.push((here, wait));
+            fc.b.build_unconditional_branch(wait_join.expect("parks imply a plan"))?;
+            continue;
+        }
+        let l = layout.interchange.as_ref().expect("parks imply a plan").plan.points[q].loop_index;
+        let phi = match from_body.iter().find(|(k, _, _)| *k == l) {
+            Some((_, shared, phi)) => {
+                fc.b.build_unconditional_branch(*shared)?;
+                *phi
+            }
+            None => {
+                let shared = fc.new_block(&format!("r{k}{tag}.body_park{l}"));
+                fc.b.build_unconditional_branch(shared)?;
+                fc.b.position_at_end(shared);
+                let phi = fc.b.build_phi(i32t, "parked_at")?;
+                from_body.push((l, shared, phi));
+                phi
+            }
+        };
+        phi.add_incoming(&[(&wait, here)]);
+    }
+    for (l, shared, phi) in from_body {
+        fc.b.position_at_end(shared);
+        crate::lower::exec::interchange::emit_body_park_stores(fc, layout, l, lin)?;
+        wait_values.push((fc.b.get_insert_block().expect("positioned"), phi.as_basic_value().into_int_value()));
         fc.b.build_unconditional_branch(wait_join.expect("parks imply a plan"))?;
     }
     fc.b.position_at_end(exit_bb);
@@ -1031,7 +1063,7 @@ pub(crate) fn emit_region_loop<'ctx>(
         store_context(fc, layout, state, i32t.const_int(sync::EXITED, false), lin)?;
     }
     if unpark_join.is_some() {
-        wait_values.push((exit_bb, 0));
+        wait_values.push((exit_bb, i32t.const_zero()));
     }
     fc.b.build_unconditional_branch(unpark_join.unwrap_or(xl))?;
     if let Some(join) = wait_join {
@@ -1041,7 +1073,7 @@ pub(crate) fn emit_region_loop<'ctx>(
         } else {
             let phi = fc.b.build_phi(i32t, "next_wait")?;
             for (bb, v) in &wait_values {
-                phi.add_incoming(&[(&i32t.const_int(*v, false), *bb)]);
+                phi.add_incoming(&[(v, *bb)]);
             }
             store_context(fc, layout, layout.wait.expect("a plan has wait words"), phi.as_basic_value().into_int_value(), lin)?;
             fc.b.build_unconditional_branch(xl)?;
