@@ -40,10 +40,13 @@
 //! Which loops: in kernels, natural loops that form a whole strongly connected component
 //! once the edges out of sync points are cut (not nested in another cycle, except one
 //! through a barrier: an n-body tile loop inside the loop over tiles), contain no sync
-//! point and no call, and have an induction register `i` defined once outside the loop
-//! (recomputable as above, dominating the header) and once inside as `add i, i, s` with a
+//! point and no call, and have a counter `i` stepped inside as `add i, i, s` with a
 //! block-uniform `s` (executed exactly once per iteration), with an exit branch on
-//! `setp i, bound` against a block-uniform `bound`. The start is thread-dependent (a
+//! `setp i, bound` against a block-uniform `bound`. Where `i` is defined once outside the
+//! loop, recomputably as above (dominating the header), it is the induction recomputed
+//! from the pass number; otherwise (several definitions before the loop, as after an
+//! unrolled loop's remainder loop, or a start read from memory) it is saved per thread like
+//! any other register (`Counter::Saved`). The start is thread-dependent (a
 //! grid-stride loop), or uniform: then every thread runs the same passes, and the pass
 //! loops vectorize across the threads what each thread ran as a scalar loop (registers
 //! uniform over the block are read once per dense pass, `ContextLayout::pass_uniform`);
@@ -385,9 +388,10 @@ fn find_counter(f: &ir::Function, cfg: &Cfg, defs: &Defs, h: usize, body: &[bool
     let mut saved = false;
     for (r, sites) in defs.sites.iter().enumerate() {
         let reg = RegId(r as u32);
-        let (inside, outside): (Vec<_>, Vec<_>) = sites.iter().partition(|s| body[s.0]);
-        let (&[(ib, ii, false)], false) = (&inside[..], outside.is_empty()) else { continue };
-        if outside.iter().any(|s| s.2) {
+        // One unguarded definition inside the loop (the step), unguarded ones before it.
+        let (inside, outside): (Vec<_>, Vec<_>) = sites.iter().copied().partition(|s| body[s.0]);
+        let &[(ib, ii, false)] = &inside[..] else { continue };
+        if outside.is_empty() || outside.iter().any(|&(_, _, guarded)| guarded) {
             continue;
         }
         let Op::IntBinary { op: ir::IntBinOp::Add, ty, sat: false, dst, a: x, b: y } = &f.blocks[ib].insts[ii].op else { continue };
