@@ -88,6 +88,9 @@ pub struct FnCx<'ctx, 'a> {
     pub debug: Option<DebugVars<'ctx>>,
     /// The PTX offset of the instruction being lowered (`--check` reports name it).
     pub at: usize,
+    /// The thread loop being emitted runs only when every integer-indexed 1D texture
+    /// fetch reads linear memory (`exec::texture_versions`).
+    pub linear_textures: bool,
 }
 
 /// `-g` state of a function being lowered (`lower::debug`).

@@ -149,6 +149,7 @@ pub fn lower_thread_fn<'ctx>(ml: &ModuleLowerer<'ctx, '_>, index: usize, f: &ir:
         known_preds: HashMap::new(),
         debug: None,
         at: 0,
+        linear_textures: false,
     };
     fc.begin_debug()?;
     // `.reg` parameters: read the arguments into their registers.

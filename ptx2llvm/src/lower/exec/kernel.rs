@@ -20,6 +20,7 @@ use crate::lower::exec::fusion;
 use crate::lower::exec::guards::{self, Narrowing};
 use crate::lower::exec::interchange;
 use crate::lower::exec::regions::{self, Regions};
+use crate::lower::exec::texture_versions;
 use crate::lower::thread::{FnCx, Thread, Uniform};
 use crate::lower::{LowerError, ModuleLowerer, R};
 use inkwell::basic_block::BasicBlock;
@@ -241,6 +242,7 @@ pub fn lower_entry<'ctx>(ml: &ModuleLowerer<'ctx, '_>, index: usize, f: &ir::Fun
         known_preds: HashMap::new(),
         debug: None,
         at: 0,
+        linear_textures: false,
     };
     fc.begin_debug()?;
     let fused_x = !regions.has_sync_points() && fusion::fusable_along_x(ml.ir, f);
@@ -262,9 +264,24 @@ pub fn lower_entry<'ctx>(ml: &ModuleLowerer<'ctx, '_>, index: usize, f: &ir::Fun
     if !regions.has_sync_points() {
         let after = interchange::emit_dispatch(&mut fc, &regions, &layout, done)?;
         // Interchanged loops need every thread's context: no narrowing.
-        let start = match guards::analyze(f).filter(|_| layout.interchange.is_none()) {
-            Some(narrowing) => emit_narrowed_loop(&mut fc, &regions, &layout, &narrowing, after)?,
-            None => emit_region_loop(&mut fc, &regions, &layout, RegionSel::One(0), Filter::All, None, after)?,
+        let narrowing = guards::analyze(f).filter(|_| layout.interchange.is_none());
+        let thread_loop = |fc: &mut FnCx<'ctx, '_>| match &narrowing {
+            Some(narrowing) => emit_narrowed_loop(fc, &regions, &layout, narrowing, after),
+            None => emit_region_loop(fc, &regions, &layout, RegionSel::One(0), Filter::All, None, after),
+        };
+        let start = match texture_versions::linear_fetch_handles(f) {
+            Some(handles) => {
+                fc.linear_textures = true;
+                let linear = thread_loop(&mut fc)?;
+                fc.linear_textures = false;
+                let general = thread_loop(&mut fc)?;
+                let pick = fc.new_block("textures");
+                fc.b.position_at_end(pick);
+                let all_linear = texture_versions::emit_all_linear(&mut fc, &handles)?;
+                fc.b.build_conditional_branch(all_linear, linear, general)?;
+                pick
+            }
+            None => thread_loop(&mut fc)?,
         };
         fc.b.position_at_end(entry);
         fc.b.build_unconditional_branch(start)?;

@@ -26,4 +26,5 @@ pub mod lockstep;
 pub mod multiversion;
 pub mod recompute;
 pub mod regions;
+pub mod texture_versions;
 pub mod warps;

@@ -552,6 +552,39 @@ impl<'ctx> FnCx<'ctx, '_> {
     /// texture objects, dead objects, and `.f32` coordinates on textures with normalized
     /// coordinates or linear filtering. The result is the 4 words `__ptxrt_tex` would
     /// return (see ptxrt's `InlineTexture` for the rules, the same as `sample_texel`'s).
+    /// The inline descriptor of texture handle `tex` (its slot in ptxrt's table), the
+    /// table's element type and the descriptor's kind word.
+    fn inline_descriptor(&self, tex: IntValue<'ctx>) -> R<(PointerValue<'ctx>, StructType<'ctx>, IntValue<'ctx>)> {
+        let b = &self.b;
+        let (table, st) = self.inline_table();
+        // Slot `handle & 0xFFFF` of a texture handle `1 << 32 | slot`; slot 0 (never used,
+        // kind 0) for other values, which the runtime then rejects.
+        let is_texture = self.icmp(IntPredicate::EQ, b.build_right_shift(tex, self.i64(16), false, "")?, self.i64(TEXTURE_HANDLE_KIND << 16))?;
+        let slot = self.select(is_texture, b.build_and(tex, self.i64(INLINE_SLOTS - 1), "")?, self.i64(0))?;
+        // SAFETY (of the generated code): `slot` < INLINE_SLOTS.
+        let d = unsafe { b.build_in_bounds_gep(st.array_type(INLINE_SLOTS as u32), table.as_pointer_value(), &[self.i64(0), slot], "tex.desc")? };
+        let kind = self.inline_field(st, d, field::KIND, None)?.into_int_value();
+        Ok((d, st, kind))
+    }
+
+    /// Whether an integer-indexed 1D fetch of texture handle `tex` is the inline read of
+    /// linear memory of 32-bit channels (`inline_fetch`).
+    fn linear_fetch(&self, kind: IntValue<'ctx>) -> R<IntValue<'ctx>> {
+        let bits = INLINE_OK | INLINE_RAW32 | INLINE_ZERO_OUTSIDE;
+        self.icmp(IntPredicate::EQ, self.b.build_and(kind, self.i32(bits), "")?, self.i32(bits))
+    }
+
+    /// `linear_fetch` for handle `tex` (`exec::texture_versions`).
+    pub fn texture_is_linear(&self, tex: IntValue<'ctx>) -> R<IntValue<'ctx>> {
+        let (_, _, kind) = self.inline_descriptor(tex)?;
+        self.linear_fetch(kind)
+    }
+
+    /// The value of a texture handle operand (a parameter, a reference or a register).
+    pub fn texture_handle(&self, op: Operand) -> R<IntValue<'ctx>> {
+        self.handle(op)
+    }
+
     fn inline_fetch(
         &self,
         tex: IntValue<'ctx>,
@@ -564,14 +597,7 @@ impl<'ctx> FnCx<'ctx, '_> {
         let b = &self.b;
         let i32t = self.cx.i32_type();
         let i64t = self.cx.i64_type();
-        let (table, st) = self.inline_table();
-        // Slot `handle & 0xFFFF` of a texture handle `1 << 32 | slot`; slot 0 (never used,
-        // kind 0) for other values, which the runtime then rejects.
-        let is_texture = self.icmp(IntPredicate::EQ, b.build_right_shift(tex, self.i64(16), false, "")?, self.i64(TEXTURE_HANDLE_KIND << 16))?;
-        let slot = self.select(is_texture, b.build_and(tex, self.i64(INLINE_SLOTS - 1), "")?, self.i64(0))?;
-        // SAFETY (of the generated code): `slot` < INLINE_SLOTS.
-        let d = unsafe { b.build_in_bounds_gep(st.array_type(INLINE_SLOTS as u32), table.as_pointer_value(), &[self.i64(0), slot], "tex.desc")? };
-        let kind = self.inline_field(st, d, field::KIND, None)?.into_int_value();
+        let (d, st, kind) = self.inline_descriptor(tex)?;
         let has = |bit: u64| -> R<IntValue<'ctx>> { self.icmp(IntPredicate::NE, b.build_and(kind, self.i32(bit), "")?, self.i32(0)) };
         let runtime_bb = self.new_block("tex.runtime");
         let done = self.new_block("tex.done");
@@ -598,9 +624,13 @@ impl<'ctx> FnCx<'ctx, '_> {
         if geom == TexGeom::D1 && !float_coords {
             let linear_bb = self.new_block("tex.linear");
             let general_bb = self.new_block("tex.general");
-            let bits = INLINE_OK | INLINE_RAW32 | INLINE_ZERO_OUTSIDE;
-            let linear = self.icmp(IntPredicate::EQ, b.build_and(kind, self.i32(bits), "")?, self.i32(bits))?;
-            b.build_conditional_branch(linear, linear_bb, general_bb)?;
+            if self.linear_textures {
+                // A thread loop that runs only when every such texture is linear memory
+                // (`exec::texture_versions`): the general code after is unreachable.
+                b.build_unconditional_branch(linear_bb)?;
+            } else {
+                b.build_conditional_branch(self.linear_fetch(kind)?, linear_bb, general_bb)?;
+            }
             b.position_at_end(linear_bb);
             let i = match coords.first() {
                 Some(op) => b.build_int_s_extend(self.read(*op, ScalarType::S32)?, i64t, "")?,
