@@ -645,15 +645,17 @@ fn emit_prefetch<'ctx>(fc: &mut FnCx<'ctx, '_>, layout: &ContextLayout<'ctx>, q:
     let short = fc.b.build_int_compare(P::ULE, fc.uni.nthreads, i32t.const_int(PREFETCH_MAX_THREADS, false), "")?;
     fc.b.build_conditional_branch(short, head, dense)?;
     fc.b.position_at_end(head);
-    let t = fc.b.build_phi(i32t, "pf.t")?;
-    t.add_incoming(&[(&i32t.const_zero(), start)]);
+    // The thread (linear index `t`) and its indices (as the region loops number threads:
+    // x fastest), stepped along without a division (one cost as much as the prefetches).
+    let phi = |name: &str| -> R<inkwell::values::PhiValue<'ctx>> {
+        let p = fc.b.build_phi(i32t, name)?;
+        p.add_incoming(&[(&i32t.const_zero(), start)]);
+        Ok(p)
+    };
+    let (t, x, y, z) = (phi("pf.t")?, phi("pf.x")?, phi("pf.y")?, phi("pf.z")?);
     let tv = t.as_basic_value().into_int_value();
-    // The thread's indices (as the region loops number threads: x fastest).
-    let x = fc.b.build_int_unsigned_rem(tv, fc.uni.x_extent, "")?;
-    let rest = fc.b.build_int_unsigned_div(tv, fc.uni.x_extent, "")?;
-    let y = fc.b.build_int_unsigned_rem(rest, fc.uni.ntid[1], "")?;
-    let z = fc.b.build_int_unsigned_div(rest, fc.uni.ntid[1], "")?;
-    fc.thread = Some(crate::lower::thread::Thread { tid: [x, y, z], linear: tv });
+    let [xv, yv, zv] = [x, y, z].map(|p| p.as_basic_value().into_int_value());
+    fc.thread = Some(crate::lower::thread::Thread { tid: [xv, yv, zv], linear: tv });
     // Its registers at the header as a resume there sets them, the induction
     // `PREFETCH_PASSES` passes on; then the addresses from it.
     let reads = &lp.prefetch.reads;
@@ -667,10 +669,38 @@ fn emit_prefetch<'ctx>(fc: &mut FnCx<'ctx, '_>, layout: &ContextLayout<'ctx>, q:
         fc.prefetch(space, addr)?;
     }
     fc.thread = None;
-    let next = fc.b.build_int_nuw_add(tv, i32t.const_int(PREFETCH_THREAD_STEP, false), "")?;
+    let step = i32t.const_int(PREFETCH_THREAD_STEP, false);
+    let next = fc.b.build_int_nuw_add(tv, step, "")?;
     let more = fc.b.build_int_compare(P::ULT, next, fc.uni.nthreads, "")?;
-    let end = fc.b.get_insert_block().expect("positioned");
-    t.add_incoming(&[(&next, end)]);
-    fc.b.build_conditional_branch(more, head, dense)?;
+    let advance = fc.new_block(&format!("ix.prefetch{q}.advance"));
+    let carry = fc.new_block(&format!("ix.prefetch{q}.carry"));
+    let wrap = fc.new_block(&format!("ix.prefetch{q}.wrap"));
+    fc.b.build_conditional_branch(more, advance, dense)?;
+    // x += step, then carry whole rows into y (and y into z) while x is past the row.
+    fc.b.position_at_end(advance);
+    let x_stepped = fc.b.build_int_nuw_add(xv, step, "")?;
+    fc.b.build_unconditional_branch(carry)?;
+    fc.b.position_at_end(carry);
+    let (cx, cy, cz) = (fc.b.build_phi(i32t, "pf.cx")?, fc.b.build_phi(i32t, "pf.cy")?, fc.b.build_phi(i32t, "pf.cz")?);
+    cx.add_incoming(&[(&x_stepped, advance)]);
+    cy.add_incoming(&[(&yv, advance)]);
+    cz.add_incoming(&[(&zv, advance)]);
+    let [cxv, cyv, czv] = [cx, cy, cz].map(|p| p.as_basic_value().into_int_value());
+    let past = fc.b.build_int_compare(P::UGE, cxv, fc.uni.x_extent, "")?;
+    fc.b.build_conditional_branch(past, wrap, head)?;
+    t.add_incoming(&[(&next, carry)]);
+    x.add_incoming(&[(&cxv, carry)]);
+    y.add_incoming(&[(&cyv, carry)]);
+    z.add_incoming(&[(&czv, carry)]);
+    fc.b.position_at_end(wrap);
+    let wx = fc.b.build_int_sub(cxv, fc.uni.x_extent, "")?;
+    let y1 = fc.b.build_int_nuw_add(cyv, i32t.const_int(1, false), "")?;
+    let next_plane = fc.b.build_int_compare(P::UGE, y1, fc.uni.ntid[1], "")?;
+    let wy = fc.b.build_select(next_plane, i32t.const_zero(), y1, "")?.into_int_value();
+    let wz = fc.b.build_int_nuw_add(czv, fc.b.build_int_z_extend(next_plane, i32t, "")?, "")?;
+    cx.add_incoming(&[(&wx, wrap)]);
+    cy.add_incoming(&[(&wy, wrap)]);
+    cz.add_incoming(&[(&wz, wrap)]);
+    fc.b.build_unconditional_branch(carry)?;
     Ok(start)
 }
