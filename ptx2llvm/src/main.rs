@@ -114,10 +114,11 @@ struct Cli {
     /// The smallest codegen unit in IR instructions (0 splits even small modules: for tests).
     #[arg(long, value_name = "N", hide = true)]
     min_unit_cost: Option<u64>,
-    /// Kernels above this many PTX instructions keep the registers only their block
-    /// function reads in per-thread frames (0: every kernel; for tests).
+    /// Kernels above this many PTX instructions are large: registers only their block
+    /// function reads in per-thread frames, only grid-stride loops interchanged (0: every
+    /// kernel; for tests).
     #[arg(long, value_name = "N", hide = true)]
-    context_frame_above: Option<u64>,
+    large_kernel: Option<u64>,
     /// Name each phase on the standard error as it starts.
     #[arg(short = 'v', long)]
     verbose: bool,
@@ -225,7 +226,7 @@ fn run(cli: Cli) -> ExitCode {
         codegen_units: cli.codegen_units as usize,
         min_unit_cost: cli.min_unit_cost.unwrap_or(ptx2llvm::lower::split::MIN_PART_COST),
         large_function: cli.large_function as usize,
-        context_frame_above: cli.context_frame_above.map_or(ptx2llvm::lower::exec::kernel::FRAME_ABOVE, |n| n as usize),
+        large_kernel: cli.large_kernel.map_or(ptx2llvm::lower::exec::kernel::LARGE_KERNEL, |n| n as usize),
         verbose: cli.verbose,
         debug_info: None,
         check: None,

@@ -696,12 +696,12 @@ fn fiber_scheduler_runs_every_fixture() {
     run_every_fixture_with("fibers-forced", &["--scheduler", "fibers"]);
 }
 
-/// Every fixture with every kernel keeping its registers in per-thread frames
-/// (`--context-frame-above 0`; by default only kernels of thousands of instructions do):
-/// the same results as with the registers in arrays.
+/// Every fixture with every kernel treated as large (`--large-kernel 0`; by default only
+/// kernels of thousands of instructions are): registers in per-thread frames, only
+/// grid-stride loops interchanged; the same results as with the registers in arrays.
 #[test]
-fn context_frames_run_every_fixture() {
-    run_every_fixture_with("frames-forced", &["--context-frame-above", "0"]);
+fn large_kernels_run_every_fixture() {
+    run_every_fixture_with("large-forced", &["--large-kernel", "0"]);
 }
 
 fn run_every_fixture_with(label: &str, args: &[&str]) {

@@ -53,9 +53,8 @@ pub struct Options {
     pub opt_level: u8,
     /// How kernels run their threads (`lower::Scheduler`).
     pub scheduler: lower::Scheduler,
-    /// Kernels above this many PTX instructions keep registers in per-thread frames
-    /// (`lower::exec::kernel::FRAME_ABOVE`).
-    pub context_frame_above: usize,
+    /// Kernels above this many PTX instructions are large (`lower::exec::kernel::LARGE_KERNEL`).
+    pub large_kernel: usize,
     /// Threads for code generation (0: one per core). The output does not depend on it.
     pub jobs: usize,
     /// At most this many codegen units (1: the module stays whole). The output depends on it.
@@ -86,7 +85,7 @@ impl Default for Options {
             cpu: "generic".into(),
             opt_level: 2,
             scheduler: lower::Scheduler::Auto,
-            context_frame_above: lower::exec::kernel::FRAME_ABOVE,
+            large_kernel: lower::exec::kernel::LARGE_KERNEL,
             jobs: 0,
             codegen_units: DEFAULT_CODEGEN_UNITS,
             min_unit_cost: split::MIN_PART_COST,
@@ -327,7 +326,7 @@ impl Backend<'_> {
             module,
             self.m,
             unit,
-            lower::ExecOptions { scheduler: opts.scheduler, frame_above: opts.context_frame_above },
+            lower::ExecOptions { scheduler: opts.scheduler, large_kernel: opts.large_kernel },
             self.variants,
             debug,
             &mut |name, secs| kernel_times.push((name.to_string(), secs)),

@@ -263,14 +263,14 @@ pub use fibers::Scheduler;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ExecOptions {
     pub scheduler: Scheduler,
-    /// Kernels of more PTX instructions than this keep registers in per-thread frames
-    /// (`kernel::FRAME_ABOVE`, the default).
-    pub frame_above: usize,
+    /// Kernels of more PTX instructions than this are large (`kernel::LARGE_KERNEL`, the
+    /// default).
+    pub large_kernel: usize,
 }
 
 impl Default for ExecOptions {
     fn default() -> Self {
-        ExecOptions { scheduler: Scheduler::Auto, frame_above: kernel::FRAME_ABOVE }
+        ExecOptions { scheduler: Scheduler::Auto, large_kernel: kernel::LARGE_KERNEL }
     }
 }
 

@@ -188,7 +188,13 @@ impl<'ctx> State<'ctx> {
 }
 
 /// Finds the loops of kernel `f` to interchange; `None` if there are none.
-pub fn analyze(f: &ir::Function, regions: &Regions) -> Option<Plan> {
+///
+/// `large`: the kernel is large (`kernel::LARGE_KERNEL`): its block function gets LLVM's
+/// scalar pipeline at -O1/-O2, where passes do not vectorize, so only loops whose threads
+/// walk memory apart (a thread-dependent recomputed induction: grid-stride loops, whose
+/// passes read memory in order) are interchanged, not uniform loops or loops with a saved
+/// counter (more code to compile for nothing: thrust's histogram file took 13% longer).
+pub fn analyze(f: &ir::Function, regions: &Regions, large: bool) -> Option<Plan> {
     if f.kind != ir::FunctionKind::Entry || f.blocks.is_empty() {
         return None;
     }
@@ -202,7 +208,7 @@ pub fn analyze(f: &ir::Function, regions: &Regions) -> Option<Plan> {
     let components = cfg.components_without(|b| matches!(f.blocks[b].term, Terminator::Sync { .. }));
     for h in 0..f.blocks.len() {
         let Some(body) = cfg.natural_loop_in(h, &components) else { continue };
-        let Some(counter) = find_counter(f, &cfg, &defs, h, &body) else { continue };
+        let Some(counter) = find_counter(f, &cfg, &defs, h, &body, large) else { continue };
         let (induction, start_def) = match counter {
             Counter::Recomputed(ind, def) => (Some(ind), Some(def)),
             Counter::Saved => (None, None),
@@ -362,7 +368,7 @@ enum Counter {
 /// The counter of loop `h`: a register stepped once per iteration by a block-uniform
 /// amount (`add i, i, s`) and compared against a block-uniform bound by an exit branch.
 /// A recomputable one is preferred.
-fn find_counter(f: &ir::Function, cfg: &Cfg, defs: &Defs, h: usize, body: &[bool]) -> Option<Counter> {
+fn find_counter(f: &ir::Function, cfg: &Cfg, defs: &Defs, h: usize, body: &[bool], thread_dependent_only: bool) -> Option<Counter> {
     let mut has_exit_branch = vec![];
     for (b, inside) in body.iter().enumerate() {
         if !inside {
@@ -457,6 +463,9 @@ fn find_counter(f: &ir::Function, cfg: &Cfg, defs: &Defs, h: usize, body: &[bool
         // number is a small constant: LLVM unrolls such a loop completely, and the thread
         // loop around the straight code vectorizes without the per-pass context traffic.
         if !chain_reads_tid(f, &chain) {
+            if thread_dependent_only {
+                continue;
+            }
             let trips = match (&init.op, stride, bound) {
                 (Op::Mov { src: Operand::Imm(s), .. }, Operand::Imm(d), Operand::Imm(e)) => {
                     let signed = |v: u64| (v << (64 - ty.bits())) as i64 >> (64 - ty.bits());
@@ -471,7 +480,7 @@ fn find_counter(f: &ir::Function, cfg: &Cfg, defs: &Defs, h: usize, body: &[bool
         }
         return Some(Counter::Recomputed(Induction { reg, ty: *ty, stride }, (ob, oi)));
     }
-    saved.then_some(Counter::Saved)
+    (saved && !thread_dependent_only).then_some(Counter::Saved)
 }
 
 /// The thread's code when control reaches point `q` (arriving as `arrival` says): save

@@ -85,7 +85,7 @@ pub(crate) struct RegionEntries<'ctx> {
 ///   the runtime's scheduler reads and writes sync-point operands, thread states and wait
 ///   words this way;
 /// - the frame (array of structures, `p < frame_bytes`): thread `t`'s registers together at
-///   `context + t * frame_bytes + p`, before the arrays. In large kernels (`FRAME_ABOVE`)
+///   `context + t * frame_bytes + p`, before the arrays. In large kernels (`LARGE_KERNEL`)
 ///   the registers that only the block function reads: a region entry that reloads a
 ///   hundred registers then adds a constant to one address per thread instead of computing
 ///   a hundred (a multiply by `nthreads`, two adds), a third of such block functions' code
@@ -115,11 +115,12 @@ pub(crate) struct ContextLayout<'ctx> {
     pub(crate) pass_uniform: std::collections::BTreeSet<ir::RegId>,
 }
 
-/// Kernels of more PTX instructions than this keep the registers only their block function
-/// reads in a per-thread frame (`ContextLayout`). Their thread loops hold thousands of
-/// instructions and never vectorize; the runtime benchmark's kernels have at most a few
-/// hundred.
-pub const FRAME_ABOVE: usize = 2_000;
+/// Kernels of more PTX instructions than this are large: their thread loops hold thousands
+/// of instructions and do not vectorize (their block functions get LLVM's scalar pipeline
+/// at -O1/-O2, `opt::pipeline`), so they keep the registers only the block function reads
+/// in a per-thread frame (`ContextLayout`) and interchange only grid-stride loops
+/// (`interchange::analyze`). The runtime benchmark's kernels have at most a few hundred.
+pub const LARGE_KERNEL: usize = 2_000;
 
 fn context_layout<'ctx>(
     cx: &'ctx inkwell::context::Context,
@@ -199,10 +200,10 @@ fn context_layout<'ctx>(
 pub fn lower_entry<'ctx>(ml: &ModuleLowerer<'ctx, '_>, index: usize, f: &ir::Function, suffix: &str) -> R<LoweredKernel<'ctx>> {
     let cx = ml.cx;
     let regions = regions::analyze(f);
-    let plan = interchange::analyze(f, &regions);
+    let large = f.blocks.iter().map(|b| b.insts.len()).sum::<usize>() > ml.exec.large_kernel;
+    let plan = interchange::analyze(f, &regions, large);
     let uniformity = Uniformity::new(f);
-    let frame = f.blocks.iter().map(|b| b.insts.len()).sum::<usize>() > ml.exec.frame_above;
-    let mut layout = context_layout(cx, f, &regions, plan.as_ref(), frame);
+    let mut layout = context_layout(cx, f, &regions, plan.as_ref(), large);
     // Block-uniform registers kept across sync points have one slot for the whole block,
     // except those an interchanged loop parks with its threads (its resume points reload
     // them per thread).
