@@ -108,10 +108,10 @@ pub(crate) struct ContextLayout<'ctx> {
     /// kept in their array's first element only, read once before a region's thread loop.
     pub(crate) block_uniform: std::collections::BTreeSet<ir::RegId>,
     /// Registers an interchanged loop parks that hold one value for the whole block
-    /// (`Uniformity::among_all_threads`): every thread stores its own element, and a dense pass (every thread
-    /// parked at the point, in the same pass) reads thread 0's once, before its thread
-    /// loop. Then a uniform loop's counters and the addresses made from them are one
-    /// value for the vector pass (a broadcast), not a gather per thread.
+    /// (`Uniformity::among_all_threads`): every thread stores its own element, and a dense
+    /// pass (every thread parked at the point, in the same pass) reads thread 0's once,
+    /// before its thread loop. Then a uniform loop's counters and the addresses made from
+    /// them are one value for the vector pass (a broadcast), not a gather per thread.
     pub(crate) pass_uniform: std::collections::BTreeSet<ir::RegId>,
 }
 
