@@ -207,6 +207,7 @@ pub struct ModuleLowerer<'ctx, 'a> {
     pub debug: Option<debug::DebugInfo<'ctx>>,
     /// `--check`: positions for the reports of checked accesses (`ops::check`).
     pub check: Option<debug::Positions>,
+    /// How kernels run their threads (`--scheduler`, `--large-kernel`).
     pub exec: ExecOptions,
 }
 
