@@ -16,8 +16,9 @@
 //! and the general one. The block function tests the handles' descriptors once, before
 //! the loop, and runs the first when all of them are linear memory.
 
-use crate::ir::{self, AddressBase, Op, Operand, ScalarType, TexGeom, TextureOp};
+use crate::ir::{self, AddressBase, Op, Operand};
 use crate::lower::exec::recompute::Defs;
+use crate::lower::ops::texture::linear_fetch_texture;
 use crate::lower::thread::FnCx;
 use crate::lower::R;
 use inkwell::values::IntValue;
@@ -39,27 +40,12 @@ pub fn linear_fetch_handles(f: &ir::Function) -> Option<Vec<HandleSource>> {
     let mut out: Vec<HandleSource> = vec![];
     for block in &f.blocks {
         for inst in &block.insts {
-            let Op::Texture(TextureOp::Fetch {
-                gather: None,
-                geom: TexGeom::D1,
-                float_coords: false,
-                sampler: None,
-                offset: None,
-                lod,
-                depth_compare: None,
-                texture,
-                ..
-            }) = &inst.op
-            else {
-                continue;
-            };
-            if !matches!(lod, ir::TexLod::Base) {
-                continue;
-            }
+            let Op::Texture(t) = &inst.op else { continue };
+            let Some(texture) = linear_fetch_texture(t) else { continue };
             let source = match texture {
-                Operand::ParamAddr(..) | Operand::Handle(_) => HandleSource::Operand(*texture),
+                Operand::ParamAddr(..) | Operand::Handle(_) => HandleSource::Operand(texture),
                 Operand::Reg(r) => {
-                    let (b, i) = defs.single(*r)?;
+                    let (b, i) = defs.single(r)?;
                     let def = &f.blocks[b].insts[i];
                     let from_param = matches!(
                         &def.op,
@@ -96,11 +82,7 @@ pub fn emit_all_linear<'ctx>(fc: &mut FnCx<'ctx, '_>, handles: &[HandleSource]) 
                 Operand::Reg(dst[0])
             }
         };
-        let handle = match operand {
-            Operand::Reg(_) => fc.read(operand, ScalarType::U64)?,
-            _ => fc.texture_handle(operand)?,
-        };
-        let linear = fc.texture_is_linear(handle)?;
+        let linear = fc.texture_is_linear(fc.texture_handle(operand)?)?;
         all = fc.b.build_and(all, linear, "tex.linear")?;
     }
     Ok(all)

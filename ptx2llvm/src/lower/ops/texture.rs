@@ -130,6 +130,28 @@ impl InlineFormat {
 }
 
 /// The registry name of a reference.
+/// Whether fetch `t` is a point fetch of a form `inline_fetch` reads inline where the
+/// texture's descriptor allows it (`.1d .2d .a1d .a2d`, no gather, sampler, offset, level
+/// of detail or depth compare).
+fn is_inline_fetch(t: &TextureOp) -> bool {
+    matches!(
+        t,
+        TextureOp::Fetch { gather: None, sampler: None, offset: None, lod: TexLod::Base, depth_compare: None, geom, .. }
+            if matches!(geom, TexGeom::D1 | TexGeom::D2 | TexGeom::A1d | TexGeom::A2d)
+    )
+}
+
+/// The texture operand of `t` if it is an inline fetch by `.s32` index of a 1D texture
+/// (CUDA's `tex1Dfetch`), which `inline_fetch` reads from linear memory without a test
+/// where `FnCx::linear_textures` says every such texture is linear memory
+/// (`exec::texture_versions`).
+pub(crate) fn linear_fetch_texture(t: &TextureOp) -> Option<Operand> {
+    match t {
+        TextureOp::Fetch { geom: TexGeom::D1, float_coords: false, texture, .. } if is_inline_fetch(t) => Some(*texture),
+        _ => None,
+    }
+}
+
 pub fn handle_symbol_name(h: &ir::Handle) -> String {
     let kind = match h.kind {
         HandleKind::Texture => ".texref",
@@ -311,7 +333,7 @@ impl<'ctx> FnCx<'ctx, '_> {
     }
 
     /// A handle operand's value (see `ir::TextureOp`).
-    fn handle(&self, op: Operand) -> R<IntValue<'ctx>> {
+    pub(crate) fn texture_handle(&self, op: Operand) -> R<IntValue<'ctx>> {
         match op {
             Operand::ParamAddr(i, _) => {
                 let p = *self.uni.params.get(i as usize).ok_or_else(|| LowerError::Internal(format!("parameter {i} does not exist")))?;
@@ -346,9 +368,9 @@ impl<'ctx> FnCx<'ctx, '_> {
                 if let Some(c) = gather {
                     op |= (*c as u64 + 1) << 8;
                 }
-                let tex = self.handle(*texture)?;
+                let tex = self.texture_handle(*texture)?;
                 let smp = match sampler {
-                    Some(s) => self.handle(*s)?,
+                    Some(s) => self.texture_handle(*s)?,
                     None => self.i64(0),
                 };
                 if offset.is_some() {
@@ -389,13 +411,7 @@ impl<'ctx> FnCx<'ctx, '_> {
                 };
                 // Point fetches of the common forms read the texels inline where the
                 // texture's descriptor allows it (`inline_fetch`); the rest call the runtime.
-                let inline_form = gather.is_none()
-                    && sampler.is_none()
-                    && offset.is_none()
-                    && matches!(lod, TexLod::Base)
-                    && depth_compare.is_none()
-                    && matches!(geom, TexGeom::D1 | TexGeom::D2 | TexGeom::A1d | TexGeom::A2d);
-                let words = if inline_form { self.inline_fetch(tex, *geom, *dtype, *float_coords, coords, &runtime)? } else { runtime(self)? };
+                let words = if is_inline_fetch(t) { self.inline_fetch(tex, *geom, *dtype, *float_coords, coords, &runtime)? } else { runtime(self)? };
                 for (i, d) in dst.iter().enumerate() {
                     let Some(d) = d else { continue };
                     let v = if *dtype == ScalarType::F16x2 {
@@ -416,7 +432,7 @@ impl<'ctx> FnCx<'ctx, '_> {
                 Ok(())
             }
             TextureOp::Query { query, dst, handle, level } => {
-                let h = self.handle(*handle)?;
+                let h = self.texture_handle(*handle)?;
                 let out = self.entry_alloca(4)?;
                 let status = match level {
                     Some(l) => {
@@ -435,7 +451,7 @@ impl<'ctx> FnCx<'ctx, '_> {
                 self.write(*dst, v, ScalarType::U32)
             }
             TextureOp::IsType { kind, dst, a } => {
-                let h = self.handle(*a)?;
+                let h = self.texture_handle(*a)?;
                 let k = match kind {
                     HandleKind::Texture => 0,
                     HandleKind::Sampler => 1,
@@ -450,7 +466,7 @@ impl<'ctx> FnCx<'ctx, '_> {
             TextureOp::SurfaceLoad { geom, clamp, ty, dst, surface, coords } => {
                 let bytes = ty.bytes() as u64 * dst.len() as u64;
                 let op = geom_code(*geom) | (bytes.trailing_zeros() as u64) << 4 | clamp_code(*clamp) << 8;
-                let s = self.handle(*surface)?;
+                let s = self.texture_handle(*surface)?;
                 let cbuf = self.coord_buffer(coords)?;
                 let data = self.entry_alloca(32)?;
                 let f = self.runtime_fn("__ptxrt_suld", &[i64t.into(), i32t.into(), ptr.into(), ptr.into()]);
@@ -472,7 +488,7 @@ impl<'ctx> FnCx<'ctx, '_> {
                 if *formatted {
                     op |= 1 << 10;
                 }
-                let s = self.handle(*surface)?;
+                let s = self.texture_handle(*surface)?;
                 let cbuf = self.coord_buffer(coords)?;
                 let data = self.entry_alloca(32)?;
                 for (i, v) in src.iter().enumerate() {
@@ -500,7 +516,7 @@ impl<'ctx> FnCx<'ctx, '_> {
                 if ty.is_signed() {
                     op |= 1 << 16;
                 }
-                let s = self.handle(*surface)?;
+                let s = self.texture_handle(*surface)?;
                 let cbuf = self.coord_buffer(coords)?;
                 let v = self.read(*src, *ty)?;
                 let v = self.resize(v, 64, false)?;
@@ -546,12 +562,6 @@ impl<'ctx> FnCx<'ctx, '_> {
         Ok(v)
     }
 
-    /// A `tex` point fetch (`.1d .2d .a1d .a2d`, no sampler, offset, level of detail or
-    /// depth compare) that reads the texel itself where the descriptor of `tex`'s slot
-    /// allows it, and calls the runtime (`runtime`) otherwise: for handles that are not
-    /// texture objects, dead objects, and `.f32` coordinates on textures with normalized
-    /// coordinates or linear filtering. The result is the 4 words `__ptxrt_tex` would
-    /// return (see ptxrt's `InlineTexture` for the rules, the same as `sample_texel`'s).
     /// The inline descriptor of texture handle `tex` (its slot in ptxrt's table), the
     /// table's element type and the descriptor's kind word.
     fn inline_descriptor(&self, tex: IntValue<'ctx>) -> R<(PointerValue<'ctx>, StructType<'ctx>, IntValue<'ctx>)> {
@@ -567,8 +577,8 @@ impl<'ctx> FnCx<'ctx, '_> {
         Ok((d, st, kind))
     }
 
-    /// Whether an integer-indexed 1D fetch of texture handle `tex` is the inline read of
-    /// linear memory of 32-bit channels (`inline_fetch`).
+    /// Whether an integer-indexed 1D fetch of a texture of descriptor kind `kind` is the
+    /// inline read of linear memory of 32-bit channels (`inline_fetch`).
     fn linear_fetch(&self, kind: IntValue<'ctx>) -> R<IntValue<'ctx>> {
         let bits = INLINE_OK | INLINE_RAW32 | INLINE_ZERO_OUTSIDE;
         self.icmp(IntPredicate::EQ, self.b.build_and(kind, self.i32(bits), "")?, self.i32(bits))
@@ -580,11 +590,12 @@ impl<'ctx> FnCx<'ctx, '_> {
         self.linear_fetch(kind)
     }
 
-    /// The value of a texture handle operand (a parameter, a reference or a register).
-    pub fn texture_handle(&self, op: Operand) -> R<IntValue<'ctx>> {
-        self.handle(op)
-    }
-
+    /// A `tex` point fetch (`.1d .2d .a1d .a2d`, no sampler, offset, level of detail or
+    /// depth compare) that reads the texel itself where the descriptor of `tex`'s slot
+    /// allows it, and calls the runtime (`runtime`) otherwise: for handles that are not
+    /// texture objects, dead objects, and `.f32` coordinates on textures with normalized
+    /// coordinates or linear filtering. The result is the 4 words `__ptxrt_tex` would
+    /// return (see ptxrt's `InlineTexture` for the rules, the same as `sample_texel`'s).
     fn inline_fetch(
         &self,
         tex: IntValue<'ctx>,
