@@ -50,9 +50,6 @@ pub struct Uniform<'ctx> {
     /// How far the x thread loop runs: `ntid.x`, or for a kernel that runs several blocks
     /// along x per call, `ntid.x * blocks_x` (`fusion`).
     pub x_extent: IntValue<'ctx>,
-    /// Bytes of each thread's frame at the start of the context area (`ContextLayout`;
-    /// 0: every slot is in an array).
-    pub context_frame_bytes: u64,
 }
 
 /// The current thread inside a region loop.

@@ -92,19 +92,18 @@ pub(crate) fn tag_ptx_access<'ctx>(cx: &'ctx Context, inst: InstructionValue<'ct
 pub(crate) struct ContextScopes<'ctx> {
     /// Per array: its `!alias.scope` list and its `!noalias` list (every other array).
     arrays: HashMap<u64, (MetadataValue<'ctx>, Option<MetadataValue<'ctx>>)>,
-    /// Prefixes below this are frame slots; their lists.
-    frame_bytes: u64,
+    /// The frames' lists, if the kernel has frames.
     frame: Option<(MetadataValue<'ctx>, Option<MetadataValue<'ctx>>)>,
 }
 
 impl<'ctx> ContextScopes<'ctx> {
-    /// Scopes for the frames (`frame_bytes` per thread, 0: none) and the arrays at
-    /// `prefixes` (all of the kernel's context arrays).
-    pub(crate) fn new(cx: &'ctx Context, frame_bytes: u64, prefixes: &[u64]) -> Self {
+    /// Scopes for the frames (if `frames`) and the arrays at `prefixes` (all of the
+    /// kernel's context arrays).
+    pub(crate) fn new(cx: &'ctx Context, frames: bool, prefixes: &[u64]) -> Self {
         let context = memory_scope(cx, "context");
         let d = domain(cx, CONTEXT_DOMAIN);
         let mut own: Vec<MetadataValue<'ctx>> = prefixes.iter().map(|p| scope(cx, d, &format!("{CONTEXT_DOMAIN}.{p}"))).collect();
-        if frame_bytes > 0 {
+        if frames {
             own.push(scope(cx, d, &format!("{CONTEXT_DOMAIN}.frame")));
         }
         let lists = |i: usize| {
@@ -112,16 +111,22 @@ impl<'ctx> ContextScopes<'ctx> {
             (list(cx, &[context, own[i]]), (!others.is_empty()).then(|| list(cx, &others)))
         };
         let arrays = prefixes.iter().enumerate().map(|(i, p)| (*p, lists(i))).collect();
-        let frame = (frame_bytes > 0).then(|| lists(prefixes.len()));
-        ContextScopes { arrays, frame_bytes, frame }
+        let frame = frames.then(|| lists(prefixes.len()));
+        ContextScopes { arrays, frame }
     }
 
-    /// Marks a load or store of the context slot at `prefix` as such. A slot without
+    /// Marks a load or store of the context array at `prefix` as such. An array without
     /// scopes (none was made for it) stays unmarked.
     pub(crate) fn tag(&self, cx: &'ctx Context, inst: InstructionValue<'ctx>, prefix: u64) {
-        let lists = if prefix < self.frame_bytes { self.frame.as_ref() } else { self.arrays.get(&prefix) };
-        if let Some((scopes, noalias)) = lists {
+        if let Some((scopes, noalias)) = self.arrays.get(&prefix) {
             tag(cx, inst, Some(*scopes), *noalias);
+        }
+    }
+
+    /// Marks a load or store of a slot of a thread's frame as such.
+    pub(crate) fn tag_frame(&self, cx: &'ctx Context, inst: InstructionValue<'ctx>) {
+        if let Some((scopes, noalias)) = self.frame {
+            tag(cx, inst, Some(scopes), noalias);
         }
     }
 }

@@ -189,7 +189,7 @@ fn context_layout<'ctx>(
         bytes_per_thread: off,
         frame_bytes,
         interchange: None,
-        scopes: alias::ContextScopes::new(cx, frame_bytes, &prefixes),
+        scopes: alias::ContextScopes::new(cx, frame_bytes > 0, &prefixes),
         block_uniform: Default::default(),
         pass_uniform: Default::default(),
     }
@@ -223,8 +223,7 @@ pub fn lower_entry<'ctx>(ml: &ModuleLowerer<'ctx, '_>, index: usize, f: &ir::Fun
     let entry = cx.append_basic_block(func, "entry");
     b.position_at_end(entry);
 
-    let mut uni = load_uniforms(ml, &b, func, Some(f))?;
-    uni.context_frame_bytes = layout.frame_bytes;
+    let uni = load_uniforms(ml, &b, func, Some(f))?;
     let regs = f.regs.iter().map(|r| b.build_alloca(crate::lower::thread::int_type(cx, r.ty.bits()), &r.name)).collect::<Result<Vec<_>, _>>()?;
     let frame_vars = crate::lower::exec::function::frame_vars(ml, &b, index)?;
     let mut fc = FnCx {
@@ -562,7 +561,6 @@ pub(crate) fn load_uniforms<'ctx>(
         num_workers,
         dynamic_shared,
         x_extent: ntid[0],
-        context_frame_bytes: 0,
     })
 }
 
@@ -574,20 +572,11 @@ fn no_signed_wrap(v: IntValue<'_>) {
     }
 }
 
-/// Address of thread `tid`'s element of the context slot at per-thread prefix `prefix`
-/// (`ContextLayout`: in the thread's frame, or in an array).
+/// Address of thread `tid`'s element in a context array whose per-thread prefix is `prefix`
+/// (what the scheduler, warp collectives and fibers read; `ContextLayout::slot_ptr` for
+/// any slot).
 pub(crate) fn context_elem<'ctx>(fc: &FnCx<'ctx, '_>, prefix: u64, size: u32, tid: IntValue<'ctx>) -> R<PointerValue<'ctx>> {
     let i64t = fc.cx.i64_type();
-    let frame = fc.uni.context_frame_bytes;
-    if prefix < frame {
-        let t = fc.b.build_int_z_extend(tid, i64t, "")?;
-        let off = fc.b.build_int_nuw_mul(t, i64t.const_int(frame, false), "")?;
-        no_signed_wrap(off);
-        // SAFETY (of the generated code): the frames are the first nthreads * frame bytes
-        // of the context area.
-        let thread = unsafe { fc.b.build_in_bounds_gep(fc.cx.i8_type(), fc.uni.context, &[off], "frame")? };
-        return Ok(unsafe { fc.b.build_in_bounds_gep(fc.cx.i8_type(), thread, &[i64t.const_int(prefix, false)], "")? });
-    }
     let n = fc.b.build_int_z_extend(fc.uni.nthreads, i64t, "")?;
     let base = fc.b.build_int_mul(n, i64t.const_int(prefix, false), "")?;
     let t = fc.b.build_int_z_extend(tid, i64t, "")?;
@@ -597,7 +586,34 @@ pub(crate) fn context_elem<'ctx>(fc: &FnCx<'ctx, '_>, prefix: u64, size: u32, ti
     Ok(unsafe { fc.b.build_in_bounds_gep(fc.cx.i8_type(), fc.uni.context, &[off], "")? })
 }
 
-/// Loads thread `tid`'s element (`size` bytes) of the context array at `prefix` (as `name`).
+impl<'ctx> ContextLayout<'ctx> {
+    /// Marks a load or store of the slot at `prefix` with its alias scopes (`alias`).
+    fn tag(&self, cx: &'ctx inkwell::context::Context, inst: inkwell::values::InstructionValue<'ctx>, prefix: u64) {
+        if prefix < self.frame_bytes {
+            self.scopes.tag_frame(cx, inst);
+        } else {
+            self.scopes.tag(cx, inst, prefix);
+        }
+    }
+
+    /// Address of thread `tid`'s element of the slot at per-thread prefix `prefix`: in the
+    /// thread's frame, or in an array (`context_elem`).
+    fn slot_ptr(&self, fc: &FnCx<'ctx, '_>, prefix: u64, size: u32, tid: IntValue<'ctx>) -> R<PointerValue<'ctx>> {
+        if prefix >= self.frame_bytes {
+            return context_elem(fc, prefix, size, tid);
+        }
+        let i64t = fc.cx.i64_type();
+        let t = fc.b.build_int_z_extend(tid, i64t, "")?;
+        let off = fc.b.build_int_nuw_mul(t, i64t.const_int(self.frame_bytes, false), "")?;
+        no_signed_wrap(off);
+        // SAFETY (of the generated code): the frames are the first nthreads * frame_bytes
+        // bytes of the context area.
+        let thread = unsafe { fc.b.build_in_bounds_gep(fc.cx.i8_type(), fc.uni.context, &[off], "frame")? };
+        Ok(unsafe { fc.b.build_in_bounds_gep(fc.cx.i8_type(), thread, &[i64t.const_int(prefix, false)], "")? })
+    }
+}
+
+/// Loads thread `tid`'s element (`size` bytes) of the context slot at `prefix` (as `name`).
 pub(crate) fn load_context<'ctx>(
     fc: &FnCx<'ctx, '_>,
     layout: &ContextLayout<'ctx>,
@@ -606,10 +622,10 @@ pub(crate) fn load_context<'ctx>(
     tid: IntValue<'ctx>,
     name: &str,
 ) -> R<IntValue<'ctx>> {
-    let p = context_elem(fc, prefix, size, tid)?;
+    let p = layout.slot_ptr(fc, prefix, size, tid)?;
     let v = fc.b.build_load(crate::lower::thread::int_type(fc.cx, size * 8), p, name)?;
     if let Some(inst) = v.as_instruction_value() {
-        layout.scopes.tag(fc.cx, inst, prefix);
+        layout.tag(fc.cx, inst, prefix);
         if own_element(fc, tid) {
             fc.tag_thread_access(inst);
         }
@@ -617,12 +633,12 @@ pub(crate) fn load_context<'ctx>(
     Ok(v.into_int_value())
 }
 
-/// Stores `v` (of the element's size) as thread `tid`'s element of the context array at `prefix`.
+/// Stores `v` (of the element's size) as thread `tid`'s element of the context slot at `prefix`.
 pub(crate) fn store_context<'ctx>(fc: &FnCx<'ctx, '_>, layout: &ContextLayout<'ctx>, prefix: u64, v: IntValue<'ctx>, tid: IntValue<'ctx>) -> R<()> {
     let size = v.get_type().get_bit_width() / 8;
-    let p = context_elem(fc, prefix, size, tid)?;
+    let p = layout.slot_ptr(fc, prefix, size, tid)?;
     let st = fc.b.build_store(p, v)?;
-    layout.scopes.tag(fc.cx, st, prefix);
+    layout.tag(fc.cx, st, prefix);
     if own_element(fc, tid) {
         fc.tag_thread_access(st);
     }
