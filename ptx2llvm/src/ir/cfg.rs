@@ -115,12 +115,12 @@ impl Cfg {
     /// `cut` names (a component id per block; `usize::MAX`: unreachable).
     pub fn components_without(&self, cut: impl Fn(usize) -> bool) -> Vec<usize> {
         let n = self.succs.len();
-        let mut order: Vec<usize> = (0..n).filter(|&b| self.reachable(b)).collect();
-        order.sort_by_key(|&b| self.rpo_index[b]);
-        // Kosaraju over the cut graph: a post-order of it first, then components in the
-        // reversed cut graph taken in reverse post-order.
+        // Kosaraju over the cut graph: a post-order of it first (from every reachable block,
+        // in reverse post-order of the whole graph), then components in the reversed cut
+        // graph taken in reverse post-order.
+        let mut roots: Vec<usize> = (0..n).filter(|&b| self.reachable(b)).collect();
+        roots.sort_by_key(|&b| self.rpo_index[b]);
         let succs: Vec<Vec<usize>> = (0..n).map(|b| if cut(b) { vec![] } else { self.succs[b].clone() }).collect();
-        let roots: Vec<usize> = order.clone();
         let post = post_order(n, &succs, &roots);
         let mut scc = vec![usize::MAX; n];
         let mut id = 0;
@@ -360,5 +360,33 @@ mod tests {
         assert!(cfg.natural_loop(end).is_none(), "END heads no loop");
         let latch = cfg.preds[header].iter().copied().find(|&p| p != 0).expect("a latch");
         assert!(body[latch] && !cfg.in_inner_cycle(latch, header, &body));
+    }
+
+    /// An inner loop inside an outer loop that passes a barrier: nested in a cycle of the
+    /// whole graph, a whole component once the edges out of the barrier's block are cut.
+    #[test]
+    fn components_without_sync_edges() {
+        let (f, _) = crate::ir::test_kernel(
+            ".reg .pred %p<3>; .reg .b32 %r<3>;
+             mov.u32 %r1, 0;
+             OUTER: bar.sync 0;
+             mov.u32 %r2, 0;
+             INNER: add.s32 %r2, %r2, 1;
+             setp.lt.s32 %p1, %r2, 8;
+             @%p1 bra INNER;
+             add.s32 %r1, %r1, 1;
+             setp.lt.s32 %p2, %r1, 4;
+             @%p2 bra OUTER;
+             ret;",
+        );
+        let cfg = Cfg::new(&f);
+        let inner = f.blocks.iter().position(|b| b.label.as_deref() == Some("INNER")).expect("INNER");
+        assert!(cfg.natural_loop(inner).is_none(), "nested in the outer cycle");
+        let cut = cfg.components_without(|b| matches!(f.blocks[b].term, ir::Terminator::Sync { .. }));
+        let body = cfg.natural_loop_in(inner, &cut).expect("a whole component without the barrier's edges");
+        assert!(body[inner] && (0..body.len()).filter(|&b| body[b]).count() == 1);
+        // Without cutting anything the components are the whole graph's.
+        let all = cfg.components_without(|_| false);
+        assert!(cfg.natural_loop_in(inner, &all).is_none());
     }
 }

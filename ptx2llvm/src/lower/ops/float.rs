@@ -519,11 +519,9 @@ impl<'ctx> FnCx<'ctx, '_> {
 
     /// 2^x in f64 for `x` in [-limit, limit] (clamped; a NaN stays NaN): 2^k · e^(f·ln 2)
     /// with `k` the nearest integer and a Taylor polynomial of `EX2_TERMS` terms. Every
-    /// caller rounds the result to f32 or narrower (`ex2.approx.f32`, `tanh.approx`, the
-    /// half forms): for |f·ln 2| ≤ 0.35 the remainder is below 1e-11 relative, far under
-    /// half an f32 ulp (3e-8), so the result is 2^x correctly rounded but within 1e-11 of
-    /// a rounding boundary, where it is one ulp off (the ISA allows two). Four more terms
-    /// (1e-15) cost an `expf`-heavy loop (the softmax bench kernel) 6% of its time for nothing.
+    /// caller rounds the result to f32 or narrower (`tanh.approx`, the half forms;
+    /// `ex2.approx.f32` has its own f32 evaluation, `ex2_f32`): for |f·ln 2| ≤ 0.35 the
+    /// remainder is below 1e-11 relative, far under half an f32 ulp (3e-8).
     pub(crate) fn ex2_f64(&self, x: FloatValue<'ctx>, limit: f64) -> R<FloatValue<'ctx>> {
         let t = x.get_type();
         let x = self.fp_clamp(x, -limit, limit)?;
