@@ -5,13 +5,8 @@
 #   bench/accuracy/run.sh [STEP]
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
-root="$(cd "$here/../.." && pwd)"
-export LLVM_SYS_191_PREFIX="${LLVM_SYS_191_PREFIX:-/usr/lib/llvm-19}"
-cd "$root"
-cargo build --release --quiet -p ptx2llvm -p ptxrt
-tgt="${CARGO_TARGET_DIR:-target}"
-out="$(mktemp -d)"
-trap 'rm -rf "$out"' EXIT
+# shellcheck source=../lib.sh
+. "$here/../lib.sh"
 "$tgt/release/ptx2llvm" "$here/ex2.ptx" -O3 --cpu native -o "$out/ex2.o"
 clang-19 -O2 -I ptxrt/include "$here/ex2.c" "$out/ex2.o" "$tgt/release/libptxrt.a" -lpthread -ldl -lm -o "$out/ex2"
 "$out/ex2" "${1:-1}"

@@ -5,13 +5,8 @@
 #   bench/runtime/run.sh --workers 1,2,4,8,16 --budget 5 sgemm nbody
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
-root="$(cd "$here/../.." && pwd)"
-export LLVM_SYS_191_PREFIX="${LLVM_SYS_191_PREFIX:-/usr/lib/llvm-19}"
-cd "$root"
-cargo build --release --quiet -p ptx2llvm -p ptxrt
-out="$(mktemp -d)"
-trap 'rm -rf "$out"' EXIT
-tgt="${CARGO_TARGET_DIR:-target}"
+# shellcheck source=../lib.sh
+. "$here/../lib.sh"
 # PTX2LLVM_FLAGS: further translator options (e.g. --check: the cost of checking mode).
 # shellcheck disable=SC2086
 "$tgt/release/ptx2llvm" "$here/kernels.ptx" -O3 --cpu native ${PTX2LLVM_FLAGS:-} -o "$out/kernels.o"
