@@ -233,6 +233,7 @@ fn fixture_kernels_compiled_by_clang() {
         ("many_regions", "many_regions_host.c"),
         ("memory", "memory_host.c"),
         ("reduce", "reduce_host.c"),
+        ("region_guards", "region_guards_host.c"),
         ("spaces", "spaces_host.c"),
         ("spin_wait", "spin_wait_host.c"),
         ("stencil", "stencil_host.c"),

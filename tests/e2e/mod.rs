@@ -167,6 +167,16 @@ fn guards() {
     run_fixture(&GUARDS);
 }
 
+/// NVRTC output: regions after a barrier that start with a guard on the thread index
+/// (`tx <= m` on anti-diagonals, a band narrowing each step whose upper side is `u - tid`,
+/// 2D `ty > i` with `tx + shift` that wraps near INT_MAX), run over the threads that pass.
+const REGION_GUARDS: Fixture = Fixture { ptx: "region_guards.ptx", host: "region_guards_host.c", ok_lines: &["region_guards: 22 shapes OK"] };
+
+#[test]
+fn region_guards() {
+    run_fixture(&REGION_GUARDS);
+}
+
 /// Hand-written PTX: atomics on `.f16/.bf16` (and packed x2) with `.noftz` (rounding, ties,
 /// overflow, subnormals), vector atomics (`.v4.f32` add, `.v8.f16` max, `.v8.bf16` min),
 /// 16-bit and 128-bit compare-and-swap and 128-bit exchange, across blocks on several cores.
@@ -657,6 +667,7 @@ const ALL_FIXTURES: &[&Fixture] = &[
     &TEXTURE_DEPTH_COMPARE,
     &TEXTURE_INLINE,
     &GUARDS,
+    &REGION_GUARDS,
     &ATOMICS_WIDE,
     &LEGACY_VOTE,
     &ALGORITHMS,

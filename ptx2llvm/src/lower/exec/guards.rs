@@ -18,8 +18,10 @@
 //! uses the intervals only when `u + ntid.d - 1` does not leave the comparison's range, and
 //! otherwise runs the ordinary loop.
 
-use crate::ir::{self, BoolOp, CmpOp, Dim, Op, Operand, PredRef, RegId, ScalarType, SpecialReg, StateSpace, Terminator};
-use std::collections::HashMap;
+use crate::ir::visit::{defs, successors, uses};
+use crate::ir::{self, BlockId, BoolOp, CmpOp, Dim, Op, Operand, PredRef, RegId, ScalarType, SpecialReg, StateSpace, Terminator};
+use crate::lower::exec::regions::Regions;
+use std::collections::{BTreeSet, HashMap};
 
 /// One comparison whose outcome bounds a thread index.
 #[derive(Debug, Clone)]
@@ -27,22 +29,29 @@ pub struct Bound {
     pub dim: Dim,
     /// The comparison type (32-bit, signed or unsigned).
     pub ty: ScalarType,
-    /// The operand of the form `tid.dim + u`.
+    /// The operand of the form `tid.dim + u` (or `u - tid.dim` if `negated`).
     pub affine: Operand,
+    pub negated: bool,
     /// The uniform operand.
     pub limit: Operand,
     /// The threads that run satisfy `affine survive limit`.
     pub survive: CmpOp,
 }
 
-/// The guards of a kernel that the block function can turn into loop bounds.
+/// The guards of a kernel or region that the block function can turn into loop bounds.
 #[derive(Debug, Clone)]
 pub struct Narrowing {
-    /// Indices of the entry block's instructions that compute the bounds' operands (and the
-    /// uniform conditions), to be evaluated once per block with the thread indices at 0.
+    /// The block whose branch is the guard (the entry block, or a region's first block).
+    pub block: BlockId,
+    /// What computes the bounds' operands (and the uniform conditions), to be evaluated
+    /// once per block with the thread indices at 0, in this order: the region's recomputing
+    /// instructions (`Regions::replay`) they need, the block-uniform registers they read
+    /// (thread 0's slot), then instructions of `block` (indices).
+    pub replay: Vec<(BlockId, usize)>,
+    pub uniform_loads: Vec<RegId>,
     pub prelude: Vec<usize>,
     pub bounds: Vec<Bound>,
-    /// Uniform conditions under which every thread exits: `(predicate, value that exits)`.
+    /// Uniform conditions under which every thread skips: `(predicate, value that skips)`.
     pub uniform_exits: Vec<(RegId, bool)>,
     /// Inside the narrowed loop: the values of the comparisons' predicates.
     pub known_preds: HashMap<RegId, bool>,
@@ -51,17 +60,51 @@ pub struct Narrowing {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Shape {
     Uniform,
-    /// `tid.dim + u`, wrapping at the width of the instruction that made it.
-    Affine(Dim),
+    /// Exactly `tid.dim`, at any width of at least 16 bits (thread indices fit).
+    Tid(Dim),
+    /// `tid.dim + u` (`u - tid.dim` if negated), wrapping in 32 bits.
+    Affine(Dim, bool),
     Other,
+}
+
+impl Shape {
+    /// As a 32-bit value: `Tid` is `tid + 0`.
+    fn affine(self) -> Shape {
+        match self {
+            Shape::Tid(d) => Shape::Affine(d, false),
+            s => s,
+        }
+    }
 }
 
 struct Analysis<'f> {
     f: &'f ir::Function,
-    /// Each register's single definition in the entry block (instruction index), if it has
-    /// exactly one definition in the function and that one is unguarded in the entry block.
-    def: HashMap<RegId, usize>,
-    shapes: HashMap<RegId, Shape>,
+    /// The guard's block.
+    block: usize,
+    /// Per register, the instructions of the guard's block that set it, in order, and
+    /// whether unguarded: a use there reads the last one before it.
+    local: HashMap<RegId, Vec<(usize, bool)>>,
+    /// The instruction (block, index) whose result a register holds when the guard's block
+    /// starts (a region's recomputed registers).
+    outer: HashMap<RegId, (usize, usize)>,
+    /// Registers with one value for the whole block when the guard's block starts (read
+    /// from thread 0's slot).
+    uniform: BTreeSet<RegId>,
+    /// Per defining instruction.
+    shapes: HashMap<(usize, usize), Shape>,
+}
+
+/// How many times each register is defined in `f`.
+fn def_counts(f: &ir::Function) -> HashMap<RegId, usize> {
+    let mut count: HashMap<RegId, usize> = HashMap::new();
+    for inst in f.blocks.iter().flat_map(|b| &b.insts) {
+        let mut d = vec![];
+        defs(&inst.op, &mut d);
+        for r in d {
+            *count.entry(r).or_default() += 1;
+        }
+    }
+    count
 }
 
 /// Finds the guards of `f` (a kernel without sync points) that can become loop bounds.
@@ -76,59 +119,213 @@ pub fn analyze(f: &ir::Function) -> Option<Narrowing> {
     if !entry.insts.iter().all(|i| is_pure(&i.op)) {
         return None;
     }
-    let mut a = Analysis { f, def: single_entry_defs(f), shapes: HashMap::new() };
-    // The exit condition as an OR of leaves: (predicate register, value that exits).
-    let mut leaves = vec![];
-    a.or_leaves(PredRef { reg: cond.reg, negated: cond.negated ^ !exits_when }, &mut leaves, 0);
-    let mut n = Narrowing { prelude: vec![], bounds: vec![], uniform_exits: vec![], known_preds: HashMap::new() };
-    let mut needed: Vec<usize> = vec![];
-    for (reg, exits_if) in leaves {
-        let Some(&at) = a.def.get(&reg) else { continue };
-        if let Op::Setp { cmp, ty, dst, dst_not: None, a: x, b: y, combine: None, .. } = &entry.insts[at].op {
-            if *dst != reg || ty.bits() != 32 || ty.is_float() {
-                continue;
-            }
-            let (sx, sy) = (a.operand_shape(x), a.operand_shape(y));
-            // The comparison that holds for the threads that stay.
-            let stay = if exits_if { negate(*cmp) } else { Some(*cmp) };
-            let Some(stay) = stay else { continue };
-            let bound = match (sx, sy) {
-                (Shape::Affine(d), Shape::Uniform) => {
-                    Some(Bound { dim: d, ty: comparison_type(*ty, *cmp), affine: *x, limit: *y, survive: unsigned_free(stay) })
-                }
-                (Shape::Uniform, Shape::Affine(d)) => {
-                    Some(Bound { dim: d, ty: comparison_type(*ty, *cmp), affine: *y, limit: *x, survive: swap(unsigned_free(stay)) })
-                }
-                (Shape::Uniform, Shape::Uniform) => {
-                    n.uniform_exits.push((reg, exits_if));
-                    needed.push(at);
-                    continue;
-                }
-                _ => None,
-            };
-            if let Some(b) = bound.filter(|b| matches!(b.survive, CmpOp::Lt | CmpOp::Le | CmpOp::Gt | CmpOp::Ge)) {
-                needed.push(at);
-                n.known_preds.insert(reg, !exits_if);
-                n.bounds.push(b);
-            }
-        }
-    }
-    if n.bounds.is_empty() {
+    // The entry block may be a loop's header: only registers set once in the function.
+    let count = def_counts(f);
+    let local = single_defs_in(f, 0, &count).into_iter().map(|(r, i)| (r, vec![(i, true)])).collect();
+    let a = Analysis { f, block: 0, local, outer: HashMap::new(), uniform: BTreeSet::new(), shapes: HashMap::new() };
+    a.narrowing(*cond, exits_when, &count, &[])
+}
+
+/// Finds the guard of region `k` of a kernel with sync points (`k > 0`): its first block
+/// ends in a branch whose one side leads, without any instruction, to a sync point, and the
+/// condition bounds the thread indices as in `analyze`. The threads outside the bounds then
+/// only arrive at that point: they need not run. What the block computes before the branch
+/// must be pure values that the point does not keep, and the block must not be re-entered
+/// before a sync point (its registers are one value per thread and run). The bounds'
+/// operands may come from the region's recomputed registers and from the block-uniform
+/// registers live into it (`block_uniform`).
+pub fn analyze_region(f: &ir::Function, regions: &Regions, k: usize, block_uniform: &BTreeSet<RegId>) -> Option<Narrowing> {
+    let start = *regions.starts.get(k)?;
+    let s = start.0 as usize;
+    let block = &f.blocks[s];
+    let Terminator::Branch { cond, then_, else_ } = &block.term else { return None };
+    let (skips_when, point) = match (sync_without_code(f, *then_), sync_without_code(f, *else_)) {
+        (Some(p), None) => (true, p),
+        (None, Some(p)) => (false, p),
+        _ => return None,
+    };
+    if !block.insts.iter().all(|i| i.op.is_value_computation() || matches!(i.op, Op::Load { space: StateSpace::Param, volatile: false, .. })) {
         return None;
     }
-    // The prelude: every instruction the bounds' operands depend on, in program order.
-    let mut include = vec![false; entry.insts.len()];
-    let mut work = needed;
-    while let Some(i) = work.pop() {
-        if std::mem::replace(&mut include[i], true) {
+    // Not re-entered: no path from the block's successors back to it without a sync point.
+    let mut seen = vec![false; f.blocks.len()];
+    let mut work: Vec<usize> = successors(&block.term).iter().map(|b| b.0 as usize).collect();
+    while let Some(b) = work.pop() {
+        if b == s {
+            return None;
+        }
+        if b >= f.blocks.len() || std::mem::replace(&mut seen[b], true) || matches!(f.blocks[b].term, Terminator::Sync { .. }) {
             continue;
         }
-        let mut uses = vec![];
-        crate::ir::visit::uses(&entry.insts[i].op, &mut uses);
-        work.extend(uses.iter().filter_map(|r| a.def.get(r).copied()));
+        work.extend(successors(&f.blocks[b].term).iter().map(|x| x.0 as usize));
     }
-    n.prelude = (0..entry.insts.len()).filter(|i| include[*i]).collect();
-    Some(n)
+    // Nothing the skipping threads would have computed is kept at the point.
+    let kept = regions.kept_at(f, point);
+    let mut written = vec![];
+    for inst in &block.insts {
+        defs(&inst.op, &mut written);
+    }
+    for &(b, i) in &regions.replay[k] {
+        defs(&f.blocks[b.0 as usize].insts[i].op, &mut written);
+    }
+    if written.iter().any(|r| kept.contains(r)) {
+        return None;
+    }
+    let count = def_counts(f);
+    let mut outer: HashMap<RegId, (usize, usize)> = HashMap::new();
+    for &(b, i) in &regions.replay[k] {
+        let mut d = vec![];
+        defs(&f.blocks[b.0 as usize].insts[i].op, &mut d);
+        for r in d {
+            outer.insert(r, (b.0 as usize, i));
+        }
+    }
+    // The block runs once per thread and run (the induction split sets its registers again
+    // before each use).
+    let mut local: HashMap<RegId, Vec<(usize, bool)>> = HashMap::new();
+    for (i, inst) in block.insts.iter().enumerate() {
+        let mut d = vec![];
+        defs(&inst.op, &mut d);
+        for r in d {
+            local.entry(r).or_default().push((i, inst.guard.is_none()));
+        }
+    }
+    let uniform = regions.live_into_region(k).filter(|r| block_uniform.contains(r)).collect();
+    let a = Analysis { f, block: s, local, outer, uniform, shapes: HashMap::new() };
+    a.narrowing(*cond, skips_when, &count, &regions.replay[k])
+}
+
+/// The sync-point block that `b` reaches through instruction-free blocks, if any.
+fn sync_without_code(f: &ir::Function, mut b: BlockId) -> Option<usize> {
+    for _ in 0..16 {
+        let block = &f.blocks[b.0 as usize];
+        if !block.insts.is_empty() {
+            return None;
+        }
+        match block.term {
+            Terminator::Sync { .. } => return Some(b.0 as usize),
+            Terminator::Jump(next) => b = next,
+            _ => return None,
+        }
+    }
+    None
+}
+
+/// Where a register read at an instruction gets its value.
+#[derive(Clone, Copy)]
+enum Source {
+    /// The result of this instruction (block, index).
+    Inst(usize, usize),
+    /// Its value when the guard's block starts, if that is one for the whole block.
+    Start,
+    /// Unknown (a guarded definition).
+    Unknown,
+}
+
+impl Analysis<'_> {
+    fn inst(&self, at: (usize, usize)) -> &Op {
+        &self.f.blocks[at.0].insts[at.1].op
+    }
+
+    /// The source of `r` read by the instruction at `user` (index `insts.len()`: the
+    /// block's terminator).
+    fn source(&self, r: RegId, user: (usize, usize)) -> Source {
+        if user.0 == self.block {
+            if let Some(&(j, unguarded)) = self.local.get(&r).and_then(|v| v.iter().rev().find(|(j, _)| *j < user.1)) {
+                return if unguarded { Source::Inst(self.block, j) } else { Source::Unknown };
+            }
+        }
+        match self.outer.get(&r) {
+            Some(&(b, i)) => Source::Inst(b, i),
+            None => Source::Start,
+        }
+    }
+
+    /// The narrowing for the branch on `cond` that ends the guard's block, whose threads
+    /// skip (exit, or go to a sync point without code) when `cond` is `skips_when`.
+    fn narrowing(mut self, cond: PredRef, skips_when: bool, count: &HashMap<RegId, usize>, replay: &[(BlockId, usize)]) -> Option<Narrowing> {
+        let f = self.f;
+        let end = (self.block, f.blocks[self.block].insts.len());
+        // The skip condition as an OR of leaves: (predicate register, where it is read,
+        // value that skips).
+        let mut leaves = vec![];
+        self.or_leaves(PredRef { reg: cond.reg, negated: cond.negated ^ !skips_when }, end, &mut leaves, 0);
+        let mut n = Narrowing {
+            block: BlockId(self.block as u32),
+            replay: vec![],
+            uniform_loads: vec![],
+            prelude: vec![],
+            bounds: vec![],
+            uniform_exits: vec![],
+            known_preds: HashMap::new(),
+        };
+        let mut needed: Vec<(usize, usize)> = vec![];
+        for (reg, user, exits_if) in leaves {
+            let Source::Inst(b, i) = self.source(reg, user) else { continue };
+            let at = (b, i);
+            // The loop assumes the value wherever the register is set: only its one definition.
+            if count.get(&reg) != Some(&1) {
+                continue;
+            }
+            if let Op::Setp { cmp, ty, dst, dst_not: None, a: x, b: y, combine: None, .. } = self.inst(at).clone() {
+                if dst != reg || ty.bits() != 32 || ty.is_float() {
+                    continue;
+                }
+                let (sx, sy) = (self.shape_of(&x, at, 0).affine(), self.shape_of(&y, at, 0).affine());
+                // The comparison that holds for the threads that stay.
+                let stay = if exits_if { negate(cmp) } else { Some(cmp) };
+                let Some(stay) = stay else { continue };
+                let bound = match (sx, sy) {
+                    (Shape::Affine(d, negated), Shape::Uniform) => {
+                        Some(Bound { dim: d, ty: comparison_type(ty, cmp), affine: x, negated, limit: y, survive: unsigned_free(stay) })
+                    }
+                    (Shape::Uniform, Shape::Affine(d, negated)) => {
+                        Some(Bound { dim: d, ty: comparison_type(ty, cmp), affine: y, negated, limit: x, survive: swap(unsigned_free(stay)) })
+                    }
+                    (Shape::Uniform, Shape::Uniform) => {
+                        n.uniform_exits.push((reg, exits_if));
+                        needed.push(at);
+                        continue;
+                    }
+                    _ => None,
+                };
+                if let Some(b) = bound.filter(|b| matches!(b.survive, CmpOp::Lt | CmpOp::Le | CmpOp::Gt | CmpOp::Ge)) {
+                    needed.push(at);
+                    n.known_preds.insert(reg, !exits_if);
+                    n.bounds.push(b);
+                }
+            }
+        }
+        if n.bounds.is_empty() {
+            return None;
+        }
+        // The prelude: every instruction the bounds' operands depend on, and the uniform
+        // registers they read.
+        let mut include: BTreeSet<(usize, usize)> = BTreeSet::new();
+        let mut loads = BTreeSet::new();
+        let mut work = needed;
+        while let Some(at) = work.pop() {
+            if !include.insert(at) {
+                continue;
+            }
+            let mut u = vec![];
+            uses(self.inst(at), &mut u);
+            for r in u {
+                match self.source(r, at) {
+                    Source::Inst(b, i) => work.push((b, i)),
+                    Source::Start if self.uniform.contains(&r) => {
+                        loads.insert(r);
+                    }
+                    _ => {}
+                }
+            }
+        }
+        let block = self.block;
+        n.replay = replay.iter().copied().filter(|(b, i)| b.0 as usize != block && include.contains(&(b.0 as usize, *i))).collect();
+        n.uniform_loads = loads.into_iter().collect();
+        n.prelude = include.iter().filter(|(b, _)| *b == block).map(|(_, i)| *i).collect();
+        Some(n)
+    }
 }
 
 /// Whether `b` reaches `exit`/`ret` through instruction-free blocks.
@@ -153,22 +350,12 @@ fn is_pure(op: &Op) -> bool {
     op.is_value_computation() || matches!(op, Op::Cvta { .. } | Op::Load { volatile: false, .. })
 }
 
-/// Registers defined exactly once in the function, by an unguarded entry-block instruction.
-fn single_entry_defs(f: &ir::Function) -> HashMap<RegId, usize> {
-    let mut count: HashMap<RegId, usize> = HashMap::new();
-    for block in &f.blocks {
-        for inst in &block.insts {
-            let mut d = vec![];
-            crate::ir::visit::defs(&inst.op, &mut d);
-            for r in d {
-                *count.entry(r).or_default() += 1;
-            }
-        }
-    }
+/// Registers defined exactly once in the function, by an unguarded instruction of block `b`.
+fn single_defs_in(f: &ir::Function, b: usize, count: &HashMap<RegId, usize>) -> HashMap<RegId, usize> {
     let mut out = HashMap::new();
-    for (i, inst) in f.blocks[0].insts.iter().enumerate() {
+    for (i, inst) in f.blocks[b].insts.iter().enumerate() {
         let mut d = vec![];
-        crate::ir::visit::defs(&inst.op, &mut d);
+        defs(&inst.op, &mut d);
         for r in d {
             if inst.guard.is_none() && count.get(&r) == Some(&1) {
                 out.insert(r, i);
@@ -179,88 +366,86 @@ fn single_entry_defs(f: &ir::Function) -> HashMap<RegId, usize> {
 }
 
 impl Analysis<'_> {
-    /// The leaves of `p` seen as an OR: (register, value for which the leaf is "true").
-    fn or_leaves(&self, p: PredRef, out: &mut Vec<(RegId, bool)>, depth: u32) {
-        let leaf = |out: &mut Vec<(RegId, bool)>| out.push((p.reg, !p.negated));
-        let Some(&at) = self.def.get(&p.reg) else { return leaf(out) };
+    /// The leaves of `p` read at `user`, seen as an OR: (register, where it is read, value
+    /// for which the leaf is "true").
+    fn or_leaves(&self, p: PredRef, user: (usize, usize), out: &mut Vec<(RegId, (usize, usize), bool)>, depth: u32) {
+        let leaf = |out: &mut Vec<(RegId, (usize, usize), bool)>| out.push((p.reg, user, !p.negated));
+        let Source::Inst(b, i) = self.source(p.reg, user) else { return leaf(out) };
         if depth > 32 {
             return leaf(out);
         }
-        match &self.f.blocks[0].insts[at].op {
+        match self.inst((b, i)) {
             // OR (or a negated AND, by De Morgan) splits into its operands.
-            Op::PredLogic { op: Some(op), a, b: Some(b), .. } if (*op == BoolOp::Or && !p.negated) || (*op == BoolOp::And && p.negated) => {
-                for q in [*a, *b] {
-                    self.or_leaves(PredRef { reg: q.reg, negated: q.negated ^ p.negated }, out, depth + 1);
+            Op::PredLogic { op: Some(op), a, b: Some(c), .. } if (*op == BoolOp::Or && !p.negated) || (*op == BoolOp::And && p.negated) => {
+                for q in [*a, *c] {
+                    self.or_leaves(PredRef { reg: q.reg, negated: q.negated ^ p.negated }, (b, i), out, depth + 1);
                 }
             }
-            Op::PredLogic { op: None, a, .. } => self.or_leaves(PredRef { reg: a.reg, negated: !a.negated ^ p.negated }, out, depth + 1),
+            Op::PredLogic { op: None, a, .. } => self.or_leaves(PredRef { reg: a.reg, negated: !a.negated ^ p.negated }, (b, i), out, depth + 1),
             _ => leaf(out),
         }
     }
 
-    fn operand_shape(&mut self, o: &Operand) -> Shape {
+    /// The shape of operand `o` read by the instruction at `user`.
+    fn shape_of(&mut self, o: &Operand, user: (usize, usize), depth: u32) -> Shape {
         match o {
             Operand::Imm(_) => Shape::Uniform,
-            Operand::Special(SpecialReg::Tid(d)) => Shape::Affine(*d),
+            Operand::Special(SpecialReg::Tid(d)) => Shape::Tid(*d),
             Operand::Special(SpecialReg::Ntid(_) | SpecialReg::Ctaid(_) | SpecialReg::Nctaid(_)) => Shape::Uniform,
-            Operand::Reg(r) => self.reg_shape(*r, 0),
+            Operand::Reg(r) => match self.source(*r, user) {
+                Source::Inst(b, i) if depth < 64 => match self.shapes.get(&(b, i)) {
+                    Some(s) => *s,
+                    None => {
+                        let s = self.def_shape((b, i), depth + 1);
+                        self.shapes.insert((b, i), s);
+                        s
+                    }
+                },
+                Source::Start if self.uniform.contains(r) => Shape::Uniform,
+                _ => Shape::Other,
+            },
             _ => Shape::Other,
         }
     }
 
-    fn reg_shape(&mut self, r: RegId, depth: u32) -> Shape {
-        if let Some(s) = self.shapes.get(&r) {
-            return *s;
-        }
-        let s = match self.def.get(&r) {
-            Some(&at) if depth < 64 => self.def_shape(at, depth),
+    fn def_shape(&mut self, at: (usize, usize), depth: u32) -> Shape {
+        let op = self.inst(at).clone();
+        let all_uniform = |me: &mut Self, ops: &[&Operand]| ops.iter().all(|o| me.shape_of(o, at, depth) == Shape::Uniform);
+        // 32-bit `±tid + u` from `x op y`, where `flip_y` says whether `y` enters negated.
+        let combine = |x: Shape, y: Shape, flip_y: bool| match (x.affine(), y.affine()) {
+            (Shape::Affine(d, n), Shape::Uniform) => Shape::Affine(d, n),
+            (Shape::Uniform, Shape::Affine(d, n)) => Shape::Affine(d, n ^ flip_y),
             _ => Shape::Other,
         };
-        self.shapes.insert(r, s);
-        s
-    }
-
-    fn shape_of(&mut self, o: &Operand, depth: u32) -> Shape {
-        match o {
-            Operand::Reg(r) => self.reg_shape(*r, depth + 1),
-            other => self.operand_shape(other),
-        }
-    }
-
-    fn def_shape(&mut self, at: usize, depth: u32) -> Shape {
-        let f = self.f;
-        let op = &f.blocks[0].insts[at].op;
-        let all_uniform = |me: &mut Self, ops: &[&Operand]| ops.iter().all(|o| me.shape_of(o, depth) == Shape::Uniform);
-        match op {
+        match &op {
             // Kernel parameters are the same for every thread.
             Op::Load { space: StateSpace::Param, .. } => Shape::Uniform,
-            Op::Mov { ty, src, .. } => match self.shape_of(src, depth) {
-                Shape::Affine(d) if ty.bits() >= 16 => Shape::Affine(d),
+            Op::Mov { ty, src, .. } => match self.shape_of(src, at, depth) {
+                Shape::Tid(d) if ty.bits() >= 16 => Shape::Tid(d),
+                Shape::Affine(d, n) if ty.bits() == 32 => Shape::Affine(d, n),
                 Shape::Uniform => Shape::Uniform,
                 _ => Shape::Other,
             },
-            // Thread indices fit in 16 bits: widening them (or a copy) keeps `tid + 0`.
-            Op::Cvt { dst_ty, src_ty, src, .. } if !dst_ty.is_float() && !src_ty.is_float() => match self.shape_of(src, depth) {
-                Shape::Affine(d) if matches!(src, Operand::Special(_)) && dst_ty.bits() >= 16 => Shape::Affine(d),
+            // Thread indices fit in 16 bits: converting them (or a copy) keeps `tid`.
+            Op::Cvt { dst_ty, src_ty, src, .. } if !dst_ty.is_float() && !src_ty.is_float() => match self.shape_of(src, at, depth) {
+                Shape::Tid(d) if dst_ty.bits() >= 16 && src_ty.bits() >= 16 => Shape::Tid(d),
                 Shape::Uniform => Shape::Uniform,
                 _ => Shape::Other,
             },
             Op::IntBinary { op, ty, a, b, sat: false, .. } => {
-                let (sa, sb) = (self.shape_of(a, depth), self.shape_of(b, depth));
+                let (sa, sb) = (self.shape_of(a, at, depth), self.shape_of(b, at, depth));
                 match (op, sa, sb) {
                     (_, Shape::Uniform, Shape::Uniform) => Shape::Uniform,
-                    (ir::IntBinOp::Add, Shape::Affine(d), Shape::Uniform) | (ir::IntBinOp::Add, Shape::Uniform, Shape::Affine(d)) if ty.bits() == 32 => {
-                        Shape::Affine(d)
-                    }
-                    (ir::IntBinOp::Sub, Shape::Affine(d), Shape::Uniform) if ty.bits() == 32 => Shape::Affine(d),
+                    (ir::IntBinOp::Add, _, _) if ty.bits() == 32 => combine(sa, sb, false),
+                    (ir::IntBinOp::Sub, _, _) if ty.bits() == 32 => combine(sa, sb, true),
                     _ => Shape::Other,
                 }
             }
             Op::Mad { mode: ir::MulMode::Lo, ty, sat: false, a, b, c, .. } => {
-                let (sa, sb, sc) = (self.shape_of(a, depth), self.shape_of(b, depth), self.shape_of(c, depth));
-                match (sa, sb, sc) {
+                let (sa, sb, sc) = (self.shape_of(a, at, depth), self.shape_of(b, at, depth), self.shape_of(c, at, depth));
+                match (sa, sb, sc.affine()) {
                     (Shape::Uniform, Shape::Uniform, Shape::Uniform) => Shape::Uniform,
-                    (Shape::Uniform, Shape::Uniform, Shape::Affine(d)) if ty.bits() == 32 => Shape::Affine(d),
+                    (Shape::Uniform, Shape::Uniform, Shape::Affine(d, n)) if ty.bits() == 32 => Shape::Affine(d, n),
                     _ => Shape::Other,
                 }
             }
@@ -315,4 +500,9 @@ fn comparison_type(ty: ScalarType, cmp: CmpOp) -> ScalarType {
     } else {
         ScalarType::U32
     }
+}
+
+/// `x cmp y` ⇔ `-x mirror(cmp) -y`: the comparison of `tid` when `u - tid` is compared.
+pub fn mirror(cmp: CmpOp) -> CmpOp {
+    swap(cmp)
 }

@@ -266,7 +266,7 @@ pub fn lower_entry<'ctx>(ml: &ModuleLowerer<'ctx, '_>, index: usize, f: &ir::Fun
         // Interchanged loops need every thread's context: no narrowing.
         let narrowing = guards::analyze(f).filter(|_| layout.interchange.is_none());
         let thread_loop = |fc: &mut FnCx<'ctx, '_>| match &narrowing {
-            Some(narrowing) => emit_narrowed_loop(fc, &regions, &layout, narrowing, after),
+            Some(narrowing) => emit_narrowed_loop(fc, &regions, &layout, 0, narrowing, after),
             None => emit_region_loop(fc, &regions, &layout, RegionSel::One(0), Filter::All, None, after),
         };
         let start = match texture_versions::linear_fetch_handles(f) {
@@ -443,7 +443,18 @@ pub fn lower_entry<'ctx>(ml: &ModuleLowerer<'ctx, '_>, index: usize, f: &ir::Fun
                     cases.push((k, pick));
                     continue;
                 }
-                let dense = emit_region_loop(&mut fc, &regions, &layout, RegionSel::One(k), Filter::All, None, after_dense[k])?;
+                // A region whose guard sends some threads straight to its one plain barrier
+                // runs the others alone (`guards::analyze_region`).
+                let guard = match regions.sole_successor(f, k) {
+                    Some(j) if layout.interchange.is_none() && points[j].is_some_and(regions::is_plain_barrier) => {
+                        guards::analyze_region(f, &regions, k, &layout.block_uniform)
+                    }
+                    _ => None,
+                };
+                let dense = match &guard {
+                    Some(guard) => emit_narrowed_loop(&mut fc, &regions, &layout, k, guard, after_dense[k])?,
+                    None => emit_region_loop(&mut fc, &regions, &layout, RegionSel::One(k), Filter::All, None, after_dense[k])?,
+                };
                 fc.b.position_at_end(entries.dense[k]);
                 fc.b.build_unconditional_branch(dense)?;
                 let checked = emit_region_loop(&mut fc, &regions, &layout, RegionSel::One(k), Filter::Released, None, after_released[k])?;
@@ -658,27 +669,47 @@ pub(crate) struct LoopBounds<'ctx> {
     hi: [IntValue<'ctx>; 3],
 }
 
-/// A barrier-free kernel whose entry guard bounds the thread indices (`guards`): once per
-/// block, compute the bounds from the guard's uniform operands (its instructions evaluated
-/// with thread index 0), then run the thread loop over them with the guard known false, or,
-/// if the guard's `tid + u` could wrap in this block, the ordinary loop.
+/// A thread loop whose guard bounds the thread indices (`guards`): a barrier-free kernel's
+/// entry guard, or the guard at the start of region `k` that sends the threads outside the
+/// bounds straight to the region's sole sync point, a plain barrier. Once per run, compute
+/// the bounds from the guard's uniform operands (its instructions evaluated with thread
+/// index 0), then run the thread loop over them with the guard known, or, if the guard's
+/// `±tid + u` could wrap in this block, the ordinary loop.
+///
+/// The threads outside the bounds keep the state they had (they are at the barrier all the
+/// same): nothing reads it before every thread has written its state again. The run goes
+/// on with the dense run of the barrier's region, and the state words are read (by the
+/// block function's decision or the scheduler) only after the dense run of a region that
+/// is not narrowed, in which every thread writes its own.
 fn emit_narrowed_loop<'ctx>(
     fc: &mut FnCx<'ctx, '_>,
     regions: &Regions,
     layout: &ContextLayout<'ctx>,
+    k: usize,
     n: &Narrowing,
     after: BasicBlock<'ctx>,
 ) -> R<BasicBlock<'ctx>> {
     let cx = fc.cx;
     let (i32t, i64t) = (cx.i32_type(), cx.i64_type());
-    let general = emit_region_loop(fc, regions, layout, RegionSel::One(0), Filter::All, None, after)?;
-    let start = fc.new_block("bounds");
+    let general = emit_region_loop(fc, regions, layout, RegionSel::One(k), Filter::All, None, after)?;
+    let start = fc.new_block(&format!("r{k}.bounds"));
     fc.b.position_at_end(start);
     let zero = i32t.const_zero();
     fc.thread = Some(Thread { tid: [zero; 3], linear: zero });
     fc.debug_thread()?;
+    let f = fc.f;
+    for &(b, i) in &n.replay {
+        let inst = &f.blocks[b.0 as usize].insts[i];
+        fc.inst(inst).map_err(|e| e.at(&inst.span))?;
+    }
+    for &r in &n.uniform_loads {
+        let (prefix, size) = layout.slots[&r];
+        let v = load_context(fc, layout, prefix, size, zero, "uniform")?;
+        let v = fc.resize(v, f.regs[r.0 as usize].ty.bits(), false)?;
+        fc.b.build_store(fc.regs[r.0 as usize], v)?;
+    }
     for &i in &n.prelude {
-        let inst = &fc.f.blocks[0].insts[i];
+        let inst = &f.blocks[n.block.0 as usize].insts[i];
         fc.inst(inst).map_err(|e| e.at(&inst.span))?;
     }
     let b = &fc.b;
@@ -697,19 +728,29 @@ fn emit_narrowed_loop<'ctx>(
     let min_max = |name: &str, a: IntValue<'ctx>, c: IntValue<'ctx>| -> R<IntValue<'ctx>> {
         Ok(fc.call_intrinsic(name, &[i64t.into()], &[a.into(), c.into()])?.into_int_value())
     };
+    let one = i64t.const_int(1, false);
     for bound in &n.bounds {
         let d = bound.dim as usize;
         let signed = bound.ty.is_signed();
         let widen = |v: IntValue<'ctx>| if signed { b.build_int_s_extend(v, i64t, "") } else { b.build_int_z_extend(v, i64t, "") };
         let v0 = widen(fc.read(bound.affine, bound.ty)?)?;
         let limit = widen(fc.read(bound.limit, bound.ty)?)?;
-        // `tid + u` takes the values v0 .. v0 + ntid - 1 without wrapping.
-        let last = b.build_int_add(v0, b.build_int_sub(ntid[d], i64t.const_int(1, false), "")?, "")?;
-        let max = if signed { i32::MAX as u64 } else { u32::MAX as u64 };
-        exact = b.build_and(exact, b.build_int_compare(P::SLE, last, i64t.const_int(max, false), "")?, "")?;
-        let diff = b.build_int_sub(limit, v0, "")?;
-        let one = i64t.const_int(1, false);
-        match bound.survive {
+        let span = b.build_int_sub(ntid[d], one, "")?;
+        // `tid + u` takes the values v0 .. v0 + ntid - 1 without wrapping (`u - tid`:
+        // v0 - ntid + 1 .. v0).
+        let fits = if bound.negated {
+            let min = if signed { i32::MIN as i64 as u64 } else { 0 };
+            b.build_int_compare(P::SGE, b.build_int_sub(v0, span, "")?, i64t.const_int(min, true), "")?
+        } else {
+            let max = if signed { i32::MAX as u64 } else { u32::MAX as u64 };
+            b.build_int_compare(P::SLE, b.build_int_add(v0, span, "")?, i64t.const_int(max, false), "")?
+        };
+        exact = b.build_and(exact, fits, "")?;
+        // `tid + u` against `limit` is `tid` against `limit - v0`; `u - tid` against
+        // `limit` is `tid` against `v0 - limit` with the comparison mirrored.
+        let (diff, survive) =
+            if bound.negated { (b.build_int_sub(v0, limit, "")?, guards::mirror(bound.survive)) } else { (b.build_int_sub(limit, v0, "")?, bound.survive) };
+        match survive {
             ir::CmpOp::Lt => hi[d] = min_max("llvm.smin", hi[d], diff)?,
             ir::CmpOp::Le => hi[d] = min_max("llvm.smin", hi[d], b.build_int_add(diff, one, "")?)?,
             ir::CmpOp::Gt => lo[d] = min_max("llvm.smax", lo[d], b.build_int_add(diff, one, "")?)?,
@@ -723,10 +764,10 @@ fn emit_narrowed_loop<'ctx>(
     }
     let to32 = |v: IntValue<'ctx>| b.build_int_truncate(v, i32t, "");
     let bounds = LoopBounds { lo: [to32(lo[0])?, to32(lo[1])?, to32(lo[2])?], hi: [to32(hi[0])?, to32(hi[1])?, to32(hi[2])?] };
-    let check_empty = fc.new_block("bounds.exact");
+    let check_empty = fc.new_block(&format!("r{k}.bounds.exact"));
     fc.b.build_conditional_branch(exact, check_empty, general)?;
     fc.known_preds = n.known_preds.clone();
-    let narrowed = emit_region_loop(fc, regions, layout, RegionSel::One(0), Filter::All, Some(&bounds), after);
+    let narrowed = emit_region_loop(fc, regions, layout, RegionSel::One(k), Filter::All, Some(&bounds), after);
     fc.known_preds.clear();
     let narrowed = narrowed?;
     fc.b.position_at_end(check_empty);

@@ -1,0 +1,143 @@
+/* region_guards_host.c: runs tests/kernels/region_guards.ptx (NVRTC output of
+ * region_guards.cu): regions after a barrier that start with a guard on the thread index,
+ * whose block function runs only the threads that pass. Checks every output against a
+ * host simulation.
+ *
+ *   diagonal  anti-diagonal dynamic programming, `tx <= m` per step (both halves)
+ *   band      a band `i + 1 <= tx`, `(n - 2 - i) - tx >= 0` narrowing each step, two barriers
+ *   corner    2D blocks, `ty > i` and `tx + shift < limit - i`; shifts near INT_MAX wrap (the
+ *             threads that pass are no interval then)
+ *   shifted   1D, `tx + shift < limit`, wrapping near INT_MAX
+ */
+#include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "harness.h"
+
+static int max2(int a, int b) { return a > b ? a : b; }
+static int min2(int a, int b) { return a < b ? a : b; }
+
+static int check_diagonal(unsigned grid, int len)
+{
+    const ptxrtKernel *k = harness_find_kernel("diagonal");
+    size_t cells = (size_t)(len + 1) * (len + 1);
+    int *cost = harness_xmalloc((size_t)grid * len * len * 4 + 4);
+    int *out = harness_xmalloc(grid * cells * 4), *want = harness_xmalloc(grid * cells * 4);
+    harness_rng rng;
+    harness_rng_seed(&rng, (uint64_t)grid * 131 + (uint64_t)len);
+    harness_fill_u32(&rng, (uint32_t *)cost, (size_t)grid * len * len, 7);
+    for (unsigned b = 0; b < grid; b++) {
+        const int *c = cost + (size_t)b * len * len;
+        int *h = want + b * cells;
+        for (int i = 0; i <= len; i++)
+            for (int j = 0; j <= len; j++)
+                h[i * (len + 1) + j] = i == 0 ? -j : j == 0 ? -i
+                    : max2(h[(i - 1) * (len + 1) + j - 1] + c[(i - 1) * len + j - 1], max2(h[(i - 1) * (len + 1) + j], h[i * (len + 1) + j - 1]) - 1);
+    }
+    void *args[] = {&cost, &out, &len};
+    PTXRT_CHECK(ptxrtLaunchKernel(k, harness_dim3(grid, 1, 1), harness_dim3((unsigned)len, 1, 1), args, 0, NULL));
+    size_t bad = harness_compare_u32("diagonal", (uint32_t *)want, (uint32_t *)out, grid * cells);
+    if (bad) fprintf(stderr, "diagonal: grid %u len %d\n", grid, len);
+    free(cost); free(out); free(want);
+    return bad != 0;
+}
+
+static int check_band(unsigned grid, unsigned block, int steps)
+{
+    const ptxrtKernel *k = harness_find_kernel("band");
+    int cols = (int)(grid * block), n = (int)block;
+    int *wall = harness_xmalloc((size_t)(steps + 1) * cols * 4), *out = harness_xmalloc((size_t)cols * 4), *want = harness_xmalloc((size_t)cols * 4);
+    int *prev = harness_xmalloc(block * 4), *res = harness_xmalloc(block * 4);
+    harness_rng rng;
+    harness_rng_seed(&rng, (uint64_t)grid * 31 + block * 7 + (uint64_t)steps);
+    harness_fill_u32(&rng, (uint32_t *)wall, (size_t)(steps + 1) * cols, 10);
+    for (unsigned b = 0; b < grid; b++) {
+        for (int t = 0; t < n; t++) prev[t] = res[t] = wall[b * block + t];
+        for (int i = 0; i < steps; i++) {
+            for (int t = i + 1; t <= n - 2 - i; t++)
+                res[t] = min2(prev[t - 1], min2(prev[t], prev[t + 1])) + wall[(size_t)(i + 1) * cols + b * block + t];
+            for (int t = i + 1; t <= n - 2 - i; t++) prev[t] = res[t];
+        }
+        for (int t = 0; t < n; t++) want[b * block + t] = prev[t];
+    }
+    void *args[] = {&wall, &out, &cols, &steps};
+    PTXRT_CHECK(ptxrtLaunchKernel(k, harness_dim3(grid, 1, 1), harness_dim3(block, 1, 1), args, 0, NULL));
+    size_t bad = harness_compare_u32("band", (uint32_t *)want, (uint32_t *)out, (size_t)cols);
+    if (bad) fprintf(stderr, "band: grid %u block %u steps %d\n", grid, block, steps);
+    free(wall); free(out); free(want); free(prev); free(res);
+    return bad != 0;
+}
+
+static int check_corner(unsigned grid, unsigned bx, unsigned by, int steps, int shift, int limit)
+{
+    const ptxrtKernel *k = harness_find_kernel("corner");
+    size_t n = (size_t)grid * bx * by;
+    uint32_t *data = harness_xmalloc(n * 4), *want = harness_xmalloc(n * 4);
+    harness_rng rng;
+    harness_rng_seed(&rng, (uint64_t)grid * 17 + bx * 5 + by + (uint64_t)steps);
+    harness_fill_u32(&rng, data, n, 1000);
+    for (size_t i = 0; i < n; i++) want[i] = data[i];
+    for (unsigned b = 0; b < grid; b++) {
+        uint32_t *s = want + (size_t)b * bx * by;
+        for (int i = 0; i < steps; i++)
+            for (int ty = i + 1; ty < (int)by; ty++) /* row i is not written in step i */
+                for (unsigned tx = 0; tx < bx; tx++) {
+                    int32_t shifted = (int32_t)((uint32_t)tx + (uint32_t)shift); /* wraps as add.s32 */
+                    if (ty > i && shifted < limit - i) s[ty * bx + tx] += s[i * bx + tx] * 3u + (uint32_t)i;
+                }
+    }
+    void *args[] = {&data, &steps, &shift, &limit};
+    PTXRT_CHECK(ptxrtLaunchKernel(k, harness_dim3(grid, 1, 1), harness_dim3(bx, by, 1), args, 0, NULL));
+    size_t bad = harness_compare_u32("corner", want, data, n);
+    if (bad) fprintf(stderr, "corner: grid %u block %ux%u steps %d shift %d limit %d\n", grid, bx, by, steps, shift, limit);
+    free(data); free(want);
+    return bad != 0;
+}
+
+static int check_shifted(unsigned grid, unsigned block, int steps, int shift, int limit)
+{
+    const ptxrtKernel *k = harness_find_kernel("shifted");
+    size_t n = (size_t)grid * block;
+    uint32_t *data = harness_xmalloc(n * 4), *want = harness_xmalloc(n * 4);
+    harness_rng rng;
+    harness_rng_seed(&rng, (uint64_t)grid * 3 + block + (uint64_t)steps);
+    harness_fill_u32(&rng, data, n, 100000);
+    for (size_t t = 0; t < n; t++) {
+        int32_t sum = (int32_t)((uint32_t)(t % block) + (uint32_t)shift); /* wraps as add.s32 */
+        uint32_t s = data[t];
+        for (int i = 0; i < steps; i++)
+            if (sum < limit) s = s * 3u + data[t] + (uint32_t)i;
+        want[t] = s;
+    }
+    void *args[] = {&data, &steps, &shift, &limit};
+    PTXRT_CHECK(ptxrtLaunchKernel(k, harness_dim3(grid, 1, 1), harness_dim3(block, 1, 1), args, 0, NULL));
+    size_t bad = harness_compare_u32("shifted", want, data, n);
+    if (bad) fprintf(stderr, "shifted: grid %u block %u steps %d shift %d limit %d\n", grid, block, steps, shift, limit);
+    free(data); free(want);
+    return bad != 0;
+}
+
+int main(void)
+{
+    int shapes = 0, failures = 0;
+    static const int diag[][2] = {{3, 64}, {2, 1}, {4, 2}, {5, 17}, {2, 33}};
+    for (size_t s = 0; s < sizeof diag / sizeof diag[0]; s++, shapes++)
+        failures += check_diagonal((unsigned)diag[s][0], diag[s][1]);
+    /* steps: none, some, past the point where the band is empty */
+    static const int band[][3] = {{2, 64, 10}, {3, 256, 100}, {1, 32, 0}, {4, 16, 20}, {2, 1, 3}};
+    for (size_t s = 0; s < sizeof band / sizeof band[0]; s++, shapes++)
+        failures += check_band((unsigned)band[s][0], (unsigned)band[s][1], band[s][2]);
+    /* shifts: none, negative, near INT_MAX (tx + shift wraps for some threads) */
+    static const int corner[][6] = {{2, 16, 16, 15, 0, 16}, {3, 8, 4, 5, -3, 6}, {2, 16, 8, 8, INT_MAX - 5, INT_MIN + 100},
+                                    {2, 16, 8, 8, INT_MAX - 5, INT_MAX}, {1, 5, 3, 4, 100, 50}, {2, 12, 12, 20, 0, 12}};
+    for (size_t s = 0; s < sizeof corner / sizeof corner[0]; s++, shapes++)
+        failures += check_corner((unsigned)corner[s][0], (unsigned)corner[s][1], (unsigned)corner[s][2], corner[s][3], corner[s][4], corner[s][5]);
+    /* (grid, block, steps, shift, limit): an interval, none, all; sums that wrap */
+    static const int shifts[][5] = {{2, 64, 9, 0, 40}, {3, 32, 6, -10, 5}, {2, 128, 5, 7, 0}, {2, 64, 8, 3, 1000},
+                                    {2, 64, 9, INT_MAX - 20, INT_MAX - 5}, {3, 100, 7, INT_MAX - 50, INT_MIN + 30}};
+    for (size_t s = 0; s < sizeof shifts / sizeof shifts[0]; s++, shapes++)
+        failures += check_shifted((unsigned)shifts[s][0], (unsigned)shifts[s][1], shifts[s][2], shifts[s][3], shifts[s][4]);
+    return harness_finish("region_guards", shapes, failures);
+}

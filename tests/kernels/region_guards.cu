@@ -1,0 +1,102 @@
+// Regions that start with a guard on the thread index (Rodinia's nw, pathfinder, lud
+// shapes): after a barrier, `if (tx <= m)` or a band `i + 1 <= tx <= n - 2 - i`, the other
+// threads going straight to the next barrier. The block function runs such a region over
+// the interval of threads that pass (lower/exec/guards.rs, `analyze_region`).
+
+
+#define B 64
+
+// Anti-diagonal dynamic programming: in step m the threads tx <= m fill one cell each of
+// the diagonal, a barrier after each step; then the second half of the matrix. The whole
+// matrix goes out.
+extern "C" __global__ void diagonal(const int *cost, int *out, int len)
+{
+    __shared__ int h[B + 1][B + 1];
+    int tx = threadIdx.x;
+    const int *c = cost + (size_t)blockIdx.x * len * len;
+    for (int k = tx; k <= len; k += blockDim.x) {
+        h[k][0] = -k;
+        h[0][k] = -k;
+    }
+    __syncthreads();
+    for (int m = 0; m < len; m++) {
+        if (tx <= m) {
+            int i = m - tx + 1, j = tx + 1;
+            h[i][j] = max(h[i - 1][j - 1] + c[(i - 1) * len + j - 1], max(h[i - 1][j], h[i][j - 1]) - 1);
+        }
+        __syncthreads();
+    }
+    for (int m = len - 2; m >= 0; m--) {
+        if (tx <= m) {
+            int i = len - tx, j = tx + len - m;
+            h[i][j] = max(h[i - 1][j - 1] + c[(i - 1) * len + j - 1], max(h[i - 1][j], h[i][j - 1]) - 1);
+        }
+        __syncthreads();
+    }
+    int *o = out + (size_t)blockIdx.x * (len + 1) * (len + 1);
+    for (int k = tx; k < (len + 1) * (len + 1); k += blockDim.x) o[k] = h[k / (len + 1)][k % (len + 1)];
+}
+
+// A band that narrows each step (pathfinder): the threads with i + 1 <= tx and
+// `n - 2 - i - tx >= 0` (computed in inline PTX so that the comparison is of `u - tid`)
+// update, a barrier, the same threads copy back, a barrier.
+extern "C" __global__ void band(const int *wall, int *out, int cols, int steps)
+{
+    __shared__ int prev[256], res[256];
+    int tx = threadIdx.x, n = blockDim.x;
+    int x = blockIdx.x * n + tx;
+    prev[tx] = wall[x];
+    __syncthreads();
+    for (int i = 0; i < steps; i++) {
+        int room;
+        asm("sub.s32 %0, %1, %2;" : "=r"(room) : "r"(n - 2 - i), "r"(tx));
+        if (tx >= i + 1 && room >= 0) {
+            int l = prev[tx - 1], c = prev[tx], r = prev[tx + 1];
+            res[tx] = min(l, min(c, r)) + wall[(size_t)(i + 1) * cols + x];
+        }
+        __syncthreads();
+        asm("sub.s32 %0, %1, %2;" : "=r"(room) : "r"(n - 2 - i), "r"(tx));
+        if (tx >= i + 1 && room >= 0) prev[tx] = res[tx];
+        __syncthreads();
+    }
+    out[x] = prev[tx];
+}
+
+// Two dimensions (lud's shape): in step i the threads with ty > i and `tx + shift < limit - i`
+// add row i's cell to theirs,
+// (near INT_MAX the sum wraps: the threads that pass are then no interval, and the
+// ordinary loop must run).
+extern "C" __global__ void corner(int *data, int steps, int shift, int limit)
+{
+    __shared__ int s[16][16];
+    int tx = threadIdx.x, ty = threadIdx.y;
+    int *d = data + (size_t)blockIdx.x * blockDim.x * blockDim.y;
+    s[ty][tx] = d[ty * blockDim.x + tx];
+    __syncthreads();
+    for (int i = 0; i < steps; i++) {
+        int shifted;
+        asm("add.s32 %0, %1, %2;" : "=r"(shifted) : "r"(tx), "r"(shift));
+        if (ty > i && shifted < limit - i) s[ty][tx] += s[i][tx] * 3 + i;
+        __syncthreads();
+    }
+    d[ty * blockDim.x + tx] = s[ty][tx];
+}
+
+// One guard per step, `tx + shift < limit` (inline PTX: the comparison is of `tid + u`).
+// With a shift near INT_MAX the sum wraps for some threads: the threads that pass are
+// then no interval, and the ordinary loop must run.
+extern "C" __global__ void shifted(unsigned *data, int steps, int shift, int limit)
+{
+    __shared__ unsigned s[256];
+    int tx = threadIdx.x;
+    unsigned *d = data + (size_t)blockIdx.x * blockDim.x;
+    s[tx] = d[tx];
+    __syncthreads();
+    for (int i = 0; i < steps; i++) {
+        int sum;
+        asm("add.s32 %0, %1, %2;" : "=r"(sum) : "r"(tx), "r"(shift));
+        if (sum < limit) s[tx] = s[tx] * 3u + d[tx] + i;
+        __syncthreads();
+    }
+    d[tx] = s[tx];
+}
