@@ -16,7 +16,13 @@
 //! computed from parameters, block indices, block sizes and immediates). Comparisons of
 //! other shapes are left in the loop. `tid.d + u` wraps in 32 bits, so the block function
 //! uses the intervals only when `u + ntid.d - 1` does not leave the comparison's range, and
-//! otherwise runs the ordinary loop.
+//! otherwise runs the ordinary loop. `u - tid.d` qualifies too (compilers' strength-reduced
+//! diagonals: `m - tx`), as the mirrored comparison of `tid.d`.
+//!
+//! Kernels with barriers get the same for a region (`analyze_region`): Rodinia's nw, lud and
+//! pathfinder start the code after a barrier with `if (tx <= m)` or a band `i < tx < n - i`,
+//! the other threads going on to the next barrier. There the threads that fail the guard
+//! only arrive at that barrier, so the region's dense loop runs over the others alone.
 
 use crate::ir::visit::{defs, successors, uses};
 use crate::ir::{self, BlockId, BoolOp, CmpOp, Dim, Op, Operand, PredRef, RegId, ScalarType, SpecialReg, StateSpace, Terminator};
