@@ -8,6 +8,9 @@
  *   corner    2D blocks, `ty > i` and `tx + shift < limit - i`; shifts near INT_MAX wrap (the
  *             threads that pass are no interval then)
  *   shifted   1D, `tx + shift < limit`, wrapping near INT_MAX
+ *   cheapest_path  a band inside the valid columns after a loop's latch and header, with a
+ *             per-thread flag reset before the guard and kept across the barriers
+ *   tile_diagonals  16 x 16 anti-diagonals, fully unrolled (32 barriers: one loop per region)
  */
 #include <limits.h>
 #include <stdint.h>
@@ -119,6 +122,68 @@ static int check_shifted(unsigned grid, unsigned block, int steps, int shift, in
     return bad != 0;
 }
 
+static int check_cheapest(unsigned grid, unsigned block, int steps, int valid_lo, int valid_hi)
+{
+    const ptxrtKernel *k = harness_find_kernel("cheapest_path");
+    int cols = (int)(grid * block), n = (int)block;
+    int *cost = harness_xmalloc((size_t)(steps + 1) * cols * 4), *out = harness_xmalloc((size_t)cols * 4), *want = harness_xmalloc((size_t)cols * 4);
+    int *row = harness_xmalloc(block * 4), *next = harness_xmalloc(block * 4), *updated = harness_xmalloc(block * 4);
+    harness_rng rng;
+    harness_rng_seed(&rng, (uint64_t)grid * 41 + block * 3 + (uint64_t)steps);
+    harness_fill_u32(&rng, (uint32_t *)cost, (size_t)(steps + 1) * cols, 20);
+    for (unsigned b = 0; b < grid; b++) {
+        for (int t = 0; t < n; t++) {
+            row[t] = cost[b * block + t];
+            next[t] = 0;
+            updated[t] = 0;
+        }
+        for (int i = 0; i < steps; i++) {
+            for (int t = 0; t < n; t++) {
+                updated[t] = t >= i + 1 && t <= n - i - 2 && t >= valid_lo && t <= valid_hi;
+                if (updated[t]) {
+                    int l = t - 1 > valid_lo ? t - 1 : valid_lo, r = t + 1 < valid_hi ? t + 1 : valid_hi;
+                    next[t] = min2(row[l], min2(row[t], row[r])) + cost[(size_t)(i + 1) * cols + b * block + t];
+                }
+            }
+            if (i == steps - 1) break;
+            for (int t = 0; t < n; t++)
+                if (updated[t]) row[t] = next[t];
+        }
+        for (int t = 0; t < n; t++) want[b * block + t] = updated[t] ? next[t] : -1;
+    }
+    void *args[] = {&cost, &out, &cols, &steps, &valid_lo, &valid_hi};
+    PTXRT_CHECK(ptxrtLaunchKernel(k, harness_dim3(grid, 1, 1), harness_dim3(block, 1, 1), args, 0, NULL));
+    size_t bad = harness_compare_u32("cheapest_path", (uint32_t *)want, (uint32_t *)out, (size_t)cols);
+    if (bad) fprintf(stderr, "cheapest_path: grid %u block %u steps %d valid %d..%d\n", grid, block, steps, valid_lo, valid_hi);
+    free(cost); free(out); free(want); free(row); free(next); free(updated);
+    return bad != 0;
+}
+
+static int check_tiles(unsigned grid, int gap)
+{
+    enum { T = 16 };
+    const ptxrtKernel *k = harness_find_kernel("tile_diagonals");
+    int *cost = harness_xmalloc((size_t)grid * T * T * 4), *out = harness_xmalloc((size_t)grid * T * T * 4), *want = harness_xmalloc((size_t)grid * T * T * 4);
+    harness_rng rng;
+    harness_rng_seed(&rng, (uint64_t)grid * 5 + (uint64_t)gap);
+    harness_fill_u32(&rng, (uint32_t *)cost, (size_t)grid * T * T, 9);
+    for (unsigned b = 0; b < grid; b++) {
+        int h[T + 1][T + 1];
+        const int *c = cost + (size_t)b * T * T;
+        for (int i = 0; i <= T; i++)
+            for (int j = 0; j <= T; j++)
+                h[i][j] = i == 0 ? -j * gap : j == 0 ? -i * gap : max2(max2(h[i - 1][j - 1] + c[(i - 1) * T + j - 1], h[i][j - 1] - gap), h[i - 1][j] - gap);
+        for (int r = 0; r < T; r++)
+            for (int x = 0; x < T; x++) want[(size_t)b * T * T + r * T + x] = h[r + 1][x + 1];
+    }
+    void *args[] = {&cost, &out, &gap};
+    PTXRT_CHECK(ptxrtLaunchKernel(k, harness_dim3(grid, 1, 1), harness_dim3(T, 1, 1), args, 0, NULL));
+    size_t bad = harness_compare_u32("tile_diagonals", (uint32_t *)want, (uint32_t *)out, (size_t)grid * T * T);
+    if (bad) fprintf(stderr, "tile_diagonals: grid %u gap %d\n", grid, gap);
+    free(cost); free(out); free(want);
+    return bad != 0;
+}
+
 int main(void)
 {
     int shapes = 0, failures = 0;
@@ -139,5 +204,12 @@ int main(void)
                                     {2, 64, 9, INT_MAX - 20, INT_MAX - 5}, {3, 100, 7, INT_MAX - 50, INT_MIN + 30}};
     for (size_t s = 0; s < sizeof shifts / sizeof shifts[0]; s++, shapes++)
         failures += check_shifted((unsigned)shifts[s][0], (unsigned)shifts[s][1], shifts[s][2], shifts[s][3], shifts[s][4]);
+    /* (grid, block, steps, valid columns): the band empty early, narrow valid ranges, one step */
+    static const int cheap[][5] = {{3, 64, 10, 0, 63}, {2, 256, 40, 5, 200}, {2, 32, 20, 0, 31}, {4, 16, 1, 3, 12}, {2, 128, 3, 100, 20}};
+    for (size_t s = 0; s < sizeof cheap / sizeof cheap[0]; s++, shapes++)
+        failures += check_cheapest((unsigned)cheap[s][0], (unsigned)cheap[s][1], cheap[s][2], cheap[s][3], cheap[s][4]);
+    static const int tiles[][2] = {{5, 1}, {3, 3}};
+    for (size_t s = 0; s < sizeof tiles / sizeof tiles[0]; s++, shapes++)
+        failures += check_tiles((unsigned)tiles[s][0], tiles[s][1]);
     return harness_finish("region_guards", shapes, failures);
 }

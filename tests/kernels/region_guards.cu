@@ -100,3 +100,65 @@ extern "C" __global__ void shifted(unsigned *data, int steps, int shift, int lim
     }
     d[tx] = s[tx];
 }
+
+// A band of rows (pathfinder's shape): per step the threads inside the band, and inside
+// the valid columns, take the cheapest of three neighbours plus their cost and raise a
+// per-thread flag; after the barrier the flagged threads copy the result back, except in
+// the last step, which leaves the loop. The flag, reset before the guard each step, lives
+// across the barriers: the threads that skip must have it reset too.
+extern "C" __global__ void cheapest_path(const int *cost, int *out, int cols, int steps, int valid_lo, int valid_hi)
+{
+    __shared__ int row[256], next[256];
+    int tx = threadIdx.x, n = blockDim.x;
+    int col = blockIdx.x * n + tx;
+    int left = max(tx - 1, valid_lo), right = min(tx + 1, valid_hi);
+    bool valid = tx >= valid_lo && tx <= valid_hi;
+    row[tx] = cost[col];
+    __syncthreads();
+    bool updated = false;
+    for (int i = 0; i < steps; i++) {
+        updated = false;
+        if (tx >= i + 1 && tx <= n - i - 2 && valid) {
+            updated = true;
+            next[tx] = min(row[left], min(row[tx], row[right])) + cost[(size_t)(i + 1) * cols + col];
+        }
+        __syncthreads();
+        if (i == steps - 1) break;
+        if (updated) row[tx] = next[tx];
+        __syncthreads();
+    }
+    out[col] = updated ? next[tx] : -1;
+}
+
+// Anti-diagonals of a 16 x 16 tile with constant trip counts (Rodinia nw's shape): fully
+// unrolled, 32 barriers, so the block function runs each region in one loop for dense and
+// released runs (ONE_LOOP_ABOVE_REGIONS), the guarded dense runs apart.
+#define T 16
+extern "C" __global__ void tile_diagonals(const int *cost, int *out, int gap)
+{
+    __shared__ int h[T + 1][T + 1];
+    __shared__ int c[T][T];
+    int tx = threadIdx.x;
+    const int *src = cost + (size_t)blockIdx.x * T * T;
+    for (int r = 0; r < T; r++) c[r][tx] = src[r * T + tx];
+    h[tx + 1][0] = -(tx + 1) * gap;
+    h[0][tx + 1] = -(tx + 1) * gap;
+    if (tx == 0) h[0][0] = 0;
+    __syncthreads();
+    for (int m = 0; m < T; m++) {
+        if (tx <= m) {
+            int x = tx + 1, y = m - tx + 1;
+            h[y][x] = max(max(h[y - 1][x - 1] + c[y - 1][x - 1], h[y][x - 1] - gap), h[y - 1][x] - gap);
+        }
+        __syncthreads();
+    }
+    for (int m = T - 2; m >= 0; m--) {
+        if (tx <= m) {
+            int x = tx + T - m, y = T - tx;
+            h[y][x] = max(max(h[y - 1][x - 1] + c[y - 1][x - 1], h[y][x - 1] - gap), h[y - 1][x] - gap);
+        }
+        __syncthreads();
+    }
+    int *dst = out + (size_t)blockIdx.x * T * T;
+    for (int r = 0; r < T; r++) dst[r * T + tx] = h[r + 1][tx + 1];
+}

@@ -20,9 +20,11 @@
 //! diagonals: `m - tx`), as the mirrored comparison of `tid.d`.
 //!
 //! Kernels with barriers get the same for a region (`analyze_region`): Rodinia's nw, lud and
-//! pathfinder start the code after a barrier with `if (tx <= m)` or a band `i < tx < n - i`,
-//! the other threads going on to the next barrier. There the threads that fail the guard
-//! only arrive at that barrier, so the region's dense loop runs over the others alone.
+//! pathfinder start the code after a barrier with `if (tx <= m)` or a band `i < tx < n - i`
+//! (after the loop's latch and header, when the loop is not unrolled), the other threads
+//! going on to the next barrier. There the threads that fail the guard only arrive at that
+//! barrier, so the region's dense loop runs over the others alone; what the path to the
+//! guard sets for every thread (a loop counter, a flag reset each step) is stored for them.
 
 use crate::ir::visit::{defs, successors, uses};
 use crate::ir::{self, BlockId, BoolOp, CmpOp, Dim, Op, Operand, PredRef, RegId, ScalarType, SpecialReg, StateSpace, Terminator};
@@ -47,15 +49,23 @@ pub struct Bound {
 /// The guards of a kernel or region that the block function can turn into loop bounds.
 #[derive(Debug, Clone)]
 pub struct Narrowing {
-    /// The block whose branch is the guard (the entry block, or a region's first block).
-    pub block: BlockId,
-    /// What computes the bounds' operands (and the uniform conditions), to be evaluated
-    /// once per block with the thread indices at 0, in this order: the region's recomputing
-    /// instructions (`Regions::replay`) they need, the block-uniform registers they read
-    /// (thread 0's slot), then instructions of `block` (indices).
+    /// The blocks a thread runs from the start (the entry block, or a region's first block)
+    /// to the guard's, the guard's last; each one before it that ends in a branch on a
+    /// uniform predicate, with the value that stays on the path (`turns`, per block).
+    pub path: Vec<BlockId>,
+    pub turns: Vec<Option<(PredRef, bool)>>,
+    /// What computes the bounds' operands, the uniform conditions, the turns and the fills,
+    /// to be evaluated once per run with the thread indices at 0, in this order: the
+    /// region's recomputing instructions (`Regions::replay`) they need, the block-uniform
+    /// registers they read (thread 0's slot), then instructions of the path, in its order.
     pub replay: Vec<(BlockId, usize)>,
     pub uniform_loads: Vec<RegId>,
-    pub prelude: Vec<usize>,
+    pub prelude: Vec<(BlockId, usize)>,
+    /// Registers the path sets, to one value for the whole block, that the sync point keeps:
+    /// the threads that skip have that value stored for them.
+    pub fills: Vec<RegId>,
+    /// The region after the sync point the threads that skip go to (`None`: they exit).
+    pub then_region: Option<usize>,
     pub bounds: Vec<Bound>,
     /// Uniform conditions under which every thread skips: `(predicate, value that skips)`.
     pub uniform_exits: Vec<(RegId, bool)>,
@@ -85,16 +95,17 @@ impl Shape {
 
 struct Analysis<'f> {
     f: &'f ir::Function,
-    /// The guard's block.
-    block: usize,
-    /// Per register, the instructions of the guard's block that set it, in order, and
-    /// whether unguarded: a use there reads the last one before it.
-    local: HashMap<RegId, Vec<(usize, bool)>>,
-    /// The instruction (block, index) whose result a register holds when the guard's block
-    /// starts (a region's recomputed registers).
+    /// The path's blocks and their place on it.
+    path: Vec<usize>,
+    order: HashMap<usize, usize>,
+    /// Per register, the path's instructions that set it, in order (place on the path,
+    /// index), and whether unguarded: a use on the path reads the last one before it.
+    local: HashMap<RegId, Vec<((usize, usize), bool)>>,
+    /// The instruction (block, index) whose result a register holds when the path starts
+    /// (a region's recomputed registers).
     outer: HashMap<RegId, (usize, usize)>,
-    /// Registers with one value for the whole block when the guard's block starts (read
-    /// from thread 0's slot).
+    /// Registers with one value for the whole block when the path starts (read from
+    /// thread 0's slot).
     uniform: BTreeSet<RegId>,
     /// Per defining instruction.
     shapes: HashMap<(usize, usize), Shape>,
@@ -127,54 +138,64 @@ pub fn analyze(f: &ir::Function) -> Option<Narrowing> {
     }
     // The entry block may be a loop's header: only registers set once in the function.
     let count = def_counts(f);
-    let local = single_defs_in(f, 0, &count).into_iter().map(|(r, i)| (r, vec![(i, true)])).collect();
-    let a = Analysis { f, block: 0, local, outer: HashMap::new(), uniform: BTreeSet::new(), shapes: HashMap::new() };
-    a.narrowing(*cond, exits_when, &count, &[])
+    let local = single_defs_in(f, 0, &count).into_iter().map(|(r, i)| (r, vec![((0, i), true)])).collect();
+    let a = Analysis { f, path: vec![0], order: HashMap::from([(0, 0)]), local, outer: HashMap::new(), uniform: BTreeSet::new(), shapes: HashMap::new() };
+    a.narrowing(vec![None], *cond, exits_when, &count, &[])
 }
 
-/// Finds the guard of region `k` of a kernel with sync points (`k > 0`): its first block
-/// ends in a branch whose one side leads, without any instruction, to a sync point, and the
-/// condition bounds the thread indices as in `analyze`. The threads outside the bounds then
-/// only arrive at that point: they need not run. What the block computes before the branch
-/// must be pure values that the point does not keep, and the block must not be re-entered
-/// before a sync point (its registers are one value per thread and run). The bounds'
-/// operands may come from the region's recomputed registers and from the block-uniform
-/// registers live into it (`block_uniform`).
+/// Blocks on the way from a region's start to its guard, at most.
+const MAX_PATH: usize = 8;
+
+/// Finds the guard of region `k` of a kernel with sync points (`k > 0`), for a run of every
+/// thread: a branch whose one side leads, without any instruction, to a sync point `T`,
+/// whose condition bounds the thread indices as in `analyze`, at the end of a path from
+/// the region's start through blocks of pure values and branches on uniform predicates (a
+/// loop's latch and header: the block function evaluates them once, and runs the ordinary
+/// loop where they leave the path). The threads outside the bounds then only arrive at `T`:
+/// they need not run, if what the path sets that `T` keeps is one value for the whole
+/// block (stored for them: `fills`), the region's recomputed registers are not kept there,
+/// the threads that pass reach `T` and nothing else (no exit, other sync point or call),
+/// and the path is not entered again before a sync point. The bounds' operands may come
+/// from the region's recomputed registers and the block-uniform registers live into it
+/// (`block_uniform`).
 pub fn analyze_region(f: &ir::Function, regions: &Regions, k: usize, block_uniform: &BTreeSet<RegId>) -> Option<Narrowing> {
-    let start = *regions.starts.get(k)?;
-    let s = start.0 as usize;
-    let block = &f.blocks[s];
-    let Terminator::Branch { cond, then_, else_ } = &block.term else { return None };
-    let (skips_when, point) = match (sync_without_code(f, *then_), sync_without_code(f, *else_)) {
-        (Some(p), None) => (true, p),
-        (None, Some(p)) => (false, p),
-        _ => return None,
-    };
-    if !block.insts.iter().all(|i| i.op.is_value_computation() || matches!(i.op, Op::Load { space: StateSpace::Param, volatile: false, .. })) {
+    let start = regions.starts.get(k)?.0 as usize;
+    let (path, turns, cond, skips_when, point) = find_path(f, start, vec![], vec![])?;
+    let pure = |i: &ir::Inst| i.op.is_value_computation() || matches!(i.op, Op::Load { space: StateSpace::Param, volatile: false, .. });
+    if !path.iter().all(|&b| f.blocks[b].insts.iter().all(pure)) {
         return None;
     }
-    // Not re-entered: no path from the block's successors back to it without a sync point.
+    // The threads that pass reach `point` and nothing else, and not the path again.
+    let guard = *path.last()?;
+    let Terminator::Branch { then_, else_, .. } = &f.blocks[guard].term else { return None };
+    let pass = if skips_when { *else_ } else { *then_ };
     let mut seen = vec![false; f.blocks.len()];
-    let mut work: Vec<usize> = successors(&block.term).iter().map(|b| b.0 as usize).collect();
+    let mut work = vec![pass.0 as usize];
     while let Some(b) = work.pop() {
-        if b == s {
+        if b >= f.blocks.len() || path.contains(&b) {
             return None;
         }
-        if b >= f.blocks.len() || std::mem::replace(&mut seen[b], true) || matches!(f.blocks[b].term, Terminator::Sync { .. }) {
+        if std::mem::replace(&mut seen[b], true) {
             continue;
         }
-        work.extend(successors(&f.blocks[b].term).iter().map(|x| x.0 as usize));
+        let block = &f.blocks[b];
+        if block.insts.iter().any(|i| matches!(i.op, Op::Call { .. })) {
+            return None;
+        }
+        match &block.term {
+            Terminator::Sync { .. } if b == point => {}
+            Terminator::Sync { .. } | Terminator::Exit | Terminator::Return => return None,
+            t => work.extend(successors(t).iter().map(|x| x.0 as usize)),
+        }
     }
-    // Nothing the skipping threads would have computed is kept at the point.
+    // The region's recomputed registers are what every thread computes at its start: the
+    // threads that skip would not store them.
     let kept = regions.kept_at(f, point);
-    let mut written = vec![];
-    for inst in &block.insts {
-        defs(&inst.op, &mut written);
-    }
+    let mut recomputed = vec![];
     for &(b, i) in &regions.replay[k] {
-        defs(&f.blocks[b.0 as usize].insts[i].op, &mut written);
+        defs(&f.blocks[b.0 as usize].insts[i].op, &mut recomputed);
     }
-    if written.iter().any(|r| kept.contains(r)) {
+    if recomputed.iter().any(|r| kept.contains(r)) {
         return None;
     }
     let count = def_counts(f);
@@ -186,19 +207,76 @@ pub fn analyze_region(f: &ir::Function, regions: &Regions, k: usize, block_unifo
             outer.insert(r, (b.0 as usize, i));
         }
     }
-    // The block runs once per thread and run (the induction split sets its registers again
+    // The path runs once per thread and run (the induction split sets its registers again
     // before each use).
-    let mut local: HashMap<RegId, Vec<(usize, bool)>> = HashMap::new();
-    for (i, inst) in block.insts.iter().enumerate() {
-        let mut d = vec![];
-        defs(&inst.op, &mut d);
-        for r in d {
-            local.entry(r).or_default().push((i, inst.guard.is_none()));
+    let mut local: HashMap<RegId, Vec<((usize, usize), bool)>> = HashMap::new();
+    for (at, &b) in path.iter().enumerate() {
+        for (i, inst) in f.blocks[b].insts.iter().enumerate() {
+            let mut d = vec![];
+            defs(&inst.op, &mut d);
+            for r in d {
+                local.entry(r).or_default().push(((at, i), inst.guard.is_none()));
+            }
         }
     }
     let uniform = regions.live_into_region(k).filter(|r| block_uniform.contains(r)).collect();
-    let a = Analysis { f, block: s, local, outer, uniform, shapes: HashMap::new() };
-    a.narrowing(*cond, skips_when, &count, &regions.replay[k])
+    let order = path.iter().enumerate().map(|(i, &b)| (b, i)).collect();
+    let mut a = Analysis { f, path: path.clone(), order, local, outer, uniform, shapes: HashMap::new() };
+    // What the path sets that the point keeps: one value for the block, or no narrowing.
+    let end = (guard, f.blocks[guard].insts.len());
+    let mut fills = vec![];
+    let set_on_path: BTreeSet<RegId> = a.local.keys().copied().collect();
+    for r in set_on_path.into_iter().filter(|r| kept.contains(r)) {
+        if a.shape_of(&Operand::Reg(r), end, 0) != Shape::Uniform {
+            return None;
+        }
+        fills.push(r);
+    }
+    let mut n = a.narrowing(turns, cond, skips_when, &count, &regions.replay[k])?;
+    n.fills = fills;
+    n.then_region = regions.sync_region[point];
+    Some(n)
+}
+
+/// A path from block `b` to a guard (see `analyze_region`): the blocks, their turns, the
+/// guard's predicate, whether it skips when true, and the sync-point block it skips to.
+#[allow(clippy::type_complexity)]
+fn find_path(
+    f: &ir::Function,
+    b: usize,
+    mut path: Vec<usize>,
+    mut turns: Vec<Option<(PredRef, bool)>>,
+) -> Option<(Vec<usize>, Vec<Option<(PredRef, bool)>>, PredRef, bool, usize)> {
+    if path.len() >= MAX_PATH || path.contains(&b) || b >= f.blocks.len() {
+        return None;
+    }
+    path.push(b);
+    match &f.blocks[b].term {
+        Terminator::Branch { cond, then_, else_ } => match (sync_without_code(f, *then_), sync_without_code(f, *else_)) {
+            (Some(p), None) => {
+                turns.push(None);
+                Some((path, turns, *cond, true, p))
+            }
+            (None, Some(p)) => {
+                turns.push(None);
+                Some((path, turns, *cond, false, p))
+            }
+            (None, None) => {
+                let mut t = turns.clone();
+                t.push(Some((*cond, true)));
+                find_path(f, then_.0 as usize, path.clone(), t).or_else(|| {
+                    turns.push(Some((*cond, false)));
+                    find_path(f, else_.0 as usize, path, turns)
+                })
+            }
+            _ => None,
+        },
+        Terminator::Jump(next) => {
+            turns.push(None);
+            find_path(f, next.0 as usize, path, turns)
+        }
+        _ => None,
+    }
 }
 
 /// The sync-point block that `b` reaches through instruction-free blocks, if any.
@@ -236,9 +314,9 @@ impl Analysis<'_> {
     /// The source of `r` read by the instruction at `user` (index `insts.len()`: the
     /// block's terminator).
     fn source(&self, r: RegId, user: (usize, usize)) -> Source {
-        if user.0 == self.block {
-            if let Some(&(j, unguarded)) = self.local.get(&r).and_then(|v| v.iter().rev().find(|(j, _)| *j < user.1)) {
-                return if unguarded { Source::Inst(self.block, j) } else { Source::Unknown };
+        if let Some(&place) = self.order.get(&user.0) {
+            if let Some(&((at, j), unguarded)) = self.local.get(&r).and_then(|v| v.iter().rev().find(|(p, _)| *p < (place, user.1))) {
+                return if unguarded { Source::Inst(self.path[at], j) } else { Source::Unknown };
             }
         }
         match self.outer.get(&r) {
@@ -247,25 +325,61 @@ impl Analysis<'_> {
         }
     }
 
-    /// The narrowing for the branch on `cond` that ends the guard's block, whose threads
-    /// skip (exit, or go to a sync point without code) when `cond` is `skips_when`.
-    fn narrowing(mut self, cond: PredRef, skips_when: bool, count: &HashMap<RegId, usize>, replay: &[(BlockId, usize)]) -> Option<Narrowing> {
+    /// The narrowing for the branch on `cond` that ends the path, whose threads skip (exit,
+    /// or go to a sync point without code) when `cond` is `skips_when`.
+    fn narrowing(
+        mut self,
+        turns: Vec<Option<(PredRef, bool)>>,
+        cond: PredRef,
+        skips_when: bool,
+        count: &HashMap<RegId, usize>,
+        replay: &[(BlockId, usize)],
+    ) -> Option<Narrowing> {
         let f = self.f;
-        let end = (self.block, f.blocks[self.block].insts.len());
+        let guard = *self.path.last()?;
+        let end = (guard, f.blocks[guard].insts.len());
         // The skip condition as an OR of leaves: (predicate register, where it is read,
         // value that skips).
         let mut leaves = vec![];
         self.or_leaves(PredRef { reg: cond.reg, negated: cond.negated ^ !skips_when }, end, &mut leaves, 0);
         let mut n = Narrowing {
-            block: BlockId(self.block as u32),
+            path: self.path.iter().map(|&b| BlockId(b as u32)).collect(),
+            turns: turns.clone(),
             replay: vec![],
             uniform_loads: vec![],
             prelude: vec![],
+            fills: vec![],
+            then_region: None,
             bounds: vec![],
             uniform_exits: vec![],
             known_preds: HashMap::new(),
         };
+        // What the prelude evaluates: the turns' predicates (uniform) and the values the
+        // path leaves in the registers it sets (checked uniform by the caller where kept).
+        let mut roots: Vec<(RegId, (usize, usize))> = vec![];
+        for (at, turn) in turns.iter().enumerate() {
+            if let Some((p, _)) = turn {
+                let b = self.path[at];
+                let user = (b, f.blocks[b].insts.len());
+                if self.shape_of(&Operand::Reg(p.reg), user, 0) != Shape::Uniform {
+                    return None;
+                }
+                roots.push((p.reg, user));
+            }
+        }
+        let set_on_path: Vec<RegId> = self.local.keys().copied().collect();
+        roots.extend(set_on_path.into_iter().map(|r| (r, end)));
         let mut needed: Vec<(usize, usize)> = vec![];
+        let mut loads = BTreeSet::new();
+        for (r, user) in roots {
+            match self.source(r, user) {
+                Source::Inst(b, i) => needed.push((b, i)),
+                Source::Start if self.uniform.contains(&r) => {
+                    loads.insert(r);
+                }
+                _ => {}
+            }
+        }
         for (reg, user, exits_if) in leaves {
             let Source::Inst(b, i) = self.source(reg, user) else { continue };
             let at = (b, i);
@@ -308,7 +422,6 @@ impl Analysis<'_> {
         // The prelude: every instruction the bounds' operands depend on, and the uniform
         // registers they read.
         let mut include: BTreeSet<(usize, usize)> = BTreeSet::new();
-        let mut loads = BTreeSet::new();
         let mut work = needed;
         while let Some(at) = work.pop() {
             if !include.insert(at) {
@@ -326,10 +439,12 @@ impl Analysis<'_> {
                 }
             }
         }
-        let block = self.block;
-        n.replay = replay.iter().copied().filter(|(b, i)| b.0 as usize != block && include.contains(&(b.0 as usize, *i))).collect();
+        let on_path = |b: usize| self.order.contains_key(&b);
+        n.replay = replay.iter().copied().filter(|(b, i)| !on_path(b.0 as usize) && include.contains(&(b.0 as usize, *i))).collect();
         n.uniform_loads = loads.into_iter().collect();
-        n.prelude = include.iter().filter(|(b, _)| *b == block).map(|(_, i)| *i).collect();
+        for &b in &self.path {
+            n.prelude.extend((0..f.blocks[b].insts.len()).filter(|i| include.contains(&(b, *i))).map(|i| (BlockId(b as u32), i)));
+        }
         Some(n)
     }
 }
@@ -456,6 +571,16 @@ impl Analysis<'_> {
                 }
             }
             Op::MulWide { a, b, .. } if all_uniform(self, &[a, b]) => Shape::Uniform,
+            // Predicates of uniform values (a loop's exit test).
+            Op::Setp { a, b, combine, .. }
+                if all_uniform(self, &[a, b]) && combine.is_none_or(|(_, p)| self.shape_of(&Operand::Reg(p.reg), at, depth) == Shape::Uniform) =>
+            {
+                Shape::Uniform
+            }
+            Op::PredLogic { a, b, .. } if [Some(*a), *b].iter().flatten().all(|p| self.shape_of(&Operand::Reg(p.reg), at, depth) == Shape::Uniform) => {
+                Shape::Uniform
+            }
+            Op::Selp { a, b, cond, .. } if all_uniform(self, &[a, b, &Operand::Reg(cond.reg)]) => Shape::Uniform,
             Op::IntUnary { a, .. } if all_uniform(self, &[a]) => Shape::Uniform,
             _ => Shape::Other,
         }

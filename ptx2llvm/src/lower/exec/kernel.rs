@@ -266,7 +266,7 @@ pub fn lower_entry<'ctx>(ml: &ModuleLowerer<'ctx, '_>, index: usize, f: &ir::Fun
         // Interchanged loops need every thread's context: no narrowing.
         let narrowing = guards::analyze(f).filter(|_| layout.interchange.is_none());
         let thread_loop = |fc: &mut FnCx<'ctx, '_>| match &narrowing {
-            Some(narrowing) => emit_narrowed_loop(fc, &regions, &layout, 0, narrowing, after),
+            Some(narrowing) => emit_narrowed_loop(fc, &regions, &layout, 0, narrowing, None, after, after),
             None => emit_region_loop(fc, &regions, &layout, RegionSel::One(0), Filter::All, None, after),
         };
         let start = match texture_versions::linear_fetch_handles(f) {
@@ -423,36 +423,45 @@ pub fn lower_entry<'ctx>(ml: &ModuleLowerer<'ctx, '_>, index: usize, f: &ir::Fun
             let mut cases = vec![];
             for k in 1..n {
                 let pick = fc.new_block(&format!("region{k}"));
+                // A dense run of a region whose guard sends some threads straight to a plain
+                // barrier runs the others alone (`guards::analyze_region`), then the
+                // barrier's region densely.
+                let guard = match layout.interchange {
+                    None => guards::analyze_region(f, &regions, k, &layout.block_uniform)
+                        .and_then(|g| Some((entries.dense[g.then_region.filter(|j| points[*j].is_some_and(regions::is_plain_barrier))?], g))),
+                    Some(_) => None,
+                };
                 if n > ONE_LOOP_ABOVE_REGIONS {
                     // One loop for both entries; where it goes after depends on the entry.
                     let one = fc.new_block(&format!("region{k}.one"));
                     let leave = fc.new_block(&format!("region{k}.leave"));
+                    let dense_entry = match guard {
+                        Some(_) => fc.new_block(&format!("region{k}.general")),
+                        None => entries.dense[k],
+                    };
                     fc.b.position_at_end(one);
                     let flag = fc.b.build_phi(cx.bool_type(), "dense")?;
-                    flag.add_incoming(&[(&cx.bool_type().const_int(1, false), entries.dense[k]), (&cx.bool_type().const_zero(), entries.released[k])]);
+                    flag.add_incoming(&[(&cx.bool_type().const_int(1, false), dense_entry), (&cx.bool_type().const_zero(), entries.released[k])]);
                     let dense = flag.as_basic_value().into_int_value();
                     let lp = emit_region_loop(&mut fc, &regions, &layout, RegionSel::One(k), Filter::DenseOrReleased(dense), None, leave)?;
                     fc.b.position_at_end(one);
                     fc.b.build_unconditional_branch(lp)?;
                     fc.b.position_at_end(leave);
                     fc.b.build_conditional_branch(dense, after_dense[k], after_released[k])?;
-                    fc.b.position_at_end(entries.dense[k]);
+                    fc.b.position_at_end(dense_entry);
                     fc.b.build_unconditional_branch(one)?;
+                    if let Some((then_dense, guard)) = &guard {
+                        let narrowed = emit_narrowed_loop(&mut fc, &regions, &layout, k, guard, Some(dense_entry), after_dense[k], *then_dense)?;
+                        fc.b.position_at_end(entries.dense[k]);
+                        fc.b.build_unconditional_branch(narrowed)?;
+                    }
                     fc.b.position_at_end(entries.released[k]);
                     fc.b.build_unconditional_branch(one)?;
                     cases.push((k, pick));
                     continue;
                 }
-                // A region whose guard sends some threads straight to its one plain barrier
-                // runs the others alone (`guards::analyze_region`).
-                let guard = match regions.sole_successor(f, k) {
-                    Some(j) if layout.interchange.is_none() && points[j].is_some_and(regions::is_plain_barrier) => {
-                        guards::analyze_region(f, &regions, k, &layout.block_uniform)
-                    }
-                    _ => None,
-                };
                 let dense = match &guard {
-                    Some(guard) => emit_narrowed_loop(&mut fc, &regions, &layout, k, guard, after_dense[k])?,
+                    Some((then_dense, guard)) => emit_narrowed_loop(&mut fc, &regions, &layout, k, guard, None, after_dense[k], *then_dense)?,
                     None => emit_region_loop(&mut fc, &regions, &layout, RegionSel::One(k), Filter::All, None, after_dense[k])?,
                 };
                 fc.b.position_at_end(entries.dense[k]);
@@ -681,17 +690,27 @@ pub(crate) struct LoopBounds<'ctx> {
 /// on with the dense run of the barrier's region, and the state words are read (by the
 /// block function's decision or the scheduler) only after the dense run of a region that
 /// is not narrowed, in which every thread writes its own.
+///
+/// `general` runs the ordinary loop (`None`: a dense loop of region `k` going on at
+/// `after`); the narrowed loop goes on at `after_narrowed` (for a region: the dense run of
+/// the region after the sync point every thread then waits at).
+#[allow(clippy::too_many_arguments)]
 fn emit_narrowed_loop<'ctx>(
     fc: &mut FnCx<'ctx, '_>,
     regions: &Regions,
     layout: &ContextLayout<'ctx>,
     k: usize,
     n: &Narrowing,
+    general: Option<BasicBlock<'ctx>>,
     after: BasicBlock<'ctx>,
+    after_narrowed: BasicBlock<'ctx>,
 ) -> R<BasicBlock<'ctx>> {
     let cx = fc.cx;
     let (i32t, i64t) = (cx.i32_type(), cx.i64_type());
-    let general = emit_region_loop(fc, regions, layout, RegionSel::One(k), Filter::All, None, after)?;
+    let general = match general {
+        Some(bb) => bb,
+        None => emit_region_loop(fc, regions, layout, RegionSel::One(k), Filter::All, None, after)?,
+    };
     let start = fc.new_block(&format!("r{k}.bounds"));
     fc.b.position_at_end(start);
     let zero = i32t.const_zero();
@@ -708,10 +727,22 @@ fn emit_narrowed_loop<'ctx>(
         let v = fc.resize(v, f.regs[r.0 as usize].ty.bits(), false)?;
         fc.b.build_store(fc.regs[r.0 as usize], v)?;
     }
-    for &i in &n.prelude {
-        let inst = &f.blocks[n.block.0 as usize].insts[i];
-        fc.inst(inst).map_err(|e| e.at(&inst.span))?;
+    // The path, block by block: where a turn leaves it, the ordinary loop runs.
+    for (at, block) in n.path.iter().enumerate() {
+        for &(b, i) in n.prelude.iter().filter(|(b, _)| b == block) {
+            let inst = &f.blocks[b.0 as usize].insts[i];
+            fc.inst(inst).map_err(|e| e.at(&inst.span))?;
+        }
+        if let Some((p, stays_if)) = n.turns[at] {
+            let v = fc.read_pred(p)?;
+            let stays = if stays_if { v } else { fc.b.build_not(v, "")? };
+            let next = fc.new_block(&format!("r{k}.bounds.path"));
+            fc.b.build_conditional_branch(stays, next, general)?;
+            fc.b.position_at_end(next);
+        }
     }
+    // What the path leaves in the registers the sync point keeps (one value for the block).
+    let fills: Vec<(ir::RegId, IntValue)> = n.fills.iter().map(|r| Ok((*r, fc.load_reg(*r)?))).collect::<R<_>>()?;
     let b = &fc.b;
     let mut everyone_exits = cx.bool_type().const_zero();
     for &(reg, exits_if) in &n.uniform_exits {
@@ -767,12 +798,82 @@ fn emit_narrowed_loop<'ctx>(
     let check_empty = fc.new_block(&format!("r{k}.bounds.exact"));
     fc.b.build_conditional_branch(exact, check_empty, general)?;
     fc.known_preds = n.known_preds.clone();
-    let narrowed = emit_region_loop(fc, regions, layout, RegionSel::One(k), Filter::All, Some(&bounds), after);
+    let narrowed = emit_region_loop(fc, regions, layout, RegionSel::One(k), Filter::All, Some(&bounds), after_narrowed);
     fc.known_preds.clear();
     let narrowed = narrowed?;
     fc.b.position_at_end(check_empty);
-    fc.b.build_conditional_branch(empty, after, narrowed)?;
+    // The threads that skip get what the path leaves in the registers the sync point keeps
+    // (the ones that run store their own, after the loop has read the old values): in
+    // their own slots, or, for registers kept once for the block, when no thread runs.
+    let (per_thread, once): (Vec<_>, Vec<_>) = fills.into_iter().partition(|(r, _)| !layout.block_uniform.contains(r));
+    if !per_thread.is_empty() {
+        emit_skipped_fill(fc, layout, &per_thread, &bounds, empty)?;
+    }
+    if once.is_empty() {
+        fc.b.build_conditional_branch(empty, after_narrowed, narrowed)?;
+    } else {
+        let nobody = fc.new_block(&format!("r{k}.nobody"));
+        fc.b.build_conditional_branch(empty, nobody, narrowed)?;
+        fc.b.position_at_end(nobody);
+        for (r, v) in once {
+            let (prefix, size) = layout.slots[&r];
+            store_context(fc, layout, prefix, fc.resize(v, size * 8, false)?, zero)?;
+        }
+        fc.b.build_unconditional_branch(after_narrowed)?;
+    }
     Ok(start)
+}
+
+/// Stores `values` in the slots of the threads outside `bounds` (of every thread if
+/// `empty`), each thread's indices stepped along x, then y, then z.
+fn emit_skipped_fill<'ctx>(
+    fc: &FnCx<'ctx, '_>,
+    layout: &ContextLayout<'ctx>,
+    values: &[(ir::RegId, IntValue<'ctx>)],
+    bounds: &LoopBounds<'ctx>,
+    empty: IntValue<'ctx>,
+) -> R<()> {
+    let i32t = fc.cx.i32_type();
+    let (zero, one) = (i32t.const_zero(), i32t.const_int(1, false));
+    let from = fc.b.get_insert_block().expect("positioned");
+    let head = fc.new_block("skipped");
+    let store = fc.new_block("skipped.store");
+    let next = fc.new_block("skipped.next");
+    let done = fc.new_block("skipped.done");
+    let b = &fc.b;
+    b.build_unconditional_branch(head)?;
+    b.position_at_end(head);
+    let phis = [b.build_phi(i32t, "t")?, b.build_phi(i32t, "x")?, b.build_phi(i32t, "y")?, b.build_phi(i32t, "z")?];
+    let [t, x, y, z] = phis.map(|p| p.as_basic_value().into_int_value());
+    let mut inside = b.build_not(empty, "")?;
+    for (d, v) in [x, y, z].into_iter().enumerate() {
+        inside = b.build_and(inside, b.build_int_compare(P::UGE, v, bounds.lo[d], "")?, "")?;
+        inside = b.build_and(inside, b.build_int_compare(P::ULT, v, bounds.hi[d], "")?, "")?;
+    }
+    b.build_conditional_branch(inside, next, store)?;
+    b.position_at_end(store);
+    for (r, v) in values {
+        let (prefix, size) = layout.slots[r];
+        store_context(fc, layout, prefix, fc.resize(*v, size * 8, false)?, t)?;
+    }
+    let b = &fc.b;
+    b.build_unconditional_branch(next)?;
+    b.position_at_end(next);
+    let x1 = b.build_int_add(x, one, "")?;
+    let x_wraps = b.build_int_compare(P::EQ, x1, fc.uni.x_extent, "")?;
+    let x2 = b.build_select(x_wraps, zero, x1, "")?.into_int_value();
+    let y1 = b.build_int_add(y, b.build_int_z_extend(x_wraps, i32t, "")?, "")?;
+    let y_wraps = b.build_int_compare(P::EQ, y1, fc.uni.ntid[1], "")?;
+    let y2 = b.build_select(y_wraps, zero, y1, "")?.into_int_value();
+    let z2 = b.build_int_add(z, b.build_int_z_extend(y_wraps, i32t, "")?, "")?;
+    let t2 = b.build_int_nuw_add(t, one, "")?;
+    let more = b.build_int_compare(P::ULT, t2, fc.uni.nthreads, "")?;
+    b.build_conditional_branch(more, head, done)?;
+    for (phi, (start, step)) in phis.iter().zip([(zero, t2), (zero, x2), (zero, y2), (zero, z2)]) {
+        phi.add_incoming(&[(&start, from), (&step, next)]);
+    }
+    b.position_at_end(done);
+    Ok(())
 }
 
 /// Which region a thread loop runs.
