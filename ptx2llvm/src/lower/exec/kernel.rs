@@ -807,7 +807,7 @@ fn emit_narrowed_loop<'ctx>(
     // their own slots, or, for registers kept once for the block, when no thread runs.
     let (per_thread, once): (Vec<_>, Vec<_>) = fills.into_iter().partition(|(r, _)| !layout.block_uniform.contains(r));
     if !per_thread.is_empty() {
-        emit_skipped_fill(fc, layout, &per_thread, &bounds, empty)?;
+        emit_skipped_fill(fc, layout, k, &per_thread, &bounds, empty)?;
     }
     if once.is_empty() {
         fc.b.build_conditional_branch(empty, after_narrowed, narrowed)?;
@@ -824,11 +824,12 @@ fn emit_narrowed_loop<'ctx>(
     Ok(start)
 }
 
-/// Stores `values` in the slots of the threads outside `bounds` (of every thread if
-/// `empty`), each thread's indices stepped along x, then y, then z.
+/// Stores `values` in the slots of the threads outside region `k`'s `bounds` (of every
+/// thread if `empty`), each thread's indices stepped along x, then y, then z.
 fn emit_skipped_fill<'ctx>(
     fc: &FnCx<'ctx, '_>,
     layout: &ContextLayout<'ctx>,
+    k: usize,
     values: &[(ir::RegId, IntValue<'ctx>)],
     bounds: &LoopBounds<'ctx>,
     empty: IntValue<'ctx>,
@@ -836,10 +837,10 @@ fn emit_skipped_fill<'ctx>(
     let i32t = fc.cx.i32_type();
     let (zero, one) = (i32t.const_zero(), i32t.const_int(1, false));
     let from = fc.b.get_insert_block().expect("positioned");
-    let head = fc.new_block("skipped");
-    let store = fc.new_block("skipped.store");
-    let next = fc.new_block("skipped.next");
-    let done = fc.new_block("skipped.done");
+    let head = fc.new_block(&format!("r{k}.skipped"));
+    let store = fc.new_block(&format!("r{k}.skipped.store"));
+    let next = fc.new_block(&format!("r{k}.skipped.next"));
+    let done = fc.new_block(&format!("r{k}.skipped.done"));
     let b = &fc.b;
     b.build_unconditional_branch(head)?;
     b.position_at_end(head);
