@@ -138,6 +138,8 @@ impl ModuleChecker {
                 let span = item_span(first);
                 self.diags.push(Diagnostic::error(span.start..span.start, "missing `.version` directive at the start of the module"));
             }
+            // The rest is judged as the newest ISA: one error, not one per instruction.
+            self.out.version = crate::target::NEWEST_PTX_ISA;
         }
         // Declare every function first so that calls may refer forward.
         let mut bodies = vec![];
