@@ -93,14 +93,17 @@ impl Shape {
     }
 }
 
+/// A definition on the path: (place on the path, instruction index), and whether unguarded.
+type PathDef = ((usize, usize), bool);
+
 struct Analysis<'f> {
     f: &'f ir::Function,
     /// The path's blocks and their place on it.
     path: Vec<usize>,
     order: HashMap<usize, usize>,
-    /// Per register, the path's instructions that set it, in order (place on the path,
-    /// index), and whether unguarded: a use on the path reads the last one before it.
-    local: HashMap<RegId, Vec<((usize, usize), bool)>>,
+    /// Per register, the path's instructions that set it, in order: a use on the path
+    /// reads the last one before it.
+    local: HashMap<RegId, Vec<PathDef>>,
     /// The instruction (block, index) whose result a register holds when the path starts
     /// (a region's recomputed registers).
     outer: HashMap<RegId, (usize, usize)>,
@@ -160,7 +163,7 @@ const MAX_PATH: usize = 8;
 /// (`block_uniform`).
 pub fn analyze_region(f: &ir::Function, regions: &Regions, k: usize, block_uniform: &BTreeSet<RegId>) -> Option<Narrowing> {
     let start = regions.starts.get(k)?.0 as usize;
-    let (path, turns, cond, skips_when, point) = find_path(f, start, vec![], vec![])?;
+    let GuardPath { blocks: path, turns, cond, skips_when, point } = find_path(f, start, vec![], vec![])?;
     let pure = |i: &ir::Inst| i.op.is_value_computation() || matches!(i.op, Op::Load { space: StateSpace::Param, volatile: false, .. });
     if !path.iter().all(|&b| f.blocks[b].insts.iter().all(pure)) {
         return None;
@@ -209,7 +212,7 @@ pub fn analyze_region(f: &ir::Function, regions: &Regions, k: usize, block_unifo
     }
     // The path runs once per thread and run (the induction split sets its registers again
     // before each use).
-    let mut local: HashMap<RegId, Vec<((usize, usize), bool)>> = HashMap::new();
+    let mut local: HashMap<RegId, Vec<PathDef>> = HashMap::new();
     for (at, &b) in path.iter().enumerate() {
         for (i, inst) in f.blocks[b].insts.iter().enumerate() {
             let mut d = vec![];
@@ -238,28 +241,29 @@ pub fn analyze_region(f: &ir::Function, regions: &Regions, k: usize, block_unifo
     Some(n)
 }
 
-/// A path from block `b` to a guard (see `analyze_region`): the blocks, their turns, the
-/// guard's predicate, whether it skips when true, and the sync-point block it skips to.
-#[allow(clippy::type_complexity)]
-fn find_path(
-    f: &ir::Function,
-    b: usize,
-    mut path: Vec<usize>,
-    mut turns: Vec<Option<(PredRef, bool)>>,
-) -> Option<(Vec<usize>, Vec<Option<(PredRef, bool)>>, PredRef, bool, usize)> {
+/// A path to a guard (see `analyze_region`).
+struct GuardPath {
+    blocks: Vec<usize>,
+    turns: Vec<Option<(PredRef, bool)>>,
+    /// The guard's predicate, whether the threads skip when it is true, and the sync-point
+    /// block they skip to.
+    cond: PredRef,
+    skips_when: bool,
+    point: usize,
+}
+
+/// The path from block `b` to a guard, after `path` (with its `turns`).
+fn find_path(f: &ir::Function, b: usize, mut path: Vec<usize>, mut turns: Vec<Option<(PredRef, bool)>>) -> Option<GuardPath> {
     if path.len() >= MAX_PATH || path.contains(&b) || b >= f.blocks.len() {
         return None;
     }
     path.push(b);
     match &f.blocks[b].term {
         Terminator::Branch { cond, then_, else_ } => match (sync_without_code(f, *then_), sync_without_code(f, *else_)) {
-            (Some(p), None) => {
+            (Some(point), None) | (None, Some(point)) => {
                 turns.push(None);
-                Some((path, turns, *cond, true, p))
-            }
-            (None, Some(p)) => {
-                turns.push(None);
-                Some((path, turns, *cond, false, p))
+                let skips_when = sync_without_code(f, *then_).is_some();
+                Some(GuardPath { blocks: path, turns, cond: *cond, skips_when, point })
             }
             (None, None) => {
                 let mut t = turns.clone();
