@@ -11,8 +11,11 @@
  *   cheapest_path  a band inside the valid columns after a loop's latch and header, with a
  *             per-thread flag reset before the guard and kept across the barriers
  *   tile_diagonals  16 x 16 anti-diagonals, fully unrolled (32 barriers: one loop per region)
+ *   stepped_band  a per-thread offset loaded from memory, stepped at the loop's latch in
+ *             front of a band guard with a long body (the skipped threads run the latch)
  */
 #include <limits.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -184,6 +187,38 @@ static int check_tiles(unsigned grid, int gap)
     return bad != 0;
 }
 
+static int check_stepped(unsigned grid, unsigned block, int steps)
+{
+    const ptxrtKernel *k = harness_find_kernel("stepped_band");
+    int n = (int)block, cols = (int)(grid * block);
+    size_t threads = (size_t)grid * block, len = (size_t)(steps + 1) * cols;
+    int *start = harness_xmalloc(threads * 4);
+    float *in = harness_xmalloc(len * 4), *out = harness_xmalloc(threads * 4), *want = harness_xmalloc(threads * 4);
+    harness_rng rng;
+    harness_rng_seed(&rng, (uint64_t)grid * 13 + block + (uint64_t)steps);
+    harness_fill_u32(&rng, (uint32_t *)start, threads, (uint32_t)cols);
+    for (size_t i = 0; i < len; i++) in[i] = (float)(i % 97) * 0.125f - 3.0f;
+    for (size_t g = 0; g < threads; g++) {
+        int tx = (int)(g % block), at = start[g];
+        float acc = 0.0f;
+        for (int i = 0; i < steps; i++) {
+            if (tx >= i && tx < n - i) {
+                float v = in[at], s = v;
+                for (int j = 1; j <= 24; j++) s = fmaf(s, 0.5f, v * (float)j);
+                acc += s;
+            }
+            at += cols;
+        }
+        want[g] = acc + (float)at;
+    }
+    void *args[] = {&start, &in, &out, &cols, &steps};
+    PTXRT_CHECK(ptxrtLaunchKernel(k, harness_dim3(grid, 1, 1), harness_dim3(block, 1, 1), args, 0, NULL));
+    size_t bad = harness_compare_u32("stepped_band", (uint32_t *)want, (uint32_t *)out, threads);
+    if (bad) fprintf(stderr, "stepped_band: grid %u block %u steps %d\n", grid, block, steps);
+    free(start); free(in); free(out); free(want);
+    return bad != 0;
+}
+
 int main(void)
 {
     int shapes = 0, failures = 0;
@@ -211,5 +246,9 @@ int main(void)
     static const int tiles[][2] = {{5, 1}, {3, 3}};
     for (size_t s = 0; s < sizeof tiles / sizeof tiles[0]; s++, shapes++)
         failures += check_tiles((unsigned)tiles[s][0], tiles[s][1]);
+    /* (grid, block, steps): bands that empty before the last step, a single step */
+    static const int stepped[][3] = {{3, 64, 40}, {2, 256, 7}, {4, 32, 1}, {2, 16, 12}};
+    for (size_t s = 0; s < sizeof stepped / sizeof stepped[0]; s++, shapes++)
+        failures += check_stepped((unsigned)stepped[s][0], (unsigned)stepped[s][1], stepped[s][2]);
     return harness_finish("region_guards", shapes, failures);
 }

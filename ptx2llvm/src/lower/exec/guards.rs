@@ -61,9 +61,15 @@ pub struct Narrowing {
     pub replay: Vec<(BlockId, usize)>,
     pub uniform_loads: Vec<RegId>,
     pub prelude: Vec<(BlockId, usize)>,
-    /// Registers the path sets, to one value for the whole block, that the sync point keeps:
-    /// the threads that skip have that value stored for them.
+    /// Registers kept once for the block that the path sets (to one value) and the sync
+    /// point keeps: stored for the block when no thread runs.
     pub fills: Vec<RegId>,
+    /// Registers kept per thread that the path sets to one value for the block and the
+    /// sync point keeps: that value is stored for each thread that skips.
+    pub uniform_fills: Vec<RegId>,
+    /// The other registers the path sets that the sync point keeps: the path is run for
+    /// each thread that skips, and they are stored in its slots.
+    pub thread_fills: Vec<RegId>,
     /// The region after the sync point the threads that skip go to (`None`: they exit).
     pub then_region: Option<usize>,
     pub bounds: Vec<Bound>,
@@ -143,7 +149,7 @@ pub fn analyze(f: &ir::Function) -> Option<Narrowing> {
     let count = def_counts(f);
     let local = single_defs_in(f, 0, &count).into_iter().map(|(r, i)| (r, vec![((0, i), true)])).collect();
     let a = Analysis { f, path: vec![0], order: HashMap::from([(0, 0)]), local, outer: HashMap::new(), uniform: BTreeSet::new(), shapes: HashMap::new() };
-    a.narrowing(vec![None], *cond, exits_when, &count, &[])
+    a.narrowing(vec![None], *cond, exits_when, &count, &[], &[])
 }
 
 /// Blocks on the way from a region's start to its guard, at most.
@@ -155,10 +161,10 @@ const MAX_PATH: usize = 8;
 /// the region's start through blocks of pure values and branches on uniform predicates (a
 /// loop's latch and header: the block function evaluates them once, and runs the ordinary
 /// loop where they leave the path). The threads outside the bounds then only arrive at `T`:
-/// they need not run, if what the path sets that `T` keeps is one value for the whole
-/// block (stored for them: `fills`), the region's recomputed registers are not kept there,
-/// the threads that pass reach `T` and nothing else (no exit, other sync point or call),
-/// and the path is not entered again before a sync point. The bounds' operands may come
+/// they need not run the region, only the path where it sets what `T` keeps (`fills`,
+/// `thread_fills`), if the region's recomputed registers are not kept there, the threads
+/// that pass reach `T` and nothing else (no exit, other sync point or call), and the path
+/// is not entered again before a sync point. The bounds' operands may come
 /// from the region's recomputed registers and the block-uniform registers live into it
 /// (`block_uniform`).
 pub fn analyze_region(f: &ir::Function, regions: &Regions, k: usize, block_uniform: &BTreeSet<RegId>) -> Option<Narrowing> {
@@ -225,20 +231,53 @@ pub fn analyze_region(f: &ir::Function, regions: &Regions, k: usize, block_unifo
     let uniform = regions.live_into_region(k).filter(|r| block_uniform.contains(r)).collect();
     let order = path.iter().enumerate().map(|(i, &b)| (b, i)).collect();
     let mut a = Analysis { f, path: path.clone(), order, local, outer, uniform, shapes: HashMap::new() };
-    // What the path sets that the point keeps: one value for the block, or no narrowing.
+    // What the path sets that the point keeps: the threads that skip get it too, computed
+    // for each (`thread_fills`), or, for registers kept once for the block, one value.
     let end = (guard, f.blocks[guard].insts.len());
-    let mut fills = vec![];
+    let (mut fills, mut uniform_fills, mut thread_fills) = (vec![], vec![], vec![]);
     let set_on_path: BTreeSet<RegId> = a.local.keys().copied().collect();
     for r in set_on_path.into_iter().filter(|r| kept.contains(r)) {
-        if a.shape_of(&Operand::Reg(r), end, 0) != Shape::Uniform {
-            return None;
+        match (block_uniform.contains(&r), a.shape_of(&Operand::Reg(r), end, 0) == Shape::Uniform) {
+            (true, true) => fills.push(r),
+            (false, true) => uniform_fills.push(r),
+            (false, false) => thread_fills.push(r),
+            (true, false) => return None,
         }
-        fills.push(r);
     }
-    let mut n = a.narrowing(turns, cond, skips_when, &count, &regions.replay[k])?;
+    // Running the path for each thread that skips pays only where it is much shorter than
+    // what they skip (measured: nw_wavefront's latch, as long as its body, made it slower).
+    let path_size: usize = path.iter().map(|&b| f.blocks[b].insts.len()).sum();
+    if !thread_fills.is_empty() && SKIPPED_PATH_SHARE * path_size > code_size(f, pass.0 as usize, point) {
+        return None;
+    }
+    let roots: Vec<RegId> = fills.iter().chain(&uniform_fills).copied().collect();
+    let mut n = a.narrowing(turns, cond, skips_when, &count, &regions.replay[k], &roots)?;
     n.fills = fills;
+    n.uniform_fills = uniform_fills;
+    n.thread_fills = thread_fills;
     n.then_region = regions.sync_region[point];
     Some(n)
+}
+
+/// Threads that skip a region run its path to the guard for per-thread values the sync
+/// point keeps only if the code they skip is at least this many times the path's.
+const SKIPPED_PATH_SHARE: usize = 4;
+
+/// Instructions of the code from block `b` up to the sync-point block `point`.
+fn code_size(f: &ir::Function, b: usize, point: usize) -> usize {
+    let mut seen = vec![false; f.blocks.len()];
+    let mut work = vec![b];
+    let mut size = 0;
+    while let Some(b) = work.pop() {
+        if b >= f.blocks.len() || std::mem::replace(&mut seen[b], true) {
+            continue;
+        }
+        size += f.blocks[b].insts.len();
+        if b != point {
+            work.extend(successors(&f.blocks[b].term).iter().map(|x| x.0 as usize));
+        }
+    }
+    size
 }
 
 /// A path to a guard (see `analyze_region`).
@@ -338,6 +377,7 @@ impl Analysis<'_> {
         skips_when: bool,
         count: &HashMap<RegId, usize>,
         replay: &[(BlockId, usize)],
+        fills: &[RegId],
     ) -> Option<Narrowing> {
         let f = self.f;
         let guard = *self.path.last()?;
@@ -353,13 +393,14 @@ impl Analysis<'_> {
             uniform_loads: vec![],
             prelude: vec![],
             fills: vec![],
+            uniform_fills: vec![],
+            thread_fills: vec![],
             then_region: None,
             bounds: vec![],
             uniform_exits: vec![],
             known_preds: HashMap::new(),
         };
-        // What the prelude evaluates: the turns' predicates (uniform) and the values the
-        // path leaves in the registers it sets (checked uniform by the caller where kept).
+        // What the prelude evaluates: the turns' predicates and the fills (uniform).
         let mut roots: Vec<(RegId, (usize, usize))> = vec![];
         for (at, turn) in turns.iter().enumerate() {
             if let Some((p, _)) = turn {
@@ -371,8 +412,7 @@ impl Analysis<'_> {
                 roots.push((p.reg, user));
             }
         }
-        let set_on_path: Vec<RegId> = self.local.keys().copied().collect();
-        roots.extend(set_on_path.into_iter().map(|r| (r, end)));
+        roots.extend(fills.iter().map(|r| (*r, end)));
         let mut needed: Vec<(usize, usize)> = vec![];
         let mut loads = BTreeSet::new();
         for (r, user) in roots {

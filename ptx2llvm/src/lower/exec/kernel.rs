@@ -741,8 +741,9 @@ fn emit_narrowed_loop<'ctx>(
             fc.b.position_at_end(next);
         }
     }
-    // What the path leaves in the registers the sync point keeps (one value for the block).
+    // What the path leaves in the registers that hold one value for the block.
     let fills: Vec<(ir::RegId, IntValue)> = n.fills.iter().map(|r| Ok((*r, fc.load_reg(*r)?))).collect::<R<_>>()?;
+    let uniform_fills: Vec<(ir::RegId, IntValue)> = n.uniform_fills.iter().map(|r| Ok((*r, fc.load_reg(*r)?))).collect::<R<_>>()?;
     let b = &fc.b;
     let mut everyone_exits = cx.bool_type().const_zero();
     for &(reg, exits_if) in &n.uniform_exits {
@@ -805,10 +806,10 @@ fn emit_narrowed_loop<'ctx>(
     // The threads that skip get what the path leaves in the registers the sync point keeps
     // (the ones that run store their own, after the loop has read the old values): in
     // their own slots, or, for registers kept once for the block, when no thread runs.
-    let (per_thread, once): (Vec<_>, Vec<_>) = fills.into_iter().partition(|(r, _)| !layout.block_uniform.contains(r));
-    if !per_thread.is_empty() {
-        emit_skipped_fill(fc, layout, k, &per_thread, &bounds, empty)?;
+    if !n.thread_fills.is_empty() || !uniform_fills.is_empty() {
+        emit_skipped_fill(fc, regions, layout, k, n, &uniform_fills, &bounds, empty)?;
     }
+    let once = fills;
     if once.is_empty() {
         fc.b.build_conditional_branch(empty, after_narrowed, narrowed)?;
     } else {
@@ -824,12 +825,18 @@ fn emit_narrowed_loop<'ctx>(
     Ok(start)
 }
 
-/// Stores `values` in the slots of the threads outside region `k`'s `bounds` (of every
-/// thread if `empty`), each thread's indices stepped along x, then y, then z.
+/// For each thread outside region `k`'s `bounds` (every thread if `empty`), each thread's
+/// indices stepped along x, then y, then z: stores the `values` (one for the block), and
+/// if some registers the sync point keeps hold a value per thread (`Narrowing::
+/// thread_fills`), runs the path to the guard (after the region's entry: recomputed and
+/// reloaded registers) and stores them. The path's branches are uniform: the thread goes
+/// the way thread 0 went.
 fn emit_skipped_fill<'ctx>(
-    fc: &FnCx<'ctx, '_>,
+    fc: &mut FnCx<'ctx, '_>,
+    regions: &Regions,
     layout: &ContextLayout<'ctx>,
     k: usize,
+    n: &Narrowing,
     values: &[(ir::RegId, IntValue<'ctx>)],
     bounds: &LoopBounds<'ctx>,
     empty: IntValue<'ctx>,
@@ -856,6 +863,33 @@ fn emit_skipped_fill<'ctx>(
     for (r, v) in values {
         let (prefix, size) = layout.slots[r];
         store_context(fc, layout, prefix, fc.resize(*v, size * 8, false)?, t)?;
+    }
+    if !n.thread_fills.is_empty() {
+        fc.thread = Some(Thread { tid: [x, y, z], linear: t });
+        fc.debug_thread()?;
+        let f = fc.f;
+        for &(b, i) in &regions.replay[k] {
+            let inst = &f.blocks[b.0 as usize].insts[i];
+            fc.inst(inst).map_err(|e| e.at(&inst.span))?;
+        }
+        for r in regions.live_into_region(k) {
+            let (prefix, size) = layout.slots[&r];
+            let index = if layout.block_uniform.contains(&r) { zero } else { t };
+            let v = load_context(fc, layout, prefix, size, index, "")?;
+            let v = fc.resize(v, f.regs[r.0 as usize].ty.bits(), false)?;
+            fc.b.build_store(fc.regs[r.0 as usize], v)?;
+        }
+        for block in &n.path {
+            for inst in &f.blocks[block.0 as usize].insts {
+                fc.inst(inst).map_err(|e| e.at(&inst.span))?;
+            }
+        }
+        for r in &n.thread_fills {
+            let (prefix, size) = layout.slots[r];
+            let v = fc.load_reg(*r)?;
+            store_context(fc, layout, prefix, fc.resize(v, size * 8, false)?, t)?;
+        }
+        fc.thread = None;
     }
     let b = &fc.b;
     b.build_unconditional_branch(next)?;
