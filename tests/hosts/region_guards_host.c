@@ -12,7 +12,7 @@
  *             per-thread flag reset before the guard and kept across the barriers
  *   tile_diagonals  16 x 16 anti-diagonals, fully unrolled (32 barriers: one loop per region)
  *   stepped_band  a per-thread offset loaded from memory, stepped at the loop's latch in
- *             front of a band guard with a long body (the skipped threads run the latch)
+ *             front of a band guard with a long body (not narrowed: a value per thread)
  */
 #include <limits.h>
 #include <math.h>

@@ -164,8 +164,8 @@ extern "C" __global__ void tile_diagonals(const int *cost, int *out, int gap)
 }
 
 // A per-thread offset read from memory (not recomputable) stepped by a row at each loop
-// latch, in front of a band guard with a long body: the threads that skip run the latch
-// for their offset alone.
+// latch, in front of a band guard with a long body: the threads that skip would have to
+// run the latch for their offset (measured slower than the masked loop: not narrowed).
 extern "C" __global__ void stepped_band(const int *start, const float *in, float *out, int cols, int steps)
 {
     __shared__ float acc[256];

@@ -67,9 +67,6 @@ pub struct Narrowing {
     /// Registers kept per thread that the path sets to one value for the block and the
     /// sync point keeps: that value is stored for each thread that skips.
     pub uniform_fills: Vec<RegId>,
-    /// The other registers the path sets that the sync point keeps: the path is run for
-    /// each thread that skips, and they are stored in its slots.
-    pub thread_fills: Vec<RegId>,
     /// The region after the sync point the threads that skip go to (`None`: they exit).
     pub then_region: Option<usize>,
     pub bounds: Vec<Bound>,
@@ -161,10 +158,10 @@ const MAX_PATH: usize = 8;
 /// the region's start through blocks of pure values and branches on uniform predicates (a
 /// loop's latch and header: the block function evaluates them once, and runs the ordinary
 /// loop where they leave the path). The threads outside the bounds then only arrive at `T`:
-/// they need not run the region, only the path where it sets what `T` keeps (`fills`,
-/// `thread_fills`), if the region's recomputed registers are not kept there, the threads
-/// that pass reach `T` and nothing else (no exit, other sync point or call), and the path
-/// is not entered again before a sync point. The bounds' operands may come
+/// they need not run, if what the path sets that `T` keeps is one value for the whole
+/// block (stored for them: `fills`, `uniform_fills`), the region's recomputed registers are
+/// not kept there, the threads that pass reach `T` and nothing else (no exit, other sync
+/// point or call), and the path is not entered again before a sync point. The bounds' operands may come
 /// from the region's recomputed registers and the block-uniform registers live into it
 /// (`block_uniform`).
 pub fn analyze_region(f: &ir::Function, regions: &Regions, k: usize, block_uniform: &BTreeSet<RegId>) -> Option<Narrowing> {
@@ -231,53 +228,30 @@ pub fn analyze_region(f: &ir::Function, regions: &Regions, k: usize, block_unifo
     let uniform = regions.live_into_region(k).filter(|r| block_uniform.contains(r)).collect();
     let order = path.iter().enumerate().map(|(i, &b)| (b, i)).collect();
     let mut a = Analysis { f, path: path.clone(), order, local, outer, uniform, shapes: HashMap::new() };
-    // What the path sets that the point keeps: the threads that skip get it too, computed
-    // for each (`thread_fills`), or, for registers kept once for the block, one value.
+    // What the path sets that the point keeps: the threads that skip get it too, one value
+    // for the block (thread 0's).
     let end = (guard, f.blocks[guard].insts.len());
-    let (mut fills, mut uniform_fills, mut thread_fills) = (vec![], vec![], vec![]);
+    // A value per thread would need the path run for each thread that skips: measured
+    // slower than the masked loop (a pointer stepped at the latch in front of a body six
+    // times the path's length: 158 -> 196 ms), so no narrowing then.
+    let (mut fills, mut uniform_fills) = (vec![], vec![]);
     let set_on_path: BTreeSet<RegId> = a.local.keys().copied().collect();
     for r in set_on_path.into_iter().filter(|r| kept.contains(r)) {
-        match (block_uniform.contains(&r), a.shape_of(&Operand::Reg(r), end, 0) == Shape::Uniform) {
-            (true, true) => fills.push(r),
-            (false, true) => uniform_fills.push(r),
-            (false, false) => thread_fills.push(r),
-            (true, false) => return None,
+        if a.shape_of(&Operand::Reg(r), end, 0) != Shape::Uniform {
+            return None;
         }
-    }
-    // Running the path for each thread that skips pays only where it is much shorter than
-    // what they skip (measured: nw_wavefront's latch, as long as its body, made it slower).
-    let path_size: usize = path.iter().map(|&b| f.blocks[b].insts.len()).sum();
-    if !thread_fills.is_empty() && SKIPPED_PATH_SHARE * path_size > code_size(f, pass.0 as usize, point) {
-        return None;
+        if block_uniform.contains(&r) {
+            fills.push(r);
+        } else {
+            uniform_fills.push(r);
+        }
     }
     let roots: Vec<RegId> = fills.iter().chain(&uniform_fills).copied().collect();
     let mut n = a.narrowing(turns, cond, skips_when, &count, &regions.replay[k], &roots)?;
     n.fills = fills;
     n.uniform_fills = uniform_fills;
-    n.thread_fills = thread_fills;
     n.then_region = regions.sync_region[point];
     Some(n)
-}
-
-/// Threads that skip a region run its path to the guard for per-thread values the sync
-/// point keeps only if the code they skip is at least this many times the path's.
-const SKIPPED_PATH_SHARE: usize = 4;
-
-/// Instructions of the code from block `b` up to the sync-point block `point`.
-fn code_size(f: &ir::Function, b: usize, point: usize) -> usize {
-    let mut seen = vec![false; f.blocks.len()];
-    let mut work = vec![b];
-    let mut size = 0;
-    while let Some(b) = work.pop() {
-        if b >= f.blocks.len() || std::mem::replace(&mut seen[b], true) {
-            continue;
-        }
-        size += f.blocks[b].insts.len();
-        if b != point {
-            work.extend(successors(&f.blocks[b].term).iter().map(|x| x.0 as usize));
-        }
-    }
-    size
 }
 
 /// A path to a guard (see `analyze_region`).
@@ -394,7 +368,6 @@ impl Analysis<'_> {
             prelude: vec![],
             fills: vec![],
             uniform_fills: vec![],
-            thread_fills: vec![],
             then_region: None,
             bounds: vec![],
             uniform_exits: vec![],

@@ -806,8 +806,8 @@ fn emit_narrowed_loop<'ctx>(
     // The threads that skip get what the path leaves in the registers the sync point keeps
     // (the ones that run store their own, after the loop has read the old values): in
     // their own slots, or, for registers kept once for the block, when no thread runs.
-    if !n.thread_fills.is_empty() || !uniform_fills.is_empty() {
-        emit_skipped_fill(fc, regions, layout, k, n, &uniform_fills, &bounds, empty)?;
+    if !uniform_fills.is_empty() {
+        emit_skipped_fill(fc, layout, k, &uniform_fills, &bounds, empty)?;
     }
     let once = fills;
     if once.is_empty() {
@@ -825,18 +825,12 @@ fn emit_narrowed_loop<'ctx>(
     Ok(start)
 }
 
-/// For each thread outside region `k`'s `bounds` (every thread if `empty`), each thread's
-/// indices stepped along x, then y, then z: stores the `values` (one for the block), and
-/// if some registers the sync point keeps hold a value per thread (`Narrowing::
-/// thread_fills`), runs the path to the guard (after the region's entry: recomputed and
-/// reloaded registers) and stores them. The path's branches are uniform: the thread goes
-/// the way thread 0 went.
+/// Stores `values` in the slots of the threads outside region `k`'s `bounds` (of every
+/// thread if `empty`), each thread's indices stepped along x, then y, then z.
 fn emit_skipped_fill<'ctx>(
-    fc: &mut FnCx<'ctx, '_>,
-    regions: &Regions,
+    fc: &FnCx<'ctx, '_>,
     layout: &ContextLayout<'ctx>,
     k: usize,
-    n: &Narrowing,
     values: &[(ir::RegId, IntValue<'ctx>)],
     bounds: &LoopBounds<'ctx>,
     empty: IntValue<'ctx>,
@@ -863,33 +857,6 @@ fn emit_skipped_fill<'ctx>(
     for (r, v) in values {
         let (prefix, size) = layout.slots[r];
         store_context(fc, layout, prefix, fc.resize(*v, size * 8, false)?, t)?;
-    }
-    if !n.thread_fills.is_empty() {
-        fc.thread = Some(Thread { tid: [x, y, z], linear: t });
-        fc.debug_thread()?;
-        let f = fc.f;
-        for &(b, i) in &regions.replay[k] {
-            let inst = &f.blocks[b.0 as usize].insts[i];
-            fc.inst(inst).map_err(|e| e.at(&inst.span))?;
-        }
-        for r in regions.live_into_region(k) {
-            let (prefix, size) = layout.slots[&r];
-            let index = if layout.block_uniform.contains(&r) { zero } else { t };
-            let v = load_context(fc, layout, prefix, size, index, "")?;
-            let v = fc.resize(v, f.regs[r.0 as usize].ty.bits(), false)?;
-            fc.b.build_store(fc.regs[r.0 as usize], v)?;
-        }
-        for block in &n.path {
-            for inst in &f.blocks[block.0 as usize].insts {
-                fc.inst(inst).map_err(|e| e.at(&inst.span))?;
-            }
-        }
-        for r in &n.thread_fills {
-            let (prefix, size) = layout.slots[r];
-            let v = fc.load_reg(*r)?;
-            store_context(fc, layout, prefix, fc.resize(v, size * 8, false)?, t)?;
-        }
-        fc.thread = None;
     }
     let b = &fc.b;
     b.build_unconditional_branch(next)?;
