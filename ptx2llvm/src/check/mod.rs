@@ -91,8 +91,14 @@ impl ModuleChecker {
     fn run(&mut self, module: &ast::Module) {
         let mut saw_version = false;
         let mut saw_other = false;
+        let mut saw_target = false;
+        // The first directive after `.version`, where `.target` belongs.
+        let mut after_version: Option<ast::Span> = None;
         self.out.address_size = 64;
         for item in &module.items {
+            if saw_version && after_version.is_none() && !matches!(item, ast::Item::Version { .. } | ast::Item::Ignored { .. } | ast::Item::File { .. }) {
+                after_version = Some(item_span(item));
+            }
             match item {
                 ast::Item::Version { major, minor, span } => {
                     if saw_version {
@@ -104,6 +110,7 @@ impl ModuleChecker {
                     self.out.version = (*major, *minor);
                 }
                 ast::Item::Target { targets, .. } => {
+                    saw_target = true;
                     for t in targets {
                         if !is_target_name(&t.node) {
                             self.diags.push(Diagnostic::error(t.span.clone(), format!("unknown target `{}`", t.node)));
@@ -140,6 +147,10 @@ impl ModuleChecker {
             }
             // The rest is judged as the newest ISA: one error, not one per instruction.
             self.out.version = crate::target::NEWEST_PTX_ISA;
+        } else if !saw_target {
+            // ptxas: "Missing .target directive at start of file".
+            let at = after_version.map(|s| s.start..s.start).unwrap_or(module.items.last().map(item_span).map(|s| s.end..s.end).unwrap_or(0..0));
+            self.diags.push(Diagnostic::error(at, "missing `.target` directive after `.version` (e.g. `.target sm_80`)"));
         }
         // Declare every function first so that calls may refer forward.
         let mut bodies = vec![];
