@@ -127,7 +127,10 @@ impl ModuleChecker {
                     self.target_sm = targets.iter().find_map(|t| target_sm(&t.node));
                 }
                 ast::Item::AddressSize { bits, span } => {
-                    if *bits != 32 && *bits != 64 {
+                    if self.declared_address_size.is_some() {
+                        // ptxas: a syntax error at the second one.
+                        self.diags.push(Diagnostic::error(span.clone(), "duplicate `.address_size` directive"));
+                    } else if *bits != 32 && *bits != 64 {
                         self.diags.push(Diagnostic::error(span.clone(), format!("`.address_size` must be 32 or 64, not {bits}")));
                     } else if *bits == 32 {
                         self.diags.push(Diagnostic::error(span.clone(), "not supported yet: `.address_size 32` (32-bit generic addressing)"));
