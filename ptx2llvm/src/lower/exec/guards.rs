@@ -26,8 +26,9 @@
 //! barrier, so the region's dense loop runs over the others alone; what the path to the
 //! guard sets for every thread (a loop counter, a flag reset each step) is stored for them.
 
-use crate::ir::visit::{defs, successors, uses};
+use crate::ir::visit::{defs, uses};
 use crate::ir::{self, BlockId, BoolOp, CmpOp, Dim, Op, Operand, PredRef, RegId, ScalarType, SpecialReg, StateSpace, Terminator};
+use crate::lower::exec::recompute::Defs;
 use crate::lower::exec::regions::Regions;
 use std::collections::{BTreeSet, HashMap};
 
@@ -101,9 +102,8 @@ type PathDef = ((usize, usize), bool);
 
 struct Analysis<'f> {
     f: &'f ir::Function,
-    /// The path's blocks and their place on it.
+    /// The path's blocks (at most `MAX_PATH`).
     path: Vec<usize>,
-    order: HashMap<usize, usize>,
     /// Per register, the path's instructions that set it, in order: a use on the path
     /// reads the last one before it.
     local: HashMap<RegId, Vec<PathDef>>,
@@ -117,17 +117,9 @@ struct Analysis<'f> {
     shapes: HashMap<(usize, usize), Shape>,
 }
 
-/// How many times each register is defined in `f`.
-fn def_counts(f: &ir::Function) -> HashMap<RegId, usize> {
-    let mut count: HashMap<RegId, usize> = HashMap::new();
-    for inst in f.blocks.iter().flat_map(|b| &b.insts) {
-        let mut d = vec![];
-        defs(&inst.op, &mut d);
-        for r in d {
-            *count.entry(r).or_default() += 1;
-        }
-    }
-    count
+/// How many times each register is defined in `f` (sync points that write it included).
+fn def_counts(f: &ir::Function) -> Vec<usize> {
+    Defs::new(f).sites.iter().map(Vec::len).collect()
 }
 
 /// Finds the guards of `f` (a kernel without sync points) that can become loop bounds.
@@ -145,7 +137,7 @@ pub fn analyze(f: &ir::Function) -> Option<Narrowing> {
     // The entry block may be a loop's header: only registers set once in the function.
     let count = def_counts(f);
     let local = single_defs_in(f, 0, &count).into_iter().map(|(r, i)| (r, vec![((0, i), true)])).collect();
-    let a = Analysis { f, path: vec![0], order: HashMap::from([(0, 0)]), local, outer: HashMap::new(), uniform: BTreeSet::new(), shapes: HashMap::new() };
+    let a = Analysis { f, path: vec![0], local, outer: HashMap::new(), uniform: BTreeSet::new(), shapes: HashMap::new() };
     a.narrowing(vec![None], *cond, exits_when, &count, &[], &[])
 }
 
@@ -175,36 +167,11 @@ pub fn analyze_region(f: &ir::Function, regions: &Regions, k: usize, block_unifo
     let guard = *path.last()?;
     let Terminator::Branch { then_, else_, .. } = &f.blocks[guard].term else { return None };
     let pass = if skips_when { *else_ } else { *then_ };
-    let mut seen = vec![false; f.blocks.len()];
-    let mut work = vec![pass.0 as usize];
-    while let Some(b) = work.pop() {
-        if b >= f.blocks.len() || path.contains(&b) {
-            return None;
-        }
-        if std::mem::replace(&mut seen[b], true) {
-            continue;
-        }
-        let block = &f.blocks[b];
-        if block.insts.iter().any(|i| matches!(i.op, Op::Call { .. })) {
-            return None;
-        }
-        match &block.term {
-            Terminator::Sync { .. } if b == point => {}
-            Terminator::Sync { .. } | Terminator::Exit | Terminator::Return => return None,
-            t => work.extend(successors(t).iter().map(|x| x.0 as usize)),
-        }
+    if regions.sole_point_from(f, pass) != Some(point) || regions.code_of(f, &[pass.0 as usize]).iter().any(|b| path.contains(b)) {
+        return None;
     }
     // The region's recomputed registers are what every thread computes at its start: the
     // threads that skip would not store them.
-    let kept = regions.kept_at(f, point);
-    let mut recomputed = vec![];
-    for &(b, i) in &regions.replay[k] {
-        defs(&f.blocks[b.0 as usize].insts[i].op, &mut recomputed);
-    }
-    if recomputed.iter().any(|r| kept.contains(r)) {
-        return None;
-    }
-    let count = def_counts(f);
     let mut outer: HashMap<RegId, (usize, usize)> = HashMap::new();
     for &(b, i) in &regions.replay[k] {
         let mut d = vec![];
@@ -213,6 +180,11 @@ pub fn analyze_region(f: &ir::Function, regions: &Regions, k: usize, block_unifo
             outer.insert(r, (b.0 as usize, i));
         }
     }
+    let kept = regions.kept_at(f, point);
+    if outer.keys().any(|r| kept.contains(r)) {
+        return None;
+    }
+    let count = def_counts(f);
     // The path runs once per thread and run (the induction split sets its registers again
     // before each use).
     let mut local: HashMap<RegId, Vec<PathDef>> = HashMap::new();
@@ -226,8 +198,7 @@ pub fn analyze_region(f: &ir::Function, regions: &Regions, k: usize, block_unifo
         }
     }
     let uniform = regions.live_into_region(k).filter(|r| block_uniform.contains(r)).collect();
-    let order = path.iter().enumerate().map(|(i, &b)| (b, i)).collect();
-    let mut a = Analysis { f, path: path.clone(), order, local, outer, uniform, shapes: HashMap::new() };
+    let mut a = Analysis { f, path: path.clone(), local, outer, uniform, shapes: HashMap::new() };
     // What the path sets that the point keeps: the threads that skip get it too, one value
     // for the block (thread 0's).
     let end = (guard, f.blocks[guard].insts.len());
@@ -331,7 +302,7 @@ impl Analysis<'_> {
     /// The source of `r` read by the instruction at `user` (index `insts.len()`: the
     /// block's terminator).
     fn source(&self, r: RegId, user: (usize, usize)) -> Source {
-        if let Some(&place) = self.order.get(&user.0) {
+        if let Some(place) = self.path.iter().position(|&b| b == user.0) {
             if let Some(&((at, j), unguarded)) = self.local.get(&r).and_then(|v| v.iter().rev().find(|(p, _)| *p < (place, user.1))) {
                 return if unguarded { Source::Inst(self.path[at], j) } else { Source::Unknown };
             }
@@ -349,7 +320,7 @@ impl Analysis<'_> {
         turns: Vec<Option<(PredRef, bool)>>,
         cond: PredRef,
         skips_when: bool,
-        count: &HashMap<RegId, usize>,
+        count: &[usize],
         replay: &[(BlockId, usize)],
         fills: &[RegId],
     ) -> Option<Narrowing> {
@@ -401,7 +372,7 @@ impl Analysis<'_> {
             let Source::Inst(b, i) = self.source(reg, user) else { continue };
             let at = (b, i);
             // The loop assumes the value wherever the register is set: only its one definition.
-            if count.get(&reg) != Some(&1) {
+            if count.get(reg.0 as usize) != Some(&1) {
                 continue;
             }
             if let Op::Setp { cmp, ty, dst, dst_not: None, a: x, b: y, combine: None, .. } = self.inst(at).clone() {
@@ -456,7 +427,7 @@ impl Analysis<'_> {
                 }
             }
         }
-        let on_path = |b: usize| self.order.contains_key(&b);
+        let on_path = |b: usize| self.path.contains(&b);
         n.replay = replay.iter().copied().filter(|(b, i)| !on_path(b.0 as usize) && include.contains(&(b.0 as usize, *i))).collect();
         n.uniform_loads = loads.into_iter().collect();
         for &b in &self.path {
@@ -489,13 +460,13 @@ fn is_pure(op: &Op) -> bool {
 }
 
 /// Registers defined exactly once in the function, by an unguarded instruction of block `b`.
-fn single_defs_in(f: &ir::Function, b: usize, count: &HashMap<RegId, usize>) -> HashMap<RegId, usize> {
+fn single_defs_in(f: &ir::Function, b: usize, count: &[usize]) -> HashMap<RegId, usize> {
     let mut out = HashMap::new();
     for (i, inst) in f.blocks[b].insts.iter().enumerate() {
         let mut d = vec![];
         defs(&inst.op, &mut d);
         for r in d {
-            if inst.guard.is_none() && count.get(&r) == Some(&1) {
+            if inst.guard.is_none() && count.get(r.0 as usize) == Some(&1) {
                 out.insert(r, i);
             }
         }

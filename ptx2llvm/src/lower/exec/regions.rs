@@ -195,7 +195,7 @@ impl Regions {
     }
 
     /// The blocks of code starting at `from` up to the next sync points (those included).
-    fn code_of(&self, f: &ir::Function, from: &[usize]) -> Vec<usize> {
+    pub(crate) fn code_of(&self, f: &ir::Function, from: &[usize]) -> Vec<usize> {
         let mut seen = vec![false; f.blocks.len()];
         let mut out = vec![];
         let mut work = from.to_vec();
@@ -251,30 +251,26 @@ impl Regions {
     /// called `.func` may exit). After a run of `k` by every thread the whole block waits
     /// there.
     pub fn sole_successor(&self, f: &ir::Function, k: usize) -> Option<usize> {
-        let mut seen = BTreeSet::new();
-        let mut work = vec![*self.starts.get(k)?];
-        let mut next = None;
-        while let Some(id) = work.pop() {
-            if !seen.insert(id) {
-                continue;
-            }
-            let block = f.blocks.get(id.0 as usize)?;
+        self.sole_point_from(f, *self.starts.get(k)?).and_then(|b| self.sync_region[b])
+    }
+
+    /// The one sync-point block that code from block `from` reaches, if it reaches no other,
+    /// no `exit` and no call.
+    pub fn sole_point_from(&self, f: &ir::Function, from: BlockId) -> Option<usize> {
+        let mut point = None;
+        for b in self.code_of(f, &[from.0 as usize]) {
+            let block = f.blocks.get(b)?;
             if block.insts.iter().any(|i| matches!(i.op, Op::Call { .. })) {
                 return None;
             }
             match &block.term {
-                Terminator::Jump(_) | Terminator::Branch { .. } => work.extend(successors(&block.term)),
-                Terminator::Sync { .. } => {
-                    let j = self.sync_region[id.0 as usize]?;
-                    if next.is_some_and(|n| n != j) {
-                        return None;
-                    }
-                    next = Some(j);
-                }
+                Terminator::Sync { .. } if point.is_some() => return None,
+                Terminator::Sync { .. } => point = Some(b),
                 Terminator::Exit | Terminator::Return => return None,
+                Terminator::Jump(_) | Terminator::Branch { .. } => {}
             }
         }
-        next
+        point
     }
 }
 
