@@ -146,6 +146,44 @@ static int check_split_barrier(unsigned grid, unsigned block)
     return bad != 0;
 }
 
+/* partial_warps: redux.add, ballot and redux.max over the lanes that exist (the last
+ * warp of a block of `block` threads may be partial), three words per thread. */
+static int check_partial_warps(harness_rng *rng, unsigned grid, unsigned block)
+{
+    const ptxrtKernel *k = harness_find_kernel("partial_warps");
+    int total = (int)(grid * block);
+    int *in = harness_xmalloc((size_t)total * sizeof(int));
+    uint32_t *out = harness_xmalloc((size_t)total * 3 * 4), *exp = harness_xmalloc((size_t)total * 3 * 4);
+    for (int i = 0; i < total; i++) in[i] = (int)harness_rng_u32(rng);
+    for (unsigned b = 0; b < grid; b++) {
+        for (unsigned w0 = 0; w0 < block; w0 += 32) {
+            unsigned lanes = block - w0 < 32 ? block - w0 : 32;
+            const int *v = in + b * block + w0;
+            uint32_t sum = 0, ballot = 0;
+            for (unsigned l = 0; l < lanes; l++) {
+                uint32_t x = (uint32_t)v[l] * 3u + 1u;
+                sum += x;
+                if (x & 1) ballot |= 1u << l;
+            }
+            uint32_t max = 0;
+            for (unsigned l = 0; l < lanes; l++) {
+                uint32_t x = ((uint32_t)v[l] * 3u + 1u) ^ sum;
+                if (x > max) max = x;
+            }
+            for (unsigned l = 0; l < lanes; l++) {
+                uint32_t *e = exp + 3 * ((size_t)b * block + w0 + l);
+                e[0] = sum; e[1] = ballot; e[2] = max;
+            }
+        }
+    }
+    void *args[] = {&in, &out};
+    PTXRT_CHECK(ptxrtLaunchKernel(k, harness_dim3(grid, 1, 1), harness_dim3(block, 1, 1), args, 0, NULL));
+    size_t bad = harness_compare_u32("partial_warps (redux.add, ballot, redux.max)", exp, out, (size_t)total * 3);
+    if (bad) fprintf(stderr, "partial_warps grid=%u block=%u\n", grid, block);
+    free(in); free(out); free(exp);
+    return bad != 0;
+}
+
 int main(void)
 {
     harness_rng rng;
@@ -158,6 +196,8 @@ int main(void)
     rc |= harness_finish("block_sum", 4, f);
     f = check_shuffles(&rng, 3, 64) + check_shuffles(&rng, 40, 256);
     rc |= harness_finish("shuffles", 2, f);
+    f = check_partial_warps(&rng, 7, 48) + check_partial_warps(&rng, 5, 100) + check_partial_warps(&rng, 3, 33) + check_partial_warps(&rng, 4, 64);
+    rc |= harness_finish("partial_warps", 4, f);
     f = check_votes(&rng, 5, 128) + check_votes(&rng, 2, 1024);
     rc |= harness_finish("votes", 2, f);
     f = check_named_barriers(&rng, 3, 64) + check_named_barriers(&rng, 50, 256) + check_named_barriers(&rng, 4, 1024);

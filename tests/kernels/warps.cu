@@ -89,3 +89,21 @@ extern "C" __global__ void split_barrier(int *out)
         out[blockIdx.x * blockDim.x + t] = s[(t + 1) % blockDim.x] + 1;
     }
 }
+
+// Warp collectives right after code that every thread runs, in blocks whose last warp is
+// partial (the membermask names the lanes that exist): the block function leaves such
+// blocks to the scheduler, which reads the thread states the dense run would otherwise not
+// need to write.
+extern "C" __global__ void partial_warps(const int *in, unsigned *out)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    unsigned warp = threadIdx.x / 32, left = blockDim.x - warp * 32;
+    unsigned mask = left >= 32 ? 0xffffffffu : (1u << left) - 1;
+    int v = in[i] * 3 + 1;
+    unsigned s = __reduce_add_sync(mask, (unsigned)v);
+    unsigned b = __ballot_sync(mask, v & 1);
+    unsigned m = __reduce_max_sync(mask, (unsigned)v ^ s);
+    out[3 * i] = s;
+    out[3 * i + 1] = b;
+    out[3 * i + 2] = m;
+}

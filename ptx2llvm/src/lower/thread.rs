@@ -58,6 +58,10 @@ pub struct Thread<'ctx> {
     pub tid: [IntValue<'ctx>; 3],
     /// x + ntid.x * (y + ntid.y * z)
     pub linear: IntValue<'ctx>,
+    /// `linear` as an i64 computed without a 32-bit add (in a thread loop: the loop's
+    /// x index plus the row's start), for context addresses: LLVM then sees them as affine
+    /// in the loop index without proving that the i32 sum does not wrap.
+    pub linear_wide: Option<IntValue<'ctx>>,
 }
 
 pub struct FnCx<'ctx, 'a> {

@@ -23,7 +23,7 @@
 
 use crate::ir;
 use crate::lower::abi::sync;
-use crate::lower::exec::kernel::{load_context, ContextLayout, RegionEntries};
+use crate::lower::exec::kernel::{load_context, store_context, ContextLayout, RegionEntries};
 use crate::lower::exec::regions;
 use crate::lower::exec::warps::{self, Arrival};
 use crate::lower::thread::FnCx;
@@ -38,6 +38,11 @@ const STREAK: u64 = 64;
 /// Per region: the completion of the warp collective it follows for a block whose threads
 /// all wait there (`warps`, `Arrival::Whole`), going on with the region's dense loop; `None`
 /// for regions after other points.
+///
+/// A dense run that can only end at that collective leaves the thread states unwritten
+/// (`kernel::States::Implied`): where the completion cannot be made here (a block that is
+/// not whole warps), every state word is set to the collective's region before the
+/// scheduler reads them (after a decision of case 1 they already say so).
 pub(crate) fn emit_whole_completions<'ctx>(
     fc: &FnCx<'ctx, '_>,
     layout: &ContextLayout<'ctx>,
@@ -50,11 +55,35 @@ pub(crate) fn emit_whole_completions<'ctx>(
         .enumerate()
         .map(|(k, p)| match p {
             Some(p @ ir::SyncPoint::Warp(w)) if warps::computed_inline(p) => {
-                warps::emit_completion(fc, layout, w, k, Arrival::Whole, entries.dense[k], schedule).map(Some)
+                let fallback = emit_state_fill(fc, layout, k, schedule)?;
+                warps::emit_completion(fc, layout, w, k, Arrival::Whole, entries.dense[k], fallback).map(Some)
             }
             _ => Ok(None),
         })
         .collect()
+}
+
+/// Sets every thread's state word to `k` (waiting to enter region `k`), then goes on to
+/// `then`. Returns the first block.
+fn emit_state_fill<'ctx>(fc: &FnCx<'ctx, '_>, layout: &ContextLayout<'ctx>, k: usize, then: BasicBlock<'ctx>) -> R<BasicBlock<'ctx>> {
+    let i32t = fc.cx.i32_type();
+    let state = layout.state.ok_or_else(|| LowerError::Internal("warp collective without thread states".into()))?;
+    let start = fc.new_block(&format!("states{k}.fill"));
+    let body = fc.new_block(&format!("states{k}.fill.loop"));
+    let b = &fc.b;
+    b.position_at_end(start);
+    let nthreads = fc.uni.nthreads;
+    let any = b.build_int_compare(P::NE, nthreads, i32t.const_zero(), "")?;
+    b.build_conditional_branch(any, body, then)?;
+    b.position_at_end(body);
+    let i = b.build_phi(i32t, "thread")?;
+    let iv = i.as_basic_value().into_int_value();
+    store_context(fc, layout, state, i32t.const_int(k as u64, false), iv)?;
+    let next = b.build_int_nuw_add(iv, i32t.const_int(1, false), "")?;
+    let more = b.build_int_compare(P::ULT, next, nthreads, "")?;
+    b.build_conditional_branch(more, body, then)?;
+    i.add_incoming(&[(&i32t.const_zero(), start), (&next, body)]);
+    Ok(start)
 }
 
 /// Per region: the completion of the warp collective it follows for the warps whose live

@@ -597,9 +597,9 @@ pub(crate) fn emit_dispatch<'ctx>(fc: &mut FnCx<'ctx, '_>, regions: &Regions, la
     for q in 0..n {
         let run = fc.new_block(&format!("ix.run{q}"));
         let next_pass = fc.new_block(&format!("ix.passed{q}"));
-        let dense = kernel::emit_region_loop(fc, regions, layout, RegionSel::Point(q), Filter::All, None, next_pass)?;
+        let dense = kernel::emit_region_loop(fc, regions, layout, RegionSel::Point(q), Filter::All, kernel::States::Written, None, next_pass)?;
         let dense = emit_prefetch(fc, layout, q, dense)?;
-        let waiting = kernel::emit_region_loop(fc, regions, layout, RegionSel::Point(q), Filter::Waiting(q), None, next_pass)?;
+        let waiting = kernel::emit_region_loop(fc, regions, layout, RegionSel::Point(q), Filter::Waiting(q), kernel::States::Written, None, next_pass)?;
         let b = &fc.b;
         b.position_at_end(checks[q]);
         let parked = b.build_load(i32t, st.counts[q], "parked")?.into_int_value();
@@ -664,7 +664,7 @@ fn emit_prefetch<'ctx>(fc: &mut FnCx<'ctx, '_>, layout: &ContextLayout<'ctx>, q:
     let (t, x, y, z) = (phi("pf.t")?, phi("pf.x")?, phi("pf.y")?, phi("pf.z")?);
     let tv = t.as_basic_value().into_int_value();
     let [xv, yv, zv] = [x, y, z].map(|p| p.as_basic_value().into_int_value());
-    fc.thread = Some(crate::lower::thread::Thread { tid: [xv, yv, zv], linear: tv });
+    fc.thread = Some(crate::lower::thread::Thread { tid: [xv, yv, zv], linear: tv, linear_wide: None });
     // Its registers at the header as a resume there sets them, the induction
     // `PREFETCH_PASSES` passes on; then the addresses from it.
     let reads = &lp.prefetch.reads;

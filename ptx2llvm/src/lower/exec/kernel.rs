@@ -63,6 +63,19 @@ pub(crate) enum Filter<'ctx> {
     Waiting(usize),
 }
 
+/// Whether a thread loop writes each thread's state word at the sync point it reaches.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum States {
+    Written,
+    /// Not written: a dense run of a region that can only end at one sync point, after
+    /// which the block goes on without reading the states (the next region's dense run,
+    /// or the completion of a warp collective for every warp, which writes them itself
+    /// before it ever hands the block to the scheduler: `decide::emit_whole_completions`).
+    /// Whatever reads the states later (the decision after a region, the scheduler, a loop
+    /// over released threads) comes after a run that wrote every thread's own.
+    Implied,
+}
+
 pub struct LoweredKernel<'ctx> {
     pub block_fn: FunctionValue<'ctx>,
     pub context_bytes_per_thread: u32,
@@ -266,8 +279,8 @@ pub fn lower_entry<'ctx>(ml: &ModuleLowerer<'ctx, '_>, index: usize, f: &ir::Fun
         // Interchanged loops need every thread's context: no narrowing.
         let narrowing = guards::analyze(f).filter(|_| layout.interchange.is_none());
         let thread_loop = |fc: &mut FnCx<'ctx, '_>| match &narrowing {
-            Some(narrowing) => emit_narrowed_loop(fc, &regions, &layout, 0, narrowing, None, after, after),
-            None => emit_region_loop(fc, &regions, &layout, RegionSel::One(0), Filter::All, None, after),
+            Some(narrowing) => emit_narrowed_loop(fc, &regions, &layout, 0, narrowing, None, States::Written, after, after),
+            None => emit_region_loop(fc, &regions, &layout, RegionSel::One(0), Filter::All, States::Written, None, after),
         };
         let start = match texture_versions::linear_fetch_handles(f) {
             Some(handles) => {
@@ -363,7 +376,7 @@ pub fn lower_entry<'ctx>(ml: &ModuleLowerer<'ctx, '_>, index: usize, f: &ir::Fun
             };
             let (decided, _, _) = decision(&fc, &entries)?;
             let next = interchange::emit_dispatch(&mut fc, &regions, &layout, decided)?;
-            let lp = emit_region_loop(&mut fc, &regions, &layout, RegionSel::Picked(picked.0), Filter::DenseOrReleased(picked.1), None, next)?;
+            let lp = emit_region_loop(&mut fc, &regions, &layout, RegionSel::Picked(picked.0), Filter::DenseOrReleased(picked.1), States::Written, None, next)?;
             fc.b.position_at_end(shared);
             fc.b.build_unconditional_branch(lp)?;
             fc.b.position_at_end(entry);
@@ -420,6 +433,13 @@ pub fn lower_entry<'ctx>(ml: &ModuleLowerer<'ctx, '_>, index: usize, f: &ir::Fun
                     })
                 })
                 .collect::<R<_>>()?;
+            // Dense runs that go on without a look at the states need not write them.
+            let dense_states: Vec<States> = (0..n)
+                .map(|k| match regions.sole_successor(f, k) {
+                    Some(j) if layout.interchange.is_none() && (points[j].is_some_and(regions::is_plain_barrier) || whole[j].is_some()) => States::Implied,
+                    _ => States::Written,
+                })
+                .collect();
             let mut cases = vec![];
             for k in 1..n {
                 let pick = fc.new_block(&format!("region{k}"));
@@ -443,7 +463,7 @@ pub fn lower_entry<'ctx>(ml: &ModuleLowerer<'ctx, '_>, index: usize, f: &ir::Fun
                     let flag = fc.b.build_phi(cx.bool_type(), "dense")?;
                     flag.add_incoming(&[(&cx.bool_type().const_int(1, false), dense_entry), (&cx.bool_type().const_zero(), entries.released[k])]);
                     let dense = flag.as_basic_value().into_int_value();
-                    let lp = emit_region_loop(&mut fc, &regions, &layout, RegionSel::One(k), Filter::DenseOrReleased(dense), None, leave)?;
+                    let lp = emit_region_loop(&mut fc, &regions, &layout, RegionSel::One(k), Filter::DenseOrReleased(dense), States::Written, None, leave)?;
                     fc.b.position_at_end(one);
                     fc.b.build_unconditional_branch(lp)?;
                     fc.b.position_at_end(leave);
@@ -451,7 +471,8 @@ pub fn lower_entry<'ctx>(ml: &ModuleLowerer<'ctx, '_>, index: usize, f: &ir::Fun
                     fc.b.position_at_end(dense_entry);
                     fc.b.build_unconditional_branch(one)?;
                     if let Some((then_dense, guard)) = &guard {
-                        let narrowed = emit_narrowed_loop(&mut fc, &regions, &layout, k, guard, Some(dense_entry), after_dense[k], *then_dense)?;
+                        let narrowed =
+                            emit_narrowed_loop(&mut fc, &regions, &layout, k, guard, Some(dense_entry), dense_states[k], after_dense[k], *then_dense)?;
                         fc.b.position_at_end(entries.dense[k]);
                         fc.b.build_unconditional_branch(narrowed)?;
                     }
@@ -461,18 +482,18 @@ pub fn lower_entry<'ctx>(ml: &ModuleLowerer<'ctx, '_>, index: usize, f: &ir::Fun
                     continue;
                 }
                 let dense = match &guard {
-                    Some((then_dense, guard)) => emit_narrowed_loop(&mut fc, &regions, &layout, k, guard, None, after_dense[k], *then_dense)?,
-                    None => emit_region_loop(&mut fc, &regions, &layout, RegionSel::One(k), Filter::All, None, after_dense[k])?,
+                    Some((then_dense, guard)) => emit_narrowed_loop(&mut fc, &regions, &layout, k, guard, None, dense_states[k], after_dense[k], *then_dense)?,
+                    None => emit_region_loop(&mut fc, &regions, &layout, RegionSel::One(k), Filter::All, dense_states[k], None, after_dense[k])?,
                 };
                 fc.b.position_at_end(entries.dense[k]);
                 fc.b.build_unconditional_branch(dense)?;
-                let checked = emit_region_loop(&mut fc, &regions, &layout, RegionSel::One(k), Filter::Released, None, after_released[k])?;
+                let checked = emit_region_loop(&mut fc, &regions, &layout, RegionSel::One(k), Filter::Released, States::Written, None, after_released[k])?;
                 fc.b.position_at_end(entries.released[k]);
                 fc.b.build_unconditional_branch(checked)?;
                 cases.push((k, pick));
             }
             // Region 0 (the entry) runs for every thread.
-            let first = emit_region_loop(&mut fc, &regions, &layout, RegionSel::One(0), Filter::All, None, after_dense[0])?;
+            let first = emit_region_loop(&mut fc, &regions, &layout, RegionSel::One(0), Filter::All, dense_states[0], None, after_dense[0])?;
             fc.b.position_at_end(entries.dense[0]);
             fc.b.build_unconditional_branch(first)?;
             fc.b.position_at_end(entries.released[0]);
@@ -599,11 +620,20 @@ pub(crate) fn context_elem<'ctx>(fc: &FnCx<'ctx, '_>, prefix: u64, size: u32, ti
     let i64t = fc.cx.i64_type();
     let n = fc.b.build_int_z_extend(fc.uni.nthreads, i64t, "")?;
     let base = fc.b.build_int_mul(n, i64t.const_int(prefix, false), "")?;
-    let t = fc.b.build_int_z_extend(tid, i64t, "")?;
+    let t = wide_index(fc, tid)?;
     let off = fc.b.build_int_mul(t, i64t.const_int(size as u64, false), "")?;
     let off = fc.b.build_int_add(base, off, "")?;
     // SAFETY (of the generated code): context holds bytes_per_thread * nthreads bytes.
     Ok(unsafe { fc.b.build_in_bounds_gep(fc.cx.i8_type(), fc.uni.context, &[off], "")? })
+}
+
+/// Context index `tid` as an i64 (the thread loop's own wide index where `tid` is the
+/// current thread's: see `Thread::linear_wide`).
+fn wide_index<'ctx>(fc: &FnCx<'ctx, '_>, tid: IntValue<'ctx>) -> R<IntValue<'ctx>> {
+    match fc.thread.and_then(|t| t.linear_wide.filter(|_| t.linear == tid)) {
+        Some(wide) => Ok(wide),
+        None => Ok(fc.b.build_int_z_extend(tid, fc.cx.i64_type(), "")?),
+    }
 }
 
 impl<'ctx> ContextLayout<'ctx> {
@@ -623,7 +653,7 @@ impl<'ctx> ContextLayout<'ctx> {
             return context_elem(fc, prefix, size, tid);
         }
         let i64t = fc.cx.i64_type();
-        let t = fc.b.build_int_z_extend(tid, i64t, "")?;
+        let t = wide_index(fc, tid)?;
         let off = fc.b.build_int_nuw_mul(t, i64t.const_int(self.frame_bytes, false), "")?;
         no_signed_wrap(off);
         // SAFETY (of the generated code): the frames are the first nthreads * frame_bytes
@@ -688,12 +718,14 @@ pub(crate) struct LoopBounds<'ctx> {
 /// The threads outside the bounds keep the state they had (they are at the barrier all the
 /// same): nothing reads it before every thread has written its state again. The run goes
 /// on with the dense run of the barrier's region, and the state words are read (by the
-/// block function's decision or the scheduler) only after the dense run of a region that
-/// is not narrowed, in which every thread writes its own.
+/// block function's decision or the scheduler) only after a dense run that writes them
+/// (`States::Written`: a region that is not narrowed and can end at several points), in
+/// which every thread writes its own.
 ///
 /// `general` runs the ordinary loop (`None`: a dense loop of region `k` going on at
 /// `after`); the narrowed loop goes on at `after_narrowed` (for a region: the dense run of
-/// the region after the sync point every thread then waits at).
+/// the region after the sync point every thread then waits at). `states` says whether the
+/// runs write the thread states.
 #[allow(clippy::too_many_arguments)]
 fn emit_narrowed_loop<'ctx>(
     fc: &mut FnCx<'ctx, '_>,
@@ -702,6 +734,7 @@ fn emit_narrowed_loop<'ctx>(
     k: usize,
     n: &Narrowing,
     general: Option<BasicBlock<'ctx>>,
+    states: States,
     after: BasicBlock<'ctx>,
     after_narrowed: BasicBlock<'ctx>,
 ) -> R<BasicBlock<'ctx>> {
@@ -709,12 +742,12 @@ fn emit_narrowed_loop<'ctx>(
     let (i32t, i64t) = (cx.i32_type(), cx.i64_type());
     let general = match general {
         Some(bb) => bb,
-        None => emit_region_loop(fc, regions, layout, RegionSel::One(k), Filter::All, None, after)?,
+        None => emit_region_loop(fc, regions, layout, RegionSel::One(k), Filter::All, states, None, after)?,
     };
     let start = fc.new_block(&format!("r{k}.bounds"));
     fc.b.position_at_end(start);
     let zero = i32t.const_zero();
-    fc.thread = Some(Thread { tid: [zero; 3], linear: zero });
+    fc.thread = Some(Thread { tid: [zero; 3], linear: zero, linear_wide: None });
     fc.debug_thread()?;
     let f = fc.f;
     for &(b, i) in &n.replay {
@@ -799,7 +832,7 @@ fn emit_narrowed_loop<'ctx>(
     let check_empty = fc.new_block(&format!("r{k}.bounds.exact"));
     fc.b.build_conditional_branch(exact, check_empty, general)?;
     fc.known_preds = n.known_preds.clone();
-    let narrowed = emit_region_loop(fc, regions, layout, RegionSel::One(k), Filter::All, Some(&bounds), after_narrowed);
+    let narrowed = emit_region_loop(fc, regions, layout, RegionSel::One(k), Filter::All, states, Some(&bounds), after_narrowed);
     fc.known_preds.clear();
     let narrowed = narrowed?;
     fc.b.position_at_end(check_empty);
@@ -900,6 +933,7 @@ pub(crate) fn emit_region_loop<'ctx>(
     layout: &ContextLayout<'ctx>,
     region: RegionSel<'ctx>,
     filter: Filter<'ctx>,
+    states: States,
     bounds: Option<&LoopBounds<'ctx>>,
     after: BasicBlock<'ctx>,
 ) -> R<BasicBlock<'ctx>> {
@@ -968,7 +1002,10 @@ pub(crate) fn emit_region_loop<'ctx>(
     for v in [zy, zy2, lin0, lin] {
         no_signed_wrap(v);
     }
-    fc.thread = Some(Thread { tid: [xv, yv, zv], linear: lin });
+    let i64t = cx.i64_type();
+    let lin_wide = b.build_int_nuw_add(b.build_int_z_extend(lin0, i64t, "")?, b.build_int_z_extend(xv, i64t, "")?, "tid.wide")?;
+    no_signed_wrap(lin_wide);
+    fc.thread = Some(Thread { tid: [xv, yv, zv], linear: lin, linear_wide: Some(lin_wide) });
     fc.debug_thread()?;
 
     let body = fc.new_block(&format!("r{k}{tag}.body"));
@@ -1187,7 +1224,9 @@ pub(crate) fn emit_region_loop<'ctx>(
                     let index = if layout.block_uniform.contains(r) { i32t.const_zero() } else { lin };
                     store_context(fc, layout, prefix, v, index)?;
                 }
-                store_context(fc, layout, layout.state.expect("state"), i32t.const_int(j as u64, false), lin)?;
+                if states == States::Written {
+                    store_context(fc, layout, layout.state.expect("state"), i32t.const_int(j as u64, false), lin)?;
+                }
                 if unpark_join.is_some() {
                     wait_values.push((fc.b.get_insert_block().expect("positioned"), i32t.const_zero()));
                 }
