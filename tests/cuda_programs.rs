@@ -234,6 +234,7 @@ fn fixture_kernels_compiled_by_clang() {
         ("memory", "memory_host.c"),
         ("reduce", "reduce_host.c"),
         ("region_guards", "region_guards_host.c"),
+        ("ring_indices", "ring_indices_host.c"),
         ("spaces", "spaces_host.c"),
         ("spin_wait", "spin_wait_host.c"),
         ("stencil", "stencil_host.c"),

@@ -179,6 +179,22 @@ fn region_guards() {
     run_fixture(&REGION_GUARDS);
 }
 
+/// NVRTC output: regions that read a neighbour in a ring of threads at a wrapped index,
+/// `(t + c) & m` or `(t + c) % n` (a smoothing ring over rotated buffers in 1D and 2D
+/// blocks, masks and moduli from parameters: not low masks, zero and negative moduli,
+/// operands that are negative, cross 2^31 or wrap past 2^32), run in segments where the
+/// index is affine.
+const RING_INDICES: Fixture = Fixture {
+    ptx: "ring_indices.ptx",
+    host: "ring_indices_host.c",
+    ok_lines: &["ring_smooth: 5 shapes OK", "ring_params: 7 shapes OK", "ring_rotate: 4 shapes OK", "ring_urem: 4 shapes OK", "ring_srem: 6 shapes OK"],
+};
+
+#[test]
+fn ring_indices() {
+    run_fixture(&RING_INDICES);
+}
+
 /// Hand-written PTX: atomics on `.f16/.bf16` (and packed x2) with `.noftz` (rounding, ties,
 /// overflow, subnormals), vector atomics (`.v4.f32` add, `.v8.f16` max, `.v8.bf16` min),
 /// 16-bit and 128-bit compare-and-swap and 128-bit exchange, across blocks on several cores.
@@ -677,6 +693,7 @@ const ALL_FIXTURES: &[&Fixture] = &[
     &TEXTURE_INLINE,
     &GUARDS,
     &REGION_GUARDS,
+    &RING_INDICES,
     &ATOMICS_WIDE,
     &LEGACY_VOTE,
     &ALGORITHMS,

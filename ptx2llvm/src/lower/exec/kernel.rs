@@ -12,7 +12,7 @@
 //! the thread states). Kernels without sync points are a single thread loop.
 
 use crate::ir::uniformity::Uniformity;
-use crate::ir::{self, BlockId, Terminator};
+use crate::ir::{self, BlockId, Operand, Terminator};
 use crate::lower::abi;
 use crate::lower::exec::alias;
 use crate::lower::exec::decide;
@@ -20,6 +20,7 @@ use crate::lower::exec::fusion;
 use crate::lower::exec::guards::{self, Narrowing};
 use crate::lower::exec::interchange;
 use crate::lower::exec::regions::{self, Regions};
+use crate::lower::exec::segments;
 use crate::lower::exec::texture_versions;
 use crate::lower::thread::{FnCx, Thread, Uniform};
 use crate::lower::{LowerError, ModuleLowerer, R};
@@ -981,6 +982,13 @@ pub(crate) fn emit_region_loop<'ctx>(
             }
         }
     }
+    // A dense loop whose region has wrapped thread indices runs each row in segments.
+    let segments = match (region, filter) {
+        (RegionSel::One(k), Filter::All) if bounds.is_none() && layout.interchange.is_none() && layout.state.is_some() => {
+            segments::analyze(fc.f, regions, k, &layout.block_uniform)
+        }
+        _ => None,
+    };
     let b = &fc.b;
     b.build_unconditional_branch(zh)?;
     b.position_at_end(zh);
@@ -988,10 +996,21 @@ pub(crate) fn emit_region_loop<'ctx>(
     b.build_unconditional_branch(yh)?;
     b.position_at_end(yh);
     let y = b.build_phi(i32t, "tid.y")?;
+    let (yv, zv) = (y.as_basic_value().into_int_value(), z.as_basic_value().into_int_value());
+    let row = match &segments {
+        Some(s) => {
+            let header = fc.new_block(&format!("r{k}{tag}.segment"));
+            fc.b.build_unconditional_branch(header)?;
+            fc.b.position_at_end(header);
+            Some(emit_segment_header(fc, s, &uniform_values, header, yv, zv, bounds_hi_x(fc, bounds))?)
+        }
+        None => None,
+    };
+    let b = &fc.b;
     b.build_unconditional_branch(xh)?;
     b.position_at_end(xh);
     let x = b.build_phi(i32t, "tid.x")?;
-    let (xv, yv, zv) = (x.as_basic_value().into_int_value(), y.as_basic_value().into_int_value(), z.as_basic_value().into_int_value());
+    let xv = x.as_basic_value().into_int_value();
     // The linear index is below ntid.x * ntid.y * ntid.z (along x, a fused kernel's run of
     // blocks: at most 2^20 + 1024 threads): no wrap, which lets LLVM see context addresses
     // as affine in the x index (vectorizable).
@@ -1134,6 +1153,9 @@ pub(crate) fn emit_region_loop<'ctx>(
         for &(b, i) in &regions.replay[j] {
             let inst = &f.blocks[b.0 as usize].insts[i];
             fc.inst(inst).map_err(|e| e.at(&inst.span))?;
+            if let Some(row) = &row {
+                row.override_value(fc, (b, i))?;
+            }
         }
         for r in regions.live_into_region(j) {
             let (prefix, size) = layout.slots[&r];
@@ -1191,8 +1213,11 @@ pub(crate) fn emit_region_loop<'ctx>(
         }
         fc.b.position_at_end(bb);
         let block = &fc.f.blocks[id.0 as usize];
-        for inst in &block.insts {
+        for (i, inst) in block.insts.iter().enumerate() {
             fc.inst(inst).map_err(|e| e.at(&inst.span))?;
+            if let Some(row) = &row {
+                row.override_value(fc, (id, i))?;
+            }
         }
         match &block.term {
             Terminator::Jump(t) => {
@@ -1311,8 +1336,23 @@ pub(crate) fn emit_region_loop<'ctx>(
     b.position_at_end(xl);
     let xn = b.build_int_nuw_add(xv, one, "")?;
     no_signed_wrap(xn);
-    let c = b.build_int_compare(P::ULT, xn, hi[0], "")?;
-    let latch = b.build_conditional_branch(c, xh, yl)?;
+    let x_end = row.as_ref().map_or(hi[0], |r| r.end);
+    let row_end = match &row {
+        Some(r) => {
+            let next = fc.new_block(&format!("r{k}{tag}.segment.next"));
+            let b = &fc.b;
+            b.position_at_end(next);
+            let more = b.build_int_compare(P::ULT, r.end, hi[0], "")?;
+            b.build_conditional_branch(more, r.header, yl)?;
+            r.start.add_incoming(&[(&lo[0], yh), (&r.end, next)]);
+            b.position_at_end(xl);
+            next
+        }
+        None => yl,
+    };
+    let b = &fc.b;
+    let c = b.build_int_compare(P::ULT, xn, x_end, "")?;
+    let latch = b.build_conditional_branch(c, xh, row_end)?;
     crate::lower::exec::alias::mark_parallel_loop(cx, latch);
     b.position_at_end(yl);
     let yn = b.build_int_nuw_add(yv, one, "")?;
@@ -1326,11 +1366,135 @@ pub(crate) fn emit_region_loop<'ctx>(
     b.build_conditional_branch(c, zh, after)?;
     z.add_incoming(&[(&lo[2], pre), (&zn, zl)]);
     y.add_incoming(&[(&lo[1], zh), (&yn, yl)]);
-    x.add_incoming(&[(&lo[0], yh), (&xn, xl)]);
+    match &row {
+        Some(r) => x.add_incoming(&[(&r.start.as_basic_value(), r.header), (&xn, xl)]),
+        None => x.add_incoming(&[(&lo[0], yh), (&xn, xl)]),
+    }
     if let Some((x_after, skip)) = skipped_warp {
         x.add_incoming(&[(&x_after, skip)]);
     }
     Ok(pre)
+}
+
+/// The end of the x range of a thread loop (`bounds`: a narrowed loop's).
+fn bounds_hi_x<'ctx>(fc: &FnCx<'ctx, '_>, bounds: Option<&LoopBounds<'ctx>>) -> IntValue<'ctx> {
+    bounds.map_or(fc.uni.x_extent, |r| r.hi[0])
+}
+
+/// The current segment of a row of threads (`segments`): where it starts and ends, and per
+/// wrapped index its offset from `tid.x` there.
+struct RowSegment<'ctx> {
+    header: BasicBlock<'ctx>,
+    start: inkwell::values::PhiValue<'ctx>,
+    end: IntValue<'ctx>,
+    offsets: Vec<(segments::Wrap, IntValue<'ctx>)>,
+}
+
+impl<'ctx> RowSegment<'ctx> {
+    /// After the instruction at `at` ran for the current thread: if it computes a wrapped
+    /// index, its value is `tid.x + offset` in this segment (the same bits, affine in x).
+    fn override_value(&self, fc: &FnCx<'ctx, '_>, at: (BlockId, usize)) -> R<()> {
+        for (w, off) in self.offsets.iter().filter(|(w, _)| w.at == at) {
+            let x = fc.thread().tid[0];
+            let v = fc.b.build_int_add(x, *off, "wrapped")?;
+            fc.write(w.dst, v, w.ty)?;
+        }
+        Ok(())
+    }
+}
+
+/// The segment header of a row (`y`, `z`), at the end of `header`: the segment starts at
+/// `xs` (a phi: the row's start, or the previous segment's end) and ends before `x_end` at
+/// the first thread where one of the wrapped indices wraps (see `segments` for the checks).
+fn emit_segment_header<'ctx>(
+    fc: &mut FnCx<'ctx, '_>,
+    s: &segments::Segments,
+    uniform_values: &HashMap<ir::RegId, IntValue<'ctx>>,
+    header: BasicBlock<'ctx>,
+    y: IntValue<'ctx>,
+    z: IntValue<'ctx>,
+    x_end: IntValue<'ctx>,
+) -> R<RowSegment<'ctx>> {
+    let cx = fc.cx;
+    let (i32t, i64t) = (cx.i32_type(), cx.i64_type());
+    let start = fc.b.build_phi(i32t, "segment")?;
+    let xs = start.as_basic_value().into_int_value();
+    let zy = fc.b.build_int_nuw_mul(z, fc.uni.ntid[1], "")?;
+    let zy2 = fc.b.build_int_nuw_add(zy, y, "")?;
+    let lin0 = fc.b.build_int_nuw_mul(zy2, fc.uni.x_extent, "")?;
+    let lin = fc.b.build_int_nuw_add(lin0, xs, "")?;
+    let outer = fc.thread;
+    fc.thread = Some(Thread { tid: [xs, y, z], linear: lin, linear_wide: None });
+    let f = fc.f;
+    // Each wrapped index's value and operands, read as its instruction leaves them.
+    let mut at_wraps: Vec<Option<(IntValue<'ctx>, IntValue<'ctx>, IntValue<'ctx>)>> = vec![None; s.wraps.len()];
+    let mut run = |fc: &mut FnCx<'ctx, '_>, slice: &[(BlockId, usize)]| -> R<()> {
+        for &(b, i) in slice {
+            let inst = &f.blocks[b.0 as usize].insts[i];
+            fc.inst(inst).map_err(|e| e.at(&inst.span))?;
+            for (w, seen) in s.wraps.iter().zip(at_wraps.iter_mut()) {
+                if w.at == (b, i) {
+                    *seen = Some((fc.read(Operand::Reg(w.dst), w.ty)?, fc.read(w.affine, w.ty)?, fc.read(w.period, w.ty)?));
+                }
+            }
+        }
+        Ok(())
+    };
+    run(fc, &s.replay_slice)?;
+    // As in a thread's run: the block-uniform registers live into the region next.
+    let mut uniform: Vec<_> = uniform_values.iter().collect();
+    uniform.sort_by_key(|(r, _)| **r);
+    for (r, v) in uniform {
+        let v = fc.resize(*v, f.regs[r.0 as usize].ty.bits(), false)?;
+        fc.b.build_store(fc.regs[r.0 as usize], v)?;
+    }
+    run(fc, &s.block_slice)?;
+    fc.thread = outer;
+    let b = &fc.b;
+    let one64 = i64t.const_int(1, false);
+    let mut len: Option<IntValue<'ctx>> = None;
+    let mut offsets = vec![];
+    for (w, seen) in s.wraps.iter().zip(at_wraps) {
+        let (v0, a0, p) = seen.ok_or_else(|| LowerError::Internal("a wrapped index outside its segment header".into()))?;
+        let (ok, n) = match w.kind {
+            segments::WrapKind::Mask => {
+                let p1 = b.build_int_add(p, i32t.const_int(1, false), "")?;
+                let low = b.build_int_compare(P::EQ, b.build_and(p, p1, "")?, i32t.const_zero(), "low_mask")?;
+                let n = b.build_int_sub(b.build_int_add(b.build_int_z_extend(p, i64t, "")?, one64, "")?, b.build_int_z_extend(v0, i64t, "")?, "")?;
+                (low, n)
+            }
+            segments::WrapKind::RemUnsigned => {
+                let ok = b.build_int_compare(P::NE, p, i32t.const_zero(), "")?;
+                let to_wrap = b.build_int_sub(b.build_int_z_extend(p, i64t, "")?, b.build_int_z_extend(v0, i64t, "")?, "")?;
+                let to_overflow = b.build_int_sub(i64t.const_int(1 << 32, false), b.build_int_z_extend(a0, i64t, "")?, "")?;
+                (ok, umin(fc, to_wrap, to_overflow)?)
+            }
+            segments::WrapKind::RemSigned => {
+                let positive = b.build_int_compare(P::SGT, p, i32t.const_zero(), "")?;
+                let non_negative = b.build_int_compare(P::SGE, a0, i32t.const_zero(), "")?;
+                let ok = b.build_and(positive, non_negative, "")?;
+                let to_wrap = b.build_int_sub(b.build_int_s_extend(p, i64t, "")?, b.build_int_s_extend(v0, i64t, "")?, "")?;
+                let to_overflow = b.build_int_sub(i64t.const_int(1 << 31, false), b.build_int_s_extend(a0, i64t, "")?, "")?;
+                (ok, umin(fc, to_wrap, to_overflow)?)
+            }
+        };
+        let n = b.build_select(ok, n, one64, "")?.into_int_value();
+        len = Some(match len {
+            Some(l) => umin(fc, l, n)?,
+            None => n,
+        });
+        offsets.push((w.clone(), b.build_int_sub(v0, xs, "offset")?));
+    }
+    let len = len.ok_or_else(|| LowerError::Internal("segments without wrapped indices".into()))?;
+    let end = b.build_int_nuw_add(b.build_int_z_extend(xs, i64t, "")?, len, "")?;
+    let end = umin(fc, end, fc.b.build_int_z_extend(x_end, i64t, "")?)?;
+    let end = fc.b.build_int_truncate(end, i32t, "segment.end")?;
+    Ok(RowSegment { header, start, end, offsets })
+}
+
+fn umin<'ctx>(fc: &FnCx<'ctx, '_>, a: IntValue<'ctx>, b: IntValue<'ctx>) -> R<IntValue<'ctx>> {
+    let lt = fc.b.build_int_compare(P::ULT, a, b, "")?;
+    Ok(fc.b.build_select(lt, a, b, "")?.into_int_value())
 }
 
 impl<'ctx> FnCx<'ctx, '_> {

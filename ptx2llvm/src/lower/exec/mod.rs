@@ -5,7 +5,8 @@
 //! collectives of converged warps are computed in the block function (`warps`); the runtime's
 //! scheduler decides the rest. Registers live across a sync point are recomputed where they
 //! can be (`recompute`), grid-stride loops are interchanged (`interchange`), entry guards
-//! become loop bounds (`guards`), neighbouring blocks are fused (`fusion`), legacy
+//! become loop bounds (`guards`), rows of threads run in segments where a wrapped index is
+//! affine (`segments`), neighbouring blocks are fused (`fusion`), legacy
 //! warp-synchronous code gets lockstep points (`lockstep`), and kernels the region form
 //! cannot express run as fibers (`fibers`); sync points' constant operands are folded first
 //! (`constants`) and per-thread pointer inductions split into a thread and a uniform part
@@ -26,5 +27,6 @@ pub mod lockstep;
 pub mod multiversion;
 pub mod recompute;
 pub mod regions;
+pub mod segments;
 pub mod texture_versions;
 pub mod warps;

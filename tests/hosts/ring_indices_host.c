@@ -1,0 +1,186 @@
+/* ring_indices_host.c: runs tests/kernels/ring_indices.ptx (NVRTC output of
+ * ring_indices.cu): regions that read a neighbour in a ring of threads at a wrapped index,
+ * `(t + c) & m` or `(t + c) % n`, which the block function runs in segments where the index
+ * is affine. Checks every output bit for bit against a host simulation.
+ *
+ *   ring_smooth  three rotated buffers, neighbours (t + 1) & (nt - 1) and (t + nt - 1) &
+ *                (nt - 1), 1D and 2D blocks (a ring per row), nt not a power of two too
+ *   ring_params  mask and moduli from parameters: low masks, other masks, 0 and 0xffffffff,
+ *                small, zero and negative moduli, operands that are negative or wrap past
+ *                2^32 within a row
+ *   ring_rotate  (t + k + 1) % n from a loop counter kept across the barrier
+ *   ring_urem, ring_srem  one remainder alone: operands wrapping past 2^32 or crossing
+ *                2^31, negative operands, zero and negative moduli, INT_MIN % -1
+ */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness.h"
+
+static int check_smooth(unsigned grid, unsigned nt, unsigned ny, int steps)
+{
+    const ptxrtKernel *k = harness_find_kernel("ring_smooth");
+    size_t rows = (size_t)grid * ny, n = rows * nt;
+    float *in = harness_xmalloc(n * 3 * 4), *out = harness_xmalloc(n * 4), *want = harness_xmalloc(n * 4);
+    harness_rng rng;
+    harness_rng_seed(&rng, grid * 7u + nt * 131u + ny * 17u + (unsigned)steps);
+    harness_fill_float(&rng, in, n * 3, -4.0f, 4.0f);
+    float *s = harness_xmalloc((size_t)3 * nt * 4);
+    for (size_t r = 0; r < rows; r++) {
+        memcpy(s, in + r * nt * 3, (size_t)nt * 3 * 4);
+        int w = 0, r1 = 1, r2 = 2;
+        for (int step = 0; step < steps; step++) {
+            for (unsigned t = 0; t < nt; t++) {
+                /* The kernel's reads of this step see the buffers before its writes (a
+                 * barrier after them): r1 and r2 are not written in this step. */
+                float a = s[r1 * nt + ((t + 1) & (nt - 1))], b = s[r2 * nt + ((t + nt - 1) & (nt - 1))], c = s[w * nt + t];
+                s[w * nt + t] = fmaf(a, 0.5f, fmaf(b, 0.25f, c * 0.25f));
+            }
+            int u = w;
+            w = r1;
+            r1 = r2;
+            r2 = u;
+        }
+        memcpy(want + r * nt, s + r2 * nt, (size_t)nt * 4);
+    }
+    void *args[] = {&in, &out, &steps};
+    PTXRT_CHECK(ptxrtLaunchKernel(k, harness_dim3(grid, 1, 1), harness_dim3(nt, ny, 1), args, 0, NULL));
+    size_t bad = harness_compare_u32("ring_smooth", (uint32_t *)want, (uint32_t *)out, n);
+    if (bad) fprintf(stderr, "ring_smooth: grid %u block %u x %u steps %d\n", grid, nt, ny, steps);
+    free(in); free(out); free(want); free(s);
+    return bad != 0;
+}
+
+static int check_params(unsigned grid, unsigned bx, unsigned by, int shift, unsigned mask, int smod, unsigned umod)
+{
+    const ptxrtKernel *k = harness_find_kernel("ring_params");
+    unsigned nt = bx * by;
+    size_t n = (size_t)grid * nt;
+    int32_t *in = harness_xmalloc(n * 4), *out = harness_xmalloc(n * 6 * 4), *want = harness_xmalloc(n * 6 * 4);
+    harness_rng rng;
+    harness_rng_seed(&rng, grid * 5u + nt + (uint32_t)shift + mask);
+    for (size_t i = 0; i < n; i++) in[i] = (int32_t)harness_rng_u32(&rng);
+    for (unsigned b = 0; b < grid; b++) {
+        const int32_t *s = in + (size_t)b * nt;
+        for (unsigned y = 0; y < by; y++)
+            for (unsigned x = 0; x < bx; x++) {
+                uint32_t a = x + (uint32_t)shift;
+                uint32_t m = (a + y) & mask;
+                /* rem.s32 truncates like C's %; computed in 64 bits (no INT_MIN % -1 here). */
+                int32_t r = smod != 0 ? (int32_t)((int64_t)(int32_t)a % smod) : 0;
+                uint32_t q = umod != 0 ? a % umod : 0u;
+                int32_t *e = want + 6 * ((size_t)b * nt + y * bx + x);
+                e[0] = (int32_t)m;
+                e[1] = r;
+                e[2] = (int32_t)q;
+                e[3] = s[m & (nt - 1)];
+                e[4] = s[(uint32_t)r & (nt - 1)];
+                e[5] = s[q & (nt - 1)];
+            }
+    }
+    void *args[] = {&in, &out, &shift, &mask, &smod, &umod};
+    PTXRT_CHECK(ptxrtLaunchKernel(k, harness_dim3(grid, 1, 1), harness_dim3(bx, by, 1), args, 0, NULL));
+    size_t bad = harness_compare_u32("ring_params (and, rem.s32, rem.u32, three reads)", (uint32_t *)want, (uint32_t *)out, n * 6);
+    if (bad) fprintf(stderr, "ring_params: grid %u block %u x %u shift %d mask %#x smod %d umod %u\n", grid, bx, by, shift, mask, smod, umod);
+    free(in); free(out); free(want);
+    return bad != 0;
+}
+
+static int check_rotate(unsigned grid, unsigned n, int rounds)
+{
+    const ptxrtKernel *k = harness_find_kernel("ring_rotate");
+    size_t total = (size_t)grid * n;
+    int32_t *in = harness_xmalloc(total * 4), *out = harness_xmalloc(total * 4), *want = harness_xmalloc(total * 4);
+    harness_rng rng;
+    harness_rng_seed(&rng, grid * 3u + n * 11u + (unsigned)rounds);
+    harness_fill_u32(&rng, (uint32_t *)in, total, 1000);
+    int32_t *s = harness_xmalloc((size_t)2 * n * 4);
+    for (unsigned b = 0; b < grid; b++) {
+        memcpy(s, in + (size_t)b * n, (size_t)n * 4);
+        for (int r = 0; r < rounds; r++)
+            for (unsigned t = 0; t < n; t++)
+                s[((r + 1) & 1) * n + t] = s[(r & 1) * n + (t + (unsigned)r + 1) % n] + (int32_t)t;
+        memcpy(want + (size_t)b * n, s + (rounds & 1) * n, (size_t)n * 4);
+    }
+    void *args[] = {&in, &out, &rounds};
+    PTXRT_CHECK(ptxrtLaunchKernel(k, harness_dim3(grid, 1, 1), harness_dim3(n, 1, 1), args, 0, NULL));
+    size_t bad = harness_compare_u32("ring_rotate", (uint32_t *)want, (uint32_t *)out, total);
+    if (bad) fprintf(stderr, "ring_rotate: grid %u n %u rounds %d\n", grid, n, rounds);
+    free(in); free(out); free(want); free(s);
+    return bad != 0;
+}
+
+/* ring_urem (signed = 0) and ring_srem (signed = 1): the remainder of tid.x + shift by n
+ * (a zero divisor gives all ones, INT_MIN % -1 gives 0) and an element read through it. */
+static int check_rem(int is_signed, unsigned grid, unsigned nt, uint32_t shift, uint32_t n)
+{
+    const char *name = is_signed ? "ring_srem" : "ring_urem";
+    const ptxrtKernel *k = harness_find_kernel(name);
+    size_t total = (size_t)grid * nt;
+    int32_t *in = harness_xmalloc(total * 4), *out = harness_xmalloc(total * 2 * 4), *want = harness_xmalloc(total * 2 * 4);
+    harness_rng rng;
+    harness_rng_seed(&rng, grid * 13u + nt + shift + n);
+    for (size_t i = 0; i < total; i++) in[i] = (int32_t)harness_rng_u32(&rng);
+    for (unsigned b = 0; b < grid; b++)
+        for (unsigned t = 0; t < nt; t++) {
+            uint32_t a = t + shift, r;
+            if (n == 0)
+                r = 0xffffffffu;
+            else if (is_signed)
+                r = (uint32_t)(int32_t)((int64_t)(int32_t)a % (int64_t)(int32_t)n);
+            else
+                r = a % n;
+            want[2 * ((size_t)b * nt + t)] = (int32_t)r;
+            want[2 * ((size_t)b * nt + t) + 1] = in[(size_t)b * nt + (r & (nt - 1))];
+        }
+    void *args[] = {&in, &out, &shift, &n};
+    PTXRT_CHECK(ptxrtLaunchKernel(k, harness_dim3(grid, 1, 1), harness_dim3(nt, 1, 1), args, 0, NULL));
+    size_t bad = harness_compare_u32(name, (uint32_t *)want, (uint32_t *)out, total * 2);
+    if (bad) fprintf(stderr, "%s: grid %u block %u shift %#x n %#x\n", name, grid, nt, shift, n);
+    free(in); free(out); free(want);
+    return bad != 0;
+}
+
+int main(void)
+{
+    int rc = 0, f = 0;
+    f += check_smooth(7, 256, 1, 64);
+    f += check_smooth(5, 64, 4, 13);
+    f += check_smooth(3, 96, 2, 10);
+    f += check_smooth(2, 512, 1, 3);
+    f += check_smooth(4, 1, 8, 5);
+    rc |= harness_finish("ring_smooth", 5, f);
+    f = 0;
+    f += check_params(3, 256, 1, 1, 255u, 256, 256u);
+    f += check_params(2, 128, 1, -5, 0x50u, 7, 1000u);
+    f += check_params(2, 200, 1, 0x7ffffff0, 0xffffffffu, -3, 0u);
+    f += check_params(3, 96, 1, -10, 0u, 100, 96u);
+    f += check_params(2, 32, 8, 3, 63u, 40, 33u);
+    f += check_params(2, 1024, 1, -700, 511u, -1000, 300u);
+    f += check_params(2, 200, 1, 0x7fffff80, 0xffffffffu, 100, 77u);
+    rc |= harness_finish("ring_params", 7, f);
+    f = 0;
+    f += check_rotate(5, 256, 50);
+    f += check_rotate(3, 100, 7);
+    f += check_rotate(2, 1024, 3);
+    f += check_rotate(3, 1, 4);
+    rc |= harness_finish("ring_rotate", 4, f);
+    f = 0;
+    f += check_rem(0, 2, 128, 0xfffffff6u, 96);
+    f += check_rem(0, 2, 64, 5, 0);
+    f += check_rem(0, 3, 256, 3, 7);
+    f += check_rem(0, 2, 1024, 0, 1000);
+    rc |= harness_finish("ring_urem", 4, f);
+    f = 0;
+    f += check_rem(1, 2, 64, 0x7ffffff0u, 100);
+    f += check_rem(1, 2, 128, (uint32_t)-20, 7);
+    f += check_rem(1, 2, 32, 0x80000000u, (uint32_t)-1);
+    f += check_rem(1, 2, 64, 0, 0);
+    f += check_rem(1, 2, 256, 1, 64);
+    f += check_rem(1, 2, 64, 0, (uint32_t)-7);
+    rc |= harness_finish("ring_srem", 6, f);
+    return rc;
+}

@@ -1,0 +1,97 @@
+// Threads of a block as a ring: after a barrier each thread reads a neighbour's element at a
+// wrapped index, `(t + c) & m` or `(t + c) % n`. The block function runs such a region's
+// rows of threads in segments where the wrapped index is affine (lower/exec/segments.rs);
+// these kernels check its values at every thread, including where the checks fail at run
+// time (a mask that is not 2^k - 1, a zero or negative modulus, a negative operand of a
+// signed remainder, an operand that wraps past 2^32).
+
+// A smoothing ring like the runtime benchmark's barrier_loop: three buffers rotated over
+// `steps` steps, neighbours at (t + 1) & (nt - 1) and (t + nt - 1) & (nt - 1) of the
+// block's x threads (each row of a 2D block is its own ring).
+extern "C" __global__ void ring_smooth(const float *in, float *out, int steps)
+{
+    __shared__ float s[3][512];
+    int t = threadIdx.x, nt = blockDim.x, row = threadIdx.y * nt;
+    size_t base = ((size_t)blockIdx.x * blockDim.y + threadIdx.y) * nt * 3;
+    s[0][row + t] = in[base + t];
+    s[1][row + t] = in[base + nt + t];
+    s[2][row + t] = in[base + 2 * nt + t];
+    __syncthreads();
+    int w = 0, r1 = 1, r2 = 2;
+    for (int k = 0; k < steps; k++) {
+        float a = s[r1][row + ((t + 1) & (nt - 1))], b = s[r2][row + ((t + nt - 1) & (nt - 1))], c = s[w][row + t];
+        s[w][row + t] = fmaf(a, 0.5f, fmaf(b, 0.25f, c * 0.25f));
+        __syncthreads();
+        int u = w;
+        w = r1;
+        r1 = r2;
+        r2 = u;
+    }
+    out[((size_t)blockIdx.x * blockDim.y + threadIdx.y) * nt + t] = s[r2][row + t];
+}
+
+// Wrapped indices with a mask and moduli given at launch: each thread writes the values
+// (whatever the parameters: masks that are not 2^k - 1, zero and negative moduli, shifts
+// that make `t + shift` negative or wrap past 2^32) and an element of the shared array read
+// through each.
+extern "C" __global__ void ring_params(const int *in, int *out, int shift, unsigned mask, int smod, unsigned umod)
+{
+    __shared__ int s[1024];
+    int t = threadIdx.x + threadIdx.y * blockDim.x;
+    int nt = blockDim.x * blockDim.y;
+    s[t] = in[blockIdx.x * nt + t];
+    __syncthreads();
+    unsigned m = (threadIdx.x + shift + threadIdx.y) & mask;
+    int r = smod != 0 ? (int)(threadIdx.x + shift) % smod : 0;
+    unsigned q = umod != 0 ? (threadIdx.x + (unsigned)shift) % umod : 0u;
+    int *o = out + 6 * (blockIdx.x * nt + t);
+    o[0] = (int)m;
+    o[1] = r;
+    o[2] = (int)q;
+    o[3] = s[m & (nt - 1)];
+    o[4] = s[(unsigned)r & (nt - 1)];
+    o[5] = s[q & (nt - 1)];
+}
+
+// A wrapped index computed after the barrier from a loop counter (one value for the block,
+// kept across the barrier): the region's first block computes `(t + k) % n`.
+extern "C" __global__ void ring_rotate(const int *in, int *out, int rounds)
+{
+    __shared__ int s[2][1024];
+    int t = threadIdx.x, n = blockDim.x;
+    s[0][t] = in[blockIdx.x * n + t];
+    __syncthreads();
+    for (int k = 0; k < rounds; k++) {
+        s[(k + 1) & 1][t] = s[k & 1][(t + k + 1) % n] + t;
+        __syncthreads();
+    }
+    out[blockIdx.x * n + t] = s[rounds & 1][t];
+}
+
+// One wrapped index alone (the segments another one would cut do not hide this one's),
+// its remainder computed for every thread: unsigned with operands that wrap past 2^32 and
+// a zero modulus (all ones, as on the silicon), signed with operands that cross 2^31 or
+// are negative, INT_MIN % -1 and zero and negative moduli.
+extern "C" __global__ void ring_urem(const int *in, int *out, unsigned shift, unsigned n)
+{
+    __shared__ int s[1024];
+    int t = threadIdx.x, nt = blockDim.x;
+    s[t] = in[blockIdx.x * nt + t];
+    __syncthreads();
+    unsigned q;
+    asm("rem.u32 %0, %1, %2;" : "=r"(q) : "r"(threadIdx.x + shift), "r"(n));
+    out[2 * (blockIdx.x * nt + t)] = (int)q;
+    out[2 * (blockIdx.x * nt + t) + 1] = s[q & (nt - 1)];
+}
+
+extern "C" __global__ void ring_srem(const int *in, int *out, int shift, int n)
+{
+    __shared__ int s[1024];
+    int t = threadIdx.x, nt = blockDim.x;
+    s[t] = in[blockIdx.x * nt + t];
+    __syncthreads();
+    int r;
+    asm("rem.s32 %0, %1, %2;" : "=r"(r) : "r"((int)threadIdx.x + shift), "r"(n));
+    out[2 * (blockIdx.x * nt + t)] = r;
+    out[2 * (blockIdx.x * nt + t) + 1] = s[(unsigned)r & (nt - 1)];
+}
