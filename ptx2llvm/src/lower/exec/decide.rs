@@ -50,12 +50,21 @@ pub(crate) fn emit_whole_completions<'ctx>(
     entries: &RegionEntries<'ctx>,
     schedule: BasicBlock<'ctx>,
 ) -> R<Vec<Option<BasicBlock<'ctx>>>> {
+    // One fill loop for all of them, given the region (kernels may have a hundred points).
+    let mut fill: Option<(BasicBlock<'ctx>, inkwell::values::PhiValue<'ctx>)> = None;
     points
         .iter()
         .enumerate()
         .map(|(k, p)| match p {
             Some(p @ ir::SyncPoint::Warp(w)) if warps::computed_inline(p) => {
-                let fallback = emit_state_fill(fc, layout, k, schedule)?;
+                let (shared, region) = match fill {
+                    Some(f) => f,
+                    None => *fill.insert(emit_state_fill(fc, layout, schedule)?),
+                };
+                let fallback = fc.new_block(&format!("states{k}.fill"));
+                fc.b.position_at_end(fallback);
+                fc.b.build_unconditional_branch(shared)?;
+                region.add_incoming(&[(&fc.cx.i32_type().const_int(k as u64, false), fallback)]);
                 warps::emit_completion(fc, layout, w, k, Arrival::Whole, entries.dense[k], fallback).map(Some)
             }
             _ => Ok(None),
@@ -63,27 +72,29 @@ pub(crate) fn emit_whole_completions<'ctx>(
         .collect()
 }
 
-/// Sets every thread's state word to `k` (waiting to enter region `k`), then goes on to
-/// `then`. Returns the first block.
-fn emit_state_fill<'ctx>(fc: &FnCx<'ctx, '_>, layout: &ContextLayout<'ctx>, k: usize, then: BasicBlock<'ctx>) -> R<BasicBlock<'ctx>> {
+/// A loop that sets every thread's state word to the region its phi receives (waiting to
+/// enter it), then goes on to `then`. Returns its first block and the phi.
+fn emit_state_fill<'ctx>(fc: &FnCx<'ctx, '_>, layout: &ContextLayout<'ctx>, then: BasicBlock<'ctx>) -> R<(BasicBlock<'ctx>, inkwell::values::PhiValue<'ctx>)> {
     let i32t = fc.cx.i32_type();
     let state = layout.state.ok_or_else(|| LowerError::Internal("warp collective without thread states".into()))?;
-    let start = fc.new_block(&format!("states{k}.fill"));
-    let body = fc.new_block(&format!("states{k}.fill.loop"));
+    let start = fc.new_block("states.fill");
+    let body = fc.new_block("states.fill.loop");
     let b = &fc.b;
     b.position_at_end(start);
+    let region = b.build_phi(i32t, "region")?;
+    let k = region.as_basic_value().into_int_value();
     let nthreads = fc.uni.nthreads;
     let any = b.build_int_compare(P::NE, nthreads, i32t.const_zero(), "")?;
     b.build_conditional_branch(any, body, then)?;
     b.position_at_end(body);
     let i = b.build_phi(i32t, "thread")?;
     let iv = i.as_basic_value().into_int_value();
-    store_context(fc, layout, state, i32t.const_int(k as u64, false), iv)?;
+    store_context(fc, layout, state, k, iv)?;
     let next = b.build_int_nuw_add(iv, i32t.const_int(1, false), "")?;
     let more = b.build_int_compare(P::ULT, next, nthreads, "")?;
     b.build_conditional_branch(more, body, then)?;
     i.add_incoming(&[(&i32t.const_zero(), start), (&next, body)]);
-    Ok(start)
+    Ok((start, region))
 }
 
 /// Per region: the completion of the warp collective it follows for the warps whose live
