@@ -187,7 +187,15 @@ fn region_guards() {
 const RING_INDICES: Fixture = Fixture {
     ptx: "ring_indices.ptx",
     host: "ring_indices_host.c",
-    ok_lines: &["ring_smooth: 5 shapes OK", "ring_params: 7 shapes OK", "ring_rotate: 4 shapes OK", "ring_urem: 4 shapes OK", "ring_srem: 6 shapes OK"],
+    ok_lines: &[
+        "ring_smooth: 5 shapes OK",
+        "ring_params: 7 shapes OK",
+        "ring_rotate: 4 shapes OK",
+        "ring_urem: 4 shapes OK",
+        "ring_srem: 6 shapes OK",
+        "ring_tiles: 6 shapes OK",
+        "ring_shift_div: 8 shapes OK",
+    ],
 };
 
 #[test]

@@ -11,6 +11,10 @@
  *   ring_rotate  (t + k + 1) % n from a loop counter kept across the barrier
  *   ring_urem, ring_srem  one remainder alone: operands wrapping past 2^32 or crossing
  *                2^31, negative operands, zero and negative moduli, INT_MIN % -1
+ *   ring_tiles   warp t >> 5 and lane t & 31 (t & -32 in NVRTC's code), tile row t / w and
+ *                column t % w (w of 0 or negative takes the other branch), a 64-bit shift
+ *   ring_shift, ring_div  one shift or division alone (amounts of 0, 32, a zero divisor,
+ *                operands wrapping past 2^32)
  */
 #include <math.h>
 #include <stdint.h>
@@ -144,6 +148,68 @@ static int check_rem(int is_signed, unsigned grid, unsigned nt, uint32_t shift, 
     return bad != 0;
 }
 
+/* ring_tiles: warp and lane, row and column of a w-wide tile, t / 33, and a 64-bit shift. */
+static int check_tiles(unsigned grid, unsigned nt, int w)
+{
+    const ptxrtKernel *k = harness_find_kernel("ring_tiles");
+    size_t total = (size_t)grid * nt;
+    int32_t *in = harness_xmalloc(total * 4), *out = harness_xmalloc(total * 4 * 4), *want = harness_xmalloc(total * 4 * 4);
+    int32_t *s = harness_xmalloc((size_t)2 * nt * 4);
+    harness_rng rng;
+    harness_rng_seed(&rng, grid * 17u + nt + (uint32_t)w);
+    for (size_t i = 0; i < total; i++) in[i] = (int32_t)harness_rng_u32(&rng);
+    for (unsigned b = 0; b < grid; b++) {
+        for (unsigned t = 0; t < nt; t++) {
+            s[t] = in[(size_t)b * nt + t];
+            s[t + nt] = in[(size_t)b * nt + t] ^ 0x5555;
+        }
+        for (unsigned t = 0; t < nt; t++) {
+            unsigned lane = t & 31, warp = t >> 5;
+            int r = w > 0 ? (int)t / w : 0, c = w > 0 ? (int)t % w : 0;
+            int32_t *e = want + 4 * ((size_t)b * nt + t);
+            e[0] = s[warp * 32 + (31 - lane)];
+            e[1] = s[r + c];
+            e[2] = (int32_t)(t / 33u);
+            e[3] = s[nt + (t >> 6) % 8];
+        }
+    }
+    void *args[] = {&in, &out, &w};
+    PTXRT_CHECK(ptxrtLaunchKernel(k, harness_dim3(grid, 1, 1), harness_dim3(nt, 1, 1), args, 0, NULL));
+    size_t bad = harness_compare_u32("ring_tiles", (uint32_t *)want, (uint32_t *)out, total * 4);
+    if (bad) fprintf(stderr, "ring_tiles: grid %u block %u w %d\n", grid, nt, w);
+    free(in); free(out); free(want); free(s);
+    return bad != 0;
+}
+
+/* ring_shift (div = 0): (t + 3) >> amount; ring_div (div = 1): (t + 0xfffffff0) / amount
+ * (all ones for 0); each value and an element read through it. */
+static int check_shift_div(int div, unsigned grid, unsigned nt, uint32_t amount)
+{
+    const char *name = div ? "ring_div" : "ring_shift";
+    const ptxrtKernel *k = harness_find_kernel(name);
+    size_t total = (size_t)grid * nt;
+    int32_t *in = harness_xmalloc(total * 4), *out = harness_xmalloc(total * 2 * 4), *want = harness_xmalloc(total * 2 * 4);
+    harness_rng rng;
+    harness_rng_seed(&rng, grid * 19u + nt + amount + (unsigned)div);
+    for (size_t i = 0; i < total; i++) in[i] = (int32_t)harness_rng_u32(&rng);
+    for (unsigned b = 0; b < grid; b++)
+        for (unsigned t = 0; t < nt; t++) {
+            uint32_t q;
+            if (div)
+                q = amount == 0 ? 0xffffffffu : (t + 0xfffffff0u) / amount;
+            else
+                q = amount >= 32 ? 0 : (t + 3u) >> amount;
+            want[2 * ((size_t)b * nt + t)] = (int32_t)q;
+            want[2 * ((size_t)b * nt + t) + 1] = in[(size_t)b * nt + q % nt];
+        }
+    void *args[] = {&in, &out, &amount};
+    PTXRT_CHECK(ptxrtLaunchKernel(k, harness_dim3(grid, 1, 1), harness_dim3(nt, 1, 1), args, 0, NULL));
+    size_t bad = harness_compare_u32(name, (uint32_t *)want, (uint32_t *)out, total * 2);
+    if (bad) fprintf(stderr, "%s: grid %u block %u amount %u\n", name, grid, nt, amount);
+    free(in); free(out); free(want);
+    return bad != 0;
+}
+
 int main(void)
 {
     int rc = 0, f = 0;
@@ -182,5 +248,23 @@ int main(void)
     f += check_rem(1, 2, 256, 1, 64);
     f += check_rem(1, 2, 64, 0, (uint32_t)-7);
     rc |= harness_finish("ring_srem", 6, f);
+    f = 0;
+    f += check_tiles(3, 256, 16);
+    f += check_tiles(2, 96, 7);
+    f += check_tiles(2, 64, 0);
+    f += check_tiles(2, 1024, 1000);
+    f += check_tiles(3, 40, -3);
+    f += check_tiles(2, 512, 1);
+    rc |= harness_finish("ring_tiles", 6, f);
+    f = 0;
+    f += check_shift_div(0, 2, 256, 6);
+    f += check_shift_div(0, 2, 128, 0);
+    f += check_shift_div(0, 2, 64, 32);
+    f += check_shift_div(0, 2, 512, 3);
+    f += check_shift_div(1, 2, 256, 24);
+    f += check_shift_div(1, 2, 64, 0);
+    f += check_shift_div(1, 2, 128, 1);
+    f += check_shift_div(1, 2, 1024, 100);
+    rc |= harness_finish("ring_shift_div", 8, f);
     return rc;
 }

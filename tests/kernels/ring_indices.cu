@@ -95,3 +95,53 @@ extern "C" __global__ void ring_srem(const int *in, int *out, int shift, int n)
     out[2 * (blockIdx.x * nt + t)] = r;
     out[2 * (blockIdx.x * nt + t) + 1] = s[(unsigned)r & (nt - 1)];
 }
+
+// Warp-per-row and tile indexing after a barrier: a warp index t >> 5 and a lane t & 31
+// (constant and affine in segments of 32 threads, which count because they address
+// memory), row t / w and column t % w of a w-wide tile (w from a parameter; 0 and negative
+// take the other branch), and a 64-bit shift of t.
+extern "C" __global__ void ring_tiles(const int *in, int *out, int w)
+{
+    __shared__ int s[2048];
+    int t = threadIdx.x, nt = blockDim.x;
+    s[t] = in[blockIdx.x * nt + t];
+    s[t + nt] = in[blockIdx.x * nt + t] ^ 0x5555;
+    __syncthreads();
+    unsigned lane = t & 31, warp = t >> 5;
+    int r = 0, c = 0;
+    if (w > 0) {
+        r = t / w;
+        c = t % w;
+    }
+    int *o = out + 4 * (blockIdx.x * nt + t);
+    o[0] = s[warp * 32 + (31 - lane)];
+    o[1] = s[r + c];
+    o[2] = (int)((unsigned)t / 33u);
+    o[3] = s[nt + ((size_t)threadIdx.x >> 6) % 8];
+}
+
+// A logical shift and an unsigned division alone, by amounts given at launch (shifts of 32
+// and more give 0; a zero divisor gives all ones), each reaching an address.
+extern "C" __global__ void ring_shift(const int *in, int *out, unsigned k)
+{
+    __shared__ int s[1024];
+    int t = threadIdx.x, nt = blockDim.x;
+    s[t] = in[blockIdx.x * nt + t];
+    __syncthreads();
+    unsigned q;
+    asm("shr.u32 %0, %1, %2;" : "=r"(q) : "r"((unsigned)t + 3u), "r"(k));
+    out[2 * (blockIdx.x * nt + t)] = (int)q;
+    out[2 * (blockIdx.x * nt + t) + 1] = s[q % nt];
+}
+
+extern "C" __global__ void ring_div(const int *in, int *out, unsigned d)
+{
+    __shared__ int s[1024];
+    int t = threadIdx.x, nt = blockDim.x;
+    s[t] = in[blockIdx.x * nt + t];
+    __syncthreads();
+    unsigned q;
+    asm("div.u32 %0, %1, %2;" : "=r"(q) : "r"((unsigned)t + 0xfffffff0u), "r"(d));
+    out[2 * (blockIdx.x * nt + t)] = (int)q;
+    out[2 * (blockIdx.x * nt + t) + 1] = s[q % nt];
+}

@@ -1394,9 +1394,13 @@ impl<'ctx> RowSegment<'ctx> {
     /// After the instruction at `at` ran for the current thread: if it computes a wrapped
     /// index, its value is `tid.x + offset` in this segment (the same bits, affine in x).
     fn override_value(&self, fc: &FnCx<'ctx, '_>, at: (BlockId, usize)) -> R<()> {
-        for (w, off) in self.offsets.iter().filter(|(w, _)| w.at == at) {
-            let x = fc.thread().tid[0];
-            let v = fc.b.build_int_add(x, *off, "wrapped")?;
+        for (w, value) in self.offsets.iter().filter(|(w, _)| w.at == at) {
+            let v = if w.kind.constant() {
+                *value
+            } else {
+                let x = fc.resize(fc.thread().tid[0], w.ty.bits(), false)?;
+                fc.b.build_int_add(x, *value, "wrapped")?
+            };
             fc.write(w.dst, v, w.ty)?;
         }
         Ok(())
@@ -1426,7 +1430,8 @@ fn emit_segment_header<'ctx>(
     let outer = fc.thread;
     fc.thread = Some(Thread { tid: [xs, y, z], linear: lin, linear_wide: None });
     let f = fc.f;
-    // Each wrapped index's value and operands, read as its instruction leaves them.
+    // Each wrapped index's value and operands, read as its instruction leaves them (a
+    // shift amount as the `.u32` it is).
     let mut at_wraps: Vec<Option<(IntValue<'ctx>, IntValue<'ctx>, IntValue<'ctx>)>> = vec![None; s.wraps.len()];
     let mut run = |fc: &mut FnCx<'ctx, '_>, slice: &[(BlockId, usize)]| -> R<()> {
         for &(b, i) in slice {
@@ -1434,7 +1439,8 @@ fn emit_segment_header<'ctx>(
             fc.inst(inst).map_err(|e| e.at(&inst.span))?;
             for (w, seen) in s.wraps.iter().zip(at_wraps.iter_mut()) {
                 if w.at == (b, i) {
-                    *seen = Some((fc.read(Operand::Reg(w.dst), w.ty)?, fc.read(w.affine, w.ty)?, fc.read(w.period, w.ty)?));
+                    let period_ty = if w.kind == segments::WrapKind::ShiftRight { ir::ScalarType::U32 } else { w.ty };
+                    *seen = Some((fc.read(Operand::Reg(w.dst), w.ty)?, fc.read(w.affine, w.ty)?, fc.read(w.period, period_ty)?));
                 }
             }
         }
@@ -1451,39 +1457,66 @@ fn emit_segment_header<'ctx>(
     run(fc, &s.block_slice)?;
     fc.thread = outer;
     let b = &fc.b;
-    let one64 = i64t.const_int(1, false);
+    let c64 = |v: u64| i64t.const_int(v, false);
     let mut len: Option<IntValue<'ctx>> = None;
     let mut offsets = vec![];
     for (w, seen) in s.wraps.iter().zip(at_wraps) {
         let (v0, a0, p) = seen.ok_or_else(|| LowerError::Internal("a wrapped index outside its segment header".into()))?;
+        let t = v0.get_type();
+        // As 64-bit values: unsigned (`u`) or signed (`s`).
+        let u = |v: IntValue<'ctx>| fc.resize(v, 64, false);
+        let sx = |v: IntValue<'ctx>| fc.resize(v, 64, true);
+        let signed_ok = |fc: &FnCx<'ctx, '_>| -> R<IntValue<'ctx>> {
+            let positive = fc.b.build_int_compare(P::SGT, p, t.const_zero(), "")?;
+            let non_negative = fc.b.build_int_compare(P::SGE, a0, t.const_zero(), "")?;
+            Ok(fc.b.build_and(positive, non_negative, "")?)
+        };
+        // Threads until `a` wraps past 2^32 (unsigned) or 2^31 (signed).
+        let to_overflow_u = b.build_int_sub(c64(1 << 32), u(a0)?, "")?;
+        let to_overflow_s = b.build_int_sub(c64(1 << 31), sx(a0)?, "")?;
         let (ok, n) = match w.kind {
             segments::WrapKind::Mask => {
-                let p1 = b.build_int_add(p, i32t.const_int(1, false), "")?;
-                let low = b.build_int_compare(P::EQ, b.build_and(p, p1, "")?, i32t.const_zero(), "low_mask")?;
-                let n = b.build_int_sub(b.build_int_add(b.build_int_z_extend(p, i64t, "")?, one64, "")?, b.build_int_z_extend(v0, i64t, "")?, "")?;
-                (low, n)
+                let p1 = b.build_int_add(p, t.const_int(1, false), "")?;
+                let low = b.build_int_compare(P::EQ, b.build_and(p, p1, "")?, t.const_zero(), "low_mask")?;
+                // m - v0 + 1 (v0 <= m), at most 2^32 + 1.
+                let n = umin(fc, u(b.build_int_sub(p, v0, "")?)?, c64(1 << 32))?;
+                (low, b.build_int_add(n, c64(1), "")?)
+            }
+            segments::WrapKind::HighMask => {
+                // An immediate -2^k: 2^k - (a mod 2^k).
+                let low = b.build_not(p, "")?;
+                let n = umin(fc, u(b.build_int_sub(low, b.build_and(a0, low, "")?, "")?)?, c64(1 << 32))?;
+                (cx.bool_type().const_all_ones(), b.build_int_add(n, c64(1), "")?)
             }
             segments::WrapKind::RemUnsigned => {
-                let ok = b.build_int_compare(P::NE, p, i32t.const_zero(), "")?;
-                let to_wrap = b.build_int_sub(b.build_int_z_extend(p, i64t, "")?, b.build_int_z_extend(v0, i64t, "")?, "")?;
-                let to_overflow = b.build_int_sub(i64t.const_int(1 << 32, false), b.build_int_z_extend(a0, i64t, "")?, "")?;
-                (ok, umin(fc, to_wrap, to_overflow)?)
+                let ok = b.build_int_compare(P::NE, p, t.const_zero(), "")?;
+                (ok, umin(fc, b.build_int_sub(u(p)?, u(v0)?, "")?, to_overflow_u)?)
             }
-            segments::WrapKind::RemSigned => {
-                let positive = b.build_int_compare(P::SGT, p, i32t.const_zero(), "")?;
-                let non_negative = b.build_int_compare(P::SGE, a0, i32t.const_zero(), "")?;
-                let ok = b.build_and(positive, non_negative, "")?;
-                let to_wrap = b.build_int_sub(b.build_int_s_extend(p, i64t, "")?, b.build_int_s_extend(v0, i64t, "")?, "")?;
-                let to_overflow = b.build_int_sub(i64t.const_int(1 << 31, false), b.build_int_s_extend(a0, i64t, "")?, "")?;
-                (ok, umin(fc, to_wrap, to_overflow)?)
+            segments::WrapKind::RemSigned => (signed_ok(fc)?, umin(fc, b.build_int_sub(sx(p)?, sx(v0)?, "")?, to_overflow_s)?),
+            segments::WrapKind::ShiftRight => {
+                // 2^k - (a mod 2^k); a shift of 32 or more: one value up to the wrap at 2^32.
+                let k = umin(fc, u(p)?, c64(32))?;
+                let pow = b.build_left_shift(c64(1), k, "")?;
+                let low_bits = b.build_and(u(a0)?, b.build_int_sub(pow, c64(1), "")?, "")?;
+                (cx.bool_type().const_all_ones(), umin(fc, b.build_int_sub(pow, low_bits, "")?, to_overflow_u)?)
+            }
+            segments::WrapKind::DivUnsigned => {
+                let ok = b.build_int_compare(P::NE, p, t.const_zero(), "")?;
+                let rem = b.build_int_sub(u(a0)?, b.build_int_mul(u(v0)?, u(p)?, "")?, "")?;
+                (ok, umin(fc, b.build_int_sub(u(p)?, rem, "")?, to_overflow_u)?)
+            }
+            segments::WrapKind::DivSigned => {
+                let rem = b.build_int_sub(sx(a0)?, b.build_int_mul(sx(v0)?, sx(p)?, "")?, "")?;
+                (signed_ok(fc)?, umin(fc, b.build_int_sub(sx(p)?, rem, "")?, to_overflow_s)?)
             }
         };
-        let n = b.build_select(ok, n, one64, "")?.into_int_value();
+        let n = b.build_select(ok, n, c64(1), "")?.into_int_value();
         len = Some(match len {
             Some(l) => umin(fc, l, n)?,
             None => n,
         });
-        offsets.push((w.clone(), b.build_int_sub(v0, xs, "offset")?));
+        let value = if w.kind.constant() { v0 } else { b.build_int_sub(v0, fc.resize(xs, t.get_bit_width(), false)?, "offset")? };
+        offsets.push((w.clone(), value));
     }
     let len = len.ok_or_else(|| LowerError::Internal("segments without wrapped indices".into()))?;
     let end = b.build_int_nuw_add(b.build_int_z_extend(xs, i64t, "")?, len, "")?;

@@ -1,64 +1,90 @@
 //! Thread loops in segments, where a wrapped thread index is affine.
 //!
 //! Kernels that treat a block's threads as a ring read a neighbour's element as
-//! `s[(t + 1) & (n - 1)]` or `s[(t + n - 1) % n]`. In a thread loop that index is not affine
-//! in the loop's x index, so the vectorizer gathers (barrier_loop: 80% of its time in two
-//! AVX-512 gathers per 16 threads). Over the threads of one row (`tid.y`, `tid.z` fixed) the
-//! operand `a = tid.x + u` grows by one per thread, and the wrapped value `a & m` (`m` a low
-//! mask `2^k - 1`) or `a % n` is `a - q·2^k` (`a - q·n`) with `q` constant between the
-//! points where it wraps. The block function then runs the row's x range in segments that
-//! end where one of the region's wrapped indices wraps: a segment header evaluates each
-//! wrapped value `v0` at its first thread `xs` (its pure operand chain with `tid.x = xs`)
-//! and the distance to its next wrap; inside the segment the value is `x + (v0 - xs)`, and
-//! the segment's x loop has contiguous accesses.
+//! `s[(t + 1) & (n - 1)]` or `s[(t + n - 1) % n]`; warp-per-row kernels (softmax, layer
+//! norm) address `row = t / 32` and `lane = t % 32`. In a thread loop such an index is not
+//! affine in the loop's x index, so the vectorizer gathers (barrier_loop: 80% of its time
+//! in two AVX-512 gathers per 16 threads). Over the threads of one row (`tid.y`, `tid.z`
+//! fixed) the operand `a = tid.x + u` grows by one per thread, and the wrapped value `a & m`
+//! (`m` a low mask `2^k - 1`) or `a % n` is `a - q·2^k` (`a - q·n`) with `q` constant
+//! between the points where it wraps, where `a >> k` and `a / n` are constant. The block
+//! function then runs the row's x range in segments that end where one of the region's
+//! wrapped indices wraps: a segment header evaluates each wrapped value `v0` at the
+//! segment's first thread `xs` (its pure operand chain with `tid.x = xs`) and the distance
+//! to its next wrap; inside the segment the value is `x + (v0 - xs)` (or `v0`), and the
+//! segment's x loop has contiguous accesses.
 //!
 //! What qualifies (per region, a dense thread loop): `and.b32 d, a, m` (either operand
-//! order) and `rem.{u32,s32} d, a, n` among the instructions that recompute the region's
-//! live-in registers (`Regions::replay`) and those of its first block (when nothing in the
-//! region jumps back to it), with `a = tid.x + u` in 32 bits and `m`, `n`, `u` the same for
-//! the whole row (computed from immediates, parameters, block indices, sizes, `tid.y` and
-//! `tid.z` by pure integer instructions). The header checks what the ISA's arithmetic needs
-//! at run time: `m` a low mask (`m & (m + 1) == 0`), `n` not zero, for `rem.s32` `a >= 0`
-//! and `n > 0` (truncating division then agrees with the unsigned one) without crossing
-//! `2^31`, for `rem.u32` without `a` wrapping past `2^32`. Where a check fails the segment
-//! is one thread long, which is exact (the value at `xs` is the instruction's own result).
-//! Small immediate masks and moduli (a lane index, `t & 31`) are left alone: their segments
-//! would be a few threads long.
+//! order), `rem.{u32,s32} d, a, n`, `shr.{u32,b32} d, a, k` and `div.{u32,s32} d, a, n`
+//! with `a = tid.x + u` in 32 bits, and `and.b64`/`shr.{u64,b64}` of `tid.x` itself;
+//! `m`, `n`, `k`, `u` the same for the whole row (computed from immediates, parameters,
+//! block indices and sizes, `tid.y` and `tid.z`, block-uniform registers and other wrapped
+//! values that are constant in a segment, by pure integer instructions). They are looked
+//! for among the instructions that recompute the region's live-in registers
+//! (`Regions::replay`), along the chain of blocks every run of the region passes once, and
+//! in the other blocks where what they read is set once (`analyze`). The header checks
+//! what the ISA's arithmetic needs at run time: `m` a low mask (`m & (m + 1) == 0`; an
+//! immediate `-2^k` makes the value constant between multiples of `2^k`), `n`
+//! not zero, for signed types `a >= 0` and `n > 0` (truncating division then agrees with
+//! the unsigned one) without crossing `2^31`, for unsigned ones without `a` wrapping past
+//! `2^32` (masks and shifts wrap with it). Where a check fails the segment is one thread
+//! long, which is exact (the value at `xs` is the instruction's own result).
+//! Periods below 64 that are immediates (a lane index `t & 31`, a warp index `t >> 5`) make
+//! short segments: they count only where the value reaches a memory address.
 
-use crate::ir::visit::{defs, successors, uses};
-use crate::ir::{self, BlockId, Dim, IntBinOp, Op, Operand, RegId, ScalarType, SpecialReg, StateSpace, Terminator};
+use crate::ir::visit::{defs, for_each_operand, successors, uses};
+use crate::ir::{self, AddressBase, BlockId, Dim, IntBinOp, Op, Operand, RegId, ScalarType, SpecialReg, StateSpace, Terminator};
 use crate::lower::exec::regions::Regions;
 use std::collections::{BTreeSet, HashMap};
 
 /// At most this many wrapped values per region (each costs the segment header a little).
-const MAX_WRAPS: usize = 4;
+const MAX_WRAPS: usize = 6;
 
-/// Immediate masks and moduli below this period are not segmented.
+/// Immediate periods below this count only for values that reach an address.
 const MIN_IMMEDIATE_PERIOD: u64 = 64;
+
+/// Regions with more blocks than this look for wrapped indices in their first block only.
+const MAX_CHAIN_SEARCH_BLOCKS: usize = 64;
 
 /// How a wrapped value wraps.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum WrapKind {
-    /// `a & m`: at multiples of `m + 1`, if `m` is a low mask.
+    /// `a & m`: `x + offset`, wrapping at multiples of `m + 1` if `m` is a low mask.
     Mask,
-    /// `a % n` (unsigned): at multiples of `n`.
+    /// `a & m` with an immediate high mask `m = -2^k` (`t & -32`, a warp's first thread):
+    /// constant between multiples of `2^k`.
+    HighMask,
+    /// `a % n` (unsigned): `x + offset`, wrapping at multiples of `n`.
     RemUnsigned,
     /// `a % n` (signed): as unsigned while `a >= 0` and `n > 0`.
     RemSigned,
+    /// `a >> k` (logical): constant between multiples of `2^k`.
+    ShiftRight,
+    /// `a / n` (unsigned): constant between multiples of `n`.
+    DivUnsigned,
+    /// `a / n` (signed): as unsigned while `a >= 0` and `n > 0`.
+    DivSigned,
+}
+
+impl WrapKind {
+    /// Whether the value is the same for every thread of a segment (else `x + offset`).
+    pub fn constant(self) -> bool {
+        matches!(self, WrapKind::HighMask | WrapKind::ShiftRight | WrapKind::DivUnsigned | WrapKind::DivSigned)
+    }
 }
 
 /// One wrapped index: the instruction that computes it and its operands.
 #[derive(Debug, Clone)]
 pub struct Wrap {
     pub kind: WrapKind,
-    /// The instruction: in the region's replay, or in its first block.
+    /// The instruction (in the replay or in the region's code).
     pub at: (BlockId, usize),
     pub dst: RegId,
-    /// The instruction's type (32 bits).
+    /// The instruction's type (32 bits, or 64 for `tid.x` itself).
     pub ty: ScalarType,
     /// `tid.x + u`.
     pub affine: Operand,
-    /// The mask or the modulus.
+    /// The mask, modulus, shift or divisor.
     pub period: Operand,
 }
 
@@ -66,20 +92,21 @@ pub struct Wrap {
 #[derive(Debug, Clone)]
 pub struct Segments {
     pub wraps: Vec<Wrap>,
-    /// The pure instructions the wraps' operands need (and the wraps themselves), in
-    /// order: replay instructions, then (after the block-uniform registers live into the
-    /// region are set, as a thread's run sets them) the first block's.
+    /// The pure instructions the wraps' operands need (and the wraps themselves), in the
+    /// order a thread's run executes them: replay instructions, then (after the
+    /// block-uniform registers live into the region are set, as a thread's run sets them)
+    /// those of the region's code.
     pub replay_slice: Vec<(BlockId, usize)>,
     pub block_slice: Vec<(BlockId, usize)>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Shape {
-    /// The same for every thread of a row.
+    /// The same for every thread of a segment.
     Row,
     /// Exactly `tid.x` (thread indices fit in 16 bits).
     TidX,
-    /// `tid.x + u` in the low 32 bits, `u` the same for the row.
+    /// `tid.x + u` in the low 32 bits, `u` the same for the segment.
     X,
     Other,
 }
@@ -93,12 +120,20 @@ impl Shape {
     }
 }
 
-/// Per register: its shape and the prefix position of its last definition (`None`: from
-/// before the prefix).
+/// Per register: its shape and the position of its last definition among the analyzed
+/// instructions (`None`: from before them).
 type RegShapes = HashMap<RegId, (Shape, Option<usize>)>;
 
-/// Regions with more blocks than this look for wrapped indices in their first block only.
-const MAX_CHAIN_SEARCH_BLOCKS: usize = 64;
+/// Where an analyzed instruction runs, for the header's order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Group {
+    Replay,
+    /// In the `c`-th block of the chain.
+    Chain(usize),
+    /// In the code after the `g`-th block of the chain (the whole region's code when the
+    /// chain is empty).
+    Gap(usize),
+}
 
 /// The wrapped indices of region `k` worth segmenting its dense loop for; registers in
 /// `block_uniform` hold one value for the block.
@@ -106,22 +141,13 @@ const MAX_CHAIN_SEARCH_BLOCKS: usize = 64;
 /// The prefix (the replay, then the chain of blocks that every run of the region passes
 /// once, in order: its first block and each one's immediate post-dominator that is in no
 /// loop) runs once per thread: the shapes of its registers follow it, registers written in
-/// the conditional code between two blocks of the chain are unknown after it. Elsewhere in
-/// the region a wrapped index qualifies when the registers it reads are written nowhere
-/// else: they then hold the values the chain gave them before it (however often it runs).
+/// the conditional code between two blocks of the chain are unknown after it. Any other
+/// block of the region sees the values the chain gave before it for the registers that are
+/// written nowhere else, and its own earlier instructions' (however often it runs).
 pub fn analyze(f: &ir::Function, regions: &Regions, k: usize, block_uniform: &BTreeSet<RegId>) -> Option<Segments> {
     let start = *regions.starts.get(k)?;
     let code = regions.code_of(f, &[start.0 as usize]);
     let (chain, gaps) = once_chain(f, regions, start.0 as usize, &code);
-    let mut prefix: Vec<(BlockId, usize)> = regions.replay.get(k)?.clone();
-    let replayed = prefix.len();
-    // Where each chain block's instructions start in the prefix.
-    let mut chain_at = vec![];
-    for &b in &chain {
-        chain_at.push(prefix.len());
-        prefix.extend((0..f.blocks[b].insts.len()).map(|i| (BlockId(b as u32), i)));
-    }
-    let inst = |(b, i): (BlockId, usize)| &f.blocks[b.0 as usize].insts[i];
     let defs_in = |blocks: &[usize]| -> BTreeSet<RegId> {
         let mut d = vec![];
         for &b in blocks {
@@ -131,97 +157,161 @@ pub fn analyze(f: &ir::Function, regions: &Regions, k: usize, block_uniform: &BT
         }
         d.into_iter().collect()
     };
+    let mut a = Analysis { f, insts: vec![], groups: vec![], reads: vec![], wraps: vec![] };
     let mut regs: RegShapes = HashMap::new();
-    let mut wraps = vec![];
-    // Per prefix position: the positions it reads (for the slice).
-    let mut reads: Vec<Vec<usize>> = vec![];
-    let run = |range: std::ops::Range<usize>, regs: &mut RegShapes, wraps: &mut Vec<(Gap, Wrap)>, reads: &mut Vec<Vec<usize>>| -> Option<()> {
-        for pos in range {
-            let at = prefix[pos];
-            let (shape, operands, wrap) = classify(inst(at), regs);
-            if let Some((kind, affine, period)) = wrap {
-                wraps.push((Gap::Prefix(pos), wrap_at(f, at, kind, affine, period)?));
-            }
-            reads.push(positions(&operands, regs));
-            let mut d = vec![];
-            defs(&inst(at).op, &mut d);
-            for r in d {
-                regs.insert(r, (shape, Some(pos)));
-            }
-        }
-        Some(())
-    };
-    run(0..replayed, &mut regs, &mut wraps, &mut reads)?;
+    for &at in regions.replay.get(k)? {
+        a.step(at, Group::Replay, &mut regs);
+    }
     // After the replay the registers live into the region are read from the context.
     for r in regions.live_into_region(k) {
         regs.insert(r, (if block_uniform.contains(&r) { Shape::Row } else { Shape::Other }, None));
     }
-    // The shapes after each chain block (what the code of the gap after it sees).
     let before_chain = regs.clone();
     let mut after_chain: Vec<RegShapes> = vec![];
-    for c in 0..chain.len() {
+    for (c, &b) in chain.iter().enumerate() {
         if c > 0 {
             // What the conditional code before this block wrote is unknown here.
             for r in defs_in(&gaps[c - 1]) {
                 regs.insert(r, (Shape::Other, None));
             }
         }
-        let to = chain_at.get(c + 1).copied().unwrap_or(prefix.len());
-        run(chain_at[c]..to, &mut regs, &mut wraps, &mut reads)?;
+        for i in 0..f.blocks[b].insts.len() {
+            a.step((BlockId(b as u32), i), Group::Chain(c), &mut regs);
+        }
         after_chain.push(regs.clone());
     }
-    let gap_shapes = |g: usize| if chain.is_empty() { &before_chain } else { &after_chain[g] };
     let gap_code: Vec<&[usize]> = if chain.is_empty() { vec![&code[..]] } else { gaps.iter().map(|g| &g[..]).collect() };
     let written_elsewhere = defs_in(&gap_code.concat());
-    let mut extra_reads = vec![];
     for (g, blocks) in gap_code.iter().enumerate() {
+        let mut seen = if chain.is_empty() { before_chain.clone() } else { after_chain[g].clone() };
+        for r in &written_elsewhere {
+            seen.insert(*r, (Shape::Other, None));
+        }
         for &b in blocks.iter() {
-            for (i, ins) in f.blocks[b].insts.iter().enumerate() {
-                let shapes = gap_shapes(g);
-                let (_, operands, wrap) = classify(ins, shapes);
-                let stable = operands.iter().all(|o| !matches!(o, Operand::Reg(r) if written_elsewhere.contains(r)));
-                if let (Some((kind, affine, period)), true) = (wrap, stable) {
-                    wraps.push((Gap::After(g), wrap_at(f, (BlockId(b as u32), i), kind, affine, period)?));
-                    extra_reads.push(positions(&operands, shapes));
-                }
+            let mut regs = seen.clone();
+            for i in 0..f.blocks[b].insts.len() {
+                a.step((BlockId(b as u32), i), Group::Gap(g), &mut regs);
             }
         }
     }
-    if wraps.is_empty() {
-        return None;
-    }
-    wraps.truncate(MAX_WRAPS);
-    extra_reads.truncate(wraps.iter().filter(|(g, _)| matches!(g, Gap::After(_))).count());
-    // The slice: the wraps and, transitively, the definitions their operands read.
-    let mut needed = vec![false; prefix.len()];
-    let mut work: Vec<usize> = wraps.iter().filter_map(|(g, _)| if let Gap::Prefix(p) = g { Some(*p) } else { None }).collect();
-    work.extend(extra_reads.concat());
-    while let Some(p) = work.pop() {
-        if !std::mem::replace(&mut needed[p], true) {
-            work.extend(&reads[p]);
+    let addressed = addressing(f, &a.insts, &code);
+    let worth = |w: &Wrap| {
+        let short = match (w.period, w.kind) {
+            (Operand::Imm(m), WrapKind::Mask) => m.saturating_add(1) < MIN_IMMEDIATE_PERIOD,
+            (Operand::Imm(m), WrapKind::HighMask) => (!m & low_bits(w.ty)).saturating_add(1) < MIN_IMMEDIATE_PERIOD,
+            (Operand::Imm(s), WrapKind::ShiftRight) => s < 6,
+            (Operand::Imm(n), _) => n < MIN_IMMEDIATE_PERIOD,
+            _ => false,
+        };
+        !short || addressed.contains(&w.dst)
+    };
+    // The slice: the wraps worth it and, transitively, the definitions their operands read;
+    // a wrapped index they read (affine or constant only within its segments) is kept too.
+    let mut keep: Vec<bool> = a.wraps.iter().map(|(_, w)| worth(w)).collect();
+    let mut needed = vec![false; a.insts.len()];
+    loop {
+        needed.iter_mut().for_each(|n| *n = false);
+        let mut work: Vec<usize> = a.wraps.iter().zip(&keep).filter(|(_, k)| **k).map(|((p, _), _)| *p).collect();
+        while let Some(p) = work.pop() {
+            if !std::mem::replace(&mut needed[p], true) {
+                work.extend(&a.reads[p]);
+            }
+        }
+        let mut changed = false;
+        for ((p, _), k) in a.wraps.iter().zip(keep.iter_mut()) {
+            if needed[*p] && !*k {
+                *k = true;
+                changed = true;
+            }
+        }
+        if !changed {
+            break;
         }
     }
-    // The header runs the slice in the prefix's order, each gap's wraps after the chain
-    // block before it (where the values they read are the same).
-    let replay_slice = (0..replayed).filter(|p| needed[*p]).map(|p| prefix[p]).collect();
+    let wraps: Vec<(usize, Wrap)> = a.wraps.into_iter().zip(keep).filter(|(_, k)| *k).map(|(w, _)| w).collect();
+    if wraps.is_empty() || wraps.len() > MAX_WRAPS {
+        return None;
+    }
+    // The header runs the slice in a thread's order: each gap's after the chain block
+    // before it (where the values it reads are the same).
+    let group = |g: Group| -> Vec<(BlockId, usize)> { (0..a.insts.len()).filter(|p| needed[*p] && a.groups[*p] == g).map(|p| a.insts[p]).collect() };
     let mut block_slice = vec![];
-    let gap_wraps = |g: usize| wraps.iter().filter(move |(w, _)| *w == Gap::After(g)).map(|(_, w)| w.at);
     if chain.is_empty() {
-        block_slice.extend(gap_wraps(0));
+        block_slice.extend(group(Group::Gap(0)));
     }
-    for (c, &from) in chain_at.iter().enumerate() {
-        let to = chain_at.get(c + 1).copied().unwrap_or(prefix.len());
-        block_slice.extend((from..to).filter(|p| needed[*p]).map(|p| prefix[p]));
-        block_slice.extend(gap_wraps(c));
+    for c in 0..chain.len() {
+        block_slice.extend(group(Group::Chain(c)));
+        block_slice.extend(group(Group::Gap(c)));
     }
-    Some(Segments { wraps: wraps.into_iter().map(|(_, w)| w).collect(), replay_slice, block_slice })
+    Some(Segments { wraps: wraps.into_iter().map(|(_, w)| w).collect(), replay_slice: group(Group::Replay), block_slice })
 }
 
-/// Where a wrapped index is: in the prefix (its position), or in the code of a gap.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Gap {
-    Prefix(usize),
-    After(usize),
+/// The analyzed instructions, in order, with what they read and the wrapped indices.
+struct Analysis<'f> {
+    f: &'f ir::Function,
+    insts: Vec<(BlockId, usize)>,
+    groups: Vec<Group>,
+    /// Per analyzed instruction: the positions of the definitions it reads.
+    reads: Vec<Vec<usize>>,
+    wraps: Vec<(usize, Wrap)>,
+}
+
+impl Analysis<'_> {
+    /// Analyzes the instruction at `at`, run after those that gave `regs`.
+    fn step(&mut self, at: (BlockId, usize), group: Group, regs: &mut RegShapes) {
+        let ins = &self.f.blocks[at.0 .0 as usize].insts[at.1];
+        let pos = self.insts.len();
+        let (shape, operands, wrap) = classify(ins, regs);
+        if let (Some((kind, affine, period)), Op::IntBinary { ty, dst, .. }) = (wrap, &ins.op) {
+            self.wraps.push((pos, Wrap { kind, at, dst: *dst, ty: *ty, affine, period }));
+        }
+        self.insts.push(at);
+        self.groups.push(group);
+        self.reads.push(operands.iter().filter_map(|o| if let Operand::Reg(r) = o { regs.get(r).and_then(|(_, p)| *p) } else { None }).collect());
+        let mut d = vec![];
+        defs(&ins.op, &mut d);
+        for r in d {
+            regs.insert(r, (shape, Some(pos)));
+        }
+    }
+}
+
+/// The registers whose values reach the address of a memory access in `code` through
+/// integer arithmetic (`insts`: the analyzed instructions, the replay among them).
+fn addressing(f: &ir::Function, insts: &[(BlockId, usize)], code: &[usize]) -> BTreeSet<RegId> {
+    let ops: Vec<&Op> =
+        insts.iter().map(|(b, i)| &f.blocks[b.0 as usize].insts[*i].op).chain(code.iter().flat_map(|b| f.blocks[*b].insts.iter().map(|i| &i.op))).collect();
+    // Backwards from the addresses: a register is addressing if an integer instruction
+    // that reads it defines an addressing register.
+    let mut addressing: BTreeSet<RegId> = BTreeSet::new();
+    for op in &ops {
+        if let Op::Load { addr, .. } | Op::Store { addr, .. } | Op::Atomic { addr, .. } = op {
+            if let AddressBase::Reg(r) = addr.base {
+                addressing.insert(r);
+            }
+        }
+    }
+    for _ in 0..16 {
+        let before = addressing.len();
+        for op in &ops {
+            if !matches!(op, Op::Mov { .. } | Op::Cvt { .. } | Op::IntBinary { .. } | Op::Mad { .. } | Op::MulWide { .. }) {
+                continue;
+            }
+            let mut d = vec![];
+            defs(op, &mut d);
+            if d.iter().any(|r| addressing.contains(r)) {
+                for_each_operand(op, &mut |o| {
+                    if let Operand::Reg(r) = o {
+                        addressing.insert(*r);
+                    }
+                });
+            }
+        }
+        if addressing.len() == before {
+            break;
+        }
+    }
+    addressing
 }
 
 /// The blocks from `start` that every run of the region passes exactly once, in order
@@ -285,20 +375,8 @@ fn once_chain(f: &ir::Function, regions: &Regions, start: usize, code: &[usize])
     (chain, gaps)
 }
 
-fn wrap_at(f: &ir::Function, at: (BlockId, usize), kind: WrapKind, affine: Operand, period: Operand) -> Option<Wrap> {
-    match &f.blocks[at.0 .0 as usize].insts[at.1].op {
-        Op::IntBinary { ty, dst, .. } => Some(Wrap { kind, at, dst: *dst, ty: *ty, affine, period }),
-        _ => None,
-    }
-}
-
-/// The prefix positions that define the registers among `operands`.
-fn positions(operands: &[Operand], regs: &RegShapes) -> Vec<usize> {
-    operands.iter().filter_map(|o| if let Operand::Reg(r) = o { regs.get(r).and_then(|(_, p)| *p) } else { None }).collect()
-}
-
 /// An instruction's result shape given its operands' (`regs`), the operands it reads for
-/// that, and whether it computes a wrapped index: (how, `tid.x + u`, mask or modulus).
+/// that, and whether it computes a wrapped index: (how, `tid.x + u`, its period operand).
 #[allow(clippy::type_complexity)]
 fn classify(ins: &ir::Inst, regs: &RegShapes) -> (Shape, Vec<Operand>, Option<(WrapKind, Operand, Operand)>) {
     let shape_of = |o: &Operand| -> Shape {
@@ -339,29 +417,35 @@ fn classify(ins: &ir::Inst, regs: &RegShapes) -> (Shape, Vec<Operand>, Option<(W
             None,
         ),
         Op::IntBinary { op, ty, sat: false, a, b, .. } => {
-            let (sa, sb) = (shape_of(a).as_x(), shape_of(b).as_x());
+            let (ra, rb) = (shape_of(a), shape_of(b));
+            let (sa, sb) = (ra.as_x(), rb.as_x());
+            let mask = |m: &Operand| match m {
+                Operand::Imm(m) if is_high_mask(*m, *ty) => WrapKind::HighMask,
+                _ => WrapKind::Mask,
+            };
+            let wrap = match (op, sa, sb) {
+                (IntBinOp::And, Shape::X, Shape::Row) if ty.bits() == 32 || ra == Shape::TidX => Some((mask(b), *a, *b)),
+                (IntBinOp::And, Shape::Row, Shape::X) if ty.bits() == 32 || rb == Shape::TidX => Some((mask(a), *b, *a)),
+                (IntBinOp::Rem, Shape::X, Shape::Row) if ty.bits() == 32 && ty.is_signed() => Some((WrapKind::RemSigned, *a, *b)),
+                (IntBinOp::Rem, Shape::X, Shape::Row) if ty.bits() == 32 => Some((WrapKind::RemUnsigned, *a, *b)),
+                (IntBinOp::Shr, Shape::X, Shape::Row) if !ty.is_signed() && (ty.bits() == 32 || ra == Shape::TidX) => Some((WrapKind::ShiftRight, *a, *b)),
+                (IntBinOp::Div, Shape::X, Shape::Row) if ty.bits() == 32 && ty.is_signed() => Some((WrapKind::DivSigned, *a, *b)),
+                (IntBinOp::Div, Shape::X, Shape::Row) if ty.bits() == 32 => Some((WrapKind::DivUnsigned, *a, *b)),
+                _ => None,
+            };
             let shape = match (op, sa, sb) {
                 (_, Shape::Row, Shape::Row) => Shape::Row,
                 (IntBinOp::Add, Shape::X, Shape::Row) | (IntBinOp::Add, Shape::Row, Shape::X) | (IntBinOp::Sub, Shape::X, Shape::Row) if ty.bits() == 32 => {
                     Shape::X
                 }
-                _ => Shape::Other,
+                // In a segment: `x + offset` (32 bits) or one value.
+                _ => match wrap {
+                    Some((kind, ..)) if kind.constant() => Shape::Row,
+                    Some(_) if ty.bits() == 32 => Shape::X,
+                    _ => Shape::Other,
+                },
             };
-            let wrap = match (op, sa, sb) {
-                _ if ty.bits() != 32 => None,
-                (IntBinOp::And, Shape::X, Shape::Row) => Some((WrapKind::Mask, *a, *b)),
-                (IntBinOp::And, Shape::Row, Shape::X) => Some((WrapKind::Mask, *b, *a)),
-                (IntBinOp::Rem, Shape::X, Shape::Row) if ty.is_signed() => Some((WrapKind::RemSigned, *a, *b)),
-                (IntBinOp::Rem, Shape::X, Shape::Row) => Some((WrapKind::RemUnsigned, *a, *b)),
-                _ => None,
-            };
-            // Small immediate periods make short segments.
-            let long_enough = |(kind, _, period): &(WrapKind, Operand, Operand)| match (period, kind) {
-                (Operand::Imm(m), WrapKind::Mask) => (*m & 0xffff_ffff) + 1 >= MIN_IMMEDIATE_PERIOD,
-                (Operand::Imm(n), _) => *n & 0xffff_ffff >= MIN_IMMEDIATE_PERIOD,
-                _ => true,
-            };
-            (shape, vec![*a, *b], wrap.filter(long_enough))
+            (shape, vec![*a, *b], wrap)
         }
         Op::Mad { mode: ir::MulMode::Lo, ty, sat: false, a, b, c, .. } => (
             match (shape_of(a), shape_of(b), shape_of(c).as_x()) {
@@ -375,4 +459,19 @@ fn classify(ins: &ir::Inst, regs: &RegShapes) -> (Shape, Vec<Operand>, Option<(W
         Op::MulWide { a, b, .. } => (if shape_of(a) == Shape::Row && shape_of(b) == Shape::Row { Shape::Row } else { Shape::Other }, vec![*a, *b], None),
         _ => (Shape::Other, vec![], None),
     }
+}
+
+/// The bits of a value of type `ty` (32 or 64).
+fn low_bits(ty: ScalarType) -> u64 {
+    if ty.bits() >= 64 {
+        u64::MAX
+    } else {
+        (1u64 << ty.bits()) - 1
+    }
+}
+
+/// Whether immediate `m` (as `ty`) is `-2^k` for some `k > 0`: its complement a low mask.
+fn is_high_mask(m: u64, ty: ScalarType) -> bool {
+    let low = !m & low_bits(ty);
+    low != 0 && low & low.wrapping_add(1) == 0
 }
