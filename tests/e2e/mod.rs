@@ -195,6 +195,7 @@ const RING_INDICES: Fixture = Fixture {
         "ring_srem: 6 shapes OK",
         "ring_tiles: 6 shapes OK",
         "ring_shift_div: 8 shapes OK",
+        "ring_global: 5 shapes OK",
     ],
 };
 

@@ -15,6 +15,8 @@
  *                column t % w (w of 0 or negative takes the other branch), a 64-bit shift
  *   ring_shift, ring_div  one shift or division alone (amounts of 0, 32, a zero divisor,
  *                operands wrapping past 2^32)
+ *   ring_global  no barrier: a periodic stencil over the whole array, (i + 1) % n of the
+ *                global index behind the i < n guard (blocks run fused along x)
  */
 #include <math.h>
 #include <stdint.h>
@@ -210,6 +212,26 @@ static int check_shift_div(int div, unsigned grid, unsigned nt, uint32_t amount)
     return bad != 0;
 }
 
+/* ring_global: out[i] = 0.25 in[(i + n - 1) % n] + 0.5 in[i] + 0.25 in[(i + 1) % n] for
+ * i < n (no barrier; the grid may cover more than n threads). */
+static int check_global(int n, unsigned block)
+{
+    const ptxrtKernel *k = harness_find_kernel("ring_global");
+    unsigned grid = (unsigned)(n + (int)block - 1) / block + 1;
+    float *in = harness_xmalloc((size_t)n * 4), *out = harness_xmalloc((size_t)n * 4), *want = harness_xmalloc((size_t)n * 4);
+    harness_rng rng;
+    harness_rng_seed(&rng, (uint64_t)n * 7 + block);
+    harness_fill_float(&rng, in, (size_t)n, -8.0f, 8.0f);
+    for (int i = 0; i < n; i++)
+        want[i] = fmaf(in[(i + 1) % n], 0.25f, fmaf(in[(i + n - 1) % n], 0.25f, 0.5f * in[i]));
+    void *args[] = {&in, &out, &n};
+    PTXRT_CHECK(ptxrtLaunchKernel(k, harness_dim3(grid, 1, 1), harness_dim3(block, 1, 1), args, 0, NULL));
+    size_t bad = harness_compare_u32("ring_global", (uint32_t *)want, (uint32_t *)out, (size_t)n);
+    if (bad) fprintf(stderr, "ring_global: n %d block %u\n", n, block);
+    free(in); free(out); free(want);
+    return bad != 0;
+}
+
 int main(void)
 {
     int rc = 0, f = 0;
@@ -266,5 +288,12 @@ int main(void)
     f += check_shift_div(1, 2, 128, 1);
     f += check_shift_div(1, 2, 1024, 100);
     rc |= harness_finish("ring_shift_div", 8, f);
+    f = 0;
+    f += check_global(1000, 256);
+    f += check_global(1, 32);
+    f += check_global(777, 128);
+    f += check_global(100000, 256);
+    f += check_global(4096, 1024);
+    rc |= harness_finish("ring_global", 5, f);
     return rc;
 }

@@ -145,3 +145,11 @@ extern "C" __global__ void ring_div(const int *in, int *out, unsigned d)
     out[2 * (blockIdx.x * nt + t)] = (int)q;
     out[2 * (blockIdx.x * nt + t) + 1] = s[q % nt];
 }
+
+// Without a barrier: a periodic 1D stencil over the whole array, the neighbours of element
+// i at (i + 1) % n and (i + n - 1) % n (the global index, behind the usual i < n guard).
+extern "C" __global__ void ring_global(const float *in, float *out, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) out[i] = 0.25f * in[(i + n - 1) % n] + 0.5f * in[i] + 0.25f * in[(i + 1) % n];
+}

@@ -984,9 +984,7 @@ pub(crate) fn emit_region_loop<'ctx>(
     }
     // A dense loop whose region has wrapped thread indices runs each row in segments.
     let segments = match (region, filter) {
-        (RegionSel::One(k), Filter::All) if bounds.is_none() && layout.interchange.is_none() && layout.state.is_some() => {
-            segments::analyze(fc.f, regions, k, &layout.block_uniform)
-        }
+        (RegionSel::One(k), Filter::All) if layout.interchange.is_none() => segments::analyze(fc.f, regions, k, &layout.block_uniform),
         _ => None,
     };
     let b = &fc.b;

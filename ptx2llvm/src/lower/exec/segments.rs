@@ -14,7 +14,9 @@
 //! to its next wrap; inside the segment the value is `x + (v0 - xs)` (or `v0`), and the
 //! segment's x loop has contiguous accesses.
 //!
-//! What qualifies (per region, a dense thread loop): `and.b32 d, a, m` (either operand
+//! What qualifies (per region, a dense thread loop, also narrowed by a guard and in
+//! barrier-free kernels, including runs of blocks fused along x, where the global index is
+//! `tid.x` plus a uniform start): `and.b32 d, a, m` (either operand
 //! order), `rem.{u32,s32} d, a, n`, `shr.{u32,b32} d, a, k` and `div.{u32,s32} d, a, n`
 //! with `a = tid.x + u` in 32 bits, and `and.b64`/`shr.{u64,b64}` of `tid.x` itself;
 //! `m`, `n`, `k`, `u` the same for the whole row (computed from immediates, parameters,
