@@ -196,6 +196,7 @@ const RING_INDICES: Fixture = Fixture {
         "ring_tiles: 6 shapes OK",
         "ring_shift_div: 8 shapes OK",
         "ring_global: 5 shapes OK",
+        "ring_pitched: 4 shapes OK",
     ],
 };
 

@@ -17,6 +17,7 @@
  *                operands wrapping past 2^32)
  *   ring_global  no barrier: a periodic stencil over the whole array, (i + 1) % n of the
  *                global index behind the i < n guard (blocks run fused along x)
+ *   ring_pitched no barrier: a copy into a pitched 2D array at row i / w, column i % w
  */
 #include <math.h>
 #include <stdint.h>
@@ -232,6 +233,28 @@ static int check_global(int n, unsigned block)
     return bad != 0;
 }
 
+/* ring_pitched: out[(i / w) * pitch + i % w] = 2 in[i] + i % w for i < n; the padding
+ * between rows keeps its fill. */
+static int check_pitched(int w, int h, int pitch, unsigned block)
+{
+    const ptxrtKernel *k = harness_find_kernel("ring_pitched");
+    int n = w * h;
+    unsigned grid = (unsigned)(n + (int)block - 1) / block;
+    size_t cells = (size_t)h * pitch;
+    float *in = harness_xmalloc((size_t)n * 4), *out = harness_xmalloc(cells * 4), *want = harness_xmalloc(cells * 4);
+    harness_rng rng;
+    harness_rng_seed(&rng, (uint64_t)w * 31 + (uint64_t)h + (uint64_t)pitch);
+    harness_fill_float(&rng, in, (size_t)n, -8.0f, 8.0f);
+    for (size_t c = 0; c < cells; c++) out[c] = want[c] = -1.0f;
+    for (int i = 0; i < n; i++) want[(size_t)(i / w) * pitch + i % w] = 2.0f * in[i] + (float)(i % w);
+    void *args[] = {&in, &out, &n, &w, &pitch};
+    PTXRT_CHECK(ptxrtLaunchKernel(k, harness_dim3(grid, 1, 1), harness_dim3(block, 1, 1), args, 0, NULL));
+    size_t bad = harness_compare_u32("ring_pitched", (uint32_t *)want, (uint32_t *)out, cells);
+    if (bad) fprintf(stderr, "ring_pitched: w %d h %d pitch %d block %u\n", w, h, pitch, block);
+    free(in); free(out); free(want);
+    return bad != 0;
+}
+
 int main(void)
 {
     int rc = 0, f = 0;
@@ -295,5 +318,11 @@ int main(void)
     f += check_global(100000, 256);
     f += check_global(4096, 1024);
     rc |= harness_finish("ring_global", 5, f);
+    f = 0;
+    f += check_pitched(1000, 50, 1024, 256);
+    f += check_pitched(7, 300, 9, 128);
+    f += check_pitched(1, 500, 1, 64);
+    f += check_pitched(300, 40, 300, 1024);
+    rc |= harness_finish("ring_pitched", 4, f);
     return rc;
 }

@@ -153,3 +153,11 @@ extern "C" __global__ void ring_global(const float *in, float *out, int n)
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i < n) out[i] = 0.25f * in[(i + n - 1) % n] + 0.5f * in[i] + 0.25f * in[(i + 1) % n];
 }
+
+// Without a barrier: a copy into a pitched 2D array, row i / w and column i % w of the
+// global index (segments of w threads where both are affine or constant).
+extern "C" __global__ void ring_pitched(const float *in, float *out, int n, int w, int pitch)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) out[(i / w) * pitch + i % w] = 2.0f * in[i] + (float)(i % w);
+}
