@@ -418,6 +418,14 @@ impl<'ctx, 'a> FnCx<'ctx, 'a> {
     }
 
     /// Lowers one instruction, branching around it when it is guarded.
+    /// Lowers the instruction at `(block, index)` of the function (a replayed or
+    /// re-evaluated one), with errors placed at it.
+    pub fn inst_at(&mut self, (b, i): (ir::BlockId, usize)) -> R<()> {
+        let f = self.f;
+        let inst = &f.blocks[b.0 as usize].insts[i];
+        self.inst(inst).map_err(|e| e.at(&inst.span))
+    }
+
     pub fn inst(&mut self, inst: &ir::Inst) -> R<()> {
         self.at = inst.span.start;
         if let Some(d) = &mut self.debug {

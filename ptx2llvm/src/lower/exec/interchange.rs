@@ -554,10 +554,8 @@ fn restore<'ctx>(
     let point = &st.plan.points[q];
     let lp = &st.plan.loops[point.loop_index];
     let i32t = fc.cx.i32_type();
-    let f = fc.f;
-    for &(b, i) in &point.replay {
-        let inst = &f.blocks[b.0 as usize].insts[i];
-        fc.inst(inst).map_err(|e| e.at(&inst.span))?;
+    for &at in &point.replay {
+        fc.inst_at(at)?;
     }
     // The induction's start value as replayed, before the reloads.
     let start = match (&lp.induction, point.is_header) {
@@ -669,10 +667,8 @@ fn emit_prefetch<'ctx>(fc: &mut FnCx<'ctx, '_>, layout: &ContextLayout<'ctx>, q:
     // `PREFETCH_PASSES` passes on; then the addresses from it.
     let reads = &lp.prefetch.reads;
     restore(fc, layout, q, tv, |r| reads.contains(r), &HashMap::new(), PREFETCH_PASSES)?;
-    let f = fc.f;
-    for &(b, i) in &lp.prefetch.slice {
-        let inst = &f.blocks[b.0 as usize].insts[i];
-        fc.inst(inst).map_err(|e| e.at(&inst.span))?;
+    for &at in &lp.prefetch.slice {
+        fc.inst_at(at)?;
     }
     for &(space, addr) in &lp.prefetch.loads {
         fc.prefetch(space, addr)?;

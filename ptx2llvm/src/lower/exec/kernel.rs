@@ -12,7 +12,7 @@
 //! the thread states). Kernels without sync points are a single thread loop.
 
 use crate::ir::uniformity::Uniformity;
-use crate::ir::{self, BlockId, Operand, Terminator};
+use crate::ir::{self, BlockId, Terminator};
 use crate::lower::abi;
 use crate::lower::exec::alias;
 use crate::lower::exec::decide;
@@ -418,29 +418,29 @@ pub fn lower_entry<'ctx>(ml: &ModuleLowerer<'ctx, '_>, index: usize, f: &ir::Fun
                 })
                 .collect::<R<_>>()?;
             // Where a dense run of a region whose threads all end at the same point goes:
-            // wherever thread 0 went.
+            // wherever thread 0 went. A run that goes on without a look at the states (to the
+            // next region's dense loop, or to a warp collective's completion for every warp)
+            // need not write them.
             let mut after_converged = None;
-            let after_dense: Vec<BasicBlock> = (0..n)
-                .map(|k| -> R<BasicBlock> {
+            let (after_dense, dense_states): (Vec<BasicBlock>, Vec<States>) = (0..n)
+                .map(|k| -> R<(BasicBlock, States)> {
                     Ok(match regions.sole_successor(f, k) {
-                        _ if layout.interchange.is_some() => next,
-                        Some(j) if points[j].is_some_and(regions::is_plain_barrier) => entries.dense[j],
-                        Some(j) => whole[j].unwrap_or(next),
+                        _ if layout.interchange.is_some() => (next, States::Written),
+                        Some(j) if points[j].is_some_and(regions::is_plain_barrier) => (entries.dense[j], States::Implied),
+                        Some(j) => whole[j].map_or((next, States::Written), |bb| (bb, States::Implied)),
                         None if regions.converges(f, &uniformity, k) => match after_converged {
-                            Some(bb) => bb,
-                            None => *after_converged.insert(decide::emit_after_converged(&fc, &layout, &points, &whole, &entries, decided, done)?),
+                            Some(bb) => (bb, States::Written),
+                            None => (
+                                *after_converged.insert(decide::emit_after_converged(&fc, &layout, &points, &whole, &entries, decided, done)?),
+                                States::Written,
+                            ),
                         },
-                        None => next,
+                        None => (next, States::Written),
                     })
                 })
-                .collect::<R<_>>()?;
-            // Dense runs that go on without a look at the states need not write them.
-            let dense_states: Vec<States> = (0..n)
-                .map(|k| match regions.sole_successor(f, k) {
-                    Some(j) if layout.interchange.is_none() && (points[j].is_some_and(regions::is_plain_barrier) || whole[j].is_some()) => States::Implied,
-                    _ => States::Written,
-                })
-                .collect();
+                .collect::<R<Vec<_>>>()?
+                .into_iter()
+                .unzip();
             let mut cases = vec![];
             for k in 1..n {
                 let pick = fc.new_block(&format!("region{k}"));
@@ -608,6 +608,25 @@ pub(crate) fn load_uniforms<'ctx>(
 
 /// Marks an `add`/`mul` of thread indices and block dimensions as not wrapping as a
 /// signed value either (they stay far below 2^31: see `load_uniforms`).
+/// Thread `tid` of the current run, with its linear index `(z * ntid.y + y) * x_extent + x`
+/// (also as an i64 without a 32-bit add: `Thread::linear_wide`). The index is below ntid.x
+/// * ntid.y * ntid.z (along x, a fused kernel's run of blocks: at most 2^20 + 1024 threads):
+/// no wrap, which lets LLVM see context addresses as affine in the x index (vectorizable).
+pub(crate) fn thread_at<'ctx>(fc: &FnCx<'ctx, '_>, tid: [IntValue<'ctx>; 3]) -> R<Thread<'ctx>> {
+    let b = &fc.b;
+    let [x, y, z] = tid;
+    let zy = b.build_int_nuw_mul(z, fc.uni.ntid[1], "")?;
+    let zy2 = b.build_int_nuw_add(zy, y, "")?;
+    let row = b.build_int_nuw_mul(zy2, fc.uni.x_extent, "")?;
+    let linear = b.build_int_nuw_add(row, x, "tid")?;
+    let i64t = fc.cx.i64_type();
+    let wide = b.build_int_nuw_add(b.build_int_z_extend(row, i64t, "")?, b.build_int_z_extend(x, i64t, "")?, "tid.wide")?;
+    for v in [zy, zy2, row, linear, wide] {
+        no_signed_wrap(v);
+    }
+    Ok(Thread { tid, linear, linear_wide: Some(wide) })
+}
+
 fn no_signed_wrap(v: IntValue<'_>) {
     if let Some(i) = v.as_instruction_value() {
         let _ = i.set_no_signed_wrap_flag(true);
@@ -751,9 +770,8 @@ fn emit_narrowed_loop<'ctx>(
     fc.thread = Some(Thread { tid: [zero; 3], linear: zero, linear_wide: None });
     fc.debug_thread()?;
     let f = fc.f;
-    for &(b, i) in &n.replay {
-        let inst = &f.blocks[b.0 as usize].insts[i];
-        fc.inst(inst).map_err(|e| e.at(&inst.span))?;
+    for &at in &n.replay {
+        fc.inst_at(at)?;
     }
     for &r in &n.uniform_loads {
         let (prefix, size) = layout.slots[&r];
@@ -763,9 +781,8 @@ fn emit_narrowed_loop<'ctx>(
     }
     // The path, block by block: where a turn leaves it, the ordinary loop runs.
     for (at, block) in n.path.iter().enumerate() {
-        for &(b, i) in n.prelude.iter().filter(|(b, _)| b == block) {
-            let inst = &f.blocks[b.0 as usize].insts[i];
-            fc.inst(inst).map_err(|e| e.at(&inst.span))?;
+        for &at in n.prelude.iter().filter(|(b, _)| b == block) {
+            fc.inst_at(at)?;
         }
         if let Some((p, stays_if)) = n.turns[at] {
             let v = fc.read_pred(p)?;
@@ -843,14 +860,13 @@ fn emit_narrowed_loop<'ctx>(
     if !uniform_fills.is_empty() {
         emit_skipped_fill(fc, layout, k, &uniform_fills, &bounds, empty)?;
     }
-    let once = fills;
-    if once.is_empty() {
+    if fills.is_empty() {
         fc.b.build_conditional_branch(empty, after_narrowed, narrowed)?;
     } else {
         let nobody = fc.new_block(&format!("r{k}.nobody"));
         fc.b.build_conditional_branch(empty, nobody, narrowed)?;
         fc.b.position_at_end(nobody);
-        for (r, v) in once {
+        for (r, v) in fills {
             let (prefix, size) = layout.slots[&r];
             store_context(fc, layout, prefix, fc.resize(v, size * 8, false)?, zero)?;
         }
@@ -982,6 +998,11 @@ pub(crate) fn emit_region_loop<'ctx>(
             }
         }
     }
+    // The ranges of thread indices the loop runs.
+    let (lo, hi) = match bounds {
+        Some(r) => (r.lo, r.hi),
+        None => ([i32t.const_zero(); 3], [fc.uni.x_extent, fc.uni.ntid[1], fc.uni.ntid[2]]),
+    };
     // A dense loop whose region has wrapped thread indices runs each row in segments.
     let segments = match (region, filter) {
         (RegionSel::One(k), Filter::All) if layout.interchange.is_none() => segments::analyze(fc.f, regions, k, &layout.block_uniform),
@@ -1000,7 +1021,7 @@ pub(crate) fn emit_region_loop<'ctx>(
             let header = fc.new_block(&format!("r{k}{tag}.segment"));
             fc.b.build_unconditional_branch(header)?;
             fc.b.position_at_end(header);
-            Some(emit_segment_header(fc, s, &uniform_values, header, yv, zv, bounds_hi_x(fc, bounds))?)
+            Some(segments::emit_header(fc, s, &uniform_values, header, yv, zv, hi[0])?)
         }
         None => None,
     };
@@ -1009,20 +1030,9 @@ pub(crate) fn emit_region_loop<'ctx>(
     b.position_at_end(xh);
     let x = b.build_phi(i32t, "tid.x")?;
     let xv = x.as_basic_value().into_int_value();
-    // The linear index is below ntid.x * ntid.y * ntid.z (along x, a fused kernel's run of
-    // blocks: at most 2^20 + 1024 threads): no wrap, which lets LLVM see context addresses
-    // as affine in the x index (vectorizable).
-    let zy = b.build_int_nuw_mul(zv, fc.uni.ntid[1], "")?;
-    let zy2 = b.build_int_nuw_add(zy, yv, "")?;
-    let lin0 = b.build_int_nuw_mul(zy2, fc.uni.x_extent, "")?;
-    let lin = b.build_int_nuw_add(lin0, xv, "tid")?;
-    for v in [zy, zy2, lin0, lin] {
-        no_signed_wrap(v);
-    }
-    let i64t = cx.i64_type();
-    let lin_wide = b.build_int_nuw_add(b.build_int_z_extend(lin0, i64t, "")?, b.build_int_z_extend(xv, i64t, "")?, "tid.wide")?;
-    no_signed_wrap(lin_wide);
-    fc.thread = Some(Thread { tid: [xv, yv, zv], linear: lin, linear_wide: Some(lin_wide) });
+    let thread = thread_at(fc, [xv, yv, zv])?;
+    let lin = thread.linear;
+    fc.thread = Some(thread);
     fc.debug_thread()?;
 
     let body = fc.new_block(&format!("r{k}{tag}.body"));
@@ -1148,11 +1158,10 @@ pub(crate) fn emit_region_loop<'ctx>(
         // replay, which may overwrite them).
         fc.b.position_at_end(bb);
         let f = fc.f;
-        for &(b, i) in &regions.replay[j] {
-            let inst = &f.blocks[b.0 as usize].insts[i];
-            fc.inst(inst).map_err(|e| e.at(&inst.span))?;
+        for &at in &regions.replay[j] {
+            fc.inst_at(at)?;
             if let Some(row) = &row {
-                row.override_value(fc, (b, i))?;
+                row.override_value(fc, at)?;
             }
         }
         for r in regions.live_into_region(j) {
@@ -1325,11 +1334,6 @@ pub(crate) fn emit_region_loop<'ctx>(
     // checked at launch, and by `emit_narrowed_loop`).
     let b = &fc.b;
     let one = i32t.const_int(1, false);
-    let zero = i32t.const_zero();
-    let (lo, hi) = match bounds {
-        Some(r) => (r.lo, r.hi),
-        None => ([zero; 3], [fc.uni.x_extent, fc.uni.ntid[1], fc.uni.ntid[2]]),
-    };
     // Each index is below its bound, itself below 2^31: the increments do not wrap.
     b.position_at_end(xl);
     let xn = b.build_int_nuw_add(xv, one, "")?;
@@ -1372,160 +1376,6 @@ pub(crate) fn emit_region_loop<'ctx>(
         x.add_incoming(&[(&x_after, skip)]);
     }
     Ok(pre)
-}
-
-/// The end of the x range of a thread loop (`bounds`: a narrowed loop's).
-fn bounds_hi_x<'ctx>(fc: &FnCx<'ctx, '_>, bounds: Option<&LoopBounds<'ctx>>) -> IntValue<'ctx> {
-    bounds.map_or(fc.uni.x_extent, |r| r.hi[0])
-}
-
-/// The current segment of a row of threads (`segments`): where it starts and ends, and per
-/// wrapped index its offset from `tid.x` there.
-struct RowSegment<'ctx> {
-    header: BasicBlock<'ctx>,
-    start: inkwell::values::PhiValue<'ctx>,
-    end: IntValue<'ctx>,
-    offsets: Vec<(segments::Wrap, IntValue<'ctx>)>,
-}
-
-impl<'ctx> RowSegment<'ctx> {
-    /// After the instruction at `at` ran for the current thread: if it computes a wrapped
-    /// index, its value is `tid.x + offset` in this segment (the same bits, affine in x).
-    fn override_value(&self, fc: &FnCx<'ctx, '_>, at: (BlockId, usize)) -> R<()> {
-        for (w, value) in self.offsets.iter().filter(|(w, _)| w.at == at) {
-            let v = if w.kind.constant() {
-                *value
-            } else {
-                let x = fc.resize(fc.thread().tid[0], w.ty.bits(), false)?;
-                fc.b.build_int_add(x, *value, "wrapped")?
-            };
-            fc.write(w.dst, v, w.ty)?;
-        }
-        Ok(())
-    }
-}
-
-/// The segment header of a row (`y`, `z`), at the end of `header`: the segment starts at
-/// `xs` (a phi: the row's start, or the previous segment's end) and ends before `x_end` at
-/// the first thread where one of the wrapped indices wraps (see `segments` for the checks).
-fn emit_segment_header<'ctx>(
-    fc: &mut FnCx<'ctx, '_>,
-    s: &segments::Segments,
-    uniform_values: &HashMap<ir::RegId, IntValue<'ctx>>,
-    header: BasicBlock<'ctx>,
-    y: IntValue<'ctx>,
-    z: IntValue<'ctx>,
-    x_end: IntValue<'ctx>,
-) -> R<RowSegment<'ctx>> {
-    let cx = fc.cx;
-    let (i32t, i64t) = (cx.i32_type(), cx.i64_type());
-    let start = fc.b.build_phi(i32t, "segment")?;
-    let xs = start.as_basic_value().into_int_value();
-    let zy = fc.b.build_int_nuw_mul(z, fc.uni.ntid[1], "")?;
-    let zy2 = fc.b.build_int_nuw_add(zy, y, "")?;
-    let lin0 = fc.b.build_int_nuw_mul(zy2, fc.uni.x_extent, "")?;
-    let lin = fc.b.build_int_nuw_add(lin0, xs, "")?;
-    let outer = fc.thread;
-    fc.thread = Some(Thread { tid: [xs, y, z], linear: lin, linear_wide: None });
-    let f = fc.f;
-    // Each wrapped index's value and operands, read as its instruction leaves them (a
-    // shift amount as the `.u32` it is).
-    let mut at_wraps: Vec<Option<(IntValue<'ctx>, IntValue<'ctx>, IntValue<'ctx>)>> = vec![None; s.wraps.len()];
-    let mut run = |fc: &mut FnCx<'ctx, '_>, slice: &[(BlockId, usize)]| -> R<()> {
-        for &(b, i) in slice {
-            let inst = &f.blocks[b.0 as usize].insts[i];
-            fc.inst(inst).map_err(|e| e.at(&inst.span))?;
-            for (w, seen) in s.wraps.iter().zip(at_wraps.iter_mut()) {
-                if w.at == (b, i) {
-                    let period_ty = if w.kind == segments::WrapKind::ShiftRight { ir::ScalarType::U32 } else { w.ty };
-                    *seen = Some((fc.read(Operand::Reg(w.dst), w.ty)?, fc.read(w.affine, w.ty)?, fc.read(w.period, period_ty)?));
-                }
-            }
-        }
-        Ok(())
-    };
-    run(fc, &s.replay_slice)?;
-    // As in a thread's run: the block-uniform registers live into the region next.
-    let mut uniform: Vec<_> = uniform_values.iter().collect();
-    uniform.sort_by_key(|(r, _)| **r);
-    for (r, v) in uniform {
-        let v = fc.resize(*v, f.regs[r.0 as usize].ty.bits(), false)?;
-        fc.b.build_store(fc.regs[r.0 as usize], v)?;
-    }
-    run(fc, &s.block_slice)?;
-    fc.thread = outer;
-    let b = &fc.b;
-    let c64 = |v: u64| i64t.const_int(v, false);
-    let mut len: Option<IntValue<'ctx>> = None;
-    let mut offsets = vec![];
-    for (w, seen) in s.wraps.iter().zip(at_wraps) {
-        let (v0, a0, p) = seen.ok_or_else(|| LowerError::Internal("a wrapped index outside its segment header".into()))?;
-        let t = v0.get_type();
-        // As 64-bit values: unsigned (`u`) or signed (`s`).
-        let u = |v: IntValue<'ctx>| fc.resize(v, 64, false);
-        let sx = |v: IntValue<'ctx>| fc.resize(v, 64, true);
-        let signed_ok = |fc: &FnCx<'ctx, '_>| -> R<IntValue<'ctx>> {
-            let positive = fc.b.build_int_compare(P::SGT, p, t.const_zero(), "")?;
-            let non_negative = fc.b.build_int_compare(P::SGE, a0, t.const_zero(), "")?;
-            Ok(fc.b.build_and(positive, non_negative, "")?)
-        };
-        // Threads until `a` wraps past 2^32 (unsigned) or 2^31 (signed).
-        let to_overflow_u = b.build_int_sub(c64(1 << 32), u(a0)?, "")?;
-        let to_overflow_s = b.build_int_sub(c64(1 << 31), sx(a0)?, "")?;
-        let (ok, n) = match w.kind {
-            segments::WrapKind::Mask => {
-                let p1 = b.build_int_add(p, t.const_int(1, false), "")?;
-                let low = b.build_int_compare(P::EQ, b.build_and(p, p1, "")?, t.const_zero(), "low_mask")?;
-                // m - v0 + 1 (v0 <= m), at most 2^32 + 1.
-                let n = umin(fc, u(b.build_int_sub(p, v0, "")?)?, c64(1 << 32))?;
-                (low, b.build_int_add(n, c64(1), "")?)
-            }
-            segments::WrapKind::HighMask => {
-                // An immediate -2^k: 2^k - (a mod 2^k).
-                let low = b.build_not(p, "")?;
-                let n = umin(fc, u(b.build_int_sub(low, b.build_and(a0, low, "")?, "")?)?, c64(1 << 32))?;
-                (cx.bool_type().const_all_ones(), b.build_int_add(n, c64(1), "")?)
-            }
-            segments::WrapKind::RemUnsigned => {
-                let ok = b.build_int_compare(P::NE, p, t.const_zero(), "")?;
-                (ok, umin(fc, b.build_int_sub(u(p)?, u(v0)?, "")?, to_overflow_u)?)
-            }
-            segments::WrapKind::RemSigned => (signed_ok(fc)?, umin(fc, b.build_int_sub(sx(p)?, sx(v0)?, "")?, to_overflow_s)?),
-            segments::WrapKind::ShiftRight => {
-                // 2^k - (a mod 2^k); a shift of 32 or more: one value up to the wrap at 2^32.
-                let k = umin(fc, u(p)?, c64(32))?;
-                let pow = b.build_left_shift(c64(1), k, "")?;
-                let low_bits = b.build_and(u(a0)?, b.build_int_sub(pow, c64(1), "")?, "")?;
-                (cx.bool_type().const_all_ones(), umin(fc, b.build_int_sub(pow, low_bits, "")?, to_overflow_u)?)
-            }
-            segments::WrapKind::DivUnsigned => {
-                let ok = b.build_int_compare(P::NE, p, t.const_zero(), "")?;
-                let rem = b.build_int_sub(u(a0)?, b.build_int_mul(u(v0)?, u(p)?, "")?, "")?;
-                (ok, umin(fc, b.build_int_sub(u(p)?, rem, "")?, to_overflow_u)?)
-            }
-            segments::WrapKind::DivSigned => {
-                let rem = b.build_int_sub(sx(a0)?, b.build_int_mul(sx(v0)?, sx(p)?, "")?, "")?;
-                (signed_ok(fc)?, umin(fc, b.build_int_sub(sx(p)?, rem, "")?, to_overflow_s)?)
-            }
-        };
-        let n = b.build_select(ok, n, c64(1), "")?.into_int_value();
-        len = Some(match len {
-            Some(l) => umin(fc, l, n)?,
-            None => n,
-        });
-        let value = if w.kind.constant() { v0 } else { b.build_int_sub(v0, fc.resize(xs, t.get_bit_width(), false)?, "offset")? };
-        offsets.push((w.clone(), value));
-    }
-    let len = len.ok_or_else(|| LowerError::Internal("segments without wrapped indices".into()))?;
-    let end = b.build_int_nuw_add(b.build_int_z_extend(xs, i64t, "")?, len, "")?;
-    let end = umin(fc, end, fc.b.build_int_z_extend(x_end, i64t, "")?)?;
-    let end = fc.b.build_int_truncate(end, i32t, "segment.end")?;
-    Ok(RowSegment { header, start, end, offsets })
-}
-
-fn umin<'ctx>(fc: &FnCx<'ctx, '_>, a: IntValue<'ctx>, b: IntValue<'ctx>) -> R<IntValue<'ctx>> {
-    let lt = fc.b.build_int_compare(P::ULT, a, b, "")?;
-    Ok(fc.b.build_select(lt, a, b, "")?.into_int_value())
 }
 
 impl<'ctx> FnCx<'ctx, '_> {

@@ -36,7 +36,13 @@
 
 use crate::ir::visit::{defs, for_each_operand, successors, uses};
 use crate::ir::{self, AddressBase, BlockId, Dim, IntBinOp, Op, Operand, RegId, ScalarType, SpecialReg, StateSpace, Terminator};
+use crate::lower::exec::kernel::thread_at;
 use crate::lower::exec::regions::Regions;
+use crate::lower::thread::FnCx;
+use crate::lower::{LowerError, R};
+use inkwell::basic_block::BasicBlock;
+use inkwell::values::{IntValue, PhiValue};
+use inkwell::IntPredicate as P;
 use std::collections::{BTreeSet, HashMap};
 
 /// At most this many wrapped values per region (each costs the segment header a little).
@@ -168,8 +174,9 @@ pub fn analyze(f: &ir::Function, regions: &Regions, k: usize, block_uniform: &BT
     for r in regions.live_into_region(k) {
         regs.insert(r, (if block_uniform.contains(&r) { Shape::Row } else { Shape::Other }, None));
     }
-    let before_chain = regs.clone();
-    let mut after_chain: Vec<RegShapes> = vec![];
+    // What the code of each gap sees: the shapes after its chain block (after the replay
+    // when the chain is empty and the gap is the whole region).
+    let mut gap_shapes: Vec<RegShapes> = if chain.is_empty() { vec![regs.clone()] } else { vec![] };
     for (c, &b) in chain.iter().enumerate() {
         if c > 0 {
             // What the conditional code before this block wrote is unknown here.
@@ -180,12 +187,12 @@ pub fn analyze(f: &ir::Function, regions: &Regions, k: usize, block_uniform: &BT
         for i in 0..f.blocks[b].insts.len() {
             a.step((BlockId(b as u32), i), Group::Chain(c), &mut regs);
         }
-        after_chain.push(regs.clone());
+        gap_shapes.push(regs.clone());
     }
     let gap_code: Vec<&[usize]> = if chain.is_empty() { vec![&code[..]] } else { gaps.iter().map(|g| &g[..]).collect() };
     let written_elsewhere = defs_in(&gap_code.concat());
     for (g, blocks) in gap_code.iter().enumerate() {
-        let mut seen = if chain.is_empty() { before_chain.clone() } else { after_chain[g].clone() };
+        let mut seen = gap_shapes[g].clone();
         for r in &written_elsewhere {
             seen.insert(*r, (Shape::Other, None));
         }
@@ -196,7 +203,7 @@ pub fn analyze(f: &ir::Function, regions: &Regions, k: usize, block_uniform: &BT
             }
         }
     }
-    let addressed = addressing(f, &a.insts, &code);
+    let addressed = addressing(f, regions.replay.get(k)?, &code);
     let worth = |w: &Wrap| {
         let short = match (w.period, w.kind) {
             (Operand::Imm(m), WrapKind::Mask) => m.saturating_add(1) < MIN_IMMEDIATE_PERIOD,
@@ -207,30 +214,17 @@ pub fn analyze(f: &ir::Function, regions: &Regions, k: usize, block_uniform: &BT
         };
         !short || addressed.contains(&w.dst)
     };
-    // The slice: the wraps worth it and, transitively, the definitions their operands read;
-    // a wrapped index they read (affine or constant only within its segments) is kept too.
-    let mut keep: Vec<bool> = a.wraps.iter().map(|(_, w)| worth(w)).collect();
+    // The slice: the wraps worth it and, transitively, the definitions their operands read.
+    // A wrapped index among those (affine or constant only within its own segments) is kept
+    // too: its reads are in the slice already.
     let mut needed = vec![false; a.insts.len()];
-    loop {
-        needed.iter_mut().for_each(|n| *n = false);
-        let mut work: Vec<usize> = a.wraps.iter().zip(&keep).filter(|(_, k)| **k).map(|((p, _), _)| *p).collect();
-        while let Some(p) = work.pop() {
-            if !std::mem::replace(&mut needed[p], true) {
-                work.extend(&a.reads[p]);
-            }
-        }
-        let mut changed = false;
-        for ((p, _), k) in a.wraps.iter().zip(keep.iter_mut()) {
-            if needed[*p] && !*k {
-                *k = true;
-                changed = true;
-            }
-        }
-        if !changed {
-            break;
+    let mut work: Vec<usize> = a.wraps.iter().filter(|(_, w)| worth(w)).map(|(p, _)| *p).collect();
+    while let Some(p) = work.pop() {
+        if !std::mem::replace(&mut needed[p], true) {
+            work.extend(&a.reads[p]);
         }
     }
-    let wraps: Vec<(usize, Wrap)> = a.wraps.into_iter().zip(keep).filter(|(_, k)| *k).map(|(w, _)| w).collect();
+    let wraps: Vec<(usize, Wrap)> = a.wraps.into_iter().filter(|(p, _)| needed[*p]).collect();
     if wraps.is_empty() || wraps.len() > MAX_WRAPS {
         return None;
     }
@@ -246,6 +240,149 @@ pub fn analyze(f: &ir::Function, regions: &Regions, k: usize, block_uniform: &BT
         block_slice.extend(group(Group::Gap(c)));
     }
     Some(Segments { wraps: wraps.into_iter().map(|(_, w)| w).collect(), replay_slice: group(Group::Replay), block_slice })
+}
+
+/// The current segment of a row of threads (`segments`): where it starts and ends, and per
+/// wrapped index its offset from `tid.x` there.
+pub(crate) struct RowSegment<'ctx> {
+    pub header: BasicBlock<'ctx>,
+    pub start: PhiValue<'ctx>,
+    pub end: IntValue<'ctx>,
+    offsets: Vec<(Wrap, IntValue<'ctx>)>,
+}
+
+impl<'ctx> RowSegment<'ctx> {
+    /// After the instruction at `at` ran for the current thread: if it computes a wrapped
+    /// index, its value is `tid.x + offset` in this segment (the same bits, affine in x).
+    pub(crate) fn override_value(&self, fc: &FnCx<'ctx, '_>, at: (BlockId, usize)) -> R<()> {
+        for (w, value) in self.offsets.iter().filter(|(w, _)| w.at == at) {
+            let v = if w.kind.constant() {
+                *value
+            } else {
+                let x = fc.resize(fc.thread().tid[0], w.ty.bits(), false)?;
+                fc.b.build_int_add(x, *value, "wrapped")?
+            };
+            fc.write(w.dst, v, w.ty)?;
+        }
+        Ok(())
+    }
+}
+
+/// The segment header of a row (`y`, `z`), at the end of `header`: the segment starts at
+/// `xs` (a phi: the row's start, or the previous segment's end) and ends before `x_end` at
+/// the first thread where one of the wrapped indices wraps (see `segments` for the checks).
+pub(crate) fn emit_header<'ctx>(
+    fc: &mut FnCx<'ctx, '_>,
+    s: &Segments,
+    uniform_values: &HashMap<RegId, IntValue<'ctx>>,
+    header: BasicBlock<'ctx>,
+    y: IntValue<'ctx>,
+    z: IntValue<'ctx>,
+    x_end: IntValue<'ctx>,
+) -> R<RowSegment<'ctx>> {
+    let cx = fc.cx;
+    let (i32t, i64t) = (cx.i32_type(), cx.i64_type());
+    let start = fc.b.build_phi(i32t, "segment")?;
+    let xs = start.as_basic_value().into_int_value();
+    let outer = fc.thread;
+    fc.thread = Some(thread_at(fc, [xs, y, z])?);
+    let f = fc.f;
+    // Each wrapped index's value and operands, read as its instruction leaves them (a
+    // shift amount as the `.u32` it is).
+    let mut at_wraps: Vec<Option<(IntValue<'ctx>, IntValue<'ctx>, IntValue<'ctx>)>> = vec![None; s.wraps.len()];
+    let mut run = |fc: &mut FnCx<'ctx, '_>, slice: &[(BlockId, usize)]| -> R<()> {
+        for &at in slice {
+            fc.inst_at(at)?;
+            for (w, seen) in s.wraps.iter().zip(at_wraps.iter_mut()) {
+                if w.at == at {
+                    let period_ty = if w.kind == WrapKind::ShiftRight { ScalarType::U32 } else { w.ty };
+                    *seen = Some((fc.read(Operand::Reg(w.dst), w.ty)?, fc.read(w.affine, w.ty)?, fc.read(w.period, period_ty)?));
+                }
+            }
+        }
+        Ok(())
+    };
+    run(fc, &s.replay_slice)?;
+    // As in a thread's run: the block-uniform registers live into the region next.
+    let mut uniform: Vec<_> = uniform_values.iter().collect();
+    uniform.sort_by_key(|(r, _)| **r);
+    for (r, v) in uniform {
+        let v = fc.resize(*v, f.regs[r.0 as usize].ty.bits(), false)?;
+        fc.b.build_store(fc.regs[r.0 as usize], v)?;
+    }
+    run(fc, &s.block_slice)?;
+    fc.thread = outer;
+    let b = &fc.b;
+    let c64 = |v: u64| i64t.const_int(v, false);
+    let mut len: Option<IntValue<'ctx>> = None;
+    let mut offsets = vec![];
+    for (w, seen) in s.wraps.iter().zip(at_wraps) {
+        let (v0, a0, p) = seen.ok_or_else(|| LowerError::Internal("a wrapped index outside its segment header".into()))?;
+        let t = v0.get_type();
+        // As 64-bit values: unsigned (`u`) or signed (`s`).
+        let u = |v: IntValue<'ctx>| fc.resize(v, 64, false);
+        let sx = |v: IntValue<'ctx>| fc.resize(v, 64, true);
+        let signed_ok = |fc: &FnCx<'ctx, '_>| -> R<IntValue<'ctx>> {
+            let positive = fc.b.build_int_compare(P::SGT, p, t.const_zero(), "")?;
+            let non_negative = fc.b.build_int_compare(P::SGE, a0, t.const_zero(), "")?;
+            Ok(fc.b.build_and(positive, non_negative, "")?)
+        };
+        // Threads until `a` wraps past 2^32 (unsigned) or 2^31 (signed).
+        let to_overflow_u = b.build_int_sub(c64(1 << 32), u(a0)?, "")?;
+        let to_overflow_s = b.build_int_sub(c64(1 << 31), sx(a0)?, "")?;
+        let (ok, n) = match w.kind {
+            WrapKind::Mask => {
+                let p1 = b.build_int_add(p, t.const_int(1, false), "")?;
+                let low = b.build_int_compare(P::EQ, b.build_and(p, p1, "")?, t.const_zero(), "low_mask")?;
+                // m - v0 + 1 (v0 <= m), at most 2^32 + 1.
+                let n = umin(fc, u(b.build_int_sub(p, v0, "")?)?, c64(1 << 32))?;
+                (low, b.build_int_add(n, c64(1), "")?)
+            }
+            WrapKind::HighMask => {
+                // An immediate -2^k: 2^k - (a mod 2^k).
+                let low = b.build_not(p, "")?;
+                let n = umin(fc, u(b.build_int_sub(low, b.build_and(a0, low, "")?, "")?)?, c64(1 << 32))?;
+                (cx.bool_type().const_all_ones(), b.build_int_add(n, c64(1), "")?)
+            }
+            WrapKind::RemUnsigned => {
+                let ok = b.build_int_compare(P::NE, p, t.const_zero(), "")?;
+                (ok, umin(fc, b.build_int_sub(u(p)?, u(v0)?, "")?, to_overflow_u)?)
+            }
+            WrapKind::RemSigned => (signed_ok(fc)?, umin(fc, b.build_int_sub(sx(p)?, sx(v0)?, "")?, to_overflow_s)?),
+            WrapKind::ShiftRight => {
+                // 2^k - (a mod 2^k); a shift of 32 or more: one value up to the wrap at 2^32.
+                let k = umin(fc, u(p)?, c64(32))?;
+                let pow = b.build_left_shift(c64(1), k, "")?;
+                let low_bits = b.build_and(u(a0)?, b.build_int_sub(pow, c64(1), "")?, "")?;
+                (cx.bool_type().const_all_ones(), umin(fc, b.build_int_sub(pow, low_bits, "")?, to_overflow_u)?)
+            }
+            WrapKind::DivUnsigned => {
+                let ok = b.build_int_compare(P::NE, p, t.const_zero(), "")?;
+                let rem = b.build_int_sub(u(a0)?, b.build_int_mul(u(v0)?, u(p)?, "")?, "")?;
+                (ok, umin(fc, b.build_int_sub(u(p)?, rem, "")?, to_overflow_u)?)
+            }
+            WrapKind::DivSigned => {
+                let rem = b.build_int_sub(sx(a0)?, b.build_int_mul(sx(v0)?, sx(p)?, "")?, "")?;
+                (signed_ok(fc)?, umin(fc, b.build_int_sub(sx(p)?, rem, "")?, to_overflow_s)?)
+            }
+        };
+        let n = b.build_select(ok, n, c64(1), "")?.into_int_value();
+        len = Some(match len {
+            Some(l) => umin(fc, l, n)?,
+            None => n,
+        });
+        let value = if w.kind.constant() { v0 } else { b.build_int_sub(v0, fc.resize(xs, t.get_bit_width(), false)?, "offset")? };
+        offsets.push((w.clone(), value));
+    }
+    let len = len.ok_or_else(|| LowerError::Internal("segments without wrapped indices".into()))?;
+    let end = b.build_int_nuw_add(b.build_int_z_extend(xs, i64t, "")?, len, "")?;
+    let end = umin(fc, end, fc.b.build_int_z_extend(x_end, i64t, "")?)?;
+    let end = fc.b.build_int_truncate(end, i32t, "segment.end")?;
+    Ok(RowSegment { header, start, end, offsets })
+}
+
+fn umin<'ctx>(fc: &FnCx<'ctx, '_>, a: IntValue<'ctx>, b: IntValue<'ctx>) -> R<IntValue<'ctx>> {
+    Ok(fc.call_intrinsic("llvm.umin", &[a.get_type().into()], &[a.into(), b.into()])?.into_int_value())
 }
 
 /// The analyzed instructions, in order, with what they read and the wrapped indices.
@@ -278,11 +415,11 @@ impl Analysis<'_> {
     }
 }
 
-/// The registers whose values reach the address of a memory access in `code` through
-/// integer arithmetic (`insts`: the analyzed instructions, the replay among them).
-fn addressing(f: &ir::Function, insts: &[(BlockId, usize)], code: &[usize]) -> BTreeSet<RegId> {
+/// The registers whose values reach the address of a memory access through integer
+/// arithmetic, in the region's replay and its `code`.
+fn addressing(f: &ir::Function, replay: &[(BlockId, usize)], code: &[usize]) -> BTreeSet<RegId> {
     let ops: Vec<&Op> =
-        insts.iter().map(|(b, i)| &f.blocks[b.0 as usize].insts[*i].op).chain(code.iter().flat_map(|b| f.blocks[*b].insts.iter().map(|i| &i.op))).collect();
+        replay.iter().map(|(b, i)| &f.blocks[b.0 as usize].insts[*i].op).chain(code.iter().flat_map(|b| f.blocks[*b].insts.iter().map(|i| &i.op))).collect();
     // Backwards from the addresses: a register is addressing if an integer instruction
     // that reads it defines an addressing register.
     let mut addressing: BTreeSet<RegId> = BTreeSet::new();

@@ -95,10 +95,10 @@ pub fn optimize(module: &Module<'_>, tm: &TargetMachine, level: u8, limit: usize
 
 /// LLVM's loop distribution (off by default) splits a loop whose unsafe memory dependences
 /// keep the rest of it from vectorizing into a loop of those and a vectorized loop of the
-/// rest. An interchanged pass of a shared-memory histogram is such a loop: its increments at
-/// data-dependent bins stay scalar, while each thread's index, data load, wait word and the
-/// count of threads still in the loop vectorize (the runtime bench's `histogram`: 27 ->
-/// 11.6 ms at one worker). Enabled for the process, once: per-loop metadata would make LLVM
+/// rest. An interchanged pass of a shared-memory histogram is such a loop: its data loads
+/// and increments at data-dependent bins stay scalar, while each thread's next index, its
+/// test against the bound, the count of threads still in the loop and the wait words
+/// vectorize (the runtime bench's `histogram`: 27 -> 12 ms at one worker). Enabled for the process, once: per-loop metadata would make LLVM
 /// warn about every loop it cannot distribute.
 fn enable_loop_distribution() {
     static ONCE: std::sync::Once = std::sync::Once::new();
