@@ -9,12 +9,11 @@
  *                small, zero and negative moduli, operands that are negative or wrap past
  *                2^32 within a row
  *   ring_rotate  (t + k + 1) % n from a loop counter kept across the barrier
- *   ring_urem, ring_srem  one remainder alone: operands wrapping past 2^32 or crossing
- *                2^31, negative operands, zero and negative moduli, INT_MIN % -1
+ *   ring_urem, ring_srem, ring_shift, ring_div  one instruction alone on t + shift
+ *                (check_one_op): operands wrapping past 2^32 or crossing 2^31, negative
+ *                operands, zero and negative moduli, INT_MIN % -1, shifts of 0 and 32
  *   ring_tiles   warp t >> 5 and lane t & 31 (t & -32 in NVRTC's code), tile row t / w and
  *                column t % w (w of 0 or negative takes the other branch), a 64-bit shift
- *   ring_shift, ring_div  one shift or division alone (amounts of 0, 32, a zero divisor,
- *                operands wrapping past 2^32)
  *   ring_global  no barrier: a periodic stencil over the whole array, (i + 1) % n of the
  *                global index behind the i < n guard (blocks run fused along x)
  *   ring_pitched no barrier: a copy into a pitched 2D array at row i / w, column i % w
@@ -120,37 +119,6 @@ static int check_rotate(unsigned grid, unsigned n, int rounds)
     return bad != 0;
 }
 
-/* ring_urem (signed = 0) and ring_srem (signed = 1): the remainder of tid.x + shift by n
- * (a zero divisor gives all ones, INT_MIN % -1 gives 0) and an element read through it. */
-static int check_rem(int is_signed, unsigned grid, unsigned nt, uint32_t shift, uint32_t n)
-{
-    const char *name = is_signed ? "ring_srem" : "ring_urem";
-    const ptxrtKernel *k = harness_find_kernel(name);
-    size_t total = (size_t)grid * nt;
-    int32_t *in = harness_xmalloc(total * 4), *out = harness_xmalloc(total * 2 * 4), *want = harness_xmalloc(total * 2 * 4);
-    harness_rng rng;
-    harness_rng_seed(&rng, grid * 13u + nt + shift + n);
-    for (size_t i = 0; i < total; i++) in[i] = (int32_t)harness_rng_u32(&rng);
-    for (unsigned b = 0; b < grid; b++)
-        for (unsigned t = 0; t < nt; t++) {
-            uint32_t a = t + shift, r;
-            if (n == 0)
-                r = 0xffffffffu;
-            else if (is_signed)
-                r = (uint32_t)(int32_t)((int64_t)(int32_t)a % (int64_t)(int32_t)n);
-            else
-                r = a % n;
-            want[2 * ((size_t)b * nt + t)] = (int32_t)r;
-            want[2 * ((size_t)b * nt + t) + 1] = in[(size_t)b * nt + (r & (nt - 1))];
-        }
-    void *args[] = {&in, &out, &shift, &n};
-    PTXRT_CHECK(ptxrtLaunchKernel(k, harness_dim3(grid, 1, 1), harness_dim3(nt, 1, 1), args, 0, NULL));
-    size_t bad = harness_compare_u32(name, (uint32_t *)want, (uint32_t *)out, total * 2);
-    if (bad) fprintf(stderr, "%s: grid %u block %u shift %#x n %#x\n", name, grid, nt, shift, n);
-    free(in); free(out); free(want);
-    return bad != 0;
-}
-
 /* ring_tiles: warp and lane, row and column of a w-wide tile, t / 33, and a 64-bit shift. */
 static int check_tiles(unsigned grid, unsigned nt, int w)
 {
@@ -184,31 +152,42 @@ static int check_tiles(unsigned grid, unsigned nt, int w)
     return bad != 0;
 }
 
-/* ring_shift (div = 0): (t + 3) >> amount; ring_div (div = 1): (t + 0xfffffff0) / amount
- * (all ones for 0); each value and an element read through it. */
-static int check_shift_div(int div, unsigned grid, unsigned nt, uint32_t amount)
+/* The single-instruction kernels: r = op(t + shift, amount) and the element at
+ * min(r, nt - 1). A zero divisor gives all ones, INT_MIN % -1 gives 0, a shift of 32 or
+ * more gives 0. */
+enum ring_op { RING_UREM, RING_SREM, RING_SHIFT, RING_DIV };
+
+static uint32_t ring_op_value(enum ring_op op, uint32_t a, uint32_t amount)
 {
-    const char *name = div ? "ring_div" : "ring_shift";
+    switch (op) {
+    case RING_UREM: return amount == 0 ? 0xffffffffu : a % amount;
+    case RING_SREM: return amount == 0 ? 0xffffffffu : (uint32_t)(int32_t)((int64_t)(int32_t)a % (int64_t)(int32_t)amount);
+    case RING_SHIFT: return amount >= 32 ? 0 : a >> amount;
+    case RING_DIV: return amount == 0 ? 0xffffffffu : a / amount;
+    }
+    return 0;
+}
+
+static int check_one_op(enum ring_op op, unsigned grid, unsigned nt, uint32_t shift, uint32_t amount)
+{
+    static const char *names[] = {"ring_urem", "ring_srem", "ring_shift", "ring_div"};
+    const char *name = names[op];
     const ptxrtKernel *k = harness_find_kernel(name);
     size_t total = (size_t)grid * nt;
     int32_t *in = harness_xmalloc(total * 4), *out = harness_xmalloc(total * 2 * 4), *want = harness_xmalloc(total * 2 * 4);
     harness_rng rng;
-    harness_rng_seed(&rng, grid * 19u + nt + amount + (unsigned)div);
+    harness_rng_seed(&rng, grid * 13u + nt + shift + amount + (unsigned)op);
     for (size_t i = 0; i < total; i++) in[i] = (int32_t)harness_rng_u32(&rng);
     for (unsigned b = 0; b < grid; b++)
         for (unsigned t = 0; t < nt; t++) {
-            uint32_t q;
-            if (div)
-                q = amount == 0 ? 0xffffffffu : (t + 0xfffffff0u) / amount;
-            else
-                q = amount >= 32 ? 0 : (t + 3u) >> amount;
-            want[2 * ((size_t)b * nt + t)] = (int32_t)q;
-            want[2 * ((size_t)b * nt + t) + 1] = in[(size_t)b * nt + q % nt];
+            uint32_t r = ring_op_value(op, t + shift, amount);
+            want[2 * ((size_t)b * nt + t)] = (int32_t)r;
+            want[2 * ((size_t)b * nt + t) + 1] = in[(size_t)b * nt + (r < nt - 1 ? r : nt - 1)];
         }
-    void *args[] = {&in, &out, &amount};
+    void *args[] = {&in, &out, &shift, &amount};
     PTXRT_CHECK(ptxrtLaunchKernel(k, harness_dim3(grid, 1, 1), harness_dim3(nt, 1, 1), args, 0, NULL));
     size_t bad = harness_compare_u32(name, (uint32_t *)want, (uint32_t *)out, total * 2);
-    if (bad) fprintf(stderr, "%s: grid %u block %u amount %u\n", name, grid, nt, amount);
+    if (bad) fprintf(stderr, "%s: grid %u block %u shift %#x amount %#x\n", name, grid, nt, shift, amount);
     free(in); free(out); free(want);
     return bad != 0;
 }
@@ -280,18 +259,18 @@ int main(void)
     f += check_rotate(3, 1, 4);
     rc |= harness_finish("ring_rotate", 4, f);
     f = 0;
-    f += check_rem(0, 2, 128, 0xfffffff6u, 96);
-    f += check_rem(0, 2, 64, 5, 0);
-    f += check_rem(0, 3, 256, 3, 7);
-    f += check_rem(0, 2, 1024, 0, 1000);
+    f += check_one_op(RING_UREM, 2, 128, 0xfffffff6u, 96);
+    f += check_one_op(RING_UREM, 2, 64, 5, 0);
+    f += check_one_op(RING_UREM, 3, 256, 3, 7);
+    f += check_one_op(RING_UREM, 2, 1024, 0, 1000);
     rc |= harness_finish("ring_urem", 4, f);
     f = 0;
-    f += check_rem(1, 2, 64, 0x7ffffff0u, 100);
-    f += check_rem(1, 2, 128, (uint32_t)-20, 7);
-    f += check_rem(1, 2, 32, 0x80000000u, (uint32_t)-1);
-    f += check_rem(1, 2, 64, 0, 0);
-    f += check_rem(1, 2, 256, 1, 64);
-    f += check_rem(1, 2, 64, 0, (uint32_t)-7);
+    f += check_one_op(RING_SREM, 2, 64, 0x7ffffff0u, 100);
+    f += check_one_op(RING_SREM, 2, 128, (uint32_t)-20, 7);
+    f += check_one_op(RING_SREM, 2, 32, 0x80000000u, (uint32_t)-1);
+    f += check_one_op(RING_SREM, 2, 64, 0, 0);
+    f += check_one_op(RING_SREM, 2, 256, 1, 64);
+    f += check_one_op(RING_SREM, 2, 64, 0, (uint32_t)-7);
     rc |= harness_finish("ring_srem", 6, f);
     f = 0;
     f += check_tiles(3, 256, 16);
@@ -302,14 +281,14 @@ int main(void)
     f += check_tiles(2, 512, 1);
     rc |= harness_finish("ring_tiles", 6, f);
     f = 0;
-    f += check_shift_div(0, 2, 256, 6);
-    f += check_shift_div(0, 2, 128, 0);
-    f += check_shift_div(0, 2, 64, 32);
-    f += check_shift_div(0, 2, 512, 3);
-    f += check_shift_div(1, 2, 256, 24);
-    f += check_shift_div(1, 2, 64, 0);
-    f += check_shift_div(1, 2, 128, 1);
-    f += check_shift_div(1, 2, 1024, 100);
+    f += check_one_op(RING_SHIFT, 2, 256, 3, 6);
+    f += check_one_op(RING_SHIFT, 2, 128, 3, 0);
+    f += check_one_op(RING_SHIFT, 2, 64, 3, 32);
+    f += check_one_op(RING_SHIFT, 2, 512, 3, 3);
+    f += check_one_op(RING_DIV, 2, 256, 0xfffffff0u, 24);
+    f += check_one_op(RING_DIV, 2, 64, 0xfffffff0u, 0);
+    f += check_one_op(RING_DIV, 2, 128, 0xfffffff0u, 1);
+    f += check_one_op(RING_DIV, 2, 1024, 0xfffffff0u, 100);
     rc |= harness_finish("ring_shift_div", 8, f);
     f = 0;
     f += check_global(1000, 256);

@@ -68,34 +68,6 @@ extern "C" __global__ void ring_rotate(const int *in, int *out, int rounds)
     out[blockIdx.x * n + t] = s[rounds & 1][t];
 }
 
-// One wrapped index alone (the segments another one would cut do not hide this one's),
-// its remainder computed for every thread: unsigned with operands that wrap past 2^32 and
-// a zero modulus (all ones, as on the silicon), signed with operands that cross 2^31 or
-// are negative, INT_MIN % -1 and zero and negative moduli.
-extern "C" __global__ void ring_urem(const int *in, int *out, unsigned shift, unsigned n)
-{
-    __shared__ int s[1024];
-    int t = threadIdx.x, nt = blockDim.x;
-    s[t] = in[blockIdx.x * nt + t];
-    __syncthreads();
-    unsigned q;
-    asm("rem.u32 %0, %1, %2;" : "=r"(q) : "r"(threadIdx.x + shift), "r"(n));
-    out[2 * (blockIdx.x * nt + t)] = (int)q;
-    out[2 * (blockIdx.x * nt + t) + 1] = s[q & (nt - 1)];
-}
-
-extern "C" __global__ void ring_srem(const int *in, int *out, int shift, int n)
-{
-    __shared__ int s[1024];
-    int t = threadIdx.x, nt = blockDim.x;
-    s[t] = in[blockIdx.x * nt + t];
-    __syncthreads();
-    int r;
-    asm("rem.s32 %0, %1, %2;" : "=r"(r) : "r"((int)threadIdx.x + shift), "r"(n));
-    out[2 * (blockIdx.x * nt + t)] = r;
-    out[2 * (blockIdx.x * nt + t) + 1] = s[(unsigned)r & (nt - 1)];
-}
-
 // Warp-per-row and tile indexing after a barrier: a warp index t >> 5 and a lane t & 31
 // (constant and affine in segments of 32 threads, which count because they address
 // memory), row t / w and column t % w of a w-wide tile (w from a parameter; 0 and negative
@@ -120,31 +92,29 @@ extern "C" __global__ void ring_tiles(const int *in, int *out, int w)
     o[3] = s[nt + ((size_t)threadIdx.x >> 6) % 8];
 }
 
-// A logical shift and an unsigned division alone, by amounts given at launch (shifts of 32
-// and more give 0; a zero divisor gives all ones), each reaching an address.
-extern "C" __global__ void ring_shift(const int *in, int *out, unsigned k)
-{
-    __shared__ int s[1024];
-    int t = threadIdx.x, nt = blockDim.x;
-    s[t] = in[blockIdx.x * nt + t];
-    __syncthreads();
-    unsigned q;
-    asm("shr.u32 %0, %1, %2;" : "=r"(q) : "r"((unsigned)t + 3u), "r"(k));
-    out[2 * (blockIdx.x * nt + t)] = (int)q;
-    out[2 * (blockIdx.x * nt + t) + 1] = s[q % nt];
-}
-
-extern "C" __global__ void ring_div(const int *in, int *out, unsigned d)
-{
-    __shared__ int s[1024];
-    int t = threadIdx.x, nt = blockDim.x;
-    s[t] = in[blockIdx.x * nt + t];
-    __syncthreads();
-    unsigned q;
-    asm("div.u32 %0, %1, %2;" : "=r"(q) : "r"((unsigned)t + 0xfffffff0u), "r"(d));
-    out[2 * (blockIdx.x * nt + t)] = (int)q;
-    out[2 * (blockIdx.x * nt + t) + 1] = s[q % nt];
-}
+// One wrapped index alone (the segments another one would cut do not hide this one's):
+// one instruction on tid.x + shift, for every thread, with an amount given at launch, and
+// an element read through the result. rem.u32 with operands that wrap past 2^32 and a zero
+// divisor (all ones, as on the silicon); rem.s32 with operands that cross 2^31 or are
+// negative, INT_MIN % -1, zero and negative moduli; shr.u32 by 0, 32 and more; div.u32 by
+// zero and with operands that wrap past 2^32. (The read clamps the index rather than
+// wrapping it: a wrap of the result would be segmented too and hide this one's checks.)
+#define RING_ONE_OP(name, instr)                                                               \
+    extern "C" __global__ void name(const int *in, int *out, unsigned shift, unsigned amount) \
+    {                                                                                          \
+        __shared__ int s[1024];                                                                \
+        int t = threadIdx.x, nt = blockDim.x;                                                  \
+        s[t] = in[blockIdx.x * nt + t];                                                        \
+        __syncthreads();                                                                       \
+        unsigned r;                                                                            \
+        asm(instr " %0, %1, %2;" : "=r"(r) : "r"(threadIdx.x + shift), "r"(amount));          \
+        out[2 * (blockIdx.x * nt + t)] = (int)r;                                               \
+        out[2 * (blockIdx.x * nt + t) + 1] = s[r < nt - 1u ? r : nt - 1u];                     \
+    }
+RING_ONE_OP(ring_urem, "rem.u32")
+RING_ONE_OP(ring_srem, "rem.s32")
+RING_ONE_OP(ring_shift, "shr.u32")
+RING_ONE_OP(ring_div, "div.u32")
 
 // Without a barrier: a periodic 1D stencil over the whole array, the neighbours of element
 // i at (i + 1) % n and (i + n - 1) % n (the global index, behind the usual i < n guard).
