@@ -707,9 +707,15 @@ pub(crate) fn load_context<'ctx>(
 pub(crate) fn store_context<'ctx>(fc: &FnCx<'ctx, '_>, layout: &ContextLayout<'ctx>, prefix: u64, v: IntValue<'ctx>, tid: IntValue<'ctx>) -> R<()> {
     let size = v.get_type().get_bit_width() / 8;
     let p = layout.slot_ptr(fc, prefix, size, tid)?;
+    store_slot(fc, layout, prefix, p, v, own_element(fc, tid))
+}
+
+/// Stores `v` at `p`, an element of the context slot at `prefix` (the current thread's own
+/// if `own`).
+fn store_slot<'ctx>(fc: &FnCx<'ctx, '_>, layout: &ContextLayout<'ctx>, prefix: u64, p: PointerValue<'ctx>, v: IntValue<'ctx>, own: bool) -> R<()> {
     let st = fc.b.build_store(p, v)?;
     layout.tag(fc.cx, st, prefix);
-    if own_element(fc, tid) {
+    if own {
         fc.tag_thread_access(st);
     }
     Ok(())
@@ -770,14 +776,16 @@ fn emit_narrowed_loop<'ctx>(
     fc.thread = Some(Thread { tid: [zero; 3], linear: zero, linear_wide: None });
     fc.debug_thread()?;
     let f = fc.f;
-    for &at in &n.replay {
-        fc.inst_at(at)?;
-    }
+    // The uniform registers first: the replay may read them (`Regions::replay_reads`), and
+    // it writes none of them (those it writes are its own values, not loaded).
     for &r in &n.uniform_loads {
         let (prefix, size) = layout.slots[&r];
         let v = load_context(fc, layout, prefix, size, zero, "uniform")?;
         let v = fc.resize(v, f.regs[r.0 as usize].ty.bits(), false)?;
         fc.b.build_store(fc.regs[r.0 as usize], v)?;
+    }
+    for &at in &n.replay {
+        fc.inst_at(at)?;
     }
     // The path, block by block: where a turn leaves it, the ordinary loop runs.
     for (at, block) in n.path.iter().enumerate() {
@@ -1034,6 +1042,10 @@ pub(crate) fn emit_region_loop<'ctx>(
     let lin = thread.linear;
     fc.thread = Some(thread);
     fc.debug_thread()?;
+    // The thread's state word, addressed once: the stores at its sync points and at its exit
+    // then use one pointer, and LLVM merges them into one store of the value each path
+    // chose (with an address per path, a vectorized loop would scatter them).
+    let state_ptr = layout.state.map(|s| layout.slot_ptr(fc, s, 4, lin)).transpose()?;
 
     let body = fc.new_block(&format!("r{k}{tag}.body"));
     // `exit` (here, or reported by a called `.func`): the thread ends.
@@ -1158,6 +1170,19 @@ pub(crate) fn emit_region_loop<'ctx>(
         // replay, which may overwrite them).
         fc.b.position_at_end(bb);
         let f = fc.f;
+        let reload = |fc: &FnCx<'ctx, '_>, r: ir::RegId| -> R<()> {
+            let (prefix, size) = layout.slots[&r];
+            let v = match uniform_values.get(&r) {
+                Some(v) => *v,
+                None => load_context(fc, layout, prefix, size, lin, "")?,
+            };
+            let v = fc.resize(v, fc.f.regs[r.0 as usize].ty.bits(), false)?;
+            fc.b.build_store(fc.regs[r.0 as usize], v)?;
+            Ok(())
+        };
+        for &r in &regions.replay_reads[j] {
+            reload(fc, r)?;
+        }
         for &at in &regions.replay[j] {
             fc.inst_at(at)?;
             if let Some(row) = &row {
@@ -1165,14 +1190,7 @@ pub(crate) fn emit_region_loop<'ctx>(
             }
         }
         for r in regions.live_into_region(j) {
-            let (prefix, size) = layout.slots[&r];
-            let v = match uniform_values.get(&r) {
-                Some(v) => *v,
-                None => load_context(fc, layout, prefix, size, lin, "")?,
-            };
-            let bits = fc.f.regs[r.0 as usize].ty.bits();
-            let v = fc.resize(v, bits, false)?;
-            fc.b.build_store(fc.regs[r.0 as usize], v)?;
+            reload(fc, r)?;
         }
         // A sync point of the loop may store registers that this thread's path never wrote
         // (dead there: the same set at every point, see `kept_by_code_from`). They start
@@ -1213,6 +1231,7 @@ pub(crate) fn emit_region_loop<'ctx>(
         // `kept_by_code_from`): those not clean at one of them.
         kept.retain(|r| clean.iter().flatten().any(|c| !c.contains(r)));
     }
+    let mut leave: Option<(BasicBlock<'ctx>, inkwell::values::PhiValue<'ctx>)> = None;
     let mut done = std::collections::HashSet::new();
     while let Some((id, bb)) = work.pop() {
         if !done.insert(id) {
@@ -1249,20 +1268,31 @@ pub(crate) fn emit_region_loop<'ctx>(
                     }
                     _ => None,
                 };
-                for r in this_point.as_ref().unwrap_or(&kept) {
-                    let (prefix, size) = layout.slots[r];
-                    let v = fc.load_reg(*r)?;
-                    let v = fc.resize(v, size * 8, false)?;
-                    let index = if layout.block_uniform.contains(r) { i32t.const_zero() } else { lin };
-                    store_context(fc, layout, prefix, v, index)?;
+                let j = i32t.const_int(j as u64, false);
+                let here = fc.b.get_insert_block().expect("positioned");
+                match this_point {
+                    // The points that store the same registers leave through one block:
+                    // one store per register and one of the state, whichever point the
+                    // thread reached.
+                    None => {
+                        let (leave, reached) = *leave.get_or_insert_with(|| {
+                            let bb = fc.new_block(&format!("r{k}{tag}.leave"));
+                            fc.b.position_at_end(bb);
+                            let phi = fc.b.build_phi(i32t, "reached").expect("positioned");
+                            fc.b.position_at_end(here);
+                            (bb, phi)
+                        });
+                        reached.add_incoming(&[(&j, here)]);
+                        fc.b.build_unconditional_branch(leave)?;
+                    }
+                    Some(this_point) => {
+                        emit_leave(fc, layout, &this_point, states, state_ptr, j, lin)?;
+                        if unpark_join.is_some() {
+                            wait_values.push((fc.b.get_insert_block().expect("positioned"), i32t.const_zero()));
+                        }
+                        fc.b.build_unconditional_branch(unpark_join.unwrap_or(xl))?;
+                    }
                 }
-                if states == States::Written {
-                    store_context(fc, layout, layout.state.expect("state"), i32t.const_int(j as u64, false), lin)?;
-                }
-                if unpark_join.is_some() {
-                    wait_values.push((fc.b.get_insert_block().expect("positioned"), i32t.const_zero()));
-                }
-                fc.b.build_unconditional_branch(unpark_join.unwrap_or(xl))?;
             }
             Terminator::Exit | Terminator::Return => {
                 fc.b.build_unconditional_branch(exit_bb)?;
@@ -1307,9 +1337,17 @@ pub(crate) fn emit_region_loop<'ctx>(
         wait_values.push((fc.b.get_insert_block().expect("positioned"), phi.as_basic_value().into_int_value()));
         fc.b.build_unconditional_branch(wait_join.expect("parks imply a plan"))?;
     }
+    if let Some((leave, reached)) = leave {
+        fc.b.position_at_end(leave);
+        emit_leave(fc, layout, &kept, states, state_ptr, reached.as_basic_value().into_int_value(), lin)?;
+        if unpark_join.is_some() {
+            wait_values.push((fc.b.get_insert_block().expect("positioned"), i32t.const_zero()));
+        }
+        fc.b.build_unconditional_branch(unpark_join.unwrap_or(xl))?;
+    }
     fc.b.position_at_end(exit_bb);
-    if let Some(state) = layout.state {
-        store_context(fc, layout, state, i32t.const_int(sync::EXITED, false), lin)?;
+    if let (Some(state), Some(p)) = (layout.state, state_ptr) {
+        store_slot(fc, layout, state, p, i32t.const_int(sync::EXITED, false), true)?;
     }
     if unpark_join.is_some() {
         wait_values.push((exit_bb, i32t.const_zero()));
@@ -1395,6 +1433,32 @@ impl<'ctx> FnCx<'ctx, '_> {
 
 /// The scheduler's descriptor of each region's sync point (`ptxrtSyncPoint`, index 0: the
 /// entry): its kind and where each operand and result lives per thread.
+/// A thread's run reached sync point `reached`: keep the registers `kept` (block-uniform
+/// ones in element 0) and, if the run writes the states, the point in the thread's state
+/// word (at `state_ptr`).
+fn emit_leave<'ctx>(
+    fc: &FnCx<'ctx, '_>,
+    layout: &ContextLayout<'ctx>,
+    kept: &std::collections::BTreeSet<ir::RegId>,
+    states: States,
+    state_ptr: Option<PointerValue<'ctx>>,
+    reached: IntValue<'ctx>,
+    lin: IntValue<'ctx>,
+) -> R<()> {
+    let i32t = fc.cx.i32_type();
+    for r in kept {
+        let (prefix, size) = layout.slots[r];
+        let v = fc.load_reg(*r)?;
+        let v = fc.resize(v, size * 8, false)?;
+        let index = if layout.block_uniform.contains(r) { i32t.const_zero() } else { lin };
+        store_context(fc, layout, prefix, v, index)?;
+    }
+    if states == States::Written {
+        store_slot(fc, layout, layout.state.expect("state"), state_ptr.expect("state"), reached, true)?;
+    }
+    Ok(())
+}
+
 fn sync_point_table<'ctx>(fc: &FnCx<'ctx, '_>, regions: &Regions, layout: &ContextLayout<'ctx>) -> R<PointerValue<'ctx>> {
     let mut entries = vec![None; regions.starts.len()];
     for (i, b) in fc.f.blocks.iter().enumerate() {

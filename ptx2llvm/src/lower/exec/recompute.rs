@@ -28,8 +28,9 @@ pub(crate) struct Defs {
     /// that writes the register counts as a guarded definition at index `insts.len()` (the
     /// terminator's position), so that it is never the one recomputed.
     pub(crate) sites: Vec<Vec<(usize, usize, bool)>>,
-    /// Definitions found not recomputable (keeps the search linear on long chains).
-    rejected: RefCell<HashSet<(usize, usize)>>,
+    /// Definitions found not recomputable (keeps the search linear on long chains), with
+    /// the resume block whose live registers the search could read (`Leaves`).
+    rejected: RefCell<HashSet<(usize, usize, Option<usize>)>>,
     /// Answers of `reaching_only` by register and position.
     reaching: RefCell<HashMap<(RegId, usize, usize), Option<InstPos>>>,
 }
@@ -43,6 +44,36 @@ pub(crate) type Replay = BTreeSet<(usize, usize, usize)>;
 const MAX_CHAIN: u32 = 32;
 /// Most definitions of one register `reaching_only` considers.
 const MAX_SITES: usize = 16;
+
+/// Registers a replay at the start of block `at` may read as they are there instead of
+/// recomputing them: those live at `at` (`live`, reloaded before the replay), where every
+/// replayed instruction that reads one would read the same value (`unchanged_between`).
+/// An induction's uniform sum of steps is one (`induction`): an address computed from it
+/// and the thread index is then recomputed, not kept per thread.
+#[derive(Clone, Copy)]
+pub(crate) struct Leaves<'a> {
+    pub(crate) at: usize,
+    pub(crate) live: &'a BTreeSet<RegId>,
+}
+
+/// Whether a path from just after instruction `from` executes instruction `to` (`from`
+/// itself included: its own definition takes effect after its reads).
+fn reaches(cfg: &Cfg, (b, i): (usize, usize), (xb, xi): (usize, usize)) -> bool {
+    if xb == b && xi >= i {
+        return true;
+    }
+    let mut seen = vec![false; cfg.succs.len()];
+    let mut stack: Vec<usize> = cfg.succs[b].clone();
+    while let Some(y) = stack.pop() {
+        if y == xb {
+            return true;
+        }
+        if !std::mem::replace(&mut seen[y], true) {
+            stack.extend(cfg.succs[y].iter().copied());
+        }
+    }
+    false
+}
 
 /// Whether a path from just after instruction `from` reaches instruction `to` (index 0:
 /// its block's start) without executing instruction `avoid`, which dominates `to`.
@@ -118,28 +149,43 @@ impl Defs {
     /// Whether the unguarded definition at instruction `i` of block `b` computes a pure
     /// function of the thread and block indices, parameters and immediates; adds the
     /// instructions that compute it to `replay`.
-    pub(crate) fn recomputable_def(
+    pub(crate) fn recomputable_def(&self, f: &ir::Function, cfg: &Cfg, def: (usize, usize), replay: &mut BTreeSet<(usize, usize, usize)>, depth: u32) -> bool {
+        self.recomputable_from(f, cfg, def, replay, depth, None)
+    }
+
+    /// `recomputable_def`, where the chain may read `leaves`.
+    fn recomputable_from(
         &self,
         f: &ir::Function,
         cfg: &Cfg,
         (b, i): (usize, usize),
         replay: &mut BTreeSet<(usize, usize, usize)>,
         depth: u32,
+        leaves: Option<Leaves<'_>>,
     ) -> bool {
         if replay.contains(&(cfg.rpo_index[b], b, i)) {
             return true;
         }
-        if self.rejected.borrow().contains(&(b, i)) {
+        let key = (b, i, leaves.map(|l| l.at));
+        if self.rejected.borrow().contains(&key) {
             return false;
         }
-        let ok = self.recomputable_inst(f, cfg, (b, i), replay, depth);
+        let ok = self.recomputable_inst(f, cfg, (b, i), replay, depth, leaves);
         if !ok {
-            self.rejected.borrow_mut().insert((b, i));
+            self.rejected.borrow_mut().insert(key);
         }
         ok
     }
 
-    fn recomputable_inst(&self, f: &ir::Function, cfg: &Cfg, (b, i): (usize, usize), replay: &mut BTreeSet<(usize, usize, usize)>, depth: u32) -> bool {
+    fn recomputable_inst(
+        &self,
+        f: &ir::Function,
+        cfg: &Cfg,
+        (b, i): (usize, usize),
+        replay: &mut BTreeSet<(usize, usize, usize)>,
+        depth: u32,
+        leaves: Option<Leaves<'_>>,
+    ) -> bool {
         if depth > MAX_CHAIN || !cfg.reachable(b) {
             return false;
         }
@@ -160,9 +206,10 @@ impl Defs {
         crate::ir::visit::uses(&inst.op, &mut uses);
         let mut chain = replay.clone();
         for u in uses {
-            // The operand's value here must come from one definition, recomputable in turn.
-            let Some(def) = self.reaching_only(cfg, u, b, i) else { return false };
-            if !self.recomputable_def(f, cfg, def, &mut chain, depth + 1) {
+            // The operand's value here must come from one definition, recomputable in turn,
+            // or be the value it has at the resume point.
+            let recomputed = self.reaching_only(cfg, u, b, i).is_some_and(|def| self.recomputable_from(f, cfg, def, &mut chain, depth + 1, leaves));
+            if !recomputed && !leaves.is_some_and(|l| l.live.contains(&u) && self.unchanged_between(cfg, u, (b, i), l.at)) {
                 return false;
             }
         }
@@ -196,6 +243,14 @@ impl Defs {
             .find(|&c| sites.iter().all(|&(xb, xi, _)| (xb, xi) == c || !reaches_avoiding(cfg, (xb, xi), (b, i), c)))
     }
 
+    /// Whether `r` holds at the start of block `at` the value it has at instruction `(b, i)`,
+    /// which dominates `at`: no definition of `r` is executed on a way from `(b, i)` to `at`
+    /// that does not pass `(b, i)` again.
+    fn unchanged_between(&self, cfg: &Cfg, r: RegId, (b, i): (usize, usize), at: usize) -> bool {
+        let Some(sites) = self.sites.get(r.0 as usize).filter(|s| s.len() <= MAX_SITES) else { return false };
+        sites.iter().all(|&(xb, xi, _)| !(reaches(cfg, (b, i), (xb, xi)) && reaches_avoiding(cfg, (xb, xi), (at, 0), (b, i))))
+    }
+
     /// Whether replaying `replay` (in order) at a resume point gives every
     /// replayed instruction the operands it had originally, and every register of
     /// `recomputed` the value of its definition. Other registers it overwrites must be dead
@@ -207,6 +262,19 @@ impl Defs {
         replay: &BTreeSet<(usize, usize, usize)>,
         recomputed: &[(RegId, (usize, usize))],
     ) -> bool {
+        self.replay_consistent_from(f, cfg, replay, recomputed, None)
+    }
+
+    /// `replay_consistent`, where reads of `leaves` that no replayed instruction wrote
+    /// before read the reloaded value (they must be the same then).
+    fn replay_consistent_from(
+        &self,
+        f: &ir::Function,
+        cfg: &Cfg,
+        replay: &BTreeSet<(usize, usize, usize)>,
+        recomputed: &[(RegId, (usize, usize))],
+        leaves: Option<Leaves<'_>>,
+    ) -> bool {
         let mut last: HashMap<RegId, (usize, usize)> = HashMap::new();
         let mut buf = vec![];
         for &(_, b, i) in replay {
@@ -214,7 +282,10 @@ impl Defs {
             buf.clear();
             crate::ir::visit::uses(op, &mut buf);
             for u in &buf {
-                if last.get(u).copied() != self.reaching_only(cfg, *u, b, i) {
+                let reloaded = !last.contains_key(u)
+                    && !recomputed.iter().any(|(r, _)| r == u)
+                    && leaves.is_some_and(|l| l.live.contains(u) && self.unchanged_between(cfg, *u, (b, i), l.at));
+                if !reloaded && last.get(u).copied() != self.reaching_only(cfg, *u, b, i) {
                     return false;
                 }
             }
@@ -230,21 +301,62 @@ impl Defs {
     /// The registers of `live` (live at the start of block `at`) that can be recomputed
     /// there, with their definitions, and the instructions that recompute them in order;
     /// nothing if the replay would not be consistent (`replay_consistent`).
-    pub(crate) fn recomputable_at(&self, f: &ir::Function, cfg: &Cfg, at: usize, live: &BTreeSet<RegId>) -> (Vec<(RegId, InstPos)>, Replay) {
+    ///
+    /// The replay may read registers live at `at` that it does not recompute (`Leaves`):
+    /// the third result, which the caller reloads before the replay. Where that replay is
+    /// not consistent, the one without them.
+    pub(crate) fn recomputable_at(&self, f: &ir::Function, cfg: &Cfg, at: usize, live: &BTreeSet<RegId>) -> (Vec<(RegId, InstPos)>, Replay, BTreeSet<RegId>) {
+        let with_leaves = self.recomputable_with(f, cfg, at, live, Some(Leaves { at, live }));
+        if with_leaves.0.is_empty() {
+            return with_leaves;
+        }
+        // Registers read before any replayed instruction writes them: the leaves.
+        let mut written = BTreeSet::new();
+        let mut read = BTreeSet::new();
+        let mut buf = vec![];
+        for &(_, b, i) in &with_leaves.1 {
+            let op = &f.blocks[b].insts[i].op;
+            buf.clear();
+            crate::ir::visit::uses(op, &mut buf);
+            read.extend(buf.iter().filter(|u| !written.contains(*u)).copied());
+            buf.clear();
+            crate::ir::visit::defs(op, &mut buf);
+            written.extend(buf.iter().copied());
+        }
+        if read.is_empty() {
+            return with_leaves;
+        }
+        // A leaf must be reloaded, so not recomputed.
+        if with_leaves.0.iter().any(|(r, _)| read.contains(r)) {
+            return self.recomputable_with(f, cfg, at, live, None);
+        }
+        (with_leaves.0, with_leaves.1, read)
+    }
+
+    fn recomputable_with(
+        &self,
+        f: &ir::Function,
+        cfg: &Cfg,
+        at: usize,
+        live: &BTreeSet<RegId>,
+        leaves: Option<Leaves<'_>>,
+    ) -> (Vec<(RegId, InstPos)>, Replay, BTreeSet<RegId>) {
         let mut replay = BTreeSet::new();
         let mut recomputed = vec![];
         for &r in live {
             let Some(def) = self.reaching_only(cfg, r, at, 0) else { continue };
             let mut chain = replay.clone();
-            if self.recomputable_def(f, cfg, def, &mut chain, 0) {
+            if self.recomputable_from(f, cfg, def, &mut chain, 0, leaves) {
                 replay = chain;
                 recomputed.push((r, def));
             }
         }
-        if self.replay_consistent(f, cfg, &replay, &recomputed) {
-            (recomputed, replay)
+        if self.replay_consistent_from(f, cfg, &replay, &recomputed, leaves) {
+            (recomputed, replay, BTreeSet::new())
+        } else if leaves.is_some() {
+            self.recomputable_with(f, cfg, at, live, None)
         } else {
-            (vec![], BTreeSet::new())
+            (vec![], BTreeSet::new(), BTreeSet::new())
         }
     }
 

@@ -29,6 +29,9 @@ pub struct Regions {
     /// reloading them (`recompute`; kernels only), and the instructions that do, in order.
     pub recomputed: Vec<BTreeSet<RegId>>,
     pub replay: Vec<Vec<(BlockId, usize)>>,
+    /// Per region: the registers live into it that its replay reads as they are there
+    /// (`recompute::Leaves`): reloaded before the replay (and after it, with the others).
+    pub replay_reads: Vec<BTreeSet<RegId>>,
 }
 
 impl Regions {
@@ -304,10 +307,11 @@ pub fn analyze(f: &ir::Function) -> Regions {
     let live_in = liveness(f);
     let mut recomputed = vec![BTreeSet::new()];
     let mut replay = vec![vec![]];
+    let mut replay_reads = vec![BTreeSet::new()];
     let analysis = (starts.len() > 1 && f.kind == ir::FunctionKind::Entry).then(|| (Cfg::new(f), Defs::new(f)));
     for s in &starts[1..] {
         let live = &live_in[s.0 as usize];
-        let (regs, insts) = match &analysis {
+        let (regs, insts, reads) = match &analysis {
             Some((cfg, defs)) => defs.recomputable_at(f, cfg, s.0 as usize, live),
             None => Default::default(),
         };
@@ -315,8 +319,9 @@ pub fn analyze(f: &ir::Function) -> Regions {
         saved_set.extend(live.difference(&regs).copied());
         recomputed.push(regs);
         replay.push(insts.into_iter().map(|(_, b, i)| (BlockId(b as u32), i)).collect());
+        replay_reads.push(reads);
     }
-    Regions { starts, sync_region, live_in, saved: saved_set.into_iter().collect(), recomputed, replay }
+    Regions { starts, sync_region, live_in, saved: saved_set.into_iter().collect(), recomputed, replay, replay_reads }
 }
 
 #[cfg(test)]
