@@ -15,6 +15,7 @@ use crate::lower::ops::half_bits::Half;
 use crate::lower::ops::rounding::RoundedOp;
 use crate::lower::thread::FnCx;
 use crate::lower::R;
+use inkwell::types::IntType;
 use inkwell::values::{FloatValue, IntValue};
 use inkwell::IntPredicate as P;
 
@@ -476,14 +477,38 @@ impl<'ctx> FnCx<'ctx, '_> {
         let x = self.round_integral(x, r)?;
         let w = dst_ty.bits();
         let it = self.int_ty(w);
-        let name = if dst_ty.is_signed() { "llvm.fptosi.sat" } else { "llvm.fptoui.sat" };
-        let v = self.call_intrinsic(name, &[it.into(), x.get_type().into()], &[x.into()])?.into_int_value();
+        let v = self.float_to_int_saturating(x, it, dst_ty.is_signed())?;
         if from_f64 || w == 64 {
             let nan = self.b.build_float_compare(inkwell::FloatPredicate::UNO, x, x, "")?;
             self.select(nan, it.const_int(1u64 << (w - 1), false), v)
         } else {
             Ok(v)
         }
+    }
+
+    /// `x` (integral) converted to the integer type `it`, clamped to its range; NaN gives 0
+    /// (LLVM's `fptosi.sat`/`fptoui.sat`). Written as a conversion of the value in range
+    /// and two selects: x86 code generation has no vector form of the intrinsics and turns
+    /// a vectorized one into a scalar conversion per lane (a thread loop converting
+    /// coordinates with `cvt.rzi.s32.f32`: sixteen of them per vector of threads).
+    pub(crate) fn float_to_int_saturating(&self, x: FloatValue<'ctx>, it: IntType<'ctx>, signed: bool) -> R<IntValue<'ctx>> {
+        let w = it.get_bit_width();
+        let ft = x.get_type();
+        // The range's ends are powers of two: exact in every float type used here.
+        let (lo, hi) = if signed { (-(2f64.powi(w as i32 - 1)), 2f64.powi(w as i32 - 1)) } else { (0.0, 2f64.powi(w as i32)) };
+        let (lo_f, hi_f) = (ft.const_float(lo), ft.const_float(hi));
+        let at_least_lo = self.b.build_float_compare(inkwell::FloatPredicate::OGE, x, lo_f, "")?;
+        let below_hi = self.b.build_float_compare(inkwell::FloatPredicate::OLT, x, hi_f, "")?;
+        let in_range = self.b.build_and(at_least_lo, below_hi, "")?;
+        // Out of range or NaN: convert 0 instead (a conversion out of range is poison).
+        let safe = self.b.build_select(in_range, x, ft.const_zero(), "")?.into_float_value();
+        let v = if signed { self.b.build_float_to_signed_int(safe, it, "")? } else { self.b.build_float_to_unsigned_int(safe, it, "")? };
+        let (min, max) =
+            if signed { (it.const_int(1u64 << (w - 1), false), it.const_int((1u64 << (w - 1)) - 1, false)) } else { (it.const_zero(), it.const_all_ones()) };
+        let too_big = self.b.build_float_compare(inkwell::FloatPredicate::OGE, x, hi_f, "")?;
+        let too_small = self.b.build_float_compare(inkwell::FloatPredicate::OLT, x, lo_f, "")?;
+        let v = self.select(too_big, max, v)?;
+        self.select(too_small, min, v)
     }
 
     /// Integer to integer: sign- or zero-extend by the source type, keep the destination's

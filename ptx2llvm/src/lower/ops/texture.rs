@@ -680,7 +680,7 @@ impl<'ctx> FnCx<'ctx, '_> {
                     Some(op) => {
                         let u = self.read_float(*op, ScalarType::F32)?;
                         let f = self.call_intrinsic("llvm.floor", &[f32t.into()], &[u.into()])?;
-                        self.call_intrinsic("llvm.fptosi.sat", &[i64t.into(), f32t.into()], &[f])?.into_int_value()
+                        self.float_to_int_saturating(f.into_float_value(), i64t, true)?
                     }
                     None => self.i64(0),
                 };
