@@ -228,6 +228,7 @@ fn fixture_kernels_compiled_by_clang() {
         ("calls", "calls_host.c"),
         ("device_lib", "device_lib_host.c"),
         ("fibers", "fibers_host.c"),
+        ("gathers", "gathers_host.c"),
         ("interchange", "interchange_host.c"),
         ("legacy_warp", "legacy_warp_host.c"),
         ("many_regions", "many_regions_host.c"),

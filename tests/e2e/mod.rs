@@ -195,6 +195,7 @@ const RING_INDICES: Fixture = Fixture {
         "ring_srem: 6 shapes OK",
         "ring_tiles: 6 shapes OK",
         "ring_shift_div: 8 shapes OK",
+        "ring_sshift: 8 shapes OK",
         "ring_global: 5 shapes OK",
         "ring_pitched: 4 shapes OK",
     ],
@@ -203,6 +204,18 @@ const RING_INDICES: Fixture = Fixture {
 #[test]
 fn ring_indices() {
     run_fixture(&RING_INDICES);
+}
+
+/// NVRTC-compiled kernels whose vectorized thread loops gather and scatter through
+/// per-thread pointers read back from the context area (consecutive, permuted, reversed,
+/// shifted) and access one address from a whole vector of threads (the last lane's store
+/// of a warp total, several threads storing to one element): `lower/opt/gather_scatter.rs`
+/// on x86-64-v4 (`multi_version_objects`), the plain vector forms elsewhere.
+const GATHERS: Fixture = Fixture { ptx: "gathers.ptx", host: "gathers_host.c", ok_lines: &["gathers: 18 shapes OK"] };
+
+#[test]
+fn gathers() {
+    run_fixture(&GATHERS);
 }
 
 /// Hand-written PTX: atomics on `.f16/.bf16` (and packed x2) with `.noftz` (rounding, ties,
@@ -704,6 +717,7 @@ const ALL_FIXTURES: &[&Fixture] = &[
     &GUARDS,
     &REGION_GUARDS,
     &RING_INDICES,
+    &GATHERS,
     &ATOMICS_WIDE,
     &LEGACY_VOTE,
     &ALGORITHMS,
@@ -804,15 +818,16 @@ fn toolchain_forms() {
 /// x86-64-v4`): the warp, barrier and float kernels give the same verified results with the
 /// version the CPU picks and with the baseline forced (`PTXRT_CPU_LEVEL=1`). On an AVX-512
 /// machine the picked version runs the vector forms only x86-64-v4 has (masked gathers and
-/// scatters, and the one-address ones rewritten by `lower/opt/uniform_lanes.rs`: the
-/// segmented ring and tile indices, the algorithms' per-warp totals).
+/// scatters, rewritten by `lower/opt/gather_scatter.rs` where they use one address or go
+/// through pointers read from memory: the segmented ring and tile indices, the algorithms'
+/// per-warp totals, kept pointers of interchanged loops).
 #[test]
 fn multi_version_objects() {
     if !cfg!(target_arch = "x86_64") {
         eprintln!("skipped: multi-version objects are for x86-64 hosts");
         return;
     }
-    for fx in [&WARPS, &REDUCE, &RING_INDICES, &ALGORITHMS] {
+    for fx in [&WARPS, &REDUCE, &RING_INDICES, &ALGORITHMS, &GATHERS, &INTERCHANGE] {
         let work = WorkDir::new(&format!("multiversion-{}", fx.host.trim_end_matches(".c")));
         let obj = work.join("kernel.o");
         support::compile_ptx(&support::root_path("tests/kernels").join(fx.ptx), &obj, &["--cpu", "x86-64,x86-64-v3,x86-64-v4"], work.path());

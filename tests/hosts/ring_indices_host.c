@@ -9,7 +9,7 @@
  *                small, zero and negative moduli, operands that are negative or wrap past
  *                2^32 within a row
  *   ring_rotate  (t + k + 1) % n from a loop counter kept across the barrier
- *   ring_urem, ring_srem, ring_shift, ring_div  one instruction alone on t + shift
+ *   ring_urem, ring_srem, ring_shift, ring_div, ring_sshift  one instruction alone on t + shift
  *                (check_one_op): operands wrapping past 2^32 or crossing 2^31, negative
  *                operands, zero and negative moduli, INT_MIN % -1, shifts of 0 and 32
  *   ring_tiles   warp t >> 5 and lane t & 31 (t & -32 in NVRTC's code), tile row t / w and
@@ -155,7 +155,7 @@ static int check_tiles(unsigned grid, unsigned nt, int w)
 /* The single-instruction kernels: r = op(t + shift, amount) and the element at
  * min(r, nt - 1). A zero divisor gives all ones, INT_MIN % -1 gives 0, a shift of 32 or
  * more gives 0. */
-enum ring_op { RING_UREM, RING_SREM, RING_SHIFT, RING_DIV };
+enum ring_op { RING_UREM, RING_SREM, RING_SHIFT, RING_DIV, RING_SSHIFT };
 
 static uint32_t ring_op_value(enum ring_op op, uint32_t a, uint32_t amount)
 {
@@ -164,13 +164,15 @@ static uint32_t ring_op_value(enum ring_op op, uint32_t a, uint32_t amount)
     case RING_SREM: return amount == 0 ? 0xffffffffu : (uint32_t)(int32_t)((int64_t)(int32_t)a % (int64_t)(int32_t)amount);
     case RING_SHIFT: return amount >= 32 ? 0 : a >> amount;
     case RING_DIV: return amount == 0 ? 0xffffffffu : a / amount;
+    /* Amounts above 31 fill with the sign bit (the ISA clamps them to 32). */
+    case RING_SSHIFT: return (uint32_t)((int32_t)a >> (amount > 31 ? 31 : amount));
     }
     return 0;
 }
 
 static int check_one_op(enum ring_op op, unsigned grid, unsigned nt, uint32_t shift, uint32_t amount)
 {
-    static const char *names[] = {"ring_urem", "ring_srem", "ring_shift", "ring_div"};
+    static const char *names[] = {"ring_urem", "ring_srem", "ring_shift", "ring_div", "ring_sshift"};
     const char *name = names[op];
     const ptxrtKernel *k = harness_find_kernel(name);
     size_t total = (size_t)grid * nt;
@@ -290,6 +292,17 @@ int main(void)
     f += check_one_op(RING_DIV, 2, 128, 0xfffffff0u, 1);
     f += check_one_op(RING_DIV, 2, 1024, 0xfffffff0u, 100);
     rc |= harness_finish("ring_shift_div", 8, f);
+    /* shr.s32: NVRTC's int t / 2^k; operands crossing 2^31, negative, amounts 0, 31, 32. */
+    f = 0;
+    f += check_one_op(RING_SSHIFT, 2, 256, 0x7fffff80u, 6);
+    f += check_one_op(RING_SSHIFT, 2, 128, 0xffffffc0u, 3);
+    f += check_one_op(RING_SSHIFT, 2, 64, 5, 0);
+    f += check_one_op(RING_SSHIFT, 2, 512, 0x7ffffff0u, 31);
+    f += check_one_op(RING_SSHIFT, 2, 64, 0xfffffff0u, 32);
+    f += check_one_op(RING_SSHIFT, 3, 1024, 0, 5);
+    f += check_one_op(RING_SSHIFT, 2, 64, 0x7ffffff0u, 32);
+    f += check_one_op(RING_SSHIFT, 2, 128, 0xffffffe0u, 40);
+    rc |= harness_finish("ring_sshift", 8, f);
     f = 0;
     f += check_global(1000, 256);
     f += check_global(1, 32);

@@ -115,6 +115,7 @@ RING_ONE_OP(ring_urem, "rem.u32")
 RING_ONE_OP(ring_srem, "rem.s32")
 RING_ONE_OP(ring_shift, "shr.u32")
 RING_ONE_OP(ring_div, "div.u32")
+RING_ONE_OP(ring_sshift, "shr.s32")
 
 // Without a barrier: a periodic 1D stencil over the whole array, the neighbours of element
 // i at (i + 1) % n and (i + n - 1) % n (the global index, behind the usual i < n guard).

@@ -17,7 +17,7 @@
 //! What qualifies (per region, a dense thread loop, also narrowed by a guard and in
 //! barrier-free kernels, including runs of blocks fused along x, where the global index is
 //! `tid.x` plus a uniform start): `and.b32 d, a, m` (either operand
-//! order), `rem.{u32,s32} d, a, n`, `shr.{u32,b32} d, a, k` and `div.{u32,s32} d, a, n`
+//! order), `rem.{u32,s32} d, a, n`, `shr.{u32,b32,s32} d, a, k` and `div.{u32,s32} d, a, n`
 //! with `a = tid.x + u` in 32 bits, and `and.b64`/`shr.{u64,b64}` of `tid.x` itself;
 //! `m`, `n`, `k`, `u` the same for the whole row (computed from immediates, parameters,
 //! block indices and sizes, `tid.y` and `tid.z`, block-uniform registers and other wrapped
@@ -68,6 +68,10 @@ pub enum WrapKind {
     RemSigned,
     /// `a >> k` (logical): constant between multiples of `2^k`.
     ShiftRight,
+    /// `a >> k` (arithmetic, `.s32`): `floor(a / 2^k)`, constant between multiples of
+    /// `2^k` (`k` clamped to 31). NVRTC's `int t / 64` is `(t + ((t >> 31) >>> 26)) >> 6`,
+    /// with two of them (`t >> 31` is 0 for a thread index).
+    ShiftRightSigned,
     /// `a / n` (unsigned): constant between multiples of `n`.
     DivUnsigned,
     /// `a / n` (signed): as unsigned while `a >= 0` and `n > 0`.
@@ -77,7 +81,7 @@ pub enum WrapKind {
 impl WrapKind {
     /// Whether the value is the same for every thread of a segment (else `x + offset`).
     pub fn constant(self) -> bool {
-        matches!(self, WrapKind::HighMask | WrapKind::ShiftRight | WrapKind::DivUnsigned | WrapKind::DivSigned)
+        matches!(self, WrapKind::HighMask | WrapKind::ShiftRight | WrapKind::ShiftRightSigned | WrapKind::DivUnsigned | WrapKind::DivSigned)
     }
 }
 
@@ -208,7 +212,7 @@ pub fn analyze(f: &ir::Function, regions: &Regions, k: usize, block_uniform: &BT
         let short = match (w.period, w.kind) {
             (Operand::Imm(m), WrapKind::Mask) => m.saturating_add(1) < MIN_IMMEDIATE_PERIOD,
             (Operand::Imm(m), WrapKind::HighMask) => (!m & low_bits(w.ty)).saturating_add(1) < MIN_IMMEDIATE_PERIOD,
-            (Operand::Imm(s), WrapKind::ShiftRight) => s < 6,
+            (Operand::Imm(s), WrapKind::ShiftRight | WrapKind::ShiftRightSigned) => s < 6,
             (Operand::Imm(n), _) => n < MIN_IMMEDIATE_PERIOD,
             _ => false,
         };
@@ -295,7 +299,7 @@ pub(crate) fn emit_header<'ctx>(
             fc.inst_at(at)?;
             for (w, seen) in s.wraps.iter().zip(at_wraps.iter_mut()) {
                 if w.at == at {
-                    let period_ty = if w.kind == WrapKind::ShiftRight { ScalarType::U32 } else { w.ty };
+                    let period_ty = if matches!(w.kind, WrapKind::ShiftRight | WrapKind::ShiftRightSigned) { ScalarType::U32 } else { w.ty };
                     *seen = Some((fc.read(Operand::Reg(w.dst), w.ty)?, fc.read(w.affine, w.ty)?, fc.read(w.period, period_ty)?));
                 }
             }
@@ -352,6 +356,15 @@ pub(crate) fn emit_header<'ctx>(
             WrapKind::ShiftRight => {
                 // 2^k - (a mod 2^k); a shift of 32 or more: one value up to the wrap at 2^32.
                 let k = umin(fc, u(p)?, c64(32))?;
+                let pow = b.build_left_shift(c64(1), k, "")?;
+                let low_bits = b.build_and(u(a0)?, b.build_int_sub(pow, c64(1), "")?, "")?;
+                (cx.bool_type().const_all_ones(), umin(fc, b.build_int_sub(pow, low_bits, "")?, to_overflow_u)?)
+            }
+            WrapKind::ShiftRightSigned => {
+                // floor(a / 2^k) in two's complement, k clamped to 31 (larger amounts fill
+                // with the sign bit): constant between multiples of 2^k, across 2^31 too
+                // (a multiple of them); up to the wrap at 2^32.
+                let k = umin(fc, u(p)?, c64(31))?;
                 let pow = b.build_left_shift(c64(1), k, "")?;
                 let low_bits = b.build_and(u(a0)?, b.build_int_sub(pow, c64(1), "")?, "")?;
                 (cx.bool_type().const_all_ones(), umin(fc, b.build_int_sub(pow, low_bits, "")?, to_overflow_u)?)
@@ -568,6 +581,7 @@ fn classify(ins: &ir::Inst, regs: &RegShapes) -> (Shape, Vec<Operand>, Option<(W
                 (IntBinOp::Rem, Shape::X, Shape::Row) if ty.bits() == 32 && ty.is_signed() => Some((WrapKind::RemSigned, *a, *b)),
                 (IntBinOp::Rem, Shape::X, Shape::Row) if ty.bits() == 32 => Some((WrapKind::RemUnsigned, *a, *b)),
                 (IntBinOp::Shr, Shape::X, Shape::Row) if !ty.is_signed() && (ty.bits() == 32 || ra == Shape::TidX) => Some((WrapKind::ShiftRight, *a, *b)),
+                (IntBinOp::Shr, Shape::X, Shape::Row) if ty.bits() == 32 => Some((WrapKind::ShiftRightSigned, *a, *b)),
                 (IntBinOp::Div, Shape::X, Shape::Row) if ty.bits() == 32 && ty.is_signed() => Some((WrapKind::DivSigned, *a, *b)),
                 (IntBinOp::Div, Shape::X, Shape::Row) if ty.bits() == 32 => Some((WrapKind::DivUnsigned, *a, *b)),
                 _ => None,

@@ -1,0 +1,340 @@
+//! Masked gathers and scatters after the optimization pipeline: those whose lanes all use
+//! one address, and those through pointers read from memory.
+//!
+//! One address. A thread loop's conditional access to an address that is the same for
+//! every thread of a vector (`if (lane == 31) totals[warp] = v` in a segment of one warp, a
+//! tile element that every thread reads under a bound check) is vectorized by LLVM as a
+//! masked gather or scatter through a splat of that address. Those are slow where they
+//! exist (a 16-lane `vpscatterdd` is 16 stores: 13% of the runtime bench's `scan` on Zen 5,
+//! for one element stored in 32) and scalarized into a branch per lane where they do not.
+//! They are rewritten:
+//!
+//! - a scatter stores, if any lane is active, the element of the highest active lane (LLVM's
+//!   masked scatter writes overlapping lanes from the lowest to the highest, so that one is
+//!   what memory holds afterwards);
+//! - a gather loads the element once, if any lane is active, and gives it to the active
+//!   lanes (the others keep the pass-through value).
+//!
+//! The one-element access is a masked load or store of one lane, which code generation turns
+//! into a branch around a scalar access.
+//!
+//! Pointers read from memory. A per-thread pointer kept in the context area (saved across
+//! a barrier or an interchanged loop's passes, `interchange`) is an address LLVM cannot
+//! see through: the thread loop loads the threads' pointers as a vector and gathers
+//! through them, although consecutive threads' pointers are most often consecutive
+//! elements (`x[j]` with `j = lane + 32 * k`: softmax's passes over a row). Such a gather
+//! or scatter is versioned: when every active lane's pointer is the first lane's plus its
+//! lane number times the element size, a masked load or store of consecutive elements at
+//! the first lane's pointer does the same accesses; otherwise the gather or scatter runs.
+
+use inkwell::basic_block::BasicBlock;
+use inkwell::builder::Builder;
+use inkwell::intrinsics::Intrinsic;
+use inkwell::module::Module;
+use inkwell::types::BasicTypeEnum;
+use inkwell::values::{AnyValue, AsValueRef, BasicValue, BasicValueEnum, InstructionOpcode, InstructionValue, IntValue, PhiValue, PointerValue, VectorValue};
+use inkwell::IntPredicate;
+
+fn operand<'ctx>(i: InstructionValue<'ctx>, k: u32) -> Option<BasicValueEnum<'ctx>> {
+    i.get_operand(k)?.value()
+}
+
+/// The name of the function `call` calls, if it is a call.
+fn callee_name(call: InstructionValue<'_>) -> Option<String> {
+    if call.get_opcode() != InstructionOpcode::Call {
+        return None;
+    }
+    let n = call.get_num_operands();
+    let BasicValueEnum::PointerValue(callee) = operand(call, n.checked_sub(1)?)? else { return None };
+    Some(callee.get_name().to_string_lossy().into_owned())
+}
+
+/// `p` if `v` is `shufflevector (insertelement _, p, 0), _, zeroinitializer`, the form the
+/// vectorizer gives a loop-invariant address.
+fn splat_of<'ctx>(v: VectorValue<'ctx>) -> Option<PointerValue<'ctx>> {
+    let shuffle = v.as_instruction()?;
+    if shuffle.get_opcode() != InstructionOpcode::ShuffleVector {
+        return None;
+    }
+    // SAFETY: `shuffle` is a shufflevector instruction: its mask has `n` elements.
+    let all_zero = unsafe {
+        let n = inkwell::llvm_sys::core::LLVMGetNumMaskElements(shuffle.as_value_ref());
+        (0..n).all(|k| inkwell::llvm_sys::core::LLVMGetMaskValue(shuffle.as_value_ref(), k) == 0)
+    };
+    let BasicValueEnum::VectorValue(inserted) = operand(shuffle, 0)? else { return None };
+    let insert = inserted.as_instruction()?;
+    if !all_zero || insert.get_opcode() != InstructionOpcode::InsertElement {
+        return None;
+    }
+    let BasicValueEnum::IntValue(index) = operand(insert, 2)? else { return None };
+    match (operand(insert, 1)?, index.get_zero_extended_constant()) {
+        (BasicValueEnum::PointerValue(p), Some(0)) => Some(p),
+        _ => None,
+    }
+}
+
+struct Rewriter<'a, 'ctx> {
+    module: &'a Module<'ctx>,
+    b: Builder<'ctx>,
+}
+
+impl<'ctx> Rewriter<'_, 'ctx> {
+    fn intrinsic(&self, name: &str, types: &[BasicTypeEnum<'ctx>]) -> Option<inkwell::values::FunctionValue<'ctx>> {
+        Intrinsic::find(name)?.get_declaration(self.module, types)
+    }
+
+    /// The mask as an integer (lane k in bit k) and whether any lane is active.
+    fn mask_bits(&self, mask: VectorValue<'ctx>) -> Option<(IntValue<'ctx>, IntValue<'ctx>)> {
+        let cx = self.module.get_context();
+        let lanes = mask.get_type().get_size();
+        let bits = self.b.build_bit_cast(mask, cx.custom_width_int_type(std::num::NonZeroU32::new(lanes)?).ok()?, "lanes").ok()?.into_int_value();
+        let any = self.b.build_int_compare(IntPredicate::NE, bits, bits.get_type().const_zero(), "any_lane").ok()?;
+        Some((bits, any))
+    }
+
+    /// `any` as the mask of a one-lane access.
+    fn one_lane(&self, any: IntValue<'ctx>) -> Option<VectorValue<'ctx>> {
+        let cx = self.module.get_context();
+        Some(self.b.build_bit_cast(any, cx.bool_type().vec_type(1), "").ok()?.into_vector_value())
+    }
+
+    fn scatter(&self, call: InstructionValue<'ctx>) -> Option<()> {
+        let BasicValueEnum::VectorValue(data) = operand(call, 0)? else { return None };
+        let BasicValueEnum::VectorValue(ptrs) = operand(call, 1)? else { return None };
+        let BasicValueEnum::IntValue(align) = operand(call, 2)? else { return None };
+        let BasicValueEnum::VectorValue(mask) = operand(call, 3)? else { return None };
+        let p = splat_of(ptrs)?;
+        self.b.position_before(&call);
+        let (bits, any) = self.mask_bits(mask)?;
+        let lanes = bits.get_type();
+        let ctlz = self.intrinsic("llvm.ctlz", &[lanes.into()])?;
+        let zero_is_poison = self.module.get_context().bool_type().const_zero();
+        let leading = self.b.build_call(ctlz, &[bits.into(), zero_is_poison.into()], "").ok()?.try_as_basic_value().basic()?.into_int_value();
+        // With no lane active the index is out of range and the element poison: the store
+        // below is masked off then.
+        let last = self.b.build_int_sub(lanes.const_int(u64::from(mask.get_type().get_size()) - 1, false), leading, "last_lane").ok()?;
+        let element = self.b.build_extract_element(data, last, "").ok()?;
+        let one = element.get_type().vec_type_of(1)?;
+        let v = self.b.build_insert_element(one.get_undef(), element, lanes.const_zero(), "").ok()?;
+        let store = self.intrinsic("llvm.masked.store", &[one.into(), p.get_type().into()])?;
+        let m = self.one_lane(any)?;
+        self.b.build_call(store, &[v.into(), p.into(), align.into(), m.into()], "").ok()?;
+        call.erase_from_basic_block();
+        Some(())
+    }
+
+    fn gather(&self, call: InstructionValue<'ctx>) -> Option<()> {
+        let BasicValueEnum::VectorValue(ptrs) = operand(call, 0)? else { return None };
+        let BasicValueEnum::IntValue(align) = operand(call, 1)? else { return None };
+        let BasicValueEnum::VectorValue(mask) = operand(call, 2)? else { return None };
+        let BasicValueEnum::VectorValue(pass_through) = operand(call, 3)? else { return None };
+        let p = splat_of(ptrs)?;
+        self.b.position_before(&call);
+        let (_, any) = self.mask_bits(mask)?;
+        let ty = pass_through.get_type();
+        let one = ty.get_element_type().vec_type_of(1)?;
+        let load = self.intrinsic("llvm.masked.load", &[one.into(), p.get_type().into()])?;
+        let m = self.one_lane(any)?;
+        let loaded = self.b.build_call(load, &[p.into(), align.into(), m.into(), one.get_undef().into()], "").ok()?;
+        let loaded = loaded.try_as_basic_value().basic()?.into_vector_value();
+        let i32t = self.module.get_context().i32_type();
+        let zeros = i32t.vec_type(ty.get_size()).const_zero();
+        let splat = self.b.build_shuffle_vector(loaded, one.get_undef(), zeros, "uniform").ok()?;
+        let result = self.b.build_select(mask, splat, pass_through, "").ok()?;
+        call.replace_all_uses_with(&result.as_instruction_value()?);
+        call.erase_from_basic_block();
+        Some(())
+    }
+}
+
+/// The vector type of `n` elements of a vector's element type.
+trait VecOf<'ctx> {
+    fn vec_type_of(self, n: u32) -> Option<inkwell::types::VectorType<'ctx>>;
+}
+
+impl<'ctx> VecOf<'ctx> for BasicTypeEnum<'ctx> {
+    fn vec_type_of(self, n: u32) -> Option<inkwell::types::VectorType<'ctx>> {
+        match self {
+            BasicTypeEnum::IntType(t) => Some(t.vec_type(n)),
+            BasicTypeEnum::FloatType(t) => Some(t.vec_type(n)),
+            BasicTypeEnum::PointerType(t) => Some(t.vec_type(n)),
+            _ => None,
+        }
+    }
+}
+
+/// Whether `ptrs` are pointers read from memory: `inttoptr` of a vector (after offsets the
+/// same for every lane), the form a kept per-thread address takes (`provenance` rebases
+/// the others).
+fn read_from_memory(ptrs: VectorValue<'_>) -> bool {
+    let mut v = ptrs;
+    for _ in 0..8 {
+        let Some(i) = v.as_instruction() else { return false };
+        match i.get_opcode() {
+            InstructionOpcode::IntToPtr => return true,
+            InstructionOpcode::GetElementPtr if i.get_num_operands() == 2 => {
+                // A scalar offset moves every lane's pointer alike.
+                let (Some(BasicValueEnum::VectorValue(base)), Some(BasicValueEnum::IntValue(_))) = (operand(i, 0), operand(i, 1)) else { return false };
+                v = base;
+            }
+            _ => return false,
+        }
+    }
+    false
+}
+
+/// The size in bytes of a scalar type (none for others).
+fn element_bytes(t: BasicTypeEnum<'_>) -> Option<u64> {
+    match t {
+        BasicTypeEnum::IntType(t) if t.get_bit_width() % 8 == 0 => Some(u64::from(t.get_bit_width() / 8)),
+        BasicTypeEnum::FloatType(t) => {
+            let cx = t.get_context();
+            [(cx.f16_type(), 2), (cx.bf16_type(), 2), (cx.f32_type(), 4), (cx.f64_type(), 8)].iter().find(|(f, _)| *f == t).map(|(_, n)| *n)
+        }
+        _ => None,
+    }
+}
+
+impl<'ctx> Rewriter<'_, 'ctx> {
+    /// Before `at`: whether every active lane's pointer of `ptrs` is the first lane's plus
+    /// the lane number times `size`, and the first lane's pointer.
+    fn consecutive(&self, ptrs: VectorValue<'ctx>, mask: VectorValue<'ctx>, size: u64) -> Option<(IntValue<'ctx>, PointerValue<'ctx>)> {
+        let cx = self.module.get_context();
+        let (i32t, i64t) = (cx.i32_type(), cx.i64_type());
+        let lanes = ptrs.get_type().get_size();
+        let first = self.b.build_extract_element(ptrs, i32t.const_zero(), "first").ok()?.into_pointer_value();
+        let as_int = self.b.build_ptr_to_int(ptrs, i64t.vec_type(lanes), "").ok()?;
+        let first_int = self.b.build_ptr_to_int(first, i64t, "").ok()?;
+        let splat = self.b.build_insert_element(i64t.vec_type(lanes).get_undef(), first_int, i32t.const_zero(), "").ok()?;
+        let splat = self.b.build_shuffle_vector(splat, i64t.vec_type(lanes).get_undef(), i32t.vec_type(lanes).const_zero(), "").ok()?;
+        let offsets = self.b.build_int_sub(as_int, splat, "").ok()?;
+        let steps: Vec<IntValue<'ctx>> = (0..u64::from(lanes)).map(|k| i64t.const_int(k * size, false)).collect();
+        let expected = inkwell::types::VectorType::const_vector(&steps);
+        let same = self.b.build_int_compare(IntPredicate::EQ, offsets, expected, "").ok()?;
+        let inactive = self.b.build_not(mask, "").ok()?;
+        let fine = self.b.build_or(same, inactive, "").ok()?;
+        let reduce = self.intrinsic("llvm.vector.reduce.and", &[fine.get_type().into()])?;
+        let all = self.b.build_call(reduce, &[fine.into()], "consecutive").ok()?.try_as_basic_value().basic()?.into_int_value();
+        Some((all, first))
+    }
+
+    /// Splits `call`'s block before it: the block ends in a branch on `cond` to a new
+    /// block (returned first) or to one holding `call` (second); both go on to a block
+    /// holding what followed `call` (third), which the block's successors now come from.
+    fn split_around(&self, call: InstructionValue<'ctx>, cond: IntValue<'ctx>, tag: &str) -> Option<(BasicBlock<'ctx>, BasicBlock<'ctx>, BasicBlock<'ctx>)> {
+        let cx = self.module.get_context();
+        let bb = call.get_parent()?;
+        let fast = cx.insert_basic_block_after(bb, &format!("{tag}.consecutive"));
+        let slow = cx.insert_basic_block_after(fast, &format!("{tag}.lanes"));
+        let join = cx.insert_basic_block_after(slow, &format!("{tag}.join"));
+        let mut next = call.get_next_instruction();
+        self.b.position_at_end(join);
+        while let Some(i) = next {
+            next = i.get_next_instruction();
+            i.remove_from_basic_block();
+            self.b.insert_instruction(&i, None);
+        }
+        // The successors' phis name the block `join` now is.
+        if let Some(term) = join.get_terminator() {
+            let mut seen = vec![];
+            for k in 0..term.get_num_operands() {
+                let Some(inkwell::values::Operand::Block(succ)) = term.get_operand(k) else { continue };
+                if seen.contains(&succ) {
+                    continue;
+                }
+                seen.push(succ);
+                let mut cur = succ.get_first_instruction();
+                while let Some(phi) = cur.filter(|i| i.get_opcode() == InstructionOpcode::Phi) {
+                    cur = phi.get_next_instruction();
+                    let old: PhiValue<'ctx> = phi.try_into().ok()?;
+                    let incoming: Vec<(BasicValueEnum<'ctx>, BasicBlock<'ctx>)> =
+                        old.get_incomings().map(|(v, b)| (v, if b == bb { join } else { b })).collect();
+                    self.b.position_before(&phi);
+                    let new = self.b.build_phi(old.as_basic_value().get_type(), "").ok()?;
+                    for (v, b) in &incoming {
+                        new.add_incoming(&[(v as &dyn BasicValue<'ctx>, *b)]);
+                    }
+                    phi.replace_all_uses_with(&new.as_instruction());
+                    phi.erase_from_basic_block();
+                }
+            }
+        }
+        call.remove_from_basic_block();
+        self.b.position_at_end(slow);
+        self.b.insert_instruction(&call, None);
+        self.b.build_unconditional_branch(join).ok()?;
+        self.b.position_at_end(bb);
+        self.b.build_conditional_branch(cond, fast, slow).ok()?;
+        Some((fast, slow, join))
+    }
+
+    fn versioned_gather(&self, call: InstructionValue<'ctx>) -> Option<()> {
+        let BasicValueEnum::VectorValue(ptrs) = operand(call, 0)? else { return None };
+        let BasicValueEnum::IntValue(align) = operand(call, 1)? else { return None };
+        let BasicValueEnum::VectorValue(mask) = operand(call, 2)? else { return None };
+        let BasicValueEnum::VectorValue(pass_through) = operand(call, 3)? else { return None };
+        let ty = pass_through.get_type();
+        let size = element_bytes(ty.get_element_type())?;
+        if !read_from_memory(ptrs) {
+            return None;
+        }
+        self.b.position_before(&call);
+        let (all, first) = self.consecutive(ptrs, mask, size)?;
+        let (fast, slow, join) = self.split_around(call, all, "gather")?;
+        self.b.position_at_end(fast);
+        let load = self.intrinsic("llvm.masked.load", &[ty.into(), first.get_type().into()])?;
+        let loaded = self.b.build_call(load, &[first.into(), align.into(), mask.into(), pass_through.into()], "").ok()?.try_as_basic_value().basic()?;
+        self.b.build_unconditional_branch(join).ok()?;
+        self.b.position_before(&join.get_first_instruction()?);
+        let phi = self.b.build_phi(ty, "").ok()?;
+        call.replace_all_uses_with(&phi.as_instruction());
+        phi.add_incoming(&[(&loaded, fast), (&call.as_any_value_enum().into_vector_value() as &dyn BasicValue<'ctx>, slow)]);
+        Some(())
+    }
+
+    fn versioned_scatter(&self, call: InstructionValue<'ctx>) -> Option<()> {
+        let BasicValueEnum::VectorValue(data) = operand(call, 0)? else { return None };
+        let BasicValueEnum::VectorValue(ptrs) = operand(call, 1)? else { return None };
+        let BasicValueEnum::IntValue(align) = operand(call, 2)? else { return None };
+        let BasicValueEnum::VectorValue(mask) = operand(call, 3)? else { return None };
+        let size = element_bytes(data.get_type().get_element_type())?;
+        if !read_from_memory(ptrs) {
+            return None;
+        }
+        self.b.position_before(&call);
+        let (all, first) = self.consecutive(ptrs, mask, size)?;
+        let (fast, _, join) = self.split_around(call, all, "scatter")?;
+        self.b.position_at_end(fast);
+        let store = self.intrinsic("llvm.masked.store", &[data.get_type().into(), first.get_type().into()])?;
+        self.b.build_call(store, &[data.into(), first.into(), align.into(), mask.into()], "").ok()?;
+        self.b.build_unconditional_branch(join).ok()?;
+        Some(())
+    }
+}
+
+/// Rewrites, in every function of `module`, the masked gathers and scatters through one
+/// address or through pointers read from memory (see the module documentation).
+pub fn rewrite_gathers_and_scatters(module: &Module<'_>) {
+    let r = Rewriter { module, b: module.get_context().create_builder() };
+    let mut calls = vec![];
+    for f in module.get_functions() {
+        for bb in f.get_basic_blocks() {
+            let mut cur = bb.get_first_instruction();
+            while let Some(inst) = cur {
+                cur = inst.get_next_instruction();
+                match callee_name(inst) {
+                    Some(n) if n.starts_with("llvm.masked.scatter.") => calls.push((inst, true)),
+                    Some(n) if n.starts_with("llvm.masked.gather.") => calls.push((inst, false)),
+                    _ => {}
+                }
+            }
+        }
+    }
+    // One rewrite per call: the one-address forms first (they remove the call).
+    for (call, is_scatter) in calls {
+        let done = if is_scatter { r.scatter(call) } else { r.gather(call) };
+        if done.is_none() {
+            let _ = if is_scatter { r.versioned_scatter(call) } else { r.versioned_gather(call) };
+        }
+    }
+}
