@@ -476,7 +476,7 @@ impl<'ctx, 'a> FnCx<'ctx, 'a> {
             Op::Cvta { to_generic, space, ty, dst, src } => self.cvta(*to_generic, *space, *ty, *dst, *src),
             Op::Load { space, ty, volatile, order, dst, addr } => self.load(*space, *ty, *volatile, *order, dst, *addr),
             Op::Store { space, ty, volatile, order, src, addr } => self.store(*space, *ty, *volatile, *order, src, *addr),
-            Op::Prefetch { space, addr } => self.prefetch(*space, *addr),
+            Op::Prefetch { space, addr } => self.prefetch(*space, *addr, false),
             Op::Alloca { ty, dst, size, align } => self.alloca(*ty, *dst, *size, *align),
             Op::StackSave { ty, dst } => self.stack_save(*ty, *dst),
             Op::StackRestore { ty, a } => self.stack_restore(*ty, *a),

@@ -619,11 +619,6 @@ pub(crate) fn emit_dispatch<'ctx>(fc: &mut FnCx<'ctx, '_>, regions: &Regions, la
     Ok(checks[0])
 }
 
-/// A dense pass of a header whose loads read more than this many threads' elements runs
-/// over long contiguous stretches (blocks fused along x), which the hardware prefetcher
-/// follows by itself.
-const PREFETCH_MAX_THREADS: u64 = 4096;
-
 /// How many passes ahead a dense pass prefetches. A block's pass over its threads reads a
 /// short stretch of each array (a grid apart from the pass before), too short for the
 /// hardware prefetcher to pick up: measured on a grid-stride sum of 1024 blocks of 256
@@ -633,11 +628,12 @@ const PREFETCH_PASSES: u64 = 2;
 
 /// Prefetch from every this many threads (consecutive threads' elements share a cache
 /// line in the common case).
-const PREFETCH_THREAD_STEP: u64 = 8;
+const PREFETCH_THREAD_STEP: u32 = 8;
 
 /// Before a dense pass of header point `q` (which starts at `dense`): for every
 /// `PREFETCH_THREAD_STEP`th thread, the addresses its loads (`Prefetch`) will read
-/// `PREFETCH_PASSES` passes later, prefetched. Returns the block to run instead of `dense`.
+/// `PREFETCH_PASSES` passes later, prefetched (`prefetch::emit_thread_walk`). Returns the
+/// block to run instead of `dense`.
 fn emit_prefetch<'ctx>(fc: &mut FnCx<'ctx, '_>, layout: &ContextLayout<'ctx>, q: usize, dense: BasicBlock<'ctx>) -> R<BasicBlock<'ctx>> {
     let st = layout.interchange.as_ref().expect("a point implies a plan");
     let point = &st.plan.points[q];
@@ -645,67 +641,17 @@ fn emit_prefetch<'ctx>(fc: &mut FnCx<'ctx, '_>, layout: &ContextLayout<'ctx>, q:
     if !point.is_header || lp.prefetch.loads.is_empty() {
         return Ok(dense);
     }
-    let i32t = fc.cx.i32_type();
-    let start = fc.new_block(&format!("ix.prefetch{q}"));
-    let head = fc.new_block(&format!("ix.prefetch{q}.thread"));
-    fc.b.position_at_end(start);
-    let short = fc.b.build_int_compare(P::ULE, fc.uni.nthreads, i32t.const_int(PREFETCH_MAX_THREADS, false), "")?;
-    fc.b.build_conditional_branch(short, head, dense)?;
-    fc.b.position_at_end(head);
-    // The thread (linear index `t`) and its indices (as the region loops number threads:
-    // x fastest), stepped along without a division (one cost as much as the prefetches).
-    let phi = |name: &str| -> R<inkwell::values::PhiValue<'ctx>> {
-        let p = fc.b.build_phi(i32t, name)?;
-        p.add_incoming(&[(&i32t.const_zero(), start)]);
-        Ok(p)
-    };
-    let (t, x, y, z) = (phi("pf.t")?, phi("pf.x")?, phi("pf.y")?, phi("pf.z")?);
-    let tv = t.as_basic_value().into_int_value();
-    let [xv, yv, zv] = [x, y, z].map(|p| p.as_basic_value().into_int_value());
-    fc.thread = Some(crate::lower::thread::Thread { tid: [xv, yv, zv], linear: tv, linear_wide: None });
-    // Its registers at the header as a resume there sets them, the induction
-    // `PREFETCH_PASSES` passes on; then the addresses from it.
-    let reads = &lp.prefetch.reads;
-    restore(fc, layout, q, tv, |r| reads.contains(r), &HashMap::new(), PREFETCH_PASSES)?;
-    for &at in &lp.prefetch.slice {
-        fc.inst_at(at)?;
-    }
-    for &(space, addr) in &lp.prefetch.loads {
-        fc.prefetch(space, addr)?;
-    }
-    fc.thread = None;
-    let step = i32t.const_int(PREFETCH_THREAD_STEP, false);
-    let next = fc.b.build_int_nuw_add(tv, step, "")?;
-    let more = fc.b.build_int_compare(P::ULT, next, fc.uni.nthreads, "")?;
-    let advance = fc.new_block(&format!("ix.prefetch{q}.advance"));
-    let carry = fc.new_block(&format!("ix.prefetch{q}.carry"));
-    let wrap = fc.new_block(&format!("ix.prefetch{q}.wrap"));
-    fc.b.build_conditional_branch(more, advance, dense)?;
-    // x += step, then carry whole rows into y (and y into z) while x is past the row.
-    fc.b.position_at_end(advance);
-    let x_stepped = fc.b.build_int_nuw_add(xv, step, "")?;
-    fc.b.build_unconditional_branch(carry)?;
-    fc.b.position_at_end(carry);
-    let (cx, cy, cz) = (fc.b.build_phi(i32t, "pf.cx")?, fc.b.build_phi(i32t, "pf.cy")?, fc.b.build_phi(i32t, "pf.cz")?);
-    cx.add_incoming(&[(&x_stepped, advance)]);
-    cy.add_incoming(&[(&yv, advance)]);
-    cz.add_incoming(&[(&zv, advance)]);
-    let [cxv, cyv, czv] = [cx, cy, cz].map(|p| p.as_basic_value().into_int_value());
-    let past = fc.b.build_int_compare(P::UGE, cxv, fc.uni.x_extent, "")?;
-    fc.b.build_conditional_branch(past, wrap, head)?;
-    t.add_incoming(&[(&next, carry)]);
-    x.add_incoming(&[(&cxv, carry)]);
-    y.add_incoming(&[(&cyv, carry)]);
-    z.add_incoming(&[(&czv, carry)]);
-    fc.b.position_at_end(wrap);
-    let wx = fc.b.build_int_sub(cxv, fc.uni.x_extent, "")?;
-    let y1 = fc.b.build_int_nuw_add(cyv, i32t.const_int(1, false), "")?;
-    let next_plane = fc.b.build_int_compare(P::UGE, y1, fc.uni.ntid[1], "")?;
-    let wy = fc.b.build_select(next_plane, i32t.const_zero(), y1, "")?.into_int_value();
-    let wz = fc.b.build_int_nuw_add(czv, fc.b.build_int_z_extend(next_plane, i32t, "")?, "")?;
-    cx.add_incoming(&[(&wx, wrap)]);
-    cy.add_incoming(&[(&wy, wrap)]);
-    cz.add_incoming(&[(&wz, wrap)]);
-    fc.b.build_unconditional_branch(carry)?;
-    Ok(start)
+    crate::lower::exec::prefetch::emit_thread_walk(fc, &format!("ix.prefetch{q}"), PREFETCH_THREAD_STEP, dense, |fc, tv| {
+        // Its registers at the header as a resume there sets them, the induction
+        // `PREFETCH_PASSES` passes on; then the addresses from it.
+        let reads = &lp.prefetch.reads;
+        restore(fc, layout, q, tv, |r| reads.contains(r), &HashMap::new(), PREFETCH_PASSES)?;
+        for &at in &lp.prefetch.slice {
+            fc.inst_at(at)?;
+        }
+        for &(space, addr) in &lp.prefetch.loads {
+            fc.prefetch(space, addr, false)?;
+        }
+        Ok(())
+    })
 }

@@ -380,8 +380,9 @@ pub fn lower_entry<'ctx>(ml: &ModuleLowerer<'ctx, '_>, index: usize, f: &ir::Fun
             let lp = emit_region_loop(&mut fc, &regions, &layout, RegionSel::Picked(picked.0), Filter::DenseOrReleased(picked.1), States::Written, None, next)?;
             fc.b.position_at_end(shared);
             fc.b.build_unconditional_branch(lp)?;
+            let first = next_block_first(&mut fc, &regions, entries.dense[0])?;
             fc.b.position_at_end(entry);
-            fc.b.build_unconditional_branch(entries.dense[0])?;
+            fc.b.build_unconditional_branch(first)?;
             fc.b.position_at_end(dispatch);
             // The switch inside the loop sends an unknown region nowhere: check it here.
             let known = fc.b.build_int_compare(P::ULT, k, i32t.const_int(n as u64, false), "")?;
@@ -499,8 +500,9 @@ pub fn lower_entry<'ctx>(ml: &ModuleLowerer<'ctx, '_>, index: usize, f: &ir::Fun
             fc.b.build_unconditional_branch(first)?;
             fc.b.position_at_end(entries.released[0]);
             fc.b.build_unconditional_branch(failed)?;
+            let first = next_block_first(&mut fc, &regions, entries.dense[0])?;
             fc.b.position_at_end(entry);
-            fc.b.build_unconditional_branch(entries.dense[0])?;
+            fc.b.build_unconditional_branch(first)?;
             fc.b.position_at_end(dispatch);
             let switch_cases: Vec<_> = cases.iter().map(|(k, pick)| (i32t.const_int(*k as u64, false), *pick)).collect();
             fc.b.build_switch(k, failed, &switch_cases)?;
@@ -515,6 +517,15 @@ pub fn lower_entry<'ctx>(ml: &ModuleLowerer<'ctx, '_>, index: usize, f: &ir::Fun
     fc.b.position_at_end(done);
     fc.b.build_return(Some(&cx.i32_type().const_zero()))?;
     Ok(LoweredKernel { block_fn: func, context_bytes_per_thread: layout.bytes_per_thread as u32, fused_x })
+}
+
+/// Where a block starts, before its first region `first`: prefetching what the next block
+/// will access (`prefetch::next_block`), if anything.
+fn next_block_first<'ctx>(fc: &mut FnCx<'ctx, '_>, regions: &Regions, first: BasicBlock<'ctx>) -> R<BasicBlock<'ctx>> {
+    match crate::lower::exec::prefetch::next_block(fc.f, regions) {
+        Some(nb) => crate::lower::exec::prefetch::emit_next_block(fc, &nb, first),
+        None => Ok(first),
+    }
 }
 
 /// The block-uniform values of a kernel: from the block environment (the block function's

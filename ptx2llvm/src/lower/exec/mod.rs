@@ -10,8 +10,9 @@
 //! warp-synchronous code gets lockstep points (`lockstep`), and kernels the region form
 //! cannot express run as fibers (`fibers`); sync points' constant operands are folded first
 //! (`constants`) and per-thread pointer inductions split into a thread and a uniform part
-//! (`induction`). `.func` functions and calls are in `function`;
-//! the alias facts of the model are in `alias`.
+//! (`induction`). Block functions prefetch what the next block and later passes of an
+//! interchanged loop will access (`prefetch`). `.func` functions and calls are in
+//! `function`; the alias facts of the model are in `alias`.
 
 pub mod alias;
 pub mod constants;
@@ -25,6 +26,7 @@ pub mod interchange;
 pub mod kernel;
 pub mod lockstep;
 pub mod multiversion;
+pub mod prefetch;
 pub mod recompute;
 pub mod regions;
 pub mod segments;

@@ -203,10 +203,10 @@ impl<'ctx> FnCx<'ctx, '_> {
 
     /// `prefetch`/`prefetchu`: LLVM's prefetch (a hint that never faults), for reading,
     /// into all cache levels.
-    pub fn prefetch(&self, space: StateSpace, addr: Address) -> R<()> {
+    pub fn prefetch(&self, space: StateSpace, addr: Address, write: bool) -> R<()> {
         let p = self.address(space, addr)?;
         let i32t = self.cx.i32_type();
-        let args = [p.into(), i32t.const_zero().into(), i32t.const_int(3, false).into(), i32t.const_int(1, false).into()];
+        let args = [p.into(), i32t.const_int(u64::from(write), false).into(), i32t.const_int(3, false).into(), i32t.const_int(1, false).into()];
         let f = self.ml.intrinsic("llvm.prefetch", &[self.ptr_ty().into()])?;
         self.b.build_call(f, &args, "")?;
         Ok(())
