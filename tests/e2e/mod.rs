@@ -330,7 +330,8 @@ fn device_lib() {
 
 /// NVRTC output: warp collectives (shfl in every mode with sub-warp widths, vote, ballot,
 /// match.any/all, redux, activemask in divergent branches, a shuffle reduction run by one
-/// warp only, collectives in blocks whose last warp is partial), bar.red (`__syncthreads_count/and/or`), producer/consumer named barriers
+/// warp only or by selected warps after a barrier, collectives in blocks whose last warp
+/// is partial), bar.red (`__syncthreads_count/and/or`), producer/consumer named barriers
 /// (`bar.arrive` + `bar.sync` with a thread count) and a non-aligned `barrier.sync`
 /// reached from two instructions.
 const WARPS: Fixture = Fixture {
@@ -340,6 +341,7 @@ const WARPS: Fixture = Fixture {
         "block_sum: 4 shapes OK",
         "shuffles: 2 shapes OK",
         "partial_warps: 4 shapes OK",
+        "selected_warps: 7 shapes OK",
         "votes: 2 shapes OK",
         "named_barriers: 3 shapes OK",
         "split_barrier: 2 shapes OK",

@@ -184,6 +184,30 @@ static int check_partial_warps(harness_rng *rng, unsigned grid, unsigned block)
     return bad != 0;
 }
 
+/* selected_warps: the warps whose bit is set in `sel` sum their lanes with shuffles after a
+ * barrier, the others wait at the next one; every thread reads its warp's sum (-1 for the
+ * others) plus its lane. */
+static int check_selected_warps(harness_rng *rng, unsigned grid, unsigned block, uint32_t sel)
+{
+    const ptxrtKernel *k = harness_find_kernel("selected_warps");
+    size_t total = (size_t)grid * block;
+    uint32_t *in = harness_xmalloc(total * 4), *out = harness_xmalloc(total * 4), *exp = harness_xmalloc(total * 4);
+    for (size_t i = 0; i < total; i++) in[i] = harness_rng_u32(rng);
+    for (unsigned b = 0; b < grid; b++)
+        for (unsigned w = 0; w < block / 32; w++) {
+            uint32_t sum = 0;
+            for (unsigned l = 0; l < 32; l++) sum += in[(size_t)b * block + w * 32 + l];
+            uint32_t v = (sel >> w) & 1 ? sum : 0xffffffffu;
+            for (unsigned l = 0; l < 32; l++) exp[(size_t)b * block + w * 32 + l] = v + l;
+        }
+    void *args[] = {&in, &out, &sel};
+    PTXRT_CHECK(ptxrtLaunchKernel(k, harness_dim3(grid, 1, 1), harness_dim3(block, 1, 1), args, 0, NULL));
+    size_t bad = harness_compare_u32("selected_warps", exp, out, total);
+    if (bad) fprintf(stderr, "selected_warps grid=%u block=%u sel=%#x\n", grid, block, sel);
+    free(in); free(out); free(exp);
+    return bad != 0;
+}
+
 int main(void)
 {
     harness_rng rng;
@@ -198,6 +222,11 @@ int main(void)
     rc |= harness_finish("shuffles", 2, f);
     f = check_partial_warps(&rng, 7, 48) + check_partial_warps(&rng, 5, 100) + check_partial_warps(&rng, 3, 33) + check_partial_warps(&rng, 4, 64);
     rc |= harness_finish("partial_warps", 4, f);
+    /* Warp 0 alone, warps with gaps between them, the last warp alone, all, none. */
+    f = check_selected_warps(&rng, 5, 256, 0x1) + check_selected_warps(&rng, 3, 256, 0x5) + check_selected_warps(&rng, 4, 128, 0xa) +
+        check_selected_warps(&rng, 2, 1024, 0x80000001u) + check_selected_warps(&rng, 3, 1024, 0x80000000u) +
+        check_selected_warps(&rng, 2, 192, 0xffffffffu) + check_selected_warps(&rng, 2, 64, 0);
+    rc |= harness_finish("selected_warps", 7, f);
     f = check_votes(&rng, 5, 128) + check_votes(&rng, 2, 1024);
     rc |= harness_finish("votes", 2, f);
     f = check_named_barriers(&rng, 3, 64) + check_named_barriers(&rng, 50, 256) + check_named_barriers(&rng, 4, 1024);

@@ -107,3 +107,23 @@ extern "C" __global__ void partial_warps(const int *in, unsigned *out)
     out[3 * i + 1] = b;
     out[3 * i + 2] = m;
 }
+
+// After a barrier only the warps selected by `sel` (bit w: warp w) sum their lanes with a
+// chain of shuffles while the others wait at the next barrier: each completion releases
+// the selected warps alone (the loop over the released threads runs the x range from the
+// first of them to the last, and skips the others there by their states).
+extern "C" __global__ void selected_warps(const int *in, int *out, unsigned sel)
+{
+    __shared__ int sums[32];
+    int t = threadIdx.x, lane = t % 32, warp = t / 32;
+    int v = in[blockIdx.x * blockDim.x + t];
+    __syncthreads();
+    if ((sel >> warp) & 1) {
+        for (int d = 16; d > 0; d /= 2) v += __shfl_down_sync(0xffffffffu, v, d);
+        if (lane == 0) sums[warp] = v;
+    } else if (lane == 0) {
+        sums[warp] = -1;
+    }
+    __syncthreads();
+    out[blockIdx.x * blockDim.x + t] = sums[warp] + lane;
+}

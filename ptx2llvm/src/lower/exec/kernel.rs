@@ -127,6 +127,12 @@ pub(crate) struct ContextLayout<'ctx> {
     /// before its thread loop. Then a uniform loop's counters and the addresses made from
     /// them are one value for the vector pass (a broadcast), not a gather per thread.
     pub(crate) pass_uniform: std::collections::BTreeSet<ir::RegId>,
+    /// The warps a completion of a warp collective for some warps just released, one bit
+    /// per warp (`warps::emit_completion`), all ones when not known: a loop over the
+    /// released threads of a one-dimensional block runs only the x range from the first
+    /// of them to the last (warp 0 alone through a chain of shuffles after a barrier: its
+    /// 32 threads, not a look at every warp's states), and sets it back to all ones.
+    pub(crate) released_warps: Option<PointerValue<'ctx>>,
 }
 
 /// Kernels of more PTX instructions than this are large: their thread loops hold thousands
@@ -206,6 +212,7 @@ fn context_layout<'ctx>(
         scopes: alias::ContextScopes::new(cx, frame_bytes > 0, &prefixes),
         block_uniform: Default::default(),
         pass_uniform: Default::default(),
+        released_warps: None,
     }
 }
 
@@ -272,6 +279,11 @@ pub fn lower_entry<'ctx>(ml: &ModuleLowerer<'ctx, '_>, index: usize, f: &ir::Fun
     }
     if let Some(plan) = plan {
         layout.interchange = Some(interchange::State::new(&fc, layout.wait.expect("a plan has wait words"), plan)?);
+    }
+    if regions.has_sync_points() {
+        let p = fc.b.build_alloca(cx.i32_type(), "released_warps")?;
+        fc.b.build_store(p, cx.i32_type().const_all_ones())?;
+        layout.released_warps = Some(p);
     }
     let done = fc.new_block("done");
 
@@ -1018,9 +1030,49 @@ pub(crate) fn emit_region_loop<'ctx>(
         }
     }
     // The ranges of thread indices the loop runs.
-    let (lo, hi) = match bounds {
+    let (mut lo, mut hi) = match bounds {
         Some(r) => (r.lo, r.hi),
         None => ([i32t.const_zero(); 3], [fc.uni.x_extent, fc.uni.ntid[1], fc.uni.ntid[2]]),
+    };
+    // Released threads only: within the warps a completion released, if it said which
+    // (`ContextLayout::released_warps`); then all ones again for the next loop.
+    let released_only = match filter {
+        Filter::Released => Some(cx.bool_type().const_all_ones()),
+        Filter::DenseOrReleased(dense) => Some(fc.b.build_not(dense, "")?),
+        _ => None,
+    };
+    let after = match (released_only, layout.released_warps) {
+        (Some(released_only), Some(mask_ptr)) => {
+            let b = &fc.b;
+            let mask = b.build_load(i32t, mask_ptr, "released_warps")?.into_int_value();
+            let one_d = b.build_and(
+                b.build_int_compare(P::EQ, fc.uni.ntid[1], i32t.const_int(1, false), "")?,
+                b.build_int_compare(P::EQ, fc.uni.ntid[2], i32t.const_int(1, false), "")?,
+                "",
+            )?;
+            let known =
+                b.build_and(b.build_int_compare(P::NE, mask, i32t.const_all_ones(), "")?, b.build_int_compare(P::NE, mask, i32t.const_zero(), "")?, "")?;
+            let narrow = b.build_and(b.build_and(one_d, known, "")?, released_only, "narrow_to_released")?;
+            let false_ = cx.bool_type().const_zero();
+            let first = fc.call_intrinsic("llvm.cttz", &[i32t.into()], &[mask.into(), false_.into()])?.into_int_value();
+            let leading = fc.call_intrinsic("llvm.ctlz", &[i32t.into()], &[mask.into(), false_.into()])?.into_int_value();
+            let b = &fc.b;
+            let lanes = i32t.const_int(32, false);
+            let x_lo = b.build_int_nuw_mul(first, lanes, "")?;
+            let x_hi = b.build_int_nuw_mul(b.build_int_sub(lanes, leading, "")?, lanes, "")?;
+            let x_hi = fc.call_intrinsic("llvm.umin", &[i32t.into()], &[x_hi.into(), hi[0].into()])?.into_int_value();
+            let b = &fc.b;
+            lo[0] = b.build_select(narrow, x_lo, lo[0], "")?.into_int_value();
+            hi[0] = b.build_select(narrow, x_hi, hi[0], "")?.into_int_value();
+            let reset = fc.new_block(&format!("r{k}{tag}.released_warps"));
+            let here = fc.b.get_insert_block().expect("positioned");
+            fc.b.position_at_end(reset);
+            fc.b.build_store(mask_ptr, i32t.const_all_ones())?;
+            fc.b.build_unconditional_branch(after)?;
+            fc.b.position_at_end(here);
+            reset
+        }
+        _ => after,
     };
     // A dense loop whose region has wrapped thread indices runs each row in segments.
     let segments = match (region, filter) {
@@ -1090,10 +1142,7 @@ pub(crate) fn emit_region_loop<'ctx>(
         let thread_check = fc.new_block(&format!("r{k}{tag}.thread"));
         let skip = fc.new_block(&format!("r{k}{tag}.skip"));
         let b = &fc.b;
-        let x_hi = match bounds {
-            Some(r) => r.hi[0],
-            None => fc.uni.x_extent,
-        };
+        let x_hi = hi[0];
         let first_of_32 = b.build_int_compare(P::EQ, b.build_and(xv, i32t.const_int(31, false), "")?, i32t.const_zero(), "")?;
         let x_after = b.build_int_nuw_add(xv, i32t.const_int(32, false), "")?;
         let fits = b.build_int_compare(P::ULE, x_after, x_hi, "")?;

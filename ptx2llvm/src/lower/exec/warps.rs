@@ -86,6 +86,15 @@ pub(crate) fn emit_completion<'ctx>(
     let partial_warp = b.build_and(nthreads, i32t.const_int(LANES as u64 - 1, false), "")?;
     let whole_warps = b.build_int_compare(P::EQ, partial_warp, i32t.const_zero(), "")?;
     let nwarps = b.build_right_shift(nthreads, i32t.const_int(5, false), false, "nwarps")?;
+    // The warps it releases, for the loop over the released threads
+    // (`ContextLayout::released_warps`).
+    let released_warps = match arrival {
+        Arrival::FromStates => layout.released_warps,
+        Arrival::Whole => None,
+    };
+    if let Some(p) = released_warps {
+        b.build_store(p, i32t.const_zero())?;
+    }
     b.build_conditional_branch(whole_warps, head, fallback)?;
 
     b.position_at_end(head);
@@ -132,6 +141,11 @@ pub(crate) fn emit_completion<'ctx>(
         let marked = b.build_select(at_v, splat(fc, i32t.const_int(k as u64 | sync::RELEASED, false))?, s, "")?.into_vector_value();
         warp.store(state, marked)?;
     }
+    if let Some(p) = released_warps {
+        let known = b.build_load(i32t, p, "")?.into_int_value();
+        let bit = b.build_left_shift(i32t.const_int(1, false), wv, "")?;
+        b.build_store(p, b.build_or(known, bit, "")?)?;
+    }
     b.build_unconditional_branch(latch)?;
 
     b.position_at_end(latch);
@@ -152,9 +166,17 @@ pub(crate) fn emit_completion<'ctx>(
     any.add_incoming(&[(&bool_t.const_zero(), start), (&any_next, latch)]);
 
     b.position_at_end(exit);
-    match arrival {
-        Arrival::Whole => b.build_unconditional_branch(released)?,
-        Arrival::FromStates => b.build_conditional_branch(any_next, released, fallback)?,
+    match (arrival, released_warps) {
+        (Arrival::Whole, _) => b.build_unconditional_branch(released)?,
+        (Arrival::FromStates, None) => b.build_conditional_branch(any_next, released, fallback)?,
+        (Arrival::FromStates, Some(p)) => {
+            // To the scheduler: the mask is not known (all ones) for what it releases.
+            let unknown = fc.new_block(&format!("warp{k}.{tag}.unknown"));
+            b.build_conditional_branch(any_next, released, unknown)?;
+            b.position_at_end(unknown);
+            b.build_store(p, i32t.const_all_ones())?;
+            b.build_unconditional_branch(fallback)?
+        }
     };
     Ok(start)
 }
