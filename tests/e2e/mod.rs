@@ -206,6 +206,16 @@ fn ring_indices() {
     run_fixture(&RING_INDICES);
 }
 
+/// Hand-written PTX: a region guard whose skipping threads pass through a uniform pointer
+/// step before the barrier (narrowed, `Narrowing::tail`), with steps that no thread passes
+/// (the ordinary loop runs them, stepping the pointer).
+const GUARD_TAIL: Fixture = Fixture { ptx: "guard_tail.ptx", host: "guard_tail_host.c", ok_lines: &["guard_tail: 7 shapes OK"] };
+
+#[test]
+fn guard_tail() {
+    run_fixture(&GUARD_TAIL);
+}
+
 /// NVRTC-compiled kernels whose vectorized thread loops gather and scatter through
 /// per-thread pointers read back from the context area (consecutive, permuted, reversed,
 /// shifted) and access one address from a whole vector of threads (the last lane's store
@@ -720,6 +730,7 @@ const ALL_FIXTURES: &[&Fixture] = &[
     &REGION_GUARDS,
     &RING_INDICES,
     &GATHERS,
+    &GUARD_TAIL,
     &ATOMICS_WIDE,
     &LEGACY_VOTE,
     &ALGORITHMS,

@@ -75,6 +75,11 @@ pub struct Narrowing {
     pub uniform_exits: Vec<(RegId, bool)>,
     /// Inside the narrowed loop: the values of the comparisons' predicates.
     pub known_preds: HashMap<RegId, bool>,
+    /// The threads that skip pass through code before the sync point that only sets
+    /// registers kept once for the block (NVRTC moves an unrolled loop's uniform pointer
+    /// step before its barrier, where every thread runs it): the threads that run do it
+    /// for the block, so when none would, the ordinary loop runs.
+    pub tail: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -158,7 +163,14 @@ const MAX_PATH: usize = 8;
 /// (`block_uniform`).
 pub fn analyze_region(f: &ir::Function, regions: &Regions, k: usize, block_uniform: &BTreeSet<RegId>) -> Option<Narrowing> {
     let start = regions.starts.get(k)?.0 as usize;
-    let GuardPath { blocks: path, turns, cond, skips_when, point } = find_path(f, start, vec![], vec![])?;
+    // Code the threads that skip may pass on their way: pure, setting only registers kept
+    // once for the block (the same value in every thread).
+    let tail_ok = |i: &ir::Inst| {
+        let mut d = vec![];
+        defs(&i.op, &mut d);
+        i.guard.is_none() && i.op.is_value_computation() && d.iter().all(|r| block_uniform.contains(r))
+    };
+    let GuardPath { blocks: path, turns, cond, skips_when, point, tail } = find_path(f, start, vec![], vec![], &tail_ok)?;
     let pure = |i: &ir::Inst| i.op.is_value_computation() || matches!(i.op, Op::Load { space: StateSpace::Param, volatile: false, .. });
     if !path.iter().all(|&b| f.blocks[b].insts.iter().all(pure)) {
         return None;
@@ -222,6 +234,7 @@ pub fn analyze_region(f: &ir::Function, regions: &Regions, k: usize, block_unifo
     n.fills = fills;
     n.uniform_fills = uniform_fills;
     n.then_region = regions.sync_region[point];
+    n.tail = tail;
     Some(n)
 }
 
@@ -234,48 +247,59 @@ struct GuardPath {
     cond: PredRef,
     skips_when: bool,
     point: usize,
+    /// Whether the way to the sync point has code (`Narrowing::tail`).
+    tail: bool,
 }
 
 /// The path from block `b` to a guard, after `path` (with its `turns`).
-fn find_path(f: &ir::Function, b: usize, mut path: Vec<usize>, mut turns: Vec<Option<(PredRef, bool)>>) -> Option<GuardPath> {
+fn find_path(
+    f: &ir::Function,
+    b: usize,
+    mut path: Vec<usize>,
+    mut turns: Vec<Option<(PredRef, bool)>>,
+    tail_ok: &dyn Fn(&ir::Inst) -> bool,
+) -> Option<GuardPath> {
     if path.len() >= MAX_PATH || path.contains(&b) || b >= f.blocks.len() {
         return None;
     }
     path.push(b);
     match &f.blocks[b].term {
-        Terminator::Branch { cond, then_, else_ } => match (sync_without_code(f, *then_), sync_without_code(f, *else_)) {
-            (Some(point), None) | (None, Some(point)) => {
+        Terminator::Branch { cond, then_, else_ } => match (sync_after_tail(f, *then_, tail_ok), sync_after_tail(f, *else_, tail_ok)) {
+            (Some((point, tail)), None) | (None, Some((point, tail))) => {
                 turns.push(None);
-                let skips_when = sync_without_code(f, *then_).is_some();
-                Some(GuardPath { blocks: path, turns, cond: *cond, skips_when, point })
+                let skips_when = sync_after_tail(f, *then_, tail_ok).is_some();
+                Some(GuardPath { blocks: path, turns, cond: *cond, skips_when, point, tail })
             }
             (None, None) => {
                 let mut t = turns.clone();
                 t.push(Some((*cond, true)));
-                find_path(f, then_.0 as usize, path.clone(), t).or_else(|| {
+                find_path(f, then_.0 as usize, path.clone(), t, tail_ok).or_else(|| {
                     turns.push(Some((*cond, false)));
-                    find_path(f, else_.0 as usize, path, turns)
+                    find_path(f, else_.0 as usize, path, turns, tail_ok)
                 })
             }
             _ => None,
         },
         Terminator::Jump(next) => {
             turns.push(None);
-            find_path(f, next.0 as usize, path, turns)
+            find_path(f, next.0 as usize, path, turns, tail_ok)
         }
         _ => None,
     }
 }
 
-/// The sync-point block that `b` reaches through instruction-free blocks, if any.
-fn sync_without_code(f: &ir::Function, mut b: BlockId) -> Option<usize> {
+/// The sync-point block that `b` reaches through blocks whose instructions all pass
+/// `tail_ok`, if any, and whether there were any.
+fn sync_after_tail(f: &ir::Function, mut b: BlockId, tail_ok: &dyn Fn(&ir::Inst) -> bool) -> Option<(usize, bool)> {
+    let mut tail = false;
     for _ in 0..16 {
         let block = &f.blocks[b.0 as usize];
-        if !block.insts.is_empty() {
+        if !block.insts.iter().all(tail_ok) {
             return None;
         }
+        tail |= !block.insts.is_empty();
         match block.term {
-            Terminator::Sync { .. } => return Some(b.0 as usize),
+            Terminator::Sync { .. } => return Some((b.0 as usize, tail)),
             Terminator::Jump(next) => b = next,
             _ => return None,
         }
@@ -343,6 +367,7 @@ impl Analysis<'_> {
             bounds: vec![],
             uniform_exits: vec![],
             known_preds: HashMap::new(),
+            tail: false,
         };
         // What the prelude evaluates: the turns' predicates and the fills (uniform).
         let mut roots: Vec<(RegId, (usize, usize))> = vec![];

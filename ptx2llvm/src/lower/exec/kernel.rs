@@ -891,7 +891,10 @@ fn emit_narrowed_loop<'ctx>(
     if !uniform_fills.is_empty() {
         emit_skipped_fill(fc, layout, k, &uniform_fills, &bounds, empty)?;
     }
-    if fills.is_empty() {
+    if n.tail {
+        // Nobody would run the code on the way to the sync point: every thread does.
+        fc.b.build_conditional_branch(empty, general, narrowed)?;
+    } else if fills.is_empty() {
         fc.b.build_conditional_branch(empty, after_narrowed, narrowed)?;
     } else {
         let nobody = fc.new_block(&format!("r{k}.nobody"));
