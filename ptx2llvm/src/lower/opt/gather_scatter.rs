@@ -98,7 +98,8 @@ impl<'ctx> Rewriter<'_, 'ctx> {
         Some(self.b.build_bit_cast(any, cx.bool_type().vec_type(1), "").ok()?.into_vector_value())
     }
 
-    fn scatter(&self, call: InstructionValue<'ctx>) -> Option<()> {
+    /// A scatter through one address: the highest active lane's element stored there.
+    fn one_address_scatter(&self, call: InstructionValue<'ctx>) -> Option<()> {
         let BasicValueEnum::VectorValue(data) = operand(call, 0)? else { return None };
         let BasicValueEnum::VectorValue(ptrs) = operand(call, 1)? else { return None };
         let BasicValueEnum::IntValue(align) = operand(call, 2)? else { return None };
@@ -123,7 +124,8 @@ impl<'ctx> Rewriter<'_, 'ctx> {
         Some(())
     }
 
-    fn gather(&self, call: InstructionValue<'ctx>) -> Option<()> {
+    /// A gather through one address: one load, given to the active lanes.
+    fn one_address_gather(&self, call: InstructionValue<'ctx>) -> Option<()> {
         let BasicValueEnum::VectorValue(ptrs) = operand(call, 0)? else { return None };
         let BasicValueEnum::IntValue(align) = operand(call, 1)? else { return None };
         let BasicValueEnum::VectorValue(mask) = operand(call, 2)? else { return None };
@@ -268,6 +270,8 @@ impl<'ctx> Rewriter<'_, 'ctx> {
         Some((fast, slow, join))
     }
 
+    /// A gather through pointers read from memory: a contiguous load where they are
+    /// consecutive.
     fn versioned_gather(&self, call: InstructionValue<'ctx>) -> Option<()> {
         let BasicValueEnum::VectorValue(ptrs) = operand(call, 0)? else { return None };
         let BasicValueEnum::IntValue(align) = operand(call, 1)? else { return None };
@@ -292,6 +296,8 @@ impl<'ctx> Rewriter<'_, 'ctx> {
         Some(())
     }
 
+    /// A scatter through pointers read from memory: a contiguous store where they are
+    /// consecutive.
     fn versioned_scatter(&self, call: InstructionValue<'ctx>) -> Option<()> {
         let BasicValueEnum::VectorValue(data) = operand(call, 0)? else { return None };
         let BasicValueEnum::VectorValue(ptrs) = operand(call, 1)? else { return None };
@@ -332,7 +338,7 @@ pub fn rewrite_gathers_and_scatters(module: &Module<'_>) {
     }
     // One rewrite per call: the one-address forms first (they remove the call).
     for (call, is_scatter) in calls {
-        let done = if is_scatter { r.scatter(call) } else { r.gather(call) };
+        let done = if is_scatter { r.one_address_scatter(call) } else { r.one_address_gather(call) };
         if done.is_none() {
             let _ = if is_scatter { r.versioned_scatter(call) } else { r.versioned_gather(call) };
         }
