@@ -531,6 +531,35 @@ pub fn lower_entry<'ctx>(ml: &ModuleLowerer<'ctx, '_>, index: usize, f: &ir::Fun
     Ok(LoweredKernel { block_fn: func, context_bytes_per_thread: layout.bytes_per_thread as u32, fused_x })
 }
 
+/// The x range `[lo, hi)` of a loop over released threads (when `released_only`), narrowed
+/// to the warps the last completion released (`ContextLayout::released_warps`, at
+/// `mask_ptr`) in a one-dimensional block: from the first of them to the last.
+fn released_warps_range<'ctx>(
+    fc: &FnCx<'ctx, '_>,
+    mask_ptr: PointerValue<'ctx>,
+    released_only: IntValue<'ctx>,
+    (lo, hi): (IntValue<'ctx>, IntValue<'ctx>),
+) -> R<(IntValue<'ctx>, IntValue<'ctx>)> {
+    let i32t = fc.cx.i32_type();
+    let b = &fc.b;
+    let mask = b.build_load(i32t, mask_ptr, "released_warps")?.into_int_value();
+    let one = i32t.const_int(1, false);
+    let one_d = b.build_and(b.build_int_compare(P::EQ, fc.uni.ntid[1], one, "")?, b.build_int_compare(P::EQ, fc.uni.ntid[2], one, "")?, "")?;
+    // All ones: not known; zero: nothing released (the loop runs no thread then anyway).
+    let known = b.build_and(b.build_int_compare(P::NE, mask, i32t.const_all_ones(), "")?, b.build_int_compare(P::NE, mask, i32t.const_zero(), "")?, "")?;
+    let narrow = b.build_and(b.build_and(one_d, known, "")?, released_only, "narrow_to_released")?;
+    let false_ = fc.cx.bool_type().const_zero();
+    let first = fc.call_intrinsic("llvm.cttz", &[i32t.into()], &[mask.into(), false_.into()])?.into_int_value();
+    let leading = fc.call_intrinsic("llvm.ctlz", &[i32t.into()], &[mask.into(), false_.into()])?.into_int_value();
+    let b = &fc.b;
+    let lanes = i32t.const_int(32, false);
+    let x_lo = b.build_int_nuw_mul(first, lanes, "")?;
+    let x_hi = b.build_int_nuw_mul(b.build_int_sub(lanes, leading, "")?, lanes, "")?;
+    let x_hi = fc.call_intrinsic("llvm.umin", &[i32t.into()], &[x_hi.into(), hi.into()])?.into_int_value();
+    let b = &fc.b;
+    Ok((b.build_select(narrow, x_lo, lo, "")?.into_int_value(), b.build_select(narrow, x_hi, hi, "")?.into_int_value()))
+}
+
 /// Where a block starts, before its first region `first`: prefetching what the next block
 /// will access (`prefetch::next_block`), if anything.
 fn next_block_first<'ctx>(fc: &mut FnCx<'ctx, '_>, regions: &Regions, first: BasicBlock<'ctx>) -> R<BasicBlock<'ctx>> {
@@ -1046,27 +1075,8 @@ pub(crate) fn emit_region_loop<'ctx>(
     };
     let after = match (released_only, layout.released_warps) {
         (Some(released_only), Some(mask_ptr)) => {
-            let b = &fc.b;
-            let mask = b.build_load(i32t, mask_ptr, "released_warps")?.into_int_value();
-            let one_d = b.build_and(
-                b.build_int_compare(P::EQ, fc.uni.ntid[1], i32t.const_int(1, false), "")?,
-                b.build_int_compare(P::EQ, fc.uni.ntid[2], i32t.const_int(1, false), "")?,
-                "",
-            )?;
-            let known =
-                b.build_and(b.build_int_compare(P::NE, mask, i32t.const_all_ones(), "")?, b.build_int_compare(P::NE, mask, i32t.const_zero(), "")?, "")?;
-            let narrow = b.build_and(b.build_and(one_d, known, "")?, released_only, "narrow_to_released")?;
-            let false_ = cx.bool_type().const_zero();
-            let first = fc.call_intrinsic("llvm.cttz", &[i32t.into()], &[mask.into(), false_.into()])?.into_int_value();
-            let leading = fc.call_intrinsic("llvm.ctlz", &[i32t.into()], &[mask.into(), false_.into()])?.into_int_value();
-            let b = &fc.b;
-            let lanes = i32t.const_int(32, false);
-            let x_lo = b.build_int_nuw_mul(first, lanes, "")?;
-            let x_hi = b.build_int_nuw_mul(b.build_int_sub(lanes, leading, "")?, lanes, "")?;
-            let x_hi = fc.call_intrinsic("llvm.umin", &[i32t.into()], &[x_hi.into(), hi[0].into()])?.into_int_value();
-            let b = &fc.b;
-            lo[0] = b.build_select(narrow, x_lo, lo[0], "")?.into_int_value();
-            hi[0] = b.build_select(narrow, x_hi, hi[0], "")?.into_int_value();
+            let (x_lo, x_hi) = released_warps_range(fc, mask_ptr, released_only, (lo[0], hi[0]))?;
+            (lo[0], hi[0]) = (x_lo, x_hi);
             let reset = fc.new_block(&format!("r{k}{tag}.released_warps"));
             let here = fc.b.get_insert_block().expect("positioned");
             fc.b.position_at_end(reset);

@@ -170,52 +170,48 @@ impl Defs {
         if self.rejected.borrow().contains(&key) {
             return false;
         }
-        let ok = self.recomputable_inst(f, cfg, (b, i), replay, depth, leaves);
+        let ok = 'check: {
+            if depth > MAX_CHAIN || !cfg.reachable(b) {
+                break 'check false;
+            }
+            let Some(inst) = f.blocks[b].insts.get(i) else { break 'check false };
+            if inst.guard.is_some() || !recomputable_op(&inst.op) {
+                break 'check false;
+            }
+            let mut specials_ok = true;
+            crate::ir::visit::for_each_operand(&inst.op, &mut |o| {
+                if let Operand::Special(s) = o {
+                    specials_ok &= matches!(s, SpecialReg::Tid(_) | SpecialReg::Ntid(_) | SpecialReg::Ctaid(_) | SpecialReg::Nctaid(_));
+                }
+            });
+            if !specials_ok {
+                break 'check false;
+            }
+            let mut uses = vec![];
+            crate::ir::visit::uses(&inst.op, &mut uses);
+            let mut chain = replay.clone();
+            for u in uses {
+                // The operand's value here must come from one definition, recomputable in
+                // turn, or be the value it has at the resume point.
+                let recomputed = self.reaching_only(cfg, u, b, i).is_some_and(|def| self.recomputable_from(f, cfg, def, &mut chain, depth + 1, leaves));
+                if !recomputed && !self.reads_leaf(cfg, leaves, u, (b, i)) {
+                    break 'check false;
+                }
+            }
+            *replay = chain;
+            replay.insert((cfg.rpo_index[b], b, i));
+            true
+        };
         if !ok {
             self.rejected.borrow_mut().insert(key);
         }
         ok
     }
 
-    fn recomputable_inst(
-        &self,
-        f: &ir::Function,
-        cfg: &Cfg,
-        (b, i): (usize, usize),
-        replay: &mut BTreeSet<(usize, usize, usize)>,
-        depth: u32,
-        leaves: Option<Leaves<'_>>,
-    ) -> bool {
-        if depth > MAX_CHAIN || !cfg.reachable(b) {
-            return false;
-        }
-        let Some(inst) = f.blocks[b].insts.get(i) else { return false };
-        if inst.guard.is_some() || !recomputable_op(&inst.op) {
-            return false;
-        }
-        let mut specials_ok = true;
-        crate::ir::visit::for_each_operand(&inst.op, &mut |o| {
-            if let Operand::Special(s) = o {
-                specials_ok &= matches!(s, SpecialReg::Tid(_) | SpecialReg::Ntid(_) | SpecialReg::Ctaid(_) | SpecialReg::Nctaid(_));
-            }
-        });
-        if !specials_ok {
-            return false;
-        }
-        let mut uses = vec![];
-        crate::ir::visit::uses(&inst.op, &mut uses);
-        let mut chain = replay.clone();
-        for u in uses {
-            // The operand's value here must come from one definition, recomputable in turn,
-            // or be the value it has at the resume point.
-            let recomputed = self.reaching_only(cfg, u, b, i).is_some_and(|def| self.recomputable_from(f, cfg, def, &mut chain, depth + 1, leaves));
-            if !recomputed && !leaves.is_some_and(|l| l.live.contains(&u) && self.unchanged_between(cfg, u, (b, i), l.at)) {
-                return false;
-            }
-        }
-        *replay = chain;
-        replay.insert((cfg.rpo_index[b], b, i));
-        true
+    /// Whether instruction `at` may read `u` as a leaf: `u` is live at the resume point and
+    /// holds there the value it has at `at` (`Leaves`).
+    fn reads_leaf(&self, cfg: &Cfg, leaves: Option<Leaves<'_>>, u: RegId, at: (usize, usize)) -> bool {
+        leaves.is_some_and(|l| l.live.contains(&u) && self.unchanged_between(cfg, u, at, l.at))
     }
 
     /// The definition of `r` that every path from the entry to instruction `i` of block `b`
@@ -262,11 +258,12 @@ impl Defs {
         replay: &BTreeSet<(usize, usize, usize)>,
         recomputed: &[(RegId, (usize, usize))],
     ) -> bool {
-        self.replay_consistent_from(f, cfg, replay, recomputed, None)
+        self.replay_consistent_from(f, cfg, replay, recomputed, None).is_some()
     }
 
     /// `replay_consistent`, where reads of `leaves` that no replayed instruction wrote
-    /// before read the reloaded value (they must be the same then).
+    /// before read the reloaded value (they must be the same then, and not recomputed: the
+    /// caller reloads them). Returns those registers if consistent.
     fn replay_consistent_from(
         &self,
         f: &ir::Function,
@@ -274,19 +271,22 @@ impl Defs {
         replay: &BTreeSet<(usize, usize, usize)>,
         recomputed: &[(RegId, (usize, usize))],
         leaves: Option<Leaves<'_>>,
-    ) -> bool {
+    ) -> Option<BTreeSet<RegId>> {
         let mut last: HashMap<RegId, (usize, usize)> = HashMap::new();
+        let mut reloaded = BTreeSet::new();
         let mut buf = vec![];
         for &(_, b, i) in replay {
             let op = &f.blocks[b].insts[i].op;
             buf.clear();
             crate::ir::visit::uses(op, &mut buf);
             for u in &buf {
-                let reloaded = !last.contains_key(u)
-                    && !recomputed.iter().any(|(r, _)| r == u)
-                    && leaves.is_some_and(|l| l.live.contains(u) && self.unchanged_between(cfg, *u, (b, i), l.at));
-                if !reloaded && last.get(u).copied() != self.reaching_only(cfg, *u, b, i) {
-                    return false;
+                if !last.contains_key(u) && self.reads_leaf(cfg, leaves, *u, (b, i)) {
+                    if recomputed.iter().any(|(r, _)| r == u) {
+                        return None;
+                    }
+                    reloaded.insert(*u);
+                } else if last.get(u).copied() != self.reaching_only(cfg, *u, b, i) {
+                    return None;
                 }
             }
             buf.clear();
@@ -295,7 +295,7 @@ impl Defs {
                 last.insert(*d, (b, i));
             }
         }
-        recomputed.iter().all(|(r, def)| last.get(r) == Some(def))
+        recomputed.iter().all(|(r, def)| last.get(r) == Some(def)).then_some(reloaded)
     }
 
     /// The registers of `live` (live at the start of block `at`) that can be recomputed
@@ -306,31 +306,7 @@ impl Defs {
     /// the third result, which the caller reloads before the replay. Where that replay is
     /// not consistent, the one without them.
     pub(crate) fn recomputable_at(&self, f: &ir::Function, cfg: &Cfg, at: usize, live: &BTreeSet<RegId>) -> (Vec<(RegId, InstPos)>, Replay, BTreeSet<RegId>) {
-        let with_leaves = self.recomputable_with(f, cfg, at, live, Some(Leaves { at, live }));
-        if with_leaves.0.is_empty() {
-            return with_leaves;
-        }
-        // Registers read before any replayed instruction writes them: the leaves.
-        let mut written = BTreeSet::new();
-        let mut read = BTreeSet::new();
-        let mut buf = vec![];
-        for &(_, b, i) in &with_leaves.1 {
-            let op = &f.blocks[b].insts[i].op;
-            buf.clear();
-            crate::ir::visit::uses(op, &mut buf);
-            read.extend(buf.iter().filter(|u| !written.contains(*u)).copied());
-            buf.clear();
-            crate::ir::visit::defs(op, &mut buf);
-            written.extend(buf.iter().copied());
-        }
-        if read.is_empty() {
-            return with_leaves;
-        }
-        // A leaf must be reloaded, so not recomputed.
-        if with_leaves.0.iter().any(|(r, _)| read.contains(r)) {
-            return self.recomputable_with(f, cfg, at, live, None);
-        }
-        (with_leaves.0, with_leaves.1, read)
+        self.recomputable_with(f, cfg, at, live, Some(Leaves { at, live }))
     }
 
     fn recomputable_with(
@@ -351,12 +327,10 @@ impl Defs {
                 recomputed.push((r, def));
             }
         }
-        if self.replay_consistent_from(f, cfg, &replay, &recomputed, leaves) {
-            (recomputed, replay, BTreeSet::new())
-        } else if leaves.is_some() {
-            self.recomputable_with(f, cfg, at, live, None)
-        } else {
-            (vec![], BTreeSet::new(), BTreeSet::new())
+        match self.replay_consistent_from(f, cfg, &replay, &recomputed, leaves) {
+            Some(reads) => (recomputed, replay, reads),
+            None if leaves.is_some() => self.recomputable_with(f, cfg, at, live, None),
+            None => (vec![], BTreeSet::new(), BTreeSet::new()),
         }
     }
 

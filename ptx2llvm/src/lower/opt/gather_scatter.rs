@@ -73,6 +73,53 @@ fn splat_of<'ctx>(v: VectorValue<'ctx>) -> Option<PointerValue<'ctx>> {
     }
 }
 
+/// `llvm.masked.gather(ptrs, align, mask, pass_through)`.
+#[derive(Clone, Copy)]
+struct Gather<'ctx> {
+    call: InstructionValue<'ctx>,
+    ptrs: VectorValue<'ctx>,
+    align: IntValue<'ctx>,
+    mask: VectorValue<'ctx>,
+    pass_through: VectorValue<'ctx>,
+}
+
+/// `llvm.masked.scatter(data, ptrs, align, mask)`.
+#[derive(Clone, Copy)]
+struct Scatter<'ctx> {
+    call: InstructionValue<'ctx>,
+    data: VectorValue<'ctx>,
+    ptrs: VectorValue<'ctx>,
+    align: IntValue<'ctx>,
+    mask: VectorValue<'ctx>,
+}
+
+/// The masked gather or scatter `call` is, with its operands.
+enum Masked<'ctx> {
+    Gather(Gather<'ctx>),
+    Scatter(Scatter<'ctx>),
+}
+
+impl<'ctx> Masked<'ctx> {
+    fn of(call: InstructionValue<'ctx>) -> Option<Masked<'ctx>> {
+        let name = callee_name(call)?;
+        let vector = |k| match operand(call, k)? {
+            BasicValueEnum::VectorValue(v) => Some(v),
+            _ => None,
+        };
+        let int = |k| match operand(call, k)? {
+            BasicValueEnum::IntValue(v) => Some(v),
+            _ => None,
+        };
+        if name.starts_with("llvm.masked.gather.") {
+            Some(Masked::Gather(Gather { call, ptrs: vector(0)?, align: int(1)?, mask: vector(2)?, pass_through: vector(3)? }))
+        } else if name.starts_with("llvm.masked.scatter.") {
+            Some(Masked::Scatter(Scatter { call, data: vector(0)?, ptrs: vector(1)?, align: int(2)?, mask: vector(3)? }))
+        } else {
+            None
+        }
+    }
+}
+
 struct Rewriter<'a, 'ctx> {
     module: &'a Module<'ctx>,
     b: Builder<'ctx>,
@@ -99,11 +146,8 @@ impl<'ctx> Rewriter<'_, 'ctx> {
     }
 
     /// A scatter through one address: the highest active lane's element stored there.
-    fn one_address_scatter(&self, call: InstructionValue<'ctx>) -> Option<()> {
-        let BasicValueEnum::VectorValue(data) = operand(call, 0)? else { return None };
-        let BasicValueEnum::VectorValue(ptrs) = operand(call, 1)? else { return None };
-        let BasicValueEnum::IntValue(align) = operand(call, 2)? else { return None };
-        let BasicValueEnum::VectorValue(mask) = operand(call, 3)? else { return None };
+    fn one_address_scatter(&self, sc: &Scatter<'ctx>) -> Option<()> {
+        let Scatter { call, data, ptrs, align, mask } = *sc;
         let p = splat_of(ptrs)?;
         self.b.position_before(&call);
         let (bits, any) = self.mask_bits(mask)?;
@@ -125,11 +169,8 @@ impl<'ctx> Rewriter<'_, 'ctx> {
     }
 
     /// A gather through one address: one load, given to the active lanes.
-    fn one_address_gather(&self, call: InstructionValue<'ctx>) -> Option<()> {
-        let BasicValueEnum::VectorValue(ptrs) = operand(call, 0)? else { return None };
-        let BasicValueEnum::IntValue(align) = operand(call, 1)? else { return None };
-        let BasicValueEnum::VectorValue(mask) = operand(call, 2)? else { return None };
-        let BasicValueEnum::VectorValue(pass_through) = operand(call, 3)? else { return None };
+    fn one_address_gather(&self, g: &Gather<'ctx>) -> Option<()> {
+        let Gather { call, ptrs, align, mask, pass_through } = *g;
         let p = splat_of(ptrs)?;
         self.b.position_before(&call);
         let (_, any) = self.mask_bits(mask)?;
@@ -272,11 +313,8 @@ impl<'ctx> Rewriter<'_, 'ctx> {
 
     /// A gather through pointers read from memory: a contiguous load where they are
     /// consecutive.
-    fn versioned_gather(&self, call: InstructionValue<'ctx>) -> Option<()> {
-        let BasicValueEnum::VectorValue(ptrs) = operand(call, 0)? else { return None };
-        let BasicValueEnum::IntValue(align) = operand(call, 1)? else { return None };
-        let BasicValueEnum::VectorValue(mask) = operand(call, 2)? else { return None };
-        let BasicValueEnum::VectorValue(pass_through) = operand(call, 3)? else { return None };
+    fn versioned_gather(&self, g: &Gather<'ctx>) -> Option<()> {
+        let Gather { call, ptrs, align, mask, pass_through } = *g;
         let ty = pass_through.get_type();
         let size = element_bytes(ty.get_element_type())?;
         if !read_from_memory(ptrs) {
@@ -298,11 +336,8 @@ impl<'ctx> Rewriter<'_, 'ctx> {
 
     /// A scatter through pointers read from memory: a contiguous store where they are
     /// consecutive.
-    fn versioned_scatter(&self, call: InstructionValue<'ctx>) -> Option<()> {
-        let BasicValueEnum::VectorValue(data) = operand(call, 0)? else { return None };
-        let BasicValueEnum::VectorValue(ptrs) = operand(call, 1)? else { return None };
-        let BasicValueEnum::IntValue(align) = operand(call, 2)? else { return None };
-        let BasicValueEnum::VectorValue(mask) = operand(call, 3)? else { return None };
+    fn versioned_scatter(&self, sc: &Scatter<'ctx>) -> Option<()> {
+        let Scatter { call, data, ptrs, align, mask } = *sc;
         let size = element_bytes(data.get_type().get_element_type())?;
         if !read_from_memory(ptrs) {
             return None;
@@ -322,25 +357,21 @@ impl<'ctx> Rewriter<'_, 'ctx> {
 /// address or through pointers read from memory (see the module documentation).
 pub fn rewrite_gathers_and_scatters(module: &Module<'_>) {
     let r = Rewriter { module, b: module.get_context().create_builder() };
-    let mut calls = vec![];
+    let mut found = vec![];
     for f in module.get_functions() {
         for bb in f.get_basic_blocks() {
             let mut cur = bb.get_first_instruction();
             while let Some(inst) = cur {
                 cur = inst.get_next_instruction();
-                match callee_name(inst) {
-                    Some(n) if n.starts_with("llvm.masked.scatter.") => calls.push((inst, true)),
-                    Some(n) if n.starts_with("llvm.masked.gather.") => calls.push((inst, false)),
-                    _ => {}
-                }
+                found.extend(Masked::of(inst));
             }
         }
     }
-    // One rewrite per call: the one-address forms first (they remove the call).
-    for (call, is_scatter) in calls {
-        let done = if is_scatter { r.one_address_scatter(call) } else { r.one_address_gather(call) };
-        if done.is_none() {
-            let _ = if is_scatter { r.versioned_scatter(call) } else { r.versioned_gather(call) };
-        }
+    // One rewrite per call: the one-address form first (it removes the call).
+    for m in found {
+        let _ = match m {
+            Masked::Gather(g) => r.one_address_gather(&g).or_else(|| r.versioned_gather(&g)),
+            Masked::Scatter(sc) => r.one_address_scatter(&sc).or_else(|| r.versioned_scatter(&sc)),
+        };
     }
 }
