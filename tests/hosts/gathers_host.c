@@ -10,6 +10,10 @@
  *                 threads whose flag is set (none, all, random)
  *   last_writer   every fourth thread stores to its group of 64's element (`int t / 64`): the
  *                 last of them in thread order is what the element holds
+ *   shared_wavefront  an alignment table in dynamic shared memory filled along anti-diagonals
+ *                 (a row per thread: strided and reversed shared reads), blocks of 1 to 90
+ *   shared_columns    a tile of doubles read along columns and permuted rows of shared memory
+ *   shared_scatter    stores to permuted shared slots (odd steps, blocks of 32 to 1024)
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -110,6 +114,83 @@ static int check_last(unsigned grid, unsigned block, uint64_t seed)
     return bad != 0;
 }
 
+static int max3(int a, int b, int c) { int m = a > b ? a : b; return m > c ? m : c; }
+
+static int check_wavefront(unsigned grid, unsigned L, uint64_t seed)
+{
+    const ptxrtKernel *k = harness_find_kernel("shared_wavefront");
+    size_t n = (size_t)grid * L;
+    unsigned char *a = harness_xmalloc(n), *b = harness_xmalloc(n);
+    int *last = harness_xmalloc(n * 4), *want = harness_xmalloc(n * 4), *h = harness_xmalloc((size_t)(L + 1) * (L + 1) * 4);
+    harness_rng rng;
+    harness_rng_seed(&rng, seed);
+    for (size_t i = 0; i < n; i++) {
+        a[i] = (unsigned char)(harness_rng_u32(&rng) % 4);
+        b[i] = (unsigned char)(harness_rng_u32(&rng) % 4);
+    }
+    unsigned w = L + 1;
+    for (unsigned blk = 0; blk < grid; blk++) {
+        const unsigned char *sa = a + (size_t)blk * L, *sb = b + (size_t)blk * L;
+        h[0] = 0;
+        for (unsigned t = 1; t <= L; t++) {
+            h[t * w] = -(int)t;
+            h[t] = -2 * (int)t;
+        }
+        for (unsigned i = 1; i <= L; i++)
+            for (unsigned j = 1; j <= L; j++) {
+                int s = sa[i - 1] == sb[j - 1] ? 3 : -2;
+                h[i * w + j] = max3(h[(i - 1) * w + j - 1] + s, h[(i - 1) * w + j] - 2, h[i * w + j - 1] - 1);
+            }
+        for (unsigned t = 0; t < L; t++) want[(size_t)blk * L + t] = h[(t + 1) * w + L];
+    }
+    void *args[] = {&a, &b, &last};
+    PTXRT_CHECK(ptxrtLaunchKernel(k, harness_dim3(grid, 1, 1), harness_dim3(L, 1, 1), args, (size_t)w * w * 4, NULL));
+    size_t bad = harness_compare_u32("shared_wavefront last", (uint32_t *)want, (uint32_t *)last, n);
+    if (bad) fprintf(stderr, "shared_wavefront: grid %u L %u\n", grid, L);
+    free(a); free(b); free(last); free(want); free(h);
+    return bad != 0;
+}
+
+static int check_columns(unsigned grid, unsigned rows_per_pass, uint64_t seed)
+{
+    const ptxrtKernel *k = harness_find_kernel("shared_columns");
+    size_t n = (size_t)grid * 1024;
+    double *in = harness_xmalloc(n * 8), *out = harness_xmalloc(n * 8), *want = harness_xmalloc(n * 8);
+    harness_rng rng;
+    harness_rng_seed(&rng, seed);
+    for (size_t i = 0; i < n; i++) in[i] = (double)(int32_t)harness_rng_u32(&rng) / 3.0;
+    for (unsigned blk = 0; blk < grid; blk++) {
+        const double *tile = in + (size_t)blk * 1024; /* tile[k][x] = in[k * 32 + x] */
+        for (unsigned kk = 0; kk < 32; kk++)
+            for (unsigned x = 0; x < 32; x++)
+                want[(size_t)blk * 1024 + kk * 32 + x] = tile[x * 32 + kk] * 2.0 + tile[((x * 5 + kk) & 31) * 32 + ((kk * 7) & 31)];
+    }
+    void *args[] = {&in, &out};
+    PTXRT_CHECK(ptxrtLaunchKernel(k, harness_dim3(grid, 1, 1), harness_dim3(32, rows_per_pass, 1), args, 0, NULL));
+    size_t bad = harness_compare_u32("shared_columns out", (uint32_t *)want, (uint32_t *)out, n * 2);
+    if (bad) fprintf(stderr, "shared_columns: grid %u rows %u\n", grid, rows_per_pass);
+    free(in); free(out); free(want);
+    return bad != 0;
+}
+
+static int check_scatter(unsigned grid, unsigned block, int step, uint64_t seed)
+{
+    const ptxrtKernel *k = harness_find_kernel("shared_scatter");
+    size_t n = (size_t)grid * block;
+    uint32_t *in = harness_xmalloc(n * 4), *out = harness_xmalloc(n * 4), *want = harness_xmalloc(n * 4);
+    harness_rng rng;
+    harness_rng_seed(&rng, seed);
+    harness_fill_u32(&rng, in, n, 1u << 30);
+    for (unsigned blk = 0; blk < grid; blk++)
+        for (unsigned t = 0; t < block; t++) want[(size_t)blk * block + ((t * (unsigned)step) & (block - 1))] = in[(size_t)blk * block + t] + t;
+    void *args[] = {&step, &in, &out};
+    PTXRT_CHECK(ptxrtLaunchKernel(k, harness_dim3(grid, 1, 1), harness_dim3(block, 1, 1), args, 0, NULL));
+    size_t bad = harness_compare_u32("shared_scatter out", want, out, n);
+    if (bad) fprintf(stderr, "shared_scatter: grid %u block %u step %d\n", grid, block, step);
+    free(in); free(out); free(want);
+    return bad != 0;
+}
+
 int main(void)
 {
     int shapes = 0, failures = 0;
@@ -126,5 +207,17 @@ int main(void)
     static const int last[][2] = {{3, 64}, {2, 256}, {5, 128}, {1, 1024}, {7, 192}};
     for (size_t s = 0; s < sizeof last / sizeof last[0]; s++, shapes++)
         failures += check_last((unsigned)last[s][0], (unsigned)last[s][1], 3000 + s);
+    /* (grid, L) */
+    static const int wave[][2] = {{3, 17}, {2, 64}, {2, 90}, {4, 33}, {1, 1}};
+    for (size_t s = 0; s < sizeof wave / sizeof wave[0]; s++, shapes++)
+        failures += check_wavefront((unsigned)wave[s][0], (unsigned)wave[s][1], 4000 + s);
+    /* (grid, rows per pass) */
+    static const int cols[][2] = {{3, 8}, {2, 32}, {2, 5}};
+    for (size_t s = 0; s < sizeof cols / sizeof cols[0]; s++, shapes++)
+        failures += check_columns((unsigned)cols[s][0], (unsigned)cols[s][1], 5000 + s);
+    /* (grid, block, step) */
+    static const int scat[][3] = {{3, 64, 5}, {2, 1024, 33}, {4, 32, 1}, {2, 256, 255}};
+    for (size_t s = 0; s < sizeof scat / sizeof scat[0]; s++, shapes++)
+        failures += check_scatter((unsigned)scat[s][0], (unsigned)scat[s][1], scat[s][2], 6000 + s);
     return harness_finish("gathers", shapes, failures);
 }

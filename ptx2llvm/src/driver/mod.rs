@@ -353,7 +353,7 @@ impl Backend<'_> {
                 let _ = module.print_to_file(path);
             }
             time.large_functions = lower::opt::pipeline::optimize(&module, &tm, opts.opt_level, opts.large_function).map_err(optimize_error)?;
-            lower::opt::gather_scatter::rewrite_gathers_and_scatters(&module);
+            lower::opt::gather_scatter::rewrite_gathers_and_scatters(&cx, &module, opts.check.is_some());
             if time.large_functions > 0 {
                 self.progress.note(&format!("{label}: {} large functions optimized with the scalar pipeline", time.large_functions));
             }

@@ -86,6 +86,22 @@ pub(crate) fn tag_ptx_access<'ctx>(cx: &'ctx Context, inst: InstructionValue<'ct
     tag(cx, inst, own.map(|s| list(cx, &[s])), Some(noalias));
 }
 
+/// Whether `inst` is tagged as a `.shared` access (`tag_ptx_access`): its `!alias.scope`
+/// list holds the shared window's scope (also after LLVM merged lists).
+pub(crate) fn is_shared_access<'ctx>(cx: &'ctx Context, inst: InstructionValue<'ctx>) -> bool {
+    let shared = memory_scope(cx, "shared").as_value_ref();
+    let Some(scopes) = inst.get_metadata(cx.get_kind_id("alias.scope")) else { return false };
+    // SAFETY: `scopes` is a metadata node (as a value) of `cx`; its operands are read into
+    // a buffer of their number.
+    unsafe {
+        use inkwell::llvm_sys::core::{LLVMGetMDNodeNumOperands, LLVMGetMDNodeOperands};
+        let n = LLVMGetMDNodeNumOperands(scopes.as_value_ref()) as usize;
+        let mut ops = vec![std::ptr::null_mut(); n];
+        LLVMGetMDNodeOperands(scopes.as_value_ref(), ops.as_mut_ptr());
+        ops.contains(&shared)
+    }
+}
+
 /// The scopes of one kernel's context arrays, keyed by their per-thread prefix, and of its
 /// threads' frames (one scope: slots of a frame are told apart by their constant offsets
 /// from one address, which LLVM's own analysis sees).

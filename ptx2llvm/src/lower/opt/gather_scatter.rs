@@ -1,5 +1,6 @@
 //! Masked gathers and scatters after the optimization pipeline: those whose lanes all use
-//! one address, and those through pointers read from memory.
+//! one address, those through pointers read from memory, and those in the shared window
+//! (`shared_offsets`).
 //!
 //! One address. A thread loop's conditional access to an address that is the same for
 //! every thread of a vector (`if (lane == 31) totals[warp] = v` in a segment of one warp, a
@@ -27,15 +28,17 @@
 //! lane number times the element size, a masked load or store of consecutive elements at
 //! the first lane's pointer does the same accesses; otherwise the gather or scatter runs.
 
+use super::shared_offsets::{self, Narrower};
 use inkwell::basic_block::BasicBlock;
 use inkwell::builder::Builder;
 use inkwell::intrinsics::Intrinsic;
 use inkwell::module::Module;
+use inkwell::targets::TargetData;
 use inkwell::types::BasicTypeEnum;
 use inkwell::values::{AnyValue, AsValueRef, BasicValue, BasicValueEnum, InstructionOpcode, InstructionValue, IntValue, PhiValue, PointerValue, VectorValue};
 use inkwell::IntPredicate;
 
-fn operand<'ctx>(i: InstructionValue<'ctx>, k: u32) -> Option<BasicValueEnum<'ctx>> {
+pub(super) fn operand<'ctx>(i: InstructionValue<'ctx>, k: u32) -> Option<BasicValueEnum<'ctx>> {
     i.get_operand(k)?.value()
 }
 
@@ -51,7 +54,7 @@ fn callee_name(call: InstructionValue<'_>) -> Option<String> {
 
 /// `p` if `v` is `shufflevector (insertelement _, p, 0), _, zeroinitializer`, the form the
 /// vectorizer gives a loop-invariant address.
-fn splat_of<'ctx>(v: VectorValue<'ctx>) -> Option<PointerValue<'ctx>> {
+pub(super) fn splat_of<'ctx>(v: VectorValue<'ctx>) -> Option<PointerValue<'ctx>> {
     let shuffle = v.as_instruction()?;
     if shuffle.get_opcode() != InstructionOpcode::ShuffleVector {
         return None;
@@ -354,11 +357,17 @@ impl<'ctx> Rewriter<'_, 'ctx> {
 }
 
 /// Rewrites, in every function of `module`, the masked gathers and scatters through one
-/// address or through pointers read from memory (see the module documentation).
-pub fn rewrite_gathers_and_scatters(module: &Module<'_>) {
+/// address or through pointers read from memory, and (unless `checked`: `--check` keeps
+/// the addresses it reports) those in the shared window with 64-bit offsets (see the
+/// module documentation).
+pub fn rewrite_gathers_and_scatters<'ctx>(cx: &'ctx inkwell::context::Context, module: &Module<'ctx>, checked: bool) {
     let r = Rewriter { module, b: module.get_context().create_builder() };
-    let mut found = vec![];
+    let layout = module.get_data_layout();
+    let layout = layout.as_str().to_str().unwrap_or("");
+    let abi = crate::lower::abi::AbiTypes::new(cx);
+    let window_field = TargetData::create(layout).offset_of_element(&abi.block_env, crate::lower::abi::env::SHARED);
     for f in module.get_functions() {
+        let mut found = vec![];
         for bb in f.get_basic_blocks() {
             let mut cur = bb.get_first_instruction();
             while let Some(inst) = cur {
@@ -366,12 +375,21 @@ pub fn rewrite_gathers_and_scatters(module: &Module<'_>) {
                 found.extend(Masked::of(inst));
             }
         }
-    }
-    // One rewrite per call: the one-address form first (it removes the call).
-    for m in found {
-        let _ = match m {
-            Masked::Gather(g) => r.one_address_gather(&g).or_else(|| r.versioned_gather(&g)),
-            Masked::Scatter(sc) => r.one_address_scatter(&sc).or_else(|| r.versioned_scatter(&sc)),
-        };
+        let window = if checked { None } else { window_field.and_then(|offset| shared_offsets::shared_window(f, offset, &abi)) };
+        let mut narrower = Narrower::new(cx, TargetData::create(layout));
+        // One rewrite per call: the one-address form first (it removes the call).
+        for m in found {
+            let _ = match m {
+                Masked::Gather(g) => r
+                    .one_address_gather(&g)
+                    .or_else(|| r.versioned_gather(&g))
+                    .or_else(|| shared_offsets::rewrite(&r.b, g.call, g.ptrs, window?, &mut narrower)),
+                Masked::Scatter(sc) => r
+                    .one_address_scatter(&sc)
+                    .or_else(|| r.versioned_scatter(&sc))
+                    .or_else(|| shared_offsets::rewrite(&r.b, sc.call, sc.ptrs, window?, &mut narrower)),
+            };
+        }
+        narrower.delete_dead();
     }
 }
