@@ -216,6 +216,17 @@ fn guard_tail() {
     run_fixture(&GUARD_TAIL);
 }
 
+/// Hand-written PTX: loops whose regions every thread ends at the same sync point, at points
+/// the scheduler completes (a barrier reduction, a barrier with a thread count) between
+/// plain barriers: the dense runs write thread 0's state word only, and every thread's is
+/// set from it before the scheduler decides (`kernel::States::Converged`).
+const CONVERGED_STATES: Fixture = Fixture { ptx: "converged_states.ptx", host: "converged_states_host.c", ok_lines: &["converged_states: 11 shapes OK"] };
+
+#[test]
+fn converged_states() {
+    run_fixture(&CONVERGED_STATES);
+}
+
 /// NVRTC-compiled kernels whose vectorized thread loops gather and scatter through
 /// per-thread pointers read back from the context area (consecutive, permuted, reversed,
 /// shifted) and access one address from a whole vector of threads (the last lane's store

@@ -264,9 +264,14 @@ pub(crate) fn emit_after_converged<'ctx>(
 ) -> R<BasicBlock<'ctx>> {
     let i32t = fc.cx.i32_type();
     let state = layout.state.ok_or_else(|| LowerError::Internal("kernel with sync points has a state array".into()))?;
+    // The run wrote thread 0's word only (`kernel::States::Converged`): the general
+    // decision reads every thread's, so they are set to it first.
+    let (fill, region) = emit_state_fill(fc, layout, fallback)?;
     let start = fc.new_block("converged");
+    let general = fc.new_block("converged.general");
     fc.b.position_at_end(start);
     let first = load_context(fc, layout, state, 4, i32t.const_zero(), "converged.state")?;
+    region.add_incoming(&[(&first, general)]);
     let mut cases = vec![(i32t.const_int(sync::EXITED, false), done)];
     for (k, point) in points.iter().enumerate() {
         let Some(point) = point else { continue };
@@ -277,6 +282,8 @@ pub(crate) fn emit_after_converged<'ctx>(
         };
         cases.push((i32t.const_int(k as u64, false), target));
     }
-    fc.b.build_switch(first, fallback, &cases)?;
+    fc.b.build_switch(first, general, &cases)?;
+    fc.b.position_at_end(general);
+    fc.b.build_unconditional_branch(fill)?;
     Ok(start)
 }

@@ -68,6 +68,13 @@ pub(crate) enum Filter<'ctx> {
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub(crate) enum States {
     Written,
+    /// Thread 0's word only: a dense run of a region whose threads all end at the same sync
+    /// point or all exit (`Regions::converges`). Every thread writes the point it reached
+    /// into thread 0's word (the same value from each), and the block goes on by that word
+    /// (`decide::emit_after_converged`), which first sets every thread's word to it where
+    /// something reads them all (a thread loop's run then writes one word, not one per
+    /// thread: a barrier inside a loop costs no pass over the states).
+    Converged,
     /// Not written: a dense run of a region that can only end at one sync point, after
     /// which the block goes on without reading the states (the next region's dense run,
     /// or the completion of a warp collective for every warp, which writes them itself
@@ -442,10 +449,10 @@ pub fn lower_entry<'ctx>(ml: &ModuleLowerer<'ctx, '_>, index: usize, f: &ir::Fun
                         Some(j) if points[j].is_some_and(regions::is_plain_barrier) => (entries.dense[j], States::Implied),
                         Some(j) => whole[j].map_or((next, States::Written), |bb| (bb, States::Implied)),
                         None if regions.converges(f, &uniformity, k) => match after_converged {
-                            Some(bb) => (bb, States::Written),
+                            Some(bb) => (bb, States::Converged),
                             None => (
                                 *after_converged.insert(decide::emit_after_converged(&fc, &layout, &points, &whole, &entries, decided, done)?),
-                                States::Written,
+                                States::Converged,
                             ),
                         },
                         None => (next, States::Written),
@@ -1121,7 +1128,8 @@ pub(crate) fn emit_region_loop<'ctx>(
     // The thread's state word, addressed once: the stores at its sync points and at its exit
     // then use one pointer, and LLVM merges them into one store of the value each path
     // chose (with an address per path, a vectorized loop would scatter them).
-    let state_ptr = layout.state.map(|s| layout.slot_ptr(fc, s, 4, lin)).transpose()?;
+    let state_owner = if states == States::Converged { i32t.const_zero() } else { lin };
+    let state_ptr = layout.state.map(|s| layout.slot_ptr(fc, s, 4, state_owner)).transpose()?;
 
     let body = fc.new_block(&format!("r{k}{tag}.body"));
     // `exit` (here, or reported by a called `.func`): the thread ends.
@@ -1526,7 +1534,9 @@ fn emit_leave<'ctx>(
         let index = if layout.block_uniform.contains(r) { i32t.const_zero() } else { lin };
         store_context(fc, layout, prefix, v, index)?;
     }
-    if states == States::Written {
+    if states != States::Implied {
+        // (`States::Converged`: thread 0's word, written by every thread with the same value,
+        // so the threads' stores there do not depend on each other's order.)
         store_slot(fc, layout, layout.state.expect("state"), state_ptr.expect("state"), reached, true)?;
     }
     Ok(())
