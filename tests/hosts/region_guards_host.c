@@ -219,6 +219,38 @@ static int check_stepped(unsigned grid, unsigned block, int steps)
     return bad != 0;
 }
 
+static int check_window(unsigned grid, unsigned nx, unsigned ny, int steps)
+{
+    const ptxrtKernel *k = harness_find_kernel("window_flags");
+    size_t cells = (size_t)nx * ny, n = grid * cells;
+    int *data = harness_xmalloc(n * 4), *want = harness_xmalloc(n * 4);
+    for (size_t c = 0; c < n; c++) data[c] = (int)(c * 37 % 101) - 50;
+    for (unsigned b = 0; b < grid; b++) {
+        const int *d = data + b * cells;
+        int s[16][16], hits[16][16] = {{0}};
+        for (unsigned y = 0; y < ny; y++)
+            for (unsigned x = 0; x < nx; x++) s[y][x] = d[y * nx + x];
+        for (int i = 0; i < steps; i++)
+            for (unsigned y = 0; y < ny; y++)
+                for (unsigned x = 0; x < nx; x++)
+                    if ((int)x >= i && (int)x < (int)nx - i && (int)y > i && (int)y < (int)ny - i) {
+                        int v = s[y][x] * 2 + i;
+                        if (v % 3 != 0) {
+                            s[y][x] = v;
+                            hits[y][x]++;
+                        }
+                    }
+        for (unsigned y = 0; y < ny; y++)
+            for (unsigned x = 0; x < nx; x++) want[b * cells + y * nx + x] = s[y][x] + 1000 * hits[y][x];
+    }
+    void *args[] = {&data, &steps};
+    PTXRT_CHECK(ptxrtLaunchKernel(k, harness_dim3(grid, 1, 1), harness_dim3(nx, ny, 1), args, 0, NULL));
+    size_t bad = harness_compare_u32("window_flags data", (uint32_t *)want, (uint32_t *)data, n);
+    if (bad) fprintf(stderr, "window_flags: grid %u block %ux%u steps %d\n", grid, nx, ny, steps);
+    free(data); free(want);
+    return bad != 0;
+}
+
 int main(void)
 {
     int shapes = 0, failures = 0;
@@ -250,5 +282,9 @@ int main(void)
     static const int stepped[][3] = {{3, 64, 40}, {2, 256, 7}, {4, 32, 1}, {2, 16, 12}};
     for (size_t s = 0; s < sizeof stepped / sizeof stepped[0]; s++, shapes++)
         failures += check_stepped((unsigned)stepped[s][0], (unsigned)stepped[s][1], stepped[s][2]);
+    /* (grid, nx, ny, steps): windows that empty (by columns or by rows) before the end */
+    static const int window[][4] = {{3, 16, 16, 5}, {2, 16, 4, 9}, {2, 5, 16, 4}, {4, 8, 8, 0}, {2, 16, 16, 12}};
+    for (size_t s = 0; s < sizeof window / sizeof window[0]; s++, shapes++)
+        failures += check_window((unsigned)window[s][0], (unsigned)window[s][1], (unsigned)window[s][2], window[s][3]);
     return harness_finish("region_guards", shapes, failures);
 }

@@ -187,3 +187,34 @@ extern "C" __global__ void stepped_band(const int *start, const float *in, float
     }
     out[blockIdx.x * n + tx] = acc[tx] + (float)at;
 }
+
+// Two dimensions with a per-thread flag (hotspot's shape): in step i the threads of a
+// window of columns and rows that shrinks each step compute, and raise a flag, reset before
+// the guard, where the result is not a multiple of 3 (data-dependent: not recomputable);
+// after the barrier the flagged threads copy their result back and count it.
+// The flag lives across the barrier, so the threads that skip must have it reset: whole
+// rows above and below the window, and the columns left and right of it in its rows.
+extern "C" __global__ void window_flags(int *data, int steps)
+{
+    __shared__ int s[16][16], t[16][16];
+    int tx = threadIdx.x, ty = threadIdx.y, nx = blockDim.x, ny = blockDim.y;
+    int *d = data + (size_t)blockIdx.x * nx * ny;
+    s[ty][tx] = d[ty * nx + tx];
+    __syncthreads();
+    int hits = 0;
+    bool flag = false;
+    for (int i = 0; i < steps; i++) {
+        flag = false;
+        if (tx >= i && tx < nx - i && ty > i && ty < ny - i) {
+            t[ty][tx] = s[ty][tx] * 2 + i;
+            flag = t[ty][tx] % 3 != 0;
+        }
+        __syncthreads();
+        if (flag) {
+            s[ty][tx] = t[ty][tx];
+            hits++;
+        }
+        __syncthreads();
+    }
+    d[ty * nx + tx] = s[ty][tx] + 1000 * hits;
+}

@@ -946,7 +946,10 @@ fn emit_narrowed_loop<'ctx>(
 }
 
 /// Stores `values` in the slots of the threads outside region `k`'s `bounds` (of every
-/// thread if `empty`), each thread's indices stepped along x, then y, then z.
+/// thread if `empty`). Row by row of x (for each y, z): a row outside the bounds gets them
+/// in all its slots, a row inside in those before `lo.x` and from `hi.x` on, so that each
+/// run of slots is consecutive and its loop stores vectors (a loop over every thread that
+/// tests each one's indices cost more than the region's own vectorized loop).
 fn emit_skipped_fill<'ctx>(
     fc: &FnCx<'ctx, '_>,
     layout: &ContextLayout<'ctx>,
@@ -958,43 +961,74 @@ fn emit_skipped_fill<'ctx>(
     let i32t = fc.cx.i32_type();
     let (zero, one) = (i32t.const_zero(), i32t.const_int(1, false));
     let from = fc.b.get_insert_block().expect("positioned");
-    let head = fc.new_block(&format!("r{k}.skipped"));
-    let store = fc.new_block(&format!("r{k}.skipped.store"));
-    let next = fc.new_block(&format!("r{k}.skipped.next"));
+    let z_head = fc.new_block(&format!("r{k}.skipped.z"));
+    let y_head = fc.new_block(&format!("r{k}.skipped.y"));
+    let y_next = fc.new_block(&format!("r{k}.skipped.ynext"));
+    let z_next = fc.new_block(&format!("r{k}.skipped.znext"));
     let done = fc.new_block(&format!("r{k}.skipped.done"));
     let b = &fc.b;
-    b.build_unconditional_branch(head)?;
-    b.position_at_end(head);
-    let phis = [b.build_phi(i32t, "t")?, b.build_phi(i32t, "x")?, b.build_phi(i32t, "y")?, b.build_phi(i32t, "z")?];
-    let [t, x, y, z] = phis.map(|p| p.as_basic_value().into_int_value());
+    b.build_unconditional_branch(z_head)?;
+    b.position_at_end(z_head);
+    let z = b.build_phi(i32t, "z")?;
+    let zv = z.as_basic_value().into_int_value();
+    b.build_unconditional_branch(y_head)?;
+    b.position_at_end(y_head);
+    let y = b.build_phi(i32t, "y")?;
+    let yv = y.as_basic_value().into_int_value();
     let mut inside = b.build_not(empty, "")?;
-    for (d, v) in [x, y, z].into_iter().enumerate() {
+    for (d, v) in [(1, yv), (2, zv)] {
         inside = b.build_and(inside, b.build_int_compare(P::UGE, v, bounds.lo[d], "")?, "")?;
         inside = b.build_and(inside, b.build_int_compare(P::ULT, v, bounds.hi[d], "")?, "")?;
     }
-    b.build_conditional_branch(inside, next, store)?;
-    b.position_at_end(store);
+    // The row's hole: [lo.x, hi.x) inside the bounds, nothing outside.
+    let hole_lo = b.build_select(inside, bounds.lo[0], zero, "hole.lo")?.into_int_value();
+    let hole_hi = b.build_select(inside, bounds.hi[0], zero, "hole.hi")?.into_int_value();
+    let row = b.build_int_nuw_mul(b.build_int_nuw_add(b.build_int_nuw_mul(zv, fc.uni.ntid[1], "")?, yv, "")?, fc.uni.x_extent, "row")?;
+    let first = |x: IntValue<'ctx>| fc.b.build_int_nuw_add(row, x, "");
+    emit_fill_run(fc, layout, k, values, first(zero)?, first(hole_lo)?)?;
+    emit_fill_run(fc, layout, k, values, first(hole_hi)?, first(fc.uni.x_extent)?)?;
+    let b = &fc.b;
+    b.build_unconditional_branch(y_next)?;
+    b.position_at_end(y_next);
+    let y1 = b.build_int_nuw_add(yv, one, "")?;
+    b.build_conditional_branch(b.build_int_compare(P::ULT, y1, fc.uni.ntid[1], "")?, y_head, z_next)?;
+    y.add_incoming(&[(&zero, z_head), (&y1, y_next)]);
+    b.position_at_end(z_next);
+    let z1 = b.build_int_nuw_add(zv, one, "")?;
+    b.build_conditional_branch(b.build_int_compare(P::ULT, z1, fc.uni.ntid[2], "")?, z_head, done)?;
+    z.add_incoming(&[(&zero, from), (&z1, z_next)]);
+    b.position_at_end(done);
+    Ok(())
+}
+
+/// Stores `values` in the slots of threads `[start, end)` (linear indices; none if
+/// `end <= start`); continues after the run.
+fn emit_fill_run<'ctx>(
+    fc: &FnCx<'ctx, '_>,
+    layout: &ContextLayout<'ctx>,
+    k: usize,
+    values: &[(ir::RegId, IntValue<'ctx>)],
+    start: IntValue<'ctx>,
+    end: IntValue<'ctx>,
+) -> R<()> {
+    let i32t = fc.cx.i32_type();
+    let from = fc.b.get_insert_block().expect("positioned");
+    let body = fc.new_block(&format!("r{k}.skipped.run"));
+    let after = fc.new_block(&format!("r{k}.skipped.ran"));
+    let b = &fc.b;
+    b.build_conditional_branch(b.build_int_compare(P::ULT, start, end, "")?, body, after)?;
+    b.position_at_end(body);
+    let t = b.build_phi(i32t, "t")?;
+    let tv = t.as_basic_value().into_int_value();
     for (r, v) in values {
         let (prefix, size) = layout.slots[r];
-        store_context(fc, layout, prefix, fc.resize(*v, size * 8, false)?, t)?;
+        store_context(fc, layout, prefix, fc.resize(*v, size * 8, false)?, tv)?;
     }
     let b = &fc.b;
-    b.build_unconditional_branch(next)?;
-    b.position_at_end(next);
-    let x1 = b.build_int_add(x, one, "")?;
-    let x_wraps = b.build_int_compare(P::EQ, x1, fc.uni.x_extent, "")?;
-    let x2 = b.build_select(x_wraps, zero, x1, "")?.into_int_value();
-    let y1 = b.build_int_add(y, b.build_int_z_extend(x_wraps, i32t, "")?, "")?;
-    let y_wraps = b.build_int_compare(P::EQ, y1, fc.uni.ntid[1], "")?;
-    let y2 = b.build_select(y_wraps, zero, y1, "")?.into_int_value();
-    let z2 = b.build_int_add(z, b.build_int_z_extend(y_wraps, i32t, "")?, "")?;
-    let t2 = b.build_int_nuw_add(t, one, "")?;
-    let more = b.build_int_compare(P::ULT, t2, fc.uni.nthreads, "")?;
-    b.build_conditional_branch(more, head, done)?;
-    for (phi, (start, step)) in phis.iter().zip([(zero, t2), (zero, x2), (zero, y2), (zero, z2)]) {
-        phi.add_incoming(&[(&start, from), (&step, next)]);
-    }
-    b.position_at_end(done);
+    let t1 = b.build_int_nuw_add(tv, i32t.const_int(1, false), "")?;
+    b.build_conditional_branch(b.build_int_compare(P::ULT, t1, end, "")?, body, after)?;
+    t.add_incoming(&[(&start, from), (&t1, body)]);
+    b.position_at_end(after);
     Ok(())
 }
 
