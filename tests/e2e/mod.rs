@@ -851,7 +851,7 @@ fn multi_version_objects() {
         eprintln!("skipped: multi-version objects are for x86-64 hosts");
         return;
     }
-    for fx in [&WARPS, &REDUCE, &RING_INDICES, &ALGORITHMS, &GATHERS, &INTERCHANGE] {
+    for fx in [&WARPS, &REDUCE, &RING_INDICES, &ALGORITHMS, &GATHERS, &INTERCHANGE, &REGION_GUARDS] {
         let work = WorkDir::new(&format!("multiversion-{}", fx.host.trim_end_matches(".c")));
         let obj = work.join("kernel.o");
         support::compile_ptx(&support::root_path("tests/kernels").join(fx.ptx), &obj, &["--cpu", "x86-64,x86-64-v3,x86-64-v4"], work.path());

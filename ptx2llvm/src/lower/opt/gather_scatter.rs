@@ -1,6 +1,7 @@
 //! Masked gathers and scatters after the optimization pipeline: those whose lanes all use
-//! one address, those through pointers read from memory, and those in the shared window
-//! (`shared_offsets`).
+//! one address, those through pointers read from memory or clamped indices, and those in
+//! the shared window (`shared_offsets`, before versioning: the slow path keeps the 32-bit
+//! offsets).
 //!
 //! One address. A thread loop's conditional access to an address that is the same for
 //! every thread of a vector (`if (lane == 31) totals[warp] = v` in a segment of one warp, a
@@ -27,11 +28,20 @@
 //! or scatter is versioned: when every active lane's pointer is the first lane's plus its
 //! lane number times the element size, a masked load or store of consecutive elements at
 //! the first lane's pointer does the same accesses; otherwise the gather or scatter runs.
+//!
+//! Clamped indices. A neighbour's index kept inside a range (`max(tx - 1, lo)`, the edges of
+//! pathfinder and hotspot) is consecutive for consecutive threads except at the range's
+//! ends, but LLVM gathers through it. Gathers and scatters whose addresses go through a
+//! clamp (`smin`/`smax`/`umin`/`umax` or a vector `select`) of an index computed from the
+//! loop's induction without a load are versioned the same way (a Rodinia pathfinder kernel:
+//! 90 -> 62 ms at one worker); an index clamped after it was read from memory (a texel's
+//! coordinate) is not: rarely consecutive, the check would only cost.
 
 use super::shared_offsets::{self, Narrower};
 use inkwell::basic_block::BasicBlock;
 use inkwell::builder::Builder;
 use inkwell::intrinsics::Intrinsic;
+use inkwell::llvm_sys::prelude::LLVMValueRef;
 use inkwell::module::Module;
 use inkwell::targets::TargetData;
 use inkwell::types::BasicTypeEnum;
@@ -229,6 +239,66 @@ fn read_from_memory(ptrs: VectorValue<'_>) -> bool {
     false
 }
 
+/// Whether the addresses `v` are computed through a clamp or a choice per lane (`smin`,
+/// `smax`, `umin`, `umax`, a vector `select`) of an index that steps with the lane (from
+/// the vectorized loop's induction, through no load): a neighbour's index kept inside a
+/// range (`max(tx - 1, lo)`: pathfinder's and hotspot's edges), consecutive for consecutive
+/// threads but at the range's ends. Such gathers and scatters are versioned too; a clamped
+/// index read from memory (a texel's coordinate) is not: it is rarely consecutive.
+fn clamped(v: LLVMValueRef, depth: u32) -> bool {
+    use inkwell::llvm_sys::core::*;
+    use inkwell::llvm_sys::LLVMOpcode::*;
+    // SAFETY: `v` is a value of the module; it and its operands are only inspected.
+    unsafe {
+        let inst = LLVMIsAInstruction(v);
+        if inst.is_null() || depth > 6 {
+            return false;
+        }
+        let any_operand = |test: &dyn Fn(LLVMValueRef) -> bool| (0..LLVMGetNumOperands(v) as u32).any(|k| test(LLVMGetOperand(v, k)));
+        let lane_index = |x: LLVMValueRef| from_induction(x, 0);
+        match LLVMGetInstructionOpcode(inst) {
+            LLVMGetElementPtr | LLVMAdd | LLVMSub | LLVMMul | LLVMShl | LLVMAnd | LLVMOr | LLVMSExt | LLVMZExt | LLVMTrunc | LLVMShuffleVector
+            | LLVMInsertElement => any_operand(&|x| clamped(x, depth + 1)),
+            LLVMSelect => is_vector(LLVMGetOperand(v, 0)) && any_operand(&lane_index),
+            LLVMCall => {
+                let callee = LLVMGetCalledValue(v);
+                let mut len = 0;
+                let name = LLVMGetValueName2(callee, &mut len);
+                let name = if name.is_null() { &[][..] } else { std::slice::from_raw_parts(name as *const u8, len) };
+                ["llvm.smin.", "llvm.smax.", "llvm.umin.", "llvm.umax."].iter().any(|p| name.starts_with(p.as_bytes())) && any_operand(&lane_index)
+            }
+            _ => false,
+        }
+    }
+}
+
+/// Whether `v` is computed from a vector phi (a vectorized loop's induction) by arithmetic
+/// and casts alone, reading no memory.
+fn from_induction(v: LLVMValueRef, depth: u32) -> bool {
+    use inkwell::llvm_sys::core::*;
+    use inkwell::llvm_sys::LLVMOpcode::*;
+    // SAFETY: as in `clamped`.
+    unsafe {
+        let inst = LLVMIsAInstruction(v);
+        if inst.is_null() || depth > 6 {
+            return false;
+        }
+        match LLVMGetInstructionOpcode(inst) {
+            LLVMPHI => is_vector(v),
+            LLVMAdd | LLVMSub | LLVMMul | LLVMShl | LLVMSExt | LLVMZExt | LLVMTrunc => {
+                (0..LLVMGetNumOperands(v) as u32).any(|k| from_induction(LLVMGetOperand(v, k), depth + 1))
+            }
+            _ => false,
+        }
+    }
+}
+
+/// Whether `v` has a vector type.
+unsafe fn is_vector(v: LLVMValueRef) -> bool {
+    use inkwell::llvm_sys::core::{LLVMGetTypeKind, LLVMTypeOf};
+    LLVMGetTypeKind(LLVMTypeOf(v)) == inkwell::llvm_sys::LLVMTypeKind::LLVMVectorTypeKind
+}
+
 /// The size in bytes of a scalar type (none for others).
 fn element_bytes(t: BasicTypeEnum<'_>) -> Option<u64> {
     match t {
@@ -320,7 +390,7 @@ impl<'ctx> Rewriter<'_, 'ctx> {
         let Gather { call, ptrs, align, mask, pass_through } = *g;
         let ty = pass_through.get_type();
         let size = element_bytes(ty.get_element_type())?;
-        if !read_from_memory(ptrs) {
+        if !read_from_memory(ptrs) && !clamped(ptrs.as_value_ref(), 0) {
             return None;
         }
         self.b.position_before(&call);
@@ -342,7 +412,7 @@ impl<'ctx> Rewriter<'_, 'ctx> {
     fn versioned_scatter(&self, sc: &Scatter<'ctx>) -> Option<()> {
         let Scatter { call, data, ptrs, align, mask } = *sc;
         let size = element_bytes(data.get_type().get_element_type())?;
-        if !read_from_memory(ptrs) {
+        if !read_from_memory(ptrs) && !clamped(ptrs.as_value_ref(), 0) {
             return None;
         }
         self.b.position_before(&call);
@@ -379,15 +449,20 @@ pub fn rewrite_gathers_and_scatters<'ctx>(cx: &'ctx inkwell::context::Context, m
         let mut narrower = Narrower::new(cx, TargetData::create(layout));
         // One rewrite per call: the one-address form first (it removes the call).
         for m in found {
-            let _ = match m {
-                Masked::Gather(g) => r
-                    .one_address_gather(&g)
-                    .or_else(|| r.versioned_gather(&g))
-                    .or_else(|| shared_offsets::rewrite(&r.b, g.call, g.ptrs, window?, &mut narrower)),
-                Masked::Scatter(sc) => r
-                    .one_address_scatter(&sc)
-                    .or_else(|| r.versioned_scatter(&sc))
-                    .or_else(|| shared_offsets::rewrite(&r.b, sc.call, sc.ptrs, window?, &mut narrower)),
+            let (call, ptrs) = match m {
+                Masked::Gather(g) if r.one_address_gather(&g).is_some() => continue,
+                Masked::Scatter(sc) if r.one_address_scatter(&sc).is_some() => continue,
+                Masked::Gather(g) => (g.call, g.ptrs),
+                Masked::Scatter(sc) => (sc.call, sc.ptrs),
+            };
+            if let Some(w) = window {
+                shared_offsets::rewrite(&r.b, call, ptrs, w, &mut narrower);
+            }
+            // Versioned on its pointers as they are now (in the window: 32-bit offsets).
+            let _ = match Masked::of(call) {
+                Some(Masked::Gather(g)) => r.versioned_gather(&g),
+                Some(Masked::Scatter(sc)) => r.versioned_scatter(&sc),
+                None => None,
             };
         }
         narrower.delete_dead();
