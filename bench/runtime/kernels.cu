@@ -270,3 +270,41 @@ extern "C" __global__ void barrier_loop(const float *in, float *out)
     }
     out[(size_t)blockIdx.x * nt + t] = s[r2][t]; // the buffer the last step wrote
 }
+
+// Rodinia's pathfinder (dynproc_kernel): the cheapest path down a grid of `rows` x `cols`
+// costs, `iteration` rows per launch in a pyramid of blocks of 256 columns that overlap
+// by `iteration` columns on each side. Each step a band of threads that narrows by one
+// on each side (and inside the grid's columns) takes the cheapest of its three
+// neighbours plus its cost and raises a per-thread flag; after the barrier the flagged
+// threads copy the result back, but in the last step, which leaves the loop.
+#define PF_BLOCK 256
+extern "C" __global__ void pathfinder(int iteration, const int *wall, const int *src, int *results, int cols, int start_step, int border)
+{
+    __shared__ int prev[PF_BLOCK];
+    __shared__ int result[PF_BLOCK];
+    int bx = blockIdx.x, tx = threadIdx.x;
+    int small_block_cols = PF_BLOCK - iteration * 2;
+    int blk_x = small_block_cols * bx - border;
+    int blk_x_max = blk_x + PF_BLOCK - 1;
+    int xidx = blk_x + tx;
+    int valid_min = blk_x < 0 ? -blk_x : 0;
+    int valid_max = blk_x_max > cols - 1 ? PF_BLOCK - 1 - (blk_x_max - cols + 1) : PF_BLOCK - 1;
+    int w = max(tx - 1, valid_min), e = min(tx + 1, valid_max);
+    bool is_valid = tx >= valid_min && tx <= valid_max;
+    if (xidx >= 0 && xidx <= cols - 1) prev[tx] = src[xidx];
+    __syncthreads();
+    bool computed = false;
+    for (int i = 0; i < iteration; i++) {
+        computed = false;
+        if (tx >= i + 1 && tx <= PF_BLOCK - i - 2 && is_valid) {
+            computed = true;
+            int shortest = min(min(prev[w], prev[tx]), prev[e]);
+            result[tx] = shortest + wall[cols * (start_step + i) + xidx];
+        }
+        __syncthreads();
+        if (i == iteration - 1) break;
+        if (computed) prev[tx] = result[tx];
+        __syncthreads();
+    }
+    if (computed) results[xidx] = result[tx];
+}

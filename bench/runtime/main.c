@@ -381,6 +381,46 @@ static int barrier_loop_verify(void)
 }
 static void barrier_loop_teardown(void) { free(bl.in); free(bl.o1); free(bl.o2); }
 
+/* pathfinder: Rodinia's cheapest path down 1M columns of 101 rows, 20 rows per launch
+ * (pyramids of 256-column blocks; a barrier per row, a band guard, clamped neighbours). */
+enum { PF_THREADS = 256, PF_ROWS = 101, PF_PYRAMID = 20 };
+static struct { int cols; int *wall, *p1[2], *p2[2]; int *r1, *r2; } pf;
+static void pathfinder_setup(void)
+{
+    pf.cols = (1 << 20) * opt.scale;
+    size_t cells = (size_t)pf.cols * PF_ROWS;
+    pf.wall = xalloc(cells * 4);
+    for (size_t i = 0; i < cells; i++) pf.wall[i] = (int)(rng() % 10);
+    for (int k = 0; k < 2; k++) { pf.p1[k] = xalloc((size_t)pf.cols * 4); pf.p2[k] = xalloc((size_t)pf.cols * 4); }
+}
+static void pathfinder_ptx(void)
+{
+    int border = PF_PYRAMID, small = PF_THREADS - PF_PYRAMID * 2;
+    unsigned blocks = (unsigned)((pf.cols + small - 1) / small);
+    const int *wall = pf.wall + pf.cols;
+    memcpy(pf.p1[0], pf.wall, (size_t)pf.cols * 4);
+    int from = 0;
+    for (int t = 0; t < PF_ROWS - 1; t += PF_PYRAMID) {
+        int iteration = PF_PYRAMID < PF_ROWS - 1 - t ? PF_PYRAMID : PF_ROWS - 1 - t;
+        void *args[] = {&iteration, &wall, &pf.p1[from], &pf.p1[1 - from], &pf.cols, &t, &border};
+        launch("pathfinder", dim(blocks, 1), dim(PF_THREADS, 1), args, 0);
+        from = 1 - from;
+    }
+    pf.r1 = pf.p1[from];
+}
+static void pathfinder_nat(void)
+{
+    memcpy(pf.p2[0], pf.wall, (size_t)pf.cols * 4);
+    pathfinder_native(pf.cols, PF_ROWS, pf.wall, pf.p2[0], pf.p2[1]);
+    pf.r2 = pf.p2[(PF_ROWS - 1) % 2];
+}
+static int pathfinder_verify(void) { return same_bytes("pathfinder", pf.r1, pf.r2, (size_t)pf.cols, 4); }
+static void pathfinder_teardown(void)
+{
+    free(pf.wall);
+    for (int k = 0; k < 2; k++) { free(pf.p1[k]); free(pf.p2[k]); }
+}
+
 typedef struct {
     const char *name, *what;
     void (*setup)(void), (*run_ptx)(void), (*run_native)(void);
@@ -403,6 +443,7 @@ static const Bench benches[] = {
     {"nw_wavefront", "32768 alignments of 64 x 64, a barrier per anti-diagonal", nw_setup, nw_ptx, nw_nat, nw_verify, nw_teardown},
     {"interp_tex", "8M interpolations in a 1D texture (tex1Dfetch)", interp_setup, interp_ptx, interp_nat, interp_verify, interp_teardown},
     {"barrier_loop", "64 x (3-operand step on shared memory + barrier), 4096 blocks", barrier_loop_setup, barrier_loop_ptx, barrier_loop_nat, barrier_loop_verify, barrier_loop_teardown},
+    {"pathfinder", "Rodinia pathfinder, 1M columns x 101 rows, 20 rows per launch", pathfinder_setup, pathfinder_ptx, pathfinder_nat, pathfinder_verify, pathfinder_teardown},
 };
 enum { NBENCH = sizeof benches / sizeof benches[0] };
 

@@ -251,3 +251,29 @@ void barrier_loop_native(int blocks, const float *in, float *out)
         memcpy(out + (size_t)blk * NT, s[r2], sizeof s[r2]);
     }
 }
+
+/* Rodinia's OpenMP pathfinder, row by row (each column takes the cheapest of its three
+ * neighbours in the row before plus its cost), with the grid's first and last columns
+ * (two neighbours) apart so that the rest vectorizes. */
+void pathfinder_native(int cols, int rows, const int *wall, int *src, int *dst)
+{
+    for (int t = 0; t < rows - 1; t++) {
+        const int *cost = wall + (size_t)(t + 1) * cols;
+        const int *s = src;
+        int *d = dst;
+#pragma omp parallel for simd schedule(static)
+        for (int n = 1; n < cols - 1; n++) {
+            int m = s[n - 1] < s[n] ? s[n - 1] : s[n];
+            d[n] = cost[n] + (s[n + 1] < m ? s[n + 1] : m);
+        }
+        if (cols == 1) {
+            d[0] = cost[0] + s[0];
+        } else {
+            d[0] = cost[0] + (s[1] < s[0] ? s[1] : s[0]);
+            d[cols - 1] = cost[cols - 1] + (s[cols - 2] < s[cols - 1] ? s[cols - 2] : s[cols - 1]);
+        }
+        int *x = src;
+        src = dst;
+        dst = x;
+    }
+}

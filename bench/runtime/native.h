@@ -17,5 +17,7 @@ void transpose_native(int rows, int cols, const float *in, float *out);
 void nw_native(int pairs, int len, const unsigned char *a, const unsigned char *b, int *score);
 void interp_native(int n, const float *table, const float *pos, float *out);
 void barrier_loop_native(int blocks, const float *in, float *out);
+/* After rows - 1 steps the last row's costs are in src if rows - 1 is even, else in dst. */
+void pathfinder_native(int cols, int rows, const int *wall, int *src, int *dst);
 
 #endif
