@@ -1174,6 +1174,24 @@ pub(crate) fn emit_region_loop<'ctx>(
     // and stores it once, so that no store is left that another one overwrites, and a
     // vectorized loop stores the word unmasked (`interchange`).
     let wait_join = layout.interchange.as_ref().map(|_| fc.new_block(&format!("r{k}{tag}.wait")));
+    // Every way a thread's run ends (its sync points, its exit) writes its state word in one
+    // block: were they stores in several blocks, LLVM would merge them into one at their
+    // join, and the merged store loses the access-group metadata that lets the thread loop
+    // vectorize as parallel (a guarded region's conditional code would then not vectorize).
+    // (Kernels with interchanged loops join their run endings at `wait_join` instead.)
+    let state_join = match (layout.state, state_ptr, states) {
+        (Some(_), Some(_), States::Written | States::Converged) if wait_join.is_none() => {
+            let bb = fc.new_block(&format!("r{k}{tag}.state"));
+            let here = fc.b.get_insert_block().expect("positioned");
+            fc.b.position_at_end(bb);
+            let phi = fc.b.build_phi(i32t, "end_state")?;
+            fc.b.position_at_end(here);
+            Some((bb, phi))
+        }
+        _ => None,
+    };
+    // What `emit_leave` writes of the state: nothing where the join does.
+    let leave_states = if state_join.is_some() { States::Implied } else { states };
     let mut wait_values: Vec<(BasicBlock<'ctx>, IntValue<'ctx>)> = vec![];
     let mut skipped_warp = None;
     if let Filter::Released | Filter::DenseOrReleased(_) = filter {
@@ -1401,11 +1419,19 @@ pub(crate) fn emit_region_loop<'ctx>(
                         fc.b.build_unconditional_branch(leave)?;
                     }
                     Some(this_point) => {
-                        emit_leave(fc, layout, &this_point, states, state_ptr, j, lin)?;
+                        emit_leave(fc, layout, &this_point, leave_states, state_ptr, j, lin)?;
                         if unpark_join.is_some() {
                             wait_values.push((fc.b.get_insert_block().expect("positioned"), i32t.const_zero()));
                         }
-                        fc.b.build_unconditional_branch(unpark_join.unwrap_or(xl))?;
+                        match state_join {
+                            Some((join, phi)) => {
+                                phi.add_incoming(&[(&j, fc.b.get_insert_block().expect("positioned"))]);
+                                fc.b.build_unconditional_branch(join)?;
+                            }
+                            None => {
+                                fc.b.build_unconditional_branch(unpark_join.unwrap_or(xl))?;
+                            }
+                        }
                     }
                 }
             }
@@ -1454,20 +1480,43 @@ pub(crate) fn emit_region_loop<'ctx>(
     }
     if let Some((leave, reached)) = leave {
         fc.b.position_at_end(leave);
-        emit_leave(fc, layout, &kept, states, state_ptr, reached.as_basic_value().into_int_value(), lin)?;
+        let reached = reached.as_basic_value().into_int_value();
+        emit_leave(fc, layout, &kept, leave_states, state_ptr, reached, lin)?;
         if unpark_join.is_some() {
             wait_values.push((fc.b.get_insert_block().expect("positioned"), i32t.const_zero()));
         }
-        fc.b.build_unconditional_branch(unpark_join.unwrap_or(xl))?;
+        match state_join {
+            Some((join, phi)) => {
+                phi.add_incoming(&[(&reached, fc.b.get_insert_block().expect("positioned"))]);
+                fc.b.build_unconditional_branch(join)?;
+            }
+            None => {
+                fc.b.build_unconditional_branch(unpark_join.unwrap_or(xl))?;
+            }
+        }
     }
     fc.b.position_at_end(exit_bb);
-    if let (Some(state), Some(p)) = (layout.state, state_ptr) {
-        store_slot(fc, layout, state, p, i32t.const_int(sync::EXITED, false), true)?;
+    let exited = i32t.const_int(sync::EXITED, false);
+    match (state_join, layout.state, state_ptr) {
+        (Some((join, phi)), _, _) => {
+            phi.add_incoming(&[(&exited, exit_bb)]);
+            fc.b.build_unconditional_branch(join)?;
+        }
+        (None, state, p) => {
+            if let (Some(state), Some(p)) = (state, p) {
+                store_slot(fc, layout, state, p, exited, true)?;
+            }
+            if unpark_join.is_some() {
+                wait_values.push((exit_bb, i32t.const_zero()));
+            }
+            fc.b.build_unconditional_branch(unpark_join.unwrap_or(xl))?;
+        }
     }
-    if unpark_join.is_some() {
-        wait_values.push((exit_bb, i32t.const_zero()));
+    if let (Some((join, phi)), Some(state), Some(p)) = (state_join, layout.state, state_ptr) {
+        fc.b.position_at_end(join);
+        store_slot(fc, layout, state, p, phi.as_basic_value().into_int_value(), true)?;
+        fc.b.build_unconditional_branch(xl)?;
     }
-    fc.b.build_unconditional_branch(unpark_join.unwrap_or(xl))?;
     if let Some(join) = wait_join {
         fc.b.position_at_end(join);
         if wait_values.is_empty() {
@@ -1565,8 +1614,16 @@ fn emit_leave<'ctx>(
         let (prefix, size) = layout.slots[r];
         let v = fc.load_reg(*r)?;
         let v = fc.resize(v, size * 8, false)?;
-        let index = if layout.block_uniform.contains(r) { i32t.const_zero() } else { lin };
-        store_context(fc, layout, prefix, v, index)?;
+        if layout.block_uniform.contains(r) {
+            // Element 0 of a block-uniform register, written by every thread with the same
+            // value: the threads' stores do not depend on each other's order, so they are in
+            // the thread loop's access group like the thread's own (else the loop would not
+            // be parallel for LLVM, and a guarded region's code would not vectorize).
+            let p = layout.slot_ptr(fc, prefix, size, i32t.const_zero())?;
+            store_slot(fc, layout, prefix, p, v, true)?;
+        } else {
+            store_context(fc, layout, prefix, v, lin)?;
+        }
     }
     if states != States::Implied {
         // (`States::Converged`: thread 0's word, written by every thread with the same value,
