@@ -5,6 +5,8 @@
 #include <stddef.h>
 #include <string.h>
 
+#include <omp.h>
+
 #include "native.h"
 
 void axpy_native(int n, float a, const float *x, float *y)
@@ -252,19 +254,31 @@ void barrier_loop_native(int blocks, const float *in, float *out)
     }
 }
 
+/* One row of pathfinder for columns [lo, hi), none at the grid's edges. */
+static void pathfinder_row(int lo, int hi, const int *restrict cost, const int *restrict s, int *restrict d)
+{
+    for (int n = lo; n < hi; n++) {
+        int m = s[n - 1] < s[n] ? s[n - 1] : s[n];
+        d[n] = cost[n] + (s[n + 1] < m ? s[n + 1] : m);
+    }
+}
+
 /* Rodinia's OpenMP pathfinder, row by row (each column takes the cheapest of its three
- * neighbours in the row before plus its cost), with the grid's first and last columns
- * (two neighbours) apart so that the rest vectorizes. */
+ * neighbours in the row before plus its cost), each worker a contiguous part of the row
+ * (a loop that vectorizes: OpenMP's own worksharing loop did not), the grid's first and
+ * last columns (two neighbours) apart. */
 void pathfinder_native(int cols, int rows, const int *wall, int *src, int *dst)
 {
     for (int t = 0; t < rows - 1; t++) {
         const int *cost = wall + (size_t)(t + 1) * cols;
         const int *s = src;
         int *d = dst;
-#pragma omp parallel for simd schedule(static)
-        for (int n = 1; n < cols - 1; n++) {
-            int m = s[n - 1] < s[n] ? s[n - 1] : s[n];
-            d[n] = cost[n] + (s[n + 1] < m ? s[n + 1] : m);
+#pragma omp parallel
+        {
+            int workers = omp_get_num_threads(), me = omp_get_thread_num();
+            int per = (cols - 2 + workers - 1) / workers;
+            int lo = 1 + me * per, hi = lo + per < cols - 1 ? lo + per : cols - 1;
+            if (lo < hi) pathfinder_row(lo, hi, cost, s, d);
         }
         if (cols == 1) {
             d[0] = cost[0] + s[0];
