@@ -914,6 +914,18 @@ fn emit_narrowed_loop<'ctx>(
     }
     let to32 = |v: IntValue<'ctx>| b.build_int_truncate(v, i32t, "");
     let bounds = LoopBounds { lo: [to32(lo[0])?, to32(lo[1])?, to32(lo[2])?], hi: [to32(hi[0])?, to32(hi[1])?, to32(hi[2])?] };
+    // A row of fewer than 32 threads cut to a shorter interval leaves most of each row to
+    // the vectorized loop's scalar remainder (hotspot's 16 x 16 blocks: rows of 12 to 14):
+    // the ordinary loop, one masked vector per row, is faster there.
+    let exact = if n.bounds.iter().any(|bound| bound.dim as usize == 0) {
+        let b = &fc.b;
+        let wide_rows = b.build_int_compare(P::UGE, fc.uni.x_extent, i32t.const_int(32, false), "wide_rows")?;
+        let whole_rows =
+            b.build_and(b.build_int_compare(P::SLE, lo[0], i64t.const_zero(), "")?, b.build_int_compare(P::SGE, hi[0], ntid[0], "")?, "whole_rows")?;
+        b.build_and(exact, b.build_or(wide_rows, whole_rows, "")?, "")?
+    } else {
+        exact
+    };
     let check_empty = fc.new_block(&format!("r{k}.bounds.exact"));
     fc.b.build_conditional_branch(exact, check_empty, general)?;
     fc.known_preds = n.known_preds.clone();
