@@ -308,3 +308,62 @@ extern "C" __global__ void pathfinder(int iteration, const int *wall, const int 
     }
     if (computed) results[xidx] = result[tx];
 }
+
+// Rodinia's hotspot (calculate_temp): `iteration` steps of a thermal simulation on a grid of
+// cells per launch, in pyramids of 16 x 16 blocks that overlap by `iteration` cells on each
+// side. Each step the threads inside a window that narrows by one on each side (and
+// inside the grid) update their cell from its four neighbours (indices clamped to the
+// grid) and raise a per-thread flag; after the barrier the flagged threads copy the new
+// value back, but in the last step. The arithmetic is in double, as in Rodinia (`2.0`).
+#define HS_BLOCK 16
+#define HS_IN_RANGE(x, min, max) ((x) >= (min) && (x) <= (max))
+extern "C" __global__ void hotspot(int iteration, const float *power, const float *temp_src, float *temp_dst, int grid_cols, int grid_rows,
+                                   int border_cols, int border_rows, float cap, float rx, float ry, float rz, float step)
+{
+    __shared__ float temp_on_cuda[HS_BLOCK][HS_BLOCK];
+    __shared__ float power_on_cuda[HS_BLOCK][HS_BLOCK];
+    __shared__ float temp_t[HS_BLOCK][HS_BLOCK];
+    float amb_temp = 80.0;
+    float step_div_cap, rx_1, ry_1, rz_1;
+    int bx = blockIdx.x, by = blockIdx.y, tx = threadIdx.x, ty = threadIdx.y;
+    step_div_cap = step / cap;
+    rx_1 = 1 / rx;
+    ry_1 = 1 / ry;
+    rz_1 = 1 / rz;
+    int small_block_rows = HS_BLOCK - iteration * 2, small_block_cols = HS_BLOCK - iteration * 2;
+    int blk_y = small_block_rows * by - border_rows, blk_x = small_block_cols * bx - border_cols;
+    int blk_y_max = blk_y + HS_BLOCK - 1, blk_x_max = blk_x + HS_BLOCK - 1;
+    int yidx = blk_y + ty, xidx = blk_x + tx;
+    int index = grid_cols * yidx + xidx;
+    if (HS_IN_RANGE(yidx, 0, grid_rows - 1) && HS_IN_RANGE(xidx, 0, grid_cols - 1)) {
+        temp_on_cuda[ty][tx] = temp_src[index];
+        power_on_cuda[ty][tx] = power[index];
+    }
+    __syncthreads();
+    int valid_y_min = (blk_y < 0) ? -blk_y : 0;
+    int valid_y_max = (blk_y_max > grid_rows - 1) ? HS_BLOCK - 1 - (blk_y_max - grid_rows + 1) : HS_BLOCK - 1;
+    int valid_x_min = (blk_x < 0) ? -blk_x : 0;
+    int valid_x_max = (blk_x_max > grid_cols - 1) ? HS_BLOCK - 1 - (blk_x_max - grid_cols + 1) : HS_BLOCK - 1;
+    int n = ty - 1, s = ty + 1, w = tx - 1, e = tx + 1;
+    n = (n < valid_y_min) ? valid_y_min : n;
+    s = (s > valid_y_max) ? valid_y_max : s;
+    w = (w < valid_x_min) ? valid_x_min : w;
+    e = (e > valid_x_max) ? valid_x_max : e;
+    bool computed;
+    for (int i = 0; i < iteration; i++) {
+        computed = false;
+        if (HS_IN_RANGE(tx, i + 1, HS_BLOCK - i - 2) && HS_IN_RANGE(ty, i + 1, HS_BLOCK - i - 2) && HS_IN_RANGE(tx, valid_x_min, valid_x_max) &&
+            HS_IN_RANGE(ty, valid_y_min, valid_y_max)) {
+            computed = true;
+            temp_t[ty][tx] = temp_on_cuda[ty][tx] + step_div_cap * (power_on_cuda[ty][tx] +
+                                                                    (temp_on_cuda[s][tx] + temp_on_cuda[n][tx] - 2.0 * temp_on_cuda[ty][tx]) * ry_1 +
+                                                                    (temp_on_cuda[ty][e] + temp_on_cuda[ty][w] - 2.0 * temp_on_cuda[ty][tx]) * rx_1 +
+                                                                    (amb_temp - temp_on_cuda[ty][tx]) * rz_1);
+        }
+        __syncthreads();
+        if (i == iteration - 1) break;
+        if (computed) temp_on_cuda[ty][tx] = temp_t[ty][tx];
+        __syncthreads();
+    }
+    if (computed) temp_dst[index] = temp_t[ty][tx];
+}

@@ -421,6 +421,60 @@ static void pathfinder_teardown(void)
     for (int k = 0; k < 2; k++) { free(pf.p1[k]); free(pf.p2[k]); }
 }
 
+/* hotspot: Rodinia's thermal simulation of a 1024 x 1024 chip, 20 steps in launches of 2
+ * (pyramids of 16 x 16 blocks; two barriers per step, a window guard, clamped neighbours,
+ * double arithmetic). */
+enum { HS_N = 1024, HS_STEPS = 20, HS_PYRAMID = 2 };
+static struct { int n; float *power, *t1[2], *t2[2], *r1, *r2, cap, rx, ry, rz, step; } hs;
+static void hotspot_setup(void)
+{
+    hs.n = HS_N * opt.scale;
+    size_t cells = (size_t)hs.n * hs.n;
+    hs.power = xalloc(cells * 4);
+    for (int k = 0; k < 2; k++) { hs.t1[k] = xalloc(cells * 4); hs.t2[k] = xalloc(cells * 4); }
+    for (size_t i = 0; i < cells; i++) hs.power[i] = rng_unit() * 0.01f;
+    /* Rodinia's chip parameters. */
+    float t_chip = 0.0005f, chip = 0.016f, gh = chip / (float)hs.n, gw = chip / (float)hs.n;
+    hs.cap = 0.5f * 1.75e6f * t_chip * gw * gh;
+    hs.rx = gw / (2.0f * 100.0f * t_chip * gh);
+    hs.ry = gh / (2.0f * 100.0f * t_chip * gw);
+    hs.rz = t_chip / (100.0f * gh * gw);
+    hs.step = 0.001f / (3.0e6f / (0.5f * t_chip * 1.75e6f));
+}
+static void hotspot_initial(float *t)
+{
+    for (size_t i = 0; i < (size_t)hs.n * hs.n; i++) t[i] = 320.0f + (float)(i % 17);
+}
+static void hotspot_ptx(void)
+{
+    int small = 16 - HS_PYRAMID * 2, border = HS_PYRAMID;
+    unsigned blocks = (unsigned)((hs.n + small - 1) / small);
+    hotspot_initial(hs.t1[0]);
+    int from = 0;
+    for (int t = 0; t < HS_STEPS; t += HS_PYRAMID) {
+        int iteration = HS_PYRAMID < HS_STEPS - t ? HS_PYRAMID : HS_STEPS - t;
+        void *args[] = {&iteration, &hs.power, &hs.t1[from], &hs.t1[1 - from], &hs.n, &hs.n, &border, &border, &hs.cap, &hs.rx, &hs.ry, &hs.rz, &hs.step};
+        launch("hotspot", dim(blocks, blocks), dim(16, 16), args, 0);
+        from = 1 - from;
+    }
+    hs.r1 = hs.t1[from];
+}
+static void hotspot_nat(void)
+{
+    hotspot_initial(hs.t2[0]);
+    hotspot_native(hs.n, hs.n, HS_STEPS, hs.power, hs.t2[0], hs.t2[1], hs.cap, hs.rx, hs.ry, hs.rz, hs.step);
+    hs.r2 = hs.t2[HS_STEPS % 2];
+}
+static int hotspot_verify(void) /* fused multiply-adds differ */
+{
+    return close_f32("hotspot", hs.r1, hs.r2, (size_t)hs.n * hs.n, 1e-5f, 1e-3f);
+}
+static void hotspot_teardown(void)
+{
+    free(hs.power);
+    for (int k = 0; k < 2; k++) { free(hs.t1[k]); free(hs.t2[k]); }
+}
+
 typedef struct {
     const char *name, *what;
     void (*setup)(void), (*run_ptx)(void), (*run_native)(void);
@@ -444,6 +498,7 @@ static const Bench benches[] = {
     {"interp_tex", "8M interpolations in a 1D texture (tex1Dfetch)", interp_setup, interp_ptx, interp_nat, interp_verify, interp_teardown},
     {"barrier_loop", "64 x (3-operand step on shared memory + barrier), 4096 blocks", barrier_loop_setup, barrier_loop_ptx, barrier_loop_nat, barrier_loop_verify, barrier_loop_teardown},
     {"pathfinder", "Rodinia pathfinder, 1M columns x 101 rows, 20 rows per launch", pathfinder_setup, pathfinder_ptx, pathfinder_nat, pathfinder_verify, pathfinder_teardown},
+    {"hotspot", "Rodinia hotspot, 1024 x 1024 chip, 20 steps, 2 per launch (double arithmetic)", hotspot_setup, hotspot_ptx, hotspot_nat, hotspot_verify, hotspot_teardown},
 };
 enum { NBENCH = sizeof benches / sizeof benches[0] };
 

@@ -291,3 +291,29 @@ void pathfinder_native(int cols, int rows, const int *wall, int *src, int *dst)
         dst = x;
     }
 }
+
+/* Rodinia's hotspot, step by step over the whole grid (each cell from its four neighbours,
+ * clamped to the grid), in double as the CUDA kernel computes it; each worker a band of
+ * rows. After `steps` steps the result is in `in` if steps is even, else in `out`. */
+void hotspot_native(int cols, int rows, int steps, const float *power, float *in, float *out, float cap, float rx, float ry, float rz, float step)
+{
+    const float amb = 80.0f, step_div_cap = step / cap, rx_1 = 1 / rx, ry_1 = 1 / ry, rz_1 = 1 / rz;
+    for (int t = 0; t < steps; t++) {
+        const float *restrict a = in;
+        float *restrict b = out;
+#pragma omp parallel for schedule(static)
+        for (int y = 0; y < rows; y++) {
+            const float *up = a + (size_t)(y > 0 ? y - 1 : y) * cols, *row = a + (size_t)y * cols;
+            const float *down = a + (size_t)(y < rows - 1 ? y + 1 : y) * cols, *p = power + (size_t)y * cols;
+            float *o = b + (size_t)y * cols;
+            for (int x = 0; x < cols; x++) {
+                int w = x > 0 ? x - 1 : x, e = x < cols - 1 ? x + 1 : x;
+                float c = row[x];
+                o[x] = (float)(c + step_div_cap * (p[x] + (down[x] + up[x] - 2.0 * c) * ry_1 + (row[e] + row[w] - 2.0 * c) * rx_1 + (amb - c) * rz_1));
+            }
+        }
+        float *x = in;
+        in = out;
+        out = x;
+    }
+}

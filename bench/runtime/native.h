@@ -19,5 +19,6 @@ void interp_native(int n, const float *table, const float *pos, float *out);
 void barrier_loop_native(int blocks, const float *in, float *out);
 /* After rows - 1 steps the last row's costs are in src if rows - 1 is even, else in dst. */
 void pathfinder_native(int cols, int rows, const int *wall, int *src, int *dst);
+void hotspot_native(int cols, int rows, int steps, const float *power, float *in, float *out, float cap, float rx, float ry, float rz, float step);
 
 #endif
