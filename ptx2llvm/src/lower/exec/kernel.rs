@@ -1167,6 +1167,13 @@ pub(crate) fn emit_region_loop<'ctx>(
     b.position_at_end(xh);
     let x = b.build_phi(i32t, "tid.x")?;
     let xv = x.as_basic_value().into_int_value();
+    // The next index, computed where it dominates the whole body: a body that computes
+    // `tid + 1` itself (a right neighbour's index) then shares it, where with the increment
+    // in the latch GVN would make the latch's value a phi of copies on each way to it,
+    // which the vectorizer does not recognize as an induction (the loop stays scalar).
+    // Each index is below its bound, itself below 2^31: the increment does not wrap.
+    let xn = b.build_int_nuw_add(xv, i32t.const_int(1, false), "tid.x.next")?;
+    no_signed_wrap(xn);
     let thread = thread_at(fc, [xv, yv, zv])?;
     let lin = thread.linear;
     fc.thread = Some(thread);
@@ -1550,8 +1557,6 @@ pub(crate) fn emit_region_loop<'ctx>(
     let one = i32t.const_int(1, false);
     // Each index is below its bound, itself below 2^31: the increments do not wrap.
     b.position_at_end(xl);
-    let xn = b.build_int_nuw_add(xv, one, "")?;
-    no_signed_wrap(xn);
     let x_end = row.as_ref().map_or(hi[0], |r| r.end);
     let row_end = match &row {
         Some(r) => {
