@@ -14,6 +14,8 @@
  *                 (a row per thread: strided and reversed shared reads), blocks of 1 to 90
  *   shared_columns    a tile of doubles read along columns and permuted rows of shared memory
  *   shared_scatter    stores to permuted shared slots (odd steps, blocks of 32 to 1024)
+ *   uniform_copy  a shared value read from one address and stored to one address by the
+ *                 flagged threads (none, all, random)
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -191,6 +193,28 @@ static int check_scatter(unsigned grid, unsigned block, int step, uint64_t seed)
     return bad != 0;
 }
 
+static int check_uniform_copy(unsigned grid, unsigned block, int flags, uint64_t seed)
+{
+    const ptxrtKernel *k = harness_find_kernel("uniform_copy");
+    size_t n = (size_t)grid * block;
+    uint32_t *flag = harness_xmalloc(n * 4), *in = harness_xmalloc((size_t)grid * 8), *out = harness_xmalloc((size_t)grid * 4), *want = harness_xmalloc((size_t)grid * 4);
+    harness_rng rng;
+    harness_rng_seed(&rng, seed);
+    harness_fill_u32(&rng, in, (size_t)grid * 2, 1u << 30);
+    for (size_t i = 0; i < n; i++) flag[i] = flags == 2 ? (harness_rng_u32(&rng) % 7 == 0) : (uint32_t)flags;
+    for (unsigned b = 0; b < grid; b++) {
+        out[b] = want[b] = 0xdeadbeefu;
+        for (unsigned t = 0; t < block; t++)
+            if (flag[(size_t)b * block + t]) want[b] = in[(size_t)b * 2 + 1];
+    }
+    void *args[] = {&flag, &in, &out};
+    PTXRT_CHECK(ptxrtLaunchKernel(k, harness_dim3(grid, 1, 1), harness_dim3(block, 1, 1), args, 0, NULL));
+    size_t bad = harness_compare_u32("uniform_copy out", want, out, grid);
+    if (bad) fprintf(stderr, "uniform_copy: grid %u block %u flags %d\n", grid, block, flags);
+    free(flag); free(in); free(out); free(want);
+    return bad != 0;
+}
+
 int main(void)
 {
     int shapes = 0, failures = 0;
@@ -219,5 +243,9 @@ int main(void)
     static const int scat[][3] = {{3, 64, 5}, {2, 1024, 33}, {4, 32, 1}, {2, 256, 255}};
     for (size_t s = 0; s < sizeof scat / sizeof scat[0]; s++, shapes++)
         failures += check_scatter((unsigned)scat[s][0], (unsigned)scat[s][1], scat[s][2], 6000 + s);
+    /* (grid, block, flags: 0 none, 1 all, 2 random) */
+    static const int copies[][3] = {{4, 64, 2}, {3, 256, 1}, {2, 128, 0}, {5, 33, 2}};
+    for (size_t s = 0; s < sizeof copies / sizeof copies[0]; s++, shapes++)
+        failures += check_uniform_copy((unsigned)copies[s][0], (unsigned)copies[s][1], copies[s][2], 7000 + s);
     return harness_finish("gathers", shapes, failures);
 }

@@ -103,3 +103,16 @@ extern "C" __global__ void shared_scatter(int step, const int *in, int *out)
     __syncthreads();
     out[i] = s[t];
 }
+
+// A value read from one shared address by the threads whose flag is set and stored by them
+// to one global address (`out[block] = s[1]`): the vectorized loop's gather and scatter
+// through one address are both rewritten, the scatter storing what the rewritten gather
+// loaded (its operand read after the gather's rewrite replaced it).
+extern "C" __global__ void uniform_copy(const int *flag, const int *in, int *out)
+{
+    __shared__ int s[2];
+    int t = threadIdx.x;
+    if (t < 2) s[t] = in[blockIdx.x * 2 + t];
+    __syncthreads();
+    if (flag[blockIdx.x * blockDim.x + t]) out[blockIdx.x] = s[1];
+}

@@ -354,6 +354,14 @@ impl Backend<'_> {
             }
             time.large_functions = lower::opt::pipeline::optimize(&module, &tm, opts.opt_level, opts.large_function).map_err(optimize_error)?;
             lower::opt::gather_scatter::rewrite_gathers_and_scatters(&cx, &module, opts.check.is_some());
+            // Our own rewrites after the pipeline are checked before code generation, which
+            // would crash on invalid IR instead of reporting it.
+            if let Err(e) = module.verify() {
+                return Err(CompileError::Target(format!(
+                    "internal error: the rewritten LLVM IR is invalid (a ptx2llvm bug; please report it with the input). LLVM's verifier said: {}",
+                    e.to_string().trim()
+                )));
+            }
             if time.large_functions > 0 {
                 self.progress.note(&format!("{label}: {} large functions optimized with the scalar pipeline", time.large_functions));
             }

@@ -442,13 +442,18 @@ pub fn rewrite_gathers_and_scatters<'ctx>(cx: &'ctx inkwell::context::Context, m
             let mut cur = bb.get_first_instruction();
             while let Some(inst) = cur {
                 cur = inst.get_next_instruction();
-                found.extend(Masked::of(inst));
+                if Masked::of(inst).is_some() {
+                    found.push(inst);
+                }
             }
         }
         let window = if checked { None } else { window_field.and_then(|offset| shared_offsets::shared_window(f, offset, &abi)) };
         let mut narrower = Narrower::new(cx, TargetData::create(layout));
-        // One rewrite per call: the one-address form first (it removes the call).
-        for m in found {
+        // One rewrite per call: the one-address form first (it removes the call). Each call's
+        // operands are read when its turn comes: a rewrite before it may have replaced one
+        // (a gather's result that a scatter stores).
+        for call in found {
+            let Some(m) = Masked::of(call) else { continue };
             let (call, ptrs) = match m {
                 Masked::Gather(g) if r.one_address_gather(&g).is_some() => continue,
                 Masked::Scatter(sc) if r.one_address_scatter(&sc).is_some() => continue,
