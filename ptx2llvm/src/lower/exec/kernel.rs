@@ -1294,6 +1294,19 @@ pub(crate) fn emit_region_loop<'ctx>(
     };
     // Where a resumed thread's run ends when it does not park (it is no longer parked).
     let unpark_join = resume_at.and(wait_join);
+    // A run that reached a sync point goes on: to the state join with the point, or on.
+    let end_run = |fc: &FnCx<'ctx, '_>, point: IntValue<'ctx>| -> R<()> {
+        match state_join {
+            Some((join, phi)) => {
+                phi.add_incoming(&[(&point, fc.b.get_insert_block().expect("positioned"))]);
+                fc.b.build_unconditional_branch(join)?;
+            }
+            None => {
+                fc.b.build_unconditional_branch(unpark_join.unwrap_or(xl))?;
+            }
+        }
+        Ok(())
+    };
     let mut parks: Vec<((usize, interchange::Arrival), BasicBlock<'ctx>)> = vec![];
     let mut edge = |fc: &FnCx<'ctx, '_>, from: Option<BlockId>, id: BlockId, work: &mut Vec<(BlockId, BasicBlock<'ctx>)>| -> BasicBlock<'ctx> {
         let Some((plan, q)) = plan.and_then(|p| Some((p, p.point_at(id)?))) else { return get(fc, id, work) };
@@ -1442,15 +1455,7 @@ pub(crate) fn emit_region_loop<'ctx>(
                         if unpark_join.is_some() {
                             wait_values.push((fc.b.get_insert_block().expect("positioned"), i32t.const_zero()));
                         }
-                        match state_join {
-                            Some((join, phi)) => {
-                                phi.add_incoming(&[(&j, fc.b.get_insert_block().expect("positioned"))]);
-                                fc.b.build_unconditional_branch(join)?;
-                            }
-                            None => {
-                                fc.b.build_unconditional_branch(unpark_join.unwrap_or(xl))?;
-                            }
-                        }
+                        end_run(fc, j)?;
                     }
                 }
             }
@@ -1504,15 +1509,7 @@ pub(crate) fn emit_region_loop<'ctx>(
         if unpark_join.is_some() {
             wait_values.push((fc.b.get_insert_block().expect("positioned"), i32t.const_zero()));
         }
-        match state_join {
-            Some((join, phi)) => {
-                phi.add_incoming(&[(&reached, fc.b.get_insert_block().expect("positioned"))]);
-                fc.b.build_unconditional_branch(join)?;
-            }
-            None => {
-                fc.b.build_unconditional_branch(unpark_join.unwrap_or(xl))?;
-            }
-        }
+        end_run(fc, reached)?;
     }
     fc.b.position_at_end(exit_bb);
     let exited = i32t.const_int(sync::EXITED, false);

@@ -261,11 +261,8 @@ fn clamped(v: LLVMValueRef, depth: u32) -> bool {
             | LLVMInsertElement => any_operand(&|x| clamped(x, depth + 1)),
             LLVMSelect => is_vector(LLVMGetOperand(v, 0)) && any_operand(&lane_index),
             LLVMCall => {
-                let callee = LLVMGetCalledValue(v);
-                let mut len = 0;
-                let name = LLVMGetValueName2(callee, &mut len);
-                let name = if name.is_null() { &[][..] } else { std::slice::from_raw_parts(name as *const u8, len) };
-                ["llvm.smin.", "llvm.smax.", "llvm.umin.", "llvm.umax."].iter().any(|p| name.starts_with(p.as_bytes())) && any_operand(&lane_index)
+                let name = callee_name(InstructionValue::new(inst)).unwrap_or_default();
+                ["llvm.smin.", "llvm.smax.", "llvm.umin.", "llvm.umax."].iter().any(|p| name.starts_with(p)) && any_operand(&lane_index)
             }
             _ => false,
         }
