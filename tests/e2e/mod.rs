@@ -374,6 +374,23 @@ fn warps() {
     run_fixture(&WARPS);
 }
 
+/// NVRTC output: chains of regions joined by warp collectives (a block scan's two shuffle
+/// chains, one taken by warp 0 alone; butterflies of doubles and 64-bit integers with a
+/// ballot, a vote and a redux after warps exited; chains that selected warps take; a
+/// half-warp chain under a 16-lane mask), which block functions run warp by warp
+/// (`lower/exec/warp_runs.rs`) on blocks of whole warps along x and region by region on
+/// others (16 x 4, 48 x 2).
+const WARP_RUNS: Fixture = Fixture {
+    ptx: "warp_runs.ptx",
+    host: "warp_runs_host.c",
+    ok_lines: &["block_scan: 7 shapes OK", "mixed_chain: 3 shapes OK", "selected_chains: 5 shapes OK"],
+};
+
+#[test]
+fn warp_runs() {
+    run_fixture(&WARP_RUNS);
+}
+
 /// NVRTC output (sm_90): every `mma.sync` form (f16/bf16/tf32/e4m3/e5m2 with f16 or f32
 /// accumulators, s8/u8/s4/u4 with and without `.satfinite`, f64 m8n8k4/m16n8k8/m16n8k16, the
 /// four products of f16 m8n8k4 in each layout), `ldmatrix` x1/x2/x4 with and without `.trans`, `nvcuda::wmma` load/mma/store
@@ -763,6 +780,7 @@ const ALL_FIXTURES: &[&Fixture] = &[
     &FAULTS,
     &DEVICE_LIB,
     &WARPS,
+    &WARP_RUNS,
     &LEGACY_WARP,
     &MATRIX,
     &MATRIX_SM90,
@@ -851,7 +869,7 @@ fn multi_version_objects() {
         eprintln!("skipped: multi-version objects are for x86-64 hosts");
         return;
     }
-    for fx in [&WARPS, &REDUCE, &RING_INDICES, &ALGORITHMS, &GATHERS, &INTERCHANGE, &REGION_GUARDS] {
+    for fx in [&WARPS, &WARP_RUNS, &REDUCE, &RING_INDICES, &ALGORITHMS, &GATHERS, &INTERCHANGE, &REGION_GUARDS] {
         let work = WorkDir::new(&format!("multiversion-{}", fx.host.trim_end_matches(".c")));
         let obj = work.join("kernel.o");
         support::compile_ptx(&support::root_path("tests/kernels").join(fx.ptx), &obj, &["--cpu", "x86-64,x86-64-v3,x86-64-v4"], work.path());

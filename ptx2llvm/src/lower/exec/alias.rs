@@ -166,15 +166,36 @@ pub(crate) fn tag_thread_access<'ctx>(cx: &'ctx Context, inst: InstructionValue<
 /// itself (which also keeps two loops' IDs apart); the C API builds that cycle through a
 /// temporary node.
 pub(crate) fn mark_parallel_loop<'ctx>(cx: &'ctx Context, latch: InstructionValue<'ctx>) {
+    mark_loop(cx, latch, false)
+}
+
+/// `mark_parallel_loop` for a thread loop over one warp (`warp_runs`), which LLVM must not
+/// unroll fully before it vectorizes it: the 32 threads' code, unrolled first, comes out of
+/// the SLP vectorizer in pieces of 4 and scalars, where the loop vectorizer makes two
+/// full-width vectors of each value (which then stay in registers).
+pub(crate) fn mark_warp_loop<'ctx>(cx: &'ctx Context, latch: InstructionValue<'ctx>) {
+    mark_loop(cx, latch, true)
+}
+
+fn mark_loop<'ctx>(cx: &'ctx Context, latch: InstructionValue<'ctx>, no_unroll: bool) {
     use inkwell::llvm_sys::core::{LLVMMDNodeInContext2, LLVMMetadataAsValue, LLVMSetMetadata, LLVMValueAsMetadata};
     use inkwell::llvm_sys::debuginfo::{LLVMMetadataReplaceAllUsesWith, LLVMTemporaryMDNode};
     let parallel = cx.metadata_node(&[cx.metadata_string("llvm.loop.parallel_accesses").into(), thread_access_group(cx).into()]);
+    // Not unrolled before it is vectorized; the vectorized loop (two or so iterations)
+    // then unrolled fully, after which SROA turns the warp's arrays into registers.
+    let unroll = cx.metadata_node(&[cx.metadata_string("llvm.loop.unroll.disable").into()]);
+    let full = cx.metadata_node(&[cx.metadata_string("llvm.loop.unroll.full").into()]);
+    let followup = cx.metadata_node(&[cx.metadata_string("llvm.loop.vectorize.followup_vectorized").into(), full.into()]);
     // SAFETY: every reference is created in `cx`, which outlives this call; the temporary
     // node is replaced (which deletes it) before the ID is attached.
     unsafe {
         let raw_cx = cx.raw();
         let temp = LLVMTemporaryMDNode(raw_cx, std::ptr::null_mut(), 0);
-        let mut ops = [temp, LLVMValueAsMetadata(parallel.as_value_ref())];
+        let mut ops = vec![temp, LLVMValueAsMetadata(parallel.as_value_ref())];
+        if no_unroll {
+            ops.push(LLVMValueAsMetadata(unroll.as_value_ref()));
+            ops.push(LLVMValueAsMetadata(followup.as_value_ref()));
+        }
         let id = LLVMMDNodeInContext2(raw_cx, ops.as_mut_ptr(), ops.len());
         LLVMMetadataReplaceAllUsesWith(temp, id);
         LLVMSetMetadata(latch.as_value_ref(), cx.get_kind_id("llvm.loop"), LLVMMetadataAsValue(raw_cx, id));

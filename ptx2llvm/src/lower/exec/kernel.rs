@@ -22,6 +22,7 @@ use crate::lower::exec::interchange;
 use crate::lower::exec::regions::{self, Regions};
 use crate::lower::exec::segments;
 use crate::lower::exec::texture_versions;
+use crate::lower::exec::warp_runs;
 use crate::lower::thread::{FnCx, Thread, Uniform};
 use crate::lower::{LowerError, ModuleLowerer, R};
 use inkwell::basic_block::BasicBlock;
@@ -120,7 +121,7 @@ pub(crate) struct ContextLayout<'ctx> {
     pub(crate) wait: Option<u64>,
     bytes_per_thread: u64,
     /// Bytes of each thread's frame (0: no frame).
-    frame_bytes: u64,
+    pub(crate) frame_bytes: u64,
     /// The kernel's interchanged loops.
     pub(crate) interchange: Option<interchange::State<'ctx>>,
     /// Alias scopes of the arrays (`alias`).
@@ -140,6 +141,20 @@ pub(crate) struct ContextLayout<'ctx> {
     /// of them to the last (warp 0 alone through a chain of shuffles after a barrier: its
     /// 32 threads, not a look at every warp's states), and sets it back to all ones.
     pub(crate) released_warps: Option<PointerValue<'ctx>>,
+    /// While a warp run's code is emitted (`warp_runs`): the registers it keeps in the
+    /// warp's own arrays instead of the context area.
+    pub(crate) warp_view: std::cell::RefCell<Option<WarpView<'ctx>>>,
+}
+
+/// The registers a warp run keeps for one warp (`warp_runs`): per context slot (by its
+/// prefix), the 32 lanes' elements in a function-local array, lane `tid - first`. LLVM
+/// promotes those arrays to vector registers, so the run's values stay in registers across
+/// its warp collectives instead of going through the context area.
+pub(crate) struct WarpView<'ctx> {
+    /// Linear index of the warp's lane 0, and its x index.
+    pub(crate) first: IntValue<'ctx>,
+    pub(crate) x0: IntValue<'ctx>,
+    pub(crate) lanes: HashMap<u64, PointerValue<'ctx>>,
 }
 
 /// Kernels of more PTX instructions than this are large: their thread loops hold thousands
@@ -220,6 +235,7 @@ fn context_layout<'ctx>(
         block_uniform: Default::default(),
         pass_uniform: Default::default(),
         released_warps: None,
+        warp_view: Default::default(),
     }
 }
 
@@ -461,6 +477,18 @@ pub fn lower_entry<'ctx>(ml: &ModuleLowerer<'ctx, '_>, index: usize, f: &ir::Fun
                 .collect::<R<Vec<_>>>()?
                 .into_iter()
                 .unzip();
+            // Chains of regions joined by warp collectives run warp by warp (`warp_runs`).
+            let runs = if n > ONE_LOOP_ABOVE_REGIONS { HashMap::new() } else { warp_runs::plan(f, &regions, &layout) };
+            let warp_run = |fc: &mut FnCx<'ctx, '_>, k: usize, dense: BasicBlock<'ctx>| -> R<BasicBlock<'ctx>> {
+                match runs.get(&k) {
+                    Some(run) if run.checked => warp_runs::emit(fc, &regions, &layout, run, States::Written, next, dense),
+                    Some(run) => {
+                        let last = *run.regions.last().expect("a run has regions");
+                        warp_runs::emit(fc, &regions, &layout, run, dense_states[last], after_dense[last], dense)
+                    }
+                    None => Ok(dense),
+                }
+            };
             let mut cases = vec![];
             for k in 1..n {
                 let pick = fc.new_block(&format!("region{k}"));
@@ -506,6 +534,7 @@ pub fn lower_entry<'ctx>(ml: &ModuleLowerer<'ctx, '_>, index: usize, f: &ir::Fun
                     Some((then_dense, guard)) => emit_narrowed_loop(&mut fc, &regions, &layout, k, guard, None, dense_states[k], after_dense[k], *then_dense)?,
                     None => emit_region_loop(&mut fc, &regions, &layout, RegionSel::One(k), Filter::All, dense_states[k], None, after_dense[k])?,
                 };
+                let dense = warp_run(&mut fc, k, dense)?;
                 fc.b.position_at_end(entries.dense[k]);
                 fc.b.build_unconditional_branch(dense)?;
                 let checked = emit_region_loop(&mut fc, &regions, &layout, RegionSel::One(k), Filter::Released, States::Written, None, after_released[k])?;
@@ -515,6 +544,7 @@ pub fn lower_entry<'ctx>(ml: &ModuleLowerer<'ctx, '_>, index: usize, f: &ir::Fun
             }
             // Region 0 (the entry) runs for every thread.
             let first = emit_region_loop(&mut fc, &regions, &layout, RegionSel::One(0), Filter::All, dense_states[0], None, after_dense[0])?;
+            let first = warp_run(&mut fc, 0, first)?;
             fc.b.position_at_end(entries.dense[0]);
             fc.b.build_unconditional_branch(first)?;
             fc.b.position_at_end(entries.released[0]);
@@ -727,7 +757,22 @@ impl<'ctx> ContextLayout<'ctx> {
 
     /// Address of thread `tid`'s element of the slot at per-thread prefix `prefix`: in the
     /// thread's frame, or in an array (`context_elem`).
-    fn slot_ptr(&self, fc: &FnCx<'ctx, '_>, prefix: u64, size: u32, tid: IntValue<'ctx>) -> R<PointerValue<'ctx>> {
+    pub(crate) fn slot_ptr(&self, fc: &FnCx<'ctx, '_>, prefix: u64, size: u32, tid: IntValue<'ctx>) -> R<PointerValue<'ctx>> {
+        if let Some(view) = self.warp_view.borrow().as_ref() {
+            if let Some(&lanes) = view.lanes.get(&prefix) {
+                let i64t = fc.cx.i64_type();
+                // The current thread's lane from its x index (the loop's induction), not
+                // from its linear index, so that LLVM sees lanes 0 to 31 in order.
+                let lane = match fc.thread.filter(|t| t.linear == tid) {
+                    Some(t) => fc.b.build_int_nuw_sub(t.tid[0], view.x0, "lane")?,
+                    None if tid == view.first => return Ok(lanes),
+                    None => fc.b.build_int_nuw_sub(tid, view.first, "lane")?,
+                };
+                let lane = fc.b.build_int_z_extend(lane, i64t, "")?;
+                // SAFETY (of the generated code): the view holds the lanes of the warp at `first`.
+                return Ok(unsafe { fc.b.build_in_bounds_gep(crate::lower::thread::int_type(fc.cx, size * 8), lanes, &[lane], "")? });
+            }
+        }
         if prefix >= self.frame_bytes {
             return context_elem(fc, prefix, size, tid);
         }
@@ -789,8 +834,11 @@ fn own_element(fc: &FnCx<'_, '_>, tid: IntValue<'_>) -> bool {
 /// Thread index ranges `[lo, hi)` per dimension (x, y, z) of a narrowed thread loop, none
 /// of them empty.
 pub(crate) struct LoopBounds<'ctx> {
-    lo: [IntValue<'ctx>; 3],
-    hi: [IntValue<'ctx>; 3],
+    pub(crate) lo: [IntValue<'ctx>; 3],
+    pub(crate) hi: [IntValue<'ctx>; 3],
+    /// One row: `hi` is `lo + 1` along y and z, so the loop nest is the x loop alone (a
+    /// warp run's loop over one warp: LLVM then sees its 32 iterations).
+    pub(crate) one_row: bool,
 }
 
 /// A thread loop whose guard bounds the thread indices (`guards`): a barrier-free kernel's
@@ -913,7 +961,7 @@ fn emit_narrowed_loop<'ctx>(
         empty = b.build_or(empty, b.build_int_compare(P::SGE, lo[d], hi[d], "")?, "")?;
     }
     let to32 = |v: IntValue<'ctx>| b.build_int_truncate(v, i32t, "");
-    let bounds = LoopBounds { lo: [to32(lo[0])?, to32(lo[1])?, to32(lo[2])?], hi: [to32(hi[0])?, to32(hi[1])?, to32(hi[2])?] };
+    let bounds = LoopBounds { lo: [to32(lo[0])?, to32(lo[1])?, to32(lo[2])?], hi: [to32(hi[0])?, to32(hi[1])?, to32(hi[2])?], one_row: false };
     // A row of fewer than 32 threads cut to a shorter interval leaves most of each row to
     // the vectorized loop's scalar remainder (hotspot's 16 x 16 blocks: rows of 12 to 14):
     // the ordinary loop, one masked vector per row, is faster there.
@@ -1142,7 +1190,10 @@ pub(crate) fn emit_region_loop<'ctx>(
     };
     // A dense loop whose region has wrapped thread indices runs each row in segments.
     let segments = match (region, filter) {
-        (RegionSel::One(k), Filter::All) if layout.interchange.is_none() => segments::analyze(fc.f, regions, k, &layout.block_uniform),
+        // (Not in a warp's loop: its 32 threads are one segment of any lane or warp index.)
+        (RegionSel::One(k), Filter::All) if layout.interchange.is_none() && !bounds.is_some_and(|b| b.one_row) => {
+            segments::analyze(fc.f, regions, k, &layout.block_uniform)
+        }
         _ => None,
     };
     let b = &fc.b;
@@ -1571,19 +1622,31 @@ pub(crate) fn emit_region_loop<'ctx>(
     let b = &fc.b;
     let c = b.build_int_compare(P::ULT, xn, x_end, "")?;
     let latch = b.build_conditional_branch(c, xh, row_end)?;
-    crate::lower::exec::alias::mark_parallel_loop(cx, latch);
+    if bounds.is_some_and(|b| b.one_row) {
+        crate::lower::exec::alias::mark_warp_loop(cx, latch);
+    } else {
+        crate::lower::exec::alias::mark_parallel_loop(cx, latch);
+    }
     b.position_at_end(yl);
-    let yn = b.build_int_nuw_add(yv, one, "")?;
-    no_signed_wrap(yn);
-    let c = b.build_int_compare(P::ULT, yn, hi[1], "")?;
-    b.build_conditional_branch(c, yh, zl)?;
-    b.position_at_end(zl);
-    let zn = b.build_int_nuw_add(zv, one, "")?;
-    no_signed_wrap(zn);
-    let c = b.build_int_compare(P::ULT, zn, hi[2], "")?;
-    b.build_conditional_branch(c, zh, after)?;
-    z.add_incoming(&[(&lo[2], pre), (&zn, zl)]);
-    y.add_incoming(&[(&lo[1], zh), (&yn, yl)]);
+    if bounds.is_some_and(|b| b.one_row) {
+        b.build_unconditional_branch(after)?;
+        b.position_at_end(zl);
+        b.build_unreachable()?;
+        z.add_incoming(&[(&lo[2], pre)]);
+        y.add_incoming(&[(&lo[1], zh)]);
+    } else {
+        let yn = b.build_int_nuw_add(yv, one, "")?;
+        no_signed_wrap(yn);
+        let c = b.build_int_compare(P::ULT, yn, hi[1], "")?;
+        b.build_conditional_branch(c, yh, zl)?;
+        b.position_at_end(zl);
+        let zn = b.build_int_nuw_add(zv, one, "")?;
+        no_signed_wrap(zn);
+        let c = b.build_int_compare(P::ULT, zn, hi[2], "")?;
+        b.build_conditional_branch(c, zh, after)?;
+        z.add_incoming(&[(&lo[2], pre), (&zn, zl)]);
+        y.add_incoming(&[(&lo[1], zh), (&yn, yl)]);
+    }
     match &row {
         Some(r) => x.add_incoming(&[(&r.start.as_basic_value(), r.header), (&xn, xl)]),
         None => x.add_incoming(&[(&lo[0], yh), (&xn, xl)]),

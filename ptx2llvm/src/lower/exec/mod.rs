@@ -31,4 +31,5 @@ pub mod recompute;
 pub mod regions;
 pub mod segments;
 pub mod texture_versions;
+pub mod warp_runs;
 pub mod warps;

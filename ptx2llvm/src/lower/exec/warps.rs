@@ -21,7 +21,7 @@
 
 use crate::ir::{self, Operand, ReduxOp, ShflMode, VoteMode, WarpOp};
 use crate::lower::abi::sync;
-use crate::lower::exec::kernel::{context_elem, ContextLayout};
+use crate::lower::exec::kernel::ContextLayout;
 use crate::lower::thread::FnCx;
 use crate::lower::{LowerError, R};
 use inkwell::basic_block::BasicBlock;
@@ -181,6 +181,14 @@ pub(crate) fn emit_completion<'ctx>(
     Ok(start)
 }
 
+/// Completes the warp collective `op` in the current block for the one warp whose lane 0
+/// is `first`, all of whose lanes wait there (a warp run, `warp_runs`).
+pub(crate) fn emit_whole_warp<'ctx>(fc: &FnCx<'ctx, '_>, layout: &ContextLayout<'ctx>, op: &WarpOp, first: IntValue<'ctx>) -> R<()> {
+    let all = fc.cx.i32_type().const_all_ones();
+    let warp = Warp::new(fc, layout, first)?;
+    Lanes { warp: &warp, arrival: Arrival::Whole, at: all, at_v: lane_mask_vector(fc, all)? }.compute(op)
+}
+
 /// The membermask operand of a collective (`None`: the lanes that arrive together).
 fn membermask(op: &WarpOp) -> Option<&Operand> {
     match op {
@@ -209,7 +217,7 @@ impl<'a, 'ctx, 'f> Warp<'a, 'ctx, 'f> {
 
     /// The 32 lanes' elements of the context array at `prefix` (elements of `size` bytes).
     fn load(&self, prefix: u64, size: u32) -> R<VectorValue<'ctx>> {
-        let p = context_elem(self.fc, prefix, size, self.base)?;
+        let p = self.layout.slot_ptr(self.fc, prefix, size, self.base)?;
         let v = self.fc.b.build_load(self.vector_type(size), p, "")?;
         let inst = v.as_instruction_value().ok_or_else(|| LowerError::Internal("a load is an instruction".into()))?;
         inst.set_alignment(size).map_err(|e| LowerError::Internal(e.to_string()))?;
@@ -218,7 +226,7 @@ impl<'a, 'ctx, 'f> Warp<'a, 'ctx, 'f> {
     }
 
     fn store(&self, prefix: u64, v: VectorValue<'ctx>) -> R<()> {
-        let p = context_elem(self.fc, prefix, v.get_type().get_element_type().into_int_type().get_bit_width() / 8, self.base)?;
+        let p = self.layout.slot_ptr(self.fc, prefix, v.get_type().get_element_type().into_int_type().get_bit_width() / 8, self.base)?;
         let st = self.fc.b.build_store(p, v)?;
         st.set_alignment(v.get_type().get_element_type().into_int_type().get_bit_width() / 8).map_err(|e| LowerError::Internal(e.to_string()))?;
         self.layout.scopes.tag(self.fc.cx, st, prefix);

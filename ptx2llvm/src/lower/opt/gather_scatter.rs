@@ -18,7 +18,9 @@
 //!   lanes (the others keep the pass-through value).
 //!
 //! The one-element access is a masked load or store of one lane, which code generation turns
-//! into a branch around a scalar access.
+//! into a branch around a scalar access. A gather or scatter whose mask is a constant with
+//! one lane on (a warp's loop, `warp_runs`, where the lane is known) is that lane's plain
+//! load or store.
 //!
 //! Pointers read from memory. A per-thread pointer kept in the context area (saved across
 //! a barrier or an interchanged loop's passes, `interchange`) is an address LLVM cannot
@@ -158,6 +160,39 @@ impl<'ctx> Rewriter<'_, 'ctx> {
         Some(self.b.build_bit_cast(any, cx.bool_type().vec_type(1), "").ok()?.into_vector_value())
     }
 
+    /// A scatter whose mask is a constant with one lane on (`if (lane == 31) totals[warp] = v`
+    /// in a warp's loop, `warp_runs`): that lane's element stored at its pointer.
+    fn one_lane_scatter(&self, sc: &Scatter<'ctx>) -> Option<()> {
+        let Scatter { call, data, ptrs, align, mask } = *sc;
+        let lane = single_constant_lane(mask)?;
+        self.b.position_before(&call);
+        let i32t = self.module.get_context().i32_type();
+        let k = i32t.const_int(u64::from(lane), false);
+        let p = self.b.build_extract_element(ptrs, k, "").ok()?.into_pointer_value();
+        let element = self.b.build_extract_element(data, k, "").ok()?;
+        let store = self.b.build_store(p, element).ok()?;
+        store.set_alignment(align.get_zero_extended_constant()? as u32).ok()?;
+        call.erase_from_basic_block();
+        Some(())
+    }
+
+    /// A gather whose mask is a constant with one lane on: that lane's element loaded, the
+    /// others the pass-through value.
+    fn one_lane_gather(&self, g: &Gather<'ctx>) -> Option<()> {
+        let Gather { call, ptrs, align, mask, pass_through } = *g;
+        let lane = single_constant_lane(mask)?;
+        self.b.position_before(&call);
+        let i32t = self.module.get_context().i32_type();
+        let k = i32t.const_int(u64::from(lane), false);
+        let p = self.b.build_extract_element(ptrs, k, "").ok()?.into_pointer_value();
+        let loaded = self.b.build_load(pass_through.get_type().get_element_type(), p, "").ok()?;
+        loaded.as_instruction_value()?.set_alignment(align.get_zero_extended_constant()? as u32).ok()?;
+        let result = self.b.build_insert_element(pass_through, loaded, k, "").ok()?;
+        call.replace_all_uses_with(&result.as_instruction_value()?);
+        call.erase_from_basic_block();
+        Some(())
+    }
+
     /// A scatter through one address: the highest active lane's element stored there.
     fn one_address_scatter(&self, sc: &Scatter<'ctx>) -> Option<()> {
         let Scatter { call, data, ptrs, align, mask } = *sc;
@@ -201,6 +236,29 @@ impl<'ctx> Rewriter<'_, 'ctx> {
         call.erase_from_basic_block();
         Some(())
     }
+}
+
+/// The lane of a constant mask that is on, if exactly one is (and none is undefined).
+fn single_constant_lane(mask: VectorValue<'_>) -> Option<u32> {
+    if !mask.is_const() {
+        return None;
+    }
+    let mut on = None;
+    for k in 0..mask.get_type().get_size() {
+        // SAFETY: `mask` is a valid constant; `LLVMGetAggregateElement` reads any constant
+        // vector's element (null when it cannot say), and an i1 element is an integer.
+        let bit = unsafe { inkwell::llvm_sys::core::LLVMGetAggregateElement(mask.as_value_ref(), k) };
+        if bit.is_null() || unsafe { inkwell::llvm_sys::core::LLVMIsAConstantInt(bit) }.is_null() {
+            return None;
+        }
+        let bit = unsafe { IntValue::new(bit) };
+        match bit.get_zero_extended_constant()? {
+            0 => {}
+            _ if on.is_none() => on = Some(k),
+            _ => return None,
+        }
+    }
+    on
 }
 
 /// The vector type of `n` elements of a vector's element type.
@@ -452,7 +510,8 @@ pub fn rewrite_gathers_and_scatters<'ctx>(cx: &'ctx inkwell::context::Context, m
         for call in found {
             let Some(m) = Masked::of(call) else { continue };
             let (call, ptrs) = match m {
-                Masked::Gather(g) if r.one_address_gather(&g).is_some() => continue,
+                Masked::Gather(g) if r.one_lane_gather(&g).is_some() || r.one_address_gather(&g).is_some() => continue,
+                Masked::Scatter(sc) if r.one_lane_scatter(&sc).is_some() => continue,
                 Masked::Scatter(sc) if r.one_address_scatter(&sc).is_some() => continue,
                 Masked::Gather(g) => (g.call, g.ptrs),
                 Masked::Scatter(sc) => (sc.call, sc.ptrs),

@@ -1,0 +1,321 @@
+//! Warp runs: a chain of regions joined by warp collectives, run warp by warp.
+//!
+//! A warp scan or reduction is a straight sequence of regions, each ending at a shuffle
+//! that every thread reaches (`Regions::sole_successor`): `v += shfl.up(v, 1)`, then by 2,
+//! 4, 8, 16. Run region by region, every step is a thread loop over the whole block that
+//! stores `v` to the context area, then a pass over the warps that loads it back, permutes
+//! it and stores the result, which the next step's loop loads again: the values make a
+//! round trip through memory per step, and the runtime benchmark's block scan ran at a
+//! fifth of the speed of the same scan kept in vector registers.
+//!
+//! A warp run executes such a chain for one warp at a time: the warp's 32 lanes run the
+//! first region (a thread loop over those 32 threads, vectorized as usual), the collective
+//! is completed for that warp (`warps::emit_whole_warp`), its lanes run the next region,
+//! and so on to the end of the chain; then the next warp. The registers the chain writes
+//! live meanwhile in function-local arrays of 32 lanes (`kernel::WarpView`), which LLVM
+//! promotes to vector registers once the 32-iteration loops are vectorized and unrolled,
+//! so a step's result goes from the region's arithmetic to the permutation and back
+//! without memory. At the warp's start the arrays are filled from the context area, at its
+//! end the values the block needs after the chain are written back.
+//!
+//! Why the order may change: between two collectives of a chain there is no barrier, so
+//! nothing orders one warp's code against another's on the GPU either (warps are
+//! independent; data one warp writes and another reads without a barrier is a race, and
+//! spin-waits, which would need the other warp to run, are lockstep points, never part of
+//! a chain). Each collective still sees every lane of its warp there, as in the
+//! region-by-region run.
+//!
+//! What qualifies (`plan`): a chain starts at a region whose dense run ends at one warp
+//! collective the block function completes itself (not a lockstep point), goes on while
+//! the next region does the same, and stops before a region it already holds. The block
+//! must be made of whole warps lying along x (`ntid.x` a multiple of 32, checked at run
+//! time; else the regions run as usual). Registers with one value for the whole block
+//! (`ContextLayout::block_uniform`) stay in the context area's first element, which every
+//! warp reads: a chain that reads such a register and also writes it would let a later
+//! warp read what an earlier one wrote for a later step, so it stops before that.
+//! Kernels with interchanged loops or per-thread frames (large kernels) have no runs.
+
+use crate::ir::{self, RegId, SyncPoint, WarpOp};
+use crate::lower::exec::kernel::{context_elem, emit_region_loop, ContextLayout, Filter, LoopBounds, RegionSel, States, WarpView};
+use crate::lower::exec::regions::Regions;
+use crate::lower::exec::warps;
+use crate::lower::thread::FnCx;
+use crate::lower::R;
+use inkwell::basic_block::BasicBlock;
+use inkwell::values::BasicValue;
+use inkwell::IntPredicate as P;
+use std::collections::{BTreeSet, HashMap};
+
+const LANES: u64 = 32;
+
+/// A chain of regions to run warp by warp.
+pub(crate) struct WarpRun {
+    /// The regions in order; each after the first follows the warp collective that ends the
+    /// one before.
+    pub(crate) regions: Vec<usize>,
+    /// Per region: every thread that runs it stops at the next collective.
+    sole: Vec<bool>,
+    /// The registers the chain keeps in the warp's own arrays: those its regions and
+    /// collectives write.
+    own: BTreeSet<RegId>,
+    /// Of those, the ones the block needs after the chain (written back per warp).
+    live_out: BTreeSet<RegId>,
+    /// Some region of the chain may also end elsewhere than at the next collective (a
+    /// warp-uniform branch: `if (warp == 0)` around a warp's scan, the other warps going on
+    /// to a barrier): a warp goes on with the chain only if all its lanes wait at the
+    /// collective.
+    pub(crate) checked: bool,
+}
+
+/// How a chain goes on from a region: to the region after warp collective `next`, which
+/// its code reaches (the only collective it reaches that a run completes); `sole` when
+/// every thread that runs the region stops there.
+#[derive(Clone, Copy)]
+struct Link {
+    next: usize,
+    sole: bool,
+}
+
+fn link(f: &ir::Function, regions: &Regions, points: &[Option<&SyncPoint>], k: usize) -> Option<Link> {
+    let code = regions.code_of(f, &[regions.starts[k].0 as usize]);
+    if code.iter().any(|&b| f.blocks[b].insts.iter().any(|i| matches!(i.op, ir::Op::Call { .. }))) {
+        return None;
+    }
+    let collectives: BTreeSet<usize> = code
+        .iter()
+        .filter(|&&b| matches!(f.blocks[b].term, ir::Terminator::Sync { .. }))
+        .filter_map(|&b| regions.sync_region[b])
+        .filter(|&j| run_collective(points[j]).is_some())
+        .collect();
+    let next = match collectives.iter().collect::<Vec<_>>()[..] {
+        [&j] => j,
+        _ => return None,
+    };
+    Some(Link { next, sole: regions.sole_successor(f, k) == Some(next) })
+}
+
+/// The warp collective a warp run may complete for one warp.
+fn run_collective(point: Option<&SyncPoint>) -> Option<&WarpOp> {
+    match point {
+        Some(p @ SyncPoint::Warp(w)) if warps::computed_inline(p) && !matches!(w, WarpOp::Lockstep) => Some(w),
+        _ => None,
+    }
+}
+
+/// The warp runs of a kernel, by the region each starts at.
+pub(crate) fn plan(f: &ir::Function, regions: &Regions, layout: &ContextLayout<'_>) -> HashMap<usize, WarpRun> {
+    let mut runs = HashMap::new();
+    if layout.interchange.is_some() || layout.frame_bytes > 0 {
+        return runs;
+    }
+    let points = regions.points(f);
+    let n = regions.starts.len();
+    let linked: Vec<Option<Link>> = (0..n).map(|k| link(f, regions, &points, k)).collect();
+    let next_of = |k: usize| linked[k].map(|l| l.next);
+    let uniform = &layout.block_uniform;
+    for head in 0..n {
+        // A region another one leads to is part of that one's chain.
+        if linked[head].is_none() || (0..n).any(|k| next_of(k) == Some(head)) {
+            continue;
+        }
+        let mut chain = vec![head];
+        let (mut read, mut written) = (BTreeSet::new(), BTreeSet::new());
+        let uniform_access = |k: usize, read: &mut BTreeSet<RegId>, written: &mut BTreeSet<RegId>| {
+            read.extend(regions.live_into_region(k).chain(regions.replay_reads[k].iter().copied()).filter(|r| uniform.contains(r)));
+            written.extend(regions.kept_by_code_from(f, &[regions.starts[k]]).into_iter().filter(|r| uniform.contains(r)));
+            read.is_disjoint(written)
+        };
+        if !uniform_access(head, &mut read, &mut written) {
+            continue;
+        }
+        while let Some(j) = next_of(*chain.last().expect("a chain has a head")) {
+            let (mut r, mut w) = (read.clone(), written.clone());
+            if chain.contains(&j) || !uniform_access(j, &mut r, &mut w) {
+                break;
+            }
+            (read, written) = (r, w);
+            chain.push(j);
+        }
+        if chain.len() < 2 {
+            continue;
+        }
+        let last = *chain.last().expect("a chain has a head");
+        let mut own = BTreeSet::new();
+        for &k in &chain {
+            own.extend(regions.kept_by_code_from(f, &[regions.starts[k]]));
+            if let Some(point) = points[k].filter(|_| k != head) {
+                let mut defs = vec![];
+                point.defs(&mut defs);
+                own.extend(defs);
+            }
+        }
+        own.retain(|r| layout.slots.contains_key(r) && !uniform.contains(r));
+        // Where some region's warps may leave the chain, each writes every thread's state
+        // and the block goes on by them; a warp that leaves takes all it wrote.
+        let checked = chain[..chain.len() - 1].iter().any(|&k| linked[k].is_some_and(|l| !l.sole));
+        let live_out =
+            if checked { own.clone() } else { regions.kept_by_code_from(f, &[regions.starts[last]]).into_iter().filter(|r| own.contains(r)).collect() };
+        let sole = chain.iter().map(|&k| linked[k].is_some_and(|l| l.sole)).collect();
+        runs.insert(head, WarpRun { regions: chain, sole, own, live_out, checked });
+    }
+    runs
+}
+
+/// Emits warp run `run`: where the block is whole warps along x, each warp runs the chain
+/// (its last region writing the thread states as `last_states` says: `Written` where the
+/// run is `checked`), and the block goes on at `after` (where it is checked: the decision
+/// by the states); otherwise the regions run as usual from `fallback`. Returns the first
+/// block.
+pub(crate) fn emit<'ctx>(
+    fc: &mut FnCx<'ctx, '_>,
+    regions: &Regions,
+    layout: &ContextLayout<'ctx>,
+    run: &WarpRun,
+    last_states: States,
+    after: BasicBlock<'ctx>,
+    fallback: BasicBlock<'ctx>,
+) -> R<BasicBlock<'ctx>> {
+    let cx = fc.cx;
+    let i32t = cx.i32_type();
+    let head_region = run.regions[0];
+    let start = fc.new_block(&format!("warprun{head_region}"));
+    let row_bb = fc.new_block(&format!("warprun{head_region}.row"));
+    let warp_bb = fc.new_block(&format!("warprun{head_region}.warp"));
+    let out_bb = fc.new_block(&format!("warprun{head_region}.out"));
+    let points = regions.points(fc.f);
+
+    // The warp's arrays, in the entry block (where LLVM promotes allocas to registers).
+    let entry = fc.func.get_first_basic_block().expect("a block function has an entry");
+    let at_entry = cx.create_builder();
+    match entry.get_first_instruction() {
+        Some(i) => at_entry.position_before(&i),
+        None => at_entry.position_at_end(entry),
+    }
+    let mut lanes = HashMap::new();
+    let mut slots = vec![];
+    for r in &run.own {
+        let (prefix, size) = layout.slots[r];
+        let ty = crate::lower::thread::int_type(cx, size * 8).array_type(LANES as u32);
+        lanes.insert(prefix, at_entry.build_alloca(ty, &format!("warp.{}", fc.f.regs[r.0 as usize].name))?);
+        slots.push((*r, prefix, size));
+    }
+
+    let b = &fc.b;
+    b.position_at_end(start);
+    let x_extent = fc.uni.x_extent;
+    let along_x = b.build_int_compare(P::EQ, b.build_and(x_extent, i32t.const_int(LANES - 1, false), "")?, i32t.const_zero(), "whole_warps_along_x")?;
+    let rows = b.build_int_nuw_mul(fc.uni.ntid[1], fc.uni.ntid[2], "rows")?;
+    b.build_conditional_branch(along_x, row_bb, fallback)?;
+
+    // Rows (y, z), then the warps of a row along x: the warp's first x index is the loop's
+    // induction, so LLVM sees each thread loop's 32 iterations.
+    b.position_at_end(row_bb);
+    let row = b.build_phi(i32t, "warp.row")?;
+    let rowv = row.as_basic_value().into_int_value();
+    let y = b.build_int_unsigned_rem(rowv, fc.uni.ntid[1], "warp.y")?;
+    let z = b.build_int_unsigned_div(rowv, fc.uni.ntid[1], "warp.z")?;
+    let row_first = b.build_int_nuw_mul(rowv, x_extent, "")?;
+    b.build_unconditional_branch(warp_bb)?;
+    b.position_at_end(warp_bb);
+    let x0_phi = b.build_phi(i32t, "warp.x")?;
+    let x0 = x0_phi.as_basic_value().into_int_value();
+    let first = b.build_int_nuw_add(row_first, x0, "lane0")?;
+    let one = i32t.const_int(1, false);
+    let bounds = LoopBounds {
+        lo: [x0, y, z],
+        hi: [b.build_int_nuw_add(x0, i32t.const_int(LANES, false), "")?, b.build_int_nuw_add(y, one, "")?, b.build_int_nuw_add(z, one, "")?],
+        one_row: true,
+    };
+    // Every register the chain writes starts as the context area holds it (LLVM drops the
+    // copies of those the chain writes before reading).
+    let copy = |fc: &FnCx<'ctx, '_>, prefix: u64, size: u32, to_lanes: bool| -> R<()> {
+        let ty = fc.int_ty(size * 8).vec_type(LANES as u32);
+        let context = context_elem(fc, prefix, size, first)?;
+        let (from, to) = if to_lanes { (context, lanes[&prefix]) } else { (lanes[&prefix], context) };
+        let v = fc.b.build_load(ty, from, "")?;
+        let st = fc.b.build_store(to, v)?;
+        for (inst, context_side) in [(v.as_instruction_value(), !to_lanes), (Some(st), to_lanes)] {
+            let Some(inst) = inst else { continue };
+            let _ = inst.set_alignment(size);
+            if !context_side {
+                continue;
+            }
+            layout.scopes.tag(fc.cx, inst, prefix);
+        }
+        Ok(())
+    };
+    for &(_, prefix, size) in &slots {
+        copy(fc, prefix, size, true)?;
+    }
+    let body_end = fc.b.get_insert_block().expect("positioned");
+
+    // The chain, emitted from its end: each region's loop goes on to the next collective.
+    *layout.warp_view.borrow_mut() = Some(WarpView { first, x0, lanes: lanes.clone() });
+    let emitted = (|| -> R<BasicBlock<'ctx>> {
+        let mut next = out_bb;
+        for (i, &k) in run.regions.iter().enumerate().rev() {
+            let last = i + 1 == run.regions.len();
+            let states = match (last, run.checked) {
+                (true, _) => last_states,
+                (false, true) => States::Written,
+                (false, false) => States::Implied,
+            };
+            if !last && !run.sole[i] {
+                // The warp goes on if all its lanes wait at the collective.
+                let check = fc.new_block(&format!("warprun{head_region}.check{k}"));
+                fc.b.position_at_end(check);
+                let state = layout.state.ok_or_else(|| crate::lower::LowerError::Internal("a warp run without thread states".into()))?;
+                let ty = i32t.vec_type(LANES as u32);
+                let v = fc.b.build_load(ty, context_elem(fc, state, 4, first)?, "warp.states")?;
+                if let Some(inst) = v.as_instruction_value() {
+                    let _ = inst.set_alignment(4);
+                    layout.scopes.tag(fc.cx, inst, state);
+                }
+                let j = i32t.const_int(run.regions[i + 1] as u64, false);
+                let splat = fc.b.build_insert_element(ty.get_undef(), j, i32t.const_zero(), "")?;
+                let splat = fc.b.build_shuffle_vector(splat, ty.get_undef(), ty.const_zero(), "")?;
+                let at = fc.b.build_int_compare(P::EQ, v.into_vector_value(), splat, "")?;
+                let all = fc.call_intrinsic("llvm.vector.reduce.and", &[at.get_type().into()], &[at.into()])?.into_int_value();
+                fc.b.build_conditional_branch(all, next, out_bb)?;
+                next = check;
+            }
+            let lp = emit_region_loop(fc, regions, layout, RegionSel::One(k), Filter::All, states, Some(&bounds), next)?;
+            next = match (i, run_collective(points[k])) {
+                (0, _) => lp,
+                (_, Some(op)) => {
+                    let bb = fc.new_block(&format!("warprun{head_region}.collective{k}"));
+                    fc.b.position_at_end(bb);
+                    warps::emit_whole_warp(fc, layout, op, first)?;
+                    fc.b.build_unconditional_branch(lp)?;
+                    bb
+                }
+                (_, None) => return Err(crate::lower::LowerError::Internal("a warp run's region follows no warp collective".into())),
+            };
+        }
+        Ok(next)
+    })();
+    *layout.warp_view.borrow_mut() = None;
+    let chain = emitted?;
+    fc.b.position_at_end(body_end);
+    fc.b.build_unconditional_branch(chain)?;
+
+    fc.b.position_at_end(out_bb);
+    for &(r, prefix, size) in &slots {
+        if run.live_out.contains(&r) {
+            copy(fc, prefix, size, false)?;
+        }
+    }
+    let b = &fc.b;
+    let x_next = b.build_int_nuw_add(x0, i32t.const_int(LANES, false), "")?;
+    let more = b.build_int_compare(P::ULT, x_next, x_extent, "")?;
+    let out_end = b.get_insert_block().expect("positioned");
+    let next_row = fc.new_block(&format!("warprun{head_region}.row.next"));
+    b.build_conditional_branch(more, warp_bb, next_row)?;
+    x0_phi.add_incoming(&[(&i32t.const_zero(), row_bb), (&x_next, out_end)]);
+    b.position_at_end(next_row);
+    let row_next = b.build_int_nuw_add(rowv, one, "")?;
+    let more = b.build_int_compare(P::ULT, row_next, rows, "")?;
+    b.build_conditional_branch(more, row_bb, after)?;
+    row.add_incoming(&[(&i32t.const_zero(), start), (&row_next, next_row)]);
+    Ok(start)
+}
