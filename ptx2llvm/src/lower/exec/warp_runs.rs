@@ -29,11 +29,13 @@
 //! collective the block function completes itself (not a lockstep point), goes on while
 //! the next region does the same, and stops before a region it already holds. The block
 //! must be made of whole warps lying along x (`ntid.x` a multiple of 32, checked at run
-//! time; else the regions run as usual). Registers with one value for the whole block
+//! time; else the regions run as usual). Regions with interchange points are not part of
+//! chains (a grid-stride loop before a warp reduction is not; the reduction after it is).
+//! Registers with one value for the whole block
 //! (`ContextLayout::block_uniform`) stay in the context area's first element, which every
 //! warp reads: a chain that reads such a register and also writes it would let a later
 //! warp read what an earlier one wrote for a later step, so it stops before that.
-//! Kernels with interchanged loops or per-thread frames (large kernels) have no runs.
+//! Kernels with per-thread frames (large kernels) have no runs.
 
 use crate::ir::{self, RegId, SyncPoint, WarpOp};
 use crate::lower::exec::kernel::{context_elem, emit_region_loop, ContextLayout, Filter, LoopBounds, RegionSel, States, WarpView};
@@ -58,8 +60,9 @@ pub(crate) struct WarpRun {
     /// The registers the chain keeps in the warp's own arrays: those its regions and
     /// collectives write.
     own: BTreeSet<RegId>,
-    /// Of those, the ones the block needs after the chain (written back per warp).
-    live_out: BTreeSet<RegId>,
+    /// Per region: those of them a warp that stops after it writes back to the context area
+    /// (what the points it reaches keep).
+    live_out: Vec<BTreeSet<RegId>>,
     /// Some region of the chain may also end elsewhere than at the next collective (a
     /// warp-uniform branch: `if (warp == 0)` around a warp's scan, the other warps going on
     /// to a barrier): a warp goes on with the chain only if all its lanes wait at the
@@ -105,12 +108,20 @@ fn run_collective(point: Option<&SyncPoint>) -> Option<&WarpOp> {
 /// The warp runs of a kernel, by the region each starts at.
 pub(crate) fn plan(f: &ir::Function, regions: &Regions, layout: &ContextLayout<'_>) -> HashMap<usize, WarpRun> {
     let mut runs = HashMap::new();
-    if layout.interchange.is_some() || layout.frame_bytes > 0 {
+    if layout.frame_bytes > 0 {
         return runs;
     }
     let points = regions.points(f);
     let n = regions.starts.len();
-    let linked: Vec<Option<Link>> = (0..n).map(|k| link(f, regions, &points, k)).collect();
+    // Regions with interchange points (their threads park between passes) are not part
+    // of a chain.
+    let parks = |k: usize| {
+        layout
+            .interchange
+            .as_ref()
+            .is_some_and(|st| regions.code_of(f, &[regions.starts[k].0 as usize]).iter().any(|&b| st.plan.point_at(ir::BlockId(b as u32)).is_some()))
+    };
+    let linked: Vec<Option<Link>> = (0..n).map(|k| link(f, regions, &points, k).filter(|_| !parks(k))).collect();
     let next_of = |k: usize| linked[k].map(|l| l.next);
     let uniform = &layout.block_uniform;
     for head in 0..n {
@@ -139,22 +150,32 @@ pub(crate) fn plan(f: &ir::Function, regions: &Regions, layout: &ContextLayout<'
         if chain.len() < 2 {
             continue;
         }
-        let last = *chain.last().expect("a chain has a head");
+        // What the chain writes: its regions' instructions (and the replays at their
+        // starts) and its collectives. Registers it only passes on stay in the context area.
         let mut own = BTreeSet::new();
         for &k in &chain {
-            own.extend(regions.kept_by_code_from(f, &[regions.starts[k]]));
-            if let Some(point) = points[k].filter(|_| k != head) {
-                let mut defs = vec![];
-                point.defs(&mut defs);
-                own.extend(defs);
+            let mut defs = vec![];
+            for b in regions.code_of(f, &[regions.starts[k].0 as usize]) {
+                for inst in &f.blocks[b].insts {
+                    crate::ir::visit::defs(&inst.op, &mut defs);
+                }
             }
+            for &(b, i) in &regions.replay[k] {
+                crate::ir::visit::defs(&f.blocks[b.0 as usize].insts[i].op, &mut defs);
+            }
+            if let Some(point) = points[k].filter(|_| k != head) {
+                point.defs(&mut defs);
+            }
+            own.extend(defs);
         }
         own.retain(|r| layout.slots.contains_key(r) && !uniform.contains(r));
         // Where some region's warps may leave the chain, each writes every thread's state
-        // and the block goes on by them; a warp that leaves takes all it wrote.
-        let checked = chain[..chain.len() - 1].iter().any(|&k| linked[k].is_some_and(|l| !l.sole));
-        let live_out =
-            if checked { own.clone() } else { regions.kept_by_code_from(f, &[regions.starts[last]]).into_iter().filter(|r| own.contains(r)).collect() };
+        // and the block goes on by them. (So do kernels with interchanged loops: every run
+        // goes on by the states there, after the parked threads' passes.)
+        let checked = layout.interchange.is_some() || chain[..chain.len() - 1].iter().any(|&k| linked[k].is_some_and(|l| !l.sole));
+        // A warp that stops after a region (the chain's last, or one where it leaves) writes
+        // back what the points that region reaches keep: all that is live there.
+        let live_out = chain.iter().map(|&k| regions.kept_by_code_from(f, &[regions.starts[k]]).into_iter().filter(|r| own.contains(r)).collect()).collect();
         let sole = chain.iter().map(|&k| linked[k].is_some_and(|l| l.sole)).collect();
         runs.insert(head, WarpRun { regions: chain, sole, own, live_out, checked });
     }
@@ -181,7 +202,7 @@ pub(crate) fn emit<'ctx>(
     let start = fc.new_block(&format!("warprun{head_region}"));
     let row_bb = fc.new_block(&format!("warprun{head_region}.row"));
     let warp_bb = fc.new_block(&format!("warprun{head_region}.warp"));
-    let out_bb = fc.new_block(&format!("warprun{head_region}.out"));
+    let out_bb = fc.new_block(&format!("warprun{head_region}.next"));
     let points = regions.points(fc.f);
 
     // The warp's arrays, in the entry block (where LLVM promotes allocas to registers).
@@ -251,8 +272,21 @@ pub(crate) fn emit<'ctx>(
 
     // The chain, emitted from its end: each region's loop goes on to the next collective.
     *layout.warp_view.borrow_mut() = Some(WarpView { first, x0, lanes: lanes.clone() });
+    // A warp that stops after region i writes back what is live there, then the next warp.
+    let mut stops = vec![];
+    for (i, live) in run.live_out.iter().enumerate() {
+        let bb = fc.new_block(&format!("warprun{head_region}.stop{}", run.regions[i]));
+        fc.b.position_at_end(bb);
+        for &(r, prefix, size) in &slots {
+            if live.contains(&r) {
+                copy(fc, prefix, size, false)?;
+            }
+        }
+        fc.b.build_unconditional_branch(out_bb)?;
+        stops.push(bb);
+    }
     let emitted = (|| -> R<BasicBlock<'ctx>> {
-        let mut next = out_bb;
+        let mut next = *stops.last().expect("a run has regions");
         for (i, &k) in run.regions.iter().enumerate().rev() {
             let last = i + 1 == run.regions.len();
             let states = match (last, run.checked) {
@@ -276,7 +310,7 @@ pub(crate) fn emit<'ctx>(
                 let splat = fc.b.build_shuffle_vector(splat, ty.get_undef(), ty.const_zero(), "")?;
                 let at = fc.b.build_int_compare(P::EQ, v.into_vector_value(), splat, "")?;
                 let all = fc.call_intrinsic("llvm.vector.reduce.and", &[at.get_type().into()], &[at.into()])?.into_int_value();
-                fc.b.build_conditional_branch(all, next, out_bb)?;
+                fc.b.build_conditional_branch(all, next, stops[i])?;
                 next = check;
             }
             let lp = emit_region_loop(fc, regions, layout, RegionSel::One(k), Filter::All, states, Some(&bounds), next)?;
@@ -300,11 +334,6 @@ pub(crate) fn emit<'ctx>(
     fc.b.build_unconditional_branch(chain)?;
 
     fc.b.position_at_end(out_bb);
-    for &(r, prefix, size) in &slots {
-        if run.live_out.contains(&r) {
-            copy(fc, prefix, size, false)?;
-        }
-    }
     let b = &fc.b;
     let x_next = b.build_int_nuw_add(x0, i32t.const_int(LANES, false), "")?;
     let more = b.build_int_compare(P::ULT, x_next, x_extent, "")?;
