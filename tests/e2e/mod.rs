@@ -377,13 +377,14 @@ fn warps() {
 /// NVRTC output: chains of regions joined by warp collectives (a block scan's two shuffle
 /// chains, one taken by warp 0 alone; butterflies of doubles and 64-bit integers with a
 /// ballot, a vote and a redux after warps exited; chains that selected warps take; a
-/// half-warp chain under a 16-lane mask), which block functions run warp by warp
+/// half-warp chain under a 16-lane mask; a chain between two interchanged per-lane passes
+/// over a row), which block functions run warp by warp
 /// (`lower/exec/warp_runs.rs`) on blocks of whole warps along x and region by region on
 /// others (16 x 4, 48 x 2).
 const WARP_RUNS: Fixture = Fixture {
     ptx: "warp_runs.ptx",
     host: "warp_runs_host.c",
-    ok_lines: &["block_scan: 7 shapes OK", "mixed_chain: 3 shapes OK", "selected_chains: 5 shapes OK"],
+    ok_lines: &["block_scan: 7 shapes OK", "mixed_chain: 3 shapes OK", "selected_chains: 5 shapes OK", "row_shift: 3 shapes OK"],
 };
 
 #[test]

@@ -117,6 +117,26 @@ static int check_selected_chains(harness_rng *rng, unsigned grid, unsigned block
     return bad != 0;
 }
 
+static int check_row_shift(harness_rng *rng, int rows, int cols, unsigned block)
+{
+    const ptxrtKernel *k = harness_find_kernel("row_shift");
+    unsigned per_block = block / 32, grid = (unsigned)(rows + (int)per_block - 1) / per_block;
+    size_t n = (size_t)rows * (size_t)cols;
+    float *in = harness_xmalloc(n * sizeof(float)), *out = harness_xmalloc(n * sizeof(float)), *exp = harness_xmalloc(n * sizeof(float));
+    harness_fill_float(rng, in, n, -50.0f, 50.0f);
+    for (int r = 0; r < rows; r++) {
+        float m = -1.0f / 0.0f;
+        for (int j = 0; j < cols; j++) m = in[(size_t)r * cols + j] > m ? in[(size_t)r * cols + j] : m;
+        for (int j = 0; j < cols; j++) exp[(size_t)r * cols + j] = in[(size_t)r * cols + j] - m;
+    }
+    void *args[] = {&rows, &cols, &in, &out};
+    PTXRT_CHECK(ptxrtLaunchKernel(k, harness_dim3(grid, 1, 1), harness_dim3(block, 1, 1), args, 0, NULL));
+    size_t bad = harness_compare_u32("row_shift", (const uint32_t *)exp, (const uint32_t *)out, n);
+    if (bad) fprintf(stderr, "row_shift rows=%d cols=%d block=%u\n", rows, cols, block);
+    free(in); free(out); free(exp);
+    return bad != 0;
+}
+
 int main(void)
 {
     harness_rng rng;
@@ -133,5 +153,8 @@ int main(void)
     f = check_selected_chains(&rng, 3, 256, 0x5) + check_selected_chains(&rng, 2, 64, 0x1) + check_selected_chains(&rng, 2, 1024, 0xffffffffu) +
         check_selected_chains(&rng, 4, 128, 0) + check_selected_chains(&rng, 2, 96, 0x6);
     rc |= harness_finish("selected_chains", 5, f);
+    /* Rows shorter and longer than a warp; the last block's last warps without a row. */
+    f = check_row_shift(&rng, 37, 300, 256) + check_row_shift(&rng, 64, 17, 128) + check_row_shift(&rng, 9, 1000, 96);
+    rc |= harness_finish("row_shift", 3, f);
     return rc;
 }

@@ -83,3 +83,18 @@ extern "C" __global__ void selected_chains(unsigned sel, const int *in, int *out
     }
     out[i] = u;
 }
+
+// One warp per row: a per-lane pass over the row (an interchanged loop), a butterfly of
+// maxima, and a second per-lane pass that uses the maximum (interchanged too: the chain of
+// shuffles ends before the region that holds it). Rows past the end exit first.
+extern "C" __global__ void row_shift(int rows, int cols, const float *in, float *out)
+{
+    unsigned lane = threadIdx.x % 32;
+    int row = blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32;
+    if (row >= rows) return;
+    const float *x = in + (size_t)row * cols;
+    float m = __int_as_float(0xff800000);
+    for (int j = lane; j < cols; j += 32) m = fmaxf(m, x[j]);
+    for (int d = 16; d > 0; d /= 2) m = fmaxf(m, __shfl_xor_sync(FULL, m, d));
+    for (int j = lane; j < cols; j += 32) out[(size_t)row * cols + j] = x[j] - m;
+}

@@ -141,7 +141,7 @@ pub(crate) fn plan(f: &ir::Function, regions: &Regions, layout: &ContextLayout<'
         }
         while let Some(j) = next_of(*chain.last().expect("a chain has a head")) {
             let (mut r, mut w) = (read.clone(), written.clone());
-            if chain.contains(&j) || !uniform_access(j, &mut r, &mut w) {
+            if chain.contains(&j) || parks(j) || !uniform_access(j, &mut r, &mut w) {
                 break;
             }
             (read, written) = (r, w);
