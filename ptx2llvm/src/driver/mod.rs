@@ -348,6 +348,7 @@ impl Backend<'_> {
             module.run_passes("function(sroa,mem2reg,instcombine<no-verify-fixpoint>)", &tm, PassBuilderOptions::create()).map_err(|e| optimize_error(e))?;
             lower::opt::provenance::rebase_integer_addresses(&module);
             lower::opt::nan_payload::drop_unobserved_nan_canonicalizations(&module);
+            lower::opt::nan_payload::share_nan_rule_tests(&module);
             // A debugging aid: the IR the optimization pipeline starts from.
             if let Some(path) = std::env::var_os("PTX2LLVM_DUMP_PRE_OPT") {
                 let _ = module.print_to_file(path);

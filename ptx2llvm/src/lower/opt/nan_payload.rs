@@ -169,3 +169,179 @@ pub fn drop_unobserved_nan_canonicalizations(module: &Module<'_>) {
         }
     }
 }
+
+/// The value an `fcmp uno` tests, if it is true exactly when that value is NaN (`fcmp uno t,
+/// c` with `c` a non-NaN constant, in either order, or `fcmp uno t, t`).
+fn nan_test_subject(cond: InstructionValue<'_>) -> Option<BasicValueEnum<'_>> {
+    if cond.get_opcode() != InstructionOpcode::FCmp || cond.get_fcmp_predicate()? != FloatPredicate::UNO {
+        return None;
+    }
+    let (a, b) = (value_operand(cond, 0)?, value_operand(cond, 1)?);
+    let not_nan_constant = |c: BasicValueEnum<'_>| c.is_float_value() && c.into_float_value().is_const() && !is_nan_constant(c);
+    if not_nan_constant(b) || a.as_value_ref() == b.as_value_ref() {
+        Some(a)
+    } else if not_nan_constant(a) {
+        Some(b)
+    } else {
+        None
+    }
+}
+
+/// Whether `v` is a constant NaN with the quiet bit set.
+fn is_quiet_nan_constant(v: BasicValueEnum<'_>) -> bool {
+    let BasicValueEnum::FloatValue(f) = v else { return false };
+    if !is_nan_constant(v) {
+        return false;
+    }
+    let bits = f.get_type().get_bit_width();
+    let quiet = 1u64
+        << (if bits == 64 {
+            51
+        } else if bits == 32 {
+            22
+        } else {
+            return false;
+        });
+    let int_type = f.get_type().get_context().custom_width_int_type(std::num::NonZeroU32::new(bits).expect("a width")).expect("a valid width");
+    // SAFETY: a constant bit cast of a float constant to the integer type of its width folds
+    // to a `ConstantInt`, which is checked before its value is read.
+    unsafe {
+        use inkwell::llvm_sys::core::{LLVMConstBitCast, LLVMConstIntGetZExtValue, LLVMIsAConstantInt};
+        use inkwell::types::AsTypeRef;
+        let c = LLVMConstBitCast(f.as_value_ref(), int_type.as_type_ref());
+        !LLVMIsAConstantInt(c).is_null() && LLVMConstIntGetZExtValue(c) & quiet != 0
+    }
+}
+
+/// Answers of `nan_rule_result` by value (chains share their links' answers).
+type Memo<'ctx> = HashMap<usize, Option<InstructionValue<'ctx>>>;
+
+/// If `x` is a NaN rule's result, `select (fcmp uno r, _), p, r` with `p` a quiet NaN
+/// whenever it is chosen (`always_quiet_nan`): the compare, which is true exactly when `x`
+/// is NaN, and then `x` is quiet.
+fn nan_rule_result<'ctx>(x: BasicValueEnum<'ctx>, depth: u32, memo: &mut Memo<'ctx>) -> Option<InstructionValue<'ctx>> {
+    let key = x.as_value_ref() as usize;
+    if let Some(known) = memo.get(&key) {
+        return *known;
+    }
+    let found = (|| {
+        let s = x.as_instruction_value()?;
+        if s.get_opcode() != InstructionOpcode::Select || depth > MAX_DEPTH {
+            return None;
+        }
+        let cond = value_operand(s, 0)?.as_instruction_value()?;
+        let (p, r) = (value_operand(s, 1)?, value_operand(s, 2)?);
+        (nan_test_subject(cond)?.as_value_ref() == r.as_value_ref() && always_quiet_nan(p, depth + 1, memo)).then_some(cond)
+    })();
+    // (Beyond the depth limit the answer is "no" for this path only: not remembered.)
+    if depth <= MAX_DEPTH {
+        memo.insert(key, found);
+    }
+    found
+}
+
+/// Whether `cond` is true exactly when `y` is NaN: a test of `y`, or the test of the result
+/// `y` is a NaN rule's result of.
+fn tests_nan_of<'ctx>(cond: BasicValueEnum<'ctx>, y: BasicValueEnum<'ctx>, depth: u32, memo: &mut Memo<'ctx>) -> bool {
+    let Some(c) = cond.as_instruction_value() else { return false };
+    nan_test_subject(c).is_some_and(|t| t.as_value_ref() == y.as_value_ref()) || nan_rule_result(y, depth, memo).is_some_and(|rc| rc == c)
+}
+
+/// The bits `t` quiets, if `t` is `bitcast (or bits, quiet bit)`.
+fn quieted_bits(t: BasicValueEnum<'_>) -> Option<BasicValueEnum<'_>> {
+    let cast = t.as_instruction_value().filter(|i| i.get_opcode() == InstructionOpcode::BitCast)?;
+    let or = value_operand(cast, 0)?.as_instruction_value().filter(|i| i.get_opcode() == InstructionOpcode::Or)?;
+    let BasicValueEnum::IntValue(mask) = value_operand(or, 1)? else { return None };
+    let quiet = match mask.get_type().get_bit_width() {
+        64 => 1u64 << 51,
+        32 => 1 << 22,
+        _ => return None,
+    };
+    (mask.get_zero_extended_constant()? == quiet).then(|| value_operand(or, 0)).flatten()
+}
+
+/// The float whose bits `bits` are, where `bits` is a bit cast of it.
+fn float_of_bits(bits: BasicValueEnum<'_>) -> Option<BasicValueEnum<'_>> {
+    let cast = bits.as_instruction_value().filter(|i| i.get_opcode() == InstructionOpcode::BitCast)?;
+    value_operand(cast, 0)
+}
+
+/// Whether `bits` are the bits of the float `y` (`bitcast y`, or `y` is `bitcast bits`).
+fn same_bits(bits: BasicValueEnum<'_>, y: BasicValueEnum<'_>) -> bool {
+    float_of_bits(bits).is_some_and(|f| f.as_value_ref() == y.as_value_ref())
+        || y.as_instruction_value()
+            .filter(|i| i.get_opcode() == InstructionOpcode::BitCast)
+            .and_then(|i| value_operand(i, 0))
+            .is_some_and(|b| b.as_value_ref() == bits.as_value_ref())
+}
+
+/// Whether `p` is a quiet NaN whenever it is the value chosen: a constant quiet NaN, or
+/// `select c, t, e` with `t` a quiet NaN when `c` holds (a NaN `y` quieted under a test of
+/// `y`, or a NaN rule's result under a test of it) and `e` such a value again.
+fn always_quiet_nan<'ctx>(p: BasicValueEnum<'ctx>, depth: u32, memo: &mut Memo<'ctx>) -> bool {
+    if is_quiet_nan_constant(p) {
+        return true;
+    }
+    let Some(s) = p.as_instruction_value().filter(|s| s.get_opcode() == InstructionOpcode::Select) else { return false };
+    if depth > MAX_DEPTH {
+        return false;
+    }
+    let (Some(c), Some(t), Some(e)) = (value_operand(s, 0), value_operand(s, 1), value_operand(s, 2)) else { return false };
+    let quiet_under_c = match quieted_bits(t) {
+        // A NaN quieted under a test of it.
+        Some(bits) => {
+            let tested = c.as_instruction_value().and_then(nan_test_subject);
+            tested.is_some_and(|y| same_bits(bits, y)) || float_of_bits(bits).is_some_and(|y| tests_nan_of(c, y, depth + 1, memo))
+        }
+        // A rule's result (quiet when NaN) under a test of it.
+        None => nan_rule_result(t, depth + 1, memo).is_some() && tests_nan_of(c, t, depth + 1, memo),
+    };
+    quiet_under_c && always_quiet_nan(e, depth + 1, memo)
+}
+
+/// Shares the `.f64` NaN rule's tests along chains of arithmetic (see `ops::float`).
+///
+/// Each `.f64` result that is NaN takes the payload of an operand, quieted, so its lowering
+/// tests and quiets each operand: `select (fcmp uno r), pick(a, b), r` with `pick` testing
+/// `a` and `b` and or-ing in their quiet bit. Where an operand is itself such a result (a
+/// chain: `fma` of a product of a sum), its test is the test its own rule already made (it
+/// is NaN exactly when its unruled value was), and it needs no quieting (a NaN result of the
+/// rule is quiet). So:
+///
+/// - `fcmp uno x` of a rule's result `x = select (fcmp uno r), p, r` becomes that
+///   `fcmp uno r` (`p` is a NaN whenever chosen);
+/// - in a pick, `select (test of y), quiet(y), e` with `y` a rule's result becomes
+///   `select (test of y), y, e`.
+///
+/// Both keep every value bit for bit; a chain's link then costs one compare and its
+/// selects instead of three compares, two bit operations and the selects. Runs on SSA form,
+/// before the optimization pipeline.
+pub fn share_nan_rule_tests(module: &Module<'_>) {
+    for f in module.get_functions() {
+        // (Answers stay valid through the rewrites: they change no rule's result and no
+        // test's truth.)
+        let mut memo = Memo::new();
+        for bb in f.get_basic_blocks() {
+            let mut cur = bb.get_first_instruction();
+            while let Some(inst) = cur {
+                cur = inst.get_next_instruction();
+                match inst.get_opcode() {
+                    InstructionOpcode::FCmp => {
+                        let Some(x) = nan_test_subject(inst) else { continue };
+                        let Some(c) = nan_rule_result(x, 0, &mut memo).filter(|c| *c != inst) else { continue };
+                        // (Left for the pipeline to delete: the memo may hold it.)
+                        inst.replace_all_uses_with(&c);
+                    }
+                    InstructionOpcode::Select => {
+                        let (Some(c), Some(t)) = (value_operand(inst, 0), value_operand(inst, 1)) else { continue };
+                        let Some(y) = quieted_bits(t).and_then(float_of_bits) else { continue };
+                        if y.get_type() == t.get_type() && nan_rule_result(y, 0, &mut memo).is_some() && tests_nan_of(c, y, 0, &mut memo) {
+                            inst.set_operand(1, y);
+                        }
+                    }
+                    _ => {}
+                }
+            }
+        }
+    }
+}
