@@ -153,6 +153,8 @@ pub(crate) fn plan(f: &ir::Function, regions: &Regions, layout: &ContextLayout<'
         // What the chain writes: its regions' instructions (and the replays at their
         // starts) and its collectives. Registers it only passes on stay in the context area.
         let mut own = BTreeSet::new();
+        // What the chain has written by the end of each of its regions.
+        let mut written_by = vec![];
         for &k in &chain {
             let mut defs = vec![];
             for b in regions.code_of(f, &[regions.starts[k].0 as usize]) {
@@ -167,6 +169,7 @@ pub(crate) fn plan(f: &ir::Function, regions: &Regions, layout: &ContextLayout<'
                 point.defs(&mut defs);
             }
             own.extend(defs);
+            written_by.push(own.clone());
         }
         own.retain(|r| layout.slots.contains_key(r) && !uniform.contains(r));
         // Where some region's warps may leave the chain, each writes every thread's state
@@ -174,8 +177,13 @@ pub(crate) fn plan(f: &ir::Function, regions: &Regions, layout: &ContextLayout<'
         // goes on by the states there, after the parked threads' passes.)
         let checked = layout.interchange.is_some() || chain[..chain.len() - 1].iter().any(|&k| linked[k].is_some_and(|l| !l.sole));
         // A warp that stops after a region (the chain's last, or one where it leaves) writes
-        // back what the points that region reaches keep: all that is live there.
-        let live_out = chain.iter().map(|&k| regions.kept_by_code_from(f, &[regions.starts[k]]).into_iter().filter(|r| own.contains(r)).collect()).collect();
+        // back what the points that region reaches keep (all that is live there) of what
+        // the chain has written so far (the rest still holds the context area's values).
+        let live_out = chain
+            .iter()
+            .zip(&written_by)
+            .map(|(&k, written)| regions.kept_by_code_from(f, &[regions.starts[k]]).into_iter().filter(|r| own.contains(r) && written.contains(r)).collect())
+            .collect();
         let sole = chain.iter().map(|&k| linked[k].is_some_and(|l| l.sole)).collect();
         runs.insert(head, WarpRun { regions: chain, sole, own, live_out, checked });
     }
