@@ -164,7 +164,7 @@ pub(crate) struct WarpView<'ctx> {
 /// (`interchange::analyze`). The runtime benchmark's kernels have at most a few hundred.
 pub const LARGE_KERNEL: usize = 2_000;
 
-fn context_layout<'ctx>(
+pub(crate) fn context_layout<'ctx>(
     cx: &'ctx inkwell::context::Context,
     f: &ir::Function,
     regions: &Regions,

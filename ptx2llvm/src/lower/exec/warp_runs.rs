@@ -356,3 +356,78 @@ pub(crate) fn emit<'ctx>(
     row.add_incoming(&[(&i32t.const_zero(), start), (&row_next, next_row)]);
     Ok(start)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::lower::exec::{kernel, regions};
+
+    /// A warp scan of two shuffles ending at a barrier (a chain every thread runs to its
+    /// end), then a shuffle only warp 0 reaches while the others go on to the next barrier
+    /// (a checked chain), then a region with a barrier only.
+    const SCAN: &str = ".reg .pred %p; .reg .b32 %r<12>; .reg .b64 %rd<4>;
+         mov.u32 %r1, %tid.x;
+         mul.wide.u32 %rd1, %r1, 4;
+         ld.shared.u32 %r3, [%rd1];
+         shfl.sync.up.b32 %r4, %r3, 1, 0, -1;
+         add.u32 %r5, %r4, %r3;
+         shfl.sync.up.b32 %r6, %r5, 2, 0, -1;
+         add.u32 %r7, %r6, %r5;
+         st.shared.u32 [%rd1], %r7;
+         bar.sync 0;
+         shr.u32 %r8, %r1, 5;
+         setp.ne.u32 %p, %r8, 0;
+         @%p bra END;
+         ld.shared.u32 %r9, [%rd1];
+         shfl.sync.bfly.b32 %r10, %r9, 1, 31, -1;
+         st.shared.u32 [%rd1], %r10;
+         END: bar.sync 0;
+         st.shared.u32 [%rd1], %r7;
+         ret;";
+
+    fn runs_of(body: &str) -> (ir::Function, Regions, Vec<(usize, Vec<usize>, bool)>, impl Fn(&str) -> RegId) {
+        let (f, reg) = crate::ir::test_kernel(body);
+        let r = regions::analyze(&f);
+        let cx = inkwell::context::Context::create();
+        let layout = kernel::context_layout(&cx, &f, &r, None, false);
+        let mut runs: Vec<(usize, Vec<usize>, bool)> = plan(&f, &r, &layout).into_iter().map(|(h, run)| (h, run.regions.clone(), run.checked)).collect();
+        runs.sort();
+        (f, r, runs, reg)
+    }
+
+    #[test]
+    fn chains_follow_shuffles_to_the_next_barrier() {
+        let (f, r, runs, _) = runs_of(SCAN);
+        let points = r.points(&f);
+        assert_eq!(runs.len(), 2, "{runs:?}");
+        // The scan: the entry region and the two after its shuffles, every thread on to the
+        // end of the chain.
+        let (head, chain, checked) = &runs[0];
+        assert_eq!(*head, 0);
+        assert_eq!(chain.len(), 3, "{chain:?}");
+        assert!(chain[1..].iter().all(|&k| run_collective(points[k]).is_some()));
+        assert!(!checked);
+        // Warp 0's shuffle after the first barrier: the other warps leave at the second.
+        let (head, chain, checked) = &runs[1];
+        assert!(points[*head].is_some_and(regions::is_plain_barrier));
+        assert_eq!(chain.len(), 2, "{chain:?}");
+        assert!(*checked);
+    }
+
+    #[test]
+    fn a_chain_holds_what_it_writes_and_gives_back_what_is_live() {
+        let (f, r, _, reg) = runs_of(SCAN);
+        let cx = inkwell::context::Context::create();
+        let layout = kernel::context_layout(&cx, &f, &r, None, false);
+        let runs = plan(&f, &r, &layout);
+        let scan = &runs[&0];
+        // The shuffles' results and the sums between them live in the warp's arrays;
+        // %r1 (the thread index, recomputed) and %rd1 are not kept at all.
+        for name in ["%r4", "%r5", "%r6"] {
+            assert!(scan.own.contains(&reg(name)), "{name} in {:?}", scan.own);
+        }
+        // After the last region only %r7 (read after the second barrier) is live.
+        let last = scan.live_out.last().expect("a region");
+        assert!(last.contains(&reg("%r7")) && !last.contains(&reg("%r5")), "{last:?}");
+    }
+}
