@@ -6,6 +6,7 @@
 //! one (`merge`). The split depends on the module only, so the object is the same for any
 //! number of threads.
 
+mod llvm_diagnostics;
 pub mod merge;
 pub mod report;
 
@@ -307,7 +308,10 @@ impl Backend<'_> {
         let opts = self.opts;
         let mut time = UnitTime { label: label.to_string(), ..Default::default() };
         let tm = target_machine(opts, self.spec, self.base_cpu.to_string())?;
+        // (Declared before the context, which may report to it until it is dropped.)
+        let llvm_errors = llvm_diagnostics::FirstError::default();
         let cx = Context::create();
+        llvm_errors.install(&cx);
         let module = cx.create_module(self.module_name);
         module.set_triple(&tm.get_triple());
         module.set_data_layout(&tm.get_target_data().get_data_layout());
@@ -387,6 +391,9 @@ impl Backend<'_> {
             }
         };
         time.codegen = t.elapsed().as_secs_f64();
+        if let Some(e) = llvm_errors.take() {
+            return Err(CompileError::Target(format!("internal error: LLVM reported an error (a ptx2llvm bug; please report it with the input): {e}")));
+        }
         Ok((bytes, infos, time))
     }
 

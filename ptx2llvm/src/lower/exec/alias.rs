@@ -181,11 +181,12 @@ fn mark_loop<'ctx>(cx: &'ctx Context, latch: InstructionValue<'ctx>, no_unroll: 
     use inkwell::llvm_sys::core::{LLVMMDNodeInContext2, LLVMMetadataAsValue, LLVMSetMetadata, LLVMValueAsMetadata};
     use inkwell::llvm_sys::debuginfo::{LLVMMetadataReplaceAllUsesWith, LLVMTemporaryMDNode};
     let parallel = cx.metadata_node(&[cx.metadata_string("llvm.loop.parallel_accesses").into(), thread_access_group(cx).into()]);
-    // Not unrolled before it is vectorized; the vectorized loop (two or so iterations)
-    // then unrolled fully, after which SROA turns the warp's arrays into registers.
+    // Not unrolled before it is vectorized; the vectorized loop (two or so iterations) has
+    // none of the original loop's attributes, so LLVM unrolls it fully as it does any
+    // short loop, after which SROA turns the warp's arrays into registers. (Asking for the
+    // full unroll instead makes LLVM warn where a loop does not vectorize.)
     let unroll = cx.metadata_node(&[cx.metadata_string("llvm.loop.unroll.disable").into()]);
-    let full = cx.metadata_node(&[cx.metadata_string("llvm.loop.unroll.full").into()]);
-    let followup = cx.metadata_node(&[cx.metadata_string("llvm.loop.vectorize.followup_vectorized").into(), full.into()]);
+    let followup = cx.metadata_node(&[cx.metadata_string("llvm.loop.vectorize.followup_vectorized").into()]);
     // SAFETY: every reference is created in `cx`, which outlives this call; the temporary
     // node is replaced (which deletes it) before the ID is attached.
     unsafe {
