@@ -2,8 +2,9 @@
 //!
 //! A kernel becomes a block function (`kernel`) that runs its threads region by region
 //! (`regions`: the code between sync points) as thread loops LLVM can vectorize. Warp
-//! collectives of converged warps are computed in the block function (`warps`); the runtime's
-//! scheduler decides the rest. Registers live across a sync point are recomputed where they
+//! collectives of converged warps are computed in the block function (`warps`), and chains
+//! of regions joined by them run warp by warp, the warp's values in registers
+//! (`warp_runs`); the runtime's scheduler decides the rest. Registers live across a sync point are recomputed where they
 //! can be (`recompute`), grid-stride loops are interchanged (`interchange`), entry guards
 //! become loop bounds (`guards`), rows of threads run in segments where a wrapped index is
 //! affine (`segments`), neighbouring blocks are fused (`fusion`), legacy
