@@ -15,8 +15,9 @@
 //! live meanwhile in function-local arrays of 32 lanes (`kernel::WarpView`), which LLVM
 //! promotes to vector registers once the 32-iteration loops are vectorized and unrolled,
 //! so a step's result goes from the region's arithmetic to the permutation and back
-//! without memory. At the warp's start the arrays are filled from the context area, at its
-//! end the values the block needs after the chain are written back.
+//! without memory. At the warp's start the arrays are filled from the context area; a
+//! warp that stops after a region writes back what the points that region reaches keep,
+//! of what the chain has written by then.
 //!
 //! Why the order may change: between two collectives of a chain there is no barrier, so
 //! nothing orders one warp's code against another's on the GPU either (warps are
@@ -25,17 +26,25 @@
 //! a chain). Each collective still sees every lane of its warp there, as in the
 //! region-by-region run.
 //!
-//! What qualifies (`plan`): a chain starts at a region whose dense run ends at one warp
+//! What qualifies (`plan`): a chain starts at a region whose code reaches one warp
 //! collective the block function completes itself (not a lockstep point), goes on while
-//! the next region does the same, and stops before a region it already holds. The block
-//! must be made of whole warps lying along x (`ntid.x` a multiple of 32, checked at run
-//! time; else the regions run as usual). Regions with interchange points are not part of
-//! chains (a grid-stride loop before a warp reduction is not; the reduction after it is).
-//! Registers with one value for the whole block
-//! (`ContextLayout::block_uniform`) stay in the context area's first element, which every
-//! warp reads: a chain that reads such a register and also writes it would let a later
-//! warp read what an earlier one wrote for a later step, so it stops before that.
-//! Kernels with per-thread frames (large kernels) have no runs.
+//! the next region does the same, and stops before a region it already holds. Where every
+//! thread of each region stops at that collective, the warps run the chain to its end and
+//! the block goes on as after the last region's dense run. Where a region may also end
+//! elsewhere (warp 0's scan of the warp totals after a barrier, which the other warps skip
+//! to the next barrier; warps that exit), the run is *checked*: every region writes the
+//! thread states, a warp goes on only if all its lanes wait at the collective (else it
+//! stops there, its lanes where they are), and the block then goes on by the states, as
+//! do kernels with interchanged loops, whose runs are all checked. The block must be made
+//! of whole warps lying along x (`ntid.x` a multiple of 32, checked at run time; else the
+//! regions run as usual). Regions with interchange points are not part of chains (a
+//! grid-stride loop before a warp reduction is not; the reduction after it is). Registers
+//! with one value for the whole block (`ContextLayout::block_uniform`) stay in the context
+//! area's first element, which every warp reads: a chain that reads such a register and
+//! also writes it would let a later warp read what an earlier one wrote for a later step,
+//! so it stops before that. Kernels with per-thread frames (large kernels), compact
+//! kernels (one thread loop for all regions) and kernels of more than 32 regions (one loop
+//! per region for both entries) have no runs (`kernel`).
 
 use crate::ir::{self, RegId, SyncPoint, WarpOp};
 use crate::lower::exec::kernel::{context_elem, emit_region_loop, ContextLayout, Filter, LoopBounds, RegionSel, States, WarpView};
