@@ -10,25 +10,12 @@
 #include <string.h>
 
 #include "harness.h"
+#include "shfl_reference.h"
 
 #define THREADS 8
 #define ROUNDS 6
 
 static const ptxrtKernel *k_block_sum, *k_shuffles;
-
-/* ISA 9.2 shfl.sync semantics for one lane: the source lane, or the lane itself. */
-static unsigned shfl_src(int mode, unsigned lane, unsigned b, unsigned c)
-{
-    int bval = (int)(b & 31), cval = (int)(c & 31), seg = (int)((c >> 8) & 31), l = (int)lane;
-    int max_lane = (l & seg) | (cval & ~seg), min_lane = l & seg, j, ok;
-    switch (mode) {
-    case 0: j = l - bval; ok = j >= max_lane; break;             /* up */
-    case 1: j = l + bval; ok = j <= max_lane; break;             /* down */
-    case 2: j = l ^ bval; ok = j <= max_lane; break;             /* bfly */
-    default: j = min_lane | (bval & ~seg); ok = j <= max_lane; break; /* idx */
-    }
-    return ok ? (unsigned)j : lane;
-}
 
 /* A launch that fails is reported with this thread's own last error message. */
 static int launched(long id, const char *what, ptxrtError_t e)

@@ -9,13 +9,7 @@
 #include <string.h>
 
 #include "harness.h"
-
-/* ISA 9.2 shfl.sync.down: the source lane, or the lane itself. */
-static unsigned shfl_down_src(unsigned lane, unsigned b, unsigned c)
-{
-    int seg = (int)((c >> 8) & 31), max_lane = ((int)lane & seg) | ((int)(c & 31) & ~seg), j = (int)lane + (int)(b & 31);
-    return j <= max_lane ? (unsigned)j : lane;
-}
+#include "shfl_reference.h"
 
 static int check_block_scan(harness_rng *rng, int n, unsigned bx, unsigned by)
 {
@@ -106,8 +100,8 @@ static int check_selected_chains(harness_rng *rng, unsigned grid, unsigned block
     memcpy(exp, u, total * 4);
     for (size_t w0 = 0; w0 < total; w0 += 32) {
         uint32_t a[16];
-        for (unsigned l = 0; l < 16; l++) a[l] = exp[w0 + l] + exp[w0 + shfl_down_src(l, 8, c)];
-        for (unsigned l = 0; l < 16; l++) exp[w0 + l] = a[l] + a[shfl_down_src(l, 4, c)];
+        for (unsigned l = 0; l < 16; l++) a[l] = exp[w0 + l] + exp[w0 + shfl_src(SHFL_DOWN, l, 8, c)];
+        for (unsigned l = 0; l < 16; l++) exp[w0 + l] = a[l] + a[shfl_src(SHFL_DOWN, l, 4, c)];
     }
     void *args[] = {&sel, &in, &out};
     PTXRT_CHECK(ptxrtLaunchKernel(k, harness_dim3(grid, 1, 1), harness_dim3(block, 1, 1), args, 0, NULL));

@@ -9,20 +9,7 @@
 #include <string.h>
 
 #include "harness.h"
-
-/* ISA 9.2 shfl.sync semantics for one lane: the source lane, or the lane itself. */
-static unsigned shfl_src(int mode, unsigned lane, unsigned b, unsigned c)
-{
-    int bval = (int)(b & 31), cval = (int)(c & 31), seg = (int)((c >> 8) & 31), l = (int)lane;
-    int max_lane = (l & seg) | (cval & ~seg), min_lane = l & seg, j, ok;
-    switch (mode) {
-    case 0: j = l - bval; ok = j >= max_lane; break;             /* up */
-    case 1: j = l + bval; ok = j <= max_lane; break;             /* down */
-    case 2: j = l ^ bval; ok = j <= max_lane; break;             /* bfly */
-    default: j = min_lane | (bval & ~seg); ok = j <= max_lane; break; /* idx */
-    }
-    return ok ? (unsigned)j : lane;
-}
+#include "shfl_reference.h"
 
 static int check_block_sum(harness_rng *rng, int n, unsigned block)
 {

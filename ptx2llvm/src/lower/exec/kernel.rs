@@ -1188,12 +1188,12 @@ pub(crate) fn emit_region_loop<'ctx>(
         }
         _ => after,
     };
+    // A warp run's loop over one warp (`warp_runs`).
+    let one_row = bounds.is_some_and(|b| b.one_row);
     // A dense loop whose region has wrapped thread indices runs each row in segments.
     let segments = match (region, filter) {
         // (Not in a warp's loop: its 32 threads are one segment of any lane or warp index.)
-        (RegionSel::One(k), Filter::All) if layout.interchange.is_none() && !bounds.is_some_and(|b| b.one_row) => {
-            segments::analyze(fc.f, regions, k, &layout.block_uniform)
-        }
+        (RegionSel::One(k), Filter::All) if layout.interchange.is_none() && !one_row => segments::analyze(fc.f, regions, k, &layout.block_uniform),
         _ => None,
     };
     let b = &fc.b;
@@ -1622,13 +1622,13 @@ pub(crate) fn emit_region_loop<'ctx>(
     let b = &fc.b;
     let c = b.build_int_compare(P::ULT, xn, x_end, "")?;
     let latch = b.build_conditional_branch(c, xh, row_end)?;
-    if bounds.is_some_and(|b| b.one_row) {
+    if one_row {
         crate::lower::exec::alias::mark_warp_loop(cx, latch);
     } else {
         crate::lower::exec::alias::mark_parallel_loop(cx, latch);
     }
     b.position_at_end(yl);
-    if bounds.is_some_and(|b| b.one_row) {
+    if one_row {
         b.build_unconditional_branch(after)?;
         b.position_at_end(zl);
         b.build_unreachable()?;

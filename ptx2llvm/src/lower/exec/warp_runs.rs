@@ -53,7 +53,7 @@ use crate::lower::exec::warps;
 use crate::lower::thread::FnCx;
 use crate::lower::R;
 use inkwell::basic_block::BasicBlock;
-use inkwell::values::BasicValue;
+use inkwell::values::{AnyValue, BasicValue};
 use inkwell::IntPredicate as P;
 use std::collections::{BTreeSet, HashMap};
 
@@ -124,13 +124,13 @@ pub(crate) fn plan(f: &ir::Function, regions: &Regions, layout: &ContextLayout<'
     let n = regions.starts.len();
     // Regions with interchange points (their threads park between passes) are not part
     // of a chain.
-    let parks = |k: usize| {
-        layout
-            .interchange
-            .as_ref()
-            .is_some_and(|st| regions.code_of(f, &[regions.starts[k].0 as usize]).iter().any(|&b| st.plan.point_at(ir::BlockId(b as u32)).is_some()))
-    };
-    let linked: Vec<Option<Link>> = (0..n).map(|k| link(f, regions, &points, k).filter(|_| !parks(k))).collect();
+    let parks: Vec<bool> = (0..n)
+        .map(|k| {
+            let plan = layout.interchange.as_ref().map(|st| &st.plan);
+            plan.is_some_and(|p| regions.code_of(f, &[regions.starts[k].0 as usize]).iter().any(|&b| p.point_at(ir::BlockId(b as u32)).is_some()))
+        })
+        .collect();
+    let linked: Vec<Option<Link>> = (0..n).map(|k| link(f, regions, &points, k).filter(|_| !parks[k])).collect();
     let next_of = |k: usize| linked[k].map(|l| l.next);
     let uniform = &layout.block_uniform;
     for head in 0..n {
@@ -150,7 +150,7 @@ pub(crate) fn plan(f: &ir::Function, regions: &Regions, layout: &ContextLayout<'
         }
         while let Some(j) = next_of(*chain.last().expect("a chain has a head")) {
             let (mut r, mut w) = (read.clone(), written.clone());
-            if chain.contains(&j) || parks(j) || !uniform_access(j, &mut r, &mut w) {
+            if chain.contains(&j) || parks[j] || !uniform_access(j, &mut r, &mut w) {
                 break;
             }
             (read, written) = (r, w);
@@ -270,16 +270,13 @@ pub(crate) fn emit<'ctx>(
         let ty = fc.int_ty(size * 8).vec_type(LANES as u32);
         let context = context_elem(fc, prefix, size, first)?;
         let (from, to) = if to_lanes { (context, lanes[&prefix]) } else { (lanes[&prefix], context) };
-        let v = fc.b.build_load(ty, from, "")?;
-        let st = fc.b.build_store(to, v)?;
-        for (inst, context_side) in [(v.as_instruction_value(), !to_lanes), (Some(st), to_lanes)] {
-            let Some(inst) = inst else { continue };
+        let load = fc.b.build_load(ty, from, "")?.as_instruction_value().expect("a load is an instruction");
+        let store = fc.b.build_store(to, load.as_any_value_enum().into_vector_value())?;
+        for inst in [load, store] {
             let _ = inst.set_alignment(size);
-            if !context_side {
-                continue;
-            }
-            layout.scopes.tag(fc.cx, inst, prefix);
         }
+        // The context side carries its array's alias scopes.
+        layout.scopes.tag(fc.cx, if to_lanes { load } else { store }, prefix);
         Ok(())
     };
     for &(_, prefix, size) in &slots {
@@ -287,8 +284,6 @@ pub(crate) fn emit<'ctx>(
     }
     let body_end = fc.b.get_insert_block().expect("positioned");
 
-    // The chain, emitted from its end: each region's loop goes on to the next collective.
-    *layout.warp_view.borrow_mut() = Some(WarpView { first, x0, lanes: lanes.clone() });
     // A warp that stops after region i writes back what is live there, then the next warp.
     let mut stops = vec![];
     for (i, live) in run.live_out.iter().enumerate() {
@@ -302,6 +297,8 @@ pub(crate) fn emit<'ctx>(
         fc.b.build_unconditional_branch(out_bb)?;
         stops.push(bb);
     }
+    // The chain, emitted from its end: each region's loop goes on to the next collective.
+    *layout.warp_view.borrow_mut() = Some(WarpView { first, x0, lanes });
     let emitted = (|| -> R<BasicBlock<'ctx>> {
         let mut next = *stops.last().expect("a run has regions");
         for (i, &k) in run.regions.iter().enumerate().rev() {
@@ -315,18 +312,7 @@ pub(crate) fn emit<'ctx>(
                 // The warp goes on if all its lanes wait at the collective.
                 let check = fc.new_block(&format!("warprun{head_region}.check{k}"));
                 fc.b.position_at_end(check);
-                let state = layout.state.ok_or_else(|| crate::lower::LowerError::Internal("a warp run without thread states".into()))?;
-                let ty = i32t.vec_type(LANES as u32);
-                let v = fc.b.build_load(ty, context_elem(fc, state, 4, first)?, "warp.states")?;
-                if let Some(inst) = v.as_instruction_value() {
-                    let _ = inst.set_alignment(4);
-                    layout.scopes.tag(fc.cx, inst, state);
-                }
-                let j = i32t.const_int(run.regions[i + 1] as u64, false);
-                let splat = fc.b.build_insert_element(ty.get_undef(), j, i32t.const_zero(), "")?;
-                let splat = fc.b.build_shuffle_vector(splat, ty.get_undef(), ty.const_zero(), "")?;
-                let at = fc.b.build_int_compare(P::EQ, v.into_vector_value(), splat, "")?;
-                let all = fc.call_intrinsic("llvm.vector.reduce.and", &[at.get_type().into()], &[at.into()])?.into_int_value();
+                let all = warps::all_lanes_wait(fc, layout, first, run.regions[i + 1])?;
                 fc.b.build_conditional_branch(all, next, stops[i])?;
                 next = check;
             }

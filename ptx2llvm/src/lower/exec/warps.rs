@@ -189,6 +189,16 @@ pub(crate) fn emit_whole_warp<'ctx>(fc: &FnCx<'ctx, '_>, layout: &ContextLayout<
     Lanes { warp: &warp, arrival: Arrival::Whole, at: all, at_v: lane_mask_vector(fc, all)? }.compute(op)
 }
 
+/// Whether every lane of the warp whose lane 0 is `first` waits to enter region `k` (its
+/// state word says so): a warp run's check that the warp can go on (`warp_runs`).
+pub(crate) fn all_lanes_wait<'ctx>(fc: &FnCx<'ctx, '_>, layout: &ContextLayout<'ctx>, first: IntValue<'ctx>, k: usize) -> R<IntValue<'ctx>> {
+    let state = layout.state.ok_or_else(|| LowerError::Internal("a warp run without thread states".into()))?;
+    let i32t = fc.cx.i32_type();
+    let states = Warp::new(fc, layout, first)?.load(state, 4)?;
+    let at = fc.b.build_int_compare(P::EQ, states, splat(fc, i32t.const_int(k as u64, false))?, "at")?;
+    Ok(fc.b.build_int_compare(P::EQ, bits(fc, at)?, i32t.const_all_ones(), "all_lanes")?)
+}
+
 /// The membermask operand of a collective (`None`: the lanes that arrive together).
 fn membermask(op: &WarpOp) -> Option<&Operand> {
     match op {

@@ -160,18 +160,22 @@ impl<'ctx> Rewriter<'_, 'ctx> {
         Some(self.b.build_bit_cast(any, cx.bool_type().vec_type(1), "").ok()?.into_vector_value())
     }
 
+    /// Where a gather or scatter `call` whose mask is a constant with one lane on accesses:
+    /// that lane (as an index) and its pointer, built before `call`.
+    fn the_lane_on(&self, call: InstructionValue<'ctx>, ptrs: VectorValue<'ctx>, mask: VectorValue<'ctx>) -> Option<(IntValue<'ctx>, PointerValue<'ctx>)> {
+        let lane = single_constant_lane(mask)?;
+        self.b.position_before(&call);
+        let k = self.module.get_context().i32_type().const_int(u64::from(lane), false);
+        Some((k, self.b.build_extract_element(ptrs, k, "").ok()?.into_pointer_value()))
+    }
+
     /// A scatter whose mask is a constant with one lane on (`if (lane == 31) totals[warp] = v`
     /// in a warp's loop, `warp_runs`): that lane's element stored at its pointer.
     fn one_lane_scatter(&self, sc: &Scatter<'ctx>) -> Option<()> {
         let Scatter { call, data, ptrs, align, mask } = *sc;
-        let lane = single_constant_lane(mask)?;
-        self.b.position_before(&call);
-        let i32t = self.module.get_context().i32_type();
-        let k = i32t.const_int(u64::from(lane), false);
-        let p = self.b.build_extract_element(ptrs, k, "").ok()?.into_pointer_value();
+        let (k, p) = self.the_lane_on(call, ptrs, mask)?;
         let element = self.b.build_extract_element(data, k, "").ok()?;
-        let store = self.b.build_store(p, element).ok()?;
-        store.set_alignment(align.get_zero_extended_constant()? as u32).ok()?;
+        self.b.build_store(p, element).ok()?.set_alignment(align.get_zero_extended_constant()? as u32).ok()?;
         call.erase_from_basic_block();
         Some(())
     }
@@ -180,11 +184,7 @@ impl<'ctx> Rewriter<'_, 'ctx> {
     /// others the pass-through value.
     fn one_lane_gather(&self, g: &Gather<'ctx>) -> Option<()> {
         let Gather { call, ptrs, align, mask, pass_through } = *g;
-        let lane = single_constant_lane(mask)?;
-        self.b.position_before(&call);
-        let i32t = self.module.get_context().i32_type();
-        let k = i32t.const_int(u64::from(lane), false);
-        let p = self.b.build_extract_element(ptrs, k, "").ok()?.into_pointer_value();
+        let (k, p) = self.the_lane_on(call, ptrs, mask)?;
         let loaded = self.b.build_load(pass_through.get_type().get_element_type(), p, "").ok()?;
         loaded.as_instruction_value()?.set_alignment(align.get_zero_extended_constant()? as u32).ok()?;
         let result = self.b.build_insert_element(pass_through, loaded, k, "").ok()?;

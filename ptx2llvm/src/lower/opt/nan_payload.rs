@@ -56,20 +56,7 @@ fn canonicalized<'ctx>(s: InstructionValue<'ctx>) -> Option<(InstructionValue<'c
     }
     let BasicValueEnum::FloatValue(v) = value_operand(s, 2)? else { return None };
     let v = v.as_instruction()?;
-    let cond = value_operand(s, 0)?.as_instruction_value()?;
-    if cond.get_opcode() != InstructionOpcode::FCmp || cond.get_fcmp_predicate()? != FloatPredicate::UNO {
-        return None;
-    }
-    // `fcmp uno t, c` (c a non-NaN constant) or `fcmp uno t, t`: true exactly when t is NaN.
-    let (a, b) = (value_operand(cond, 0)?, value_operand(cond, 1)?);
-    let not_nan_constant = |c: BasicValueEnum<'_>| c.is_float_value() && c.into_float_value().is_const() && !is_nan_constant(c);
-    let tested = if not_nan_constant(b) || a.as_value_ref() == b.as_value_ref() {
-        a
-    } else if not_nan_constant(a) {
-        b
-    } else {
-        return None;
-    };
+    let tested = nan_test_subject(value_operand(s, 0)?.as_instruction_value()?)?;
     // t is v itself, or (instcombine moves the select past an operation) an operand of v
     // that v turns into a NaN when it is one: either way the select changes only which NaN
     // a NaN v is.
