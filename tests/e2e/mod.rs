@@ -157,6 +157,17 @@ fn interchange() {
     run_fixture(&INTERCHANGE);
 }
 
+/// Hand-written PTX: grid-stride loops whose 32-bit induction crosses 2^31 inside a pass, at
+/// a block boundary, after some passes, or never (1D and 2D blocks, blocks fused along x),
+/// addressed through its sign extension: a dense pass adds the thread index without wrap
+/// only where a check per pass allows it (`interchange::pass_without_wrap`).
+const STRIDE_WRAP: Fixture = Fixture { ptx: "stride_wrap.ptx", host: "stride_wrap_host.c", ok_lines: &["stride_wrap: 12 shapes OK"] };
+
+#[test]
+fn stride_wrap() {
+    run_fixture(&STRIDE_WRAP);
+}
+
 /// Hand-written PTX: entry guards turned into thread-loop bounds (signed, unsigned, both
 /// operand orders, `!p` and De Morgan, 3D, a uniform exit, a non-affine condition), with
 /// indices that wrap inside a block (where the plain loop must be used instead).
@@ -769,6 +780,7 @@ const ALL_FIXTURES: &[&Fixture] = &[
     &VECADD,
     &REDUCE,
     &INTERCHANGE,
+    &STRIDE_WRAP,
     &SAXPY_NVOPENCC,
     &BARRIER_EXIT,
     &ATOMICS,
@@ -870,7 +882,7 @@ fn multi_version_objects() {
         eprintln!("skipped: multi-version objects are for x86-64 hosts");
         return;
     }
-    for fx in [&WARPS, &WARP_RUNS, &REDUCE, &RING_INDICES, &ALGORITHMS, &GATHERS, &INTERCHANGE, &REGION_GUARDS] {
+    for fx in [&WARPS, &WARP_RUNS, &REDUCE, &RING_INDICES, &ALGORITHMS, &GATHERS, &INTERCHANGE, &STRIDE_WRAP, &REGION_GUARDS] {
         let work = WorkDir::new(&format!("multiversion-{}", fx.host.trim_end_matches(".c")));
         let obj = work.join("kernel.o");
         support::compile_ptx(&support::root_path("tests/kernels").join(fx.ptx), &obj, &["--cpu", "x86-64,x86-64-v3,x86-64-v4"], work.path());

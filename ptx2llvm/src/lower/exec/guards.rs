@@ -146,6 +146,24 @@ pub fn analyze(f: &ir::Function) -> Option<Narrowing> {
     a.narrowing(vec![None], *cond, exits_when, &count, &[], &[])
 }
 
+/// Whether register `reg`, as the instructions `replay` (a resume's recomputing
+/// instructions, in execution order, each register set by one of them) compute it, is
+/// `tid.x + u` in 32 bits with `u` the same for every thread of the block (or of a fused
+/// run: `fusion`).
+pub fn replayed_as_tid_x_plus_uniform(f: &ir::Function, replay: &[(BlockId, usize)], reg: RegId) -> bool {
+    let mut outer = HashMap::new();
+    for &(b, i) in replay {
+        let mut d = vec![];
+        defs(&f.blocks[b.0 as usize].insts[i].op, &mut d);
+        for r in d {
+            outer.insert(r, (b.0 as usize, i));
+        }
+    }
+    let Some(&at) = outer.get(&reg) else { return false };
+    let mut a = Analysis { f, path: vec![], local: HashMap::new(), outer, uniform: BTreeSet::new(), shapes: HashMap::new() };
+    f.regs[reg.0 as usize].ty.bits() == 32 && a.def_shape(at, 0).affine() == Shape::Affine(Dim::X, false)
+}
+
 /// Blocks on the way from a region's start to its guard, at most.
 const MAX_PATH: usize = 8;
 

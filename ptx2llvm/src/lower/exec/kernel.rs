@@ -1429,7 +1429,7 @@ pub(crate) fn emit_region_loop<'ctx>(
     }
     if let Some((q, start)) = resume_at {
         fc.b.position_at_end(body);
-        crate::lower::exec::interchange::emit_resume(fc, layout, q, lin, &uniform_values)?;
+        crate::lower::exec::interchange::emit_resume(fc, layout, q, lin, &uniform_values, matches!(filter, Filter::All))?;
         fc.b.build_unconditional_branch(start)?;
     }
     let from: Vec<BlockId> = match region {
