@@ -157,6 +157,16 @@ fn interchange() {
     run_fixture(&INTERCHANGE);
 }
 
+/// Hand-written PTX: `.f32` <-> `.f64` conversions (one, a round trip LLVM folds away, a
+/// round trip around an `.f64` addition) on NaNs of every kind and payload: the CPU's own
+/// conversions with the result quieted again give the silicon's NaNs.
+const CVT_NAN: Fixture = Fixture { ptx: "cvt_nan.ptx", host: "cvt_nan_host.c", ok_lines: &["cvt_nan: 2 shapes OK"] };
+
+#[test]
+fn cvt_nan() {
+    run_fixture(&CVT_NAN);
+}
+
 /// Hand-written PTX: grid-stride loops whose 32-bit induction crosses 2^31 inside a pass, at
 /// a block boundary, after some passes, or never (1D and 2D blocks, blocks fused along x),
 /// addressed through its sign extension: a dense pass adds the thread index without wrap
@@ -781,6 +791,7 @@ const ALL_FIXTURES: &[&Fixture] = &[
     &REDUCE,
     &INTERCHANGE,
     &STRIDE_WRAP,
+    &CVT_NAN,
     &SAXPY_NVOPENCC,
     &BARRIER_EXIT,
     &ATOMICS,

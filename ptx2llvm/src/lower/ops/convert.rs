@@ -179,6 +179,20 @@ impl<'ctx> FnCx<'ctx, '_> {
         }
 
         let out = scalar_layout(dst_ty);
+        // `.f32` <-> `.f64` at round-to-nearest (no `.ftz` on the widening): the CPUs' own
+        // conversions (x86-64 `cvtss2sd`/`cvtsd2ss`, AArch64 `fcvt` with FPCR.DN clear, as
+        // Linux leaves it) give a NaN as the silicon does (see `silicon_nan`: sign kept, the
+        // payload's high bits at the top of the new fraction, quieted), and so does LLVM's
+        // constant folding (APFloat). But LLVM folds a conversion pair (`fptrunc (fpext x)`
+        // to `x`) without quieting a signalling NaN: the result is quieted again here
+        // (`quieted`), a compare and a blend instead of the payload's reconstruction in
+        // integers. (Rodinia's hotspot, six conversions around its `.f64` arithmetic per
+        // cell: 111 -> 8x ms.)
+        let hardware_nan = match (dst_ty, src_ty) {
+            (ScalarType::F64, ScalarType::F32) => !ftz,
+            (ScalarType::F32, ScalarType::F64) => matches!(rnd, None | Some(CvtRounding::Float(Rounding::NearestEven))),
+            _ => false,
+        };
         let bits = if src_ty.is_int() {
             let v = self.read(src, src_ty)?;
             let r = match rnd {
@@ -216,11 +230,13 @@ impl<'ctx> FnCx<'ctx, '_> {
                 (ScalarType::F32, ScalarType::F64) => {
                     let x = self.b.build_bit_cast(src_bits, self.cx.f64_type(), "")?.into_float_value();
                     let f = self.rounded(RoundedOp::Narrow, r, &[x.into()], self.cx.f32_type().into())?.into_float_value();
+                    let f = if hardware_nan { self.quieted(f)? } else { f };
                     self.float_bits(f)?
                 }
                 (ScalarType::F64, ScalarType::F32) => {
                     let x = self.b.build_bit_cast(src_bits, self.cx.f32_type(), "")?.into_float_value();
                     let f = self.b.build_float_ext(x, self.cx.f64_type(), "")?;
+                    let f = if hardware_nan { self.quieted(f)? } else { f };
                     self.float_bits(f)?
                 }
                 _ if dst_ty == src_ty => src_bits,
@@ -237,8 +253,12 @@ impl<'ctx> FnCx<'ctx, '_> {
         };
         // NaN results of the hardware conversions carry payloads that differ between CPUs;
         // give the canonical NaN, as the software path does.
-        let bits = self.canonical_nan(bits, out)?;
-        let bits = self.silicon_nan(src, src_ty, dst_ty, ftz, bits)?;
+        let bits = if hardware_nan {
+            bits
+        } else {
+            let bits = self.canonical_nan(bits, out)?;
+            self.silicon_nan(src, src_ty, dst_ty, ftz, bits)?
+        };
         let bits = if ftz_out { self.flush_subnormal(bits, F32)? } else { bits };
         let bits = if sat { self.saturate_unit(bits, out)? } else { bits };
         self.write(dst, bits, dst_ty)
@@ -464,6 +484,17 @@ impl<'ctx> FnCx<'ctx, '_> {
         };
         let ft = if ty == ScalarType::F64 { self.cx.f64_type() } else { self.cx.f32_type() };
         Ok(self.b.build_bit_cast(bits, ft, "")?.into_float_value())
+    }
+
+    /// `f`, with its quiet bit set if it is a NaN.
+    fn quieted(&self, f: FloatValue<'ctx>) -> R<FloatValue<'ctx>> {
+        let t = f.get_type();
+        let w = t.get_bit_width();
+        let bits = self.float_bits(f)?;
+        let quiet = self.b.build_or(bits, self.int_ty(w).const_int(1 << (if w == 32 { 22 } else { 51 }), false), "")?;
+        let quiet = self.b.build_bit_cast(quiet, t, "")?.into_float_value();
+        let is_nan = self.b.build_float_compare(inkwell::FloatPredicate::UNO, f, f, "")?;
+        Ok(self.b.build_select(is_nan, quiet, f, "")?.into_float_value())
     }
 
     fn float_bits(&self, f: FloatValue<'ctx>) -> R<IntValue<'ctx>> {
