@@ -111,7 +111,7 @@ pub struct Loop {
 /// Loads of a loop's body whose addresses follow from the induction (`find_prefetch`):
 /// before a dense pass of the header, the block function computes them for the pass
 /// `PREFETCH_PASSES` later and prefetches them (see `emit_prefetch`).
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct Prefetch {
     /// The body's instructions that compute the addresses, in execution order.
     pub slice: Vec<(BlockId, usize)>,
@@ -119,6 +119,9 @@ pub struct Prefetch {
     pub loads: Vec<(ir::StateSpace, ir::Address)>,
     /// Registers the slice and the loads read.
     pub reads: BTreeSet<RegId>,
+    /// Threads per prefetch: a cache line of the loads' smallest per-thread access (where
+    /// consecutive threads read consecutive elements, one prefetch per line).
+    pub thread_step: u32,
 }
 
 /// How control reaches an interchange point, which decides what a park there stores.
@@ -141,6 +144,12 @@ pub enum Arrival {
 pub struct Plan {
     pub loops: Vec<Loop>,
     pub points: Vec<Point>,
+}
+
+impl Prefetch {
+    fn none() -> Self {
+        Prefetch { slice: vec![], loads: vec![], reads: BTreeSet::new(), thread_step: crate::lower::exec::prefetch::LINE_BYTES }
+    }
 }
 
 impl Plan {
@@ -297,7 +306,7 @@ pub fn analyze(f: &ir::Function, regions: &Regions, large: bool) -> Option<Plan>
         }
         plan.points.extend(points);
         let written = (0..f.regs.len()).filter(|&r| defs.sites[r].iter().any(|(b, _, _)| body[*b])).map(|r| RegId(r as u32)).collect();
-        let prefetch = induction.as_ref().map(|i| find_prefetch(f, &cfg, &defs, &body, i.reg)).unwrap_or_default();
+        let prefetch = induction.as_ref().map(|i| find_prefetch(f, &cfg, &defs, &body, i.reg)).unwrap_or_else(Prefetch::none);
         plan.loops.push(Loop { header: BlockId(h as u32), body, saved: saved.into_iter().collect(), written, induction, prefetch });
     }
     (!plan.loops.is_empty()).then_some(plan)
@@ -312,19 +321,21 @@ const MAX_PREFETCHED_LOADS: usize = 4;
 /// The loads of loop `body` (global or generic, not volatile, not ordered) whose address
 /// register the body computes from the induction `ind` with pure instructions (`Prefetch`).
 fn find_prefetch(f: &ir::Function, cfg: &Cfg, defs: &Defs, body: &[bool], ind: RegId) -> Prefetch {
-    let mut out = Prefetch::default();
+    let mut out = Prefetch::none();
     let mut slice = BTreeSet::new();
     for (b, inside) in body.iter().enumerate() {
         if !inside || out.loads.len() == MAX_PREFETCHED_LOADS {
             continue;
         }
         for (i, inst) in f.blocks[b].insts.iter().enumerate() {
-            let Op::Load { space: space @ (ir::StateSpace::Global | ir::StateSpace::Generic), volatile: false, order: None, addr, .. } = &inst.op else {
+            let Op::Load { space: space @ (ir::StateSpace::Global | ir::StateSpace::Generic), ty, volatile: false, order: None, addr, dst } = &inst.op else {
                 continue;
             };
             let ir::AddressBase::Reg(r) = addr.base else { continue };
             let mut chain = BTreeSet::new();
             if out.loads.len() < MAX_PREFETCHED_LOADS && address_slice(f, cfg, defs, body, ind, r, (b, i), &mut chain, 0) == Some(true) {
+                let bytes = (ty.bits() / 8).max(1) * dst.len().max(1) as u32;
+                out.thread_step = out.thread_step.min((crate::lower::exec::prefetch::LINE_BYTES / bytes).max(1));
                 out.reads.insert(r);
                 for &(_, cb, ci) in &chain {
                     let mut uses = vec![];
@@ -691,15 +702,12 @@ fn pass_without_wrap<'ctx>(fc: &mut FnCx<'ctx, '_>, layout: &ContextLayout<'ctx>
 /// short stretch of each array (a grid apart from the pass before), too short for the
 /// hardware prefetcher to pick up: measured on a grid-stride sum of 1024 blocks of 256
 /// threads, prefetching two passes ahead took a pass loop from 17 to 9.5 ms (one pass
-/// ahead: 12.5 ms, four: 9.2 ms).
-const PREFETCH_PASSES: u64 = 2;
-
-/// Prefetch from every this many threads (consecutive threads' elements share a cache
-/// line in the common case).
-const PREFETCH_THREAD_STEP: u32 = 8;
+/// ahead: 12.5 ms, four: 9.2 ms); on a Zen 5 core, with one prefetch per cache line, the
+/// whole kernel took 4.0 ms two passes ahead, 3.7 four, 3.2 eight and twelve.
+const PREFETCH_PASSES: u64 = 8;
 
 /// Before a dense pass of header point `q` (which starts at `dense`): for every
-/// `PREFETCH_THREAD_STEP`th thread, the addresses its loads (`Prefetch`) will read
+/// `Prefetch::thread_step`th thread, the addresses its loads (`Prefetch`) will read
 /// `PREFETCH_PASSES` passes later, prefetched (`prefetch::emit_thread_walk`). Returns the
 /// block to run instead of `dense`.
 fn emit_prefetch<'ctx>(fc: &mut FnCx<'ctx, '_>, layout: &ContextLayout<'ctx>, q: usize, dense: BasicBlock<'ctx>) -> R<BasicBlock<'ctx>> {
@@ -709,7 +717,7 @@ fn emit_prefetch<'ctx>(fc: &mut FnCx<'ctx, '_>, layout: &ContextLayout<'ctx>, q:
     if !point.is_header || lp.prefetch.loads.is_empty() {
         return Ok(dense);
     }
-    crate::lower::exec::prefetch::emit_thread_walk(fc, &format!("ix.prefetch{q}"), PREFETCH_THREAD_STEP, dense, |fc, tv| {
+    crate::lower::exec::prefetch::emit_thread_walk(fc, &format!("ix.prefetch{q}"), lp.prefetch.thread_step, dense, |fc, tv| {
         // Its registers at the header as a resume there sets them, the induction
         // `PREFETCH_PASSES` passes on; then the addresses from it.
         let reads = &lp.prefetch.reads;

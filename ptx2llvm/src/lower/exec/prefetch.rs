@@ -35,7 +35,7 @@ use std::collections::BTreeSet;
 pub const PREFETCH_MAX_THREADS: u64 = 4096;
 
 /// Bytes per cache line (x86-64 and the AArch64 cores ptxrt runs on).
-const LINE_BYTES: u32 = 64;
+pub(crate) const LINE_BYTES: u32 = 64;
 
 /// At most this many of a kernel's accesses are prefetched for the next block.
 const MAX_NEXT_BLOCK_ACCESSES: usize = 8;
