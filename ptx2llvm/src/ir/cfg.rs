@@ -105,6 +105,13 @@ impl Cfg {
         }
     }
 
+    /// Whether blocks `a` and `b` lie on one cycle (one strongly connected component that
+    /// has a cycle: more than one block, or a block branching to itself).
+    pub fn on_one_cycle(&self, a: usize, b: usize) -> bool {
+        let c = self.scc[a];
+        c != usize::MAX && c == self.scc[b] && (self.succs[a].contains(&a) || self.scc.iter().filter(|&&x| x == c).count() > 1)
+    }
+
     /// The body of the natural loop with header `h`, if it is a whole strongly connected
     /// component (no outer cycle, no other entry).
     pub fn natural_loop(&self, h: usize) -> Option<Vec<bool>> {

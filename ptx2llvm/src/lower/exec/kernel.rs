@@ -535,6 +535,10 @@ pub fn lower_entry<'ctx>(ml: &ModuleLowerer<'ctx, '_>, index: usize, f: &ir::Fun
                     None => emit_region_loop(&mut fc, &regions, &layout, RegionSel::One(k), Filter::All, dense_states[k], None, after_dense[k])?,
                 };
                 let dense = warp_run(&mut fc, k, dense)?;
+                let dense = match crate::lower::exec::prefetch::step_ahead(fc.f, &regions, k) {
+                    Some(sa) => crate::lower::exec::prefetch::emit_step_ahead(&mut fc, &layout, &sa, k, dense)?,
+                    None => dense,
+                };
                 fc.b.position_at_end(entries.dense[k]);
                 fc.b.build_unconditional_branch(dense)?;
                 let checked = emit_region_loop(&mut fc, &regions, &layout, RegionSel::One(k), Filter::Released, States::Written, None, after_released[k])?;
