@@ -490,6 +490,7 @@ pub fn lower_entry<'ctx>(ml: &ModuleLowerer<'ctx, '_>, index: usize, f: &ir::Fun
                 }
             };
             let mut cases = vec![];
+            let step_aheads = crate::lower::exec::prefetch::step_aheads(fc.f, &regions);
             for k in 1..n {
                 let pick = fc.new_block(&format!("region{k}"));
                 // A dense run of a region whose guard sends some threads straight to a plain
@@ -535,8 +536,8 @@ pub fn lower_entry<'ctx>(ml: &ModuleLowerer<'ctx, '_>, index: usize, f: &ir::Fun
                     None => emit_region_loop(&mut fc, &regions, &layout, RegionSel::One(k), Filter::All, dense_states[k], None, after_dense[k])?,
                 };
                 let dense = warp_run(&mut fc, k, dense)?;
-                let dense = match crate::lower::exec::prefetch::step_ahead(fc.f, &regions, k) {
-                    Some(sa) => crate::lower::exec::prefetch::emit_step_ahead(&mut fc, &layout, &sa, k, dense)?,
+                let dense = match &step_aheads[k] {
+                    Some(sa) => crate::lower::exec::prefetch::emit_step_ahead(&mut fc, &layout, sa, k, dense)?,
                     None => dense,
                 };
                 fc.b.position_at_end(entries.dense[k]);

@@ -232,21 +232,27 @@ pub struct StepAhead {
     pub step: u32,
 }
 
+/// The step-ahead prefetches of each region of kernel `f` (`None` for the entry region and
+/// where nothing qualifies; see `step_ahead`).
+pub fn step_aheads(f: &ir::Function, regions: &Regions) -> Vec<Option<StepAhead>> {
+    if !regions.has_sync_points() || f.kind != ir::FunctionKind::Entry {
+        return regions.starts.iter().map(|_| None).collect();
+    }
+    let cfg = Cfg::new(f);
+    let defs = Defs::new(f);
+    (0..regions.starts.len()).map(|k| if k == 0 { None } else { step_ahead(f, &cfg, &defs, regions, k) }).collect()
+}
+
 /// The step-ahead prefetches of region `k` of kernel `f` (a region after a sync point), if
 /// any of its global loads qualifies: its address comes from pure instructions on the
 /// region's way to it and from registers the region starts with (reloaded: `Regions::
 /// live_into_region`, or recomputed: `Regions::replay`), one of the reloaded ones stepped
 /// by `add r, r, s` on a cycle with the region's start, `s` an immediate or a pure function
 /// of the block (parameters, block indices).
-pub fn step_ahead(f: &ir::Function, regions: &Regions, k: usize) -> Option<StepAhead> {
-    if k == 0 || f.kind != ir::FunctionKind::Entry {
-        return None;
-    }
+fn step_ahead(f: &ir::Function, cfg: &Cfg, defs: &Defs, regions: &Regions, k: usize) -> Option<StepAhead> {
     let start = regions.starts.get(k)?.0 as usize;
-    let cfg = Cfg::new(f);
-    let defs = Defs::new(f);
     let code = regions.code_of(f, &[start]);
-    let way = RegionWay { f, cfg: &cfg, defs: RegionDefs::new(f, &cfg, &code, start), regions, k, live: regions.live_into_region(k).collect() };
+    let way = RegionWay { f, cfg, defs: RegionDefs::new(f, cfg, &code, start), regions, k, live: regions.live_into_region(k).collect() };
     let mut out = StepAhead { reads: BTreeSet::new(), inductions: vec![], step_replay: vec![], replay: vec![], loads: vec![], step: LINE_BYTES };
     let mut replay: BTreeSet<(usize, usize, usize)> = BTreeSet::new();
     let mut with_start_replay = false;
@@ -268,7 +274,7 @@ pub fn step_ahead(f: &ir::Function, regions: &Regions, k: usize) -> Option<StepA
             let mut stepped = vec![];
             let mut steps = step_replay.clone();
             for &u in &chain.reads {
-                if let Some(ind) = induction(f, &cfg, &defs, u, start, &mut steps) {
+                if let Some(ind) = induction(f, cfg, defs, u, start, &mut steps) {
                     stepped.push(ind);
                 }
             }
