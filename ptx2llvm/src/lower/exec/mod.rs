@@ -11,8 +11,9 @@
 //! warp-synchronous code gets lockstep points (`lockstep`), and kernels the region form
 //! cannot express run as fibers (`fibers`); sync points' constant operands are folded first
 //! (`constants`) and per-thread pointer inductions split into a thread and a uniform part
-//! (`induction`). Block functions prefetch what the next block and later passes of an
-//! interchanged loop will access (`prefetch`). `.func` functions and calls are in
+//! (`induction`). Block functions prefetch what the next block, later passes of an
+//! interchanged loop and later iterations of a loop through barriers will access
+//! (`prefetch`). `.func` functions and calls are in
 //! `function`; the alias facts of the model are in `alias`.
 
 pub mod alias;
