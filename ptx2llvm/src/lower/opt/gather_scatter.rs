@@ -30,6 +30,10 @@
 //! or scatter is versioned: when every active lane's pointer is the first lane's plus its
 //! lane number times the element size, a masked load or store of consecutive elements at
 //! the first lane's pointer does the same accesses; otherwise the gather or scatter runs.
+//! Pointers that differ from ones already checked by an offset the same for every lane (an
+//! unrolled loop's `p[0] p[32] p[64] p[96]` through one per-thread pointer) reuse that check
+//! where the code after it goes on (`Rewriter::checks`: softmax's block function, 42 checks
+//! -> 14).
 //!
 //! Clamped indices. A neighbour's index kept inside a range (`max(tx - 1, lo)`, the edges of
 //! pathfinder and hotspot) is consecutive for consecutive threads except at the range's
@@ -49,6 +53,8 @@ use inkwell::targets::TargetData;
 use inkwell::types::BasicTypeEnum;
 use inkwell::values::{AnyValue, AsValueRef, BasicValue, BasicValueEnum, InstructionOpcode, InstructionValue, IntValue, PhiValue, PointerValue, VectorValue};
 use inkwell::IntPredicate;
+use std::cell::RefCell;
+use std::collections::HashMap;
 
 pub(super) fn operand<'ctx>(i: InstructionValue<'ctx>, k: u32) -> Option<BasicValueEnum<'ctx>> {
     i.get_operand(k)?.value()
@@ -138,6 +144,12 @@ impl<'ctx> Masked<'ctx> {
 struct Rewriter<'a, 'ctx> {
     module: &'a Module<'ctx>,
     b: Builder<'ctx>,
+    /// The function's consecutiveness checks of all-lane accesses so far, by the pointer
+    /// vector tested (below offsets the same for every lane, `uniform_base`) and element
+    /// size: the result, and the block where the code after the check goes on. An access
+    /// there through the same pointers plus another such offset (the loads of an unrolled
+    /// loop through one per-thread pointer, `x[0] x[32] x[64] x[96]`) reuses the result.
+    checks: RefCell<HashMap<(LLVMValueRef, u64), (IntValue<'ctx>, BasicBlock<'ctx>)>>,
 }
 
 impl<'ctx> Rewriter<'_, 'ctx> {
@@ -240,25 +252,35 @@ impl<'ctx> Rewriter<'_, 'ctx> {
 
 /// The lane of a constant mask that is on, if exactly one is (and none is undefined).
 fn single_constant_lane(mask: VectorValue<'_>) -> Option<u32> {
+    let lanes = constant_lanes(mask)?;
+    let mut on = lanes.iter().enumerate().filter(|(_, on)| **on).map(|(k, _)| k as u32);
+    match (on.next(), on.next()) {
+        (Some(k), None) => Some(k),
+        _ => None,
+    }
+}
+
+/// Whether a mask is a constant with every lane on.
+fn all_lanes_on(mask: VectorValue<'_>) -> bool {
+    constant_lanes(mask).is_some_and(|lanes| lanes.iter().all(|on| *on))
+}
+
+/// The lanes of a constant mask, if it is one.
+fn constant_lanes(mask: VectorValue<'_>) -> Option<Vec<bool>> {
     if !mask.is_const() {
         return None;
     }
-    let mut on = None;
-    for k in 0..mask.get_type().get_size() {
-        // SAFETY: `mask` is a valid constant; `LLVMGetAggregateElement` reads any constant
-        // vector's element (null when it cannot say), and an i1 element is an integer.
-        let bit = unsafe { inkwell::llvm_sys::core::LLVMGetAggregateElement(mask.as_value_ref(), k) };
-        if bit.is_null() || unsafe { inkwell::llvm_sys::core::LLVMIsAConstantInt(bit) }.is_null() {
-            return None;
-        }
-        let bit = unsafe { IntValue::new(bit) };
-        match bit.get_zero_extended_constant()? {
-            0 => {}
-            _ if on.is_none() => on = Some(k),
-            _ => return None,
-        }
-    }
-    on
+    (0..mask.get_type().get_size())
+        .map(|k| {
+            // SAFETY: `mask` is a valid constant; `LLVMGetAggregateElement` reads any constant
+            // vector's element (null when it cannot say), and an i1 element is an integer.
+            let bit = unsafe { inkwell::llvm_sys::core::LLVMGetAggregateElement(mask.as_value_ref(), k) };
+            if bit.is_null() || unsafe { inkwell::llvm_sys::core::LLVMIsAConstantInt(bit) }.is_null() {
+                return None;
+            }
+            Some(unsafe { IntValue::new(bit) }.get_zero_extended_constant()? != 0)
+        })
+        .collect()
 }
 
 /// The vector type of `n` elements of a vector's element type.
@@ -366,7 +388,52 @@ fn element_bytes(t: BasicTypeEnum<'_>) -> Option<u64> {
     }
 }
 
+/// The pointer vector below `ptrs`'s offsets that are the same for every lane (scalar
+/// `getelementptr` indices): `ptrs` is consecutive exactly when it is.
+fn uniform_base(ptrs: VectorValue<'_>) -> LLVMValueRef {
+    let mut v = ptrs;
+    for _ in 0..8 {
+        let Some(i) = v.as_instruction().filter(|i| i.get_opcode() == InstructionOpcode::GetElementPtr && i.get_num_operands() == 2) else { break };
+        let (Some(BasicValueEnum::VectorValue(base)), Some(BasicValueEnum::IntValue(_))) = (operand(i, 0), operand(i, 1)) else { break };
+        v = base;
+    }
+    v.as_value_ref()
+}
+
 impl<'ctx> Rewriter<'_, 'ctx> {
+    /// Before `call`: `consecutive`, or for an all-lane access a check of the same
+    /// pointers made before it in its block (`checks`).
+    fn consecutive_at(
+        &self,
+        call: InstructionValue<'ctx>,
+        ptrs: VectorValue<'ctx>,
+        mask: VectorValue<'ctx>,
+        size: u64,
+    ) -> Option<(IntValue<'ctx>, PointerValue<'ctx>)> {
+        let known = all_lanes_on(mask).then(|| self.checks.borrow().get(&(uniform_base(ptrs), size)).copied()).flatten();
+        match known {
+            Some((all, bb)) if Some(bb) == call.get_parent() => {
+                let first = self.b.build_extract_element(ptrs, self.module.get_context().i32_type().const_zero(), "first").ok()?.into_pointer_value();
+                Some((all, first))
+            }
+            _ => self.consecutive(ptrs, mask, size),
+        }
+    }
+
+    /// After a check `all` of `ptrs` split block `bb`, the code goes on in `join`: so do
+    /// the checks made before in `bb`, and this one if the access is an all-lane one.
+    fn remember(&self, bb: BasicBlock<'ctx>, ptrs: VectorValue<'ctx>, mask: VectorValue<'ctx>, size: u64, all: IntValue<'ctx>, join: BasicBlock<'ctx>) {
+        let mut checks = self.checks.borrow_mut();
+        for (_, at) in checks.values_mut() {
+            if *at == bb {
+                *at = join;
+            }
+        }
+        if all_lanes_on(mask) {
+            checks.insert((uniform_base(ptrs), size), (all, join));
+        }
+    }
+
     /// Before `at`: whether every active lane's pointer of `ptrs` is the first lane's plus
     /// the lane number times `size`, and the first lane's pointer.
     fn consecutive(&self, ptrs: VectorValue<'ctx>, mask: VectorValue<'ctx>, size: u64) -> Option<(IntValue<'ctx>, PointerValue<'ctx>)> {
@@ -449,8 +516,10 @@ impl<'ctx> Rewriter<'_, 'ctx> {
             return None;
         }
         self.b.position_before(&call);
-        let (all, first) = self.consecutive(ptrs, mask, size)?;
+        let (all, first) = self.consecutive_at(call, ptrs, mask, size)?;
+        let bb = call.get_parent()?;
         let (fast, slow, join) = self.split_around(call, all, "gather")?;
+        self.remember(bb, ptrs, mask, size, all, join);
         self.b.position_at_end(fast);
         let load = self.intrinsic("llvm.masked.load", &[ty.into(), first.get_type().into()])?;
         let loaded = self.b.build_call(load, &[first.into(), align.into(), mask.into(), pass_through.into()], "").ok()?.try_as_basic_value().basic()?;
@@ -471,8 +540,10 @@ impl<'ctx> Rewriter<'_, 'ctx> {
             return None;
         }
         self.b.position_before(&call);
-        let (all, first) = self.consecutive(ptrs, mask, size)?;
+        let (all, first) = self.consecutive_at(call, ptrs, mask, size)?;
+        let bb = call.get_parent()?;
         let (fast, _, join) = self.split_around(call, all, "scatter")?;
+        self.remember(bb, ptrs, mask, size, all, join);
         self.b.position_at_end(fast);
         let store = self.intrinsic("llvm.masked.store", &[data.get_type().into(), first.get_type().into()])?;
         self.b.build_call(store, &[data.into(), first.into(), align.into(), mask.into()], "").ok()?;
@@ -486,12 +557,13 @@ impl<'ctx> Rewriter<'_, 'ctx> {
 /// the addresses it reports) those in the shared window with 64-bit offsets (see the
 /// module documentation).
 pub fn rewrite_gathers_and_scatters<'ctx>(cx: &'ctx inkwell::context::Context, module: &Module<'ctx>, checked: bool) {
-    let r = Rewriter { module, b: module.get_context().create_builder() };
+    let r = Rewriter { module, b: module.get_context().create_builder(), checks: RefCell::default() };
     let layout = module.get_data_layout();
     let layout = layout.as_str().to_str().unwrap_or("");
     let abi = crate::lower::abi::AbiTypes::new(cx);
     let window_field = TargetData::create(layout).offset_of_element(&abi.block_env, crate::lower::abi::env::SHARED);
     for f in module.get_functions() {
+        r.checks.borrow_mut().clear();
         let mut found = vec![];
         for bb in f.get_basic_blocks() {
             let mut cur = bb.get_first_instruction();
