@@ -157,6 +157,16 @@ fn interchange() {
     run_fixture(&INTERCHANGE);
 }
 
+/// Hand-written PTX: column sums read one row per iteration of a loop through a barrier,
+/// rows far apart (the block function prefetches rows ahead: `prefetch::StepAhead`) and
+/// close together, one to many iterations.
+const STEP_AHEAD: Fixture = Fixture { ptx: "step_ahead.ptx", host: "step_ahead_host.c", ok_lines: &["step_ahead: 6 shapes OK"] };
+
+#[test]
+fn step_ahead() {
+    run_fixture(&STEP_AHEAD);
+}
+
 /// Hand-written PTX: `.f32` <-> `.f64` conversions (one, a round trip LLVM folds away, a
 /// round trip around an `.f64` addition) on NaNs of every kind and payload: the CPU's own
 /// conversions with the result quieted again give the silicon's NaNs.
@@ -792,6 +802,7 @@ const ALL_FIXTURES: &[&Fixture] = &[
     &INTERCHANGE,
     &STRIDE_WRAP,
     &CVT_NAN,
+    &STEP_AHEAD,
     &SAXPY_NVOPENCC,
     &BARRIER_EXIT,
     &ATOMICS,
