@@ -334,8 +334,7 @@ fn find_prefetch(f: &ir::Function, cfg: &Cfg, defs: &Defs, body: &[bool], ind: R
             let ir::AddressBase::Reg(r) = addr.base else { continue };
             let mut chain = BTreeSet::new();
             if out.loads.len() < MAX_PREFETCHED_LOADS && address_slice(f, cfg, defs, body, ind, r, (b, i), &mut chain, 0) == Some(true) {
-                let bytes = (ty.bits() / 8).max(1) * dst.len().max(1) as u32;
-                out.thread_step = out.thread_step.min((crate::lower::exec::prefetch::LINE_BYTES / bytes).max(1));
+                out.thread_step = out.thread_step.min(crate::lower::exec::prefetch::threads_per_line(*ty, dst.len()));
                 out.reads.insert(r);
                 for &(_, cb, ci) in &chain {
                     let mut uses = vec![];

@@ -45,6 +45,12 @@ pub const PREFETCH_MAX_THREADS: u64 = 4096;
 /// Bytes per cache line (x86-64 and the AArch64 cores ptxrt runs on).
 pub(crate) const LINE_BYTES: u32 = 64;
 
+/// Consecutive threads whose accesses of `elements` values of `ty` each share a cache line
+/// (at least 1): one of them prefetches for all.
+pub(crate) fn threads_per_line(ty: ScalarType, elements: usize) -> u32 {
+    (LINE_BYTES / ((ty.bits() / 8).max(1) * elements.max(1) as u32)).max(1)
+}
+
 /// At most this many of a kernel's accesses are prefetched for the next block.
 const MAX_NEXT_BLOCK_ACCESSES: usize = 8;
 
@@ -298,8 +304,7 @@ fn step_ahead(f: &ir::Function, cfg: &Cfg, defs: &Defs, regions: &Regions, k: us
                 }
             }
             out.loads.push((*space, *addr));
-            let bytes = (ty.bits() / 8).max(1) * dst.len().max(1) as u32;
-            out.step = out.step.min((LINE_BYTES / bytes).max(1));
+            out.step = out.step.min(threads_per_line(*ty, dst.len()));
         }
     }
     if out.loads.is_empty() {
