@@ -185,7 +185,7 @@ impl<'ctx> FnCx<'ctx, '_> {
         // payload's high bits at the top of the new fraction, quieted), and so does LLVM's
         // constant folding (APFloat). But LLVM folds a conversion pair (`fptrunc (fpext x)`
         // to `x`) without quieting a signalling NaN: the result is quieted again here
-        // (`quieted`), a compare and a blend instead of the payload's reconstruction in
+        // (`fp_quieted`), a compare and a blend instead of the payload's reconstruction in
         // integers. (Rodinia's hotspot, six conversions around its `.f64` arithmetic per
         // cell: 111 -> 8x ms.)
         let hardware_nan = match (dst_ty, src_ty) {
@@ -230,13 +230,13 @@ impl<'ctx> FnCx<'ctx, '_> {
                 (ScalarType::F32, ScalarType::F64) => {
                     let x = self.b.build_bit_cast(src_bits, self.cx.f64_type(), "")?.into_float_value();
                     let f = self.rounded(RoundedOp::Narrow, r, &[x.into()], self.cx.f32_type().into())?.into_float_value();
-                    let f = if hardware_nan { self.quieted(f)? } else { f };
+                    let f = if hardware_nan { self.fp_quieted(f)? } else { f };
                     self.float_bits(f)?
                 }
                 (ScalarType::F64, ScalarType::F32) => {
                     let x = self.b.build_bit_cast(src_bits, self.cx.f32_type(), "")?.into_float_value();
                     let f = self.b.build_float_ext(x, self.cx.f64_type(), "")?;
-                    let f = if hardware_nan { self.quieted(f)? } else { f };
+                    let f = if hardware_nan { self.fp_quieted(f)? } else { f };
                     self.float_bits(f)?
                 }
                 _ if dst_ty == src_ty => src_bits,
@@ -484,17 +484,6 @@ impl<'ctx> FnCx<'ctx, '_> {
         };
         let ft = if ty == ScalarType::F64 { self.cx.f64_type() } else { self.cx.f32_type() };
         Ok(self.b.build_bit_cast(bits, ft, "")?.into_float_value())
-    }
-
-    /// `f`, with its quiet bit set if it is a NaN.
-    fn quieted(&self, f: FloatValue<'ctx>) -> R<FloatValue<'ctx>> {
-        let t = f.get_type();
-        let w = t.get_bit_width();
-        let bits = self.float_bits(f)?;
-        let quiet = self.b.build_or(bits, self.int_ty(w).const_int(1 << (if w == 32 { 22 } else { 51 }), false), "")?;
-        let quiet = self.b.build_bit_cast(quiet, t, "")?.into_float_value();
-        let is_nan = self.b.build_float_compare(inkwell::FloatPredicate::UNO, f, f, "")?;
-        Ok(self.b.build_select(is_nan, quiet, f, "")?.into_float_value())
     }
 
     fn float_bits(&self, f: FloatValue<'ctx>) -> R<IntValue<'ctx>> {

@@ -149,8 +149,6 @@ impl<'ctx> FnCx<'ctx, '_> {
         let nan = if t.get_bit_width() == 32 {
             self.fp_fbits_const(t, F32_CANONICAL_NAN)?
         } else {
-            let it = self.int_ty(64);
-            let (_, _, quiet) = Self::fp_masks(t);
             // The operand that wins is folded in last: `b` over `a`; `b` over `c` over `a`.
             let order: Vec<FloatValue<'ctx>> = match inputs {
                 [a, b] => vec![*a, *b],
@@ -159,12 +157,24 @@ impl<'ctx> FnCx<'ctx, '_> {
             };
             let mut nan = self.fp_fbits_const(t, F64_CANONICAL_NAN)?;
             for x in order.iter() {
-                let quieted = self.b.build_or(self.fp_bits_of(*x)?, it.const_int(quiet, false), "")?;
-                nan = self.fp_fselect(self.fp_is_nan(*x)?, self.fp_float_of(quieted, t)?, nan)?;
+                nan = self.fp_fselect(self.fp_is_nan(*x)?, self.fp_quiet(*x)?, nan)?;
             }
             nan
         };
         self.fp_fselect(self.fp_is_nan(r)?, nan, r)
+    }
+
+    /// `x` with its quiet bit set (a NaN `x` quieted).
+    pub(crate) fn fp_quiet(&self, x: FloatValue<'ctx>) -> R<FloatValue<'ctx>> {
+        let t = x.get_type();
+        let (_, _, quiet) = Self::fp_masks(t);
+        let bits = self.b.build_or(self.fp_bits_of(x)?, self.int_ty(t.get_bit_width()).const_int(quiet, false), "")?;
+        self.fp_float_of(bits, t)
+    }
+
+    /// `x`, quieted if it is a NaN.
+    pub(crate) fn fp_quieted(&self, x: FloatValue<'ctx>) -> R<FloatValue<'ctx>> {
+        self.fp_fselect(self.fp_is_nan(x)?, self.fp_quiet(x)?, x)
     }
 
     /// `.sat`: clamp to [+0.0, 1.0]; NaN and -0.0 give +0.0.
