@@ -303,20 +303,7 @@ impl<'ctx> VecOf<'ctx> for BasicTypeEnum<'ctx> {
 /// same for every lane), the form a kept per-thread address takes (`provenance` rebases
 /// the others).
 fn read_from_memory(ptrs: VectorValue<'_>) -> bool {
-    let mut v = ptrs;
-    for _ in 0..8 {
-        let Some(i) = v.as_instruction() else { return false };
-        match i.get_opcode() {
-            InstructionOpcode::IntToPtr => return true,
-            InstructionOpcode::GetElementPtr if i.get_num_operands() == 2 => {
-                // A scalar offset moves every lane's pointer alike.
-                let (Some(BasicValueEnum::VectorValue(base)), Some(BasicValueEnum::IntValue(_))) = (operand(i, 0), operand(i, 1)) else { return false };
-                v = base;
-            }
-            _ => return false,
-        }
-    }
-    false
+    uniform_base(ptrs).as_instruction().is_some_and(|i| i.get_opcode() == InstructionOpcode::IntToPtr)
 }
 
 /// Whether the addresses `v` are computed through a clamp or a choice per lane (`smin`,
@@ -390,14 +377,14 @@ fn element_bytes(t: BasicTypeEnum<'_>) -> Option<u64> {
 
 /// The pointer vector below `ptrs`'s offsets that are the same for every lane (scalar
 /// `getelementptr` indices): `ptrs` is consecutive exactly when it is.
-fn uniform_base(ptrs: VectorValue<'_>) -> LLVMValueRef {
+fn uniform_base(ptrs: VectorValue<'_>) -> VectorValue<'_> {
     let mut v = ptrs;
     for _ in 0..8 {
         let Some(i) = v.as_instruction().filter(|i| i.get_opcode() == InstructionOpcode::GetElementPtr && i.get_num_operands() == 2) else { break };
         let (Some(BasicValueEnum::VectorValue(base)), Some(BasicValueEnum::IntValue(_))) = (operand(i, 0), operand(i, 1)) else { break };
         v = base;
     }
-    v.as_value_ref()
+    v
 }
 
 impl<'ctx> Rewriter<'_, 'ctx> {
@@ -410,7 +397,7 @@ impl<'ctx> Rewriter<'_, 'ctx> {
         mask: VectorValue<'ctx>,
         size: u64,
     ) -> Option<(IntValue<'ctx>, PointerValue<'ctx>)> {
-        let known = all_lanes_on(mask).then(|| self.checks.borrow().get(&(uniform_base(ptrs), size)).copied()).flatten();
+        let known = all_lanes_on(mask).then(|| self.checks.borrow().get(&(uniform_base(ptrs).as_value_ref(), size)).copied()).flatten();
         match known {
             Some((all, bb)) if Some(bb) == call.get_parent() => {
                 let first = self.b.build_extract_element(ptrs, self.module.get_context().i32_type().const_zero(), "first").ok()?.into_pointer_value();
@@ -430,7 +417,7 @@ impl<'ctx> Rewriter<'_, 'ctx> {
             }
         }
         if all_lanes_on(mask) {
-            checks.insert((uniform_base(ptrs), size), (all, join));
+            checks.insert((uniform_base(ptrs).as_value_ref(), size), (all, join));
         }
     }
 
