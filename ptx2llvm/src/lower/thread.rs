@@ -64,6 +64,15 @@ pub struct Thread<'ctx> {
     pub linear_wide: Option<IntValue<'ctx>>,
 }
 
+impl<'ctx> Thread<'ctx> {
+    /// Thread (0, 0, 0): where a block function computes, outside its thread loops, what a
+    /// thread's code gives for the whole block (bounds, a pass's start, a prefetch gate).
+    pub fn first(cx: &'ctx Context) -> Self {
+        let zero = cx.i32_type().const_zero();
+        Thread { tid: [zero; 3], linear: zero, linear_wide: None }
+    }
+}
+
 pub struct FnCx<'ctx, 'a> {
     pub cx: &'ctx Context,
     pub module: &'a Module<'ctx>,

@@ -682,8 +682,7 @@ fn pass_without_wrap<'ctx>(fc: &mut FnCx<'ctx, '_>, layout: &ContextLayout<'ctx>
         return Ok(None);
     };
     let i32t = fc.cx.i32_type();
-    let zero = i32t.const_zero();
-    fc.thread = Some(crate::lower::thread::Thread { tid: [zero; 3], linear: zero, linear_wide: None });
+    fc.thread = Some(crate::lower::thread::Thread::first(fc.cx));
     for &at in &point.replay {
         fc.inst_at(at)?;
     }

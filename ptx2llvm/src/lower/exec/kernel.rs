@@ -885,7 +885,7 @@ fn emit_narrowed_loop<'ctx>(
     let start = fc.new_block(&format!("r{k}.bounds"));
     fc.b.position_at_end(start);
     let zero = i32t.const_zero();
-    fc.thread = Some(Thread { tid: [zero; 3], linear: zero, linear_wide: None });
+    fc.thread = Some(Thread::first(cx));
     fc.debug_thread()?;
     let f = fc.f;
     // The uniform registers first: the replay may read them (`Regions::replay_reads`), and

@@ -329,7 +329,7 @@ struct RegionDefs<'a> {
     start: usize,
 }
 
-/// What reaches a place: nothing yet (a cycle being followed), the value the region starts
+/// What reaches a place: nothing (yet), the value the region starts
 /// with, one definition, or several.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Reach {
@@ -361,35 +361,54 @@ impl<'a> RegionDefs<'a> {
     /// The definition of `r` that instruction `i` of block `b` reads (`Some(None)`: the
     /// region's starting value), if one.
     fn reaching(&self, r: RegId, (b, i): (usize, usize)) -> Option<Option<(usize, usize)>> {
+        if let Some(reach) = self.last_def(r, b, i) {
+            return Self::answer(reach);
+        }
+        // Back along the region's edges (an edge out of a sync point's block comes from
+        // another region) to the definitions that end the ways, or to the region's start:
+        // a worklist, as the code of a large kernel's region can be thousands of blocks.
+        let mut reach = Reach::Nothing;
         let mut seen = vec![false; self.f.blocks.len()];
-        match self.before(r, b, i, &mut seen) {
+        seen[b] = true;
+        let mut work = vec![b];
+        while let Some(x) = work.pop() {
+            if x == self.start {
+                reach = reach.meet(Reach::Start);
+            }
+            for &p in &self.cfg.preds[x] {
+                if !self.in_code[p] || matches!(self.f.blocks[p].term, ir::Terminator::Sync { .. }) {
+                    continue;
+                }
+                match self.last_def(r, p, self.f.blocks[p].insts.len()) {
+                    Some(def) => reach = reach.meet(def),
+                    None if !std::mem::replace(&mut seen[p], true) => work.push(p),
+                    None => {}
+                }
+            }
+            if reach == Reach::Several {
+                return None;
+            }
+        }
+        Self::answer(reach)
+    }
+
+    fn answer(reach: Reach) -> Option<Option<(usize, usize)>> {
+        match reach {
             Reach::Start => Some(None),
             Reach::Def(db, di) => Some(Some((db, di))),
             Reach::Nothing | Reach::Several => None,
         }
     }
 
-    /// What reaches instruction `i` of block `b` (`i` = the block's length: its end).
-    fn before(&self, r: RegId, b: usize, i: usize, seen: &mut [bool]) -> Reach {
-        for j in (0..i).rev() {
-            let inst = &self.f.blocks[b].insts[j];
+    /// What the last definition of `r` before instruction `i` of block `b` leaves: its
+    /// value (`Def`), or not one value (`Several`: a guarded definition); `None` if there is
+    /// none.
+    fn last_def(&self, r: RegId, b: usize, i: usize) -> Option<Reach> {
+        self.f.blocks[b].insts[..i].iter().enumerate().rev().find_map(|(j, inst)| {
             let mut d = vec![];
             crate::ir::visit::defs(&inst.op, &mut d);
-            if d.contains(&r) {
-                return if inst.guard.is_none() { Reach::Def(b, j) } else { Reach::Several };
-            }
-        }
-        if std::mem::replace(&mut seen[b], true) {
-            return Reach::Nothing;
-        }
-        let mut reach = if b == self.start { Reach::Start } else { Reach::Nothing };
-        for &p in &self.cfg.preds[b] {
-            // An edge out of a sync point's block comes from another region.
-            if self.in_code[p] && !matches!(self.f.blocks[p].term, ir::Terminator::Sync { .. }) {
-                reach = reach.meet(self.before(r, p, self.f.blocks[p].insts.len(), seen));
-            }
-        }
-        reach
+            d.contains(&r).then(|| if inst.guard.is_none() { Reach::Def(b, j) } else { Reach::Several })
+        })
     }
 }
 
@@ -435,19 +454,13 @@ impl RegionWay<'_> {
                 if chain.insts.contains(&key) {
                     return true;
                 }
-                let op = &self.f.blocks[b].insts[i].op;
-                let mut specials_ok = true;
-                crate::ir::visit::for_each_operand(op, &mut |o| {
-                    if let Operand::Special(s) = o {
-                        specials_ok &= matches!(s, SpecialReg::Tid(_) | SpecialReg::Ntid(_) | SpecialReg::Ctaid(_) | SpecialReg::Nctaid(_));
-                    }
-                });
-                if !specials_ok || !crate::lower::exec::recompute::recomputable_op(op) {
+                let inst = &self.f.blocks[b].insts[i];
+                if !crate::lower::exec::recompute::replayable(inst) {
                     return false;
                 }
                 chain.insts.insert(key);
                 let mut uses = vec![];
-                crate::ir::visit::uses(op, &mut uses);
+                crate::ir::visit::uses(&inst.op, &mut uses);
                 uses.into_iter().all(|u| self.add(chain, u, (b, i), depth + 1))
             }
         }
@@ -511,7 +524,7 @@ pub(crate) fn emit_step_ahead<'ctx>(
     let gate = fc.new_block(&format!("r{k}.ahead.far"));
     fc.b.position_at_end(gate);
     let zero = fc.cx.i32_type().const_zero();
-    fc.thread = Some(Thread { tid: [zero; 3], linear: zero, linear_wide: None });
+    fc.thread = Some(Thread::first(fc.cx));
     let (space, addr) = sa.loads[0];
     let i64t = fc.cx.i64_type();
     let mut at = [i64t.const_zero(); 2];

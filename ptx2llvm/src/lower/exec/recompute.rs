@@ -175,16 +175,7 @@ impl Defs {
                 break 'check false;
             }
             let Some(inst) = f.blocks[b].insts.get(i) else { break 'check false };
-            if inst.guard.is_some() || !recomputable_op(&inst.op) {
-                break 'check false;
-            }
-            let mut specials_ok = true;
-            crate::ir::visit::for_each_operand(&inst.op, &mut |o| {
-                if let Operand::Special(s) = o {
-                    specials_ok &= matches!(s, SpecialReg::Tid(_) | SpecialReg::Ntid(_) | SpecialReg::Ctaid(_) | SpecialReg::Nctaid(_));
-                }
-            });
-            if !specials_ok {
+            if !replayable(inst) {
                 break 'check false;
             }
             let mut uses = vec![];
@@ -341,6 +332,19 @@ impl Defs {
         let mut chain = BTreeSet::new();
         db != at && cfg.dominates(db, at) && self.recomputable(f, cfg, r, &mut chain, 0) && !chain_reads_tid(f, &chain)
     }
+}
+
+/// Whether instruction `inst` gives the same result wherever its thread runs it again:
+/// unguarded, a pure computation (`recomputable_op`) that reads no special register but
+/// the thread and block indices and sizes.
+pub(crate) fn replayable(inst: &ir::Inst) -> bool {
+    let mut specials_ok = true;
+    crate::ir::visit::for_each_operand(&inst.op, &mut |o| {
+        if let Operand::Special(s) = o {
+            specials_ok &= matches!(s, SpecialReg::Tid(_) | SpecialReg::Ntid(_) | SpecialReg::Ctaid(_) | SpecialReg::Nctaid(_));
+        }
+    });
+    inst.guard.is_none() && recomputable_op(&inst.op) && specials_ok
 }
 
 pub(crate) fn recomputable_op(op: &Op) -> bool {
