@@ -177,6 +177,18 @@ fn cvt_nan() {
     run_fixture(&CVT_NAN);
 }
 
+/// Hand-written PTX: chains of `.f64` arithmetic on NaNs, infinities and ordinary values
+/// (ends stored, narrowed and compared; an intermediate both stored and used further; a
+/// loop-carried chain; a widened `.f32` operand), each link's NaN rule modelled: the rule
+/// on a branch taken when a chain's plain result is NaN (`opt::nan_branches`) gives the
+/// same bits.
+const NAN_CHAINS: Fixture = Fixture { ptx: "nan_chains.ptx", host: "nan_chains_host.c", ok_lines: &["nan_chains: 1 shapes OK"] };
+
+#[test]
+fn nan_chains() {
+    run_fixture_with(&NAN_CHAINS, &[("O2", &[], None), ("O3native", &["-O3", "--cpu", "native"], None), ("O0", &["-O0"], None)]);
+}
+
 /// Hand-written PTX: grid-stride loops whose 32-bit induction crosses 2^31 inside a pass, at
 /// a block boundary, after some passes, or never (1D and 2D blocks, blocks fused along x),
 /// addressed through its sign extension: a dense pass adds the thread index without wrap

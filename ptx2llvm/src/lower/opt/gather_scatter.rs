@@ -43,6 +43,7 @@
 //! 90 -> 62 ms at one worker); an index clamped after it was read from memory (a texel's
 //! coordinate) is not: rarely consecutive, the check would only cost.
 
+use super::cfg;
 use super::shared_offsets::{self, Narrower};
 use inkwell::basic_block::BasicBlock;
 use inkwell::builder::Builder;
@@ -51,7 +52,7 @@ use inkwell::llvm_sys::prelude::LLVMValueRef;
 use inkwell::module::Module;
 use inkwell::targets::TargetData;
 use inkwell::types::BasicTypeEnum;
-use inkwell::values::{AnyValue, AsValueRef, BasicValue, BasicValueEnum, InstructionOpcode, InstructionValue, IntValue, PhiValue, PointerValue, VectorValue};
+use inkwell::values::{AnyValue, AsValueRef, BasicValue, BasicValueEnum, InstructionOpcode, InstructionValue, IntValue, PointerValue, VectorValue};
 use inkwell::IntPredicate;
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -449,41 +450,12 @@ impl<'ctx> Rewriter<'_, 'ctx> {
     fn split_around(&self, call: InstructionValue<'ctx>, cond: IntValue<'ctx>, tag: &str) -> Option<(BasicBlock<'ctx>, BasicBlock<'ctx>, BasicBlock<'ctx>)> {
         let cx = self.module.get_context();
         let bb = call.get_parent()?;
+        let join = match call.get_next_instruction() {
+            Some(next) => cfg::split_before(&self.b, next, &format!("{tag}.join"))?.1,
+            None => return None,
+        };
         let fast = cx.insert_basic_block_after(bb, &format!("{tag}.consecutive"));
         let slow = cx.insert_basic_block_after(fast, &format!("{tag}.lanes"));
-        let join = cx.insert_basic_block_after(slow, &format!("{tag}.join"));
-        let mut next = call.get_next_instruction();
-        self.b.position_at_end(join);
-        while let Some(i) = next {
-            next = i.get_next_instruction();
-            i.remove_from_basic_block();
-            self.b.insert_instruction(&i, None);
-        }
-        // The successors' phis name the block `join` now is.
-        if let Some(term) = join.get_terminator() {
-            let mut seen = vec![];
-            for k in 0..term.get_num_operands() {
-                let Some(inkwell::values::Operand::Block(succ)) = term.get_operand(k) else { continue };
-                if seen.contains(&succ) {
-                    continue;
-                }
-                seen.push(succ);
-                let mut cur = succ.get_first_instruction();
-                while let Some(phi) = cur.filter(|i| i.get_opcode() == InstructionOpcode::Phi) {
-                    cur = phi.get_next_instruction();
-                    let old: PhiValue<'ctx> = phi.try_into().ok()?;
-                    let incoming: Vec<(BasicValueEnum<'ctx>, BasicBlock<'ctx>)> =
-                        old.get_incomings().map(|(v, b)| (v, if b == bb { join } else { b })).collect();
-                    self.b.position_before(&phi);
-                    let new = self.b.build_phi(old.as_basic_value().get_type(), "").ok()?;
-                    for (v, b) in &incoming {
-                        new.add_incoming(&[(v as &dyn BasicValue<'ctx>, *b)]);
-                    }
-                    phi.replace_all_uses_with(&new.as_instruction());
-                    phi.erase_from_basic_block();
-                }
-            }
-        }
         call.remove_from_basic_block();
         self.b.position_at_end(slow);
         self.b.insert_instruction(&call, None);

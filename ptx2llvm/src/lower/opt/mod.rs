@@ -1,8 +1,10 @@
 //! Passes over the finished LLVM module (after `mem2reg`), before LLVM's own pipeline, the
-//! choice of that pipeline per function (`pipeline`), and one after it (`gather_scatter`,
-//! with `shared_offsets`).
+//! choice of that pipeline per function (`pipeline`), and two after it (`nan_branches`,
+//! then `gather_scatter` with `shared_offsets`; block surgery of both in `cfg`).
 
+mod cfg;
 pub mod gather_scatter;
+pub mod nan_branches;
 pub mod nan_payload;
 pub mod pipeline;
 pub mod provenance;

@@ -29,7 +29,7 @@ use std::collections::HashMap;
 /// How deep the search for an observer follows a chain (beyond it: assume observed).
 const MAX_DEPTH: u32 = 64;
 
-fn value_operand<'ctx>(i: InstructionValue<'ctx>, k: u32) -> Option<BasicValueEnum<'ctx>> {
+pub(super) fn value_operand<'ctx>(i: InstructionValue<'ctx>, k: u32) -> Option<BasicValueEnum<'ctx>> {
     i.get_operand(k)?.value()
 }
 
@@ -38,7 +38,7 @@ fn same(a: BasicValueEnum<'_>, b: InstructionValue<'_>) -> bool {
 }
 
 /// Whether a constant operand is a `float` or `double` NaN.
-fn is_nan_constant(v: BasicValueEnum<'_>) -> bool {
+pub(super) fn is_nan_constant(v: BasicValueEnum<'_>) -> bool {
     let BasicValueEnum::FloatValue(f) = v else { return false };
     // SAFETY: a valid value; `LLVMIsAConstantFP` only tests its class, and reading the
     // value is only done on a `ConstantFP` (not undef, poison or a constant expression).
@@ -69,7 +69,7 @@ fn canonicalized<'ctx>(s: InstructionValue<'ctx>) -> Option<(InstructionValue<'c
 }
 
 /// Whether `inst` gives a NaN whenever one of its (float) operands is a NaN.
-fn propagates_nan(inst: InstructionValue<'_>) -> bool {
+pub(super) fn propagates_nan(inst: InstructionValue<'_>) -> bool {
     match inst.get_opcode() {
         InstructionOpcode::FAdd
         | InstructionOpcode::FSub
@@ -88,7 +88,7 @@ fn propagates_nan(inst: InstructionValue<'_>) -> bool {
 }
 
 /// A user as an instruction (inkwell hands users over typed by their result).
-fn as_instruction(v: AnyValueEnum<'_>) -> Option<InstructionValue<'_>> {
+pub(super) fn as_instruction(v: AnyValueEnum<'_>) -> Option<InstructionValue<'_>> {
     match v {
         AnyValueEnum::InstructionValue(i) => Some(i),
         AnyValueEnum::FloatValue(f) => f.as_instruction(),
@@ -159,12 +159,21 @@ pub fn drop_unobserved_nan_canonicalizations(module: &Module<'_>) {
 
 /// The value an `fcmp uno` tests, if it is true exactly when that value is NaN (`fcmp uno t,
 /// c` with `c` a non-NaN constant, in either order, or `fcmp uno t, t`).
-fn nan_test_subject(cond: InstructionValue<'_>) -> Option<BasicValueEnum<'_>> {
+pub(super) fn nan_test_subject(cond: InstructionValue<'_>) -> Option<BasicValueEnum<'_>> {
     if cond.get_opcode() != InstructionOpcode::FCmp || cond.get_fcmp_predicate()? != FloatPredicate::UNO {
         return None;
     }
     let (a, b) = (value_operand(cond, 0)?, value_operand(cond, 1)?);
-    let not_nan_constant = |c: BasicValueEnum<'_>| c.is_float_value() && c.into_float_value().is_const() && !is_nan_constant(c);
+    let not_nan_constant = |c: BasicValueEnum<'_>| match c {
+        BasicValueEnum::FloatValue(f) => f.is_const() && !is_nan_constant(c),
+        // (After vectorization: `fcmp uno <16 x double> %x, zeroinitializer`.)
+        BasicValueEnum::VectorValue(v) => {
+            v.is_const()
+                && (v.is_null()
+                    || (0..v.get_type().get_size()).all(|k| v.get_element_as_constant(k).is_float_value() && !is_nan_constant(v.get_element_as_constant(k))))
+        }
+        _ => false,
+    };
     if not_nan_constant(b) || a.as_value_ref() == b.as_value_ref() {
         Some(a)
     } else if not_nan_constant(a) {
