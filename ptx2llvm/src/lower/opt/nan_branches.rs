@@ -366,37 +366,34 @@ impl<'ctx> Chains<'_, 'ctx> {
 fn exact_only(exact: InstructionValue<'_>, checked: InstructionValue<'_>) -> HashSet<LLVMValueRef> {
     let bb = checked.get_parent();
     let mut set: HashSet<LLVMValueRef> = HashSet::new();
-    let mut members = vec![];
     let mut work = vec![exact];
     while let Some(i) = work.pop() {
         if set.len() >= MAX_MOVED || i.get_parent() != bb || !movable(i) || set.contains(&key(i)) {
             continue;
         }
         set.insert(key(i));
-        members.push(i);
         for k in 0..i.get_num_operands() {
             if let Some(o) = value_operand(i, k).and_then(|o| o.as_instruction_value()) {
                 work.push(o);
             }
         }
     }
-    // Take out, until none is left, each member with a use outside the set.
-    let mut changed = true;
-    while changed {
-        changed = false;
-        for i in &members {
-            if !set.contains(&key(*i)) {
-                continue;
-            }
-            let mut u = i.get_first_use();
-            while let Some(use_) = u {
-                u = use_.get_next_use();
-                let inside = as_instruction(use_.get_user()).is_some_and(|user| user == checked || set.contains(&key(user)));
-                if !inside {
-                    set.remove(&key(*i));
-                    changed = true;
-                    break;
-                }
+    // Take out each member with a use outside the set, walking back from `checked`: a
+    // member's users in the block come after it, so each is decided before it.
+    let mut cur = checked.get_previous_instruction();
+    let mut left = set.len();
+    while let Some(i) = cur.filter(|_| left > 0) {
+        cur = i.get_previous_instruction();
+        if !set.contains(&key(i)) {
+            continue;
+        }
+        left -= 1;
+        let mut u = i.get_first_use();
+        while let Some(use_) = u {
+            u = use_.get_next_use();
+            if !as_instruction(use_.get_user()).is_some_and(|user| user == checked || set.contains(&key(user))) {
+                set.remove(&key(i));
+                break;
             }
         }
     }
