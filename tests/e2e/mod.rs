@@ -814,6 +814,7 @@ const ALL_FIXTURES: &[&Fixture] = &[
     &INTERCHANGE,
     &STRIDE_WRAP,
     &CVT_NAN,
+    &NAN_CHAINS,
     &STEP_AHEAD,
     &SAXPY_NVOPENCC,
     &BARRIER_EXIT,
