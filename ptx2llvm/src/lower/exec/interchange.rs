@@ -65,6 +65,14 @@ use inkwell::values::{IntValue, PointerValue};
 use inkwell::IntPredicate as P;
 use std::collections::{BTreeSet, HashMap};
 
+/// Bytes of a thread's wait word: the point it is parked at plus one, or 0. One byte: a
+/// dense pass writes every thread's word (a fused grid-stride pass over 256 blocks, 64 KB
+/// instead of 256), and a kernel has at most `MAX_POINTS` points.
+pub const WAIT_BYTES: u32 = 1;
+
+/// The most interchange points of a kernel (each wait word names one, or none, in a byte).
+const MAX_POINTS: usize = 254;
+
 /// A block where threads park until the dispatcher runs them on together.
 #[derive(Debug)]
 pub struct Point {
@@ -198,9 +206,9 @@ impl<'ctx> State<'ctx> {
         };
         let counts = (0..plan.points.len()).map(|i| alloca(&format!("ix.parked{i}"))).collect::<R<Vec<_>>>()?;
         let passes = (0..plan.loops.len()).map(|i| alloca(&format!("ix.pass{i}"))).collect::<R<Vec<_>>>()?;
-        let wait = kernel::context_elem(fc, wait_prefix, 4, i32t.const_zero())?;
-        let bytes = fc.b.build_int_mul(fc.b.build_int_z_extend(fc.uni.nthreads, fc.cx.i64_type(), "")?, fc.i64(4), "")?;
-        fc.b.build_memset(wait, 4, fc.cx.i8_type().const_zero(), bytes).map_err(|e| crate::lower::LowerError::Internal(e.to_string()))?;
+        let wait = kernel::context_elem(fc, wait_prefix, WAIT_BYTES, i32t.const_zero())?;
+        let bytes = fc.b.build_int_mul(fc.b.build_int_z_extend(fc.uni.nthreads, fc.cx.i64_type(), "")?, fc.i64(u64::from(WAIT_BYTES)), "")?;
+        fc.b.build_memset(wait, 1, fc.cx.i8_type().const_zero(), bytes).map_err(|e| crate::lower::LowerError::Internal(e.to_string()))?;
         Ok(State { plan, counts, passes, dense_base: std::cell::Cell::new(None) })
     }
 }
@@ -301,7 +309,7 @@ pub fn analyze(f: &ir::Function, regions: &Regions, large: bool) -> Option<Plan>
             }
             points.push(Point { block: BlockId(b as u32), loop_index, is_header, replay });
         }
-        if !consistent {
+        if !consistent || plan.points.len() + points.len() > MAX_POINTS {
             continue;
         }
         plan.points.extend(points);

@@ -194,10 +194,11 @@ pub(crate) fn context_layout<'ctx>(
     if regions.has_sync_points() {
         items.push((None, 4));
     }
-    // The wait array: after the state array (same size, sorted by the register index key).
+    // The wait array: one byte per thread (`interchange::WAIT_BYTES`), last (the smallest
+    // elements sort after the others).
     let wait_key = ir::RegId(u32::MAX);
     if plan.is_some() {
-        items.push((Some(wait_key), 4));
+        items.push((Some(wait_key), interchange::WAIT_BYTES));
     }
     by_size(&mut items);
     let mut slots = HashMap::new();
@@ -1324,8 +1325,8 @@ pub(crate) fn emit_region_loop<'ctx>(
         }
         fc.b.build_conditional_branch(run, body, xl)?;
     } else if let Filter::Waiting(q) = filter {
-        let w = load_context(fc, layout, layout.wait.expect("a plan has wait words"), 4, lin, "wait")?;
-        let run = fc.b.build_int_compare(P::EQ, w, i32t.const_int(q as u64 + 1, false), "")?;
+        let w = load_context(fc, layout, layout.wait.expect("a plan has wait words"), interchange::WAIT_BYTES, lin, "wait")?;
+        let run = fc.b.build_int_compare(P::EQ, w, w.get_type().const_int(q as u64 + 1, false), "")?;
         fc.b.build_conditional_branch(run, body, xl)?;
     } else {
         fc.b.build_unconditional_branch(body)?;
@@ -1598,7 +1599,9 @@ pub(crate) fn emit_region_loop<'ctx>(
             for (bb, v) in &wait_values {
                 phi.add_incoming(&[(v, *bb)]);
             }
-            store_context(fc, layout, layout.wait.expect("a plan has wait words"), phi.as_basic_value().into_int_value(), lin)?;
+            let word =
+                fc.b.build_int_truncate(phi.as_basic_value().into_int_value(), crate::lower::thread::int_type(fc.cx, interchange::WAIT_BYTES * 8), "")?;
+            store_context(fc, layout, layout.wait.expect("a plan has wait words"), word, lin)?;
             fc.b.build_unconditional_branch(xl)?;
         }
     }
