@@ -437,8 +437,8 @@ pub fn lower_entry<'ctx>(ml: &ModuleLowerer<'ctx, '_>, index: usize, f: &ir::Fun
             // Any run ends in the block function's own decision, else the scheduler's. A
             // dense run of a region that always ends at the same sync point goes on without
             // looking at the states: to the next region's dense loop after a plain barrier,
-            // to the completion of a warp collective for every warp (not with interchanged
-            // loops, whose parked threads run first).
+            // to the completion of a warp collective for every warp (not a region holding an
+            // interchanged loop's point, whose parked threads run first).
             let (decided, whole, some) = decision(&fc, &entries)?;
             let next = interchange::emit_dispatch(&mut fc, &regions, &layout, decided)?;
             // A run of the released threads of a region that always ends at the same warp
@@ -458,11 +458,21 @@ pub fn lower_entry<'ctx>(ml: &ModuleLowerer<'ctx, '_>, index: usize, f: &ir::Fun
             // wherever thread 0 went. A run that goes on without a look at the states (to the
             // next region's dense loop, or to a warp collective's completion for every warp)
             // need not write them.
+            // (With interchanged loops, a run of a region whose code holds one of their
+            // points goes to the dispatcher first, which runs the threads parked there; no
+            // thread is parked after a region without points, so it goes on as above: the
+            // tree of barriers after a grid-stride loop, say.)
+            let parks = |k: usize| {
+                layout
+                    .interchange
+                    .as_ref()
+                    .is_some_and(|st| regions.code_of(f, &[regions.starts[k].0 as usize]).iter().any(|&b| st.plan.point_at(BlockId(b as u32)).is_some()))
+            };
             let mut after_converged = None;
             let (after_dense, dense_states): (Vec<BasicBlock>, Vec<States>) = (0..n)
                 .map(|k| -> R<(BasicBlock, States)> {
                     Ok(match regions.sole_successor(f, k) {
-                        _ if layout.interchange.is_some() => (next, States::Written),
+                        _ if parks(k) => (next, States::Written),
                         Some(j) if points[j].is_some_and(regions::is_plain_barrier) => (entries.dense[j], States::Implied),
                         Some(j) => whole[j].map_or((next, States::Written), |bb| (bb, States::Implied)),
                         None if regions.converges(f, &uniformity, k) => match after_converged {
