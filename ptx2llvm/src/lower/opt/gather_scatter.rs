@@ -33,7 +33,8 @@
 //! Pointers that differ from ones already checked by an offset the same for every lane (an
 //! unrolled loop's `p[0] p[32] p[64] p[96]` through one per-thread pointer) reuse that check
 //! where the code after it goes on (`Rewriter::checks`: softmax's block function, 42 checks
-//! -> 14).
+//! -> 14). Pointers that are one base plus 32-bit byte offsets (the shared window's, or
+//! sign-extended `i32` indices) are checked on the offsets, in 32 bits (`byte_offsets_32`).
 //!
 //! Clamped indices. A neighbour's index kept inside a range (`max(tx - 1, lo)`, the edges of
 //! pathfinder and hotspot) is consecutive for consecutive threads except at the range's
