@@ -45,6 +45,7 @@
 //! coordinate) is not: rarely consecutive, the check would only cost.
 
 use super::cfg;
+use super::inspect::{callee_name, operand};
 use super::shared_offsets::{self, Narrower};
 use inkwell::basic_block::BasicBlock;
 use inkwell::builder::Builder;
@@ -57,20 +58,6 @@ use inkwell::values::{AnyValue, AsValueRef, BasicValue, BasicValueEnum, Instruct
 use inkwell::IntPredicate;
 use std::cell::RefCell;
 use std::collections::HashMap;
-
-pub(super) fn operand<'ctx>(i: InstructionValue<'ctx>, k: u32) -> Option<BasicValueEnum<'ctx>> {
-    i.get_operand(k)?.value()
-}
-
-/// The name of the function `call` calls, if it is a call.
-fn callee_name(call: InstructionValue<'_>) -> Option<String> {
-    if call.get_opcode() != InstructionOpcode::Call {
-        return None;
-    }
-    let n = call.get_num_operands();
-    let BasicValueEnum::PointerValue(callee) = operand(call, n.checked_sub(1)?)? else { return None };
-    Some(callee.get_name().to_string_lossy().into_owned())
-}
 
 /// `p` if `v` is `shufflevector (insertelement _, p, 0), _, zeroinitializer`, the form the
 /// vectorizer gives a loop-invariant address.
@@ -396,16 +383,13 @@ fn byte_offsets_32(ptrs: VectorValue<'_>) -> Option<VectorValue<'_>> {
     if !bytes || !uniform {
         return None;
     }
-    let is_i32 = |v: VectorValue<'_>| v.get_type().get_element_type().into_int_type().get_bit_width() == 32;
-    if !index.get_type().get_element_type().is_int_type() {
-        return None;
-    }
-    if is_i32(index) {
+    let i32_lanes = |v: VectorValue<'_>| v.get_type().get_element_type().is_int_type() && v.get_type().get_element_type().into_int_type().get_bit_width() == 32;
+    if i32_lanes(index) {
         return Some(index);
     }
     let sext = index.as_instruction().filter(|i| i.get_opcode() == InstructionOpcode::SExt)?;
     match operand(sext, 0)? {
-        BasicValueEnum::VectorValue(narrow) if narrow.get_type().get_element_type().is_int_type() && is_i32(narrow) => Some(narrow),
+        BasicValueEnum::VectorValue(narrow) if i32_lanes(narrow) => Some(narrow),
         _ => None,
     }
 }
@@ -460,41 +444,38 @@ impl<'ctx> Rewriter<'_, 'ctx> {
     /// the lane number times `size`, and the first lane's pointer.
     fn consecutive(&self, ptrs: VectorValue<'ctx>, mask: VectorValue<'ctx>, size: u64) -> Option<(IntValue<'ctx>, PointerValue<'ctx>)> {
         let cx = self.module.get_context();
-        let (i32t, i64t) = (cx.i32_type(), cx.i64_type());
+        let i64t = cx.i64_type();
         let lanes = ptrs.get_type().get_size();
-        let first = self.b.build_extract_element(ptrs, i32t.const_zero(), "first").ok()?.into_pointer_value();
-        if let Some(offsets) = byte_offsets_32(uniform_base(ptrs)).filter(|_| size * u64::from(lanes) < 1 << 31) {
+        let first = self.b.build_extract_element(ptrs, cx.i32_type().const_zero(), "first").ok()?.into_pointer_value();
+        let all = match byte_offsets_32(uniform_base(ptrs)).filter(|_| size * u64::from(lanes) < 1 << 31) {
             // One base and 32-bit byte offsets (sign-extended by the address arithmetic):
-            // the pointers are consecutive where each offset is the first's plus k * size
-            // and not below it (then no 32-bit difference wrapped), half the work of the
-            // 64-bit comparison below (a 16-lane vector of i32 is one AVX-512 register).
-            let first_offset = self.b.build_extract_element(offsets, i32t.const_zero(), "").ok()?.into_int_value();
-            let splat = self.b.build_insert_element(i32t.vec_type(lanes).get_undef(), first_offset, i32t.const_zero(), "").ok()?;
-            let splat = self.b.build_shuffle_vector(splat, i32t.vec_type(lanes).get_undef(), i32t.vec_type(lanes).const_zero(), "").ok()?;
-            let steps: Vec<IntValue<'ctx>> = (0..u64::from(lanes)).map(|k| i32t.const_int(k * size, false)).collect();
-            let same = self
-                .b
-                .build_int_compare(IntPredicate::EQ, self.b.build_int_sub(offsets, splat, "").ok()?, inkwell::types::VectorType::const_vector(&steps), "")
-                .ok()?;
-            let not_below = self.b.build_int_compare(IntPredicate::SGE, offsets, splat, "").ok()?;
-            let fine = self.b.build_or(self.b.build_and(same, not_below, "").ok()?, self.b.build_not(mask, "").ok()?, "").ok()?;
-            let reduce = self.intrinsic("llvm.vector.reduce.and", &[fine.get_type().into()])?;
-            let all = self.b.build_call(reduce, &[fine.into()], "consecutive").ok()?.try_as_basic_value().basic()?.into_int_value();
-            return Some((all, first));
-        }
-        let as_int = self.b.build_ptr_to_int(ptrs, i64t.vec_type(lanes), "").ok()?;
-        let first_int = self.b.build_ptr_to_int(first, i64t, "").ok()?;
-        let splat = self.b.build_insert_element(i64t.vec_type(lanes).get_undef(), first_int, i32t.const_zero(), "").ok()?;
-        let splat = self.b.build_shuffle_vector(splat, i64t.vec_type(lanes).get_undef(), i32t.vec_type(lanes).const_zero(), "").ok()?;
-        let offsets = self.b.build_int_sub(as_int, splat, "").ok()?;
-        let steps: Vec<IntValue<'ctx>> = (0..u64::from(lanes)).map(|k| i64t.const_int(k * size, false)).collect();
-        let expected = inkwell::types::VectorType::const_vector(&steps);
-        let same = self.b.build_int_compare(IntPredicate::EQ, offsets, expected, "").ok()?;
-        let inactive = self.b.build_not(mask, "").ok()?;
-        let fine = self.b.build_or(same, inactive, "").ok()?;
-        let reduce = self.intrinsic("llvm.vector.reduce.and", &[fine.get_type().into()])?;
-        let all = self.b.build_call(reduce, &[fine.into()], "consecutive").ok()?.try_as_basic_value().basic()?.into_int_value();
+            // the offsets in 32 bits, half the work of the 64-bit addresses (a 16-lane
+            // vector of i32 is one AVX-512 register), each also not below the first's (then
+            // no 32-bit difference wrapped).
+            Some(offsets) => self.steps_from_first(offsets, mask, size, true)?,
+            None => self.steps_from_first(self.b.build_ptr_to_int(ptrs, i64t.vec_type(lanes), "").ok()?, mask, size, false)?,
+        };
         Some((all, first))
+    }
+
+    /// Whether every active lane (of `mask`) of the integers `v` is lane 0's plus the lane
+    /// number times `size` (and, if `ordered`, not below lane 0's as a signed value).
+    fn steps_from_first(&self, v: VectorValue<'ctx>, mask: VectorValue<'ctx>, size: u64, ordered: bool) -> Option<IntValue<'ctx>> {
+        let cx = self.module.get_context();
+        let (t, lanes) = (v.get_type().get_element_type().into_int_type(), v.get_type().get_size());
+        let zero = cx.i32_type().const_zero();
+        let first = self.b.build_extract_element(v, zero, "").ok()?;
+        let splat = self.b.build_insert_element(v.get_type().get_undef(), first, zero, "").ok()?;
+        let splat = self.b.build_shuffle_vector(splat, v.get_type().get_undef(), cx.i32_type().vec_type(lanes).const_zero(), "").ok()?;
+        let steps: Vec<IntValue<'ctx>> = (0..u64::from(lanes)).map(|k| t.const_int(k * size, false)).collect();
+        let mut fine =
+            self.b.build_int_compare(IntPredicate::EQ, self.b.build_int_sub(v, splat, "").ok()?, inkwell::types::VectorType::const_vector(&steps), "").ok()?;
+        if ordered {
+            fine = self.b.build_and(fine, self.b.build_int_compare(IntPredicate::SGE, v, splat, "").ok()?, "").ok()?;
+        }
+        let fine = self.b.build_or(fine, self.b.build_not(mask, "").ok()?, "").ok()?;
+        let reduce = self.intrinsic("llvm.vector.reduce.and", &[fine.get_type().into()])?;
+        Some(self.b.build_call(reduce, &[fine.into()], "consecutive").ok()?.try_as_basic_value().basic()?.into_int_value())
     }
 
     /// Splits `call`'s block before it: the block ends in a branch on `cond` to a new

@@ -26,13 +26,13 @@
 //! for a lane that needs it.
 
 use super::cfg;
-use super::nan_payload::{as_instruction, is_nan_constant, nan_test_subject, propagates_nan, value_operand};
+use super::inspect::{as_instruction, callee_name, operand};
+use super::nan_payload::{is_nan_constant, nan_test_subject, propagates_nan};
 use inkwell::builder::Builder;
 use inkwell::intrinsics::Intrinsic;
 use inkwell::llvm_sys::prelude::LLVMValueRef;
 use inkwell::module::Module;
 use inkwell::values::{AnyValue, AsValueRef, BasicValue, BasicValueEnum, FunctionValue, InstructionOpcode, InstructionValue};
-use inkwell::FloatPredicate;
 use std::collections::{HashMap, HashSet};
 
 /// How deep the walks along a chain go (beyond: the value is taken as it is).
@@ -61,11 +61,11 @@ fn nan_source(v: BasicValueEnum<'_>) -> BasicValueEnum<'_> {
     for _ in 0..MAX_DEPTH {
         let Some(i) = v.as_instruction_value() else { break };
         let next = match i.get_opcode() {
-            InstructionOpcode::FPExt | InstructionOpcode::FPTrunc => value_operand(i, 0),
+            InstructionOpcode::FPExt | InstructionOpcode::FPTrunc => operand(i, 0),
             InstructionOpcode::Select => (|| {
-                let tested = nan_test_subject(value_operand(i, 0)?.as_instruction_value()?)?;
-                let x = value_operand(i, 2)?;
-                (all_nan_constant(value_operand(i, 1)?) && key(nan_source(tested)) == key(nan_source(x))).then_some(x)
+                let tested = nan_test_subject(operand(i, 0)?.as_instruction_value()?)?;
+                let x = operand(i, 2)?;
+                (is_nan_constant(operand(i, 1)?) && key(nan_source(tested)) == key(nan_source(x))).then_some(x)
             })(),
             _ => None,
         };
@@ -75,14 +75,6 @@ fn nan_source(v: BasicValueEnum<'_>) -> BasicValueEnum<'_> {
         }
     }
     v
-}
-
-/// Whether `c` is a NaN constant, or a constant vector of NaNs.
-fn all_nan_constant(c: BasicValueEnum<'_>) -> bool {
-    match c {
-        BasicValueEnum::VectorValue(v) => v.is_const() && (0..v.get_type().get_size()).all(|k| is_nan_constant(v.get_element_as_constant(k))),
-        _ => is_nan_constant(c),
-    }
 }
 
 /// Whether `cond` is a test true exactly when `x` is NaN.
@@ -96,16 +88,9 @@ fn movable(i: InstructionValue<'_>) -> bool {
     match i.get_opcode() {
         FAdd | FSub | FMul | FDiv | FRem | FNeg | Add | Sub | Mul | And | Or | Xor | Shl | LShr | AShr | FCmp | ICmp | Select | BitCast | FPExt | FPTrunc
         | ZExt | SExt | Trunc | ExtractElement | InsertElement | ShuffleVector | Freeze => true,
-        Call => propagates_nan(i) || callee_starts_with(i, &["llvm.fabs.", "llvm.copysign."]),
+        Call => propagates_nan(i) || callee_name(i).is_some_and(|name| name.starts_with("llvm.fabs.") || name.starts_with("llvm.copysign.")),
         _ => false,
     }
-}
-
-fn callee_starts_with(call: InstructionValue<'_>, prefixes: &[&str]) -> bool {
-    let n = call.get_num_operands();
-    let Some(BasicValueEnum::PointerValue(callee)) = n.checked_sub(1).and_then(|k| value_operand(call, k)) else { return false };
-    let name = callee.get_name().to_string_lossy();
-    prefixes.iter().any(|p| name.starts_with(p))
 }
 
 /// The float operands of a NaN-propagating operation (a call's arguments, not its callee).
@@ -139,7 +124,8 @@ struct Chains<'m, 'ctx> {
 }
 
 impl<'ctx> Chains<'_, 'ctx> {
-    /// `v`'s plain twin: equal to `v` wherever it is not NaN, NaN exactly where `v` is.
+    /// `v`'s plain twin: `v` itself wherever the twin is not NaN (see the module
+    /// documentation); `v` where it has none.
     fn plain(&mut self, v: BasicValueEnum<'ctx>, depth: u32) -> BasicValueEnum<'ctx> {
         let Some(i) = v.as_instruction_value() else { return v };
         if let Some(p) = self.plain.get(&key(v)) {
@@ -158,18 +144,18 @@ impl<'ctx> Chains<'_, 'ctx> {
             // `select (test of x), q, x`: x where x is not NaN (the rule, a quieting or a
             // canonicalization of x).
             InstructionOpcode::Select => {
-                let x = value_operand(i, 2)?;
-                tests_nan_of(value_operand(i, 0)?, x).then(|| self.plain(x, depth + 1))
+                let x = operand(i, 2)?;
+                tests_nan_of(operand(i, 0)?, x).then(|| self.plain(x, depth + 1))
             }
             // `bitcast (select (test of y), q, bitcast y)`: the same, on y's bits.
             InstructionOpcode::BitCast => {
-                let s = value_operand(i, 0)?.as_instruction_value().filter(|s| s.get_opcode() == InstructionOpcode::Select)?;
-                let bits = value_operand(s, 2)?.as_instruction_value().filter(|c| c.get_opcode() == InstructionOpcode::BitCast)?;
-                let y = value_operand(bits, 0)?;
-                (y.get_type() == as_basic(i)?.get_type() && tests_nan_of(value_operand(s, 0)?, y)).then(|| self.plain(y, depth + 1))
+                let s = operand(i, 0)?.as_instruction_value().filter(|s| s.get_opcode() == InstructionOpcode::Select)?;
+                let bits = operand(s, 2)?.as_instruction_value().filter(|c| c.get_opcode() == InstructionOpcode::BitCast)?;
+                let y = operand(bits, 0)?;
+                (y.get_type() == as_basic(i)?.get_type() && tests_nan_of(operand(s, 0)?, y)).then(|| self.plain(y, depth + 1))
             }
             _ if propagates_nan(i) || matches!(i.get_opcode(), InstructionOpcode::FPExt | InstructionOpcode::FPTrunc) => {
-                let operands: Vec<BasicValueEnum<'ctx>> = (0..arithmetic_operands(i)).map(|k| value_operand(i, k)).collect::<Option<_>>()?;
+                let operands: Vec<BasicValueEnum<'ctx>> = (0..arithmetic_operands(i)).map(|k| operand(i, k)).collect::<Option<_>>()?;
                 let twins: Vec<BasicValueEnum<'ctx>> = operands.iter().map(|o| self.plain(*o, depth + 1)).collect();
                 if operands.iter().zip(&twins).all(|(o, t)| key(*o) == key(*t)) {
                     return None;
@@ -254,7 +240,7 @@ impl<'ctx> Chains<'_, 'ctx> {
         let checked = self.select(cond, exact, plain)?;
         for o in observers {
             for k in 0..o.get_num_operands() {
-                if value_operand(o, k).is_some_and(|v| key(v) == key(exact)) {
+                if operand(o, k).is_some_and(|v| key(v) == key(exact)) {
                     o.set_operand(k, as_basic(checked)?);
                 }
             }
@@ -266,25 +252,24 @@ impl<'ctx> Chains<'_, 'ctx> {
         Some(Check { exact, checked, frozen, test })
     }
 
+    /// `fcmp uno x, x` of a float or a vector of floats, at the builder's position.
     fn fcmp_uno(&self, x: BasicValueEnum<'ctx>) -> Option<InstructionValue<'ctx>> {
-        let c = match x {
-            BasicValueEnum::FloatValue(f) => self.b.build_float_compare(FloatPredicate::UNO, f, f, "nan").ok()?.as_instruction()?,
-            BasicValueEnum::VectorValue(v) => {
-                // SAFETY: an fcmp of a float vector with itself, at the builder's position.
-                unsafe {
-                    let c = inkwell::llvm_sys::core::LLVMBuildFCmp(
-                        self.b.as_mut_ptr(),
-                        inkwell::llvm_sys::LLVMRealPredicate::LLVMRealUNO,
-                        v.as_value_ref(),
-                        v.as_value_ref(),
-                        c"nan".as_ptr(),
-                    );
-                    InstructionValue::new(c)
-                }
-            }
-            _ => return None,
-        };
-        Some(c)
+        if !x.get_type().is_float_type() && !x.get_type().is_vector_type() {
+            return None;
+        }
+        // (inkwell's `build_float_compare` takes scalars only.)
+        // SAFETY: an fcmp of a float value (or float vector, a twin of a float chain) with
+        // itself, at the builder's position.
+        unsafe {
+            let c = inkwell::llvm_sys::core::LLVMBuildFCmp(
+                self.b.as_mut_ptr(),
+                inkwell::llvm_sys::LLVMRealPredicate::LLVMRealUNO,
+                x.as_value_ref(),
+                x.as_value_ref(),
+                c"nan".as_ptr(),
+            );
+            Some(InstructionValue::new(c))
+        }
     }
 
     fn select(&self, cond: BasicValueEnum<'ctx>, a: BasicValueEnum<'ctx>, b: BasicValueEnum<'ctx>) -> Option<InstructionValue<'ctx>> {
@@ -373,7 +358,7 @@ fn exact_only(exact: InstructionValue<'_>, checked: InstructionValue<'_>) -> Has
         }
         set.insert(key(i));
         for k in 0..i.get_num_operands() {
-            if let Some(o) = value_operand(i, k).and_then(|o| o.as_instruction_value()) {
+            if let Some(o) = operand(i, k).and_then(|o| o.as_instruction_value()) {
                 work.push(o);
             }
         }

@@ -21,46 +21,38 @@
 //!
 //! Runs on SSA form (after `mem2reg`/`instcombine`), before the optimization pipeline.
 
+use super::inspect::{as_instruction, callee_name, every_lane, operand};
 use inkwell::module::Module;
-use inkwell::values::{AnyValueEnum, AsValueRef, BasicValue, BasicValueEnum, InstructionOpcode, InstructionValue};
+use inkwell::values::{AsValueRef, BasicValue, BasicValueEnum, InstructionOpcode, InstructionValue};
 use inkwell::FloatPredicate;
 use std::collections::HashMap;
 
 /// How deep the search for an observer follows a chain (beyond it: assume observed).
 const MAX_DEPTH: u32 = 64;
 
-pub(super) fn value_operand<'ctx>(i: InstructionValue<'ctx>, k: u32) -> Option<BasicValueEnum<'ctx>> {
-    i.get_operand(k)?.value()
-}
-
 fn same(a: BasicValueEnum<'_>, b: InstructionValue<'_>) -> bool {
     a.as_value_ref() == b.as_value_ref()
 }
 
-/// Whether a constant operand is a `float` or `double` NaN.
+/// Whether a constant operand is a `float` or `double` NaN (every lane of a vector).
 pub(super) fn is_nan_constant(v: BasicValueEnum<'_>) -> bool {
-    let BasicValueEnum::FloatValue(f) = v else { return false };
-    // SAFETY: a valid value; `LLVMIsAConstantFP` only tests its class, and reading the
-    // value is only done on a `ConstantFP` (not undef, poison or a constant expression).
-    let constant_fp = unsafe { !inkwell::llvm_sys::core::LLVMIsAConstantFP(f.as_value_ref()).is_null() };
-    // Widening to f64 keeps a NaN a NaN (the flag only says whether precision was lost).
-    constant_fp && f.get_constant().is_some_and(|(value, _)| value.is_nan())
+    every_lane(v, f64::is_nan)
 }
 
 /// The value `v` whose NaN payload `s` changes, if `s` is `select (fcmp uno v, _), NaN, v`
 /// (then `true`: every NaN `v` becomes the constant) or `select (fcmp uno t, _), NaN, v`
 /// with `v` a NaN-propagating operation of `t` (`false`: only when `t` is NaN).
 fn canonicalized<'ctx>(s: InstructionValue<'ctx>) -> Option<(InstructionValue<'ctx>, bool)> {
-    if s.get_opcode() != InstructionOpcode::Select || !is_nan_constant(value_operand(s, 1)?) {
+    if s.get_opcode() != InstructionOpcode::Select || !is_nan_constant(operand(s, 1)?) {
         return None;
     }
-    let BasicValueEnum::FloatValue(v) = value_operand(s, 2)? else { return None };
+    let BasicValueEnum::FloatValue(v) = operand(s, 2)? else { return None };
     let v = v.as_instruction()?;
-    let tested = nan_test_subject(value_operand(s, 0)?.as_instruction_value()?)?;
+    let tested = nan_test_subject(operand(s, 0)?.as_instruction_value()?)?;
     // t is v itself, or (instcombine moves the select past an operation) an operand of v
     // that v turns into a NaN when it is one: either way the select changes only which NaN
     // a NaN v is.
-    let operand_of_v = propagates_nan(v) && (0..v.get_num_operands()).any(|k| value_operand(v, k).is_some_and(|o| o.as_value_ref() == tested.as_value_ref()));
+    let operand_of_v = propagates_nan(v) && (0..v.get_num_operands()).any(|k| operand(v, k).is_some_and(|o| o.as_value_ref() == tested.as_value_ref()));
     if same(tested, v) {
         Some((v, true))
     } else {
@@ -77,28 +69,8 @@ pub(super) fn propagates_nan(inst: InstructionValue<'_>) -> bool {
         | InstructionOpcode::FDiv
         | InstructionOpcode::FRem
         | InstructionOpcode::FNeg => true,
-        InstructionOpcode::Call => {
-            let n = inst.get_num_operands();
-            let Some(BasicValueEnum::PointerValue(callee)) = n.checked_sub(1).and_then(|k| value_operand(inst, k)) else { return false };
-            let name = callee.get_name().to_string_lossy();
-            ["llvm.fma.", "llvm.fmuladd.", "llvm.sqrt."].iter().any(|p| name.starts_with(p))
-        }
+        InstructionOpcode::Call => callee_name(inst).is_some_and(|name| ["llvm.fma.", "llvm.fmuladd.", "llvm.sqrt."].iter().any(|p| name.starts_with(p))),
         _ => false,
-    }
-}
-
-/// A user as an instruction (inkwell hands users over typed by their result).
-pub(super) fn as_instruction(v: AnyValueEnum<'_>) -> Option<InstructionValue<'_>> {
-    match v {
-        AnyValueEnum::InstructionValue(i) => Some(i),
-        AnyValueEnum::FloatValue(f) => f.as_instruction(),
-        AnyValueEnum::IntValue(i) => i.as_instruction(),
-        AnyValueEnum::PointerValue(p) => p.as_instruction(),
-        AnyValueEnum::VectorValue(v) => v.as_instruction(),
-        AnyValueEnum::StructValue(s) => s.as_instruction(),
-        AnyValueEnum::ArrayValue(a) => a.as_instruction(),
-        AnyValueEnum::PhiValue(p) => Some(p.as_instruction()),
-        _ => None,
     }
 }
 
@@ -146,7 +118,7 @@ pub fn drop_unobserved_nan_canonicalizations(module: &Module<'_>) {
                 if !payload_unobserved(inst, 0, &mut HashMap::new()) {
                     continue;
                 }
-                let cond = value_operand(inst, 0).and_then(|c| c.as_instruction_value());
+                let cond = operand(inst, 0).and_then(|c| c.as_instruction_value());
                 inst.replace_all_uses_with(&v);
                 inst.erase_from_basic_block();
                 if let Some(c) = cond.filter(|c| c.get_first_use().is_none()) {
@@ -163,17 +135,8 @@ pub(super) fn nan_test_subject(cond: InstructionValue<'_>) -> Option<BasicValueE
     if cond.get_opcode() != InstructionOpcode::FCmp || cond.get_fcmp_predicate()? != FloatPredicate::UNO {
         return None;
     }
-    let (a, b) = (value_operand(cond, 0)?, value_operand(cond, 1)?);
-    let not_nan_constant = |c: BasicValueEnum<'_>| match c {
-        BasicValueEnum::FloatValue(f) => f.is_const() && !is_nan_constant(c),
-        // (After vectorization: `fcmp uno <16 x double> %x, zeroinitializer`.)
-        BasicValueEnum::VectorValue(v) => {
-            v.is_const()
-                && (v.is_null()
-                    || (0..v.get_type().get_size()).all(|k| v.get_element_as_constant(k).is_float_value() && !is_nan_constant(v.get_element_as_constant(k))))
-        }
-        _ => false,
-    };
+    let (a, b) = (operand(cond, 0)?, operand(cond, 1)?);
+    let not_nan_constant = |c: BasicValueEnum<'_>| every_lane(c, |x| !x.is_nan());
     if not_nan_constant(b) || a.as_value_ref() == b.as_value_ref() {
         Some(a)
     } else if not_nan_constant(a) {
@@ -225,8 +188,8 @@ fn nan_rule_result<'ctx>(x: BasicValueEnum<'ctx>, depth: u32, memo: &mut Memo<'c
         if s.get_opcode() != InstructionOpcode::Select || depth > MAX_DEPTH {
             return None;
         }
-        let cond = value_operand(s, 0)?.as_instruction_value()?;
-        let (p, r) = (value_operand(s, 1)?, value_operand(s, 2)?);
+        let cond = operand(s, 0)?.as_instruction_value()?;
+        let (p, r) = (operand(s, 1)?, operand(s, 2)?);
         (nan_test_subject(cond)?.as_value_ref() == r.as_value_ref() && always_quiet_nan(p, depth + 1, memo)).then_some(cond)
     })();
     // (Beyond the depth limit the answer is "no" for this path only: not remembered.)
@@ -246,20 +209,20 @@ fn tests_nan_of<'ctx>(cond: BasicValueEnum<'ctx>, y: BasicValueEnum<'ctx>, depth
 /// The bits `t` quiets, if `t` is `bitcast (or bits, quiet bit)`.
 fn quieted_bits(t: BasicValueEnum<'_>) -> Option<BasicValueEnum<'_>> {
     let cast = t.as_instruction_value().filter(|i| i.get_opcode() == InstructionOpcode::BitCast)?;
-    let or = value_operand(cast, 0)?.as_instruction_value().filter(|i| i.get_opcode() == InstructionOpcode::Or)?;
-    let BasicValueEnum::IntValue(mask) = value_operand(or, 1)? else { return None };
+    let or = operand(cast, 0)?.as_instruction_value().filter(|i| i.get_opcode() == InstructionOpcode::Or)?;
+    let BasicValueEnum::IntValue(mask) = operand(or, 1)? else { return None };
     let quiet = match mask.get_type().get_bit_width() {
         64 => 1u64 << 51,
         32 => 1 << 22,
         _ => return None,
     };
-    (mask.get_zero_extended_constant()? == quiet).then(|| value_operand(or, 0)).flatten()
+    (mask.get_zero_extended_constant()? == quiet).then(|| operand(or, 0)).flatten()
 }
 
 /// The float whose bits `bits` are, where `bits` is a bit cast of it.
 fn float_of_bits(bits: BasicValueEnum<'_>) -> Option<BasicValueEnum<'_>> {
     let cast = bits.as_instruction_value().filter(|i| i.get_opcode() == InstructionOpcode::BitCast)?;
-    value_operand(cast, 0)
+    operand(cast, 0)
 }
 
 /// Whether `bits` are the bits of the float `y` (`bitcast y`, or `y` is `bitcast bits`).
@@ -267,7 +230,7 @@ fn same_bits(bits: BasicValueEnum<'_>, y: BasicValueEnum<'_>) -> bool {
     float_of_bits(bits).is_some_and(|f| f.as_value_ref() == y.as_value_ref())
         || y.as_instruction_value()
             .filter(|i| i.get_opcode() == InstructionOpcode::BitCast)
-            .and_then(|i| value_operand(i, 0))
+            .and_then(|i| operand(i, 0))
             .is_some_and(|b| b.as_value_ref() == bits.as_value_ref())
 }
 
@@ -282,7 +245,7 @@ fn always_quiet_nan<'ctx>(p: BasicValueEnum<'ctx>, depth: u32, memo: &mut Memo<'
     if depth > MAX_DEPTH {
         return false;
     }
-    let (Some(c), Some(t), Some(e)) = (value_operand(s, 0), value_operand(s, 1), value_operand(s, 2)) else { return false };
+    let (Some(c), Some(t), Some(e)) = (operand(s, 0), operand(s, 1), operand(s, 2)) else { return false };
     let quiet_under_c = match quieted_bits(t) {
         // A NaN quieted under a test of it.
         Some(bits) => {
@@ -329,7 +292,7 @@ pub fn share_nan_rule_tests(module: &Module<'_>) {
                         inst.replace_all_uses_with(&c);
                     }
                     InstructionOpcode::Select => {
-                        let (Some(c), Some(t)) = (value_operand(inst, 0), value_operand(inst, 1)) else { continue };
+                        let (Some(c), Some(t)) = (operand(inst, 0), operand(inst, 1)) else { continue };
                         let Some(y) = quieted_bits(t).and_then(float_of_bits) else { continue };
                         if y.get_type() == t.get_type() && nan_rule_result(y, 0, &mut memo).is_some() && tests_nan_of(c, y, 0, &mut memo) {
                             inst.set_operand(1, y);

@@ -11,7 +11,8 @@
 //! address outside the window is undefined in PTX (the GPU faults); checking mode
 //! (`--check`) keeps the 64-bit addresses it reports.
 
-use super::gather_scatter::{operand, splat_of};
+use super::gather_scatter::splat_of;
+use super::inspect::operand;
 use inkwell::builder::Builder;
 use inkwell::llvm_sys::prelude::LLVMValueRef;
 use inkwell::targets::TargetData;
