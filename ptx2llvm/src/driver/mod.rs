@@ -357,8 +357,9 @@ impl Backend<'_> {
             if let Some(path) = std::env::var_os("PTX2LLVM_DUMP_PRE_OPT") {
                 let _ = module.print_to_file(path);
             }
-            time.large_functions = lower::opt::pipeline::optimize(&module, &tm, opts.opt_level, opts.large_function).map_err(optimize_error)?;
-            lower::opt::nan_branches::branch_around_nan_rules(&module);
+            let large = lower::opt::pipeline::optimize(&module, &tm, opts.opt_level, opts.large_function).map_err(optimize_error)?;
+            time.large_functions = large.len();
+            lower::opt::nan_branches::branch_around_nan_rules(&module, &large);
             lower::opt::gather_scatter::rewrite_gathers_and_scatters(&cx, &module, opts.check.is_some());
             // Our own rewrites after the pipeline are checked before code generation, which
             // would crash on invalid IR instead of reporting it.

@@ -28,13 +28,13 @@ pub const LARGE_FUNCTION: usize = 12_000;
 const SCALAR_PIPELINE: &str = "function(early-cse<memssa>,instcombine<no-verify-fixpoint>,simplifycfg,gvn,dse,instcombine<no-verify-fixpoint>,simplifycfg)";
 
 /// Runs the optimization pipeline of `level` (1 to 3) over `module`; below -O3, functions
-/// of more than `limit` instructions get the scalar one. Returns how many did.
-pub fn optimize(module: &Module<'_>, tm: &TargetMachine, level: u8, limit: usize) -> Result<usize, String> {
+/// of more than `limit` instructions get the scalar one. Returns their names.
+pub fn optimize(module: &Module<'_>, tm: &TargetMachine, level: u8, limit: usize) -> Result<Vec<Vec<u8>>, String> {
     enable_loop_distribution();
     let full = format!("default<O{}>", level.min(3));
     let large: Vec<FunctionValue<'_>> = if level >= 3 { vec![] } else { module.get_functions().filter(|f| instruction_count(*f) > limit).collect() };
     if large.is_empty() {
-        return run(module, tm, &full).map(|()| 0);
+        return run(module, tm, &full).map(|()| vec![]);
     }
     // One pipeline runs over a whole module; `optnone` hides a function from it (LLVM
     // requires `noinline` beside it). First the full pipeline over the others, then the
@@ -45,7 +45,6 @@ pub fn optimize(module: &Module<'_>, tm: &TargetMachine, level: u8, limit: usize
     let noinline = Attribute::get_named_enum_kind_id("noinline");
     let name = |f: &FunctionValue<'_>| f.get_name().to_bytes().to_vec();
     let large: Vec<Vec<u8>> = large.iter().map(name).collect();
-    let count = large.len();
     // (name, large, had `noinline` already) of every defined function.
     let defined: Vec<(Vec<u8>, bool, bool)> = module
         .get_functions()
@@ -90,7 +89,7 @@ pub fn optimize(module: &Module<'_>, tm: &TargetMachine, level: u8, limit: usize
             show(*f, *was_noinline);
         }
     }
-    scalar.map(|()| count)
+    scalar.map(|()| large)
 }
 
 /// LLVM's loop distribution (off by default) splits a loop whose unsafe memory dependences
