@@ -67,6 +67,7 @@ pub(crate) fn declare(cx: &mut ModuleChecker, f: &ast::Function) -> ir::Function
         },
         linkage: match f.linkage {
             Some(ast::Linkage::Extern) => ir::Linkage::External,
+            Some(ast::Linkage::Weak) => ir::Linkage::Weak,
             Some(_) => ir::Linkage::Public,
             None if f.kind == ast::FunctionKind::Entry => ir::Linkage::Public,
             None => ir::Linkage::Internal,

@@ -272,6 +272,7 @@ impl ModuleChecker {
                 sampler,
                 linkage: match decl.linkage {
                     Some(ast::Linkage::Extern) => ir::Linkage::External,
+                    Some(ast::Linkage::Weak) => ir::Linkage::Weak,
                     Some(_) => ir::Linkage::Public,
                     None => ir::Linkage::Internal,
                 },
@@ -307,6 +308,7 @@ impl ModuleChecker {
         };
         let linkage = match decl.linkage {
             Some(ast::Linkage::Extern) => ir::Linkage::External,
+            Some(ast::Linkage::Weak) => ir::Linkage::Weak,
             Some(_) => ir::Linkage::Public,
             None => ir::Linkage::Internal,
         };

@@ -11,6 +11,7 @@
 
 pub mod cfg;
 pub mod liveness;
+pub mod reach;
 pub mod types;
 pub mod uniformity;
 pub mod visit;
@@ -125,8 +126,11 @@ pub enum AddrMode {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Linkage {
-    /// Visible to other modules (`.visible`, `.weak`, `.common`).
+    /// Visible to other modules (`.visible`, `.common`).
     Public,
+    /// Visible to other modules, and may be defined in several (`.weak`): a weak symbol.
+    /// A `.weak` function is defined only where the module reaches it (`reach`).
+    Weak,
     /// Declared here, defined in another module (`.extern`).
     External,
     /// Private to this module.

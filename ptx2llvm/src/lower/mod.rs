@@ -367,9 +367,13 @@ pub fn lower_unit<'ctx>(
         exec,
     };
     let mut diags: Vec<Diagnostic> = vec![];
+    let live = match unit {
+        Unit::Whole => ir::reach::live_functions(m),
+        _ => vec![],
+    };
     // Which `.func` bodies this unit lowers.
     let defines = |i: usize| match unit {
-        Unit::Whole => true,
+        Unit::Whole => live[i],
         Unit::Part(plan, p) => plan.parts[p].defines.contains(&i),
         Unit::Module(..) => false,
     };
@@ -378,6 +382,14 @@ pub fn lower_unit<'ctx>(
         g.set_visibility(GlobalVisibility::Hidden);
     };
     ml.functions = function::declare_functions(&ml);
+    // A function defined elsewhere (or nowhere: not needed) is a plain declaration here.
+    for (i, f) in m.functions.iter().enumerate() {
+        if let Some(func) = ml.functions[i] {
+            if !defines(i) && f.kind == ir::FunctionKind::Func && (f.linkage == IrLinkage::Weak || matches!(unit, Unit::Whole)) {
+                func.set_linkage(Linkage::External);
+            }
+        }
+    }
     if !matches!(unit, Unit::Whole) {
         for (i, f) in m.functions.iter().enumerate() {
             let Some(func) = ml.functions[i] else { continue };
@@ -536,6 +548,7 @@ fn define_global<'ctx>(ml: &ModuleLowerer<'ctx, '_>, v: &ir::Variable) -> Option
     match v.linkage {
         IrLinkage::External => g.set_linkage(Linkage::External),
         IrLinkage::Public => g.set_linkage(Linkage::External),
+        IrLinkage::Weak => g.set_linkage(Linkage::WeakAny),
         IrLinkage::Internal => g.set_linkage(Linkage::Internal),
     }
     Some(g)

@@ -9,7 +9,8 @@
 //! - Single-definition functions are defined in exactly one part and called by symbol from
 //!   the others: functions visible outside the module (`.visible`, `.weak`: one symbol),
 //!   functions whose address is taken (function pointers must compare equal), and
-//!   functions no kernel reaches (so that every body is still lowered and checked once).
+//!   functions no kernel reaches but the module exports. Functions the object does not
+//!   need (`ir::reach`) are in no part.
 //! - The *module part* holds the module's variables, texture handles, kernel descriptors
 //!   and the registration constructor. It is lowered after the kernel parts, from what they
 //!   report about their kernels (`KernelInfo`).
@@ -22,7 +23,7 @@
 //! The plan depends on the module alone (never on the number of threads), so the merged
 //! object is the same whatever `-j` is.
 
-use crate::ir::{self, Callee, FunctionKind, Linkage, Op, Operand, StateSpace};
+use crate::ir::{self, reach, FunctionKind, Linkage, StateSpace};
 use crate::lower::abi;
 use std::collections::BTreeSet;
 
@@ -65,22 +66,6 @@ fn cost(f: &ir::Function) -> u64 {
     f.blocks.iter().map(|b| b.insts.len() as u64 + 1).sum()
 }
 
-/// Functions a function names directly: callees and function addresses.
-fn references(f: &ir::Function) -> BTreeSet<usize> {
-    let mut out = BTreeSet::new();
-    for inst in f.blocks.iter().flat_map(|b| b.insts.iter()) {
-        if let Op::Call { callee: Callee::Direct(c), .. } = &inst.op {
-            out.insert(*c as usize);
-        }
-        crate::ir::visit::for_each_operand(&inst.op, &mut |o| {
-            if let Operand::FuncAddr(i) = o {
-                out.insert(*i as usize);
-            }
-        });
-    }
-    out
-}
-
 /// Splits `m` into at most `max_parts` kernel parts of about `min_cost` IR instructions or
 /// more each; `None` when it is one part (the whole module is then compiled as it is).
 pub fn plan(m: &ir::Module, max_parts: usize, min_cost: u64) -> Option<Plan> {
@@ -89,21 +74,10 @@ pub fn plan(m: &ir::Module, max_parts: usize, min_cost: u64) -> Option<Plan> {
         return None;
     }
     let n = m.functions.len();
-    let refs: Vec<BTreeSet<usize>> = m.functions.iter().map(references).collect();
-    let mut address_taken: BTreeSet<usize> = BTreeSet::new();
-    for inst in m.functions.iter().flat_map(|f| f.blocks.iter().flat_map(|b| b.insts.iter())) {
-        crate::ir::visit::for_each_operand(&inst.op, &mut |o| {
-            if let Operand::FuncAddr(i) = o {
-                address_taken.insert(*i as usize);
-            }
-        });
-    }
-    for r in m.vars.iter().flat_map(|v| v.relocs.iter()) {
-        if let ir::RelocTarget::Function(i) = r.target {
-            address_taken.insert(i as usize);
-        }
-    }
-    let is_body_func = |i: usize| m.functions[i].kind == FunctionKind::Func && m.functions[i].has_body;
+    let refs: Vec<BTreeSet<usize>> = m.functions.iter().map(reach::references).collect();
+    let address_taken = reach::address_taken(m);
+    let live = reach::live_functions(m);
+    let is_body_func = |i: usize| m.functions[i].kind == FunctionKind::Func && m.functions[i].has_body && live[i];
     // Functions reached from kernels through direct references.
     let mut from_kernels = vec![false; n];
     let mut stack: Vec<usize> = (0..n).filter(|&i| m.functions[i].kind == FunctionKind::Entry).flat_map(|i| refs[i].iter().copied()).collect();

@@ -49,7 +49,10 @@ pub fn declare_functions<'ctx>(ml: &ModuleLowerer<'ctx, '_>) -> Vec<Option<Funct
             let ty = func_type(ml, f.params.len() + f.returns.len());
             let linkage = match f.linkage {
                 ir::Linkage::Internal => Linkage::Internal,
-                _ => Linkage::External,
+                // C++'s inline functions (`ir::reach`): one definition per program, so the
+                // module may inline its own.
+                ir::Linkage::Weak => Linkage::WeakODR,
+                ir::Linkage::Public | ir::Linkage::External => Linkage::External,
             };
             let func = ml.module.add_function(&abi::ptx_symbol(&f.name), ty, Some(linkage));
             let nounwind = ml.cx.create_enum_attribute(inkwell::attributes::Attribute::get_named_enum_kind_id("nounwind"), 0);
