@@ -108,7 +108,8 @@ struct Cli {
     codegen_units: u32,
     /// At -O1 and -O2, functions of more than N LLVM instructions get a scalar optimization
     /// pipeline (no loop passes or vectorizers: LLVM's full one takes seconds on each
-    /// huge block function and gains little there); -O3 gives every function the full one.
+    /// huge block function and gains little there), as do large kernels whose regions run in
+    /// one thread loop; -O3 gives every function the full one.
     #[arg(long, value_name = "N", default_value_t = ptx2llvm::lower::opt::pipeline::LARGE_FUNCTION as u64)]
     large_function: u64,
     /// The smallest codegen unit in IR instructions (0 splits even small modules: for tests).

@@ -101,6 +101,9 @@ pub struct FnCx<'ctx, 'a> {
     /// The thread loop being emitted runs only when every integer-indexed 1D texture
     /// fetch reads linear memory (`exec::texture_versions`).
     pub linear_textures: bool,
+    /// Registers whose storage (`regs`) is currently their slot in the thread's frame
+    /// (`kernel::frame_homes`): their loads and stores carry the frame's alias scopes.
+    pub homes: Option<(std::collections::HashSet<RegId>, crate::lower::exec::alias::FrameScopes<'ctx>)>,
 }
 
 /// `-g` state of a function being lowered (`lower::debug`).
@@ -162,7 +165,21 @@ impl<'ctx, 'a> FnCx<'ctx, 'a> {
     /// Reads a register as stored (its declared width).
     pub fn load_reg(&self, r: RegId) -> R<IntValue<'ctx>> {
         let ty = self.reg_storage(self.f.regs[r.0 as usize].ty);
-        Ok(self.b.build_load(ty, self.regs[r.0 as usize], "")?.into_int_value())
+        let v = self.b.build_load(ty, self.regs[r.0 as usize], "")?;
+        if let Some(inst) = inkwell::values::BasicValue::as_instruction_value(&v) {
+            self.tag_home(r, inst);
+        }
+        Ok(v.into_int_value())
+    }
+
+    /// Tags an access of register `r`'s storage if that is its frame slot (`homes`).
+    fn tag_home(&self, r: RegId, inst: inkwell::values::InstructionValue<'ctx>) {
+        if let Some((regs, scopes)) = &self.homes {
+            if regs.contains(&r) {
+                scopes.tag(self.cx, inst);
+                crate::lower::exec::alias::tag_thread_access(self.cx, inst);
+            }
+        }
     }
 
     /// Writes a value of instruction type `ty` to a register, extending it (by the
@@ -170,7 +187,8 @@ impl<'ctx, 'a> FnCx<'ctx, 'a> {
     pub fn write(&self, r: RegId, v: IntValue<'ctx>, ty: ScalarType) -> R<()> {
         let reg_ty = self.reg_storage(self.f.regs[r.0 as usize].ty);
         let v = self.resize(v, reg_ty.get_bit_width(), ty.is_signed())?;
-        self.b.build_store(self.regs[r.0 as usize], v)?;
+        let st = self.b.build_store(self.regs[r.0 as usize], v)?;
+        self.tag_home(r, st);
         Ok(())
     }
 

@@ -145,6 +145,23 @@ impl<'ctx> ContextScopes<'ctx> {
             tag(cx, inst, Some(scopes), noalias);
         }
     }
+
+    /// The frames' scopes, for accesses tagged where the layout is not at hand.
+    pub(crate) fn frame_scopes(&self) -> FrameScopes<'ctx> {
+        FrameScopes(self.frame)
+    }
+}
+
+/// The alias scopes of the threads' frames (`ContextScopes::frame_scopes`).
+#[derive(Clone, Copy)]
+pub struct FrameScopes<'ctx>(Option<(MetadataValue<'ctx>, Option<MetadataValue<'ctx>>)>);
+
+impl<'ctx> FrameScopes<'ctx> {
+    pub(crate) fn tag(&self, cx: &'ctx Context, inst: InstructionValue<'ctx>) {
+        if let Some((scopes, noalias)) = self.0 {
+            tag(cx, inst, Some(scopes), noalias);
+        }
+    }
 }
 
 /// The access group of one thread's memory accesses in a thread loop (see the module

@@ -153,6 +153,7 @@ pub fn lower_thread_fn<'ctx>(ml: &ModuleLowerer<'ctx, '_>, index: usize, f: &ir:
         debug: None,
         at: 0,
         linear_textures: false,
+        homes: None,
     };
     fc.begin_debug()?;
     // `.reg` parameters: read the arguments into their registers.

@@ -288,6 +288,7 @@ pub fn lower_entry<'ctx>(ml: &ModuleLowerer<'ctx, '_>, index: usize, f: &ir::Fun
         debug: None,
         at: 0,
         linear_textures: false,
+        homes: None,
     };
     fc.begin_debug()?;
     let fused_x = !regions.has_sync_points() && fusion::fusable_along_x(ml.ir, f);
@@ -392,6 +393,11 @@ pub fn lower_entry<'ctx>(ml: &ModuleLowerer<'ctx, '_>, index: usize, f: &ir::Fun
             };
 
         if n > COMPACT_ABOVE_REGIONS && regions.code_size(f) > COMPACT_OVERLAP * f.blocks.iter().map(|b| b.insts.len() + 1).sum::<usize>() {
+            if layout.frame_bytes > 0 {
+                // A large kernel's one loop holds the whole kernel behind a switch: nothing
+                // for the loop passes and vectorizers, whatever its size (`pipeline`).
+                crate::lower::opt::pipeline::mark_scalar(cx, fc.func);
+            }
             // One thread loop for all regions: the entry region densely, then whichever is
             // picked (every thread when dense, else the released ones).
             let shared = fc.new_block("regions");
@@ -1250,6 +1256,24 @@ pub(crate) fn emit_region_loop<'ctx>(
     // chose (with an address per path, a vectorized loop would scatter them).
     let state_owner = if states == States::Converged { i32t.const_zero() } else { lin };
     let state_ptr = layout.state.map(|s| layout.slot_ptr(fc, s, 4, state_owner)).transpose()?;
+    // The one loop of a compact kernel's regions keeps some registers in their frame slots
+    // (`frame_homes`): their storage is the slot, addressed here once per thread.
+    let homes: std::collections::HashSet<ir::RegId> = match region {
+        RegionSel::Picked(_) if row.is_none() && bounds.is_none() => frame_homes(fc, layout, &uniform_values),
+        _ => Default::default(),
+    };
+    let mut displaced = vec![];
+    let mut ordered: Vec<ir::RegId> = homes.iter().copied().collect();
+    ordered.sort_unstable();
+    for r in ordered {
+        let (prefix, size) = layout.slots[&r];
+        let p = layout.slot_ptr(fc, prefix, size, lin)?;
+        p.set_name(&format!("home.{}", fc.f.regs[r.0 as usize].name));
+        displaced.push((r, std::mem::replace(&mut fc.regs[r.0 as usize], p)));
+    }
+    if !homes.is_empty() {
+        fc.homes = Some((homes.clone(), layout.scopes.frame_scopes()));
+    }
 
     let body = fc.new_block(&format!("r{k}{tag}.body"));
     // `exit` (here, or reported by a called `.func`): the thread ends.
@@ -1412,7 +1436,7 @@ pub(crate) fn emit_region_loop<'ctx>(
             fc.b.build_store(fc.regs[r.0 as usize], v)?;
             Ok(())
         };
-        for &r in &regions.replay_reads[j] {
+        for &r in regions.replay_reads[j].iter().filter(|r| !homes.contains(r)) {
             reload(fc, r)?;
         }
         for &at in &regions.replay[j] {
@@ -1421,7 +1445,7 @@ pub(crate) fn emit_region_loop<'ctx>(
                 row.override_value(fc, at)?;
             }
         }
-        for r in regions.live_into_region(j) {
+        for r in regions.live_into_region(j).filter(|r| !homes.contains(r)) {
             reload(fc, r)?;
         }
         // A sync point of the loop may store registers that this thread's path never wrote
@@ -1435,7 +1459,7 @@ pub(crate) fn emit_region_loop<'ctx>(
         }
         let reloaded: std::collections::BTreeSet<ir::RegId> = regions.live_into_region(j).collect();
         for r in regions.kept_by_code_from(f, &[regions.starts[j]]) {
-            if !reloaded.contains(&r) && !replayed.contains(&r) {
+            if !reloaded.contains(&r) && !replayed.contains(&r) && !homes.contains(&r) {
                 let poison = crate::lower::thread::int_type(fc.cx, fc.f.regs[r.0 as usize].ty.bits()).get_poison();
                 fc.b.build_store(fc.regs[r.0 as usize], poison)?;
             }
@@ -1454,6 +1478,8 @@ pub(crate) fn emit_region_loop<'ctx>(
         RegionSel::Point(q) => vec![plan.expect("a point implies a plan").points[q].block],
     };
     let mut kept = regions.kept_by_code_from(fc.f, &from);
+    // A register whose storage is its slot is always there.
+    kept.retain(|r| !homes.contains(r));
     // Registers that certainly hold their slots' values at each point
     // (`Regions::clean_at_points`) need no store. Not where threads also start from an
     // interchange point (their registers come back from elsewhere there).
@@ -1496,7 +1522,7 @@ pub(crate) fn emit_region_loop<'ctx>(
                 let this_point: Option<std::collections::BTreeSet<ir::RegId>> = match (region, &clean) {
                     (RegionSel::Picked(_), Some(clean)) => {
                         let c = clean[id.0 as usize].as_ref().expect("a reached sync point has a clean set");
-                        Some(regions.kept_at(fc.f, id.0 as usize).into_iter().filter(|r| !c.contains(r)).collect())
+                        Some(regions.kept_at(fc.f, id.0 as usize).into_iter().filter(|r| !c.contains(r) && !homes.contains(r)).collect())
                     }
                     _ => None,
                 };
@@ -1632,6 +1658,10 @@ pub(crate) fn emit_region_loop<'ctx>(
     }
     fc.thread = None;
     fc.on_exit = None;
+    fc.homes = None;
+    for (r, storage) in displaced {
+        fc.regs[r.0 as usize] = storage;
+    }
     // Loop latches (every dimension, and every range of a narrowed loop, is at least 1:
     // checked at launch, and by `emit_narrowed_loop`).
     let b = &fc.b;
@@ -1688,6 +1718,56 @@ pub(crate) fn emit_region_loop<'ctx>(
         x.add_incoming(&[(&x_after, skip)]);
     }
     Ok(pre)
+}
+
+/// The registers that the one thread loop of a compact kernel with frames (`LARGE_KERNEL`)
+/// keeps in their slots in the thread's frame for good, instead of loading them into SSA
+/// values at each region's entry and storing them at each sync point: the frame registers
+/// (which only the block function reads) that one instruction defines and that fill their
+/// slots. Such a kernel's regions start with dozens of registers each (a deal.II kernel:
+/// ~80 at each of 62 regions), and the loads at every entry, the stores at every sync
+/// point and the phis LLVM builds where the entries meet were half of its block function.
+/// Only the uses load (LLVM keeps a loaded value within a block), and the single definition
+/// stores once: no loop-carried value goes through memory (an accumulator or a counter has
+/// two definitions). Not under `-g` (its variables show the registers' stack copies).
+fn frame_homes<'ctx>(
+    fc: &FnCx<'ctx, '_>,
+    layout: &ContextLayout<'ctx>,
+    uniform_values: &HashMap<ir::RegId, IntValue<'ctx>>,
+) -> std::collections::HashSet<ir::RegId> {
+    if layout.frame_bytes == 0 || fc.debug.is_some() || layout.interchange.is_some() || layout.warp_view.borrow().is_some() {
+        return Default::default();
+    }
+    let f = fc.f;
+    let mut definitions = vec![0u32; f.regs.len()];
+    for inst in f.blocks.iter().flat_map(|b| &b.insts) {
+        let mut d = vec![];
+        ir::visit::defs(&inst.op, &mut d);
+        for r in d {
+            definitions[r.0 as usize] += 1;
+        }
+    }
+    for b in &f.blocks {
+        if let Terminator::Sync { point, .. } = &b.term {
+            let mut d = vec![];
+            point.defs(&mut d);
+            for r in d {
+                definitions[r.0 as usize] += 2;
+            }
+        }
+    }
+    layout
+        .slots
+        .iter()
+        .filter(|(r, &(prefix, size))| {
+            prefix < layout.frame_bytes
+                && definitions[r.0 as usize] == 1
+                && !layout.block_uniform.contains(r)
+                && !uniform_values.contains_key(r)
+                && fc.reg_storage(f.regs[r.0 as usize].ty).get_bit_width() == size * 8
+        })
+        .map(|(r, _)| *r)
+        .collect()
 }
 
 impl<'ctx> FnCx<'ctx, '_> {

@@ -19,9 +19,10 @@ use inkwell::targets::TargetMachine;
 use inkwell::values::FunctionValue;
 use std::collections::HashMap;
 
-/// Instructions (after `mem2reg`) above which -O1 and -O2 use `SCALAR_PIPELINE` by default
+/// Instructions above which -O1 and -O2 use `SCALAR_PIPELINE` by default
 /// (`--large-function`): the block functions of kernels with a few dozen barriers in inlined
-/// functions, far above any kernel whose thread loops vectorize.
+/// functions, above any kernel whose thread loops vectorize (the runtime benchmark's
+/// softmax: about 8,300). Below it, the block functions `mark_scalar` marks get it too.
 pub const LARGE_FUNCTION: usize = 12_000;
 
 /// The pipeline for large functions: no loop passes, no vectorizers, no inlining.
@@ -32,7 +33,11 @@ const SCALAR_PIPELINE: &str = "function(early-cse<memssa>,instcombine<no-verify-
 pub fn optimize(module: &Module<'_>, tm: &TargetMachine, level: u8, limit: usize) -> Result<Vec<Vec<u8>>, String> {
     set_vectorizer_options();
     let full = format!("default<O{}>", level.min(3));
-    let large: Vec<FunctionValue<'_>> = if level >= 3 { vec![] } else { module.get_functions().filter(|f| instruction_count(*f) > limit).collect() };
+    let large: Vec<FunctionValue<'_>> = if level >= 3 {
+        vec![]
+    } else {
+        module.get_functions().filter(|f| instruction_count(*f) > limit || f.get_string_attribute(AttributeLoc::Function, SCALAR_ATTRIBUTE).is_some()).collect()
+    };
     if large.is_empty() {
         return run(module, tm, &full).map(|()| vec![]);
     }
@@ -134,6 +139,19 @@ fn set_vectorizer_options() {
 
 fn run(module: &Module<'_>, tm: &TargetMachine, passes: &str) -> Result<(), String> {
     module.run_passes(passes, tm, PassBuilderOptions::create()).map_err(|e| e.to_string())
+}
+
+/// The string attribute of functions that get the scalar pipeline at -O1 and -O2 whatever
+/// their size.
+const SCALAR_ATTRIBUTE: &str = "ptx2llvm.scalar-pipeline";
+
+/// Gives `f` the scalar pipeline at -O1 and -O2: a block function whose one thread loop runs
+/// every region of a large kernel behind a switch (`exec::kernel`). Its registers in frame
+/// homes (`kernel::frame_homes`) took a deal.II kernel's block function from 16,000 to 10,000
+/// instructions, under `LARGE_FUNCTION`, where the full pipeline cost it 50% more time and
+/// had nothing to vectorize.
+pub fn mark_scalar(cx: &inkwell::context::Context, f: FunctionValue<'_>) {
+    f.add_attribute(AttributeLoc::Function, cx.create_string_attribute(SCALAR_ATTRIBUTE, ""));
 }
 
 fn instruction_count(f: FunctionValue<'_>) -> usize {
