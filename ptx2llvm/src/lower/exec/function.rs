@@ -51,8 +51,9 @@ pub fn declare_functions<'ctx>(ml: &ModuleLowerer<'ctx, '_>) -> Vec<Option<Funct
                 ir::Linkage::Internal => Linkage::Internal,
                 // C++'s inline functions (`ir::reach`): one definition per program, so the
                 // module may inline its own.
-                ir::Linkage::Weak => Linkage::WeakODR,
-                ir::Linkage::Public | ir::Linkage::External => Linkage::External,
+                ir::Linkage::Weak if f.has_body => Linkage::WeakODR,
+                // (A `.weak` prototype without a body: defined in another object.)
+                ir::Linkage::Weak | ir::Linkage::Public | ir::Linkage::External => Linkage::External,
             };
             let func = ml.module.add_function(&abi::ptx_symbol(&f.name), ty, Some(linkage));
             let nounwind = ml.cx.create_enum_attribute(inkwell::attributes::Attribute::get_named_enum_kind_id("nounwind"), 0);
