@@ -260,6 +260,11 @@ fn compile_inner(
     let t = Instant::now();
     let prepared = lower::prepare(&ir).map_err(CompileError::Input)?;
     report.add_phase("lower", t.elapsed().as_secs_f64());
+    let live = ir::reach::live_functions(&prepared);
+    report.unreached_functions = prepared.functions.iter().zip(&live).filter(|(f, live)| !**live && f.kind == ir::FunctionKind::Func && f.has_body).count();
+    if report.unreached_functions > 0 {
+        progress.note(&format!("{} functions left out: nothing the object needs calls them", report.unreached_functions));
+    }
     let backend = Backend { opts, spec: &spec, base_cpu: &base_cpu, variants: &variants, module_name, m: &prepared, progress, source };
     // Only objects are split: IR, bitcode and assembly are one module's text. Debug
     // information and checked code stay whole (one DWARF compile unit, one set of sites).

@@ -57,6 +57,9 @@ pub struct TimeReport {
     /// Threads the units ran on (0 or 1: the calling thread).
     pub threads: usize,
     pub wall: f64,
+    /// `.func`s with a body that the object leaves out: nothing it needs reaches them
+    /// (`ir::reach`).
+    pub unreached_functions: usize,
 }
 
 /// Kernels listed by name in the report.
@@ -104,6 +107,15 @@ impl TimeReport {
             let _ = writeln!(s, "  {name:<10} {t:>10.3}");
         }
         let _ = writeln!(s, "  {:<10} {:>10.3}", "total", self.wall);
+        if self.unreached_functions > 0 {
+            let n = self.unreached_functions;
+            let _ = writeln!(
+                s,
+                "  {n} function{} left out: nothing the object needs calls {} (`.weak` or internal)",
+                if n == 1 { "" } else { "s" },
+                if n == 1 { "it" } else { "them" }
+            );
+        }
         let large: usize = self.units.iter().map(|u| u.large_functions).sum();
         if large > 0 {
             let _ = writeln!(s, "  {large} large function{} optimized with the scalar pipeline (--large-function)", if large == 1 { "" } else { "s" });
