@@ -381,15 +381,7 @@ pub fn lower_unit<'ctx>(
         g.set_linkage(Linkage::External);
         g.set_visibility(GlobalVisibility::Hidden);
     };
-    ml.functions = function::declare_functions(&ml);
-    // A function defined elsewhere (or nowhere: not needed) is a plain declaration here.
-    for (i, f) in m.functions.iter().enumerate() {
-        if let Some(func) = ml.functions[i] {
-            if !defines(i) && f.kind == ir::FunctionKind::Func && (f.linkage == IrLinkage::Weak || matches!(unit, Unit::Whole)) {
-                func.set_linkage(Linkage::External);
-            }
-        }
-    }
+    ml.functions = function::declare_functions(&ml, defines);
     if !matches!(unit, Unit::Whole) {
         for (i, f) in m.functions.iter().enumerate() {
             let Some(func) = ml.functions[i] else { continue };

@@ -141,9 +141,7 @@ impl<'ctx> ContextScopes<'ctx> {
 
     /// Marks a load or store of a slot of a thread's frame as such.
     pub(crate) fn tag_frame(&self, cx: &'ctx Context, inst: InstructionValue<'ctx>) {
-        if let Some((scopes, noalias)) = self.frame {
-            tag(cx, inst, Some(scopes), noalias);
-        }
+        self.frame_scopes().tag(cx, inst);
     }
 
     /// The frames' scopes, for accesses tagged where the layout is not at hand.

@@ -37,23 +37,26 @@ pub fn func_type<'ctx>(ml: &ModuleLowerer<'ctx, '_>, pointers: usize) -> Functio
     i32t.fn_type(&params, false)
 }
 
-/// Declares every `.func` of the module (definitions are lowered by `lower_func`).
-pub fn declare_functions<'ctx>(ml: &ModuleLowerer<'ctx, '_>) -> Vec<Option<FunctionValue<'ctx>>> {
+/// Declares every `.func` of the module; `defines(i)`: this unit lowers function `i`'s body
+/// (`lower_func`), else it is a declaration of a definition elsewhere (another codegen unit,
+/// another object) or nowhere (not needed, `ir::reach`).
+pub fn declare_functions<'ctx>(ml: &ModuleLowerer<'ctx, '_>, defines: impl Fn(usize) -> bool) -> Vec<Option<FunctionValue<'ctx>>> {
     ml.ir
         .functions
         .iter()
-        .map(|f| {
+        .enumerate()
+        .map(|(i, f)| {
             if f.kind != ir::FunctionKind::Func {
                 return None;
             }
             let ty = func_type(ml, f.params.len() + f.returns.len());
             let linkage = match f.linkage {
+                _ if !(f.has_body && defines(i)) => Linkage::External,
                 ir::Linkage::Internal => Linkage::Internal,
                 // C++'s inline functions (`ir::reach`): one definition per program, so the
                 // module may inline its own.
-                ir::Linkage::Weak if f.has_body => Linkage::WeakODR,
-                // (A `.weak` prototype without a body: defined in another object.)
-                ir::Linkage::Weak | ir::Linkage::Public | ir::Linkage::External => Linkage::External,
+                ir::Linkage::Weak => Linkage::WeakODR,
+                ir::Linkage::Public | ir::Linkage::External => Linkage::External,
             };
             let func = ml.module.add_function(&abi::ptx_symbol(&f.name), ty, Some(linkage));
             let nounwind = ml.cx.create_enum_attribute(inkwell::attributes::Attribute::get_named_enum_kind_id("nounwind"), 0);

@@ -1723,8 +1723,8 @@ pub(crate) fn emit_region_loop<'ctx>(
 /// The registers that the one thread loop of a compact kernel with frames (`LARGE_KERNEL`)
 /// keeps in their slots in the thread's frame for good, instead of loading them into SSA
 /// values at each region's entry and storing them at each sync point: the frame registers
-/// (which only the block function reads) that one instruction defines and that fill their
-/// slots. Such a kernel's regions start with dozens of registers each (a deal.II kernel:
+/// (which only the block function reads) that one unguarded instruction defines
+/// (`recompute::Defs::single`) and that fill their slots. Such a kernel's regions start with dozens of registers each (a deal.II kernel:
 /// ~80 at each of 62 regions), and the loads at every entry, the stores at every sync
 /// point and the phis LLVM builds where the entries meet were half of its block function.
 /// Only the uses load (LLVM keeps a loaded value within a block), and the single definition
@@ -1739,29 +1739,13 @@ fn frame_homes<'ctx>(
         return Default::default();
     }
     let f = fc.f;
-    let mut definitions = vec![0u32; f.regs.len()];
-    for inst in f.blocks.iter().flat_map(|b| &b.insts) {
-        let mut d = vec![];
-        ir::visit::defs(&inst.op, &mut d);
-        for r in d {
-            definitions[r.0 as usize] += 1;
-        }
-    }
-    for b in &f.blocks {
-        if let Terminator::Sync { point, .. } = &b.term {
-            let mut d = vec![];
-            point.defs(&mut d);
-            for r in d {
-                definitions[r.0 as usize] += 2;
-            }
-        }
-    }
+    let defs = crate::lower::exec::recompute::Defs::new(f);
     layout
         .slots
         .iter()
         .filter(|(r, &(prefix, size))| {
             prefix < layout.frame_bytes
-                && definitions[r.0 as usize] == 1
+                && defs.single(**r).is_some()
                 && !layout.block_uniform.contains(r)
                 && !uniform_values.contains_key(r)
                 && fc.reg_storage(f.regs[r.0 as usize].ty).get_bit_width() == size * 8

@@ -204,8 +204,12 @@ pub fn define_handles<'ctx>(ml: &ModuleLowerer<'ctx, '_>) -> Vec<GlobalValue<'ct
             };
             match h.linkage {
                 ir::Linkage::External => g.set_linkage(Linkage::External),
-                ir::Linkage::Public | ir::Linkage::Weak => {
-                    g.set_linkage(if h.linkage == ir::Linkage::Weak { Linkage::WeakAny } else { Linkage::External });
+                ir::Linkage::Public => {
+                    g.set_linkage(Linkage::External);
+                    g.set_initializer(&i64t.const_int(init, false));
+                }
+                ir::Linkage::Weak => {
+                    g.set_linkage(Linkage::WeakAny);
                     g.set_initializer(&i64t.const_int(init, false));
                 }
                 ir::Linkage::Internal => {
