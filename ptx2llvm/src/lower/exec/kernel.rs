@@ -44,6 +44,11 @@ use crate::lower::abi::sync::{self, SyncKind, WarpOp};
 const COMPACT_ABOVE_REGIONS: usize = 12;
 const COMPACT_OVERLAP: usize = 4;
 
+/// Whether kernel `f` gets the compact form (`COMPACT_ABOVE_REGIONS`).
+fn is_compact(f: &ir::Function, regions: &Regions) -> bool {
+    regions.starts.len() > COMPACT_ABOVE_REGIONS && regions.code_size(f) > COMPACT_OVERLAP * f.blocks.iter().map(|b| b.insts.len() + 1).sum::<usize>()
+}
+
 /// Above this many regions, a kernel whose regions do not share code (so not compact: a
 /// long straight sequence of barriers and lockstep points, as in CUB/b40c scans) gets one
 /// thread loop per region that runs every thread or the released ones (a flag), not a dense
@@ -248,7 +253,10 @@ pub fn lower_entry<'ctx>(ml: &ModuleLowerer<'ctx, '_>, index: usize, f: &ir::Fun
     let large = f.blocks.iter().map(|b| b.insts.len()).sum::<usize>() > ml.exec.large_kernel;
     let plan = interchange::analyze(f, &regions, large);
     let uniformity = Uniformity::new(f);
-    let mut layout = context_layout(cx, f, &regions, plan.as_ref(), large);
+    // A compact kernel's one thread loop runs every region behind a switch and never
+    // vectorizes, so its registers gain nothing from arrays either: frames, whatever its size.
+    let compact = is_compact(f, &regions);
+    let mut layout = context_layout(cx, f, &regions, plan.as_ref(), large || compact);
     // Block-uniform registers kept across sync points have one slot for the whole block,
     // except those an interchanged loop parks with its threads (its resume points reload
     // them per thread).
@@ -392,7 +400,7 @@ pub fn lower_entry<'ctx>(ml: &ModuleLowerer<'ctx, '_>, index: usize, f: &ir::Fun
                 Ok((decide::emit_decision(fc, &layout, &points, &whole, &some, streak, entries, schedule, done)?, whole, some))
             };
 
-        if n > COMPACT_ABOVE_REGIONS && regions.code_size(f) > COMPACT_OVERLAP * f.blocks.iter().map(|b| b.insts.len() + 1).sum::<usize>() {
+        if compact {
             if layout.frame_bytes > 0 {
                 // A large kernel's one loop holds the whole kernel behind a switch: nothing
                 // for the loop passes and vectorizers, whatever its size (`pipeline`).
