@@ -250,7 +250,8 @@ pub(crate) fn context_layout<'ctx>(
 pub fn lower_entry<'ctx>(ml: &ModuleLowerer<'ctx, '_>, index: usize, f: &ir::Function, suffix: &str) -> R<LoweredKernel<'ctx>> {
     let cx = ml.cx;
     let regions = regions::analyze(f);
-    let large = f.blocks.iter().map(|b| b.insts.len()).sum::<usize>() > ml.exec.large_kernel;
+    let size = f.blocks.iter().map(|b| b.insts.len()).sum::<usize>();
+    let large = size > ml.exec.large_kernel;
     let plan = interchange::analyze(f, &regions, large);
     let uniformity = Uniformity::new(f);
     // A compact kernel's one thread loop runs every region behind a switch and never
@@ -401,9 +402,11 @@ pub fn lower_entry<'ctx>(ml: &ModuleLowerer<'ctx, '_>, index: usize, f: &ir::Fun
             };
 
         if compact {
-            if layout.frame_bytes > 0 {
-                // A large kernel's one loop holds the whole kernel behind a switch: nothing
-                // for the loop passes and vectorizers, whatever its size (`pipeline`).
+            if size > ml.exec.large_kernel / 2 {
+                // The one loop of a kernel of a thousand instructions and more holds all of
+                // it behind a switch: nothing for the vectorizers, and the loop passes cost
+                // more than they gain, whatever the block function's size (`pipeline`).
+                // Smaller compact kernels keep the full pipeline (cheap at their size).
                 crate::lower::opt::pipeline::mark_scalar(cx, fc.func);
             }
             // One thread loop for all regions: the entry region densely, then whichever is
