@@ -303,6 +303,17 @@ fn calls() {
     run_fixture(&CALLS);
 }
 
+/// Hand-written PTX: a function with barriers (inlined for them) reads its `.param`
+/// arguments and writes its result on both sides of its barriers, each thread with its own
+/// values, once and in a loop: each thread's call variables are its own.
+const PARAM_BARRIER: Fixture =
+    Fixture { ptx: "param_barrier.ptx", host: "param_barrier_host.c", ok_lines: &["param_after_barrier: 5 shapes OK", "param_loop: 4 shapes OK"] };
+
+#[test]
+fn param_barrier() {
+    run_fixture(&PARAM_BARRIER);
+}
+
 /// NVRTC output: barriers and warp collectives reached through recursion and through a
 /// function-pointer table (the fiber scheduler): a recursive tree reduction with exited
 /// threads, shuffles and ballots at a different recursion depth per warp, block max / warp

@@ -93,6 +93,10 @@ fn shared_reach(m: &ir::Module) -> Vec<std::collections::HashSet<usize>> {
         .collect()
 }
 
+fn has_sync_points(f: &ir::Function) -> bool {
+    f.blocks.iter().any(|b| matches!(b.term, ir::Terminator::Sync { .. }))
+}
+
 /// Where shared and local variables live in their windows.
 #[derive(Debug, Default)]
 pub struct MemoryLayout {
@@ -106,6 +110,10 @@ pub struct MemoryLayout {
     pub kernel_static_shared: Vec<u64>,
     /// Bytes of `.local` memory per thread.
     pub local_bytes: u64,
+    /// Per variable: a kernel's `.param` variable (a call's arguments or results) kept in
+    /// the thread's `.local` window at its offset, not in a slot of the block function's
+    /// frame (see `MemoryLayout::new`).
+    per_thread_params: Vec<bool>,
     /// Some function allocates on the stack (`alloca`, `stackrestore`): `.local` addresses
     /// may then point outside the window (into the thread's stack), so accesses through
     /// them are not derived from the window pointer (`FnCx::window_pointer`).
@@ -114,7 +122,7 @@ pub struct MemoryLayout {
 
 impl MemoryLayout {
     fn new(m: &ir::Module) -> Self {
-        let mut l = MemoryLayout { offsets: vec![0; m.vars.len()], ..Default::default() };
+        let mut l = MemoryLayout { offsets: vec![0; m.vars.len()], per_thread_params: vec![false; m.vars.len()], ..Default::default() };
         let align_up = |x: u64, a: u64| x.div_ceil(a) * a;
         // The `.shared` variables each kernel reaches. Static ones that no kernel uses
         // together share addresses, so that every kernel is charged only what it uses
@@ -143,6 +151,18 @@ impl MemoryLayout {
                     l.local_bytes = align_up(l.local_bytes, v.align as u64);
                     l.offsets[i] = l.local_bytes;
                     l.local_bytes += v.size;
+                }
+                // A kernel's block function runs its threads one after another between sync
+                // points: a `.param` variable in one slot of its frame would hold the last
+                // thread's arguments after a barrier (in the body of a function inlined for its
+                // barriers: `st.param` before the call, `ld.param` after a `bar.sync` in the
+                // callee). In a kernel with sync points each thread has its own, in its
+                // `.local` window.
+                StateSpace::Param if v.owner.is_some_and(|o| m.functions[o].kind == ir::FunctionKind::Entry && has_sync_points(&m.functions[o])) => {
+                    l.local_bytes = align_up(l.local_bytes, v.align.max(1) as u64);
+                    l.offsets[i] = l.local_bytes;
+                    l.local_bytes += v.size;
+                    l.per_thread_params[i] = true;
                 }
                 _ => {}
             }
@@ -189,6 +209,12 @@ impl MemoryLayout {
 
     pub fn local_offset(&self, v: ir::VarId) -> u64 {
         self.offsets[v.0 as usize]
+    }
+
+    /// Whether `.param` variable `v` lives in the thread's `.local` window (at
+    /// `local_offset`).
+    pub fn per_thread_param(&self, v: ir::VarId) -> bool {
+        self.per_thread_params.get(v.0 as usize).copied().unwrap_or(false)
     }
 }
 

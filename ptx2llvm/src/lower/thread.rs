@@ -271,6 +271,11 @@ impl<'ctx, 'a> FnCx<'ctx, 'a> {
             };
             return Ok(self.b.build_int_add(a, self.i64(off as u64), "")?);
         }
+        if self.ml.layout.per_thread_param(v) {
+            // A host address, as `.param` addresses are (`ops::memory`).
+            let base = self.b.build_ptr_to_int(self.local_base()?, self.cx.i64_type(), "")?;
+            return Ok(self.b.build_int_add(base, self.i64(self.ml.layout.local_offset(v).wrapping_add(off as u64)), "")?);
+        }
         match var.space {
             StateSpace::Shared => Ok(self.i64(self.ml.layout.shared_offset(v).wrapping_add(off as u64))),
             StateSpace::Local => Ok(self.i64(self.ml.layout.local_offset(v).wrapping_add(off as u64))),

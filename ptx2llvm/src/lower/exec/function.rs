@@ -73,7 +73,7 @@ pub fn frame_vars<'ctx>(ml: &ModuleLowerer<'ctx, '_>, b: &Builder<'ctx>, owner: 
     let mut out = HashMap::new();
     for (i, v) in ml.ir.vars.iter().enumerate() {
         let in_frame = v.space == StateSpace::Param || (is_func && v.space == StateSpace::Local);
-        if v.owner != Some(owner) || !in_frame {
+        if v.owner != Some(owner) || !in_frame || ml.layout.per_thread_param(ir::VarId(i as u32)) {
             continue;
         }
         let ty = ml.cx.i8_type().array_type(v.size.max(1) as u32);
@@ -233,6 +233,11 @@ impl<'ctx> FnCx<'ctx, '_> {
             Operand::VarAddr(v, off) if self.frame_vars.contains_key(&v) => {
                 // SAFETY (of the generated code): offsets stay inside the `.param` variable.
                 Ok(unsafe { self.b.build_gep(i8t, self.frame_vars[&v], &[self.i64(off as u64)], "")? })
+            }
+            Operand::VarAddr(v, off) if self.ml.layout.per_thread_param(v) => {
+                let at = self.i64(self.ml.layout.local_offset(v).wrapping_add(off as u64));
+                // SAFETY (of the generated code): the variable lies in the thread's `.local` window.
+                Ok(unsafe { self.b.build_gep(i8t, self.local_base()?, &[at], "")? })
             }
             Operand::ParamAddr(i, off) => Ok(unsafe { self.b.build_gep(i8t, self.uni.params[i as usize], &[self.i64(off as u64)], "")? }),
             other => {

@@ -542,8 +542,8 @@ fn classify(ins: &ir::Inst, regs: &RegShapes) -> (Shape, Vec<Operand>, Option<(W
     };
     match &ins.op {
         _ if ins.guard.is_some() => (Shape::Other, vec![], None),
-        // A kernel parameter (an address without registers).
-        Op::Load { space: StateSpace::Param, .. } => {
+        // A kernel parameter (not a call's `.param` variable, which holds a value per thread).
+        Op::Load { space: StateSpace::Param, addr: ir::Address { base: ir::AddressBase::Param(_), .. }, .. } => {
             let mut used = vec![];
             uses(&ins.op, &mut used);
             (if used.is_empty() { Shape::Row } else { Shape::Other }, vec![], None)
