@@ -45,8 +45,9 @@ best() {
         s=$(date +%s.%N)
         if ! "$@" >/dev/null 2>"$out/err"; then echo fail; return; fi
         e=$(date +%s.%N)
-        t=$(echo "$e - $s" | bc)
-        if [ -z "$b" ] || [ "$(echo "$t < $b" | bc)" = 1 ]; then b="$t"; fi
+        # awk (Debian's mawk is always there), not bc, which a fresh machine may lack.
+        t=$(awk -v s="$s" -v e="$e" 'BEGIN { printf "%.6f", e - s }')
+        if [ -z "$b" ] || awk -v t="$t" -v b="$b" 'BEGIN { exit !(t < b) }'; then b="$t"; fi
     done
     printf '%.2f' "$b"
 }

@@ -221,6 +221,14 @@ pub struct Function {
     pub vars_named: Vec<VarId>,
 }
 
+impl Function {
+    /// Whether a block ends in a sync point (a barrier, a warp collective...): the block
+    /// function then runs the threads region by region.
+    pub fn has_sync_points(&self) -> bool {
+        self.blocks.iter().any(|b| matches!(b.term, Terminator::Sync { .. }))
+    }
+}
+
 #[derive(Debug, Clone)]
 pub struct Block {
     pub label: Option<String>,
@@ -842,6 +850,12 @@ pub enum LaneOp {
 }
 
 impl Op {
+    /// Whether the operation is a plain load of a kernel parameter (read-only, the same for
+    /// every thread), not of a call's `.param` variable (each thread's own arguments).
+    pub fn is_kernel_param_load(&self) -> bool {
+        matches!(self, Op::Load { space: StateSpace::Param, volatile: false, order: None, addr: Address { base: AddressBase::Param(_), .. }, .. })
+    }
+
     /// Whether the operation only computes its results from its operands: no memory, no
     /// side effects, nothing that depends on which thread or block runs it other than
     /// through its operands (the lowering's guard and block-fusion analyses rely on this).

@@ -138,9 +138,7 @@ fn uniform_special(s: SpecialReg) -> bool {
 fn uniform_op(f: &ir::Function, op: &Op, divergent: &[bool]) -> bool {
     let pure = match op {
         // Kernel parameters are read-only; so is `.const` memory during a launch.
-        Op::Load { space: StateSpace::Param, volatile: false, order: None, addr: ir::Address { base: ir::AddressBase::Param(_), .. }, .. } => {
-            f.kind == ir::FunctionKind::Entry
-        }
+        op if op.is_kernel_param_load() => f.kind == ir::FunctionKind::Entry,
         Op::Load { space: StateSpace::Const, order: None, .. } => true,
         op => op.is_value_computation(),
     };

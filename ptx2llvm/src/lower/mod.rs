@@ -93,10 +93,6 @@ fn shared_reach(m: &ir::Module) -> Vec<std::collections::HashSet<usize>> {
         .collect()
 }
 
-fn has_sync_points(f: &ir::Function) -> bool {
-    f.blocks.iter().any(|b| matches!(b.term, ir::Terminator::Sync { .. }))
-}
-
 /// Where shared and local variables live in their windows.
 #[derive(Debug, Default)]
 pub struct MemoryLayout {
@@ -158,7 +154,7 @@ impl MemoryLayout {
                 // barriers: `st.param` before the call, `ld.param` after a `bar.sync` in the
                 // callee). In a kernel with sync points each thread has its own, in its
                 // `.local` window.
-                StateSpace::Param if v.owner.is_some_and(|o| m.functions[o].kind == ir::FunctionKind::Entry && has_sync_points(&m.functions[o])) => {
+                StateSpace::Param if v.owner.is_some_and(|o| m.functions[o].kind == ir::FunctionKind::Entry && m.functions[o].has_sync_points()) => {
                     l.local_bytes = align_up(l.local_bytes, v.align.max(1) as u64);
                     l.offsets[i] = l.local_bytes;
                     l.local_bytes += v.size;

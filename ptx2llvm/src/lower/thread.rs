@@ -273,7 +273,7 @@ impl<'ctx, 'a> FnCx<'ctx, 'a> {
         }
         if self.ml.layout.per_thread_param(v) {
             // A host address, as `.param` addresses are (`ops::memory`).
-            return Ok(self.b.build_ptr_to_int(self.per_thread_param_ptr(v, off)?, self.cx.i64_type(), "")?);
+            return Ok(self.b.build_ptr_to_int(self.local_var_ptr(v, off)?, self.cx.i64_type(), "")?);
         }
         match var.space {
             StateSpace::Shared => Ok(self.i64(self.ml.layout.shared_offset(v).wrapping_add(off as u64))),
@@ -286,9 +286,10 @@ impl<'ctx, 'a> FnCx<'ctx, 'a> {
         }
     }
 
-    /// Byte `off` of the current thread's copy of a call's `.param` variable `v`, kept in its
-    /// `.local` window (`MemoryLayout::per_thread_param`).
-    pub fn per_thread_param_ptr(&self, v: ir::VarId, off: i64) -> R<PointerValue<'ctx>> {
+    /// Byte `off` of the current thread's copy of variable `v` in its `.local` window: a
+    /// kernel's `.local` variable, or a call's `.param` variable kept there
+    /// (`MemoryLayout::per_thread_param`).
+    pub fn local_var_ptr(&self, v: ir::VarId, off: i64) -> R<PointerValue<'ctx>> {
         let at = self.i64(self.ml.layout.local_offset(v).wrapping_add(off as u64));
         // SAFETY (of the generated code): the variable lies in the thread's `.local` window.
         Ok(unsafe { self.b.build_gep(self.cx.i8_type(), self.local_base()?, &[at], "")? })

@@ -42,7 +42,7 @@ pub fn fold_sync_operands(m: &ir::Module) -> Option<ir::Module> {
 /// Per block ending in a sync point: the constant value of each control operand, if any
 /// (in `for_each_control_operand_mut` order).
 fn constant_operands(f: &ir::Function) -> Vec<(usize, Vec<Option<u64>>)> {
-    if !f.blocks.iter().any(|b| matches!(b.term, Terminator::Sync { .. })) {
+    if !f.has_sync_points() {
         return vec![];
     }
     let cfg = Cfg::new(f);

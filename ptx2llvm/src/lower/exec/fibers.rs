@@ -49,13 +49,8 @@ pub fn needs_fibers(m: &ir::Module, entry: usize) -> bool {
         return true;
     }
     let address_taken = address_taken_functions(m);
-    let mut syncs: HashSet<usize> = m
-        .functions
-        .iter()
-        .enumerate()
-        .filter(|(_, f)| f.kind == ir::FunctionKind::Func && (uses_stack(f) || f.blocks.iter().any(|b| matches!(b.term, Terminator::Sync { .. }))))
-        .map(|(i, _)| i)
-        .collect();
+    let mut syncs: HashSet<usize> =
+        m.functions.iter().enumerate().filter(|(_, f)| f.kind == ir::FunctionKind::Func && (uses_stack(f) || f.has_sync_points())).map(|(i, _)| i).collect();
     let reaches = |f: &ir::Function, syncs: &HashSet<usize>| {
         calls(f).any(|c| match c {
             Callee::Direct(i) => syncs.contains(&(*i as usize)),

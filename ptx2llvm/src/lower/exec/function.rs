@@ -234,7 +234,7 @@ impl<'ctx> FnCx<'ctx, '_> {
                 // SAFETY (of the generated code): offsets stay inside the `.param` variable.
                 Ok(unsafe { self.b.build_gep(i8t, self.frame_vars[&v], &[self.i64(off as u64)], "")? })
             }
-            Operand::VarAddr(v, off) if self.ml.layout.per_thread_param(v) => self.per_thread_param_ptr(v, off),
+            Operand::VarAddr(v, off) if self.ml.layout.per_thread_param(v) => self.local_var_ptr(v, off),
             Operand::ParamAddr(i, off) => Ok(unsafe { self.b.build_gep(i8t, self.uni.params[i as usize], &[self.i64(off as u64)], "")? }),
             other => {
                 // A register or immediate argument (ISA 1.x convention): passed through a slot.

@@ -570,9 +570,8 @@ impl Analysis<'_> {
             _ => Shape::Other,
         };
         match &op {
-            // Kernel parameters are the same for every thread (a call's `.param` variables
-            // are not: each thread stores its own arguments there).
-            Op::Load { space: StateSpace::Param, addr: ir::Address { base: ir::AddressBase::Param(_), .. }, .. } => Shape::Uniform,
+            // Kernel parameters are the same for every thread.
+            op if op.is_kernel_param_load() => Shape::Uniform,
             Op::Mov { ty, src, .. } => match self.shape_of(src, at, depth) {
                 Shape::Tid(d) if ty.bits() >= 16 => Shape::Tid(d),
                 Shape::Affine(d, n) if ty.bits() == 32 => Shape::Affine(d, n),

@@ -57,7 +57,7 @@ struct Induction {
 /// The registers to split: two unguarded definitions as described, the register live
 /// across some sync point (else nothing is gained).
 fn find(f: &ir::Function) -> Vec<Induction> {
-    if !f.blocks.iter().any(|b| matches!(b.term, Terminator::Sync { .. })) {
+    if !f.has_sync_points() {
         return vec![];
     }
     let cfg = Cfg::new(f);

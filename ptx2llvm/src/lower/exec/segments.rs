@@ -35,7 +35,7 @@
 //! short segments: they count only where the value reaches a memory address.
 
 use crate::ir::visit::{defs, for_each_operand, successors, uses};
-use crate::ir::{self, AddressBase, BlockId, Dim, IntBinOp, Op, Operand, RegId, ScalarType, SpecialReg, StateSpace, Terminator};
+use crate::ir::{self, AddressBase, BlockId, Dim, IntBinOp, Op, Operand, RegId, ScalarType, SpecialReg, Terminator};
 use crate::lower::exec::kernel::thread_at;
 use crate::lower::exec::regions::Regions;
 use crate::lower::thread::FnCx;
@@ -542,8 +542,8 @@ fn classify(ins: &ir::Inst, regs: &RegShapes) -> (Shape, Vec<Operand>, Option<(W
     };
     match &ins.op {
         _ if ins.guard.is_some() => (Shape::Other, vec![], None),
-        // A kernel parameter (not a call's `.param` variable, which holds a value per thread).
-        Op::Load { space: StateSpace::Param, addr: ir::Address { base: ir::AddressBase::Param(_), .. }, .. } => {
+        // A kernel parameter (an address without registers).
+        op if op.is_kernel_param_load() => {
             let mut used = vec![];
             uses(&ins.op, &mut used);
             (if used.is_empty() { Shape::Row } else { Shape::Other }, vec![], None)

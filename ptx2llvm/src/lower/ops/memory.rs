@@ -24,8 +24,8 @@ impl<'ctx> FnCx<'ctx, '_> {
                 let var = &self.ml.ir.vars[v.0 as usize];
                 match var.space {
                     StateSpace::Shared => gep(self.uni.shared, self.i64(self.ml.layout.shared_offset(v).wrapping_add(addr.offset as u64))),
-                    StateSpace::Local => gep(self.local_base()?, self.i64(self.ml.layout.local_offset(v).wrapping_add(addr.offset as u64))),
-                    StateSpace::Param if self.ml.layout.per_thread_param(v) => self.per_thread_param_ptr(v, addr.offset),
+                    StateSpace::Local => self.local_var_ptr(v, addr.offset),
+                    StateSpace::Param if self.ml.layout.per_thread_param(v) => self.local_var_ptr(v, addr.offset),
                     _ => {
                         let g = self.ml.global_ptr(v).ok_or_else(|| LowerError::Unsupported(format!("access to `{}`", var.name)))?;
                         gep(g, off)
