@@ -7,6 +7,12 @@ use std::io::{IsTerminal, Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+// The compiler allocates many small, short-lived IR nodes and sets on several threads;
+// mimalloc serves them from per-thread pages (glibc's malloc took about 12% of a -O0
+// compile of a 48k-line file).
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 #[derive(Debug, Clone, Copy, ValueEnum)]
 enum EmitArg {
     Obj,

@@ -2,73 +2,93 @@
 //! and write their results like instructions).
 
 use super::visit::{defs, successors, uses};
-use crate::ir::{self, BlockId, RegId, Terminator};
+use crate::ir::{self, RegId, Terminator};
+use fixedbitset::FixedBitSet;
 use std::collections::BTreeSet;
 
 /// Registers live at the start of each block of `f`. A guarded write does not kill the
 /// register (the old value survives when the guard is false).
 pub fn liveness(f: &ir::Function) -> Vec<BTreeSet<RegId>> {
     let n = f.blocks.len();
+    let regs = f.regs.len();
+    // (Register ids index `f.regs`; `grow` keeps a stray one from panicking.)
+    let set = |bits: &mut FixedBitSet, r: RegId| {
+        bits.grow(r.0 as usize + 1);
+        bits.insert(r.0 as usize);
+    };
     // Per block: registers read before any (unconditional) write, and registers written.
-    let mut gen = vec![BTreeSet::new(); n];
-    let mut kill = vec![BTreeSet::new(); n];
+    let mut gen = vec![FixedBitSet::with_capacity(regs); n];
+    let mut kill = vec![FixedBitSet::with_capacity(regs); n];
     let mut buf = vec![];
     for (i, b) in f.blocks.iter().enumerate() {
+        let (gen, kill) = (&mut gen[i], &mut kill[i]);
         for inst in &b.insts {
             buf.clear();
             uses(&inst.op, &mut buf);
             if let Some(g) = inst.guard {
                 buf.push(g.reg);
             }
-            for r in &buf {
-                if !kill[i].contains(r) {
-                    gen[i].insert(*r);
+            for &r in &buf {
+                if !kill.contains(r.0 as usize) {
+                    set(gen, r);
                 }
             }
-            buf.clear();
-            defs(&inst.op, &mut buf);
             if inst.guard.is_none() {
-                kill[i].extend(buf.iter().copied());
+                buf.clear();
+                defs(&inst.op, &mut buf);
+                for &r in &buf {
+                    set(kill, r);
+                }
             }
         }
-        let mut term_uses = vec![];
+        buf.clear();
         let mut term_defs = vec![];
         match &b.term {
-            Terminator::Branch { cond, .. } => term_uses.push(cond.reg),
+            Terminator::Branch { cond, .. } => buf.push(cond.reg),
             Terminator::Sync { point, .. } => {
-                point.uses(&mut term_uses);
+                point.uses(&mut buf);
                 point.defs(&mut term_defs);
             }
             _ => {}
         }
-        for r in term_uses {
-            if !kill[i].contains(&r) {
-                gen[i].insert(r);
+        for &r in &buf {
+            if !kill.contains(r.0 as usize) {
+                set(gen, r);
             }
         }
-        kill[i].extend(term_defs);
+        for r in term_defs {
+            set(kill, r);
+        }
     }
-    let succs: Vec<Vec<BlockId>> = f.blocks.iter().map(|b| successors(&b.term)).collect();
-    let mut live_in: Vec<BTreeSet<RegId>> = gen.clone();
+    let width = gen.iter().chain(&kill).map(FixedBitSet::len).max().unwrap_or(0);
+    let succs: Vec<Vec<usize>> = f.blocks.iter().map(|b| successors(&b.term).iter().map(|s| s.0 as usize).filter(|&s| s < n).collect()).collect();
+    let mut live_in: Vec<FixedBitSet> = gen
+        .iter()
+        .map(|g| {
+            let mut g = g.clone();
+            g.grow(width);
+            g
+        })
+        .collect();
+    let mut next = FixedBitSet::with_capacity(width);
     let mut changed = true;
     while changed {
         changed = false;
         for i in (0..n).rev() {
-            let mut out = BTreeSet::new();
-            for s in &succs[i] {
-                if let Some(l) = live_in.get(s.0 as usize) {
-                    out.extend(l.iter().copied());
-                }
+            // live_in = gen | (union of the successors' live_in - kill)
+            next.clear();
+            for &s in &succs[i] {
+                next.union_with(&live_in[s]);
             }
-            let mut inn = gen[i].clone();
-            inn.extend(out.difference(&kill[i]).copied());
-            if inn != live_in[i] {
-                live_in[i] = inn;
+            next.difference_with(&kill[i]);
+            next.union_with(&gen[i]);
+            if next != live_in[i] {
+                std::mem::swap(&mut live_in[i], &mut next);
                 changed = true;
             }
         }
     }
-    live_in
+    live_in.iter().map(|bits| bits.ones().map(|r| RegId(r as u32)).collect()).collect()
 }
 
 #[cfg(test)]

@@ -475,6 +475,7 @@ pub fn lower_unit<'ctx>(
             kernels.push((&m.functions[k.index], kernel::LoweredKernel { block_fn, context_bytes_per_thread: k.context_bytes_per_thread, fused_x: k.fused_x }));
         }
     } else {
+        let mut fiber_needs = None;
         for (i, f) in m.functions.iter().enumerate() {
             if f.kind != ir::FunctionKind::Entry || !f.has_body {
                 continue;
@@ -486,7 +487,8 @@ pub fn lower_unit<'ctx>(
             }
             let started = std::time::Instant::now();
             // Checked kernels run on fibers: each thread in order between barriers (`ops::check`).
-            let lowered = if exec.scheduler == Scheduler::Fibers || ml.check.is_some() || fibers::needs_fibers(m, i) {
+            let fiber_needs = fiber_needs.get_or_insert_with(|| fibers::FiberNeeds::new(m));
+            let lowered = if exec.scheduler == Scheduler::Fibers || ml.check.is_some() || fiber_needs.kernel(m, i) {
                 fibers::lower_entry(&ml, i, f)
             } else {
                 kernel::lower_entry(&ml, i, f, "")

@@ -13,7 +13,7 @@
 //! pass through the context area, so every sync point uses the same slots (a thread waits
 //! at one point at a time).
 //!
-//! The compiler picks this per kernel (`needs_fibers`): the kernel calls, directly but not
+//! The compiler picks this per kernel (`FiberNeeds`): the kernel calls, directly but not
 //! inlined (recursion) or through a function pointer, a function that may synchronize; or
 //! it uses the stack (`alloca`, `stacksave`, `stackrestore`), itself or in a function it
 //! calls: each thread then has a real stack, which keeps its allocations across barriers,
@@ -41,37 +41,54 @@ pub enum Scheduler {
     Fibers,
 }
 
-/// Whether kernel `entry` uses the stack, or can reach a sync point or a stack operation
-/// through a call that stays a call: a direct call the inliner left (recursion, depth), or
-/// an indirect call when some function whose address the module takes may do so.
-pub fn needs_fibers(m: &ir::Module, entry: usize) -> bool {
-    if uses_stack(&m.functions[entry]) {
-        return true;
+/// Which kernels need fibers: a kernel that uses the stack, or can reach a sync point or a
+/// stack operation through a call that stays a call: a direct call the inliner left
+/// (recursion, depth), or an indirect call when some function whose address the module
+/// takes may do so. One walk of the module's calls answers for all its kernels.
+pub struct FiberNeeds {
+    /// Per function: a `.func` that uses the stack or reaches a sync point.
+    reaches_sync: Vec<bool>,
+    /// Some function whose address is taken does (an indirect call may reach it).
+    indirect_reaches_sync: bool,
+}
+
+impl FiberNeeds {
+    pub fn new(m: &ir::Module) -> FiberNeeds {
+        let address_taken = address_taken_functions(m);
+        let mut reaches_sync: Vec<bool> = m.functions.iter().map(|f| f.kind == ir::FunctionKind::Func && (uses_stack(f) || f.has_sync_points())).collect();
+        let mut indirect_reaches_sync = address_taken.iter().any(|&i| reaches_sync[i]);
+        loop {
+            let grown: Vec<usize> = m
+                .functions
+                .iter()
+                .enumerate()
+                .filter(|&(i, f)| f.kind == ir::FunctionKind::Func && !reaches_sync[i] && Self::calls_sync(&reaches_sync, indirect_reaches_sync, f))
+                .map(|(i, _)| i)
+                .collect();
+            if grown.is_empty() {
+                break;
+            }
+            for i in grown {
+                reaches_sync[i] = true;
+            }
+            indirect_reaches_sync = address_taken.iter().any(|&i| reaches_sync[i]);
+        }
+        FiberNeeds { reaches_sync, indirect_reaches_sync }
     }
-    let address_taken = address_taken_functions(m);
-    let mut syncs: HashSet<usize> =
-        m.functions.iter().enumerate().filter(|(_, f)| f.kind == ir::FunctionKind::Func && (uses_stack(f) || f.has_sync_points())).map(|(i, _)| i).collect();
-    let reaches = |f: &ir::Function, syncs: &HashSet<usize>| {
+
+    /// Whether kernel `entry` of `m` (the module this was built from) needs fibers.
+    pub fn kernel(&self, m: &ir::Module, entry: usize) -> bool {
+        let f = &m.functions[entry];
+        uses_stack(f) || Self::calls_sync(&self.reaches_sync, self.indirect_reaches_sync, f)
+    }
+
+    fn calls_sync(reaches_sync: &[bool], indirect_reaches_sync: bool, f: &ir::Function) -> bool {
         calls(f).any(|c| match c {
-            Callee::Direct(i) => syncs.contains(&(*i as usize)),
-            Callee::Indirect { .. } => address_taken.iter().any(|i| syncs.contains(i)),
+            Callee::Direct(i) => reaches_sync[*i as usize],
+            Callee::Indirect { .. } => indirect_reaches_sync,
             Callee::External(_) => false,
         })
-    };
-    loop {
-        let grown: Vec<usize> = m
-            .functions
-            .iter()
-            .enumerate()
-            .filter(|(i, f)| f.kind == ir::FunctionKind::Func && !syncs.contains(i) && reaches(f, &syncs))
-            .map(|(i, _)| i)
-            .collect();
-        if grown.is_empty() {
-            break;
-        }
-        syncs.extend(grown);
     }
-    reaches(&m.functions[entry], &syncs)
 }
 
 fn uses_stack(f: &ir::Function) -> bool {

@@ -54,7 +54,7 @@ fn mask(bits: u32) -> u64 {
 /// The module with a lockstep point before every `volatile` shared/generic access of every
 /// kernel, and before every polling access of a spin-wait in any function. (A `.func` with
 /// a spin-wait thus synchronizes, and the kernels that call it without inlining it run as
-/// fibers, `fibers::needs_fibers`.)
+/// fibers, `fibers::FiberNeeds`.)
 pub fn insert_lockstep_points(m: &ir::Module) -> Option<ir::Module> {
     let plans: Vec<Option<HashSet<(usize, usize)>>> = m
         .functions
@@ -86,8 +86,13 @@ pub fn insert_lockstep_points(m: &ir::Module) -> Option<ir::Module> {
 /// made in the loop.
 fn spin_wait_polls(f: &ir::Function) -> HashSet<(usize, usize)> {
     let mut out = HashSet::new();
+    // Most functions poll nothing: no loop needs to be looked at.
+    if !f.blocks.iter().flat_map(|b| b.insts.iter()).any(|i| is_polling_access(&i.op)) {
+        return out;
+    }
+    let preds = crate::ir::cfg::Cfg::new(f).preds;
     for (latch, header) in back_edges(f) {
-        let body = natural_loop(f, latch, header);
+        let body = natural_loop(&preds, latch, header);
         if body.iter().any(|&b| matches!(f.blocks[b].term, Terminator::Sync { .. })) {
             continue;
         }
@@ -165,13 +170,7 @@ fn back_edges(f: &ir::Function) -> Vec<(usize, usize)> {
 }
 
 /// The blocks of the natural loop of back edge `latch -> header`.
-fn natural_loop(f: &ir::Function, latch: usize, header: usize) -> BTreeSet<usize> {
-    let mut preds: Vec<Vec<usize>> = vec![vec![]; f.blocks.len()];
-    for (b, block) in f.blocks.iter().enumerate() {
-        for s in crate::ir::visit::successors(&block.term) {
-            preds[s.0 as usize].push(b);
-        }
-    }
+fn natural_loop(preds: &[Vec<usize>], latch: usize, header: usize) -> BTreeSet<usize> {
     let mut body = BTreeSet::from([header, latch]);
     let mut work = vec![latch];
     while let Some(b) = work.pop() {
