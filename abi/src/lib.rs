@@ -540,6 +540,61 @@ pub mod matrix {
     /// this bit, an `mma`'s block scaling: the scale vector size (1, 2, 4; 0 without
     /// `.block_scale`) and `.ue4m3` scale factors at bit 8 of the field.
     pub const SCALE_SHIFT: u32 = 32;
+
+    /// Which matrix of `D = A*B + C` a fragment belongs to.
+    #[derive(Clone, Copy, PartialEq, Eq, Debug)]
+    pub enum Role {
+        A,
+        B,
+        /// C and D.
+        Acc,
+    }
+
+    /// What selects an `mma` fragment layout besides the matrix and its element type.
+    #[derive(Clone, Copy, Debug)]
+    pub struct MmaLayout {
+        /// `[m, n, k]`.
+        pub shape: [usize; 3],
+        /// `mma.m8n8k4` with `.f16` multiplicands: four independent 8x8x4 products.
+        pub m8n8k4_f16: bool,
+        pub a_col: bool,
+        pub b_col: bool,
+    }
+
+    impl MmaLayout {
+        /// `(computation, row, column)` of element `i` of lane `lane`'s `mma` fragment of
+        /// `role` with `elem_bits`-bit elements, from the ISA's fragment tables
+        /// (§9.7.14.5.1–11). The runtime's `mma` and the block functions' own (`exec::matrix`)
+        /// both place elements by it.
+        pub fn position(self, role: Role, elem_bits: u32, lane: usize, i: usize) -> (usize, usize, usize) {
+            let MmaLayout { shape, m8n8k4_f16, a_col, b_col } = self;
+            if m8n8k4_f16 {
+                // Four 8x8x4 products: lanes 4q..4q+3 (rows/columns 0-3) and 16+4q.. (4-7) form product q.
+                let (q, j, hi) = ((lane % 16) / 4, lane % 4, lane / 16);
+                return match role {
+                    Role::A if a_col => (q, i + 4 * hi, j),
+                    Role::A => (q, j + 4 * hi, i),
+                    Role::B if b_col => (q, i, j + 4 * hi),
+                    Role::B => (q, j, i + 4 * hi),
+                    Role::Acc if elem_bits == 32 => (q, (lane & 1) + (i & 2) + 4 * hi, (i & 4) + (lane & 2) + (i & 1)),
+                    Role::Acc => (q, j + 4 * hi, i),
+                };
+            }
+            let (group, tig) = (lane >> 2, lane % 4);
+            // Consecutive elements packed in one 32-bit register lie along K; registers
+            // alternate between the upper and lower eight rows (M = 16), then step along K.
+            let p = if elem_bits >= 32 { 1 } else { (32 / elem_bits) as usize };
+            let chunk = i / p;
+            match role {
+                Role::A => {
+                    let row_blocks = (shape[0] / 8).max(1);
+                    (0, group + 8 * (chunk % row_blocks), tig * p + i % p + (chunk / row_blocks) * 4 * p)
+                }
+                Role::B => (0, tig * p + i % p + chunk * 4 * p, group),
+                Role::Acc => (0, group + 8 * (i / 2), 2 * tig + (i & 1)),
+            }
+        }
+    }
 }
 
 // ----------------------------------------------------------------------------------------

@@ -91,6 +91,7 @@ use rustc_apfloat::{Float as _, Round};
 
 use crate::sched::{Block, SyncOperand, SyncPoint};
 use ptx2llvm_abi::matrix::Elem as ElemCode;
+use ptx2llvm_abi::matrix::{MmaLayout, Role};
 use ptx2llvm_abi::WarpOp;
 
 /// Operation codes (`SyncPoint::op` of warp sync points).
@@ -450,53 +451,10 @@ fn put(regs: &mut [u64], e: Elem, i: usize, v: u64) {
     }
 }
 
-/// Which matrix of `D = A*B + C` a fragment belongs to.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Role {
-    A,
-    B,
-    Acc,
-}
-
-/// What selects an `mma` fragment layout besides the matrix and its element type.
-#[derive(Clone, Copy)]
-struct MmaLayout {
-    shape: [usize; 3],
-    /// `mma.m8n8k4` with `.f16` multiplicands: four independent 8x8x4 products.
-    m8n8k4_f16: bool,
-    a_col: bool,
-    b_col: bool,
-}
-
-/// `(computation, row, column)` of element `i` of lane `lane`'s `mma` fragment of `role`
-/// with elements `ty`, from the ISA's fragment tables (§9.7.14.5.1–11).
+/// `(computation, row, column)` of element `i` of lane `lane`'s `mma` fragment (the
+/// contract's `MmaLayout::position`).
 fn mma_position(layout: MmaLayout, role: Role, ty: Elem, lane: usize, i: usize) -> (usize, usize, usize) {
-    let MmaLayout { shape, m8n8k4_f16, a_col, b_col } = layout;
-    if m8n8k4_f16 {
-        // Four 8x8x4 products: lanes 4q..4q+3 (rows/columns 0-3) and 16+4q.. (4-7) form product q.
-        let (q, j, hi) = ((lane % 16) / 4, lane % 4, lane / 16);
-        return match role {
-            Role::A if a_col => (q, i + 4 * hi, j),
-            Role::A => (q, j + 4 * hi, i),
-            Role::B if b_col => (q, i, j + 4 * hi),
-            Role::B => (q, j, i + 4 * hi),
-            Role::Acc if ty == Elem::F32 => (q, (lane & 1) + (i & 2) + 4 * hi, (i & 4) + (lane & 2) + (i & 1)),
-            Role::Acc => (q, j + 4 * hi, i),
-        };
-    }
-    let (group, tig) = (lane >> 2, lane % 4);
-    // Consecutive elements packed in one 32-bit register lie along K; registers alternate
-    // between the upper and lower eight rows (M = 16), then step along K.
-    let p = ty.per_reg();
-    let chunk = i / p;
-    match role {
-        Role::A => {
-            let row_blocks = shape[0] / 8;
-            (0, group + 8 * (chunk % row_blocks), tig * p + i % p + (chunk / row_blocks) * 4 * p)
-        }
-        Role::B => (0, tig * p + i % p + chunk * 4 * p, group),
-        Role::Acc => (0, group + 8 * (i / 2), 2 * tig + (i & 1)),
-    }
+    layout.position(role, ty.bits(), lane, i)
 }
 
 /// Our `wmma` layout (module documentation): the row-major index of element `e` of lane `lane`.

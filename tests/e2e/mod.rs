@@ -462,6 +462,17 @@ fn matrix() {
     run_fixture(&MATRIX);
 }
 
+/// NVRTC output: one `mma.sync` per warp on raw bits (NaNs, infinities, subnormals, f16
+/// overflow) for every dense floating-point form block functions compute themselves (f16,
+/// bf16, tf32 into f32 or f16), bit for bit against the host's rule; blocks of whole warps
+/// complete it in the block function, a block of 48 threads through the scheduler.
+const MMA_RAW: Fixture = Fixture { ptx: "mma_raw.ptx", host: "mma_raw_host.c", ok_lines: &["mma_raw: 32 shapes OK"] };
+
+#[test]
+fn mma_raw() {
+    run_fixture(&MMA_RAW);
+}
+
 /// Hand-written PTX for sm_90: `stmatrix` x1/x2/x4 with and without `.trans` (shared and
 /// generic addresses), `movmatrix.trans` and single-bit `wmma` m8n8k128 (`.xor`/`.and`,
 /// global and shared, strides larger than the tile, C/D in both layouts, wrapping sums).
@@ -842,6 +853,7 @@ const ALL_FIXTURES: &[&Fixture] = &[
     &WARP_RUNS,
     &LEGACY_WARP,
     &MATRIX,
+    &MMA_RAW,
     &MATRIX_SM90,
     &MATRIX_SM120,
     &MATRIX_SPARSE,

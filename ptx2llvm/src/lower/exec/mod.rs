@@ -27,6 +27,7 @@ pub mod induction;
 pub mod interchange;
 pub mod kernel;
 pub mod lockstep;
+pub mod matrix;
 pub mod multiversion;
 pub mod prefetch;
 pub mod recompute;

@@ -11,9 +11,10 @@
 //! vector reduction. Its results are stored back to the lanes' context slots, which the next
 //! region's thread loop reads as ordinary, vectorizable loads.
 //!
-//! The runtime's scheduler stays the exact fallback: blocks that are not whole warps,
-//! warps with lanes waiting elsewhere (divergence, partial membermasks), matrix
-//! instructions, and every decision involving barriers.
+//! The dense floating-point `mma` forms complete here too (`matrix`). The runtime's
+//! scheduler stays the exact fallback: blocks that are not whole warps, warps with lanes
+//! waiting elsewhere (divergence, partial membermasks), the other matrix instructions, and
+//! every decision involving barriers.
 //!
 //! Which lanes take part (`at`) follows the scheduler exactly: the lanes of the warp that
 //! wait at the instruction. A lane whose shuffle source does not take part keeps its own
@@ -22,6 +23,7 @@
 use crate::ir::{self, Operand, ReduxOp, ShflMode, VoteMode, WarpOp};
 use crate::lower::abi::sync;
 use crate::lower::exec::kernel::ContextLayout;
+use crate::lower::exec::matrix::{self, MmaForm};
 use crate::lower::thread::FnCx;
 use crate::lower::{LowerError, R};
 use inkwell::basic_block::BasicBlock;
@@ -33,7 +35,11 @@ const LANES: u32 = 32;
 
 /// Whether the block function can complete this sync point itself.
 pub(crate) fn computed_inline(point: &ir::SyncPoint) -> bool {
-    matches!(point, ir::SyncPoint::Warp(w) if !matches!(w, WarpOp::Matrix(_)))
+    match point {
+        ir::SyncPoint::Warp(WarpOp::Matrix(m)) => MmaForm::of(m).is_some(),
+        ir::SyncPoint::Warp(_) => true,
+        _ => false,
+    }
 }
 
 /// Whether a block function may complete this point for some warps of a block whose other
@@ -127,8 +133,13 @@ pub(crate) fn emit_completion<'ctx>(
                 None => i32t.const_zero(),
             };
             let missing = b.build_and(b.build_and(members, live, "")?, b.build_not(at, "")?, "missing")?;
-            let ready =
-                b.build_and(b.build_int_compare(P::NE, at, i32t.const_zero(), "")?, b.build_int_compare(P::EQ, missing, i32t.const_zero(), "")?, "ready")?;
+            let ready = if matches!(op, WarpOp::Matrix(_)) {
+                // A matrix instruction here only with all 32 lanes (with exited lanes the
+                // scheduler decides what their fragments hold).
+                b.build_int_compare(P::EQ, at, i32t.const_all_ones(), "ready")?
+            } else {
+                b.build_and(b.build_int_compare(P::NE, at, i32t.const_zero(), "")?, b.build_int_compare(P::EQ, missing, i32t.const_zero(), "")?, "ready")?
+            };
             b.build_conditional_branch(ready, compute, latch)?;
             (at, at_v, Some(s))
         }
@@ -400,7 +411,13 @@ impl<'ctx> Lanes<'_, '_, 'ctx, '_> {
                 self.write(*pred, b.build_int_compare(P::EQ, leader, lane, "")?)?;
             }
             WarpOp::WarpSync { .. } | WarpOp::Lockstep => {}
-            WarpOp::Matrix(_) => return Err(LowerError::Internal("matrix instructions are completed by the runtime".into())),
+            WarpOp::Matrix(m) => {
+                let form = MmaForm::of(m).ok_or_else(|| LowerError::Internal("this matrix instruction is completed by the runtime".into()))?;
+                let sources = m.src.iter().map(|o| self.warp.operand(o, 32)).collect::<R<Vec<_>>>()?;
+                for (r, v) in m.dst.iter().zip(matrix::compute(fc, &form, &sources)?) {
+                    self.write(*r, v)?;
+                }
+            }
         }
         Ok(())
     }
