@@ -367,3 +367,30 @@ extern "C" __global__ void hotspot(int iteration, const float *power, const floa
     }
     if (computed) temp_dst[index] = temp_t[ty][tx];
 }
+
+// Tensor-core GEMM: C (M x N, f32) = A (M x K, f16, row-major) times B (K x N, f16, stored
+// column by column: Bt is N x K row-major), one warp per 16 x 8 tile of C, one
+// mma.sync.m16n8k16 per 16 columns of K, its fragments read from global memory as the ISA's
+// tables lay them out (inline PTX, as CUTLASS-style code writes it). The grid is exactly
+// (M / 16) * (N / 8) warps.
+extern "C" __global__ void mma_gemm(int N, int K, const unsigned short *A, const unsigned short *Bt, float *C)
+{
+    int warp = (blockIdx.x * blockDim.x + threadIdx.x) >> 5, lane = threadIdx.x & 31;
+    int tiles_n = N / 8, tm = warp / tiles_n, tn = warp % tiles_n;
+    int g = lane >> 2, t = lane & 3;
+    const unsigned *a0_row = (const unsigned *)(A + (size_t)(tm * 16 + g) * K);
+    const unsigned *a8_row = (const unsigned *)(A + (size_t)(tm * 16 + g + 8) * K);
+    const unsigned *b_col = (const unsigned *)(Bt + (size_t)(tn * 8 + g) * K);
+    float c0 = 0.0f, c1 = 0.0f, c2 = 0.0f, c3 = 0.0f;
+    for (int k0 = 0; k0 < K; k0 += 16) {
+        int w = (k0 >> 1) + t; // the 32-bit word of columns k0 + 2t and k0 + 2t + 1
+        asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"
+                     : "+f"(c0), "+f"(c1), "+f"(c2), "+f"(c3)
+                     : "r"(a0_row[w]), "r"(a8_row[w]), "r"(a0_row[w + 4]), "r"(a8_row[w + 4]), "r"(b_col[w]), "r"(b_col[w + 4]));
+    }
+    float *row0 = C + (size_t)(tm * 16 + g) * N + tn * 8 + 2 * t, *row8 = row0 + (size_t)8 * N;
+    row0[0] = c0;
+    row0[1] = c1;
+    row8[0] = c2;
+    row8[1] = c3;
+}

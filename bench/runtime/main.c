@@ -475,6 +475,41 @@ static void hotspot_teardown(void)
     for (int k = 0; k < 2; k++) { free(hs.t1[k]); free(hs.t2[k]); }
 }
 
+/* mma_gemm: C = A * B for 1024 x 1024 x 512 binary16 inputs with f32 sums, one warp per
+ * 16 x 8 tile of C issuing mma.sync.m16n8k16 along K. Inputs are small integers times 2^-4
+ * so that every product and partial sum is exact: both sides give the same bits. */
+static struct { int m, n, k; unsigned short *a, *bt; float *c1, *c2; } mg;
+static void mma_gemm_setup(void)
+{
+    mg.m = 1024 * opt.scale; mg.n = 1024; mg.k = 512;
+    mg.a = xalloc((size_t)mg.m * mg.k * 2); mg.bt = xalloc((size_t)mg.n * mg.k * 2);
+    mg.c1 = xalloc((size_t)mg.m * mg.n * 4); mg.c2 = xalloc((size_t)mg.m * mg.n * 4);
+    /* binary16 of (v - 8) / 16 for v in 0..16: exponent and mantissa by hand */
+    for (size_t i = 0; i < (size_t)mg.m * mg.k; i++) mg.a[i] = (unsigned short)(rng() >> 28);
+    for (size_t i = 0; i < (size_t)mg.n * mg.k; i++) mg.bt[i] = (unsigned short)(rng() >> 28);
+    unsigned short table[16];
+    for (int v = 0; v < 16; v++) {
+        int x = v - 8; /* x / 16 */
+        unsigned short sign = x < 0 ? 0x8000 : 0;
+        int ax = x < 0 ? -x : x, e = 0;
+        if (ax == 0) { table[v] = 0; continue; }
+        while ((ax << e) < 8) e++; /* normalize to 8..15 = 1.xxx * 8 */
+        int mant = ((ax << e) - 8) << 7;                 /* 3 fraction bits into 10 */
+        table[v] = sign | (unsigned short)((15 + 3 - 4 - e) << 10) | (unsigned short)mant;
+    }
+    for (size_t i = 0; i < (size_t)mg.m * mg.k; i++) mg.a[i] = table[mg.a[i]];
+    for (size_t i = 0; i < (size_t)mg.n * mg.k; i++) mg.bt[i] = table[mg.bt[i]];
+}
+static void mma_gemm_ptx(void)
+{
+    void *args[] = {&mg.n, &mg.k, &mg.a, &mg.bt, &mg.c1};
+    unsigned warps = (unsigned)(mg.m / 16) * (unsigned)(mg.n / 8);
+    launch("mma_gemm", dim(warps / 4, 1), dim(128, 1), args, 0);
+}
+static void mma_gemm_nat(void) { mma_gemm_native(mg.m, mg.n, mg.k, mg.a, mg.bt, mg.c2); }
+static int mma_gemm_verify(void) { return same_bytes("mma_gemm", mg.c1, mg.c2, (size_t)mg.m * mg.n, 4); }
+static void mma_gemm_teardown(void) { free(mg.a); free(mg.bt); free(mg.c1); free(mg.c2); }
+
 typedef struct {
     const char *name, *what;
     void (*setup)(void), (*run_ptx)(void), (*run_native)(void);
@@ -499,6 +534,7 @@ static const Bench benches[] = {
     {"barrier_loop", "64 x (3-operand step on shared memory + barrier), 4096 blocks", barrier_loop_setup, barrier_loop_ptx, barrier_loop_nat, barrier_loop_verify, barrier_loop_teardown},
     {"pathfinder", "Rodinia pathfinder, 1M columns x 101 rows, 20 rows per launch", pathfinder_setup, pathfinder_ptx, pathfinder_nat, pathfinder_verify, pathfinder_teardown},
     {"hotspot", "Rodinia hotspot, 1024 x 1024 chip, 20 steps, 2 per launch (double arithmetic)", hotspot_setup, hotspot_ptx, hotspot_nat, hotspot_verify, hotspot_teardown},
+    {"mma_gemm", "1024 x 1024 x 512 f16 GEMM, mma.sync.m16n8k16 per warp tile", mma_gemm_setup, mma_gemm_ptx, mma_gemm_nat, mma_gemm_verify, mma_gemm_teardown},
 };
 enum { NBENCH = sizeof benches / sizeof benches[0] };
 

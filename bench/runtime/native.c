@@ -3,6 +3,7 @@
  * omp_set_num_threads. */
 #include <math.h>
 #include <stddef.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <omp.h>
@@ -316,4 +317,44 @@ void hotspot_native(int cols, int rows, int steps, const float *power, float *in
         in = out;
         out = x;
     }
+}
+
+/* binary16 bits to float (exact). */
+static float half_value(unsigned short h)
+{
+    unsigned sign = (h & 0x8000u) << 16, exp = (h >> 10) & 31, man = h & 0x3ffu, bits;
+    if (exp == 0) {
+        float v = (float)man * 0x1p-24f;
+        return (h & 0x8000u) ? -v : v;
+    }
+    bits = sign | (exp == 31 ? 0x7f800000u | man << 13 : (exp + 112) << 23 | man << 13);
+    float f;
+    memcpy(&f, &bits, 4);
+    return f;
+}
+
+/* The tensor-core GEMM's twin: both matrices converted to float once, then a dot product
+ * per element of C along the contiguous rows of A and Bt (vectorized along k). */
+void mma_gemm_native(int m, int n, int k, const unsigned short *a, const unsigned short *bt, float *c)
+{
+    float *af = malloc((size_t)m * k * sizeof(float)), *bf = malloc((size_t)n * k * sizeof(float));
+#pragma omp parallel for schedule(static)
+    for (int i = 0; i < m; i++)
+        for (int kk = 0; kk < k; kk++) af[(size_t)i * k + kk] = half_value(a[(size_t)i * k + kk]);
+#pragma omp parallel for schedule(static)
+    for (int j = 0; j < n; j++)
+        for (int kk = 0; kk < k; kk++) bf[(size_t)j * k + kk] = half_value(bt[(size_t)j * k + kk]);
+#pragma omp parallel for schedule(static)
+    for (int i = 0; i < m; i++) {
+        const float *ar = af + (size_t)i * k;
+        for (int j = 0; j < n; j++) {
+            const float *br = bf + (size_t)j * k;
+            float s = 0.0f;
+#pragma omp simd reduction(+ : s)
+            for (int kk = 0; kk < k; kk++) s += ar[kk] * br[kk];
+            c[(size_t)i * n + j] = s;
+        }
+    }
+    free(af);
+    free(bf);
 }

@@ -19,6 +19,8 @@ void interp_native(int n, const float *table, const float *pos, float *out);
 void barrier_loop_native(int blocks, const float *in, float *out);
 /* After rows - 1 steps the last row's costs are in src if rows - 1 is even, else in dst. */
 void pathfinder_native(int cols, int rows, const int *wall, int *src, int *dst);
+/* C = A * B with A (m x k) row-major and B given as Bt (n x k) row-major, both binary16. */
+void mma_gemm_native(int m, int n, int k, const unsigned short *a, const unsigned short *bt, float *c);
 void hotspot_native(int cols, int rows, int steps, const float *power, float *in, float *out, float cap, float rx, float ry, float rz, float step);
 
 #endif
