@@ -19,8 +19,13 @@
 //! sum rounded to nearest even, a NaN keeping the top bits of its payload (the runtime's
 //! rule). Fragment positions come from the contract (`ptx2llvm_abi::matrix::MmaLayout`).
 //!
+//! `ldmatrix` from shared memory completes here too: matrix `q`'s row `r` is at the address
+//! lane `8q + r` gives (an offset in the block's shared window), and each lane gathers its
+//! two elements of each matrix (`LdMatrixForm`, the runtime's `ld_st_matrix`).
+//!
 //! Everything else (sparse, block-scaled, integer, `.f64`, single-bit and 8-bit float
-//! forms, `m8n8k4`, `wmma`, `ldmatrix`, `stmatrix`, `movmatrix`) stays with the runtime.
+//! forms, `m8n8k4`, `wmma`, `ldmatrix` through generic addresses, `stmatrix`, `movmatrix`)
+//! stays with the runtime.
 
 use crate::ir::{self, MatrixElem};
 use crate::lower::thread::FnCx;
@@ -35,6 +40,16 @@ use inkwell::IntPredicate as P;
 use ptx2llvm_abi::matrix::{MmaLayout, Role};
 
 const LANES: u32 = 32;
+
+/// Whether the block function completes matrix instruction `m` itself.
+pub(crate) fn computed_inline(m: &ir::MatrixOp) -> bool {
+    MmaForm::of(m).is_some() || LdMatrixForm::of(m).is_some()
+}
+
+/// Operands the block function can read for every lane: registers and immediates.
+fn lane_operand(o: &ir::Operand) -> bool {
+    matches!(o, ir::Operand::Reg(_) | ir::Operand::Imm(_))
+}
 
 /// An `mma` the block function computes itself: its element types, shape and register
 /// counts.
@@ -75,7 +90,7 @@ impl MmaForm {
         let regs_of = |elements: usize, e: MatrixElem| (elements % (32 * per_reg(e)) == 0).then_some(elements / (32 * per_reg(e)));
         let regs = [regs_of(mm * n, t.d)?, regs_of(mm * k, t.a)?, regs_of(k * n, t.b)?, regs_of(mm * n, t.c)?];
         let counts = [m.dst.len(), m.src_counts[0] as usize, m.src_counts[1] as usize, m.src_counts[2] as usize];
-        if regs != counts || m.src.len() != counts[1] + counts[2] + counts[3] || regs.contains(&0) {
+        if regs != counts || m.src.len() != counts[1] + counts[2] + counts[3] || regs.contains(&0) || !m.src.iter().all(lane_operand) {
             return None;
         }
         Some(MmaForm { ab: t.a, c: t.c, d: t.d, shape, regs })
@@ -346,5 +361,66 @@ impl<'ctx> Emit<'_, 'ctx> {
         let joined = level[0];
         let slot = |s: usize| used.iter().position(|&u| u == s).unwrap_or(0);
         Ok(b.build_shuffle_vector(joined, joined.get_type().get_poison(), mask(&slot), "")?)
+    }
+}
+
+/// An `ldmatrix.sync.aligned.m8n8.{x1,x2,x4}{.trans}.shared.b16` the block function completes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct LdMatrixForm {
+    /// Matrices loaded (1, 2 or 4): one destination register each.
+    num: usize,
+    trans: bool,
+}
+
+impl LdMatrixForm {
+    pub(crate) fn of(m: &ir::MatrixOp) -> Option<LdMatrixForm> {
+        let ir::MatrixKind::LdMatrix { num, trans } = m.kind else { return None };
+        let num = num as usize;
+        let shared = matches!(&m.addr, Some((a, ir::StateSpace::Shared)) if lane_operand(a));
+        (shared && matches!(num, 1 | 2 | 4) && m.dst.len() == num).then_some(LdMatrixForm { num, trans })
+    }
+
+    /// The lanes' destination registers (`<32 x i32>`, one per matrix) from the lanes'
+    /// row addresses (`<32 x i64>` offsets in the shared window `shared`).
+    pub(crate) fn load<'ctx>(&self, fc: &FnCx<'ctx, '_>, addresses: VectorValue<'ctx>) -> R<Vec<VectorValue<'ctx>>> {
+        let (cx, b) = (fc.cx, &fc.b);
+        let i32t = cx.i32_type();
+        let i64t = cx.i64_type();
+        // Lane `l` holds elements (l / 4, 2 (l % 4)) and (l / 4, 2 (l % 4) + 1) of each
+        // matrix (`.trans`: of its transpose). Each gather reads, per lane, `bytes` at the
+        // row address of lane `row(l)` plus `offset(l)`.
+        let gather = |q: usize, row: &dyn Fn(usize) -> usize, offset: &dyn Fn(usize) -> u64, bytes: u32| -> R<VectorValue<'ctx>> {
+            let lanes: Vec<_> = (0..LANES as usize).map(|l| i32t.const_int((8 * q + row(l)) as u64, false)).collect();
+            let rows = b.build_shuffle_vector(addresses, addresses.get_type().get_poison(), VectorType::const_vector(&lanes), "rows")?;
+            let offsets = VectorType::const_vector(&(0..LANES as usize).map(|l| i64t.const_int(offset(l), false)).collect::<Vec<_>>());
+            let at = b.build_int_add(rows, offsets, "")?;
+            // The offsets are in the block's shared window (the ISA's contract for `.shared`
+            // row addresses; the runtime reads them the same way).
+            let base = b.build_ptr_to_int(fc.uni.shared, i64t, "")?;
+            let base = b.build_insert_element(i64t.vec_type(LANES).get_poison(), base, i32t.const_zero(), "")?;
+            let base = b.build_shuffle_vector(base, base.get_type().get_poison(), i32t.vec_type(LANES).const_zero(), "")?;
+            let ptrs = b.build_int_to_ptr(b.build_int_add(base, at, "")?, cx.ptr_type(inkwell::AddressSpace::default()).vec_type(LANES), "ldmatrix.rows")?;
+            let elem = if bytes == 4 { i32t } else { cx.i16_type() }.vec_type(LANES);
+            let all = VectorType::const_vector(&vec![cx.bool_type().const_all_ones(); LANES as usize]);
+            let gather = fc.ml.intrinsic("llvm.masked.gather", &[elem.into(), ptrs.get_type().into()])?;
+            let v = b.build_call(gather, &[ptrs.into(), i32t.const_int(1, false).into(), all.into(), elem.get_poison().into()], "")?;
+            v.try_as_basic_value().basic().map(|v| v.into_vector_value()).ok_or_else(|| LowerError::Internal("a gather returns a value".into()))
+        };
+        let i32v = i32t.vec_type(LANES);
+        (0..self.num)
+            .map(|q| {
+                if !self.trans {
+                    // Row l / 4, columns 2 (l % 4) and 2 (l % 4) + 1: one 32-bit word.
+                    return gather(q, &|l| l / 4, &|l| 4 * (l as u64 % 4), 4);
+                }
+                // Column l / 4 of rows 2 (l % 4) and 2 (l % 4) + 1.
+                let lo = gather(q, &|l| 2 * (l % 4), &|l| 2 * (l as u64 / 4), 2)?;
+                let hi = gather(q, &|l| 2 * (l % 4) + 1, &|l| 2 * (l as u64 / 4), 2)?;
+                let lo = b.build_int_z_extend(lo, i32v, "")?;
+                let hi = b.build_int_z_extend(hi, i32v, "")?;
+                let sixteen = VectorType::const_vector(&vec![i32t.const_int(16, false); LANES as usize]);
+                Ok(b.build_or(lo, b.build_left_shift(hi, sixteen, "")?, "")?)
+            })
+            .collect()
     }
 }

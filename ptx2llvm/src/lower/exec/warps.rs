@@ -11,7 +11,8 @@
 //! vector reduction. Its results are stored back to the lanes' context slots, which the next
 //! region's thread loop reads as ordinary, vectorizable loads.
 //!
-//! The dense floating-point `mma` forms complete here too (`matrix`). The runtime's
+//! The dense floating-point `mma` forms and `ldmatrix` from shared memory complete here too
+//! (`matrix`). The runtime's
 //! scheduler stays the exact fallback: blocks that are not whole warps, warps with lanes
 //! waiting elsewhere (divergence, partial membermasks), the other matrix instructions, and
 //! every decision involving barriers.
@@ -23,7 +24,7 @@
 use crate::ir::{self, Operand, ReduxOp, ShflMode, VoteMode, WarpOp};
 use crate::lower::abi::sync;
 use crate::lower::exec::kernel::ContextLayout;
-use crate::lower::exec::matrix::{self, MmaForm};
+use crate::lower::exec::matrix::{self, LdMatrixForm, MmaForm};
 use crate::lower::thread::FnCx;
 use crate::lower::{LowerError, R};
 use inkwell::basic_block::BasicBlock;
@@ -36,7 +37,7 @@ const LANES: u32 = 32;
 /// Whether the block function can complete this sync point itself.
 pub(crate) fn computed_inline(point: &ir::SyncPoint) -> bool {
     match point {
-        ir::SyncPoint::Warp(WarpOp::Matrix(m)) => MmaForm::of(m).is_some(),
+        ir::SyncPoint::Warp(WarpOp::Matrix(m)) => matrix::computed_inline(m),
         ir::SyncPoint::Warp(_) => true,
         _ => false,
     }
@@ -412,9 +413,15 @@ impl<'ctx> Lanes<'_, '_, 'ctx, '_> {
             }
             WarpOp::WarpSync { .. } | WarpOp::Lockstep => {}
             WarpOp::Matrix(m) => {
-                let form = MmaForm::of(m).ok_or_else(|| LowerError::Internal("this matrix instruction is completed by the runtime".into()))?;
-                let sources = m.src.iter().map(|o| self.warp.operand(o, 32)).collect::<R<Vec<_>>>()?;
-                for (r, v) in m.dst.iter().zip(matrix::compute(fc, &form, &sources)?) {
+                let results = if let Some(form) = MmaForm::of(m) {
+                    let sources = m.src.iter().map(|o| self.warp.operand(o, 32)).collect::<R<Vec<_>>>()?;
+                    matrix::compute(fc, &form, &sources)?
+                } else if let (Some(form), Some((addr, _))) = (LdMatrixForm::of(m), &m.addr) {
+                    form.load(fc, self.warp.operand(addr, 64)?)?
+                } else {
+                    return Err(LowerError::Internal("this matrix instruction is completed by the runtime".into()));
+                };
+                for (r, v) in m.dst.iter().zip(results) {
                     self.write(*r, v)?;
                 }
             }
