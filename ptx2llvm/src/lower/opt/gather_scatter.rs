@@ -43,6 +43,14 @@
 //! loop's induction without a load are versioned the same way (a Rodinia pathfinder kernel:
 //! 90 -> 62 ms at one worker); an index clamped after it was read from memory (a texel's
 //! coordinate) is not: rarely consecutive, the check would only cost.
+//!
+//! Bounds. A guard the block function does not turn into loop bounds (`exec::guards`), such
+//! as scan's `if (i < n) out[i] = v` after other work in the region, leaves LLVM a masked
+//! load or store in the vectorized thread loop whose mask compares the loop's induction
+//! with a bound. Every vector but the last one of the last block has all its lanes on, and
+//! AVX2's masked stores are slow (`vpmaskmovd` on Zen 3: most of the runtime bench's `scan`
+//! there). Such an access is versioned on its mask: a plain load or store when every lane
+//! is on (a branch that goes the same way nearly always), the masked one otherwise.
 
 use super::cfg;
 use super::inspect::{callee_name, operand};
@@ -479,16 +487,22 @@ impl<'ctx> Rewriter<'_, 'ctx> {
     }
 
     /// Splits `call`'s block before it: the block ends in a branch on `cond` to a new
-    /// block (returned first) or to one holding `call` (second); both go on to a block
+    /// block `{tag}.{fast_name}` (returned first) or to one holding `call` (second); both go on to a block
     /// holding what followed `call` (third), which the block's successors now come from.
-    fn split_around(&self, call: InstructionValue<'ctx>, cond: IntValue<'ctx>, tag: &str) -> Option<(BasicBlock<'ctx>, BasicBlock<'ctx>, BasicBlock<'ctx>)> {
+    fn split_around(
+        &self,
+        call: InstructionValue<'ctx>,
+        cond: IntValue<'ctx>,
+        tag: &str,
+        fast_name: &str,
+    ) -> Option<(BasicBlock<'ctx>, BasicBlock<'ctx>, BasicBlock<'ctx>)> {
         let cx = self.module.get_context();
         let bb = call.get_parent()?;
         let join = match call.get_next_instruction() {
             Some(next) => cfg::split_before(&self.b, next, &format!("{tag}.join"))?.1,
             None => return None,
         };
-        let fast = cx.insert_basic_block_after(bb, &format!("{tag}.consecutive"));
+        let fast = cx.insert_basic_block_after(bb, &format!("{tag}.{fast_name}"));
         let slow = cx.insert_basic_block_after(fast, &format!("{tag}.lanes"));
         call.remove_from_basic_block();
         self.b.position_at_end(slow);
@@ -511,7 +525,7 @@ impl<'ctx> Rewriter<'_, 'ctx> {
         self.b.position_before(&call);
         let (all, first) = self.consecutive_at(call, ptrs, mask, size)?;
         let bb = call.get_parent()?;
-        let (fast, slow, join) = self.split_around(call, all, "gather")?;
+        let (fast, slow, join) = self.split_around(call, all, "gather", "consecutive")?;
         self.remember(bb, ptrs, mask, size, all, join);
         self.b.position_at_end(fast);
         let load = self.intrinsic("llvm.masked.load", &[ty.into(), first.get_type().into()])?;
@@ -535,7 +549,7 @@ impl<'ctx> Rewriter<'_, 'ctx> {
         self.b.position_before(&call);
         let (all, first) = self.consecutive_at(call, ptrs, mask, size)?;
         let bb = call.get_parent()?;
-        let (fast, _, join) = self.split_around(call, all, "scatter")?;
+        let (fast, _, join) = self.split_around(call, all, "scatter", "consecutive")?;
         self.remember(bb, ptrs, mask, size, all, join);
         self.b.position_at_end(fast);
         let store = self.intrinsic("llvm.masked.store", &[data.get_type().into(), first.get_type().into()])?;
@@ -543,6 +557,49 @@ impl<'ctx> Rewriter<'_, 'ctx> {
         self.b.build_unconditional_branch(join).ok()?;
         Some(())
     }
+}
+
+/// A masked load or store (`llvm.masked.load`/`llvm.masked.store`) whose mask compares a
+/// value computed from the vectorized loop's induction (`from_induction`): a plain access
+/// when every lane is on.
+fn versioned_on_bound<'ctx>(r: &Rewriter<'_, 'ctx>, call: InstructionValue<'ctx>) -> Option<()> {
+    let name = callee_name(call)?;
+    let load = name.starts_with("llvm.masked.load.");
+    if !load && !name.starts_with("llvm.masked.store.") {
+        return None;
+    }
+    let (ptr_k, align_k, mask_k) = if load { (0, 1, 2) } else { (1, 2, 3) };
+    let BasicValueEnum::VectorValue(mask) = operand(call, mask_k)? else { return None };
+    let BasicValueEnum::IntValue(align) = operand(call, align_k)? else { return None };
+    let BasicValueEnum::PointerValue(ptr) = operand(call, ptr_k)? else { return None };
+    let cmp = mask.as_instruction()?;
+    if cmp.get_opcode() != InstructionOpcode::ICmp || !(0..2).any(|k| operand(cmp, k).is_some_and(|v| from_induction(v.as_value_ref(), 0))) {
+        return None;
+    }
+    let align = u32::try_from(align.get_zero_extended_constant()?).ok()?;
+    r.b.position_before(&call);
+    let lanes = mask.get_type().get_size();
+    let bits = r.b.build_bit_cast(mask, r.module.get_context().custom_width_int_type(std::num::NonZeroU32::new(lanes)?).ok()?, "lanes").ok()?.into_int_value();
+    let all = r.b.build_int_compare(IntPredicate::EQ, bits, bits.get_type().const_all_ones(), "every_lane").ok()?;
+    let (fast, slow, join) = r.split_around(call, all, "bound", "all_lanes")?;
+    r.b.position_at_end(fast);
+    if load {
+        let ty = call.get_type();
+        let inkwell::types::AnyTypeEnum::VectorType(ty) = ty else { return None };
+        let plain = r.b.build_load(ty, ptr, "").ok()?;
+        plain.as_instruction_value()?.set_alignment(align).ok()?;
+        r.b.build_unconditional_branch(join).ok()?;
+        r.b.position_before(&join.get_first_instruction()?);
+        let phi = r.b.build_phi(ty, "").ok()?;
+        call.replace_all_uses_with(&phi.as_instruction());
+        phi.add_incoming(&[(&plain, fast), (&call.as_any_value_enum().into_vector_value() as &dyn BasicValue<'ctx>, slow)]);
+    } else {
+        let BasicValueEnum::VectorValue(data) = operand(call, 0)? else { return None };
+        let plain = r.b.build_store(ptr, data).ok()?;
+        plain.set_alignment(align).ok()?;
+        r.b.build_unconditional_branch(join).ok()?;
+    }
+    Some(())
 }
 
 /// Rewrites, in every function of `module`, the masked gathers and scatters through one
@@ -592,5 +649,22 @@ pub fn rewrite_gathers_and_scatters<'ctx>(cx: &'ctx inkwell::context::Context, m
             };
         }
         narrower.delete_dead();
+        // Masked loads and stores under a bound on the induction (after the gathers'
+        // rewrites, which make some of them).
+        let mut bounded = vec![];
+        for bb in f.get_basic_blocks() {
+            let mut cur = bb.get_first_instruction();
+            while let Some(inst) = cur {
+                cur = inst.get_next_instruction();
+                if inst.get_opcode() == InstructionOpcode::Call
+                    && callee_name(inst).is_some_and(|n| n.starts_with("llvm.masked.load.") || n.starts_with("llvm.masked.store."))
+                {
+                    bounded.push(inst);
+                }
+            }
+        }
+        for call in bounded {
+            let _ = versioned_on_bound(&r, call);
+        }
     }
 }
