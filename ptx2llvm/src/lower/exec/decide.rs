@@ -56,7 +56,7 @@ pub(crate) fn emit_whole_completions<'ctx>(
         .iter()
         .enumerate()
         .map(|(k, p)| match p {
-            Some(p @ ir::SyncPoint::Warp(w)) if warps::computed_inline(p) => {
+            Some(p @ ir::SyncPoint::Warp(w)) if warps::computed_inline(fc.f, p) => {
                 let (shared, region) = match fill {
                     Some(f) => f,
                     None => *fill.insert(emit_state_fill(fc, layout, schedule)?),
@@ -112,7 +112,7 @@ pub(crate) fn emit_some_completions<'ctx>(
         .iter()
         .enumerate()
         .map(|(k, p)| match p {
-            Some(p @ ir::SyncPoint::Warp(w)) if warps::computed_inline_for_some_warps(p) => {
+            Some(p @ ir::SyncPoint::Warp(w)) if warps::computed_inline_for_some_warps(fc.f, p) => {
                 warps::emit_completion(fc, layout, w, k, Arrival::FromStates, entries.released[k], schedule).map(Some)
             }
             _ => Ok(None),

@@ -20,8 +20,9 @@
 //! rule). Fragment positions come from the contract (`ptx2llvm_abi::matrix::MmaLayout`).
 //!
 //! `ldmatrix` from shared memory completes here too: matrix `q`'s row `r` is at the address
-//! lane `8q + r` gives (an offset in the block's shared window), and each lane gathers its
-//! two elements of each matrix (`LdMatrixForm`, the runtime's `ld_st_matrix`).
+//! lane `8q + r` gives (an offset in the block's shared window); the eight rows are loaded
+//! whole and one shuffle hands each lane its two elements (`LdMatrixForm`, the runtime's
+//! `ld_st_matrix`).
 //!
 //! Everything else (sparse, block-scaled, integer, `.f64`, single-bit and 8-bit float
 //! forms, `m8n8k4`, `wmma`, `ldmatrix` through generic addresses, `stmatrix`, `movmatrix`)
@@ -35,15 +36,28 @@ use inkwell::builder::Builder;
 use inkwell::context::Context;
 use inkwell::module::Linkage;
 use inkwell::types::{BasicMetadataTypeEnum, BasicTypeEnum, VectorType};
-use inkwell::values::{FunctionValue, VectorValue};
+use inkwell::values::{BasicValue, FunctionValue, VectorValue};
 use inkwell::IntPredicate as P;
 use ptx2llvm_abi::matrix::{MmaLayout, Role};
 
 const LANES: u32 = 32;
 
-/// Whether the block function completes matrix instruction `m` itself.
-pub(crate) fn computed_inline(m: &ir::MatrixOp) -> bool {
-    MmaForm::of(m).is_some() || LdMatrixForm::of(m).is_some()
+/// The most matrix instructions a kernel may have for the block function to complete them.
+/// Each completion is vector code over the warp's fragment registers (`<32 x i32>`, 8
+/// registers apiece on SSE) in two places (a whole block waiting there, some warps); in a
+/// Triton matmul of 64 `mma`s and 16 `ldmatrix`s (the corpus's LibreCuda `complex.ptx`)
+/// they made register allocation of its one block function superlinear: -O2 4.6 -> 16.5 s,
+/// -O0 1.6 -> 2.9 s. Such kernels keep the scheduler's completion.
+pub(crate) const MAX_INLINE_MATRIX_POINTS: usize = 16;
+
+/// Whether the block function of `f` completes matrix instruction `m` itself.
+pub(crate) fn computed_inline(f: &ir::Function, m: &ir::MatrixOp) -> bool {
+    (MmaForm::of(m).is_some() || LdMatrixForm::of(m).is_some()) && matrix_points(f) <= MAX_INLINE_MATRIX_POINTS
+}
+
+/// The matrix instructions of `f` (each a sync point).
+fn matrix_points(f: &ir::Function) -> usize {
+    f.blocks.iter().filter(|b| matches!(&b.term, ir::Terminator::Sync { point: ir::SyncPoint::Warp(ir::WarpOp::Matrix(_)), .. })).count()
 }
 
 /// Operands the block function can read for every lane: registers and immediates.
@@ -130,7 +144,7 @@ fn helper<'ctx>(fc: &FnCx<'ctx, '_>, form: &MmaForm) -> R<FunctionValue<'ctx>> {
     let ret = cx.struct_type(&vec![BasicTypeEnum::from(lanes_ty); nd], false);
     let params: Vec<BasicMetadataTypeEnum> = vec![lanes_ty.into(); na + nb + nc];
     let f = module.add_function(&name, ret.fn_type(&params, false), Some(Linkage::Internal));
-    for attr in ["nounwind", "willreturn", "nofree", "nosync"] {
+    for attr in ["noinline", "nounwind", "willreturn", "nofree", "nosync"] {
         let kind = inkwell::attributes::Attribute::get_named_enum_kind_id(attr);
         f.add_attribute(AttributeLoc::Function, cx.create_enum_attribute(kind, 0));
     }
@@ -385,41 +399,44 @@ impl LdMatrixForm {
     pub(crate) fn load<'ctx>(&self, fc: &FnCx<'ctx, '_>, addresses: VectorValue<'ctx>) -> R<Vec<VectorValue<'ctx>>> {
         let (cx, b) = (fc.cx, &fc.b);
         let i32t = cx.i32_type();
-        let i64t = cx.i64_type();
-        // Lane `l` holds elements (l / 4, 2 (l % 4)) and (l / 4, 2 (l % 4) + 1) of each
-        // matrix (`.trans`: of its transpose). Each gather reads, per lane, `bytes` at the
-        // row address of lane `row(l)` plus `offset(l)`.
-        let gather = |q: usize, row: &dyn Fn(usize) -> usize, offset: &dyn Fn(usize) -> u64, bytes: u32| -> R<VectorValue<'ctx>> {
-            let lanes: Vec<_> = (0..LANES as usize).map(|l| i32t.const_int((8 * q + row(l)) as u64, false)).collect();
-            let rows = b.build_shuffle_vector(addresses, addresses.get_type().get_poison(), VectorType::const_vector(&lanes), "rows")?;
-            let offsets = VectorType::const_vector(&(0..LANES as usize).map(|l| i64t.const_int(offset(l), false)).collect::<Vec<_>>());
-            let at = b.build_int_add(rows, offsets, "")?;
-            // The offsets are in the block's shared window (the ISA's contract for `.shared`
-            // row addresses; the runtime reads them the same way).
-            let base = b.build_ptr_to_int(fc.uni.shared, i64t, "")?;
-            let base = b.build_insert_element(i64t.vec_type(LANES).get_poison(), base, i32t.const_zero(), "")?;
-            let base = b.build_shuffle_vector(base, base.get_type().get_poison(), i32t.vec_type(LANES).const_zero(), "")?;
-            let ptrs = b.build_int_to_ptr(b.build_int_add(base, at, "")?, cx.ptr_type(inkwell::AddressSpace::default()).vec_type(LANES), "ldmatrix.rows")?;
-            let elem = if bytes == 4 { i32t } else { cx.i16_type() }.vec_type(LANES);
-            let all = VectorType::const_vector(&vec![cx.bool_type().const_all_ones(); LANES as usize]);
-            let gather = fc.ml.intrinsic("llvm.masked.gather", &[elem.into(), ptrs.get_type().into()])?;
-            let v = b.build_call(gather, &[ptrs.into(), i32t.const_int(1, false).into(), all.into(), elem.get_poison().into()], "")?;
-            v.try_as_basic_value().basic().map(|v| v.into_vector_value()).ok_or_else(|| LowerError::Internal("a gather returns a value".into()))
-        };
-        let i32v = i32t.vec_type(LANES);
+        let i16t = cx.i16_type();
+        let rows16 = i16t.vec_type(8);
         (0..self.num)
             .map(|q| {
-                if !self.trans {
-                    // Row l / 4, columns 2 (l % 4) and 2 (l % 4) + 1: one 32-bit word.
-                    return gather(q, &|l| l / 4, &|l| 4 * (l as u64 % 4), 4);
+                // Matrix q's eight rows of eight 16-bit elements, each read whole at the
+                // address lane 8q + r gives (an offset in the block's shared window: the
+                // ISA's contract for `.shared` row addresses, which the runtime reads the
+                // same way), joined row-major into 64 elements.
+                let mut rows = vec![];
+                for r in 0..8u64 {
+                    let offset = b.build_extract_element(addresses, i32t.const_int(8 * q as u64 + r, false), "")?.into_int_value();
+                    // SAFETY (of the IR): an offset inside the shared window.
+                    let at = unsafe { b.build_gep(cx.i8_type(), fc.uni.shared, &[offset], "ldmatrix.row")? };
+                    let row = b.build_load(rows16, at, "")?;
+                    row.as_instruction_value()
+                        .ok_or_else(|| LowerError::Internal("a load is an instruction".into()))?
+                        .set_alignment(1)
+                        .map_err(|e| LowerError::Internal(e.to_string()))?;
+                    rows.push(row.into_vector_value());
                 }
-                // Column l / 4 of rows 2 (l % 4) and 2 (l % 4) + 1.
-                let lo = gather(q, &|l| 2 * (l % 4), &|l| 2 * (l as u64 / 4), 2)?;
-                let hi = gather(q, &|l| 2 * (l % 4) + 1, &|l| 2 * (l as u64 / 4), 2)?;
-                let lo = b.build_int_z_extend(lo, i32v, "")?;
-                let hi = b.build_int_z_extend(hi, i32v, "")?;
-                let sixteen = VectorType::const_vector(&vec![i32t.const_int(16, false); LANES as usize]);
-                Ok(b.build_or(lo, b.build_left_shift(hi, sixteen, "")?, "")?)
+                let all: Vec<(usize, usize)> = (0..64).map(|e| (e / 8, e % 8)).collect();
+                let m = Emit { cx, b }.pick(&rows, &all)?;
+                // Lane l holds elements (l / 4, 2 (l % 4)) and (l / 4, 2 (l % 4) + 1), low
+                // half first; `.trans`: those of the transpose, (2 (l % 4), l / 4) and
+                // (2 (l % 4) + 1, l / 4).
+                let element = |row: usize, col: usize| i32t.const_int((8 * row + col) as u64, false);
+                let mask: Vec<_> = (0..LANES as usize)
+                    .flat_map(|l| {
+                        let (r, c) = (l / 4, 2 * (l % 4));
+                        if self.trans {
+                            [element(c, r), element(c + 1, r)]
+                        } else {
+                            [element(r, c), element(r, c + 1)]
+                        }
+                    })
+                    .collect();
+                let pairs = b.build_shuffle_vector(m, m.get_type().get_poison(), VectorType::const_vector(&mask), "ldmatrix")?;
+                Ok(b.build_bit_cast(pairs, i32t.vec_type(LANES), "")?.into_vector_value())
             })
             .collect()
     }

@@ -97,7 +97,7 @@ fn link(f: &ir::Function, regions: &Regions, points: &[Option<&SyncPoint>], k: u
         .iter()
         .filter(|&&b| matches!(f.blocks[b].term, ir::Terminator::Sync { .. }))
         .filter_map(|&b| regions.sync_region[b])
-        .filter(|&j| run_collective(points[j]).is_some())
+        .filter(|&j| run_collective(f, points[j]).is_some())
         .collect();
     let next = match collectives.iter().collect::<Vec<_>>()[..] {
         [&j] => j,
@@ -107,9 +107,9 @@ fn link(f: &ir::Function, regions: &Regions, points: &[Option<&SyncPoint>], k: u
 }
 
 /// The warp collective a warp run may complete for one warp.
-fn run_collective(point: Option<&SyncPoint>) -> Option<&WarpOp> {
+fn run_collective<'p>(f: &ir::Function, point: Option<&'p SyncPoint>) -> Option<&'p WarpOp> {
     match point {
-        Some(p @ SyncPoint::Warp(w)) if warps::computed_inline(p) && !matches!(w, WarpOp::Lockstep) => Some(w),
+        Some(p @ SyncPoint::Warp(w)) if warps::computed_inline(f, p) && !matches!(w, WarpOp::Lockstep) => Some(w),
         _ => None,
     }
 }
@@ -317,7 +317,7 @@ pub(crate) fn emit<'ctx>(
                 next = check;
             }
             let lp = emit_region_loop(fc, regions, layout, RegionSel::One(k), Filter::All, states, Some(&bounds), next)?;
-            next = match (i, run_collective(points[k])) {
+            next = match (i, run_collective(fc.f, points[k])) {
                 (0, _) => lp,
                 (_, Some(op)) => {
                     let bb = fc.new_block(&format!("warprun{head_region}.collective{k}"));
@@ -400,7 +400,7 @@ mod tests {
         let (head, chain, checked) = &runs[0];
         assert_eq!(*head, 0);
         assert_eq!(chain.len(), 3, "{chain:?}");
-        assert!(chain[1..].iter().all(|&k| run_collective(points[k]).is_some()));
+        assert!(chain[1..].iter().all(|&k| run_collective(&f, points[k]).is_some()));
         assert!(!checked);
         // Warp 0's shuffle after the first barrier: the other warps leave at the second.
         let (head, chain, checked) = &runs[1];

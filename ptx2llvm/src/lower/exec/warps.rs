@@ -35,9 +35,9 @@ use inkwell::IntPredicate as P;
 const LANES: u32 = 32;
 
 /// Whether the block function can complete this sync point itself.
-pub(crate) fn computed_inline(point: &ir::SyncPoint) -> bool {
+pub(crate) fn computed_inline(f: &ir::Function, point: &ir::SyncPoint) -> bool {
     match point {
-        ir::SyncPoint::Warp(WarpOp::Matrix(m)) => matrix::computed_inline(m),
+        ir::SyncPoint::Warp(WarpOp::Matrix(m)) => matrix::computed_inline(f, m),
         ir::SyncPoint::Warp(_) => true,
         _ => false,
     }
@@ -46,8 +46,8 @@ pub(crate) fn computed_inline(point: &ir::SyncPoint) -> bool {
 /// Whether a block function may complete this point for some warps of a block whose other
 /// threads wait elsewhere. Lockstep points are left to the scheduler there: they are the
 /// polls of spin-waits, whose fairness towards barriers the scheduler keeps.
-pub(crate) fn computed_inline_for_some_warps(point: &ir::SyncPoint) -> bool {
-    computed_inline(point) && !matches!(point, ir::SyncPoint::Warp(WarpOp::Lockstep))
+pub(crate) fn computed_inline_for_some_warps(f: &ir::Function, point: &ir::SyncPoint) -> bool {
+    computed_inline(f, point) && !matches!(point, ir::SyncPoint::Warp(WarpOp::Lockstep))
 }
 
 /// Which lanes wait at the point.
@@ -303,6 +303,12 @@ impl<'ctx> Lanes<'_, '_, 'ctx, '_> {
         self.warp.store(prefix, v)
     }
 
+    /// `write` where every lane of the warp takes part.
+    fn write_every_lane(&self, r: ir::RegId, v: VectorValue<'ctx>) -> R<()> {
+        let Some(&(prefix, size)) = self.warp.layout.slots.get(&r) else { return Ok(()) };
+        self.warp.store(prefix, resize_lanes(self.fc(), v, size * 8)?)
+    }
+
     fn compute(&self, op: &WarpOp) -> R<()> {
         let fc = self.fc();
         let b = &fc.b;
@@ -421,8 +427,9 @@ impl<'ctx> Lanes<'_, '_, 'ctx, '_> {
                 } else {
                     return Err(LowerError::Internal("this matrix instruction is completed by the runtime".into()));
                 };
+                // Every lane takes part (`emit_completion`): no lane keeps its old value.
                 for (r, v) in m.dst.iter().zip(results) {
-                    self.write(*r, v)?;
+                    self.write_every_lane(*r, v)?;
                 }
             }
         }
