@@ -541,6 +541,15 @@ pub mod matrix {
     /// `.block_scale`) and `.ue4m3` scale factors at bit 8 of the field.
     pub const SCALE_SHIFT: u32 = 32;
 
+    /// Elements of `elem_bits` bits a 32-bit fragment register holds.
+    pub fn elements_per_register(elem_bits: u32) -> usize {
+        if elem_bits >= 32 {
+            1
+        } else {
+            (32 / elem_bits) as usize
+        }
+    }
+
     /// Which matrix of `D = A*B + C` a fragment belongs to.
     #[derive(Clone, Copy, PartialEq, Eq, Debug)]
     pub enum Role {
@@ -583,7 +592,7 @@ pub mod matrix {
             let (group, tig) = (lane >> 2, lane % 4);
             // Consecutive elements packed in one 32-bit register lie along K; registers
             // alternate between the upper and lower eight rows (M = 16), then step along K.
-            let p = if elem_bits >= 32 { 1 } else { (32 / elem_bits) as usize };
+            let p = elements_per_register(elem_bits);
             let chunk = i / p;
             match role {
                 Role::A => {

@@ -183,11 +183,7 @@ impl Elem {
 
     /// Elements per fragment register.
     fn per_reg(self) -> usize {
-        if self.bits() >= 32 {
-            1
-        } else {
-            (32 / self.bits()) as usize
-        }
+        ptx2llvm_abi::matrix::elements_per_register(self.bits())
     }
 
     fn is_int(self) -> bool {

@@ -79,11 +79,7 @@ pub(crate) struct MmaForm {
 }
 
 fn per_reg(e: MatrixElem) -> usize {
-    if e.bits() >= 32 {
-        1
-    } else {
-        32 / e.bits() as usize
-    }
+    ptx2llvm_abi::matrix::elements_per_register(e.bits())
 }
 
 impl MmaForm {
