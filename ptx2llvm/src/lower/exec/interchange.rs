@@ -114,12 +114,6 @@ pub struct Loop {
     pub induction: Option<Induction>,
     /// What a dense pass of the header prefetches for a later pass.
     pub prefetch: Prefetch,
-    /// A dense pass of the header writes the wait words of the threads that leave it only
-    /// (every thread's word names the header before the pass, and most park there again):
-    /// where the body has no atomics. (A body with atomics does not vectorize; its pass
-    /// stores every word, which LLVM moves, with the count of parked threads, into a loop
-    /// of its own that does: histogram's pass, 2.6x slower with the words in its loop.)
-    pub leavers_write_wait: bool,
 }
 
 /// Loads of a loop's body whose addresses follow from the induction (`find_prefetch`):
@@ -321,8 +315,7 @@ pub fn analyze(f: &ir::Function, regions: &Regions, large: bool) -> Option<Plan>
         plan.points.extend(points);
         let written = (0..f.regs.len()).filter(|&r| defs.sites[r].iter().any(|(b, _, _)| body[*b])).map(|r| RegId(r as u32)).collect();
         let prefetch = induction.as_ref().map(|i| find_prefetch(f, &cfg, &defs, &body, i.reg)).unwrap_or_else(Prefetch::none);
-        let leavers_write_wait = !(0..body.len()).any(|b| body[b] && f.blocks[b].insts.iter().any(|i| matches!(i.op, Op::Atomic { .. })));
-        plan.loops.push(Loop { header: BlockId(h as u32), body, saved: saved.into_iter().collect(), written, induction, prefetch, leavers_write_wait });
+        plan.loops.push(Loop { header: BlockId(h as u32), body, saved: saved.into_iter().collect(), written, induction, prefetch });
     }
     (!plan.loops.is_empty()).then_some(plan)
 }
