@@ -20,7 +20,7 @@
 use core::ffi::{c_char, c_void};
 
 /// `PTXRT_ABI_VERSION`: modules and kernels carrying another value are not used.
-pub const ABI_VERSION: u32 = 5;
+pub const ABI_VERSION: u32 = 6;
 
 // ----------------------------------------------------------------------------------------
 // Descriptors and launch structures
@@ -109,6 +109,14 @@ pub struct GridWorkspace {
     pub size: u32,
     pub barrier: u32,
 }
+
+/// `PTXRT_WINDOW_GUARD_BYTES`: bytes before and after a block's shared, context and local
+/// windows (`BlockEnv::shared`, `context`, `local`) that belong to the worker running the
+/// block, as the windows do. Generated code may read them and write back what it read (a
+/// masked vector store done as load, blend and store where the target's masked stores are
+/// slow: its off lanes may lie up to a vector's width outside the window). A multiple of
+/// 64, so that the windows keep their alignment.
+pub const WINDOW_GUARD_BYTES: usize = 256;
 
 /// `ptxrtBlockEnv`: what a block function gets for one thread block.
 #[repr(C)]
@@ -879,6 +887,7 @@ pub mod c_header {
     const SINGLES: &[(&str, i64)] = &[
         ("PTXRT_ABI_VERSION", ABI_VERSION as i64),
         ("PTXRT_KERNEL_FUSE_X", KERNEL_FUSE_X as i64),
+        ("PTXRT_WINDOW_GUARD_BYTES", WINDOW_GUARD_BYTES as i64),
         ("PTXRT_SYNC_ALIGNED", sync_flags::ALIGNED as i64),
         ("PTXRT_SYNC_SIGNED", sync_flags::SIGNED as i64),
         ("PTXRT_SYNC_NEGATE", sync_flags::NEGATE as i64),

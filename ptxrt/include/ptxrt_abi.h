@@ -19,7 +19,7 @@ extern "C" {
 #endif
 
 /* Bumped on every incompatible change of the structures below. */
-#define PTXRT_ABI_VERSION 5u
+#define PTXRT_ABI_VERSION 6u
 
 /* A cooperative launch's grid barrier memory, zeroed at the launch: %envreg1/%envreg2 are the
  * high/low halves of its address (CUDA's cooperative groups find it there). Every block but
@@ -40,6 +40,11 @@ typedef struct ptxrtLaunchInfo {
     uint64_t grid_id;             /* %gridid: unique per launch in the process, from 1 */
     ptxrtGridWorkspace *grid_workspace; /* cooperative launches only, else NULL */
 } ptxrtLaunchInfo;
+
+/* Bytes before and after the shared, context and local windows of a ptxrtBlockEnv that
+ * belong to the worker running the block, as the windows do: generated code may read them
+ * and write back what it read (a masked vector store done as load, blend and store). */
+#define PTXRT_WINDOW_GUARD_BYTES 256u
 
 /* One thread block being run by one worker. Generated block functions receive it. */
 typedef struct ptxrtBlockEnv {

@@ -4,7 +4,9 @@
 
 use std::ffi::c_int;
 
-pub use ptx2llvm_abi::{BlockEnv, BlockFn, Dim3, GridWorkspace, Kernel, LaunchInfo, Module, SymbolInfo, SyncOperand, SyncPoint, ABI_VERSION, KERNEL_FUSE_X};
+pub use ptx2llvm_abi::{
+    BlockEnv, BlockFn, Dim3, GridWorkspace, Kernel, LaunchInfo, Module, SymbolInfo, SyncOperand, SyncPoint, ABI_VERSION, KERNEL_FUSE_X, WINDOW_GUARD_BYTES,
+};
 
 /// `ptxrtError_t` as it crosses the C boundary. A plain integer rather than a Rust enum,
 /// because C may hand us any value (e.g. to `ptxrtGetErrorName`).

@@ -206,11 +206,17 @@ pub mod fpenv {
 // ----------------------------------------------------------------------------------------
 
 /// A 64-byte aligned heap buffer that only grows. Its contents are scratch: they are not
-/// kept when it grows (shared memory is not zero-filled on GPUs either).
+/// kept when it grows (shared memory is not zero-filled on GPUs either). The allocation
+/// has `WINDOW_GUARD_BYTES` more on each side, which generated code may read and write
+/// back unchanged (the ABI's `WINDOW_GUARD_BYTES`).
 pub struct AlignedBuf {
+    /// The buffer's start, `WINDOW_GUARD_BYTES` into the allocation.
     ptr: NonNull<u8>,
     capacity: usize,
 }
+
+const GUARD: usize = crate::abi::WINDOW_GUARD_BYTES;
+const _: () = assert!(GUARD % BUFFER_ALIGN == 0, "the guard keeps the buffer's alignment");
 
 // SAFETY: the buffer exclusively owns its allocation; moving it to another thread moves
 // that ownership.
@@ -235,20 +241,28 @@ impl AlignedBuf {
             let want = bytes.max(Self::MIN_CAPACITY);
             // Round up so that slowly growing sizes do not reallocate every launch.
             let want = want.checked_next_power_of_two().unwrap_or(want).max(want);
-            let layout = Layout::from_size_align(want, BUFFER_ALIGN).map_err(|_| Error::memory_allocation(format!("cannot allocate {bytes} bytes")))?;
+            let layout = Self::layout(want).ok_or_else(|| Error::memory_allocation(format!("cannot allocate {bytes} bytes")))?;
             self.release();
             // SAFETY: `layout` has a non-zero size.
             let p = unsafe { alloc::alloc(layout) };
-            self.ptr = NonNull::new(p).ok_or_else(|| Error::memory_allocation(format!("cannot allocate {bytes} bytes")))?;
+            let p = NonNull::new(p).ok_or_else(|| Error::memory_allocation(format!("cannot allocate {bytes} bytes")))?;
+            // SAFETY: the allocation has `GUARD` bytes before the buffer's `want`.
+            self.ptr = unsafe { p.add(GUARD) };
             self.capacity = want;
         }
         Ok(self.ptr.as_ptr())
     }
 
+    /// The allocation of a buffer of `capacity` bytes: with the guards on both sides.
+    fn layout(capacity: usize) -> Option<Layout> {
+        Layout::from_size_align(capacity.checked_add(2 * GUARD)?, BUFFER_ALIGN).ok()
+    }
+
     fn release(&mut self) {
         if self.capacity != 0 {
-            // SAFETY: `ptr` was allocated in `ensure` with exactly this layout.
-            unsafe { alloc::dealloc(self.ptr.as_ptr(), Layout::from_size_align_unchecked(self.capacity, BUFFER_ALIGN)) };
+            // SAFETY: `ptr` is `GUARD` bytes into an allocation made in `ensure` with
+            // exactly this layout (which `ensure` could build).
+            unsafe { alloc::dealloc(self.ptr.as_ptr().sub(GUARD), Self::layout(self.capacity).unwrap_unchecked()) };
             self.ptr = NonNull::dangling();
             self.capacity = 0;
         }
@@ -1097,6 +1111,22 @@ mod tests {
         let p3 = b.ensure(500).unwrap();
         assert_eq!((p3, b.capacity()), (p2, cap), "shrinking requests never reallocate");
         assert_eq!(b.ensure(usize::MAX / 2).unwrap_err().code, crate::ErrorCode::MemoryAllocation);
+    }
+
+    #[test]
+    fn aligned_buf_has_guards_on_both_sides() {
+        let mut b = AlignedBuf::new();
+        for want in [0, 100, 5000] {
+            let p = b.ensure(want).unwrap();
+            let cap = b.capacity();
+            // SAFETY: the ABI's guards are part of the allocation (a sanitizer or the
+            // allocator's own checks would catch a write past it).
+            unsafe {
+                std::ptr::write_bytes(p.sub(GUARD), 0x5A, GUARD);
+                std::ptr::write_bytes(p.add(cap), 0xA5, GUARD);
+                assert_eq!((*p.sub(GUARD), *p.add(cap + GUARD - 1)), (0x5A, 0xA5));
+            }
+        }
     }
 }
 

@@ -89,7 +89,17 @@ pub(crate) fn tag_ptx_access<'ctx>(cx: &'ctx Context, inst: InstructionValue<'ct
 /// Whether `inst` is tagged as a `.shared` access (`tag_ptx_access`): its `!alias.scope`
 /// list holds the shared window's scope (also after LLVM merged lists).
 pub(crate) fn is_shared_access<'ctx>(cx: &'ctx Context, inst: InstructionValue<'ctx>) -> bool {
-    let shared = memory_scope(cx, "shared").as_value_ref();
+    has_scope(cx, inst, &[memory_scope(cx, "shared")])
+}
+
+/// Whether `inst` is tagged as an access to the shared window or the context area, memory
+/// that only the worker running the block touches (`ptx2llvm_abi::WINDOW_GUARD_BYTES`).
+pub(crate) fn is_worker_private_access<'ctx>(cx: &'ctx Context, inst: InstructionValue<'ctx>) -> bool {
+    has_scope(cx, inst, &[memory_scope(cx, "shared"), memory_scope(cx, "context")])
+}
+
+/// Whether `inst`'s `!alias.scope` list holds one of `wanted`.
+fn has_scope<'ctx>(cx: &'ctx Context, inst: InstructionValue<'ctx>, wanted: &[MetadataValue<'ctx>]) -> bool {
     let Some(scopes) = inst.get_metadata(cx.get_kind_id("alias.scope")) else { return false };
     // SAFETY: `scopes` is a metadata node (as a value) of `cx`; its operands are read into
     // a buffer of their number.
@@ -98,7 +108,7 @@ pub(crate) fn is_shared_access<'ctx>(cx: &'ctx Context, inst: InstructionValue<'
         let n = LLVMGetMDNodeNumOperands(scopes.as_value_ref()) as usize;
         let mut ops = vec![std::ptr::null_mut(); n];
         LLVMGetMDNodeOperands(scopes.as_value_ref(), ops.as_mut_ptr());
-        ops.contains(&shared)
+        wanted.iter().any(|w| ops.contains(&w.as_value_ref()))
     }
 }
 

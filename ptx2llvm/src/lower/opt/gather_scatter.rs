@@ -51,6 +51,16 @@
 //! AVX2's masked stores are slow (`vpmaskmovd` on Zen 3: most of the runtime bench's `scan`
 //! there). Such an access is versioned on its mask: a plain load or store when every lane
 //! is on (a branch that goes the same way nearly always), the masked one otherwise.
+//!
+//! Worker-private memory. A masked store into the shared window or the context area (a
+//! store under a condition that differs between threads: pathfinder's `if (computed)
+//! prev[tx] = result[tx]`) is a `vpmaskmovd` on AVX2, 6-12 cycles on Zen 3, and a branch per
+//! lane where the target has no masked store (NEON). Both windows belong to the worker
+//! running the block, and so do `WINDOW_GUARD_BYTES` on each side of them (the ABI): if any
+//! lane is active, the store's span lies in the window and its guards (the active lane's
+//! address is in the window, the others at most a vector's width away), and no other
+//! worker reads or writes there, so loading the span, blending the stored lanes in and
+//! storing it whole does the same. On AVX-512 that costs about what the masked store does.
 
 use super::cfg;
 use super::inspect::{callee_name, operand};
@@ -602,6 +612,50 @@ fn versioned_on_bound<'ctx>(r: &Rewriter<'_, 'ctx>, call: InstructionValue<'ctx>
     Some(())
 }
 
+/// A masked store into worker-private memory (`exec::alias::is_worker_private_access`),
+/// if any lane is active, as a load of its span, a blend and a plain store (see the module
+/// documentation). Spans wider than the windows' guards stay masked.
+fn blended_private_store<'ctx>(cx: &'ctx inkwell::context::Context, r: &Rewriter<'_, 'ctx>, call: InstructionValue<'ctx>) -> Option<()> {
+    if !callee_name(call)?.starts_with("llvm.masked.store.") {
+        return None;
+    }
+    if !crate::lower::exec::alias::is_worker_private_access(cx, call) {
+        return None;
+    }
+    let BasicValueEnum::VectorValue(data) = operand(call, 0)? else { return None };
+    let BasicValueEnum::PointerValue(ptr) = operand(call, 1)? else { return None };
+    let BasicValueEnum::IntValue(align) = operand(call, 2)? else { return None };
+    let BasicValueEnum::VectorValue(mask) = operand(call, 3)? else { return None };
+    let ty = data.get_type();
+    let lanes = u64::from(ty.get_size());
+    let span = lanes.checked_mul(element_bytes(ty.get_element_type())?)?;
+    if span > ptx2llvm_abi::WINDOW_GUARD_BYTES as u64 {
+        return None;
+    }
+    let align = u32::try_from(align.get_zero_extended_constant()?).ok()?;
+    r.b.position_before(&call);
+    let (_, any) = r.mask_bits(mask)?;
+    let (blend, _, join) = r.split_around(call, any, "private", "blend")?;
+    r.b.position_at_end(blend);
+    let old = r.b.build_load(ty, ptr, "").ok()?;
+    let merged = r.b.build_select(mask, data, old.into_vector_value(), "").ok()?;
+    let store = r.b.build_store(ptr, merged).ok()?;
+    let load = old.as_instruction_value()?;
+    for inst in [load, store] {
+        inst.set_alignment(align).ok()?;
+        for kind in ["alias.scope", "noalias", "llvm.access.group"] {
+            let kind = cx.get_kind_id(kind);
+            if let Some(md) = call.get_metadata(kind) {
+                inst.set_metadata(md, kind).ok()?;
+            }
+        }
+    }
+    r.b.build_unconditional_branch(join).ok()?;
+    // The masked store is now only reached when no lane is active: it stores nothing.
+    call.erase_from_basic_block();
+    Some(())
+}
+
 /// Rewrites, in every function of `module`, the masked gathers and scatters through one
 /// address or through pointers read from memory, and (unless `checked`: `--check` keeps
 /// the addresses it reports) those in the shared window with 64-bit offsets (see the
@@ -665,6 +719,21 @@ pub fn rewrite_gathers_and_scatters<'ctx>(cx: &'ctx inkwell::context::Context, m
         }
         for call in bounded {
             let _ = versioned_on_bound(&r, call);
+        }
+        // Then the masked stores left (also those in the bound's slow path) in memory only
+        // the block's worker touches.
+        let mut private = vec![];
+        for bb in f.get_basic_blocks() {
+            let mut cur = bb.get_first_instruction();
+            while let Some(inst) = cur {
+                cur = inst.get_next_instruction();
+                if inst.get_opcode() == InstructionOpcode::Call && callee_name(inst).is_some_and(|n| n.starts_with("llvm.masked.store.")) {
+                    private.push(inst);
+                }
+            }
+        }
+        for call in private {
+            let _ = blended_private_store(cx, &r, call);
         }
     }
 }
