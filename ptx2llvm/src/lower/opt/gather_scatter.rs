@@ -314,12 +314,12 @@ fn read_from_memory(ptrs: VectorValue<'_>) -> bool {
 }
 
 /// Whether the addresses `v` are computed through a clamp or a choice per lane (`smin`,
-/// `smax`, `umin`, `umax`, a vector `select`) of an index that steps with the lane (from
-/// the vectorized loop's induction, through no load): a neighbour's index kept inside a
+/// `smax`, `umin`, `umax`, a vector `select`) of an index computed from the vectorized
+/// loop's induction through no load (`lane_arithmetic`): a neighbour's index kept inside a
 /// range (`max(tx - 1, lo)`: pathfinder's and hotspot's edges), consecutive for consecutive
 /// threads but at the range's ends. Such gathers and scatters are versioned too; a clamped
 /// index read from memory (a texel's coordinate) is not: it is rarely consecutive.
-fn clamped(v: LLVMValueRef, depth: u32) -> bool {
+pub(super) fn clamped(v: LLVMValueRef, depth: u32) -> bool {
     use inkwell::llvm_sys::core::*;
     use inkwell::llvm_sys::LLVMOpcode::*;
     // SAFETY: `v` is a value of the module; it and its operands are only inspected.
@@ -329,7 +329,8 @@ fn clamped(v: LLVMValueRef, depth: u32) -> bool {
             return false;
         }
         let any_operand = |test: &dyn Fn(LLVMValueRef) -> bool| (0..LLVMGetNumOperands(v) as u32).any(|k| test(LLVMGetOperand(v, k)));
-        let lane_index = |x: LLVMValueRef| from_induction(x, 0);
+        // An instruction (a constant operand, the `0` of `select c, i, 0`, is no index).
+        let lane_index = |x: LLVMValueRef| !LLVMIsAInstruction(x).is_null() && lane_arithmetic(x, 0);
         match LLVMGetInstructionOpcode(inst) {
             LLVMGetElementPtr | LLVMAdd | LLVMSub | LLVMMul | LLVMShl | LLVMAnd | LLVMOr | LLVMSExt | LLVMZExt | LLVMTrunc | LLVMShuffleVector
             | LLVMInsertElement => any_operand(&|x| clamped(x, depth + 1)),
@@ -337,6 +338,41 @@ fn clamped(v: LLVMValueRef, depth: u32) -> bool {
             LLVMCall => {
                 let name = callee_name(InstructionValue::new(inst)).unwrap_or_default();
                 ["llvm.smin.", "llvm.smax.", "llvm.umin.", "llvm.umax."].iter().any(|p| name.starts_with(p)) && any_operand(&lane_index)
+            }
+            _ => false,
+        }
+    }
+}
+
+/// Whether the lanes of `v` are computed without reading memory per lane: from the
+/// vectorized loop's induction (a vector phi, or the scalar the lanes' indices are built
+/// from: splats, lanes inserted one by one, shuffles) and values the same for every lane,
+/// by arithmetic, casts and clamps. A scalar is taken as one lane's index or as uniform,
+/// unless it was loaded (the lanes of a scalarized gather).
+fn lane_arithmetic(v: LLVMValueRef, depth: u32) -> bool {
+    use inkwell::llvm_sys::core::*;
+    use inkwell::llvm_sys::LLVMOpcode::*;
+    // SAFETY: as in `clamped`.
+    unsafe {
+        let inst = LLVMIsAInstruction(v);
+        if inst.is_null() {
+            // Constants (poison in unused lanes) and arguments.
+            return true;
+        }
+        if !is_vector(v) {
+            return LLVMGetInstructionOpcode(inst) != LLVMLoad;
+        }
+        if depth > 8 {
+            return false;
+        }
+        let all_operands = || (0..LLVMGetNumOperands(v) as u32).all(|k| lane_arithmetic(LLVMGetOperand(v, k), depth + 1));
+        match LLVMGetInstructionOpcode(inst) {
+            LLVMPHI => true,
+            LLVMAdd | LLVMSub | LLVMMul | LLVMShl | LLVMSExt | LLVMZExt | LLVMTrunc | LLVMInsertElement | LLVMShuffleVector => all_operands(),
+            LLVMCall => {
+                let name = callee_name(InstructionValue::new(inst)).unwrap_or_default();
+                ["llvm.smin.", "llvm.smax.", "llvm.umin.", "llvm.umax."].iter().any(|p| name.starts_with(p))
+                    && (0..2).all(|k| lane_arithmetic(LLVMGetOperand(v, k), depth + 1))
             }
             _ => false,
         }
@@ -735,5 +771,6 @@ pub fn rewrite_gathers_and_scatters<'ctx>(cx: &'ctx inkwell::context::Context, m
         for call in private {
             let _ = blended_private_store(cx, &r, call);
         }
+        super::scalar_gathers::version_scalarized_gathers(module, f);
     }
 }

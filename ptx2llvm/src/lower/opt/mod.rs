@@ -10,4 +10,5 @@ pub mod nan_branches;
 pub mod nan_payload;
 pub mod pipeline;
 pub mod provenance;
+pub mod scalar_gathers;
 pub mod shared_offsets;
