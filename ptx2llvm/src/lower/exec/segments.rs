@@ -33,6 +33,14 @@
 //! long, which is exact (the value at `xs` is the instruction's own result).
 //! Periods below 64 that are immediates (a lane index `t & 31`, a warp index `t >> 5`) make
 //! short segments: they count only where the value reaches a memory address.
+//!
+//! Clamps too: `max.{s32,u32} d, a, lo` and `min d, a, hi` (a neighbour's index kept in a
+//! range, `max(t - 1, first)`: Rodinia's pathfinder and hotspot) are `a` itself except at
+//! the range's ends. A segment runs while the clamp does not act (up to where `a` passes
+//! `hi`); where it acts the segment is one thread (a few at a block's edge), so the value
+//! is `x + offset` everywhere and the neighbour's load is contiguous. Only clamps that
+//! reach an address count. Without this LLVM gathers the neighbour (scalar loads on
+//! targets without fast gathers, where it did not vectorize hotspot's step at all).
 
 use crate::ir::visit::{defs, for_each_operand, successors, uses};
 use crate::ir::{self, AddressBase, BlockId, Dim, IntBinOp, Op, Operand, RegId, ScalarType, SpecialReg, Terminator};
@@ -76,6 +84,13 @@ pub enum WrapKind {
     DivUnsigned,
     /// `a / n` (signed): as unsigned while `a >= 0` and `n > 0`.
     DivSigned,
+    /// `max(a, lo)` (`signed` or not): `lo` while `a < lo`, then `a` (a neighbour's index
+    /// kept inside a range: `max(t - 1, first)`). A segment where it is `lo` is one thread
+    /// long (the value at its first thread), so that the value is `x + offset` in every
+    /// segment; the threads below the range are a few at a block's edge.
+    ClampBelow { signed: bool },
+    /// `min(a, hi)`: `a` while `a <= hi`, then `hi` (one-thread segments).
+    ClampAbove { signed: bool },
 }
 
 impl WrapKind {
@@ -209,6 +224,10 @@ pub fn analyze(f: &ir::Function, regions: &Regions, k: usize, block_uniform: &BT
     }
     let addressed = addressing(f, regions.replay.get(k)?, &code);
     let worth = |w: &Wrap| {
+        if matches!(w.kind, WrapKind::ClampBelow { .. } | WrapKind::ClampAbove { .. }) {
+            // A clamp that reaches no address costs LLVM nothing in a vector.
+            return addressed.contains(&w.dst);
+        }
         let short = match (w.period, w.kind) {
             (Operand::Imm(m), WrapKind::Mask) => m.saturating_add(1) < MIN_IMMEDIATE_PERIOD,
             (Operand::Imm(m), WrapKind::HighMask) => (!m & low_bits(w.ty)).saturating_add(1) < MIN_IMMEDIATE_PERIOD,
@@ -377,6 +396,20 @@ pub(crate) fn emit_header<'ctx>(
             WrapKind::DivSigned => {
                 let rem = b.build_int_sub(sx(a0)?, b.build_int_mul(sx(v0)?, sx(p)?, "")?, "")?;
                 (signed_ok(fc)?, umin(fc, b.build_int_sub(sx(p)?, rem, "")?, to_overflow_s)?)
+            }
+            // While unclamped: up to where `a` would wrap (`max`), or up to the bound
+            // (`min`); clamped: one thread.
+            WrapKind::ClampBelow { signed } => {
+                let (ge, to_overflow) = if signed { (P::SGE, to_overflow_s) } else { (P::UGE, to_overflow_u) };
+                let unclamped = b.build_int_compare(ge, a0, p, "")?;
+                (cx.bool_type().const_all_ones(), b.build_select(unclamped, to_overflow, c64(1), "")?.into_int_value())
+            }
+            WrapKind::ClampAbove { signed } => {
+                let (le, ext, to_overflow) = if signed { (P::SLE, true, to_overflow_s) } else { (P::ULE, false, to_overflow_u) };
+                let unclamped = b.build_int_compare(le, a0, p, "")?;
+                let to_bound = b.build_int_add(b.build_int_sub(fc.resize(p, 64, ext)?, fc.resize(a0, 64, ext)?, "")?, c64(1), "")?;
+                let n = umin(fc, to_bound, to_overflow)?;
+                (cx.bool_type().const_all_ones(), fc.b.build_select(unclamped, n, c64(1), "")?.into_int_value())
             }
         };
         let n = b.build_select(ok, n, c64(1), "")?.into_int_value();
@@ -584,6 +617,10 @@ fn classify(ins: &ir::Inst, regs: &RegShapes) -> (Shape, Vec<Operand>, Option<(W
                 (IntBinOp::Shr, Shape::X, Shape::Row) if ty.bits() == 32 => Some((WrapKind::ShiftRightSigned, *a, *b)),
                 (IntBinOp::Div, Shape::X, Shape::Row) if ty.bits() == 32 && ty.is_signed() => Some((WrapKind::DivSigned, *a, *b)),
                 (IntBinOp::Div, Shape::X, Shape::Row) if ty.bits() == 32 => Some((WrapKind::DivUnsigned, *a, *b)),
+                (IntBinOp::Max, Shape::X, Shape::Row) if ty.bits() == 32 => Some((WrapKind::ClampBelow { signed: ty.is_signed() }, *a, *b)),
+                (IntBinOp::Max, Shape::Row, Shape::X) if ty.bits() == 32 => Some((WrapKind::ClampBelow { signed: ty.is_signed() }, *b, *a)),
+                (IntBinOp::Min, Shape::X, Shape::Row) if ty.bits() == 32 => Some((WrapKind::ClampAbove { signed: ty.is_signed() }, *a, *b)),
+                (IntBinOp::Min, Shape::Row, Shape::X) if ty.bits() == 32 => Some((WrapKind::ClampAbove { signed: ty.is_signed() }, *b, *a)),
                 _ => None,
             };
             let shape = match (op, sa, sb) {
@@ -610,6 +647,17 @@ fn classify(ins: &ir::Inst, regs: &RegShapes) -> (Shape, Vec<Operand>, Option<(W
             None,
         ),
         Op::MulWide { a, b, .. } => (if shape_of(a) == Shape::Row && shape_of(b) == Shape::Row { Shape::Row } else { Shape::Other }, vec![*a, *b], None),
+        // Any other pure computation of values the same for the row (`neg`, `setp`, `selp`:
+        // the first thread of a range, `blk_x < 0 ? -blk_x : 0`).
+        op if op.is_value_computation() && !matches!(op, Op::Carry { .. }) => {
+            let mut operands = vec![];
+            for_each_operand(op, &mut |o| operands.push(*o));
+            let mut regs_read = vec![];
+            uses(op, &mut regs_read);
+            operands.extend(regs_read.into_iter().map(Operand::Reg));
+            let row = operands.iter().all(|o| shape_of(o) == Shape::Row);
+            (if row { Shape::Row } else { Shape::Other }, if row { operands } else { vec![] }, None)
+        }
         _ => (Shape::Other, vec![], None),
     }
 }

@@ -368,7 +368,8 @@ fn lane_arithmetic(v: LLVMValueRef, depth: u32) -> bool {
         let all_operands = || (0..LLVMGetNumOperands(v) as u32).all(|k| lane_arithmetic(LLVMGetOperand(v, k), depth + 1));
         match LLVMGetInstructionOpcode(inst) {
             LLVMPHI => true,
-            LLVMAdd | LLVMSub | LLVMMul | LLVMShl | LLVMSExt | LLVMZExt | LLVMTrunc | LLVMInsertElement | LLVMShuffleVector => all_operands(),
+            LLVMAdd | LLVMSub | LLVMMul | LLVMShl | LLVMLShr | LLVMAShr | LLVMAnd | LLVMOr | LLVMXor | LLVMSExt | LLVMZExt | LLVMTrunc | LLVMInsertElement
+            | LLVMShuffleVector => all_operands(),
             LLVMCall => {
                 let name = callee_name(InstructionValue::new(inst)).unwrap_or_default();
                 ["llvm.smin.", "llvm.smax.", "llvm.umin.", "llvm.umax."].iter().any(|p| name.starts_with(p))
