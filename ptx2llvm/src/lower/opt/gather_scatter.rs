@@ -42,7 +42,10 @@
 //! clamp (`smin`/`smax`/`umin`/`umax` or a vector `select`) of an index computed from the
 //! loop's induction without a load are versioned the same way (a Rodinia pathfinder kernel:
 //! 90 -> 62 ms at one worker); an index clamped after it was read from memory (a texel's
-//! coordinate) is not: rarely consecutive, the check would only cost.
+//! coordinate) is not: rarely consecutive, the check would only cost. (A clamp of
+//! `tid.x + u` by a bound the same for the row no longer gets here: the thread loop runs in
+//! segments where it is affine, `exec::segments`. Where LLVM writes a gather as scalar
+//! loads, `scalar_gathers` versions it the same way.)
 //!
 //! Bounds. A guard the block function does not turn into loop bounds (`exec::guards`), such
 //! as scan's `if (i < n) out[i] = v` after other work in the region, leaves LLVM a masked

@@ -3,15 +3,19 @@
 //! Where the target has no fast gather (AVX2 on AMD before Zen 4, generic x86-64-v3
 //! tuning, NEON), the loop vectorizer does not emit `llvm.masked.gather` for a load whose
 //! address is not consecutive in the lane: it extracts each lane's address, loads it and
-//! inserts the element into the vector. `gather_scatter` versions gathers whose index
-//! goes through a clamp (`max(tx - 1, lo)`: a neighbour kept inside a range, consecutive for
-//! consecutive threads but at the range's ends); this is the same for their scalarized
-//! form. A chain of `insertelement`s that fills every lane of a vector with a load through
-//! `getelementptr base, offset_k`, the offsets lanes of one or two vectors computed through
-//! a clamp (plus lanes computed as scalars), becomes: when the offsets are the first one
-//! plus the lane times the element size, one vector load at the first lane's address (the
-//! same bytes); otherwise the scalar loads. Rodinia's pathfinder on Zen 3: two gathers of
-//! 16 lanes per step of a thread, ~90 instructions each, where the check is six.
+//! inserts the element into the vector. `gather_scatter` versions the gathers that are
+//! often consecutive (through a clamped index: a neighbour kept inside a range,
+//! `max(tx - 1, lo)`; through addresses kept per thread in the context area: softmax's
+//! passes over a row, `x[j]` with `j = lane + 32 * k`); this does the same for their
+//! scalarized form. A chain of `insertelement`s that fills every lane of a vector with a
+//! load through `getelementptr base, offset_k` (the offsets lanes of one or two vectors
+//! computed through a clamp, plus lanes computed as scalars) or through `inttoptr
+//! address_k` (the addresses lanes of vectors loaded from memory), either maybe displaced
+//! by one constant (an unrolled loop's `p[32]`), becomes: when the offsets are the first
+//! one plus the lane times the element size, one vector load at the first lane's address
+//! (the same bytes); otherwise the scalar loads: about 50 instructions for 16 lanes, where
+//! the check is six. (Clamps of `tid.x + u` by a bound the same for the row do not get
+//! here: the thread loop runs in segments where they are affine, `exec::segments`.)
 
 use super::cfg;
 use super::gather_scatter::clamped;
@@ -20,7 +24,7 @@ use inkwell::builder::Builder;
 use inkwell::llvm_sys::prelude::LLVMValueRef;
 use inkwell::module::Module;
 use inkwell::targets::TargetData;
-use inkwell::types::{BasicType, BasicTypeEnum};
+use inkwell::types::{AsTypeRef, BasicType, BasicTypeEnum};
 use inkwell::values::{AnyValue, AsValueRef, BasicValue, BasicValueEnum, FunctionValue, InstructionOpcode, InstructionValue, IntValue, VectorValue};
 use inkwell::IntPredicate;
 
@@ -123,25 +127,41 @@ impl<'ctx> Gathered<'ctx> {
         let loads: Vec<InstructionValue<'ctx>> = loads.into_iter().collect::<Option<_>>()?;
         let element = BasicTypeEnum::try_from(loads[0].get_type()).ok()?;
         let size = data.get_store_size(&element);
-        // Every lane: `getelementptr T, base, offset` with one base and one T.
-        let mut base: Option<LLVMValueRef> = None;
-        let mut scale = None;
+        // Every lane: `getelementptr T, base, offset` with one base and one T, or
+        // `inttoptr offset` (an address kept per thread in the context area); either maybe
+        // displaced by one constant number of bytes (`getelementptr i8, p, c`: an unrolled
+        // loop's `p[32]`).
+        let mut form: Option<(Option<LLVMValueRef>, u64, Option<u64>)> = None;
         let mut sources: Vec<VectorValue<'ctx>> = vec![];
         let mut offsets = vec![];
         for load in &loads {
-            let gep = operand(*load, 0)?.as_instruction_value().filter(|g| g.get_opcode() == InstructionOpcode::GetElementPtr && g.get_num_operands() == 2)?;
-            let b = operand(gep, 0)?.as_value_ref();
-            if *base.get_or_insert(b) != b {
+            let mut ptr = operand(*load, 0)?.as_instruction_value()?;
+            let mut displaced = None;
+            if ptr.get_opcode() == InstructionOpcode::GetElementPtr && ptr.get_num_operands() == 2 {
+                // SAFETY: `ptr` is a getelementptr instruction; its source type is only read.
+                let bytes = unsafe { inkwell::llvm_sys::core::LLVMGetGEPSourceElementType(ptr.as_value_ref()) } == block.get_context().i8_type().as_type_ref();
+                let inner = operand(ptr, 0)?.as_instruction_value().filter(|i| i.get_opcode() == InstructionOpcode::IntToPtr);
+                if let (true, Some(c), Some(inner)) = (bytes, constant(operand(ptr, 1)?), inner) {
+                    displaced = Some(c);
+                    ptr = inner;
+                }
+            }
+            let (base, units, offset) = match ptr.get_opcode() {
+                InstructionOpcode::IntToPtr => (None, 1, operand(ptr, 0)?),
+                InstructionOpcode::GetElementPtr if ptr.get_num_operands() == 2 => {
+                    // SAFETY: as above; `source` is a sized type of the module's context.
+                    let units = unsafe {
+                        let source = inkwell::llvm_sys::core::LLVMGetGEPSourceElementType(ptr.as_value_ref());
+                        inkwell::llvm_sys::target::LLVMABISizeOfType(data.as_mut_ptr(), source)
+                    };
+                    (Some(operand(ptr, 0)?.as_value_ref()), units, operand(ptr, 1)?)
+                }
+                _ => return None,
+            };
+            if *form.get_or_insert((base, units, displaced)) != (base, units, displaced) || units == 0 || size % units != 0 {
                 return None;
             }
-            // SAFETY: `gep` is a getelementptr instruction; its source type is only read.
-            let source = unsafe { inkwell::llvm_sys::core::LLVMGetGEPSourceElementType(gep.as_value_ref()) };
-            // SAFETY: `source` is a sized type of the module's context.
-            let units = unsafe { inkwell::llvm_sys::target::LLVMABISizeOfType(data.as_mut_ptr(), source) };
-            if *scale.get_or_insert(units) != units || units == 0 || size % units != 0 {
-                return None;
-            }
-            let BasicValueEnum::IntValue(offset) = operand(gep, 1)? else { return None };
+            let BasicValueEnum::IntValue(offset) = offset else { return None };
             let from_lane = offset.as_instruction().filter(|e| e.get_opcode() == InstructionOpcode::ExtractElement).and_then(|e| {
                 let BasicValueEnum::VectorValue(v) = operand(e, 0)? else { return None };
                 Some((v, constant(operand(e, 1)?)? as u32))
@@ -160,23 +180,26 @@ impl<'ctx> Gathered<'ctx> {
                 None => Offset::Scalar(offset),
             });
         }
+        let (base, scale, _) = form?;
         let scalars = offsets.iter().filter(|o| matches!(o, Offset::Scalar(_))).count();
         if sources.is_empty() || sources.len() > 2 || sources.iter().any(|s| s.get_type() != sources[0].get_type()) || scalars > 2 {
             return None;
         }
-        if sources[0].get_type().get_element_type()
-            != offsets
-                .iter()
-                .find_map(|o| if let Offset::Scalar(s) = o { Some(s.get_type().as_basic_type_enum()) } else { None })
-                .unwrap_or(sources[0].get_type().get_element_type())
-        {
+        let element = sources[0].get_type().get_element_type();
+        if offsets.iter().any(|o| matches!(o, Offset::Scalar(v) if v.get_type().as_basic_type_enum() != element)) {
             return None;
         }
-        // Only clamped indices: rarely anything else is consecutive.
-        if !sources.iter().any(|s| clamped(s.as_value_ref(), 0)) {
+        // Only clamped indices and addresses kept in memory: rarely anything else is
+        // consecutive.
+        let kept = |s: &VectorValue<'ctx>| s.as_instruction().is_some_and(|i| i.get_opcode() == InstructionOpcode::Load);
+        let worth = match base {
+            Some(_) => sources.iter().any(|s| clamped(s.as_value_ref(), 0)),
+            None => sources.iter().all(kept),
+        };
+        if !worth {
             return None;
         }
-        Some(Gathered { last, loads, inserts, sources, offsets, scale: scale?, size })
+        Some(Gathered { last, loads, inserts, sources, offsets, scale, size })
     }
 
     /// Versions the gather (see the module documentation); `None` where the block's code
