@@ -66,7 +66,7 @@
 //! storing it whole does the same. On AVX-512 that costs about what the masked store does.
 
 use super::cfg;
-use super::inspect::{callee_name, operand};
+use super::inspect::{callee_name, copy_access_metadata, operand};
 use super::shared_offsets::{self, Narrower};
 use inkwell::basic_block::BasicBlock;
 use inkwell::builder::Builder;
@@ -464,6 +464,35 @@ fn uniform_base(ptrs: VectorValue<'_>) -> VectorValue<'_> {
     v
 }
 
+/// Before the builder's position: whether every active lane (of `mask`; all without one)
+/// of the integers `v` is lane 0's plus the lane number times `step` (and, if `ordered`,
+/// not below lane 0's as a signed value). Also used by `scalar_gathers`.
+pub(super) fn steps_from_first<'ctx>(
+    b: &Builder<'ctx>,
+    module: &Module<'ctx>,
+    v: VectorValue<'ctx>,
+    mask: Option<VectorValue<'ctx>>,
+    step: u64,
+    ordered: bool,
+) -> Option<IntValue<'ctx>> {
+    let cx = module.get_context();
+    let (t, lanes) = (v.get_type().get_element_type().into_int_type(), v.get_type().get_size());
+    let zero = cx.i32_type().const_zero();
+    let first = b.build_extract_element(v, zero, "").ok()?;
+    let splat = b.build_insert_element(v.get_type().get_undef(), first, zero, "").ok()?;
+    let splat = b.build_shuffle_vector(splat, v.get_type().get_undef(), cx.i32_type().vec_type(lanes).const_zero(), "").ok()?;
+    let steps: Vec<IntValue<'ctx>> = (0..u64::from(lanes)).map(|k| t.const_int(k * step, false)).collect();
+    let mut fine = b.build_int_compare(IntPredicate::EQ, b.build_int_sub(v, splat, "").ok()?, inkwell::types::VectorType::const_vector(&steps), "").ok()?;
+    if ordered {
+        fine = b.build_and(fine, b.build_int_compare(IntPredicate::SGE, v, splat, "").ok()?, "").ok()?;
+    }
+    if let Some(mask) = mask {
+        fine = b.build_or(fine, b.build_not(mask, "").ok()?, "").ok()?;
+    }
+    let reduce = Intrinsic::find("llvm.vector.reduce.and")?.get_declaration(module, &[fine.get_type().into()])?;
+    Some(b.build_call(reduce, &[fine.into()], "consecutive").ok()?.try_as_basic_value().basic()?.into_int_value())
+}
+
 impl<'ctx> Rewriter<'_, 'ctx> {
     /// Before `call`: `consecutive`, or for an all-lane access a check of the same
     /// pointers made before it in its block (`checks`).
@@ -510,30 +539,10 @@ impl<'ctx> Rewriter<'_, 'ctx> {
             // the offsets in 32 bits, half the work of the 64-bit addresses (a 16-lane
             // vector of i32 is one AVX-512 register), each also not below the first's (then
             // no 32-bit difference wrapped).
-            Some(offsets) => self.steps_from_first(offsets, mask, size, true)?,
-            None => self.steps_from_first(self.b.build_ptr_to_int(ptrs, i64t.vec_type(lanes), "").ok()?, mask, size, false)?,
+            Some(offsets) => steps_from_first(&self.b, self.module, offsets, Some(mask), size, true)?,
+            None => steps_from_first(&self.b, self.module, self.b.build_ptr_to_int(ptrs, i64t.vec_type(lanes), "").ok()?, Some(mask), size, false)?,
         };
         Some((all, first))
-    }
-
-    /// Whether every active lane (of `mask`) of the integers `v` is lane 0's plus the lane
-    /// number times `size` (and, if `ordered`, not below lane 0's as a signed value).
-    fn steps_from_first(&self, v: VectorValue<'ctx>, mask: VectorValue<'ctx>, size: u64, ordered: bool) -> Option<IntValue<'ctx>> {
-        let cx = self.module.get_context();
-        let (t, lanes) = (v.get_type().get_element_type().into_int_type(), v.get_type().get_size());
-        let zero = cx.i32_type().const_zero();
-        let first = self.b.build_extract_element(v, zero, "").ok()?;
-        let splat = self.b.build_insert_element(v.get_type().get_undef(), first, zero, "").ok()?;
-        let splat = self.b.build_shuffle_vector(splat, v.get_type().get_undef(), cx.i32_type().vec_type(lanes).const_zero(), "").ok()?;
-        let steps: Vec<IntValue<'ctx>> = (0..u64::from(lanes)).map(|k| t.const_int(k * size, false)).collect();
-        let mut fine =
-            self.b.build_int_compare(IntPredicate::EQ, self.b.build_int_sub(v, splat, "").ok()?, inkwell::types::VectorType::const_vector(&steps), "").ok()?;
-        if ordered {
-            fine = self.b.build_and(fine, self.b.build_int_compare(IntPredicate::SGE, v, splat, "").ok()?, "").ok()?;
-        }
-        let fine = self.b.build_or(fine, self.b.build_not(mask, "").ok()?, "").ok()?;
-        let reduce = self.intrinsic("llvm.vector.reduce.and", &[fine.get_type().into()])?;
-        Some(self.b.build_call(reduce, &[fine.into()], "consecutive").ok()?.try_as_basic_value().basic()?.into_int_value())
     }
 
     /// Splits `call`'s block before it: the block ends in a branch on `cond` to a new
@@ -683,12 +692,7 @@ fn blended_private_store<'ctx>(cx: &'ctx inkwell::context::Context, r: &Rewriter
     let load = old.as_instruction_value()?;
     for inst in [load, store] {
         inst.set_alignment(align).ok()?;
-        for kind in ["alias.scope", "noalias", "llvm.access.group"] {
-            let kind = cx.get_kind_id(kind);
-            if let Some(md) = call.get_metadata(kind) {
-                inst.set_metadata(md, kind).ok()?;
-            }
-        }
+        copy_access_metadata(call, inst)?;
     }
     r.b.build_unconditional_branch(join).ok()?;
     // The masked store is now only reached when no lane is active: it stores nothing.

@@ -89,3 +89,16 @@ mod tests {
         assert!(!every_lane(f64t.get_poison().into(), not_nan));
     }
 }
+
+/// Gives `to`, an access made in place of `from`, `from`'s alias scopes, access group and
+/// invariance (those it has).
+pub(super) fn copy_access_metadata(from: InstructionValue<'_>, to: InstructionValue<'_>) -> Option<()> {
+    let cx = from.get_parent()?.get_context();
+    for kind in ["alias.scope", "noalias", "llvm.access.group", "invariant.load"] {
+        let kind = cx.get_kind_id(kind);
+        if let Some(md) = from.get_metadata(kind) {
+            to.set_metadata(md, kind).ok()?;
+        }
+    }
+    Some(())
+}

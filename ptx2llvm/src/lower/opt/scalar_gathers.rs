@@ -18,15 +18,14 @@
 //! here: the thread loop runs in segments where they are affine, `exec::segments`.)
 
 use super::cfg;
-use super::gather_scatter::clamped;
-use super::inspect::operand;
+use super::gather_scatter::{clamped, steps_from_first};
+use super::inspect::{copy_access_metadata, operand};
 use inkwell::builder::Builder;
 use inkwell::llvm_sys::prelude::LLVMValueRef;
 use inkwell::module::Module;
 use inkwell::targets::TargetData;
 use inkwell::types::{AsTypeRef, BasicType, BasicTypeEnum};
 use inkwell::values::{AnyValue, AsValueRef, BasicValue, BasicValueEnum, FunctionValue, InstructionOpcode, InstructionValue, IntValue, VectorValue};
-use inkwell::IntPredicate;
 
 /// Where one lane's offset comes from.
 #[derive(Clone, Copy)]
@@ -204,7 +203,7 @@ impl<'ctx> Gathered<'ctx> {
 
     /// Versions the gather (see the module documentation); `None` where the block's code
     /// between its first load and its end is not one it can move.
-    fn version(&self, b: &Builder<'ctx>) -> Option<()> {
+    fn version(&self, b: &Builder<'ctx>, module: &Module<'ctx>) -> Option<()> {
         let block = self.last.get_parent()?;
         let members: Vec<LLVMValueRef> = self.loads.iter().chain(&self.inserts).map(|i| i.as_value_ref()).collect();
         // The first load in the block, and what lies between it and the chain's end.
@@ -242,9 +241,7 @@ impl<'ctx> Gathered<'ctx> {
         // times the element's size in offset units.
         b.position_before(&first);
         let vt = self.sources[0].get_type();
-        let lanes = self.loads.len() as u32;
         let ity = vt.get_element_type().into_int_type();
-        let wide = ity.vec_type(lanes);
         let width = vt.get_size();
         let cx = block.get_context();
         let i32t = cx.i32_type();
@@ -264,15 +261,7 @@ impl<'ctx> Gathered<'ctx> {
                 all = b.build_insert_element(all, *s, ity.const_int(k as u64, false), "").ok()?;
             }
         }
-        let step = self.size / self.scale;
-        let first_offset = b.build_extract_element(all, ity.const_zero(), "").ok()?.into_int_value();
-        let splat = b.build_insert_element(wide.get_poison(), first_offset, ity.const_zero(), "").ok()?;
-        let splat = b.build_shuffle_vector(splat, wide.get_poison(), wide.const_zero(), "").ok()?;
-        let ramp: Vec<IntValue<'ctx>> = (0..u64::from(lanes)).map(|k| ity.const_int(k * step, false)).collect();
-        let expected = b.build_int_add(splat, inkwell::types::VectorType::const_vector(&ramp), "").ok()?;
-        let same = b.build_int_compare(IntPredicate::EQ, all, expected, "").ok()?;
-        let bits = b.build_bit_cast(same, cx.custom_width_int_type(std::num::NonZeroU32::new(lanes)?).ok()?, "").ok()?.into_int_value();
-        let consecutive = b.build_int_compare(IntPredicate::EQ, bits, bits.get_type().const_all_ones(), "consecutive").ok()?;
+        let consecutive = steps_from_first(b, module, all, None, self.size / self.scale, false)?;
         // [before | first .. last (the scalar loads) | after], and the vector load beside.
         let after = self.last.get_next_instruction()?;
         let (head, scalar) = cfg::split_before(b, first, "gather.scalar")?;
@@ -288,12 +277,7 @@ impl<'ctx> Gathered<'ctx> {
         let load = b.build_load(ty, first_ptr, "").ok()?;
         let li = load.as_instruction_value()?;
         li.set_alignment(self.loads[0].get_alignment().ok()?).ok()?;
-        for kind in ["alias.scope", "noalias", "llvm.access.group", "invariant.load"] {
-            let kind = cx.get_kind_id(kind);
-            if let Some(md) = self.loads[0].get_metadata(kind) {
-                li.set_metadata(md, kind).ok()?;
-            }
-        }
+        copy_access_metadata(self.loads[0], li)?;
         b.build_unconditional_branch(join).ok()?;
         b.position_before(&join.get_first_instruction()?);
         let phi = b.build_phi(ty, "gathered").ok()?;
@@ -305,7 +289,7 @@ impl<'ctx> Gathered<'ctx> {
 }
 
 /// Versions the scalarized gathers of `f` (see the module documentation).
-pub fn version_scalarized_gathers(module: &Module<'_>, f: FunctionValue<'_>) {
+pub fn version_scalarized_gathers<'ctx>(module: &Module<'ctx>, f: FunctionValue<'ctx>) {
     let layout = module.get_data_layout();
     let data = TargetData::create(layout.as_str().to_str().unwrap_or(""));
     let b = module.get_context().create_builder();
@@ -325,7 +309,7 @@ pub fn version_scalarized_gathers(module: &Module<'_>, f: FunctionValue<'_>) {
     }
     for last in found {
         if let Some(g) = Gathered::of(last, &data) {
-            let _ = g.version(&b);
+            let _ = g.version(&b, module);
         }
     }
 }
