@@ -56,6 +56,8 @@ fn is_compact(f: &ir::Function, regions: &Regions) -> bool {
 /// thrust's ScanScatterDigits kernels, 105 regions, ~100k lines of IR each), at the cost of
 /// a state test per thread in dense runs. The runtime benchmark's kernels have at most 13.
 const ONE_LOOP_ABOVE_REGIONS: usize = 32;
+// (Below it, a region set fits in `Picks::Some`.)
+const _: () = assert!(ONE_LOOP_ABOVE_REGIONS < 64);
 
 /// Which threads a region's thread loop runs.
 #[derive(Clone, Copy)]
@@ -430,7 +432,16 @@ pub fn lower_entry<'ctx>(ml: &ModuleLowerer<'ctx, '_>, index: usize, f: &ir::Fun
             };
             let (decided, _, _) = decision(&fc, &entries)?;
             let next = interchange::emit_dispatch(&mut fc, &regions, &layout, decided)?;
-            let lp = emit_region_loop(&mut fc, &regions, &layout, RegionSel::Picked(picked.0), Filter::DenseOrReleased(picked.1), States::Written, None, next)?;
+            let lp = emit_region_loop(
+                &mut fc,
+                &regions,
+                &layout,
+                RegionSel::Picked(picked.0, Picks::All),
+                Filter::DenseOrReleased(picked.1),
+                States::Written,
+                None,
+                next,
+            )?;
             fc.b.position_at_end(shared);
             fc.b.build_unconditional_branch(lp)?;
             let first = next_block_first(&mut fc, &regions, entries.dense[0])?;
@@ -507,6 +518,12 @@ pub fn lower_entry<'ctx>(ml: &ModuleLowerer<'ctx, '_>, index: usize, f: &ir::Fun
                 .unzip();
             // Chains of regions joined by warp collectives run warp by warp (`warp_runs`).
             let runs = if n > ONE_LOOP_ABOVE_REGIONS { HashMap::new() } else { warp_runs::plan(f, &regions, &layout) };
+            if n > ONE_LOOP_ABOVE_REGIONS {
+                // Each region's one loop tests every thread's state and skips whole warps, so
+                // none of them vectorizes: the loop passes and vectorizers would only cost
+                // time (thrust's ScanScatterDigits, 105 regions: no vector loop either way).
+                crate::lower::opt::pipeline::mark_scalar(cx, fc.func);
+            }
             let warp_run = |fc: &mut FnCx<'ctx, '_>, k: usize, dense: BasicBlock<'ctx>| -> R<BasicBlock<'ctx>> {
                 match runs.get(&k) {
                     Some(run) if run.checked => warp_runs::emit(fc, &regions, &layout, run, States::Written, next, dense),
@@ -518,6 +535,15 @@ pub fn lower_entry<'ctx>(ml: &ModuleLowerer<'ctx, '_>, index: usize, f: &ir::Fun
                 }
             };
             let mut cases = vec![];
+            // The released threads of the regions whose runs end in the decision: one thread
+            // loop for all of them, entering the picked region's code through a switch (as a
+            // compact kernel's loop does), not a checked copy of each region's code. The
+            // scheduler releases threads into a region when the block diverged (some warps at
+            // another sync point); blocks that stay converged never run it.
+            // (Region 0 has no released threads; one region alone keeps its own loop.)
+            let mut released_loop: Option<(BasicBlock<'ctx>, inkwell::values::PhiValue<'ctx>)> = None;
+            let shared_released: u64 = (1..n).filter(|&k| after_released[k] == next).fold(0, |m, k| m | 1 << k);
+            let shared_released = if shared_released.count_ones() >= 2 { shared_released } else { 0 };
             let step_aheads = crate::lower::exec::prefetch::step_aheads(fc.f, &regions);
             for k in 1..n {
                 let pick = fc.new_block(&format!("region{k}"));
@@ -570,7 +596,33 @@ pub fn lower_entry<'ctx>(ml: &ModuleLowerer<'ctx, '_>, index: usize, f: &ir::Fun
                 };
                 fc.b.position_at_end(entries.dense[k]);
                 fc.b.build_unconditional_branch(dense)?;
-                let checked = emit_region_loop(&mut fc, &regions, &layout, RegionSel::One(k), Filter::Released, States::Written, None, after_released[k])?;
+                let checked = if shared_released >> k & 1 == 1 {
+                    let (entry, region) = match released_loop {
+                        Some(l) => l,
+                        None => {
+                            let bb = fc.new_block("released");
+                            fc.b.position_at_end(bb);
+                            let region = fc.b.build_phi(i32t, "released.region")?;
+                            let lp = emit_region_loop(
+                                &mut fc,
+                                &regions,
+                                &layout,
+                                RegionSel::Picked(region.as_basic_value().into_int_value(), Picks::Some(shared_released)),
+                                Filter::Released,
+                                States::Written,
+                                None,
+                                next,
+                            )?;
+                            fc.b.position_at_end(bb);
+                            fc.b.build_unconditional_branch(lp)?;
+                            *released_loop.insert((bb, region))
+                        }
+                    };
+                    region.add_incoming(&[(&i32t.const_int(k as u64, false), entries.released[k])]);
+                    entry
+                } else {
+                    emit_region_loop(&mut fc, &regions, &layout, RegionSel::One(k), Filter::Released, States::Written, None, after_released[k])?
+                };
                 fc.b.position_at_end(entries.released[k]);
                 fc.b.build_unconditional_branch(checked)?;
                 cases.push((k, pick));
@@ -1133,9 +1185,26 @@ pub(crate) enum RegionSel<'ctx> {
     /// The region whose index the value holds (the scheduler's pick): one loop for every
     /// region, entering each thread's code through a switch, so that each IR block is
     /// emitted once however many regions reach it.
-    Picked(IntValue<'ctx>),
+    Picked(IntValue<'ctx>, Picks),
     /// The threads parked at interchange point `q`, from that point on (`interchange`).
     Point(usize),
+}
+
+/// The regions a `RegionSel::Picked` loop holds the code of.
+#[derive(Clone, Copy)]
+pub(crate) enum Picks {
+    All,
+    /// Bit `k`: region `k` (kernels of at most 64 regions).
+    Some(u64),
+}
+
+impl Picks {
+    fn regions(self, n: usize) -> Vec<usize> {
+        match self {
+            Picks::All => (0..n).collect(),
+            Picks::Some(mask) => (0..n.min(64)).filter(|k| mask >> k & 1 == 1).collect(),
+        }
+    }
 }
 
 /// Emits the thread loop nest of a region (over every thread index, or over `bounds`);
@@ -1155,7 +1224,7 @@ pub(crate) fn emit_region_loop<'ctx>(
     let i32t = cx.i32_type();
     let k = match region {
         RegionSel::One(k) => k.to_string(),
-        RegionSel::Picked(_) => "k".to_string(),
+        RegionSel::Picked(..) => "k".to_string(),
         RegionSel::Point(q) => format!("p{q}"),
     };
     let tag = match filter {
@@ -1175,7 +1244,7 @@ pub(crate) fn emit_region_loop<'ctx>(
     // Block-uniform registers live into the region(s): read once, before the threads run.
     let entered: Vec<usize> = match region {
         RegionSel::One(k) => vec![k],
-        RegionSel::Picked(_) => (0..regions.starts.len()).collect(),
+        RegionSel::Picked(_, picks) => picks.regions(regions.starts.len()),
         RegionSel::Point(_) => vec![],
     };
     fc.b.position_at_end(pre);
@@ -1270,7 +1339,7 @@ pub(crate) fn emit_region_loop<'ctx>(
     // The one loop of a compact kernel's regions keeps some registers in their frame slots
     // (`frame_homes`): their storage is the slot, addressed here once per thread.
     let homes: std::collections::HashSet<ir::RegId> = match region {
-        RegionSel::Picked(_) if row.is_none() && bounds.is_none() => frame_homes(fc, layout, &uniform_values),
+        RegionSel::Picked(..) if row.is_none() && bounds.is_none() => frame_homes(fc, layout, &uniform_values),
         _ => Default::default(),
     };
     let mut displaced = vec![];
@@ -1321,7 +1390,7 @@ pub(crate) fn emit_region_loop<'ctx>(
         let state = layout.state.expect("kernel with sync points has a state array");
         let released = match region {
             RegionSel::One(k) => i32t.const_int(k as u64 | sync::RELEASED, false),
-            RegionSel::Picked(k) => fc.b.build_or(k, i32t.const_int(sync::RELEASED, false), "")?,
+            RegionSel::Picked(k, _) => fc.b.build_or(k, i32t.const_int(sync::RELEASED, false), "")?,
             // Parked threads run under `Filter::Waiting`; the scheduler never names them.
             RegionSel::Point(_) => return Err(LowerError::Internal("interchange points run their parked threads".into())),
         };
@@ -1423,8 +1492,9 @@ pub(crate) fn emit_region_loop<'ctx>(
     let entries: Vec<(usize, BasicBlock<'ctx>)> = match region {
         RegionSel::One(k) => vec![(k, body)],
         RegionSel::Point(_) => vec![],
-        RegionSel::Picked(picked) => {
-            let entries: Vec<(usize, BasicBlock<'ctx>)> = (0..regions.starts.len()).map(|j| (j, fc.new_block(&format!("r{k}{tag}.enter{j}")))).collect();
+        RegionSel::Picked(picked, picks) => {
+            let entries: Vec<(usize, BasicBlock<'ctx>)> =
+                picks.regions(regions.starts.len()).into_iter().map(|j| (j, fc.new_block(&format!("r{k}{tag}.enter{j}")))).collect();
             fc.b.position_at_end(body);
             let cases: Vec<_> = entries.iter().map(|(j, bb)| (i32t.const_int(*j as u64, false), *bb)).collect();
             fc.b.build_switch(picked, xl, &cases)?;
@@ -1485,7 +1555,7 @@ pub(crate) fn emit_region_loop<'ctx>(
     }
     let from: Vec<BlockId> = match region {
         RegionSel::One(k) => vec![regions.starts[k]],
-        RegionSel::Picked(_) => regions.starts.clone(),
+        RegionSel::Picked(_, picks) => picks.regions(regions.starts.len()).into_iter().map(|j| regions.starts[j]).collect(),
         RegionSel::Point(q) => vec![plan.expect("a point implies a plan").points[q].block],
     };
     let mut kept = regions.kept_by_code_from(fc.f, &from);
@@ -1531,7 +1601,7 @@ pub(crate) fn emit_region_loop<'ctx>(
                 // region's loop (`Regions::kept_by_code_from`). The loop of every region
                 // (compact kernels, which have many) stores what this point needs of them.
                 let this_point: Option<std::collections::BTreeSet<ir::RegId>> = match (region, &clean) {
-                    (RegionSel::Picked(_), Some(clean)) => {
+                    (RegionSel::Picked(..), Some(clean)) => {
                         let c = clean[id.0 as usize].as_ref().expect("a reached sync point has a clean set");
                         Some(regions.kept_at(fc.f, id.0 as usize).into_iter().filter(|r| !c.contains(r) && !homes.contains(r)).collect())
                     }

@@ -746,7 +746,7 @@ pub fn rewrite_gathers_and_scatters<'ctx>(cx: &'ctx inkwell::context::Context, m
                 None => None,
             };
         }
-        narrower.delete_dead();
+        narrower.delete_dead(f);
         // Masked loads and stores under a bound on the induction (after the gathers'
         // rewrites, which make some of them).
         let mut bounded = vec![];

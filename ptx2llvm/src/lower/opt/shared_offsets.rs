@@ -295,9 +295,14 @@ impl<'ctx> Narrower<'ctx> {
     /// Deletes what the rewritten accesses no longer use: the old pointer vectors and the
     /// 64-bit values narrowed, where nothing else uses them (a loop's induction and its
     /// increment, which use only each other, go together).
-    pub(super) fn delete_dead(&mut self) {
+    ///
+    /// The rewrites that ran since `f`'s values were recorded may have deleted some of them
+    /// (a gather through one lane is replaced by a load): only those still in `f` are looked
+    /// at, so that no freed value is read.
+    pub(super) fn delete_dead(&mut self, f: FunctionValue<'_>) {
         use inkwell::llvm_sys::core::*;
-        let mut work: Vec<LLVMValueRef> = self.replaced.drain(..).chain(self.memo.keys().copied()).collect();
+        let live: std::collections::HashSet<LLVMValueRef> = f.get_basic_block_iter().flat_map(|bb| bb.get_instructions()).map(|i| i.as_value_ref()).collect();
+        let mut work: Vec<LLVMValueRef> = self.replaced.drain(..).chain(self.memo.drain().map(|(k, _)| k)).filter(|v| live.contains(v)).collect();
         let mut deleted = std::collections::HashSet::new();
         // SAFETY: only instructions without side effects and without uses (or whose only
         // uses are each other) are deleted, each once; operands are read before deletion.
@@ -318,7 +323,8 @@ impl<'ctx> Narrower<'ctx> {
                     continue;
                 }
                 let mut doomed = vec![inst];
-                if !users.is_empty() {
+                // (A phi that only feeds itself is its own one user: deleted once.)
+                if !users.is_empty() && users[0] != inst {
                     doomed.push(users[0]);
                 }
                 for &d in &doomed {
