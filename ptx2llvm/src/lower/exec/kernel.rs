@@ -542,7 +542,8 @@ pub fn lower_entry<'ctx>(ml: &ModuleLowerer<'ctx, '_>, index: usize, f: &ir::Fun
             // another sync point); blocks that stay converged never run it.
             // (Region 0 has no released threads; one region alone keeps its own loop.)
             let mut released_loop: Option<(BasicBlock<'ctx>, inkwell::values::PhiValue<'ctx>)> = None;
-            let shared_released: u64 = (1..n).filter(|&k| after_released[k] == next).fold(0, |m, k| m | 1 << k);
+            // (Kernels of more regions run each region's released threads in its one loop.)
+            let shared_released: u64 = if n > ONE_LOOP_ABOVE_REGIONS { 0 } else { (1..n).filter(|&k| after_released[k] == next).fold(0, |m, k| m | 1 << k) };
             let shared_released = if shared_released.count_ones() >= 2 { shared_released } else { 0 };
             let step_aheads = crate::lower::exec::prefetch::step_aheads(fc.f, &regions);
             for k in 1..n {
