@@ -518,12 +518,6 @@ pub fn lower_entry<'ctx>(ml: &ModuleLowerer<'ctx, '_>, index: usize, f: &ir::Fun
                 .unzip();
             // Chains of regions joined by warp collectives run warp by warp (`warp_runs`).
             let runs = if n > ONE_LOOP_ABOVE_REGIONS { HashMap::new() } else { warp_runs::plan(f, &regions, &layout) };
-            if n > ONE_LOOP_ABOVE_REGIONS {
-                // Each region's one loop tests every thread's state and skips whole warps, so
-                // none of them vectorizes: the loop passes and vectorizers would only cost
-                // time (thrust's ScanScatterDigits, 105 regions: no vector loop either way).
-                crate::lower::opt::pipeline::mark_scalar(cx, fc.func);
-            }
             let warp_run = |fc: &mut FnCx<'ctx, '_>, k: usize, dense: BasicBlock<'ctx>| -> R<BasicBlock<'ctx>> {
                 match runs.get(&k) {
                     Some(run) if run.checked => warp_runs::emit(fc, &regions, &layout, run, States::Written, next, dense),
