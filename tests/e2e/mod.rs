@@ -138,12 +138,17 @@ fn stencil() {
 
 /// NVRTC output: kernels with more than 12 sync points (an unrolled block scan with 21
 /// barriers and early-exit threads; rounds of warp shuffles and barriers), which run as one
-/// thread loop for all regions.
+/// thread loop for all regions. With a low `--large-function`, `rounds` (57 regions) is
+/// lowered in the one-loop form, found too large for the full pipeline, and lowered again in
+/// the compact form (`exec::kernel::lower_entry`), at -O2 and at -O0.
 const MANY_REGIONS: Fixture = Fixture { ptx: "many_regions.ptx", host: "many_regions_host.c", ok_lines: &["many_regions: 5 shapes OK"] };
 
 #[test]
 fn many_regions() {
-    run_fixture(&MANY_REGIONS);
+    run_fixture_with(
+        &MANY_REGIONS,
+        &[("O2", &[], None), ("O2compact", &["--large-function", "2000"], None), ("O0compact", &["-O0", "--large-function", "2000"], None)],
+    );
 }
 
 /// NVRTC output: grid-stride loops whose trip counts differ between threads (zero for some;

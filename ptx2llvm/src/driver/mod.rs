@@ -335,7 +335,11 @@ impl Backend<'_> {
             module,
             self.m,
             unit,
-            lower::ExecOptions { scheduler: opts.scheduler, large_kernel: opts.large_kernel },
+            lower::ExecOptions {
+                scheduler: opts.scheduler,
+                large_kernel: opts.large_kernel,
+                scalar_above: (opts.opt_level < 3).then_some(opts.large_function),
+            },
             self.variants,
             debug,
             &mut |name, secs| kernel_times.push((name.to_string(), secs)),
@@ -351,7 +355,11 @@ impl Backend<'_> {
         }
         time.lower = t.elapsed().as_secs_f64();
         let t = Instant::now();
-        if opts.opt_level > 0 {
+        if opts.opt_level == 0 {
+            // What lowering left unused (the tables of a kernel form it dropped:
+            // `lower::exec::kernel::lower_entry`), which -O1 and up remove with the rest.
+            module.run_passes("globaldce", &tm, PassBuilderOptions::create()).map_err(|e| optimize_error(e))?;
+        } else {
             self.progress.unit_phase(label, "optimize");
             // Registers to SSA first, so that addresses show their base (lower::opt::provenance).
             module.run_passes("function(sroa,mem2reg,instcombine<no-verify-fixpoint>)", &tm, PassBuilderOptions::create()).map_err(|e| optimize_error(e))?;

@@ -289,11 +289,16 @@ pub struct ExecOptions {
     /// Kernels of more PTX instructions than this are large (`kernel::LARGE_KERNEL`, the
     /// default).
     pub large_kernel: usize,
+    /// The LLVM instructions above which a function gets the scalar pipeline
+    /// (`opt::pipeline`, `--large-function`); `None` where every function gets the full one
+    /// (-O3). Kernels of many regions whose block function would be that large get the
+    /// compact form (`kernel::lower_entry`).
+    pub scalar_above: Option<usize>,
 }
 
 impl Default for ExecOptions {
     fn default() -> Self {
-        ExecOptions { scheduler: Scheduler::Auto, large_kernel: kernel::LARGE_KERNEL }
+        ExecOptions { scheduler: Scheduler::Auto, large_kernel: kernel::LARGE_KERNEL, scalar_above: Some(opt::pipeline::LARGE_FUNCTION) }
     }
 }
 

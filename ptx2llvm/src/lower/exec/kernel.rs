@@ -250,16 +250,73 @@ pub(crate) fn context_layout<'ctx>(
 /// Lowers kernel `f` (`Module::functions[index]`) to its block function, named
 /// `__ptxrt_block_<name><suffix>` (`suffix`: a CPU version's, `multiversion`).
 pub fn lower_entry<'ctx>(ml: &ModuleLowerer<'ctx, '_>, index: usize, f: &ir::Function, suffix: &str) -> R<LoweredKernel<'ctx>> {
-    let cx = ml.cx;
     let regions = regions::analyze(f);
+    let compact = is_compact(f, &regions);
+    let one_loop = !compact && regions.starts.len() > ONE_LOOP_ABOVE_REGIONS;
+    let Some(limit) = ml.exec.scalar_above.filter(|_| one_loop) else {
+        return lower_entry_in_form(ml, index, f, suffix, &regions, compact);
+    };
+    // A kernel of many regions whose one-loop block function gets the scalar pipeline for
+    // its size vectorizes nothing in it: it gets the compact form, a fraction of the code
+    // for LLVM (thrust's ScanScatterDigits: 105 regions, 16,700 instructions in the one-loop
+    // form, 1.6 s of code generation each). Its size is known only once lowered, so the
+    // one-loop form is lowered first and dropped for the compact one when it is too large.
+    let kernel = lower_entry_in_form(ml, index, f, suffix, &regions, false)?;
+    if size_for_pipeline(kernel.block_fn) <= ONE_LOOP_SIZE_MARGIN * limit {
+        return Ok(kernel);
+    }
+    // SAFETY: the block function was just created and nothing refers to it yet.
+    unsafe { kernel.block_fn.delete() };
+    // Its private tables (sync points, operands, and the texts those name) stay behind until
+    // global dead-code elimination (the driver's, at every level): the texts keep uses in
+    // the tables' initializers, constants that LLVM's C API cannot delete.
+    lower_entry_in_form(ml, index, f, suffix, &regions, true)
+}
+
+/// The one-loop form is dropped for the compact one when its block function is over this
+/// many times the scalar pipeline's limit, by `size_for_pipeline`, which overestimates the
+/// size the pipeline sees after SSA construction and instruction combining: by 1.15 to 1.7
+/// on the kernels of more than 32 regions measured (the runtime tests' `rounds`: 11,100
+/// against 9,600, full pipeline, vectorized loops; thrust's RakingReduction: 12,100 against
+/// 9,900; its ScanScatterDigits: 27,700 against 16,700, scalar pipeline), 3.1 on LibreCuda's
+/// matmul (146,700 against 47,500).
+const ONE_LOOP_SIZE_MARGIN: usize = 2;
+
+/// The instructions of `func` that SSA construction does not remove: all but its
+/// registers' `alloca`s and their loads and stores.
+fn size_for_pipeline(func: FunctionValue<'_>) -> usize {
+    use inkwell::values::InstructionOpcode as Op;
+    let is_alloca = |i: &inkwell::values::InstructionValue<'_>, k: u32| {
+        i.get_operand(k).and_then(|o| o.value()).and_then(|v| v.as_instruction_value()).is_some_and(|p| p.get_opcode() == Op::Alloca)
+    };
+    func.get_basic_block_iter()
+        .flat_map(|bb| bb.get_instructions())
+        .filter(|i| match i.get_opcode() {
+            Op::Alloca => false,
+            Op::Load => !is_alloca(i, 0),
+            Op::Store => !is_alloca(i, 1),
+            _ => true,
+        })
+        .count()
+}
+
+/// `lower_entry` in the compact form or not.
+fn lower_entry_in_form<'ctx>(
+    ml: &ModuleLowerer<'ctx, '_>,
+    index: usize,
+    f: &ir::Function,
+    suffix: &str,
+    regions: &Regions,
+    compact: bool,
+) -> R<LoweredKernel<'ctx>> {
+    let cx = ml.cx;
     let size = f.blocks.iter().map(|b| b.insts.len()).sum::<usize>();
     let large = size > ml.exec.large_kernel;
-    let plan = interchange::analyze(f, &regions, large);
+    let plan = interchange::analyze(f, regions, large);
     let uniformity = Uniformity::new(f);
     // A compact kernel's one thread loop runs every region behind a switch and never
     // vectorizes, so its registers gain nothing from arrays either: frames, whatever its size.
-    let compact = is_compact(f, &regions);
-    let mut layout = context_layout(cx, f, &regions, plan.as_ref(), large || compact);
+    let mut layout = context_layout(cx, f, regions, plan.as_ref(), large || compact);
     // Block-uniform registers kept across sync points have one slot for the whole block,
     // except those an interchanged loop parks with its threads (its resume points reload
     // them per thread).
@@ -324,12 +381,12 @@ pub fn lower_entry<'ctx>(ml: &ModuleLowerer<'ctx, '_>, index: usize, f: &ir::Fun
     let done = fc.new_block("done");
 
     if !regions.has_sync_points() {
-        let after = interchange::emit_dispatch(&mut fc, &regions, &layout, done)?;
+        let after = interchange::emit_dispatch(&mut fc, regions, &layout, done)?;
         // Interchanged loops need every thread's context: no narrowing.
         let narrowing = guards::analyze(f).filter(|_| layout.interchange.is_none());
         let thread_loop = |fc: &mut FnCx<'ctx, '_>| match &narrowing {
-            Some(narrowing) => emit_narrowed_loop(fc, &regions, &layout, 0, narrowing, None, States::Written, after, after),
-            None => emit_region_loop(fc, &regions, &layout, RegionSel::One(0), Filter::All, States::Written, None, after),
+            Some(narrowing) => emit_narrowed_loop(fc, regions, &layout, 0, narrowing, None, States::Written, after, after),
+            None => emit_region_loop(fc, regions, &layout, RegionSel::One(0), Filter::All, States::Written, None, after),
         };
         let start = match texture_versions::linear_fetch_handles(f) {
             Some(handles) => {
@@ -349,7 +406,7 @@ pub fn lower_entry<'ctx>(ml: &ModuleLowerer<'ctx, '_>, index: usize, f: &ir::Fun
         fc.b.build_unconditional_branch(start)?;
     } else {
         let i32t = cx.i32_type();
-        let points = sync_point_table(&fc, &regions, &layout)?;
+        let points = sync_point_table(&fc, regions, &layout)?;
         // The scheduler's per-block scratch (barrier arrivals, round-robin cursor).
         let arrivals = fc.b.build_alloca(i32t.array_type(sync::SCRATCH_WORDS), "arrivals")?;
         fc.b.build_store(arrivals, i32t.array_type(sync::SCRATCH_WORDS).const_zero())?;
@@ -431,10 +488,10 @@ pub fn lower_entry<'ctx>(ml: &ModuleLowerer<'ctx, '_>, index: usize, f: &ir::Fun
                 released: (0..n).map(|k| enter(&fc, k, false)).collect::<R<_>>()?,
             };
             let (decided, _, _) = decision(&fc, &entries)?;
-            let next = interchange::emit_dispatch(&mut fc, &regions, &layout, decided)?;
+            let next = interchange::emit_dispatch(&mut fc, regions, &layout, decided)?;
             let lp = emit_region_loop(
                 &mut fc,
-                &regions,
+                regions,
                 &layout,
                 RegionSel::Picked(picked.0, Picks::All),
                 Filter::DenseOrReleased(picked.1),
@@ -444,7 +501,7 @@ pub fn lower_entry<'ctx>(ml: &ModuleLowerer<'ctx, '_>, index: usize, f: &ir::Fun
             )?;
             fc.b.position_at_end(shared);
             fc.b.build_unconditional_branch(lp)?;
-            let first = next_block_first(&mut fc, &regions, entries.dense[0])?;
+            let first = next_block_first(&mut fc, regions, entries.dense[0])?;
             fc.b.position_at_end(entry);
             fc.b.build_unconditional_branch(first)?;
             fc.b.position_at_end(dispatch);
@@ -468,7 +525,7 @@ pub fn lower_entry<'ctx>(ml: &ModuleLowerer<'ctx, '_>, index: usize, f: &ir::Fun
             // to the completion of a warp collective for every warp (not a region holding an
             // interchanged loop's point, whose parked threads run first).
             let (decided, whole, some) = decision(&fc, &entries)?;
-            let next = interchange::emit_dispatch(&mut fc, &regions, &layout, decided)?;
+            let next = interchange::emit_dispatch(&mut fc, regions, &layout, decided)?;
             // A run of the released threads of a region that always ends at the same warp
             // collective: the warps that ran wait there, the others where they were, so the
             // completion for some warps comes next (a phase of warp 0 alone: shuffle after
@@ -517,13 +574,13 @@ pub fn lower_entry<'ctx>(ml: &ModuleLowerer<'ctx, '_>, index: usize, f: &ir::Fun
                 .into_iter()
                 .unzip();
             // Chains of regions joined by warp collectives run warp by warp (`warp_runs`).
-            let runs = if n > ONE_LOOP_ABOVE_REGIONS { HashMap::new() } else { warp_runs::plan(f, &regions, &layout) };
+            let runs = if n > ONE_LOOP_ABOVE_REGIONS { HashMap::new() } else { warp_runs::plan(f, regions, &layout) };
             let warp_run = |fc: &mut FnCx<'ctx, '_>, k: usize, dense: BasicBlock<'ctx>| -> R<BasicBlock<'ctx>> {
                 match runs.get(&k) {
-                    Some(run) if run.checked => warp_runs::emit(fc, &regions, &layout, run, States::Written, next, dense),
+                    Some(run) if run.checked => warp_runs::emit(fc, regions, &layout, run, States::Written, next, dense),
                     Some(run) => {
                         let last = *run.regions.last().expect("a run has regions");
-                        warp_runs::emit(fc, &regions, &layout, run, dense_states[last], after_dense[last], dense)
+                        warp_runs::emit(fc, regions, &layout, run, dense_states[last], after_dense[last], dense)
                     }
                     None => Ok(dense),
                 }
@@ -539,14 +596,14 @@ pub fn lower_entry<'ctx>(ml: &ModuleLowerer<'ctx, '_>, index: usize, f: &ir::Fun
             // (Kernels of more regions run each region's released threads in its one loop.)
             let shared_released: u64 = if n > ONE_LOOP_ABOVE_REGIONS { 0 } else { (1..n).filter(|&k| after_released[k] == next).fold(0, |m, k| m | 1 << k) };
             let shared_released = if shared_released.count_ones() >= 2 { shared_released } else { 0 };
-            let step_aheads = crate::lower::exec::prefetch::step_aheads(fc.f, &regions);
+            let step_aheads = crate::lower::exec::prefetch::step_aheads(fc.f, regions);
             for k in 1..n {
                 let pick = fc.new_block(&format!("region{k}"));
                 // A dense run of a region whose guard sends some threads straight to a plain
                 // barrier runs the others alone (`guards::analyze_region`), then the
                 // barrier's region densely.
                 let guard = match layout.interchange {
-                    None => guards::analyze_region(f, &regions, k, &layout.block_uniform)
+                    None => guards::analyze_region(f, regions, k, &layout.block_uniform)
                         .and_then(|g| Some((entries.dense[g.then_region.filter(|j| points[*j].is_some_and(regions::is_plain_barrier))?], g))),
                     Some(_) => None,
                 };
@@ -562,7 +619,7 @@ pub fn lower_entry<'ctx>(ml: &ModuleLowerer<'ctx, '_>, index: usize, f: &ir::Fun
                     let flag = fc.b.build_phi(cx.bool_type(), "dense")?;
                     flag.add_incoming(&[(&cx.bool_type().const_int(1, false), dense_entry), (&cx.bool_type().const_zero(), entries.released[k])]);
                     let dense = flag.as_basic_value().into_int_value();
-                    let lp = emit_region_loop(&mut fc, &regions, &layout, RegionSel::One(k), Filter::DenseOrReleased(dense), States::Written, None, leave)?;
+                    let lp = emit_region_loop(&mut fc, regions, &layout, RegionSel::One(k), Filter::DenseOrReleased(dense), States::Written, None, leave)?;
                     fc.b.position_at_end(one);
                     fc.b.build_unconditional_branch(lp)?;
                     fc.b.position_at_end(leave);
@@ -571,7 +628,7 @@ pub fn lower_entry<'ctx>(ml: &ModuleLowerer<'ctx, '_>, index: usize, f: &ir::Fun
                     fc.b.build_unconditional_branch(one)?;
                     if let Some((then_dense, guard)) = &guard {
                         let narrowed =
-                            emit_narrowed_loop(&mut fc, &regions, &layout, k, guard, Some(dense_entry), dense_states[k], after_dense[k], *then_dense)?;
+                            emit_narrowed_loop(&mut fc, regions, &layout, k, guard, Some(dense_entry), dense_states[k], after_dense[k], *then_dense)?;
                         fc.b.position_at_end(entries.dense[k]);
                         fc.b.build_unconditional_branch(narrowed)?;
                     }
@@ -581,8 +638,8 @@ pub fn lower_entry<'ctx>(ml: &ModuleLowerer<'ctx, '_>, index: usize, f: &ir::Fun
                     continue;
                 }
                 let dense = match &guard {
-                    Some((then_dense, guard)) => emit_narrowed_loop(&mut fc, &regions, &layout, k, guard, None, dense_states[k], after_dense[k], *then_dense)?,
-                    None => emit_region_loop(&mut fc, &regions, &layout, RegionSel::One(k), Filter::All, dense_states[k], None, after_dense[k])?,
+                    Some((then_dense, guard)) => emit_narrowed_loop(&mut fc, regions, &layout, k, guard, None, dense_states[k], after_dense[k], *then_dense)?,
+                    None => emit_region_loop(&mut fc, regions, &layout, RegionSel::One(k), Filter::All, dense_states[k], None, after_dense[k])?,
                 };
                 let dense = warp_run(&mut fc, k, dense)?;
                 let dense = match &step_aheads[k] {
@@ -600,7 +657,7 @@ pub fn lower_entry<'ctx>(ml: &ModuleLowerer<'ctx, '_>, index: usize, f: &ir::Fun
                             let region = fc.b.build_phi(i32t, "released.region")?;
                             let lp = emit_region_loop(
                                 &mut fc,
-                                &regions,
+                                regions,
                                 &layout,
                                 RegionSel::Picked(region.as_basic_value().into_int_value(), Picks::Some(shared_released)),
                                 Filter::Released,
@@ -616,20 +673,20 @@ pub fn lower_entry<'ctx>(ml: &ModuleLowerer<'ctx, '_>, index: usize, f: &ir::Fun
                     region.add_incoming(&[(&i32t.const_int(k as u64, false), entries.released[k])]);
                     entry
                 } else {
-                    emit_region_loop(&mut fc, &regions, &layout, RegionSel::One(k), Filter::Released, States::Written, None, after_released[k])?
+                    emit_region_loop(&mut fc, regions, &layout, RegionSel::One(k), Filter::Released, States::Written, None, after_released[k])?
                 };
                 fc.b.position_at_end(entries.released[k]);
                 fc.b.build_unconditional_branch(checked)?;
                 cases.push((k, pick));
             }
             // Region 0 (the entry) runs for every thread.
-            let first = emit_region_loop(&mut fc, &regions, &layout, RegionSel::One(0), Filter::All, dense_states[0], None, after_dense[0])?;
+            let first = emit_region_loop(&mut fc, regions, &layout, RegionSel::One(0), Filter::All, dense_states[0], None, after_dense[0])?;
             let first = warp_run(&mut fc, 0, first)?;
             fc.b.position_at_end(entries.dense[0]);
             fc.b.build_unconditional_branch(first)?;
             fc.b.position_at_end(entries.released[0]);
             fc.b.build_unconditional_branch(failed)?;
-            let first = next_block_first(&mut fc, &regions, entries.dense[0])?;
+            let first = next_block_first(&mut fc, regions, entries.dense[0])?;
             fc.b.position_at_end(entry);
             fc.b.build_unconditional_branch(first)?;
             fc.b.position_at_end(dispatch);
