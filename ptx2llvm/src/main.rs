@@ -115,7 +115,8 @@ struct Cli {
     /// At -O1 and -O2, functions of more than N LLVM instructions get a scalar optimization
     /// pipeline (no loop passes or vectorizers: LLVM's full one takes seconds on each
     /// huge block function and gains little there), as do large kernels whose regions run in
-    /// one thread loop; -O3 gives every function the full one.
+    /// one thread loop; below -O3, kernels of more than 32 regions whose block functions would
+    /// be over twice N get that one loop. -O3 gives every function the full one.
     #[arg(long, value_name = "N", default_value_t = ptx2llvm::lower::opt::pipeline::LARGE_FUNCTION as u64)]
     large_function: u64,
     /// The smallest codegen unit in IR instructions (0 splits even small modules: for tests).
