@@ -1449,10 +1449,13 @@ pub(crate) fn emit_region_loop<'ctx>(
             // Parked threads run under `Filter::Waiting`; the scheduler never names them.
             RegionSel::Point(_) => return Err(LowerError::Internal("interchange points run their parked threads".into())),
         };
-        let dense = match filter {
-            Filter::DenseOrReleased(dense) => Some(dense),
-            _ => None,
-        };
+        // In a dense run every thread runs: no state to test (a test per thread and a vector
+        // compare per warp otherwise, which the scalar pipeline keeps).
+        if let Filter::DenseOrReleased(dense) = filter {
+            let check = fc.new_block(&format!("r{k}{tag}.check"));
+            fc.b.build_conditional_branch(dense, body, check)?;
+            fc.b.position_at_end(check);
+        }
         // At the first thread of 32 along x: skip them at once when none is released (a
         // phase of warp 0 alone while the other warps wait at a barrier then costs a vector
         // compare per other warp, not a test per thread).
@@ -1476,10 +1479,7 @@ pub(crate) fn emit_region_loop<'ctx>(
         let splat = b.build_insert_element(splat, released, i32t.const_zero(), "")?;
         let splat = b.build_shuffle_vector(splat, i32t.vec_type(32).get_undef(), i32t.vec_type(32).const_zero(), "")?;
         let hits = b.build_int_compare(P::EQ, states.into_vector_value(), splat, "")?;
-        let mut any = fc.call_intrinsic("llvm.vector.reduce.or", &[hits.get_type().into()], &[hits.into()])?.into_int_value();
-        if let Some(dense) = dense {
-            any = fc.b.build_or(any, dense, "")?;
-        }
+        let any = fc.call_intrinsic("llvm.vector.reduce.or", &[hits.get_type().into()], &[hits.into()])?.into_int_value();
         let b = &fc.b;
         b.build_conditional_branch(any, thread_check, skip)?;
         b.position_at_end(skip);
@@ -1488,10 +1488,7 @@ pub(crate) fn emit_region_loop<'ctx>(
         skipped_warp = Some((x_after, skip));
         b.position_at_end(thread_check);
         let s = load_context(fc, layout, state, 4, lin, "state")?;
-        let mut run = fc.b.build_int_compare(P::EQ, s, released, "")?;
-        if let Some(dense) = dense {
-            run = fc.b.build_or(run, dense, "")?;
-        }
+        let run = fc.b.build_int_compare(P::EQ, s, released, "")?;
         fc.b.build_conditional_branch(run, body, xl)?;
     } else if let Filter::Waiting(q) = filter {
         let w = load_context(fc, layout, layout.wait.expect("a plan has wait words"), interchange::WAIT_BYTES, lin, "wait")?;
