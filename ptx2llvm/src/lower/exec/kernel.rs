@@ -54,7 +54,9 @@ fn is_compact(f: &ir::Function, regions: &Regions) -> bool {
 /// thread loop per region that runs every thread or the released ones (a flag), not a dense
 /// and a checked copy of each region's code: half the code for LLVM to optimize (measured:
 /// thrust's ScanScatterDigits kernels, 105 regions, ~100k lines of IR each), at the cost of
-/// a state test per thread in dense runs. The runtime benchmark's kernels have at most 13.
+/// a branch on the flag per thread. Where even that is too large for the full pipeline, the
+/// kernel gets the compact form (`lower_entry`). The runtime benchmark's kernels have at
+/// most 13.
 const ONE_LOOP_ABOVE_REGIONS: usize = 32;
 // (Below it, a region set fits in `Picks::Some`.)
 const _: () = assert!(ONE_LOOP_ABOVE_REGIONS < 64);
@@ -265,7 +267,7 @@ pub fn lower_entry<'ctx>(ml: &ModuleLowerer<'ctx, '_>, index: usize, f: &ir::Fun
     // once lowered, so the one-loop form is lowered first and dropped for the compact one
     // when it is too large.
     let kernel = lower_entry_in_form(ml, index, f, suffix, &regions, false)?;
-    if size_for_pipeline(kernel.block_fn) <= ONE_LOOP_SIZE_MARGIN * limit {
+    if crate::lower::opt::pipeline::size_after_ssa(kernel.block_fn) <= ONE_LOOP_SIZE_MARGIN * limit {
         return Ok(kernel);
     }
     // SAFETY: the block function was just created and nothing refers to it yet.
@@ -277,31 +279,13 @@ pub fn lower_entry<'ctx>(ml: &ModuleLowerer<'ctx, '_>, index: usize, f: &ir::Fun
 }
 
 /// The one-loop form is dropped for the compact one when its block function is over this
-/// many times the scalar pipeline's limit, by `size_for_pipeline`, which overestimates the
+/// many times the scalar pipeline's limit, by `pipeline::size_after_ssa`, which overestimates the
 /// size the pipeline sees after SSA construction and instruction combining: by 1.15 to 1.7
 /// on the kernels of more than 32 regions measured (the runtime tests' `rounds`: 11,100
 /// against 9,600, full pipeline, vectorized loops; thrust's RakingReduction: 12,100 against
 /// 9,900; its ScanScatterDigits: 27,700 against 16,700, scalar pipeline), 3.1 on LibreCuda's
 /// matmul (146,700 against 47,500).
 const ONE_LOOP_SIZE_MARGIN: usize = 2;
-
-/// The instructions of `func` that SSA construction does not remove: all but its
-/// registers' `alloca`s and their loads and stores.
-fn size_for_pipeline(func: FunctionValue<'_>) -> usize {
-    use inkwell::values::InstructionOpcode as Op;
-    let is_alloca = |i: &inkwell::values::InstructionValue<'_>, k: u32| {
-        i.get_operand(k).and_then(|o| o.value()).and_then(|v| v.as_instruction_value()).is_some_and(|p| p.get_opcode() == Op::Alloca)
-    };
-    func.get_basic_block_iter()
-        .flat_map(|bb| bb.get_instructions())
-        .filter(|i| match i.get_opcode() {
-            Op::Alloca => false,
-            Op::Load => !is_alloca(i, 0),
-            Op::Store => !is_alloca(i, 1),
-            _ => true,
-        })
-        .count()
-}
 
 /// `lower_entry` in the compact form or not.
 fn lower_entry_in_form<'ctx>(

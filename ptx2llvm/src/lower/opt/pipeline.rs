@@ -154,6 +154,26 @@ pub fn mark_scalar(cx: &inkwell::context::Context, f: FunctionValue<'_>) {
     f.add_attribute(AttributeLoc::Function, cx.create_string_attribute(SCALAR_ATTRIBUTE, ""));
 }
 
+/// The size `optimize` compares with its limit: `f`'s instructions after SSA construction.
 fn instruction_count(f: FunctionValue<'_>) -> usize {
     f.get_basic_block_iter().map(|bb| bb.get_instructions().count()).sum()
+}
+
+/// An estimate of `instruction_count` for a function not yet in SSA form (just lowered):
+/// its instructions less the `alloca`s and the loads and stores straight through them, which
+/// SSA construction removes for registers. High by what instruction combining removes too.
+pub fn size_after_ssa(f: FunctionValue<'_>) -> usize {
+    use inkwell::values::{BasicValue, InstructionOpcode as Op, InstructionValue};
+    let through_alloca = |i: &InstructionValue<'_>, k: u32| {
+        i.get_operand(k).and_then(|o| o.value()).and_then(|v| v.as_instruction_value()).is_some_and(|p| p.get_opcode() == Op::Alloca)
+    };
+    f.get_basic_block_iter()
+        .flat_map(|bb| bb.get_instructions())
+        .filter(|i| match i.get_opcode() {
+            Op::Alloca => false,
+            Op::Load => !through_alloca(i, 0),
+            Op::Store => !through_alloca(i, 1),
+            _ => true,
+        })
+        .count()
 }
