@@ -20,9 +20,10 @@ const SYNC_OPCODES: &[&str] = &["bar", "barrier", "shfl", "vote", "match", "redu
 /// How deep calls of synchronizing functions are inlined (deeper ones stay calls).
 const MAX_DEPTH: u32 = 16;
 
-/// The module with every direct call of a synchronizing `.func` inside a kernel inlined;
-/// `None` when there is nothing to inline.
-pub fn inline_sync_calls(module: &ast::Module) -> Option<ast::Module> {
+/// The kernels of `module` that call a synchronizing `.func` directly, each with every such
+/// call inlined: `(item index, the kernel's item)`. Only those kernels are copied (a
+/// module's other items are checked as they are).
+pub fn inline_sync_calls(module: &ast::Module) -> Vec<(usize, ast::Item)> {
     let funcs: HashMap<&str, &ast::Function> = module
         .items
         .iter()
@@ -33,24 +34,25 @@ pub fn inline_sync_calls(module: &ast::Module) -> Option<ast::Module> {
         .collect();
     let sync = sync_functions(&funcs);
     if sync.is_empty() {
-        return None;
+        return vec![];
     }
-    let mut out = module.clone();
     let mut counter = 0u32;
-    let mut changed = false;
-    for item in &mut out.items {
-        if let ast::Item::Function(f) = item {
-            if f.kind != ast::FunctionKind::Entry {
-                continue;
-            }
-            if let Some(body) = &mut f.body {
-                let mut cx = Inliner { funcs: &funcs, sync: &sync, counter: &mut counter, changed: false };
-                *body = cx.statements(std::mem::take(body), 0, &mut vec![]);
-                changed |= cx.changed;
-            }
+    let mut out = vec![];
+    for (index, item) in module.items.iter().enumerate() {
+        let ast::Item::Function(f) = item else { continue };
+        let calls_sync = |body: &[Statement]| any_instruction(body, &mut |i| callee(i).is_some_and(|c| sync.contains(c)));
+        if f.kind != ast::FunctionKind::Entry || !f.body.as_deref().is_some_and(calls_sync) {
+            continue;
+        }
+        let mut f = f.clone();
+        let body = f.body.as_mut().expect("checked above");
+        let mut cx = Inliner { funcs: &funcs, sync: &sync, counter: &mut counter, changed: false };
+        *body = cx.statements(std::mem::take(body), 0, &mut vec![]);
+        if cx.changed {
+            out.push((index, ast::Item::Function(f)));
         }
     }
-    changed.then_some(out)
+    out
 }
 
 /// Functions that contain a sync point or call one that does (not through recursion).

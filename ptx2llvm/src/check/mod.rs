@@ -38,7 +38,9 @@ pub fn check(module: &ast::Module) -> (ir::Module, Vec<Diagnostic>) {
     let mut cx = ModuleChecker { out: ir::Module::default(), diags: vec![], globals: HashMap::new(), declared_address_size: None, target_sm: None };
     // Functions that synchronize run inlined in the kernels that call them.
     let inlined = inline::inline_sync_calls(module);
-    cx.run(inlined.as_ref().unwrap_or(module));
+    let mut replaced = inlined.iter().peekable();
+    let items: Vec<&ast::Item> = module.items.iter().enumerate().map(|(i, item)| replaced.next_if(|(at, _)| *at == i).map_or(item, |(_, f)| f)).collect();
+    cx.run(&items);
     cx.out.lines = source_lines(module);
     (cx.out, cx.diags)
 }
@@ -88,14 +90,14 @@ pub(crate) struct ModuleChecker {
 }
 
 impl ModuleChecker {
-    fn run(&mut self, module: &ast::Module) {
+    fn run(&mut self, items: &[&ast::Item]) {
         let mut saw_version = false;
         let mut saw_other = false;
         let mut saw_target = false;
         // The first directive after `.version`, where `.target` belongs.
         let mut after_version: Option<ast::Span> = None;
         self.out.address_size = 64;
-        for item in &module.items {
+        for &item in items {
             if saw_version && after_version.is_none() && !matches!(item, ast::Item::Version { .. } | ast::Item::Ignored { .. } | ast::Item::File { .. }) {
                 after_version = Some(item_span(item));
             }
@@ -144,7 +146,7 @@ impl ModuleChecker {
             saw_other |= !matches!(item, ast::Item::Ignored { .. } | ast::Item::File { .. });
         }
         if !saw_version {
-            if let Some(first) = module.items.first() {
+            if let Some(first) = items.first() {
                 let span = item_span(first);
                 self.diags.push(Diagnostic::error(span.start..span.start, "missing `.version` directive at the start of the module"));
             }
@@ -152,12 +154,12 @@ impl ModuleChecker {
             self.out.version = crate::target::NEWEST_PTX_ISA;
         } else if !saw_target {
             // ptxas: "Missing .target directive at start of file".
-            let at = after_version.map(|s| s.start..s.start).unwrap_or(module.items.last().map(item_span).map(|s| s.end..s.end).unwrap_or(0..0));
+            let at = after_version.map(|s| s.start..s.start).unwrap_or(items.last().map(|i| item_span(i)).map(|s| s.end..s.end).unwrap_or(0..0));
             self.diags.push(Diagnostic::error(at, "missing `.target` directive after `.version` (e.g. `.target sm_80`)"));
         }
         // Declare every function first so that calls may refer forward.
         let mut bodies = vec![];
-        for item in &module.items {
+        for &item in items {
             match item {
                 ast::Item::Var(decl) if handle_kind(decl).is_some() => self.declare_handles(decl),
                 ast::Item::Var(decl) => {

@@ -56,7 +56,8 @@ pub struct Options {
     pub scheduler: lower::Scheduler,
     /// Kernels above this many PTX instructions are large (`lower::exec::kernel::LARGE_KERNEL`).
     pub large_kernel: usize,
-    /// Threads for code generation (0: one per core). The output does not depend on it.
+    /// Threads for parsing and code generation (0: one per core). The output does not
+    /// depend on it.
     pub jobs: usize,
     /// At most this many codegen units (1: the module stays whole). The output depends on it.
     pub codegen_units: usize,
@@ -73,6 +74,16 @@ pub struct Options {
     /// `--check`: checked memory accesses (`lower::ops::check`); positions name the PTX
     /// file of this path.
     pub check: Option<String>,
+}
+
+impl Options {
+    /// The threads `jobs` asks for.
+    fn threads(&self) -> usize {
+        match self.jobs {
+            0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
+            n => n,
+        }
+    }
 }
 
 /// The default `Options::codegen_units`.
@@ -113,7 +124,7 @@ pub enum CompileError {
 
 /// Parses and checks a module; returns the IR and all diagnostics (errors and warnings).
 pub fn analyze(source: &str) -> (crate::ir::Module, Vec<Diagnostic>) {
-    let (ast, mut diags) = front::parse(source);
+    let (ast, mut diags) = front::parser::parse_on_threads(source, Options::default().threads());
     let (ir, check_diags) = check::check(&ast);
     diags.extend(check_diags);
     diags.sort_by_key(|d| d.span.start);
@@ -243,7 +254,7 @@ fn compile_inner(
 ) -> Result<(Vec<u8>, Vec<Diagnostic>), CompileError> {
     progress.phase("parse");
     let t = Instant::now();
-    let (ast, mut diags) = front::parse(source);
+    let (ast, mut diags) = front::parser::parse_on_threads(source, opts.threads());
     report.add_phase("parse", t.elapsed().as_secs_f64());
     progress.phase("check");
     let t = Instant::now();
@@ -418,11 +429,7 @@ impl Backend<'_> {
         let parts = plan.parts.len();
         // Jobs: the kernel parts, then the module part, which waits for their kernels.
         let jobs = parts + 1;
-        let threads = match self.opts.jobs {
-            0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
-            n => n,
-        }
-        .min(jobs);
+        let threads = self.opts.threads().min(jobs);
         self.progress.note(&format!("{jobs} codegen units on {threads} thread{}", if threads == 1 { "" } else { "s" }));
         report.threads = threads;
         // What each kernel part lowered (`None`: not yet; `Some(None)`: it failed).

@@ -16,6 +16,20 @@ type Extra<'t> = extra::Err<Rich<'t, Token, SimpleSpan>>;
 
 /// Parses a whole module. Returns the tree (possibly partial) and every syntax error.
 pub fn parse(source: &str) -> (Module, Vec<Diagnostic>) {
+    parse_on_threads(source, 1)
+}
+
+/// Tokens below which a module is parsed on one thread (a 48,000-line file has about
+/// 750,000; a chunk's thread costs about what 10,000 tokens take to parse).
+const MIN_TOKENS_PER_THREAD: usize = 100_000;
+
+/// `parse` on up to `threads` threads: a large module's items are parsed in chunks that
+/// end where a function body (or another braced item) closes at the top level, one chunk
+/// per thread. Items do not depend on each other's text, so the chunks' items, in order,
+/// are the module's; where a chunk has a syntax error the whole module is parsed again on
+/// one thread, so that diagnostics (and recovery across the chunk's end) are exactly
+/// those of `parse`.
+pub fn parse_on_threads(source: &str, threads: usize) -> (Module, Vec<Diagnostic>) {
     let tokens: Vec<(Token, SimpleSpan)> = lex(source).into_iter().map(|(t, s)| (t, SimpleSpan::from(s))).collect();
     let mut diags = Vec::new();
     let mut bad_starts = Vec::new();
@@ -45,9 +59,12 @@ pub fn parse(source: &str) -> (Module, Vec<Diagnostic>) {
         cut_at = cut_at.min(span.start);
         tokens.truncate(at);
     }
-    let eoi = SimpleSpan::from(source.len()..source.len());
-    let input = tokens.as_slice().split_token_span(eoi);
-    let (module, errors) = module_parser(source).parse(input).into_output_errors();
+    if diags.is_empty() {
+        if let Some(module) = parse_chunks(source, &tokens, threads) {
+            return (module, diags);
+        }
+    }
+    let (module, errors) = parse_tokens(source, &tokens, source.len());
     for e in errors {
         let d = rich_to_diag(&e);
         // A bad character is reported once, by the lexer, not again as an unexpected token.
@@ -56,6 +73,75 @@ pub fn parse(source: &str) -> (Module, Vec<Diagnostic>) {
         }
     }
     (module.unwrap_or_default(), diags)
+}
+
+fn parse_tokens(source: &str, tokens: &[(Token, SimpleSpan)], end: usize) -> (Option<Module>, Vec<Rich<'static, Token, SimpleSpan>>) {
+    let input = tokens.split_token_span(SimpleSpan::from(end..end));
+    let (module, errors) = module_parser(source).parse(input).into_output_errors();
+    (module, errors.into_iter().map(|e| e.into_owned()).collect())
+}
+
+/// The module parsed in chunks on up to `threads` threads, if it is large enough to split
+/// and every chunk parses without an error.
+fn parse_chunks(source: &str, tokens: &[(Token, SimpleSpan)], threads: usize) -> Option<Module> {
+    let chunks = threads.min(tokens.len() / MIN_TOKENS_PER_THREAD);
+    if chunks < 2 {
+        return None;
+    }
+    // Where a chunk may start: after a `}` that closes the top level, at a token that
+    // starts a function (a variable's initializer `= {...}` goes on with `;`).
+    let mut starts = vec![];
+    let mut depth = 0i64;
+    for (i, (t, _)) in tokens.iter().enumerate() {
+        match t {
+            Token::LBrace => depth += 1,
+            Token::RBrace => {
+                depth -= 1;
+                let next_starts_function = matches!(tokens.get(i + 1), Some((Token::Dot(d), _)) if matches!(d.as_str(), ".visible" | ".entry" | ".func" | ".weak" | ".extern" | ".common"));
+                if depth == 0 && next_starts_function {
+                    starts.push(i + 1);
+                }
+            }
+            _ => {}
+        }
+        if depth < 0 {
+            return None;
+        }
+    }
+    // The starts nearest to equal shares of the tokens.
+    let mut bounds = vec![0];
+    for k in 1..chunks {
+        let want = tokens.len() * k / chunks;
+        let at = starts.partition_point(|&s| s < want);
+        if let Some(&s) = starts.get(at) {
+            if s > *bounds.last().expect("not empty") && s < tokens.len() {
+                bounds.push(s);
+            }
+        }
+    }
+    bounds.push(tokens.len());
+    if bounds.len() < 3 {
+        return None;
+    }
+    let parts: Vec<Option<Module>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = bounds
+            .windows(2)
+            .map(|w| {
+                let chunk = &tokens[w[0]..w[1]];
+                let end = if w[1] == tokens.len() { source.len() } else { tokens[w[1]].1.start };
+                scope.spawn(move || match parse_tokens(source, chunk, end) {
+                    (Some(m), errors) if errors.is_empty() => Some(m),
+                    _ => None,
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().ok().flatten()).collect()
+    });
+    let mut items = vec![];
+    for part in parts {
+        items.extend(part?.items);
+    }
+    Some(Module { items })
 }
 
 /// The deepest nesting of `(`, `[`, `{` and chained unary operators the parser accepts.
@@ -671,6 +757,43 @@ $L__BB0_2:
         let Item::Function(f) = &m.items[3] else { panic!() };
         assert_eq!(f.params.len(), 2);
         assert_eq!(f.body.as_ref().unwrap().len(), 9);
+    }
+
+    /// A module of `n` kernels and a function, with an initialized variable between them.
+    fn many_kernels(n: usize, bad_at: Option<usize>) -> String {
+        let mut src = String::from(".version 7.0\n.target sm_80\n.address_size 64\n.global .u32 table[2] = {1, 2};\n");
+        src += ".func (.reg .u32 r) twice(.reg .u32 a) { add.u32 r, a, a; ret; }\n";
+        for k in 0..n {
+            src += &format!(".visible .entry k{k}(.param .u64 p)\n{{\n .reg .b32 %r<8>;\n .reg .b64 %rd<4>;\n");
+            for i in 0..40 {
+                src += &format!(" mov.u32 %r1, %tid.x;\n add.u32 %r2, %r1, {i};\n ld.param.u64 %rd1, [p];\n");
+            }
+            if bad_at == Some(k) {
+                src += " add.u32 %r1, , ;\n";
+            }
+            src += " ret;\n}\n";
+            if k % 7 == 3 {
+                src += &format!(".global .u32 v{k}[2] = {{{k}, 2}};\n");
+            }
+        }
+        src
+    }
+
+    #[test]
+    fn chunked_parse_is_the_whole_parse() {
+        let src = many_kernels(320, None);
+        let (whole, d1) = parse(&src);
+        let (chunked, d2) = parse_on_threads(&src, 4);
+        assert!(d1.is_empty() && d2.is_empty());
+        assert!(lex(&src).len() > 2 * MIN_TOKENS_PER_THREAD, "the test module must be large enough to split");
+        assert!(parse_chunks(&src, &lex(&src).into_iter().map(|(t, s)| (t, SimpleSpan::from(s))).collect::<Vec<_>>(), 4).is_some());
+        assert_eq!(format!("{whole:?}"), format!("{chunked:?}"));
+        // An error in a chunk: the diagnostics are those of the whole parse.
+        let bad = many_kernels(320, Some(250));
+        let (_, d1) = parse(&bad);
+        let (_, d2) = parse_on_threads(&bad, 4);
+        assert_eq!(d1.len(), 1);
+        assert_eq!(format!("{d1:?}"), format!("{d2:?}"));
     }
 
     #[test]
