@@ -8,7 +8,8 @@
 //! (its *replay*) instead. A register is recomputable at a point when exactly one
 //! definition reaches the point, unguarded, and that definition is a pure operation
 //! (`recomputable_op`: no memory other than kernel parameters, no special registers other
-//! than `%tid`, `%ntid`, `%ctaid`, `%nctaid`) whose operands are recomputable at it in turn.
+//! than `%tid`, `%ntid`, `%ctaid`, `%nctaid`, no division by a register) whose operands are
+//! recomputable at it in turn.
 //! Kernels only (parameters of `.func`s are not read-only).
 //!
 //! Replaying an instruction writes all its destinations, which may hold other values at the
@@ -355,6 +356,12 @@ pub(crate) fn recomputable_op(op: &Op) -> bool {
         }
         Op::Cvta { .. } => true,
         Op::Carry { .. } => false,
+        // A division by a register is a long-latency instruction, one per lane in vector
+        // code (x86 has no vector integer division): replayed in every region it cost more
+        // than the context slot that keeps it (the runtime bench's `mma_gemm` divided its
+        // warp index by the tile count in each step of its K loop: 15-25% of its time).
+        // By an immediate it is a multiply and a shift.
+        Op::IntBinary { op: ir::IntBinOp::Div | ir::IntBinOp::Rem, b: Operand::Reg(_), .. } => false,
         op => op.is_value_computation(),
     }
 }
