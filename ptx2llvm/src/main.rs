@@ -104,8 +104,9 @@ struct Cli {
     /// scheduler for every kernel (for debugging and testing).
     #[arg(long, value_enum, default_value = "auto")]
     scheduler: SchedulerArg,
-    /// Threads for code generation (default: one per core). Large modules are split into
-    /// codegen units compiled in parallel; the object is the same for any number of threads.
+    /// Threads for parsing and code generation (default: one per core). Large modules are
+    /// parsed in chunks and split into codegen units compiled in parallel; the object is the
+    /// same for any number of threads.
     #[arg(short = 'j', long = "jobs", value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1024))]
     jobs: Option<u32>,
     /// Split a large module into at most N codegen units (1: never split). Unlike -j, this
