@@ -62,6 +62,11 @@ pub struct Thread<'ctx> {
     /// x index plus the row's start), for context addresses: LLVM then sees them as affine
     /// in the loop index without proving that the i32 sum does not wrap.
     pub linear_wide: Option<IntValue<'ctx>>,
+    /// In a warp's loop (`exec::warp_runs`): the loop's own lane index, 0 to 31, which
+    /// addresses the warp's lane arrays (`tid.x` less the warp's first x index is the same
+    /// value, but after vectorization and unrolling LLVM no longer folds it to a constant
+    /// and the arrays stay in memory).
+    pub warp_lane: Option<IntValue<'ctx>>,
 }
 
 impl<'ctx> Thread<'ctx> {
@@ -69,7 +74,7 @@ impl<'ctx> Thread<'ctx> {
     /// thread's code gives for the whole block (bounds, a pass's start, a prefetch gate).
     pub fn first(cx: &'ctx Context) -> Self {
         let zero = cx.i32_type().const_zero();
-        Thread { tid: [zero; 3], linear: zero, linear_wide: None }
+        Thread { tid: [zero; 3], linear: zero, linear_wide: None, warp_lane: None }
     }
 }
 

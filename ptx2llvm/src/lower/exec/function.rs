@@ -149,7 +149,7 @@ pub fn lower_thread_fn<'ctx>(ml: &ModuleLowerer<'ctx, '_>, index: usize, f: &ir:
         func,
         regs,
         uni,
-        thread: Some(Thread { tid, linear, linear_wide: None }),
+        thread: Some(Thread { tid, linear, linear_wide: None, warp_lane: None }),
         frame_vars: frame,
         local_override: Some(local),
         on_exit: Some(exit_bb),

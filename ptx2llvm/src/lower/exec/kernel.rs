@@ -837,7 +837,7 @@ pub(crate) fn thread_at<'ctx>(fc: &FnCx<'ctx, '_>, tid: [IntValue<'ctx>; 3]) -> 
     for v in [zy, zy2, row, linear, wide] {
         no_signed_wrap(v);
     }
-    Ok(Thread { tid, linear, linear_wide: Some(wide) })
+    Ok(Thread { tid, linear, linear_wide: Some(wide), warp_lane: None })
 }
 
 fn no_signed_wrap(v: IntValue<'_>) {
@@ -888,6 +888,7 @@ impl<'ctx> ContextLayout<'ctx> {
                 // The current thread's lane from its x index (the loop's induction), not
                 // from its linear index, so that LLVM sees lanes 0 to 31 in order.
                 let lane = match fc.thread.filter(|t| t.linear == tid) {
+                    Some(Thread { warp_lane: Some(lane), .. }) => lane,
                     Some(t) => fc.b.build_int_nuw_sub(t.tid[0], view.x0, "lane")?,
                     None if tid == view.first => return Ok(lanes),
                     None => fc.b.build_int_nuw_sub(tid, view.first, "lane")?,
@@ -1358,15 +1359,34 @@ pub(crate) fn emit_region_loop<'ctx>(
     b.build_unconditional_branch(xh)?;
     b.position_at_end(xh);
     let x = b.build_phi(i32t, "tid.x")?;
-    let xv = x.as_basic_value().into_int_value();
+    // A warp's loop (`one_row`) counts its lanes from 0 to 32, the thread's x index being
+    // the warp's first (a multiple of 32, stepped by 32: LLVM knows its low bits are zero)
+    // plus the lane, which is below 32 (an assumption LLVM reads): `tid.x >> 5` is then the
+    // warp's index, the same for every lane (a warp total's store goes to one address),
+    // and `tid.x & 31` the lane itself (a constant in each vector of the unrolled loop).
+    let xi = x.as_basic_value().into_int_value();
+    let xv = if one_row {
+        let below = b.build_int_compare(P::ULT, xi, i32t.const_int(32, false), "lane.below_32")?;
+        let assume = fc.ml.intrinsic("llvm.assume", &[])?;
+        fc.b.build_call(assume, &[below.into()], "")?;
+        let xv = fc.b.build_int_nuw_add(lo[0], xi, "tid.x.lane")?;
+        no_signed_wrap(xv);
+        xv
+    } else {
+        xi
+    };
+    let b = &fc.b;
     // The next index, computed where it dominates the whole body: a body that computes
     // `tid + 1` itself (a right neighbour's index) then shares it, where with the increment
     // in the latch GVN would make the latch's value a phi of copies on each way to it,
     // which the vectorizer does not recognize as an induction (the loop stays scalar).
     // Each index is below its bound, itself below 2^31: the increment does not wrap.
-    let xn = b.build_int_nuw_add(xv, i32t.const_int(1, false), "tid.x.next")?;
+    let xn = b.build_int_nuw_add(xi, i32t.const_int(1, false), "tid.x.next")?;
     no_signed_wrap(xn);
-    let thread = thread_at(fc, [xv, yv, zv])?;
+    let mut thread = thread_at(fc, [xv, yv, zv])?;
+    if one_row {
+        thread.warp_lane = Some(xi);
+    }
     let lin = thread.linear;
     fc.thread = Some(thread);
     fc.debug_thread()?;
@@ -1775,7 +1795,11 @@ pub(crate) fn emit_region_loop<'ctx>(
     let one = i32t.const_int(1, false);
     // Each index is below its bound, itself below 2^31: the increments do not wrap.
     b.position_at_end(xl);
-    let x_end = row.as_ref().map_or(hi[0], |r| r.end);
+    let x_end = match &row {
+        Some(r) => r.end,
+        None if one_row => b.build_int_nuw_sub(hi[0], lo[0], "lanes")?,
+        None => hi[0],
+    };
     let row_end = match &row {
         Some(r) => {
             let next = fc.new_block(&format!("r{k}{tag}.segment.next"));
@@ -1819,6 +1843,7 @@ pub(crate) fn emit_region_loop<'ctx>(
     }
     match &row {
         Some(r) => x.add_incoming(&[(&r.start.as_basic_value(), r.header), (&xn, xl)]),
+        None if one_row => x.add_incoming(&[(&i32t.const_zero(), yh), (&xn, xl)]),
         None => x.add_incoming(&[(&lo[0], yh), (&xn, xl)]),
     }
     if let Some((x_after, skip)) = skipped_warp {

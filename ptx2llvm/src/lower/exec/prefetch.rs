@@ -155,7 +155,7 @@ pub fn emit_thread_walk<'ctx>(
     let (t, x, y, z) = (phi("pf.t")?, phi("pf.x")?, phi("pf.y")?, phi("pf.z")?);
     let tv = t.as_basic_value().into_int_value();
     let [xv, yv, zv] = [x, y, z].map(|p| p.as_basic_value().into_int_value());
-    fc.thread = Some(Thread { tid: [xv, yv, zv], linear: tv, linear_wide: None });
+    fc.thread = Some(Thread { tid: [xv, yv, zv], linear: tv, linear_wide: None, warp_lane: None });
     body(fc, tv)?;
     fc.thread = None;
     let step = i32t.const_int(u64::from(step), false);

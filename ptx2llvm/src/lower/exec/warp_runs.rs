@@ -15,7 +15,9 @@
 //! live meanwhile in function-local arrays of 32 lanes (`kernel::WarpView`), which LLVM
 //! promotes to vector registers once the 32-iteration loops are vectorized and unrolled,
 //! so a step's result goes from the region's arithmetic to the permutation and back
-//! without memory. At the warp's start the arrays are filled from the context area; a
+//! without memory. The warp's loop counts its lanes from 0 to 32 (the thread's x index is
+//! the warp's first plus the lane), so that LLVM sees `tid.x >> 5` as the warp's index for
+//! every lane and `tid.x & 31` as the lane (`kernel::emit_region_loop`). At the warp's start the arrays are filled from the context area; a
 //! warp that stops after a region writes back what the points that region reaches keep,
 //! of what the chain has written by then.
 //!
