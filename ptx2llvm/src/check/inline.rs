@@ -38,9 +38,9 @@ pub fn inline_sync_calls(module: &ast::Module) -> Vec<(usize, ast::Item)> {
     }
     let mut counter = 0u32;
     let mut out = vec![];
+    let calls_sync = |body: &[Statement]| any_instruction(body, &mut |i| callee(i).is_some_and(|c| sync.contains(c)));
     for (index, item) in module.items.iter().enumerate() {
         let ast::Item::Function(f) = item else { continue };
-        let calls_sync = |body: &[Statement]| any_instruction(body, &mut |i| callee(i).is_some_and(|c| sync.contains(c)));
         if f.kind != ast::FunctionKind::Entry || !f.body.as_deref().is_some_and(calls_sync) {
             continue;
         }

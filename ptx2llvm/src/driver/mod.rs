@@ -80,10 +80,14 @@ impl Options {
     /// The threads `jobs` asks for.
     fn threads(&self) -> usize {
         match self.jobs {
-            0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
+            0 => all_cores(),
             n => n,
         }
     }
+}
+
+fn all_cores() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
 }
 
 /// The default `Options::codegen_units`.
@@ -124,7 +128,7 @@ pub enum CompileError {
 
 /// Parses and checks a module; returns the IR and all diagnostics (errors and warnings).
 pub fn analyze(source: &str) -> (crate::ir::Module, Vec<Diagnostic>) {
-    let (ast, mut diags) = front::parser::parse_on_threads(source, Options::default().threads());
+    let (ast, mut diags) = front::parser::parse_on_threads(source, all_cores());
     let (ir, check_diags) = check::check(&ast);
     diags.extend(check_diags);
     diags.sort_by_key(|d| d.span.start);

@@ -97,8 +97,11 @@ fn parse_chunks(source: &str, tokens: &[(Token, SimpleSpan)], threads: usize) ->
             Token::LBrace => depth += 1,
             Token::RBrace => {
                 depth -= 1;
-                let next_starts_function = matches!(tokens.get(i + 1), Some((Token::Dot(d), _)) if matches!(d.as_str(), ".visible" | ".entry" | ".func" | ".weak" | ".extern" | ".common"));
-                if depth == 0 && next_starts_function {
+                // The directives a function item starts with (`linkage`, `kind` in
+                // `module_parser`).
+                if depth == 0
+                    && matches!(tokens.get(i + 1), Some((Token::Dot(d), _)) if matches!(d.as_str(), ".visible" | ".entry" | ".func" | ".weak" | ".extern" | ".common"))
+                {
                     starts.push(i + 1);
                 }
             }
@@ -114,7 +117,7 @@ fn parse_chunks(source: &str, tokens: &[(Token, SimpleSpan)], threads: usize) ->
         let want = tokens.len() * k / chunks;
         let at = starts.partition_point(|&s| s < want);
         if let Some(&s) = starts.get(at) {
-            if s > *bounds.last().expect("not empty") && s < tokens.len() {
+            if s > *bounds.last().expect("not empty") {
                 bounds.push(s);
             }
         }

@@ -961,8 +961,9 @@ fn own_element(fc: &FnCx<'_, '_>, tid: IntValue<'_>) -> bool {
 pub(crate) struct LoopBounds<'ctx> {
     pub(crate) lo: [IntValue<'ctx>; 3],
     pub(crate) hi: [IntValue<'ctx>; 3],
-    /// One row: `hi` is `lo + 1` along y and z, so the loop nest is the x loop alone (a
-    /// warp run's loop over one warp: LLVM then sees its 32 iterations).
+    /// One warp: `hi` is `lo + 1` along y and z and `lo + WARP_LANES` along x, `lo` along x
+    /// a multiple of `WARP_LANES`, so the loop nest is the x loop alone (a warp run's loop:
+    /// LLVM then sees its 32 iterations, counted as lanes).
     pub(crate) one_row: bool,
 }
 
@@ -1365,8 +1366,9 @@ pub(crate) fn emit_region_loop<'ctx>(
     // warp's index, the same for every lane (a warp total's store goes to one address),
     // and `tid.x & 31` the lane itself (a constant in each vector of the unrolled loop).
     let xi = x.as_basic_value().into_int_value();
+    let lanes = i32t.const_int(u64::from(crate::lower::exec::WARP_LANES), false);
     let xv = if one_row {
-        let below = b.build_int_compare(P::ULT, xi, i32t.const_int(32, false), "lane.below_32")?;
+        let below = b.build_int_compare(P::ULT, xi, lanes, "lane.below_32")?;
         let assume = fc.ml.intrinsic("llvm.assume", &[])?;
         fc.b.build_call(assume, &[below.into()], "")?;
         let xv = fc.b.build_int_nuw_add(lo[0], xi, "tid.x.lane")?;
@@ -1797,7 +1799,7 @@ pub(crate) fn emit_region_loop<'ctx>(
     b.position_at_end(xl);
     let x_end = match &row {
         Some(r) => r.end,
-        None if one_row => b.build_int_nuw_sub(hi[0], lo[0], "lanes")?,
+        None if one_row => lanes,
         None => hi[0],
     };
     let row_end = match &row {

@@ -40,7 +40,7 @@ use inkwell::values::{BasicValue, FunctionValue, VectorValue};
 use inkwell::IntPredicate as P;
 use ptx2llvm_abi::matrix::{MmaLayout, Role};
 
-const LANES: u32 = 32;
+use crate::lower::exec::WARP_LANES as LANES;
 
 /// The most matrix instructions a kernel may have for the block function to complete them.
 /// Each completion is vector code over the warp's fragment registers (`<32 x i32>`, 8

@@ -16,6 +16,10 @@
 //! (`prefetch`). `.func` functions and calls are in
 //! `function`; the alias facts of the model are in `alias`.
 
+/// Lanes of a warp (PTX's `WARP_SZ`): the width of the lane vectors and arrays the block
+/// functions compute warp collectives, matrix fragments and warp runs in.
+pub const WARP_LANES: u32 = 32;
+
 pub mod alias;
 pub mod constants;
 pub mod decide;

@@ -17,9 +17,10 @@
 //! so a step's result goes from the region's arithmetic to the permutation and back
 //! without memory. The warp's loop counts its lanes from 0 to 32 (the thread's x index is
 //! the warp's first plus the lane), so that LLVM sees `tid.x >> 5` as the warp's index for
-//! every lane and `tid.x & 31` as the lane (`kernel::emit_region_loop`). At the warp's start the arrays are filled from the context area; a
-//! warp that stops after a region writes back what the points that region reaches keep,
-//! of what the chain has written by then.
+//! every lane and `tid.x & 31` as the lane (`kernel::emit_region_loop`). At the warp's
+//! start the arrays are filled from the context area; a warp that stops after a region
+//! writes back what the points that region reaches keep, of what the chain has written by
+//! then.
 //!
 //! Why the order may change: between two collectives of a chain there is no barrier, so
 //! nothing orders one warp's code against another's on the GPU either (warps are
@@ -59,7 +60,7 @@ use inkwell::values::{AnyValue, BasicValue};
 use inkwell::IntPredicate as P;
 use std::collections::{BTreeSet, HashMap};
 
-const LANES: u64 = 32;
+const LANES: u64 = crate::lower::exec::WARP_LANES as u64;
 
 /// A chain of regions to run warp by warp.
 pub(crate) struct WarpRun {

@@ -32,7 +32,7 @@ use inkwell::types::VectorType;
 use inkwell::values::{BasicValue, IntValue, VectorValue};
 use inkwell::IntPredicate as P;
 
-const LANES: u32 = 32;
+use crate::lower::exec::WARP_LANES as LANES;
 
 /// Whether the block function can complete this sync point itself.
 pub(crate) fn computed_inline(f: &ir::Function, point: &ir::SyncPoint) -> bool {

@@ -387,10 +387,12 @@ fn lane_arithmetic(v: LLVMValueRef, depth: u32) -> bool {
 }
 
 /// Whether `v` is computed from a loop's induction by arithmetic and casts alone, reading
-/// no memory: a vector phi (a vectorized loop's), or a scalar phi whose value the lanes'
-/// indices are built from (splats, lanes inserted, shuffles, an `or` of the lane numbers
-/// into an aligned base): a warp's loop (`exec::warp_runs`) runs its 32 lanes as a few
-/// vectors of `base + lane` and loops over the warps.
+/// no memory: a vector phi (a vectorized loop's), or a scalar phi the lanes are built from
+/// (splats, lanes inserted, shuffles, an `or` of the lane numbers into an aligned base: a
+/// warp's loop, `exec::warp_runs`, runs its 32 lanes as a few vectors of `base + lane` and
+/// loops over the warps). Any scalar phi is taken for an induction there; the versioning
+/// this gates is exact whatever the mask (the plain access runs only when every lane is
+/// on), so a wrong guess costs a branch.
 fn from_induction(v: LLVMValueRef, depth: u32) -> bool {
     use inkwell::llvm_sys::core::*;
     use inkwell::llvm_sys::LLVMOpcode::*;
