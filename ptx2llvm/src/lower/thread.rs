@@ -99,6 +99,9 @@ pub struct FnCx<'ctx, 'a> {
     /// Predicates whose value is known where the code is being emitted (`setp` writes the
     /// constant): the guards a narrowed thread loop has already applied (`guards`).
     pub known_preds: HashMap<ir::RegId, bool>,
+    /// For some of those guards, the register they compare as a thread index without
+    /// wrapping (`GuardedIndex`), keyed by the guard's predicate.
+    pub guarded_indices: HashMap<ir::RegId, GuardedIndex<'ctx>>,
     /// `-g`: the function's debug scope and the variables that show the current thread.
     pub debug: Option<DebugVars<'ctx>>,
     /// The PTX offset of the instruction being lowered (`--check` reports name it).
@@ -109,6 +112,21 @@ pub struct FnCx<'ctx, 'a> {
     /// Registers whose storage (`regs`) is currently their slot in the thread's frame
     /// (`kernel::frame_homes`): their loads and stores carry the frame's alias scopes.
     pub homes: Option<(std::collections::HashSet<RegId>, crate::lower::exec::alias::FrameScopes<'ctx>)>,
+}
+
+/// A register that a narrowed thread loop's guard compares (`guards::Bound::affine`): it
+/// holds `base + tid.dim` (`base - tid.dim` if `negated`), and the loop runs only where
+/// none of its threads' values wraps in 32 bits (`exec::kernel`'s `fits`). The guard's
+/// `setp` writes it again as that sum with `nsw` (`nuw` when compared unsigned): the same
+/// bits, but LLVM then sees `sext(index)` as affine in the loop and the accesses it
+/// addresses as consecutive, where it otherwise scalarizes them (a gather of eight loads).
+#[derive(Clone, Copy)]
+pub struct GuardedIndex<'ctx> {
+    pub reg: RegId,
+    pub base: IntValue<'ctx>,
+    pub dim: usize,
+    pub negated: bool,
+    pub signed: bool,
 }
 
 /// `-g` state of a function being lowered (`lower::debug`).

@@ -154,6 +154,7 @@ pub fn lower_thread_fn<'ctx>(ml: &ModuleLowerer<'ctx, '_>, index: usize, f: &ir:
         local_override: Some(local),
         on_exit: Some(exit_bb),
         known_preds: HashMap::new(),
+        guarded_indices: HashMap::new(),
         debug: None,
         at: 0,
         linear_textures: false,

@@ -45,6 +45,8 @@ pub struct Bound {
     pub limit: Operand,
     /// The threads that run satisfy `affine survive limit`.
     pub survive: CmpOp,
+    /// The predicate the guard's `setp` writes (in `Narrowing::known_preds`).
+    pub pred: RegId,
 }
 
 /// The guards of a kernel or region that the block function can turn into loop bounds.
@@ -428,10 +430,10 @@ impl Analysis<'_> {
                 let Some(stay) = stay else { continue };
                 let bound = match (sx, sy) {
                     (Shape::Affine(d, negated), Shape::Uniform) => {
-                        Some(Bound { dim: d, ty: comparison_type(ty, cmp), affine: x, negated, limit: y, survive: unsigned_free(stay) })
+                        Some(Bound { dim: d, ty: comparison_type(ty, cmp), affine: x, negated, limit: y, survive: unsigned_free(stay), pred: reg })
                     }
                     (Shape::Uniform, Shape::Affine(d, negated)) => {
-                        Some(Bound { dim: d, ty: comparison_type(ty, cmp), affine: y, negated, limit: x, survive: swap(unsigned_free(stay)) })
+                        Some(Bound { dim: d, ty: comparison_type(ty, cmp), affine: y, negated, limit: x, survive: swap(unsigned_free(stay)), pred: reg })
                     }
                     (Shape::Uniform, Shape::Uniform) => {
                         n.uniform_exits.push((reg, exits_if));

@@ -23,7 +23,7 @@ use crate::lower::exec::regions::{self, Regions};
 use crate::lower::exec::segments;
 use crate::lower::exec::texture_versions;
 use crate::lower::exec::warp_runs;
-use crate::lower::thread::{FnCx, Thread, Uniform};
+use crate::lower::thread::{FnCx, GuardedIndex, Thread, Uniform};
 use crate::lower::{LowerError, ModuleLowerer, R};
 use inkwell::basic_block::BasicBlock;
 use inkwell::module::Linkage;
@@ -340,6 +340,7 @@ fn lower_entry_in_form<'ctx>(
         local_override: None,
         on_exit: None,
         known_preds: HashMap::new(),
+        guarded_indices: HashMap::new(),
         debug: None,
         at: 0,
         linear_textures: false,
@@ -1049,6 +1050,7 @@ fn emit_narrowed_loop<'ctx>(
     let mut lo = [i64t.const_zero(); 3];
     let mut hi = [ntid[0], ntid[1], ntid[2]];
     let mut exact = cx.bool_type().const_all_ones();
+    let mut guarded_indices = HashMap::new();
     let min_max = |name: &str, a: IntValue<'ctx>, c: IntValue<'ctx>| -> R<IntValue<'ctx>> {
         Ok(fc.call_intrinsic(name, &[i64t.into()], &[a.into(), c.into()])?.into_int_value())
     };
@@ -1057,7 +1059,14 @@ fn emit_narrowed_loop<'ctx>(
         let d = bound.dim as usize;
         let signed = bound.ty.is_signed();
         let widen = |v: IntValue<'ctx>| if signed { b.build_int_s_extend(v, i64t, "") } else { b.build_int_z_extend(v, i64t, "") };
-        let v0 = widen(fc.read(bound.affine, bound.ty)?)?;
+        let v0_32 = fc.read(bound.affine, bound.ty)?;
+        let v0 = widen(v0_32)?;
+        if let ir::Operand::Reg(reg) = bound.affine {
+            if fc.f.regs[reg.0 as usize].ty.bits() == 32 {
+                let g = GuardedIndex { reg, base: v0_32, dim: d, negated: bound.negated, signed };
+                guarded_indices.insert(bound.pred, g);
+            }
+        }
         let limit = widen(fc.read(bound.limit, bound.ty)?)?;
         let span = b.build_int_sub(ntid[d], one, "")?;
         // `tid + u` takes the values v0 .. v0 + ntid - 1 without wrapping (`u - tid`:
@@ -1103,8 +1112,10 @@ fn emit_narrowed_loop<'ctx>(
     let check_empty = fc.new_block(&format!("r{k}.bounds.exact"));
     fc.b.build_conditional_branch(exact, check_empty, general)?;
     fc.known_preds = n.known_preds.clone();
+    fc.guarded_indices = guarded_indices;
     let narrowed = emit_region_loop(fc, regions, layout, RegionSel::One(k), Filter::All, states, Some(&bounds), after_narrowed);
     fc.known_preds.clear();
+    fc.guarded_indices.clear();
     let narrowed = narrowed?;
     fc.b.position_at_end(check_empty);
     // The threads that skip get what the path leaves in the registers the sync point keeps

@@ -49,6 +49,17 @@ impl<'ctx> FnCx<'ctx, '_> {
             if let Some(d) = dst_not {
                 self.write(d, self.b.build_not(t, "")?, ScalarType::Pred)?;
             }
+            if let (Some(g), Some(thread)) = (self.guarded_indices.get(&dst), self.thread) {
+                let tid = thread.tid[g.dim];
+                let b = &self.b;
+                let v = match (g.negated, g.signed) {
+                    (false, true) => b.build_int_nsw_add(g.base, tid, "")?,
+                    (false, false) => b.build_int_nuw_add(g.base, tid, "")?,
+                    (true, true) => b.build_int_nsw_sub(g.base, tid, "")?,
+                    (true, false) => b.build_int_nuw_sub(g.base, tid, "")?,
+                };
+                self.write(g.reg, v, ScalarType::B32)?;
+            }
             return Ok(());
         }
         let t = self.compare(cmp, ty, ftz, a, b)?;

@@ -253,7 +253,9 @@ impl<'ctx> FnCx<'ctx, '_> {
         };
         // NaN results of the hardware conversions carry payloads that differ between CPUs;
         // give the canonical NaN, as the software path does.
-        let bits = if hardware_nan {
+        // An integer source gives no NaN: nothing to canonicalize (the test would stay in
+        // the code, as LLVM does not know an integer conversion's result is never NaN).
+        let bits = if hardware_nan || src_ty.is_int() {
             bits
         } else {
             let bits = self.canonical_nan(bits, out)?;

@@ -648,12 +648,15 @@ impl<'ctx> FnCx<'ctx, '_> {
             }
             b.position_at_end(linear_bb);
             let i = match coords.first() {
-                Some(op) => b.build_int_s_extend(self.read(*op, ScalarType::S32)?, i64t, "")?,
-                None => self.i64(0),
+                Some(op) => self.read(*op, ScalarType::S32)?,
+                None => self.i32(0),
             };
-            let inside = self.icmp(IntPredicate::ULT, i, width)?;
+            // In 32 bits (the index's own width: a vector of them is half as wide as of
+            // 64-bit ones): `0 <= i < width` is `i <u min(width, 2^31)`.
+            let width_31 = self.call_intrinsic("llvm.umin", &[i64t.into()], &[width.into(), self.i64(1 << 31).into()])?.into_int_value();
+            let inside = self.icmp(IntPredicate::ULT, i, b.build_int_truncate(width_31, i32t, "")?)?;
             // Outside, any texel in the buffer (texel 0) is read and not used.
-            let at = self.select(inside, i, self.i64(0))?;
+            let at = b.build_int_z_extend(self.select(inside, i, self.i32(0))?, i64t, "")?;
             let words = self.inline_raw32_texel(data, at, kind, alpha(())?)?;
             let mut out = [self.i32(0); 4];
             for (o, w) in out.iter_mut().zip(words) {
