@@ -182,6 +182,16 @@ fn cvt_nan() {
     run_fixture(&CVT_NAN);
 }
 
+/// Hand-written PTX: directed-rounding `fma.f32` with a saturated factor and constants
+/// that keep the result in one binade (CUDA's expf), lowered as an integer rounding, gives
+/// the general directed rounding's bits (the same operations on parameters).
+const FMA_IN_BINADE: Fixture = Fixture { ptx: "fma_in_binade.ptx", host: "fma_in_binade_host.c", ok_lines: &["fma_in_binade: 1 shapes OK"] };
+
+#[test]
+fn fma_in_binade() {
+    run_fixture_with(&FMA_IN_BINADE, &[("O2", &[], None), ("O3native", &["-O3", "--cpu", "native"], None), ("O0", &["-O0"], None)]);
+}
+
 /// Hand-written PTX: chains of `.f64` arithmetic on NaNs, infinities and ordinary values
 /// (ends stored, narrowed and compared; an intermediate both stored and used further; a
 /// loop-carried chain; a widened `.f32` operand), each link's NaN rule modelled: the rule

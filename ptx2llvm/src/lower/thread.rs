@@ -112,6 +112,8 @@ pub struct FnCx<'ctx, 'a> {
     /// Registers whose storage (`regs`) is currently their slot in the thread's frame
     /// (`kernel::frame_homes`): their loads and stores carry the frame's alias scopes.
     pub homes: Option<(std::collections::HashSet<RegId>, crate::lower::exec::alias::FrameScopes<'ctx>)>,
+    /// Where each register of `f` is defined, made on first use (`defs`).
+    pub(crate) defs_cache: std::cell::OnceCell<crate::lower::exec::recompute::Defs>,
 }
 
 /// A register that a narrowed thread loop's guard compares (`guards::Bound::affine`): it
@@ -137,6 +139,22 @@ pub struct DebugVars<'ctx> {
 }
 
 impl<'ctx, 'a> FnCx<'ctx, 'a> {
+    /// Where each register of the function is defined.
+    pub(crate) fn defs(&self) -> &crate::lower::exec::recompute::Defs {
+        self.defs_cache.get_or_init(|| crate::lower::exec::recompute::Defs::new(self.f))
+    }
+
+    /// The instruction that defines register operand `op`, if it has exactly one
+    /// definition and that one is unguarded: a register read anywhere then holds its
+    /// result (or nothing defined, where no definition ran before the read).
+    pub(crate) fn only_definition(&self, op: Operand) -> Option<&'a ir::Op> {
+        let Operand::Reg(r) = op else { return None };
+        match self.defs().sites.get(r.0 as usize)?.as_slice() {
+            [(b, i, false)] => Some(&self.f.blocks[*b].insts.get(*i)?.op),
+            _ => None,
+        }
+    }
+
     pub fn int_ty(&self, bits: u32) -> IntType<'ctx> {
         int_type(self.cx, bits)
     }

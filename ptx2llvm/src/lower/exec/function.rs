@@ -159,6 +159,7 @@ pub fn lower_thread_fn<'ctx>(ml: &ModuleLowerer<'ctx, '_>, index: usize, f: &ir:
         at: 0,
         linear_textures: false,
         homes: None,
+        defs_cache: std::cell::OnceCell::new(),
     };
     fc.begin_debug()?;
     // `.reg` parameters: read the arguments into their registers.

@@ -345,6 +345,7 @@ fn lower_entry_in_form<'ctx>(
         at: 0,
         linear_textures: false,
         homes: None,
+        defs_cache: std::cell::OnceCell::new(),
     };
     fc.begin_debug()?;
     let fused_x = !regions.has_sync_points() && fusion::fusable_along_x(ml.ir, f);

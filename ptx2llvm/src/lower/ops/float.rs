@@ -349,9 +349,16 @@ impl<'ctx> FnCx<'ctx, '_> {
 
     #[allow(clippy::too_many_arguments)]
     pub fn fma(&self, ty: ScalarType, rnd: Rounding, ftz: bool, sat: bool, fused: bool, packed: bool, dst: RegId, a: Operand, b: Operand, c: Operand) -> R<()> {
+        let in_binade = if ty == ScalarType::F32 && fused && !packed && rnd != Rounding::NearestEven { DirectedFmaInBinade::find(self, a, b, c) } else { None };
         let mut results = vec![];
         for lane in self.fp_lanes(&[a, b, c], ty, packed)? {
             let (x, y, z) = (self.fp_flush_if(ftz, lane[0])?, self.fp_flush_if(ftz, lane[1])?, self.fp_flush_if(ftz, lane[2])?);
+            if let Some(f) = &in_binade {
+                // A normal value, never NaN: nothing to flush or canonicalize.
+                let r = f.emit(self, if f.unit_operand == 0 { x } else { y }, rnd)?;
+                results.push(if sat { self.fp_saturate(r)? } else { r });
+                continue;
+            }
             let r = if fused || x.get_type().get_bit_width() != 32 {
                 self.fp_rounded_float(RoundedOp::Fma, rnd, &[x, y, z])?
             } else {
@@ -360,6 +367,25 @@ impl<'ctx> FnCx<'ctx, '_> {
             results.push(self.fp_finish(r, ftz, sat, &[x, y, z])?);
         }
         self.fp_write_lanes(dst, &results, ty, packed)
+    }
+
+    /// Whether operand `op` is a `.f32` value in [0, 1]: the result of `cvt.sat.f32.f32`
+    /// (saturation gives [+0, 1], a NaN +0), its only definition.
+    fn fp_in_unit_interval(&self, op: Operand) -> bool {
+        matches!(self.only_definition(op), Some(Op::Cvt { dst_ty: ScalarType::F32, src_ty: ScalarType::F32, sat: true, .. }))
+    }
+
+    /// The `.f32` constant operand `op` is: an immediate, or a register whose only
+    /// definition moves one into it.
+    fn fp_constant_f32(&self, op: Operand) -> Option<f32> {
+        let bits = match op {
+            Operand::Imm(v) => v,
+            _ => match self.only_definition(op)? {
+                Op::Mov { ty, src: Operand::Imm(v), .. } if ty.bits() == 32 => *v,
+                _ => return None,
+            },
+        };
+        Some(f32::from_bits(bits as u32))
     }
 
     /// sm_1x `mad.f32` (ISA 1.4 `mad`): the product of `a` and `b` in double precision with
@@ -656,5 +682,197 @@ impl<'ctx> FnCx<'ctx, '_> {
         let small = self.fp_fcmp(FloatPredicate::ULT, ax, self.fp_fconst(t, 2f64.powi(-12)))?;
         // Small values and NaN pass through.
         self.fp_fselect(small, x, v)
+    }
+}
+
+/// `fma.{rm,rp,rz}.f32 d, a, b, c` where one factor lies in [0, 1] (`cvt.sat.f32.f32`) and
+/// the other factor `b` and the addend `c` are constants such that every `a * b + c` lies
+/// in the binade of `c` (CUDA's `expf` and `exp2f`: `fma.rm.f32 d, sat(t), 252.0,
+/// 12582913.0`, the exponent's bits in an integer-valued float). There the `.f32` values are
+/// the multiples of one unit `u`, `c` among them, so the result is `c + u * N(a * b / u)`
+/// with `N` the mode's rounding to an integer (floor down, ceiling up, toward `c`'s side of
+/// zero for `.rz`): in f64 `a * (b / u)` is exact, its integer part too, and the sum is a
+/// value of the binade, exact in f32. A handful of operations where the general directed
+/// rounding (`rounding::directed_f32_inline`: the exact sum in f64 by TwoSum, its rounding
+/// error's sign, a step of one unit) takes about forty at half the vector width.
+pub(crate) struct DirectedFmaInBinade {
+    /// Which of the two factors (0: `a`, 1: `b`) is the one in [0, 1].
+    unit_operand: usize,
+    /// The other factor divided by the unit (exact: a power of two).
+    scaled_factor: f64,
+    unit: f32,
+    addend: f32,
+}
+
+impl DirectedFmaInBinade {
+    fn find(fc: &FnCx<'_, '_>, a: Operand, b: Operand, c: Operand) -> Option<Self> {
+        let addend = fc.fp_constant_f32(c)?;
+        let (unit_operand, factor) = if fc.fp_in_unit_interval(a) {
+            (0, fc.fp_constant_f32(b)?)
+        } else if fc.fp_in_unit_interval(b) {
+            (1, fc.fp_constant_f32(a)?)
+        } else {
+            return None;
+        };
+        Self::for_constants(factor, addend).map(|(scaled_factor, unit)| DirectedFmaInBinade { unit_operand, scaled_factor, unit, addend })
+    }
+
+    /// For `x * factor + addend` over x in [0, 1]: `(factor / u, u)` with `u` the unit of
+    /// the binade of `addend` when all those values lie in it (its upper end included: it
+    /// is a multiple of `u` too), and `u` is a normal value.
+    fn for_constants(factor: f32, addend: f32) -> Option<(f64, f32)> {
+        if !factor.is_finite() || !addend.is_normal() {
+            return None;
+        }
+        let (f, c) = (factor as f64, addend as f64);
+        // The values' range (exact in f64), and the binade [2^k, 2^(k+1)] of |c|.
+        let (lo, hi) = (c + f.min(0.0), c + f.max(0.0));
+        let (lo, hi) = if c > 0.0 { (lo, hi) } else { (-hi, -lo) };
+        let k = ((addend.to_bits() >> 23) & 0xff) as i32 - 127;
+        let binade = 2f64.powi(k);
+        // The unit 2^(k - 23) normal, and no value beyond f32's range.
+        if k - 23 < -126 || k + 1 > 127 || lo < binade || hi > 2.0 * binade {
+            return None;
+        }
+        let unit = 2f64.powi(k - 23);
+        Some((f / unit, unit as f32))
+    }
+
+    fn emit<'ctx>(&self, fc: &FnCx<'ctx, '_>, x: FloatValue<'ctx>, rnd: Rounding) -> R<FloatValue<'ctx>> {
+        let (f32t, f64t) = (fc.cx.f32_type(), fc.cx.f64_type());
+        let b = &fc.b;
+        let q = b.build_float_mul(b.build_float_ext(x, f64t, "")?, f64t.const_float(self.scaled_factor), "fma.in_binade")?;
+        let to_integer = match rnd {
+            Rounding::Down => "llvm.floor",
+            Rounding::Up => "llvm.ceil",
+            // Toward zero: the values have the addend's sign.
+            _ if self.addend > 0.0 => "llvm.floor",
+            _ => "llvm.ceil",
+        };
+        let n = fc.call_intrinsic(to_integer, &[f64t.into()], &[q.into()])?.into_float_value();
+        // |n| <= 2^24: exact in f32, as are n * u and the sum.
+        let n = b.build_float_trunc(n, f32t, "")?;
+        let step = b.build_float_mul(n, f32t.const_float(self.unit as f64), "")?;
+        Ok(b.build_float_add(step, f32t.const_float(self.addend as f64), "")?)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::DirectedFmaInBinade;
+
+    /// `v` as `m * 2^e` with an integer `m` (|m| < 2^53).
+    fn decompose(v: f64) -> (i128, i32) {
+        let bits = v.to_bits();
+        let exp = ((bits >> 52) & 0x7ff) as i32;
+        let frac = (bits & ((1 << 52) - 1)) as i128;
+        let (m, e) = if exp == 0 { (frac, -1074) } else { (frac | 1 << 52, exp - 1075) };
+        normalize((if v < 0.0 { -m } else { m }, e))
+    }
+
+    /// `a - b` exactly (with no trailing zero bits in its integer), for values whose
+    /// integers have no trailing zero bits and lie at most 60 binades apart.
+    fn sub_exact(a: (i128, i32), b: (i128, i32)) -> (i128, i32) {
+        let e = a.1.min(b.1);
+        let fits = |v: (i128, i32)| v.0 == 0 || 128 - v.0.unsigned_abs().leading_zeros() as i32 + v.1 - e <= 125;
+        assert!(fits(a) && fits(b), "too far apart for the test's arithmetic: {a:?} {b:?}");
+        normalize(((a.0 << (a.1 - e)) - (b.0 << (b.1 - e)), e))
+    }
+
+    fn normalize(v: (i128, i32)) -> (i128, i32) {
+        if v.0 == 0 {
+            return v;
+        }
+        let z = v.0.trailing_zeros();
+        (v.0 >> z, v.1 + z as i32)
+    }
+
+    /// The sign of `a - b`, exactly.
+    fn compare(a: (i128, i32), b: (i128, i32)) -> std::cmp::Ordering {
+        if a.0 == 0 || b.0 == 0 {
+            return a.0.signum().cmp(&b.0.signum());
+        }
+        let top = |v: (i128, i32)| v.1 + 128 - v.0.unsigned_abs().leading_zeros() as i32;
+        if a.0.signum() != b.0.signum() || (top(a) - top(b)).abs() > 60 {
+            // Different signs, or magnitudes so far apart that the larger decides.
+            let larger = if top(a) >= top(b) { a.0.signum() } else { -b.0.signum() };
+            return if a.0.signum() != b.0.signum() { a.0.signum().cmp(&b.0.signum()) } else { larger.cmp(&0) };
+        }
+        let d = sub_exact(a, b);
+        d.0.cmp(&0)
+    }
+
+    /// `x * factor + addend` rounded down (mode 0), up (1) or toward zero (2), exactly.
+    fn exact_directed(x: f32, factor: f32, addend: f32, mode: u8) -> f32 {
+        // The product of two f32 is exact in f64.
+        let p = decompose(x as f64 * factor as f64);
+        // Whether candidate v is at most (below) or at least (above) p + addend: the sign
+        // of p - (v - addend).
+        let side = |v: f32| compare(p, sub_exact(decompose(v as f64), decompose(addend as f64)));
+        // The result is within one unit of the nearest-even rounding of the f64 sum.
+        let r = ((x as f64 * factor as f64) + addend as f64) as f32;
+        let candidates = [f32::from_bits(r.to_bits() - 1), r, f32::from_bits(r.to_bits() + 1)];
+        let below = candidates.iter().copied().filter(|v| side(*v).is_ge()).fold(f32::NEG_INFINITY, f32::max);
+        let above = candidates.iter().copied().filter(|v| side(*v).is_le()).fold(f32::INFINITY, f32::min);
+        match mode {
+            0 => below,
+            1 => above,
+            _ if addend > 0.0 => below,
+            _ => above,
+        }
+    }
+
+    /// The formula `emit` lowers, evaluated here.
+    fn fast(x: f32, factor: f32, addend: f32, mode: u8) -> Option<f32> {
+        let (scaled, unit) = DirectedFmaInBinade::for_constants(factor, addend)?;
+        let q = x as f64 * scaled;
+        let n = match mode {
+            0 => q.floor(),
+            1 => q.ceil(),
+            _ if addend > 0.0 => q.floor(),
+            _ => q.ceil(),
+        };
+        Some((n as f32) * unit + addend)
+    }
+
+    #[test]
+    fn directed_fma_in_one_binade_is_exact() {
+        // CUDA's expf and exp2f constants, others in one binade, and ones that leave it.
+        let cases: &[(f32, f32, bool)] = &[
+            (252.0, 12582913.0, true),
+            (-252.0, 12582913.0, true),
+            (252.0, -12582913.0, true),
+            (3.0, 1.5, false),
+            (-1.0, -1.0, true),
+            (1.0, -2.0, false),
+            (0.25, 1.0, true),
+            (0.75, -1.0, false),
+            (1.0, 1.0, true),
+            (2.0, 1.0, false),
+            (-0.5, 1.0, false),
+            (-0.5, 1.5, true),
+            (1e-3, 3e-30, false),
+            (1e-33, 3e-30, true),
+            (1e30, 3e38, false),
+        ];
+        let mut xs: Vec<f32> = (0..=4096).map(|i| i as f32 / 4096.0).collect();
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        for _ in 0..20000 {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            xs.push(f32::from_bits((seed as u32) % 0x3f80_0001));
+        }
+        xs.extend([0.0, 1.0, f32::MIN_POSITIVE, 1e-45, 0.5 - f32::EPSILON / 4.0]);
+        for &(factor, addend, fits) in cases {
+            assert_eq!(DirectedFmaInBinade::for_constants(factor, addend).is_some(), fits, "{factor} * x + {addend}");
+            for &x in xs.iter().filter(|_| fits) {
+                for mode in 0..3 {
+                    let want = exact_directed(x, factor, addend, mode);
+                    let got = fast(x, factor, addend, mode).unwrap();
+                    assert_eq!(got.to_bits(), want.to_bits(), "{x:e} * {factor} + {addend}, mode {mode}");
+                }
+            }
+        }
     }
 }
