@@ -49,6 +49,8 @@ impl<'ctx> FnCx<'ctx, '_> {
             if let Some(d) = dst_not {
                 self.write(d, self.b.build_not(t, "")?, ScalarType::Pred)?;
             }
+            // The register the guard compared, as the no-wrap sum the loop's bounds proved
+            // (`GuardedIndex`): later addresses from it are affine in the loop for LLVM.
             if let (Some(g), Some(thread)) = (self.guarded_indices.get(&dst), self.thread) {
                 let tid = thread.tid[g.dim];
                 let b = &self.b;
