@@ -465,17 +465,20 @@ impl<'ctx> FnCx<'ctx, '_> {
         let (xb, yb) = (self.fp_bits_of(x)?, self.fp_bits_of(y)?);
         // Equal values have equal bits except ±0: min takes the sign if either has it, max not.
         let tie = if max { self.b.build_and(xb, yb, "")? } else { self.b.build_or(xb, yb, "")? };
-        let (first, second) = if max { (FloatPredicate::OGT, FloatPredicate::OLT) } else { (FloatPredicate::OLT, FloatPredicate::OGT) };
-        let r = self.fp_fselect(self.fp_fcmp(second, x, y)?, y, self.fp_float_of(tie, t)?)?;
-        let r = self.fp_fselect(self.fp_fcmp(first, x, y)?, x, r)?;
-        let (xn, yn) = (self.fp_is_nan(x)?, self.fp_is_nan(y)?);
+        let tie = self.fp_float_of(tie, t)?;
+        // `x` where it wins, else `y`: one `maxps`/`minps` on x86 (which gives its second
+        // operand for a NaN); then `x` where `y` is a NaN, and the tie where they are equal.
+        // A NaN `x` loses to any number `y`; two NaNs give `x`, then the module's NaN rule.
+        let wins = if max { FloatPredicate::OGT } else { FloatPredicate::OLT };
+        let r = self.fp_fselect(self.fp_fcmp(wins, x, y)?, x, y)?;
         if nan_wins {
-            let any = self.b.build_or(xn, yn, "")?;
+            let any = self.b.build_or(self.fp_is_nan(x)?, self.fp_is_nan(y)?, "")?;
+            let r = self.fp_fselect(self.fp_fcmp(FloatPredicate::OEQ, x, y)?, tie, r)?;
             let canonical = if t.get_bit_width() == 32 { F32_CANONICAL_NAN } else { F64_CANONICAL_NAN };
             return self.fp_fselect(any, self.fp_fbits_const(t, canonical)?, r);
         }
-        let r = self.fp_fselect(xn, y, r)?;
-        let r = self.fp_fselect(yn, x, r)?;
+        let r = self.fp_fselect(self.fp_is_nan(y)?, x, r)?;
+        let r = self.fp_fselect(self.fp_fcmp(FloatPredicate::OEQ, x, y)?, tie, r)?;
         // Both NaN: the NaN rule of the module doc.
         self.fp_fix_nan(r, &[x, y])
     }
