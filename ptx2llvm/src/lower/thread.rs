@@ -149,10 +149,8 @@ impl<'ctx, 'a> FnCx<'ctx, 'a> {
     /// result (or nothing defined, where no definition ran before the read).
     pub(crate) fn only_definition(&self, op: Operand) -> Option<&'a ir::Op> {
         let Operand::Reg(r) = op else { return None };
-        match self.defs().sites.get(r.0 as usize)?.as_slice() {
-            [(b, i, false)] => Some(&self.f.blocks[*b].insts.get(*i)?.op),
-            _ => None,
-        }
+        let (b, i) = self.defs().single(r)?;
+        Some(&self.f.blocks[b].insts.get(i)?.op)
     }
 
     pub fn int_ty(&self, bits: u32) -> IntType<'ctx> {

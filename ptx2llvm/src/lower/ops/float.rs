@@ -795,14 +795,18 @@ mod tests {
         if a.0 == 0 || b.0 == 0 {
             return a.0.signum().cmp(&b.0.signum());
         }
-        let top = |v: (i128, i32)| v.1 + 128 - v.0.unsigned_abs().leading_zeros() as i32;
-        if a.0.signum() != b.0.signum() || (top(a) - top(b)).abs() > 60 {
-            // Different signs, or magnitudes so far apart that the larger decides.
-            let larger = if top(a) >= top(b) { a.0.signum() } else { -b.0.signum() };
-            return if a.0.signum() != b.0.signum() { a.0.signum().cmp(&b.0.signum()) } else { larger.cmp(&0) };
+        if a.0.signum() != b.0.signum() {
+            return a.0.signum().cmp(&b.0.signum());
         }
-        let d = sub_exact(a, b);
-        d.0.cmp(&0)
+        // Same sign: magnitudes more than 60 binades apart are ordered by the larger one.
+        let top = |v: (i128, i32)| v.1 + 128 - v.0.unsigned_abs().leading_zeros() as i32;
+        if top(a) > top(b) + 60 {
+            return a.0.signum().cmp(&0);
+        }
+        if top(b) > top(a) + 60 {
+            return 0.cmp(&b.0.signum());
+        }
+        sub_exact(a, b).0.cmp(&0)
     }
 
     /// `x * factor + addend` rounded down (mode 0), up (1) or toward zero (2), exactly.
